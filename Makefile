@@ -1,0 +1,134 @@
+# batchnormgrad: generated batch-norm backward kernels for NUDT FT78NE / MT7004 DSPs.
+# `make help` lists the targets; README.md explains them.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+.DELETE_ON_ERROR:
+
+TARGET   ?=
+CHANNELS ?=
+BUILD    := build
+
+# Targets as the committed generated/ tree has them (the plan's output), so the C side
+# builds without Python.
+ALL_TARGETS := $(sort $(patsubst generated/%/batch_norm_grad.h,%,$(wildcard generated/*/batch_norm_grad.h)))
+BACKENDS    := gnu portable
+
+CC      ?= cc
+AR      ?= ar
+# Host builds: CFLAGS is yours to override; the project flags below always apply.
+CFLAGS  ?= -O2
+# -ffp-contract=off: no FMA contraction, so both vector backends and every kernel give
+# identical bits. BNG_HOST selects the host side of the generated header.
+BNG_CFLAGS := -std=c99 -Wall -Wextra -pedantic -Wno-psabi -ffp-contract=off -Iinclude -DBNG_HOST
+LDLIBS  := -lpthread -lm
+
+# ---- dependencies: Debian packages, installed on demand ----------------------------
+
+# Install Debian packages when root (or with password-less sudo), else say what to run.
+define apt_install
+	if [ "$$(id -u)" = 0 ]; then sudo=; elif sudo -n true 2>/dev/null; then sudo="sudo -n"; \
+	else echo "error: missing $(1); run: sudo apt-get install -y $(1)" >&2; exit 1; fi; \
+	echo "installing $(1)" >&2; \
+	$$sudo apt-get update -qq >&2 && \
+	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $(1) >&2
+endef
+
+# A python3 that imports jinja2 and yaml: the first python3 on PATH may not be Debian's.
+find_python = for p in $(PYTHON) python3 /usr/bin/python3; do \
+	command -v $$p >/dev/null 2>&1 && $$p -c 'import jinja2, yaml' 2>/dev/null \
+	&& { command -v $$p; break; }; done
+PY = $(shell $(find_python))
+
+.PHONY: deps-python deps-c
+deps-python:
+	@if [ -z "$$($(find_python))" ]; then $(call apt_install,python3 python3-jinja2 python3-yaml); fi
+
+deps-c:
+	@if ! command -v $(CC) >/dev/null 2>&1 || ! command -v pkg-config >/dev/null 2>&1 \
+	    || ! pkg-config --exists check; then $(call apt_install,gcc pkg-config check); fi
+
+CHECK_CFLAGS = $(shell pkg-config --cflags check)
+CHECK_LIBS   = $(shell pkg-config --libs check)
+
+# ---- generation --------------------------------------------------------------------
+
+GEN_ARGS := $(if $(TARGET),--target $(TARGET)) $(if $(CHANNELS),--channels "$(CHANNELS)")
+
+.PHONY: generate regen-check plan
+generate: deps-python ## render generated/ from targets.yaml [TARGET=t] [CHANNELS="48 96"]
+	$(PY) -m generator generate $(GEN_ARGS)
+
+plan: deps-python ## list the kernels the plan emits [TARGET=t] [CHANNELS=...]
+	@$(PY) -m generator plan $(GEN_ARGS)
+
+regen-check: deps-python ## fail if generated/ differs from what targets.yaml renders
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	$(PY) -m generator generate --out "$$tmp" --quiet >/dev/null && \
+	if diff -r generated "$$tmp" >"$$tmp.diff" 2>&1; then echo "regen-check: generated/ is up to date"; \
+	else head -40 "$$tmp.diff"; rm -f "$$tmp.diff"; echo "regen-check: generated/ is stale: run make generate and commit it" >&2; exit 1; fi; \
+	rm -f "$$tmp.diff"
+
+# ---- host libraries ----------------------------------------------------------------
+
+INCLUDE_HEADERS := $(wildcard include/*.h)
+
+# $(1) target, $(2) object directory, $(3) archive, $(4) extra flags
+define library_rules
+$(2)/%.o: generated/$(1)/%.c $(wildcard generated/$(1)/*.h) $(INCLUDE_HEADERS) | deps-c
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) $(BNG_CFLAGS) $(4) -Igenerated/$(1) -c $$< -o $$@
+$(3): $(patsubst generated/$(1)/%.c,$(2)/%.o,$(wildcard generated/$(1)/*.c))
+	$$(AR) rcs $$@ $$^
+endef
+
+vector_flag = -DBNG_VEC_BACKEND=BNG_VEC_$(shell echo $(1) | tr a-z A-Z)
+
+$(foreach t,$(ALL_TARGETS),\
+  $(eval $(call library_rules,$(t),$(BUILD)/$(t)/obj,$(BUILD)/$(t)/libbatchnormgrad.a,))\
+  $(foreach b,$(BACKENDS),\
+    $(eval $(call library_rules,$(t),$(BUILD)/$(t)/$(b)/obj,$(BUILD)/$(t)/$(b)/libbatchnormgrad.a,$(call vector_flag,$(b))))))
+
+.PHONY: lib
+lib: ## build/<t>/libbatchnormgrad.a for TARGET=t (all targets without TARGET)
+	@$(MAKE) --no-print-directory $(foreach t,$(or $(TARGET),$(ALL_TARGETS)),$(BUILD)/$(t)/libbatchnormgrad.a)
+
+# ---- tests -------------------------------------------------------------------------
+
+TEST_SOURCES := tests/test_bng.c tests/bng_dtypes.c tests/bng_test_support.c tests/bng_reference.c
+TEST_HEADERS := $(wildcard tests/*.h)
+
+# $(1) target, $(2) backend
+define test_rules
+$(BUILD)/$(1)/$(2)/test_bng: $(TEST_SOURCES) $(TEST_HEADERS) $(BUILD)/$(1)/$(2)/libbatchnormgrad.a | deps-c
+	$$(CC) $$(CFLAGS) $(BNG_CFLAGS) $(call vector_flag,$(2)) -Igenerated/$(1) -Itests $$(CHECK_CFLAGS) \
+	  $(TEST_SOURCES) $(BUILD)/$(1)/$(2)/libbatchnormgrad.a $$(CHECK_LIBS) $(LDLIBS) -o $$@
+endef
+$(foreach t,$(ALL_TARGETS),$(foreach b,$(BACKENDS),$(eval $(call test_rules,$(t),$(b)))))
+
+# The manual's private-storage example, built the way the README tells a caller to.
+$(BUILD)/ft78ne/manual_example_p: tests/manual_example_p.c tests/bng_reference.c $(BUILD)/ft78ne/libbatchnormgrad.a
+	$(CC) $(CFLAGS) -std=c99 -Wall -Wextra -Iinclude -Igenerated/ft78ne -Itests $< tests/bng_reference.c \
+	  $(BUILD)/ft78ne/libbatchnormgrad.a $(LDLIBS) -o $@
+
+C_SUITES := $(foreach t,$(ALL_TARGETS),$(foreach b,$(BACKENDS),$(BUILD)/$(t)/$(b)/test_bng))
+
+.PHONY: test test-generator test-c
+test: test-generator test-c ## generator tests, then the Check suite per target and vector backend
+
+test-generator: deps-python
+	$(PY) -m unittest discover -s tests -p 'test_*.py'
+
+test-c: deps-c $(C_SUITES) $(BUILD)/ft78ne/manual_example_p
+	$(BUILD)/ft78ne/manual_example_p
+	@set -e; for s in $(C_SUITES); do echo "== $$s"; $$s; done
+
+# ---- housekeeping ------------------------------------------------------------------
+
+.PHONY: clean help
+clean: ## remove build/
+	rm -rf $(BUILD)
+
+help: ## this list
+	@echo "usage: make <target> [TARGET=<t>] [CHANNELS=\"48 96\"]   targets: $(ALL_TARGETS)"
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## /  \1\t/' | expand -t 16

@@ -1,0 +1,97 @@
+"""Command line: python3 -m generator {generate,plan} ..."""
+
+import argparse
+import dataclasses
+import sys
+from typing import List, Optional
+
+from .files import FileManager
+from .loader import ConfigError, channel_list, load
+from .model import Config
+from .plan import plan_target
+from .render import environment, render_target
+
+
+def _parse_channels(text: str):
+    words = text.replace(",", " ").split()
+    values = []
+    for w in words:
+        if not w.isdigit():
+            raise ConfigError("--channels", w, "not a positive integer")
+        values.append(int(w))
+
+    def fail(i, message):
+        raise ConfigError("--channels", str(values[i]) if i is not None else "", message)
+    return channel_list(values, fail)
+
+
+def _selected(config: Config, args) -> Config:
+    """Apply --target and --channels to the loaded config."""
+    targets = config.targets
+    if args.target:
+        t = config.target(args.target)
+        if t is None:
+            known = ", ".join(x.name for x in config.targets)
+            raise ConfigError("--target", args.target, f"unknown target; known: {known}")
+        targets = (t,)
+    if args.channels is not None:
+        if not args.target:
+            raise ConfigError("--channels", "", "needs --target (which target's list to replace)")
+        targets = (dataclasses.replace(targets[0], channels=_parse_channels(args.channels),
+                                       channels_overridden=True),)
+    return dataclasses.replace(config, targets=targets)
+
+
+def cmd_generate(args) -> int:
+    config = _selected(load(args.config), args)
+    env = environment()
+    fm = FileManager(args.out)
+    for target in config.targets:
+        for rel, text in render_target(env, plan_target(target)):
+            fm.add(rel, text)
+    changed = fm.commit(owned_dirs=[t.name for t in config.targets])
+    for rel in changed:
+        print(f"wrote {args.out}/{rel}")
+    if not changed and not args.quiet:
+        print(f"{args.out}: up to date")
+    return 0
+
+
+def cmd_plan(args) -> int:
+    config = _selected(load(args.config), args)
+    for target in config.targets:
+        tp = plan_target(target)
+        for d in tp.dtypes:
+            for k in d.kernels:
+                if args.names:
+                    print(k.table_entry)
+                else:
+                    shape = f"channels={k.channels}" if k.channels else "channels=any"
+                    print(f"{target.name} {d.name} lanes={k.lanes} {shape} {k.table_entry}")
+    return 0
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    p = argparse.ArgumentParser(prog="python3 -m generator",
+                                description="Generate batchnormgrad kernels from targets.yaml.")
+    p.add_argument("--debug", action="store_true", help="show Python tracebacks")
+    sub = p.add_subparsers(dest="command", required=True)
+    for name, helptext in (("generate", "render the kernels into the output tree"),
+                           ("plan", "list the kernels the plan emits")):
+        s = sub.add_parser(name, help=helptext)
+        s.add_argument("--config", default="targets.yaml", help="default: targets.yaml")
+        s.add_argument("--target", help="one target (default: all)")
+        s.add_argument("--channels", help='replace the target\'s channel list, e.g. "48 96"')
+        if name == "generate":
+            s.add_argument("--out", default="generated", help="default: generated")
+            s.add_argument("--quiet", action="store_true")
+        else:
+            s.add_argument("--names", action="store_true", help="kernel table names only")
+    args = p.parse_args(argv)
+    try:
+        return {"generate": cmd_generate, "plan": cmd_plan}[args.command](args)
+    except ConfigError as e:
+        if args.debug:
+            raise
+        print(f"error: {e}", file=sys.stderr)
+        return 2

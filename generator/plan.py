@@ -1,0 +1,175 @@
+"""The plan: every kernel and file the generator emits, derived from the config.
+
+This list is the single source of truth: the templates render exactly these kernels,
+the Makefile builds the files listed here, and the tests iterate over the kernel
+list that bng_kernels.h (rendered from this plan) spells out.
+"""
+
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from .model import DTypeConfig, Target
+
+# Channels a generic kernel processes per pass, in vectors of the dtype's lanes; it
+# bounds the stack workspace of the private-storage driver.
+GENERIC_CHUNK_VECTORS = 8
+
+ELEMENT_BYTES = {"f32": 4, "f16": 2}
+API_PREFIX = {"f32": "fp", "f16": "hp"}
+C_TYPE = {"f32": "float", "f16": "half"}
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A run of channels one vector operation covers in an unrolled kernel."""
+    offset: int
+    lanes: int
+
+
+def segments(channels: int, lanes: int) -> Tuple[Segment, ...]:
+    """Full vectors, then the tail as descending powers of two (13 -> 8, 4, 1)."""
+    out = [Segment(o, lanes) for o in range(0, channels - channels % lanes, lanes)]
+    offset = len(out) * lanes
+    width = lanes // 2
+    while offset < channels:
+        if channels - offset >= width:
+            out.append(Segment(offset, width))
+            offset += width
+        width //= 2
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One registered kernel: a set of row ukernels for one channel count (None: any)."""
+    target: str
+    dtype: str
+    lanes: int
+    channels: Optional[int]
+
+    @property
+    def variant(self) -> str:
+        shape = f"c{self.channels}" if self.channels else "generic"
+        return f"{self.target}_{shape}_v{self.lanes}"
+
+    def ukernel(self, op: str) -> str:
+        """XNNPACK-style name: dtype, operation, then target, shape and vector width."""
+        return f"bng_{self.dtype}_{op}_ukernel__{self.variant}"
+
+    @property
+    def table_entry(self) -> str:
+        return f"bng_{self.dtype}_kernel__{self.variant}"
+
+    @property
+    def segments(self) -> Tuple[Segment, ...]:
+        assert self.channels is not None
+        return segments(self.channels, self.lanes)
+
+    @property
+    def vector_ops_per_row(self) -> int:
+        return len(self.segments)
+
+
+@dataclass(frozen=True)
+class DTypePlan:
+    config: DTypeConfig
+    specialized: Tuple[Kernel, ...]
+    generic: Kernel
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    @property
+    def api(self) -> str:
+        return API_PREFIX[self.name]
+
+    @property
+    def ctype(self) -> str:
+        return C_TYPE[self.name]
+
+    @property
+    def stats_ctype(self) -> str:
+        """C type of mean/invar/scale/dbias/dscale for this dtype's entry points."""
+        if self.name == "f32":
+            return "float"
+        return "bng_hp_stats_t"
+
+    @property
+    def stats_dtype(self) -> str:
+        return self.config.stats or "f32"
+
+    @property
+    def generic_chunk(self) -> int:
+        return GENERIC_CHUNK_VECTORS * self.config.lanes
+
+    @property
+    def max_chunk(self) -> int:
+        """Widest channel run one driver pass handles: sizes the stack workspace."""
+        return max([self.generic_chunk] + [k.channels for k in self.specialized])
+
+    @property
+    def element_bytes(self) -> int:
+        return ELEMENT_BYTES[self.name]
+
+    @property
+    def kernels(self) -> Tuple[Kernel, ...]:
+        return self.specialized + (self.generic,)
+
+    @property
+    def vector_widths(self) -> Tuple[int, ...]:
+        """Every vector width the kernels use, for the vector API instantiations."""
+        widths = {s.lanes for k in self.specialized for s in k.segments}
+        widths |= {self.config.lanes, 1}
+        return tuple(sorted(widths))
+
+
+@dataclass(frozen=True)
+class OutputFile:
+    path: str          # relative to the output root, '/'-separated
+    template: str
+    dtype: Optional[str] = None   # the dtype a per-dtype file renders
+
+
+@dataclass(frozen=True)
+class TargetPlan:
+    target: Target
+    dtypes: Tuple[DTypePlan, ...]
+
+    @property
+    def name(self) -> str:
+        return self.target.name
+
+    def dtype(self, name: str) -> Optional[DTypePlan]:
+        for d in self.dtypes:
+            if d.name == name:
+                return d
+        return None
+
+    @property
+    def files(self) -> Tuple[OutputFile, ...]:
+        base = self.name
+        out = [
+            OutputFile(f"{base}/batch_norm_grad.h", "batch_norm_grad.h.j2"),
+            OutputFile(f"{base}/bng_kernels.h", "bng_kernels.h.j2"),
+            OutputFile(f"{base}/batch_norm_grad.c", "batch_norm_grad.c.j2"),
+        ]
+        out += [OutputFile(f"{base}/bng_{d.name}_ukernels.c", "ukernels.c.j2", d.name)
+                for d in self.dtypes]
+        return tuple(out)
+
+    @property
+    def command(self) -> str:
+        """The command that reproduces this target's files, for the banner."""
+        cmd = f"make generate TARGET={self.name}"
+        if self.target.channels_overridden:
+            cmd += ' CHANNELS="' + " ".join(str(c) for c in self.target.channels) + '"'
+        return cmd
+
+
+def plan_target(target: Target) -> TargetPlan:
+    dtypes = []
+    for d in target.dtypes:
+        spec = tuple(Kernel(target.name, d.name, d.lanes, c) for c in target.channels)
+        dtypes.append(DTypePlan(d, spec, Kernel(target.name, d.name, d.lanes, None)))
+    return TargetPlan(target, tuple(dtypes))

@@ -1,0 +1,85 @@
+#include "bng_reference.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#define U_F32 (1.0 / 16777216.0)        /* 2^-24 */
+#define U_F16_ROUND (1.0 / 2048.0)      /* 2^-11: final rounding to binary16 */
+#define F16_MIN_NORMAL (1.0 / 16384.0)  /* 2^-14 */
+
+bng_reference bng_reference_alloc(size_t batch, size_t channel)
+{
+    bng_reference r;
+    r.dx = calloc(batch * channel, sizeof(double));
+    r.dx_bound = calloc(batch * channel, sizeof(double));
+    r.dbias = calloc(channel, sizeof(double));
+    r.dscale = calloc(channel, sizeof(double));
+    r.dbias_bound = calloc(channel, sizeof(double));
+    r.dscale_bound = calloc(channel, sizeof(double));
+    if (!r.dx || !r.dx_bound || !r.dbias || !r.dscale || !r.dbias_bound || !r.dscale_bound)
+        abort();
+    return r;
+}
+
+void bng_reference_free(bng_reference *r)
+{
+    free(r->dx);
+    free(r->dx_bound);
+    free(r->dbias);
+    free(r->dscale);
+    free(r->dbias_bound);
+    free(r->dscale_bound);
+}
+
+static double half_rounding(double bound, double ref, int applies)
+{
+    return applies ? bound + U_F16_ROUND * fabs(ref) + F16_MIN_NORMAL : bound;
+}
+
+void bng_reference_eval(size_t batch, size_t channel, int is_train,
+                        const double *x, const double *dy, const double *mean,
+                        const double *invar, const double *scale, int half_output,
+                        bng_reference *out)
+{
+    const double m = (double)batch;
+    const double K = 16.0 + 4.0 * sqrt(m);
+    size_t b, c;
+
+    for (c = 0; c < channel; c++) {
+        double dbias = 0, dscale = 0, abs_dy = 0, abs_dy_xhat = 0;
+
+        for (b = 0; b < batch; b++) {
+            const double g = dy[b * channel + c];
+            const double xhat = (x[b * channel + c] - mean[c]) * invar[c];
+            dbias += g;
+            dscale += g * xhat;
+            abs_dy += fabs(g);
+            abs_dy_xhat += fabs(g * xhat);
+        }
+        out->dbias[c] = dbias;
+        out->dscale[c] = dscale;
+        out->dbias_bound[c] = half_rounding(K * U_F32 * abs_dy, dbias,
+                                            half_output & BNG_REF_HALF_STATS);
+        out->dscale_bound[c] = half_rounding(K * U_F32 * abs_dy_xhat, dscale,
+                                             half_output & BNG_REF_HALF_STATS);
+        for (b = 0; b < batch; b++) {
+            const size_t i = b * channel + c;
+            const double g = dy[i];
+            const double xhat = (x[i] - mean[c]) * invar[c];
+            double dx, bound;
+
+            if (is_train)
+                dx = scale[c] * invar[c] / m * (m * g - dbias - xhat * dscale);
+            else
+                dx = scale[c] * invar[c] * g;
+            bound = K * U_F32 * fabs(scale[c] * invar[c])
+                    * (fabs(g) + abs_dy / m + fabs(xhat) * abs_dy_xhat / m);
+            /* A NaN or Inf elsewhere in the channel makes the sums, and so the bound,
+             * non-finite; an element whose reference is still finite keeps its own term. */
+            if (!isfinite(bound))
+                bound = K * U_F32 * fabs(scale[c] * invar[c] * g);
+            out->dx[i] = dx;
+            out->dx_bound[i] = half_rounding(bound, dx, half_output & BNG_REF_HALF_DX);
+        }
+    }
+}

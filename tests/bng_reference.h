@@ -1,0 +1,30 @@
+/* Independent float64 evaluation of batchnormgrad (spec section 1) and the accuracy
+ * bound of spec section 6, for the tests. Written from the spec's formulas, not from
+ * the kernels: xhat and the sums are formed exactly as the spec states them.
+ */
+#ifndef BNG_REFERENCE_H
+#define BNG_REFERENCE_H
+
+#include <stddef.h>
+
+typedef struct {
+    double *dx, *dbias, *dscale;                 /* reference results */
+    double *dx_bound, *dbias_bound, *dscale_bound; /* allowed |error| per element */
+} bng_reference;
+
+/* Inputs are the values as stored (already rounded), widened to double.
+ * half_output adds the final binary16 rounding to the bounds of the outputs it names:
+ * bit 0 dx, bit 1 dbias and dscale.
+ */
+void bng_reference_eval(size_t batch, size_t channel, int is_train,
+                        const double *x, const double *dy, const double *mean,
+                        const double *invar, const double *scale, int half_output,
+                        bng_reference *out);
+
+bng_reference bng_reference_alloc(size_t batch, size_t channel);
+void bng_reference_free(bng_reference *r);
+
+#define BNG_REF_HALF_DX 1
+#define BNG_REF_HALF_STATS 2
+
+#endif

@@ -1,0 +1,233 @@
+#include "bng_test_support.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SENTINEL 0x5EB7E11E5EB7E11ELL
+#define OUTPUT_MARK 0x3C
+
+static bng_buffer buffer_alloc(size_t bytes)
+{
+    bng_buffer b;
+    b.raw = malloc(bytes + 2 * BNG_GUARD);
+    ck_assert_ptr_nonnull(b.raw);
+    memset(b.raw, BNG_GUARD_BYTE, bytes + 2 * BNG_GUARD);
+    b.p = b.raw + BNG_GUARD;
+    b.bytes = bytes;
+    return b;
+}
+
+int bng_buffer_guards_intact(const bng_buffer *b)
+{
+    size_t i;
+    for (i = 0; i < BNG_GUARD; i++)
+        if (b->raw[i] != BNG_GUARD_BYTE || b->raw[BNG_GUARD + b->bytes + i] != BNG_GUARD_BYTE)
+            return 0;
+    return 1;
+}
+
+int bng_buffer_is_marked(const bng_buffer *b)
+{
+    const unsigned char *p = b->p;
+    size_t i;
+    for (i = 0; i < b->bytes; i++)
+        if (p[i] != OUTPUT_MARK)
+            return 0;
+    return 1;
+}
+
+/* xorshift32: deterministic data from a seed. */
+static double uniform(unsigned *state, double lo, double hi)
+{
+    unsigned s = *state;
+    s ^= s << 13;
+    s ^= s >> 17;
+    s ^= s << 5;
+    *state = s;
+    return lo + (hi - lo) * ((s >> 8) / 16777216.0);
+}
+
+void bng_case_init(bng_case *k, const bng_dtype *t, size_t batch, size_t channel,
+                   int is_train, enum bng_data data, unsigned seed)
+{
+    unsigned state = seed * 2654435761u + 12345u;
+    size_t b, c;
+
+    memset(k, 0, sizeof *k);
+    k->t = t;
+    k->batch = batch;
+    k->channel = channel;
+    k->is_train = is_train;
+    k->x = buffer_alloc(batch * channel * t->size);
+    k->dy = buffer_alloc(batch * channel * t->size);
+    k->dx = buffer_alloc(batch * channel * t->size);
+    k->mean = buffer_alloc(channel * t->stats_size);
+    k->invar = buffer_alloc(channel * t->stats_size);
+    k->scale = buffer_alloc(channel * t->stats_size);
+    k->dbias = buffer_alloc(channel * t->stats_size);
+    k->dscale = buffer_alloc(channel * t->stats_size);
+
+    for (c = 0; c < channel; c++) {
+        /* A large mean against a small spread (16 ulps of the mean) is what exposes
+         * sum(dy*x) - mean*sum(dy) and dx = A*dy + B*x + D: both cancel there. */
+        const double center = data == BNG_DATA_LARGE_MEAN
+            ? (t->precision < 1e-5 ? 1000.0 : 100.0) * (1 + c % 7)
+            : uniform(&state, -2.0, 2.0);
+        const double spread = data == BNG_DATA_LARGE_MEAN
+            ? 16.0 * center * t->precision : uniform(&state, 0.25, 3.0);
+        const double dy_scale = 0.5 + (double)(c % 4);
+        double sum = 0, sq = 0, mean, var;
+
+        for (b = 0; b < batch; b++) {
+            t->set(k->x.p, b * channel + c, center + spread * uniform(&state, -1.7, 1.7));
+            t->set(k->dy.p, b * channel + c, dy_scale * uniform(&state, -1.0, 1.0));
+            sum += t->get(k->x.p, b * channel + c);
+        }
+        mean = sum / (double)batch;
+        for (b = 0; b < batch; b++) {
+            const double d = t->get(k->x.p, b * channel + c) - mean;
+            sq += d * d;
+        }
+        var = sq / (double)batch;
+        t->stats_set(k->mean.p, c, mean);
+        t->stats_set(k->invar.p, c, 1.0 / sqrt(var + 1e-5));
+        t->stats_set(k->scale.p, c, uniform(&state, 0.5, 2.0) * (c % 3 == 1 ? -1.0 : 1.0));
+    }
+    k->params[BNG_PARAM_MEAN] = (long long)(intptr_t)k->mean.p;
+    k->params[BNG_PARAM_INVAR] = (long long)(intptr_t)k->invar.p;
+    k->params[BNG_PARAM_SCALE] = (long long)(intptr_t)k->scale.p;
+    k->params[BNG_PARAM_DBIAS] = (long long)(intptr_t)k->dbias.p;
+    k->params[BNG_PARAM_DSCALE] = (long long)(intptr_t)k->dscale.p;
+    k->params[BNG_PARAM_BATCH] = (long long)batch;
+    k->params[BNG_PARAM_CHANNEL] = (long long)channel;
+    k->params[BNG_PARAM_IS_TRAIN] = is_train;
+    k->params[BNG_PARAM_STATUS] = SENTINEL;
+    k->params[9] = k->params[10] = k->params[11] = SENTINEL;
+    bng_case_mark_outputs(k);
+}
+
+void bng_case_mark_outputs(bng_case *k)
+{
+    memset(k->dx.p, OUTPUT_MARK, k->dx.bytes);
+    memset(k->dbias.p, OUTPUT_MARK, k->dbias.bytes);
+    memset(k->dscale.p, OUTPUT_MARK, k->dscale.bytes);
+}
+
+void bng_case_free(bng_case *k)
+{
+    bng_buffer *all[] = {&k->x, &k->dy, &k->dx, &k->mean, &k->invar, &k->scale,
+                         &k->dbias, &k->dscale};
+    size_t i;
+    for (i = 0; i < sizeof all / sizeof all[0]; i++)
+        free(all[i]->raw);
+}
+
+void bng_case_check_guards(const bng_case *k)
+{
+    const bng_buffer *all[] = {&k->x, &k->dy, &k->dx, &k->mean, &k->invar, &k->scale,
+                               &k->dbias, &k->dscale};
+    const char *names[] = {"x", "dy", "dx", "mean", "invar", "scale", "dbias", "dscale"};
+    size_t i;
+    for (i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (!bng_buffer_guards_intact(all[i]))
+            ck_abort_msg("%s: guard bytes around %s were written", k->t->name, names[i]);
+    for (i = 9; i < BNG_PARAMS_LEN; i++)
+        if (k->params[i] != SENTINEL)
+            ck_abort_msg("%s: reserved params[%zu] was written", k->t->name, i);
+}
+
+/* ---- error ratios, for the closing summary ---- */
+
+#define MAX_TYPES 8
+static struct {
+    const char *name;
+    double dx, dbias, dscale;
+} ratios[MAX_TYPES];
+
+static double *ratio_slot(const char *type, const char *what)
+{
+    int i;
+    for (i = 0; i < MAX_TYPES && ratios[i].name; i++)
+        if (strcmp(ratios[i].name, type) == 0)
+            break;
+    ck_assert_int_lt(i, MAX_TYPES);
+    ratios[i].name = type;
+    return what[1] == 'x' ? &ratios[i].dx : what[1] == 'b' ? &ratios[i].dbias : &ratios[i].dscale;
+}
+
+void bng_report_error_ratios(void)
+{
+    int i;
+    for (i = 0; i < MAX_TYPES && ratios[i].name; i++)
+        printf("max |error| / bound, %s: dx %.4f, dbias %.4f, dscale %.4f\n",
+               ratios[i].name, ratios[i].dx, ratios[i].dbias, ratios[i].dscale);
+}
+
+static void expect_close(const bng_case *k, const char *what, size_t i, double got,
+                         double ref, double bound, double overflow_at)
+{
+    if (isnan(ref)) {
+        if (!isnan(got))
+            ck_abort_msg("%s %zux%zu %s[%zu]: got %.9g, reference is NaN", k->t->name,
+                         k->batch, k->channel, what, i, got);
+    } else if (fabs(ref) >= overflow_at) {
+        if (!isinf(got) || signbit(got) != signbit(ref))
+            ck_abort_msg("%s %zux%zu %s[%zu]: got %.9g, reference %.9g overflows the type",
+                         k->t->name, k->batch, k->channel, what, i, got, ref);
+    } else {
+        const double err = fabs(got - ref);
+        double *worst = ratio_slot(k->t->name, what);
+        if (!(err <= bound))
+            ck_abort_msg("%s %zux%zu train=%d %s[%zu]: got %.9g, reference %.9g, "
+                         "|error| %.3g > bound %.3g", k->t->name, k->batch, k->channel,
+                         k->is_train, what, i, got, ref, err, bound);
+        if (bound > 0 && err / bound > *worst)
+            *worst = err / bound;
+    }
+}
+
+void bng_case_check(const bng_case *k)
+{
+    const bng_dtype *t = k->t;
+    const size_t n = k->batch * k->channel;
+    double *x = malloc(n * sizeof(double)), *dy = malloc(n * sizeof(double));
+    double *mean = malloc(k->channel * sizeof(double));
+    double *invar = malloc(k->channel * sizeof(double));
+    double *scale = malloc(k->channel * sizeof(double));
+    bng_reference r = bng_reference_alloc(k->batch, k->channel);
+    size_t i;
+
+    ck_assert_ptr_nonnull(x);
+    ck_assert_ptr_nonnull(dy);
+    ck_assert_int_eq(k->params[BNG_PARAM_STATUS], BNG_OK);
+    for (i = 0; i < n; i++) {
+        x[i] = t->get(k->x.p, i);
+        dy[i] = t->get(k->dy.p, i);
+    }
+    for (i = 0; i < k->channel; i++) {
+        mean[i] = t->stats_get(k->mean.p, i);
+        invar[i] = t->stats_get(k->invar.p, i);
+        scale[i] = t->stats_get(k->scale.p, i);
+    }
+    bng_reference_eval(k->batch, k->channel, k->is_train, x, dy, mean, invar, scale,
+                       t->half_output, &r);
+    for (i = 0; i < k->channel; i++) {
+        expect_close(k, "dbias", i, t->stats_get(k->dbias.p, i), r.dbias[i],
+                     r.dbias_bound[i], t->overflow_stats);
+        expect_close(k, "dscale", i, t->stats_get(k->dscale.p, i), r.dscale[i],
+                     r.dscale_bound[i], t->overflow_stats);
+    }
+    for (i = 0; i < n; i++)
+        expect_close(k, "dx", i, t->get(k->dx.p, i), r.dx[i], r.dx_bound[i], t->overflow_dx);
+    bng_case_check_guards(k);
+    bng_reference_free(&r);
+    free(x);
+    free(dy);
+    free(mean);
+    free(invar);
+    free(scale);
+}

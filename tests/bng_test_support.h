@@ -1,0 +1,69 @@
+/* Test support shared by the Check suites: storage-type adapters, guarded buffers,
+ * deterministic data, and the comparison against the float64 reference.
+ */
+#ifndef BNG_TEST_SUPPORT_H
+#define BNG_TEST_SUPPORT_H
+
+#include <stddef.h>
+#include "batch_norm_grad.h"
+#include "bng_kernels.h"
+#include "bng_reference.h"
+
+/* One storage type as the tests see it: elements are read and written as double. */
+typedef struct {
+    const char *name;                    /* "f32", "f16 (stats f16)", ... */
+    size_t size, stats_size;             /* bytes per data / per-channel element */
+    double (*get)(const void *base, size_t i);
+    void (*set)(void *base, size_t i, double v);            /* rounds to the type */
+    double (*stats_get)(const void *base, size_t i);
+    void (*stats_set)(void *base, size_t i, double v);
+    void (*entry_p)(void *x, void *dy, void *dx, long long *params);
+    /* Run through the private driver with the generic kernel (channels) or the
+     * kernel the table registers (0 = generic forced). */
+    void (*run_kernel)(int generic, size_t batch, size_t channel, int is_train,
+                       void *x, void *dy, void *dx, long long *params);
+    size_t (*registered_channels)(size_t channel);  /* the table's answer, 0 = generic */
+    const size_t *specialized;           /* the plan's channel counts (bng_kernels.h) */
+    size_t n_specialized, lanes, generic_chunk;
+    double precision;                    /* 2^-(mantissa bits) of the storage type */
+    int half_output;                     /* BNG_REF_HALF_* bits */
+    double overflow_dx, overflow_stats;  /* |ref| at or above which the output is Inf */
+} bng_dtype;
+
+#define BNG_GUARD 64
+#define BNG_GUARD_BYTE 0xA5
+
+typedef struct {
+    unsigned char *raw;
+    void *p;
+    size_t bytes;
+} bng_buffer;
+
+typedef struct {
+    const bng_dtype *t;
+    size_t batch, channel;
+    int is_train;
+    bng_buffer x, dy, dx, mean, invar, scale, dbias, dscale;
+    long long params[BNG_PARAMS_LEN];
+} bng_case;
+
+enum bng_data { BNG_DATA_RANDOM, BNG_DATA_LARGE_MEAN };
+
+void bng_case_init(bng_case *k, const bng_dtype *t, size_t batch, size_t channel,
+                   int is_train, enum bng_data data, unsigned seed);
+void bng_case_free(bng_case *k);
+/* Fill the outputs (dx, dbias, dscale) with a marker pattern. */
+void bng_case_mark_outputs(bng_case *k);
+int bng_buffer_guards_intact(const bng_buffer *b);
+/* 1 when every byte of b's payload still is the marker pattern. */
+int bng_buffer_is_marked(const bng_buffer *b);
+/* Compare the outputs with the float64 reference under the spec's bound;
+ * ck_abort_msg on the first violation. */
+void bng_case_check(const bng_case *k);
+/* Check all guard bytes and that params[9..11] still hold their sentinels. */
+void bng_case_check_guards(const bng_case *k);
+
+/* Largest error seen as a fraction of the bound, per storage type name (max 8 types). */
+void bng_report_error_ratios(void);
+
+#endif
