@@ -19,8 +19,8 @@ AR      ?= ar
 # Host builds: CFLAGS is yours to override; the project flags below always apply.
 CFLAGS  ?= -O2
 # -ffp-contract=off: no FMA contraction, so both vector backends and every kernel give
-# identical bits. BNG_HOST selects the host side of the generated header.
-BNG_CFLAGS := -std=c99 -Wall -Wextra -pedantic -Wno-psabi -ffp-contract=off -Iinclude -DBNG_HOST
+# identical bits.
+BNG_CFLAGS := -std=c99 -Wall -Wextra -pedantic -Wno-psabi -ffp-contract=off -Iinclude
 LDLIBS  := -lpthread -lm
 
 # ---- dependencies: Debian packages, installed on demand ----------------------------
