@@ -73,21 +73,17 @@ regen-check: deps-python ## fail if generated/ differs from what targets.yaml re
 
 INCLUDE_HEADERS := $(wildcard include/*.h)
 
-# $(1) target, $(2) object directory, $(3) archive, $(4) extra flags
+# $(1) generated source folder, $(2) object folder, $(3) archive, $(4) extra flags
 define library_rules
-$(2)/%.o: generated/$(1)/%.c $(wildcard generated/$(1)/*.h) $(INCLUDE_HEADERS) | deps-c
+$(2)/%.o: $(1)/%.c $(wildcard $(1)/*.h) $(INCLUDE_HEADERS) | deps-c
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS) $(BNG_CFLAGS) $(4) -Igenerated/$(1) -c $$< -o $$@
-$(3): $(patsubst generated/$(1)/%.c,$(2)/%.o,$(wildcard generated/$(1)/*.c))
+	$$(CC) $$(CFLAGS) $(BNG_CFLAGS) $(4) -I$(1) -c $$< -o $$@
+$(3): $(patsubst $(1)/%.c,$(2)/%.o,$(wildcard $(1)/*.c))
 	$$(AR) rcs $$@ $$^
 endef
 
-vector_flag = -DBNG_VEC_BACKEND=BNG_VEC_$(shell echo $(1) | tr a-z A-Z)
-
 $(foreach t,$(ALL_TARGETS),\
-  $(eval $(call library_rules,$(t),$(BUILD)/$(t)/obj,$(BUILD)/$(t)/libbatchnormgrad.a,))\
-  $(foreach b,$(BACKENDS),\
-    $(eval $(call library_rules,$(t),$(BUILD)/$(t)/$(b)/obj,$(BUILD)/$(t)/$(b)/libbatchnormgrad.a,$(call vector_flag,$(b))))))
+  $(eval $(call library_rules,generated/$(t),$(BUILD)/$(t)/obj,$(BUILD)/$(t)/libbatchnormgrad.a,)))
 
 .PHONY: lib
 lib: ## build/<t>/libbatchnormgrad.a for TARGET=t (all targets without TARGET)
@@ -95,31 +91,52 @@ lib: ## build/<t>/libbatchnormgrad.a for TARGET=t (all targets without TARGET)
 
 # ---- tests -------------------------------------------------------------------------
 
+# Build variants the suites run in: GNU vectors with the compiler's _Float16; GNU
+# vectors with the portable half (an older vendor GCC); plain C99 throughout.
+VARIANT_FLAGS_gnu          := -DBNG_VEC_BACKEND=BNG_VEC_GNU
+VARIANT_FLAGS_gnu_softhalf := -DBNG_VEC_BACKEND=BNG_VEC_GNU -DBNG_HALF_PORTABLE
+VARIANT_FLAGS_portable     := -DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE
+variants = gnu portable $(if $(wildcard $(1)/bng_f16_ukernels.c),gnu_softhalf)
+
+# Generated trees under test: the committed one, plus test-only configurations that
+# test-c renders into $(TEST_GEN) before it calls `make suites`.
+TEST_GEN    := $(BUILD)/gen-test
+SUITE_ROOTS := $(patsubst %/batch_norm_grad.h,%,$(wildcard generated/*/batch_norm_grad.h $(TEST_GEN)/*/batch_norm_grad.h))
+
 TEST_SOURCES := tests/test_bng.c tests/bng_dtypes.c tests/bng_test_support.c tests/bng_reference.c
 TEST_HEADERS := $(wildcard tests/*.h)
 
-# $(1) target, $(2) backend
-define test_rules
-$(BUILD)/$(1)/$(2)/test_bng: $(TEST_SOURCES) $(TEST_HEADERS) $(BUILD)/$(1)/$(2)/libbatchnormgrad.a | deps-c
-	$$(CC) $$(CFLAGS) $(BNG_CFLAGS) $(call vector_flag,$(2)) -Igenerated/$(1) -Itests $$(CHECK_CFLAGS) \
-	  $(TEST_SOURCES) $(BUILD)/$(1)/$(2)/libbatchnormgrad.a $$(CHECK_LIBS) $(LDLIBS) -o $$@
+# $(1) generated source folder, $(2) variant; output under build/<target>/<variant>/
+define suite_rules
+$(call library_rules,$(1),$(BUILD)/$(notdir $(1))/$(2)/obj,$(BUILD)/$(notdir $(1))/$(2)/libbatchnormgrad.a,$(VARIANT_FLAGS_$(2)))
+$(BUILD)/$(notdir $(1))/$(2)/test_bng: $(TEST_SOURCES) $(TEST_HEADERS) $(BUILD)/$(notdir $(1))/$(2)/libbatchnormgrad.a | deps-c
+	$$(CC) $$(CFLAGS) $(BNG_CFLAGS) $(VARIANT_FLAGS_$(2)) -I$(1) -Itests $$(CHECK_CFLAGS) \
+	  $(TEST_SOURCES) $(BUILD)/$(notdir $(1))/$(2)/libbatchnormgrad.a $$(CHECK_LIBS) $(LDLIBS) -o $$@
 endef
-$(foreach t,$(ALL_TARGETS),$(foreach b,$(BACKENDS),$(eval $(call test_rules,$(t),$(b)))))
+$(foreach r,$(SUITE_ROOTS),$(foreach v,$(call variants,$(r)),$(eval $(call suite_rules,$(r),$(v)))))
+C_SUITES := $(foreach r,$(SUITE_ROOTS),$(foreach v,$(call variants,$(r)),$(BUILD)/$(notdir $(r))/$(v)/test_bng))
+
+$(BUILD)/test_half: tests/test_half.c include/bng_half.h | deps-c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(BNG_CFLAGS) $(CHECK_CFLAGS) $< $(CHECK_LIBS) $(LDLIBS) -o $@
 
 # The manual's private-storage example, built the way the README tells a caller to.
 $(BUILD)/ft78ne/manual_example_p: tests/manual_example_p.c tests/bng_reference.c $(BUILD)/ft78ne/libbatchnormgrad.a
 	$(CC) $(CFLAGS) -std=c99 -Wall -Wextra -Iinclude -Igenerated/ft78ne -Itests $< tests/bng_reference.c \
 	  $(BUILD)/ft78ne/libbatchnormgrad.a $(LDLIBS) -o $@
 
-C_SUITES := $(foreach t,$(ALL_TARGETS),$(foreach b,$(BACKENDS),$(BUILD)/$(t)/$(b)/test_bng))
-
-.PHONY: test test-generator test-c
-test: test-generator test-c ## generator tests, then the Check suite per target and vector backend
+.PHONY: test test-generator test-c suites
+test: test-generator test-c ## generator tests, then the Check suites: every target, every build variant
 
 test-generator: deps-python
 	$(PY) -m unittest discover -s tests -p 'test_*.py'
 
-test-c: deps-c $(C_SUITES) $(BUILD)/ft78ne/manual_example_p
+test-c: deps-c deps-python
+	$(PY) -m generator generate --config tests/targets-mixed.yaml --out $(TEST_GEN) --quiet
+	@$(MAKE) --no-print-directory suites
+
+suites: $(BUILD)/test_half $(BUILD)/ft78ne/manual_example_p $(C_SUITES)
+	$(BUILD)/test_half
 	$(BUILD)/ft78ne/manual_example_p
 	@set -e; for s in $(C_SUITES); do echo "== $$s"; $$s; done
 

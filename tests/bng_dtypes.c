@@ -15,20 +15,15 @@ static void f32_entry_p(void *x, void *dy, void *dx, long long *params)
     fp_batch_norm_grad_p(x, dy, dx, params);
 }
 
-static void f32_stats_from(const long long *params, bng_f32_stats *s)
-{
-    s->mean = (const float *)(intptr_t)params[BNG_PARAM_MEAN];
-    s->invar = (const float *)(intptr_t)params[BNG_PARAM_INVAR];
-    s->scale = (const float *)(intptr_t)params[BNG_PARAM_SCALE];
-    s->dbias = (float *)(intptr_t)params[BNG_PARAM_DBIAS];
-    s->dscale = (float *)(intptr_t)params[BNG_PARAM_DSCALE];
-}
-
 static void f32_run_kernel(int generic, size_t batch, size_t channel, int is_train,
                            void *x, void *dy, void *dx, long long *params)
 {
     bng_f32_stats s;
-    f32_stats_from(params, &s);
+    s.mean = (const float *)(intptr_t)params[BNG_PARAM_MEAN];
+    s.invar = (const float *)(intptr_t)params[BNG_PARAM_INVAR];
+    s.scale = (const float *)(intptr_t)params[BNG_PARAM_SCALE];
+    s.dbias = (float *)(intptr_t)params[BNG_PARAM_DBIAS];
+    s.dscale = (float *)(intptr_t)params[BNG_PARAM_DSCALE];
     bng_f32_run_private(generic ? &bng_f32_generic_kernel : bng_f32_kernel_for_channels(channel),
                         batch, channel, is_train, x, dy, dx, &s);
 }
@@ -42,11 +37,74 @@ const bng_dtype bng_dtype_f32 = {
     f32_get, f32_set, f32_get, f32_set, f32_entry_p, f32_run_kernel, f32_registered,
     f32_specialized, sizeof f32_specialized / sizeof f32_specialized[0], BNG_F32_LANES,
     BNG_F32_GENERIC_CHUNK,
-    1.0 / 8388608.0, 0,
+    1.0 / 8388608.0, 1.1754943508222875e-38, 0,
     3.4028235677973366e38, 3.4028235677973366e38,    /* FLT_MAX + half an ulp */
 };
 
+#if BNG_HAS_F16
+
+/* ---- f16, with bng_hp_stats_t half or float as the target chose ---- */
+
+#define HP_STATS_ARE_HALF (sizeof(bng_hp_stats_t) == sizeof(half))
+
+static double f16_get(const void *base, size_t i)
+{
+    return bng_half_to_float(((const half *)base)[i]);
+}
+
+/* double -> float -> half rounds twice; test data only needs some representable value. */
+static void f16_set(void *base, size_t i, double v) { ((half *)base)[i] = bng_half_from_float((float)v); }
+
+static double hp_stats_get(const void *base, size_t i)
+{
+    return HP_STATS_ARE_HALF ? f16_get(base, i) : f32_get(base, i);
+}
+
+static void hp_stats_set(void *base, size_t i, double v)
+{
+    if (HP_STATS_ARE_HALF)
+        f16_set(base, i, v);
+    else
+        f32_set(base, i, v);
+}
+
+static void f16_entry_p(void *x, void *dy, void *dx, long long *params)
+{
+    hp_batch_norm_grad_p(x, dy, dx, params);
+}
+
+static void f16_run_kernel(int generic, size_t batch, size_t channel, int is_train,
+                           void *x, void *dy, void *dx, long long *params)
+{
+    bng_f16_stats s;
+    s.mean = (const bng_hp_stats_t *)(intptr_t)params[BNG_PARAM_MEAN];
+    s.invar = (const bng_hp_stats_t *)(intptr_t)params[BNG_PARAM_INVAR];
+    s.scale = (const bng_hp_stats_t *)(intptr_t)params[BNG_PARAM_SCALE];
+    s.dbias = (bng_hp_stats_t *)(intptr_t)params[BNG_PARAM_DBIAS];
+    s.dscale = (bng_hp_stats_t *)(intptr_t)params[BNG_PARAM_DSCALE];
+    bng_f16_run_private(generic ? &bng_f16_generic_kernel : bng_f16_kernel_for_channels(channel),
+                        batch, channel, is_train, x, dy, dx, &s);
+}
+
+static size_t f16_registered(size_t channel) { return bng_f16_kernel_for_channels(channel)->channels; }
+
+static const size_t f16_specialized[] = { BNG_F16_SPECIALIZED(AS_ELEMENT) };
+
+const bng_dtype bng_dtype_f16 = {
+    HP_STATS_ARE_HALF ? "f16 (stats f16)" : "f16 (stats f32)",
+    sizeof(half), sizeof(bng_hp_stats_t),
+    f16_get, f16_set, hp_stats_get, hp_stats_set, f16_entry_p, f16_run_kernel, f16_registered,
+    f16_specialized, sizeof f16_specialized / sizeof f16_specialized[0], BNG_F16_LANES,
+    BNG_F16_GENERIC_CHUNK,
+    1.0 / 1024.0, 1.0 / 16384.0, HP_STATS_ARE_HALF ? BNG_REF_HALF_DX | BNG_REF_HALF_STATS : BNG_REF_HALF_DX,
+    65520.0, HP_STATS_ARE_HALF ? 65520.0 : 3.4028235677973366e38,   /* max + half an ulp */
+};
+#endif
+
 const bng_dtype *const bng_dtypes[] = {
     &bng_dtype_f32,
+#if BNG_HAS_F16
+    &bng_dtype_f16,
+#endif
 };
 const int bng_dtype_count = sizeof bng_dtypes / sizeof bng_dtypes[0];

@@ -26,6 +26,7 @@ typedef struct {
     const size_t *specialized;           /* the plan's channel counts (bng_kernels.h) */
     size_t n_specialized, lanes, generic_chunk;
     double precision;                    /* 2^-(mantissa bits) of the storage type */
+    double min_normal;                   /* smallest normal value of the storage type */
     int half_output;                     /* BNG_REF_HALF_* bits */
     double overflow_dx, overflow_stats;  /* |ref| at or above which the output is Inf */
 } bng_dtype;

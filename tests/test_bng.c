@@ -299,6 +299,54 @@ START_TEST(test_overflow_gives_signed_inf)
 }
 END_TEST
 
+START_TEST(test_subnormal_inputs_are_not_flushed)
+{
+    /* dy below the smallest normal, a gain of 1e4 so that dx is normal again: a kernel
+     * that flushed subnormal inputs to zero would return dx = 0. */
+    const size_t C = T->specialized[0];
+    int train;
+    for (train = 0; train <= 1; train++) {
+        bng_case k;
+        size_t b, c;
+        bng_case_init(&k, T, 16, C, train, BNG_DATA_RANDOM, 21);
+        for (c = 0; c < C; c++) {
+            T->stats_set(k.invar.p, c, 100.0);
+            T->stats_set(k.scale.p, c, c % 2 ? -100.0 : 100.0);
+            for (b = 0; b < 16; b++)
+                T->set(k.dy.p, b * C + c, T->min_normal * (0.03 + 0.06 * (double)((b * 7 + c) % 16)));
+        }
+        T->entry_p(k.x.p, k.dy.p, k.dx.p, k.params);
+        bng_case_check(&k);
+        bng_case_free(&k);
+    }
+}
+END_TEST
+
+START_TEST(test_running_sums_beyond_half_range)
+{
+    /* 70000 rows of dy = +2 then -2: the running sum of dy reaches 70000, past half's
+     * 65504, and comes back to a small total. A half accumulator would turn it into Inf
+     * or NaN; the float32 one must not. Then all rows +1: dbias = 70000 is Inf in half
+     * stats and exact in float stats. */
+    const size_t batch = 70000, channels[] = {T->specialized[0], T->lanes + 1};
+    size_t c, b, j;
+    int pattern;
+    for (c = 0; c < 2; c++)
+        for (pattern = 0; pattern <= 1; pattern++) {
+            bng_case k;
+            const size_t C = channels[c];
+            bng_case_init(&k, T, batch, C, 1, BNG_DATA_RANDOM, 31);
+            for (b = 0; b < batch; b++)
+                for (j = 0; j < C; j++)
+                    T->set(k.dy.p, b * C + j,
+                           pattern == 0 ? (b < batch / 2 ? 2.0 : -2.0) + 0.0625 * (double)(j % 3) : 1.0);
+            T->entry_p(k.x.p, k.dy.p, k.dx.p, k.params);
+            bng_case_check(&k);
+            bng_case_free(&k);
+        }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("batchnormgrad " BNG_TARGET_NAME);
@@ -315,6 +363,8 @@ static Suite *suite(void)
         {"params_null", test_params_null_touches_nothing},
         {"nan_inf", test_nan_and_inf_propagate},
         {"overflow", test_overflow_gives_signed_inf},
+        {"subnormal", test_subnormal_inputs_are_not_flushed},
+        {"half_range_sums", test_running_sums_beyond_half_range},
     };
     size_t i;
 

@@ -17,7 +17,7 @@
 #endif
 #include "bng_vec.h"
 
-/* ---- channels == 32: 1 vector operations per row (32 lanes) ---- */
+/* ---- channels == 32: 1 vector operation per row (32 lanes) ---- */
 
 void bng_f16_reduce_ukernel__mt7004_c32_v32(
     size_t rows, size_t width, size_t stride,

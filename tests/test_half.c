@@ -1,0 +1,176 @@
+/* include/bng_half.h conversions, exhaustively: every binary16 bit pattern to float, and
+ * float to binary16 at every representable value, every midpoint between neighbours
+ * (ties to even) and one float ulp either side of it, against an independent
+ * reference (exact double arithmetic) and against the compiler's _Float16 where it
+ * has one.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bng_half.h"
+
+/* Reference: the value of a binary16 pattern, exactly, in double. */
+static double ref_value(uint16_t h)
+{
+    const int exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+    const double sign = (h & 0x8000) ? -1.0 : 1.0;
+    if (exponent == 0x1f)
+        return mantissa ? NAN : sign * INFINITY;
+    if (exponent == 0)
+        return sign * ldexp(mantissa, -24);
+    return sign * ldexp(1024 + mantissa, exponent - 25);
+}
+
+/* Reference: float -> binary16 by search over the finite positive patterns (ordered
+ * by value), round to nearest, ties to the even pattern, 65520 and up to Inf. */
+static uint16_t ref_round(float f)
+{
+    const double a = fabs((double)f);
+    const uint16_t sign = signbit(f) ? 0x8000 : 0;
+    uint16_t lo = 0, hi = 0x7bff;
+
+    if (a >= 65520.0)
+        return sign | 0x7c00;
+    while (lo < hi) {                 /* largest pattern with value <= a */
+        const uint16_t mid = (uint16_t)((lo + hi + 1) / 2);
+        if (ref_value(mid) <= a)
+            lo = mid;
+        else
+            hi = (uint16_t)(mid - 1);
+    }
+    if (lo < 0x7bff) {
+        const double below = a - ref_value(lo), above = ref_value((uint16_t)(lo + 1)) - a;
+        if (above < below || (above == below && (lo & 1)))
+            lo++;
+    }
+    return sign | lo;
+}
+
+static uint32_t float_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+static float bits_float(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+START_TEST(test_every_half_to_float)
+{
+    unsigned h;
+    for (h = 0; h < 0x10000; h++) {
+        const float f = bng_f16_bits_to_float((uint16_t)h);
+        const double ref = ref_value((uint16_t)h);
+        if (isnan(ref)) {
+            ck_assert_msg(isnan(f) && (float_bits(f) & 0x00400000u) && !signbit(f) == !(h & 0x8000),
+                          "%#06x: not a quiet NaN of the same sign", h);
+        } else {
+            ck_assert_msg((double)f == ref && !signbit(f) == !signbit(ref), "%#06x: %.9g != %.9g", h, f, ref);
+        }
+#ifdef __FLT16_MAX__
+        {
+            __extension__ _Float16 native;
+            const uint16_t bits = (uint16_t)h;
+            memcpy(&native, &bits, sizeof bits);
+            if (!isnan(ref))
+                ck_assert_msg(float_bits((float)native) == float_bits(f), "%#06x: native differs", h);
+        }
+#endif
+    }
+}
+END_TEST
+
+static void expect_round(float f)
+{
+    const uint16_t got = bng_float_to_f16_bits(f), want = ref_round(f);
+    ck_assert_msg(got == want, "%a (%#010x): got %#06x, want %#06x", (double)f, float_bits(f), got, want);
+#ifdef __FLT16_MAX__
+    {
+        __extension__ const _Float16 native = (__extension__ (_Float16)f);
+        uint16_t bits;
+        memcpy(&bits, &native, sizeof bits);
+        ck_assert_msg(got == bits, "%a: got %#06x, native %#06x", (double)f, got, bits);
+    }
+#endif
+}
+
+START_TEST(test_float_to_half_at_values_and_midpoints)
+{
+    unsigned h;
+    for (h = 0; h < 0x7c00; h++) {
+        const double v = ref_value((uint16_t)h);
+        const double next = h < 0x7bff ? ref_value((uint16_t)(h + 1)) : 65536.0;
+        const float mid = (float)((v + next) / 2);   /* exact: a half midpoint fits a float */
+        int s;
+        for (s = 0; s < 2; s++) {
+            const float k = s ? -1.0f : 1.0f;
+            expect_round(k * (float)v);
+            expect_round(k * mid);
+            expect_round(k * bits_float(float_bits(mid) + 1));
+            expect_round(k * bits_float(float_bits(mid) - 1));
+        }
+    }
+}
+END_TEST
+
+START_TEST(test_float_to_half_special_and_random)
+{
+    uint32_t state = 0x9e3779b9u, i;
+    expect_round(INFINITY);
+    expect_round(-INFINITY);
+    expect_round(0x1p-25f);          /* half of the smallest subnormal: ties to zero */
+    expect_round(0x1.000002p-25f);   /* just above: rounds up */
+    expect_round(0x1.8p-24f);        /* 1.5 units: ties to even (2) */
+    expect_round(65519.99f);
+    expect_round(65520.0f);
+    expect_round(3.4e38f);
+    expect_round(1e-45f);
+    ck_assert_uint_eq(bng_float_to_f16_bits(NAN) & 0x7e00u, 0x7e00u);
+    for (i = 0; i < 2000000; i++) {  /* random bit patterns, NaNs aside */
+        float f;
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        f = bits_float(state);
+        if (!isnan(f))
+            expect_round(f);
+    }
+}
+END_TEST
+
+START_TEST(test_half_round_trip)
+{
+    unsigned h;
+    for (h = 0; h < 0x10000; h++)
+        if ((h & 0x7c00) != 0x7c00 || !(h & 0x3ff))     /* NaNs come back quiet */
+            ck_assert_uint_eq(bng_float_to_f16_bits(bng_f16_bits_to_float((uint16_t)h)), h);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("half conversions");
+    TCase *tc = tcase_create("exhaustive");
+    SRunner *sr;
+    int failed;
+
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_every_half_to_float);
+    tcase_add_test(tc, test_float_to_half_at_values_and_midpoints);
+    tcase_add_test(tc, test_float_to_half_special_and_random);
+    tcase_add_test(tc, test_half_round_trip);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
