@@ -7,7 +7,10 @@ SHELL := /bin/bash
 
 TARGET   ?=
 CHANNELS ?=
-BUILD    := build
+SANITIZE ?=
+comma    := ,
+# Sanitized builds (SANITIZE=thread, SANITIZE=address,undefined) keep their own objects.
+BUILD    := build$(if $(SANITIZE),/sanitize-$(subst $(comma),-,$(SANITIZE)))
 
 # Targets as the committed generated/ tree has them (the plan's output), so the C side
 # builds without Python.
@@ -19,9 +22,12 @@ AR      ?= ar
 # Host builds: CFLAGS is yours to override; the project flags below always apply.
 CFLAGS  ?= -O2
 # -ffp-contract=off: no FMA contraction, so both vector backends and every kernel give
-# identical bits.
-BNG_CFLAGS := -std=c99 -Wall -Wextra -pedantic -Wno-psabi -ffp-contract=off -Iinclude
-LDLIBS  := -lpthread -lm
+# identical bits. BNG_HOST: shared memory and the HAL are emulated (include/host/).
+SANITIZE_FLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -g)
+BNG_CFLAGS := -std=c99 -Wall -Wextra -pedantic -Wno-psabi -ffp-contract=off -Iinclude -DBNG_HOST $(SANITIZE_FLAGS)
+# The host HAL emulation uses POSIX threads and C11's aligned_alloc.
+HAL_CFLAGS := -std=gnu11 -Wall -Wextra -Iinclude -DBNG_HOST $(SANITIZE_FLAGS)
+LDLIBS  := $(SANITIZE_FLAGS) -lpthread -lm
 
 # ---- dependencies: Debian packages, installed on demand ----------------------------
 
@@ -73,12 +79,16 @@ regen-check: deps-python ## fail if generated/ differs from what targets.yaml re
 
 INCLUDE_HEADERS := $(wildcard include/*.h)
 
-# $(1) generated source folder, $(2) object folder, $(3) archive, $(4) extra flags
+# $(1) generated source folder, $(2) object folder, $(3) archive, $(4) extra flags.
+# The archive holds the generated sources and the host HAL emulation.
 define library_rules
 $(2)/%.o: $(1)/%.c $(wildcard $(1)/*.h) $(INCLUDE_HEADERS) | deps-c
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) $(BNG_CFLAGS) $(4) -I$(1) -c $$< -o $$@
-$(3): $(patsubst $(1)/%.c,$(2)/%.o,$(wildcard $(1)/*.c))
+$(2)/bng_hal_host.o: include/host/bng_hal_host.c $(wildcard $(1)/*.h) $(INCLUDE_HEADERS) | deps-c
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) $(HAL_CFLAGS) -I$(1) -c $$< -o $$@
+$(3): $(patsubst $(1)/%.c,$(2)/%.o,$(wildcard $(1)/*.c)) $(2)/bng_hal_host.o
 	$$(AR) rcs $$@ $$^
 endef
 
@@ -120,13 +130,14 @@ $(BUILD)/test_half: tests/test_half.c include/bng_half.h | deps-c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(BNG_CFLAGS) $(CHECK_CFLAGS) $< $(CHECK_LIBS) $(LDLIBS) -o $@
 
-# The manual's private-storage example, built the way the README tells a caller to.
-$(BUILD)/ft78ne/manual_example_p: tests/manual_example_p.c tests/bng_reference.c $(BUILD)/ft78ne/libbatchnormgrad.a
-	$(CC) $(CFLAGS) -std=c99 -Wall -Wextra -Iinclude -Igenerated/ft78ne -Itests $< tests/bng_reference.c \
-	  $(BUILD)/ft78ne/libbatchnormgrad.a $(LDLIBS) -o $@
+# The manual's two examples, built the way the README tells a caller to.
+MANUAL_EXAMPLES := $(BUILD)/ft78ne/manual_example_p $(BUILD)/ft78ne/manual_example_s
+$(BUILD)/ft78ne/manual_example_%: tests/manual_example_%.c tests/bng_example.c tests/bng_reference.c $(BUILD)/ft78ne/libbatchnormgrad.a
+	$(CC) $(CFLAGS) $(SANITIZE_FLAGS) -std=c99 -Wall -Wextra -DBNG_HOST -Iinclude -Igenerated/ft78ne -Itests \
+	  $< tests/bng_example.c tests/bng_reference.c $(BUILD)/ft78ne/libbatchnormgrad.a $(LDLIBS) -o $@
 
 .PHONY: test test-generator test-c suites
-test: test-generator test-c ## generator tests, then the Check suites: every target, every build variant
+test: test-generator test-c ## generator tests, then the Check suites: every target, every build variant [SANITIZE=thread|address,undefined]
 
 test-generator: deps-python
 	$(PY) -m unittest discover -s tests -p 'test_*.py'
@@ -135,9 +146,9 @@ test-c: deps-c deps-python
 	$(PY) -m generator generate --config tests/targets-mixed.yaml --out $(TEST_GEN) --quiet
 	@$(MAKE) --no-print-directory suites
 
-suites: $(BUILD)/test_half $(BUILD)/ft78ne/manual_example_p $(C_SUITES)
+suites: $(BUILD)/test_half $(MANUAL_EXAMPLES) $(C_SUITES)
 	$(BUILD)/test_half
-	$(BUILD)/ft78ne/manual_example_p
+	@set -e; for e in $(MANUAL_EXAMPLES); do $$e; done
 	@set -e; for s in $(C_SUITES); do echo "== $$s"; $$s; done
 
 # ---- housekeeping ------------------------------------------------------------------

@@ -6,7 +6,7 @@ import sys
 from typing import List, Optional
 
 from .files import FileManager
-from .loader import ConfigError, channel_list, load
+from .loader import ConfigError, channel_list, check_private_memory, load
 from .model import Config
 from .plan import plan_target
 from .render import environment, render_target
@@ -37,8 +37,13 @@ def _selected(config: Config, args) -> Config:
     if args.channels is not None:
         if not args.target:
             raise ConfigError("--channels", "", "needs --target (which target's list to replace)")
-        targets = (dataclasses.replace(targets[0], channels=_parse_channels(args.channels),
-                                       channels_overridden=True),)
+        target = dataclasses.replace(targets[0], channels=_parse_channels(args.channels),
+                                     channels_overridden=True)
+
+        def fail(message):
+            raise ConfigError("--channels", args.channels, message)
+        check_private_memory(target, fail)
+        targets = (target,)
     return dataclasses.replace(config, targets=targets)
 
 

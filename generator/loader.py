@@ -11,6 +11,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import yaml
 
 from .model import BACKENDS, DTYPES, Config, DTypeConfig, MemoryConfig, Target
+from .plan import plan_target
 
 TARGET_NAME = re.compile(r"[a-z0-9_]+\Z")
 # An address-space qualifier is a few C tokens: identifiers, parentheses, commas, spaces.
@@ -123,14 +124,17 @@ def _dtypes(doc: _Doc, node, key: str) -> Tuple[DTypeConfig, ...]:
 
 
 def _memory(doc: _Doc, node, key: str) -> MemoryConfig:
-    names = ("private_bytes", "address_bits", "shared_params_address", "shared_qualifier")
+    names = ("private_bytes", "address_bits", "shared_params_address",
+             "shared_scratch_address", "shared_qualifier")
     f = doc.mapping(node, key, names, names)
     address_bits = doc.integer(f["address_bits"][1], f"{key}.address_bits", 16, 64)
-    params_node = f["shared_params_address"][1]
-    params = doc.integer(params_node, f"{key}.shared_params_address", 0, 2**address_bits - 1)
-    if params % 8:
-        doc.fail(params_node, f"{key}.shared_params_address",
-                 f"{params:#x} is not 8-byte aligned (it holds long long slots)")
+
+    def address(name: str, align: int) -> int:
+        vnode = f[name][1]
+        value = doc.integer(vnode, f"{key}.{name}", 0, 2**address_bits - 1)
+        if value % align:
+            doc.fail(vnode, f"{key}.{name}", f"{value:#x} is not {align}-byte aligned")
+        return value
     qnode = f["shared_qualifier"][1]
     qualifier = doc.string(qnode, f"{key}.shared_qualifier")
     if not QUALIFIER.match(qualifier):
@@ -140,7 +144,8 @@ def _memory(doc: _Doc, node, key: str) -> MemoryConfig:
         private_bytes=doc.integer(f["private_bytes"][1], f"{key}.private_bytes",
                                   MIN_PRIVATE_BYTES, 2**address_bits),
         address_bits=address_bits,
-        shared_params_address=params,
+        shared_params_address=address("shared_params_address", 8),
+        shared_scratch_address=address("shared_scratch_address", 64),
         shared_qualifier=qualifier,
     )
 
@@ -176,7 +181,7 @@ def _target(doc: _Doc, name: str, knode, node) -> Target:
         doc.fail(knode, key, "a target name is lower-case letters, digits and _ only")
     names = ("description", "dtypes", "cores", "vector_backend", "memory", "channels")
     f = doc.mapping(node, key, names, names)
-    return Target(
+    target = Target(
         name=name,
         description=doc.string(f["description"][1], f"{key}.description"),
         dtypes=_dtypes(doc, f["dtypes"][1], f"{key}.dtypes"),
@@ -185,6 +190,22 @@ def _target(doc: _Doc, name: str, knode, node) -> Target:
         memory=_memory(doc, f["memory"][1], f"{key}.memory"),
         channels=_channels(doc, f["channels"][1], f"{key}.channels"),
     )
+
+    def fail(message):
+        node = next(v for k, v in f["memory"][1].value if k.value == "private_bytes")
+        doc.fail(node, f"{key}.memory.private_bytes", message)
+    check_private_memory(target, fail)
+    return target
+
+
+def check_private_memory(target: Target, fail) -> None:
+    """Private memory must hold the shared-storage workspace and one tile."""
+    tp = plan_target(target)
+    need = tp.private_bytes_needed
+    if target.memory.private_bytes < need:
+        widest = max(d.max_chunk for d in tp.dtypes)
+        fail(f"{target.memory.private_bytes} bytes cannot hold the workspace and one tile "
+             f"for {widest}-channel runs; at least {need} needed (or specialize fewer channels)")
 
 
 def load(path: str) -> Config:

@@ -19,6 +19,7 @@ class MemoryConfig:
     private_bytes: int
     address_bits: int
     shared_params_address: int
+    shared_scratch_address: int
     shared_qualifier: str
 
 

@@ -11,12 +11,32 @@ from typing import Optional, Tuple
 from .model import DTypeConfig, Target
 
 # Channels a generic kernel processes per pass, in vectors of the dtype's lanes; it
-# bounds the stack workspace of the private-storage driver.
+# bounds the workspace of both drivers.
 GENERIC_CHUNK_VECTORS = 8
+
+# Summation order. Sums run over rows in three levels, each from zero in a fixed order:
+# a block of BLOCK_ROWS rows in registers, the blocks of a row group into the group's
+# partial sum, the groups into the total. The worst-case rounding error grows with
+# BLOCK_ROWS + blocks per group + groups instead of with batch. Group boundaries depend
+# only on batch, never on which cores run: the unit of work of the shared-storage
+# entry points, so that they add exactly what the private ones add.
+BLOCK_ROWS = 32
+MIN_GROUP_ROWS = 256
+MAX_GROUPS = 64
+
+# Private memory a shared-storage call uses per core, beside its tiles: 8 float arrays
+# and 5 per-channel stats arrays of the widest chunk, each rounded up to 64 bytes.
+WORK_FLOAT_ARRAYS = 8
+WORK_STATS_ARRAYS = 5
+ALIGN = 64
 
 ELEMENT_BYTES = {"f32": 4, "f16": 2}
 API_PREFIX = {"f32": "fp", "f16": "hp"}
 C_TYPE = {"f32": "float", "f16": "half"}
+
+
+def _aligned(n: int) -> int:
+    return (n + ALIGN - 1) // ALIGN * ALIGN
 
 
 @dataclass(frozen=True)
@@ -113,6 +133,26 @@ class DTypePlan:
         return ELEMENT_BYTES[self.name]
 
     @property
+    def stats_bytes(self) -> int:
+        return ELEMENT_BYTES[self.stats_dtype]
+
+    @property
+    def private_work_bytes(self) -> int:
+        """Private memory per core for the _s workspace, tiles excluded."""
+        return (WORK_FLOAT_ARRAYS * _aligned(4 * self.max_chunk)
+                + WORK_STATS_ARRAYS * _aligned(self.stats_bytes * self.max_chunk))
+
+    @property
+    def min_tile_bytes(self) -> int:
+        """The smallest tile set: x and dy, double-buffered, BLOCK_ROWS rows each."""
+        return 4 * BLOCK_ROWS * self.max_chunk * self.element_bytes
+
+    @property
+    def scratch_bytes(self) -> int:
+        """Shared scratch: two slots of per-group partial sums (dbias, dscale)."""
+        return 2 * MAX_GROUPS * 2 * self.max_chunk * 4
+
+    @property
     def kernels(self) -> Tuple[Kernel, ...]:
         return self.specialized + (self.generic,)
 
@@ -157,6 +197,19 @@ class TargetPlan:
         out += [OutputFile(f"{base}/bng_{d.name}_ukernels.c", "ukernels.c.j2", d.name)
                 for d in self.dtypes]
         return tuple(out)
+
+    @property
+    def private_bytes_needed(self) -> int:
+        return max(d.private_work_bytes + d.min_tile_bytes for d in self.dtypes)
+
+    @property
+    def scratch_bytes(self) -> int:
+        return max(d.scratch_bytes for d in self.dtypes)
+
+    @property
+    def constants(self):
+        return {"BLOCK_ROWS": BLOCK_ROWS, "MIN_GROUP_ROWS": MIN_GROUP_ROWS,
+                "MAX_GROUPS": MAX_GROUPS, "ALIGN": ALIGN}
 
     @property
     def command(self) -> str:

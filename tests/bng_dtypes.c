@@ -15,6 +15,11 @@ static void f32_entry_p(void *x, void *dy, void *dx, long long *params)
     fp_batch_norm_grad_p(x, dy, dx, params);
 }
 
+static void f32_entry_s(void *x, void *dy, void *dx, int core_mask)
+{
+    fp_batch_norm_grad_s(x, dy, dx, core_mask);
+}
+
 static void f32_run_kernel(int generic, size_t batch, size_t channel, int is_train,
                            void *x, void *dy, void *dx, long long *params)
 {
@@ -34,7 +39,7 @@ static const size_t f32_specialized[] = { BNG_F32_SPECIALIZED(AS_ELEMENT) };
 
 const bng_dtype bng_dtype_f32 = {
     "f32", sizeof(float), sizeof(float),
-    f32_get, f32_set, f32_get, f32_set, f32_entry_p, f32_run_kernel, f32_registered,
+    f32_get, f32_set, f32_get, f32_set, f32_entry_p, f32_entry_s, f32_run_kernel, f32_registered,
     f32_specialized, sizeof f32_specialized / sizeof f32_specialized[0], BNG_F32_LANES,
     BNG_F32_GENERIC_CHUNK,
     1.0 / 8388608.0, 1.1754943508222875e-38, 0,
@@ -73,6 +78,11 @@ static void f16_entry_p(void *x, void *dy, void *dx, long long *params)
     hp_batch_norm_grad_p(x, dy, dx, params);
 }
 
+static void f16_entry_s(void *x, void *dy, void *dx, int core_mask)
+{
+    hp_batch_norm_grad_s(x, dy, dx, core_mask);
+}
+
 static void f16_run_kernel(int generic, size_t batch, size_t channel, int is_train,
                            void *x, void *dy, void *dx, long long *params)
 {
@@ -93,7 +103,7 @@ static const size_t f16_specialized[] = { BNG_F16_SPECIALIZED(AS_ELEMENT) };
 const bng_dtype bng_dtype_f16 = {
     HP_STATS_ARE_HALF ? "f16 (stats f16)" : "f16 (stats f32)",
     sizeof(half), sizeof(bng_hp_stats_t),
-    f16_get, f16_set, hp_stats_get, hp_stats_set, f16_entry_p, f16_run_kernel, f16_registered,
+    f16_get, f16_set, hp_stats_get, hp_stats_set, f16_entry_p, f16_entry_s, f16_run_kernel, f16_registered,
     f16_specialized, sizeof f16_specialized / sizeof f16_specialized[0], BNG_F16_LANES,
     BNG_F16_GENERIC_CHUNK,
     1.0 / 1024.0, 1.0 / 16384.0, HP_STATS_ARE_HALF ? BNG_REF_HALF_DX | BNG_REF_HALF_STATS : BNG_REF_HALF_DX,

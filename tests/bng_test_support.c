@@ -117,6 +117,13 @@ void bng_case_mark_outputs(bng_case *k)
     memset(k->dscale.p, OUTPUT_MARK, k->dscale.bytes);
 }
 
+void bng_case_run_shared(bng_case *k, void *x, void *dy, void *dx, int core_mask)
+{
+    memcpy(BNG_SHARED_PARAMS, k->params, sizeof k->params);
+    k->t->entry_s(x, dy, dx, core_mask);
+    memcpy(k->params, BNG_SHARED_PARAMS, sizeof k->params);
+}
+
 void bng_case_free(bng_case *k)
 {
     bng_buffer *all[] = {&k->x, &k->dy, &k->dx, &k->mean, &k->invar, &k->scale,

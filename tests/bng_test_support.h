@@ -18,6 +18,7 @@ typedef struct {
     double (*stats_get)(const void *base, size_t i);
     void (*stats_set)(void *base, size_t i, double v);
     void (*entry_p)(void *x, void *dy, void *dx, long long *params);
+    void (*entry_s)(void *x, void *dy, void *dx, int core_mask);
     /* Run through the private driver with the generic kernel (channels) or the
      * kernel the table registers (0 = generic forced). */
     void (*run_kernel)(int generic, size_t batch, size_t channel, int is_train,
@@ -58,6 +59,9 @@ void bng_case_mark_outputs(bng_case *k);
 int bng_buffer_guards_intact(const bng_buffer *b);
 /* 1 when every byte of b's payload still is the marker pattern. */
 int bng_buffer_is_marked(const bng_buffer *b);
+/* Call the shared-storage entry point with k->params as BNG_SHARED_PARAMS, and copy
+ * the block back (status and reserved slots included). */
+void bng_case_run_shared(bng_case *k, void *x, void *dy, void *dx, int core_mask);
 /* Compare the outputs with the float64 reference under the spec's bound;
  * ck_abort_msg on the first violation. */
 void bng_case_check(const bng_case *k);

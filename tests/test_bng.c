@@ -347,6 +347,130 @@ START_TEST(test_running_sums_beyond_half_range)
 }
 END_TEST
 
+/* ---- shared storage ---- */
+
+#define FULL_MASK ((int)((1u << BNG_TARGET_CORES) - 1u))
+
+/* The masks every _s comparison runs with: single low and high cores, pairs, a sparse
+ * mask, the full cluster, all bits, and bits beyond the core count (ignored). */
+static const int masks[] = {0x1, 0x2, 0x3, 0x5A, FULL_MASK, -1,
+                            1 << (BNG_TARGET_CORES - 1), (1 << (BNG_TARGET_CORES - 1)) | 0x40000000};
+
+static void expect_shared_matches_private(const bng_dtype *t, size_t batch, size_t channel,
+                                          int train, unsigned seed)
+{
+    bng_case ref, k;
+    size_t m;
+
+    bng_case_init(&ref, t, batch, channel, train, BNG_DATA_RANDOM, seed);
+    t->entry_p(ref.x.p, ref.dy.p, ref.dx.p, ref.params);
+    bng_case_check(&ref);
+    bng_case_init(&k, t, batch, channel, train, BNG_DATA_RANDOM, seed);
+    for (m = 0; m < sizeof masks / sizeof masks[0]; m++) {
+        if ((masks[m] & FULL_MASK) == 0)
+            continue;
+        bng_case_mark_outputs(&k);
+        bng_case_run_shared(&k, k.x.p, k.dy.p, k.dx.p, masks[m]);
+        if (k.params[BNG_PARAM_STATUS] != BNG_OK)
+            ck_abort_msg("_s mask %#x: status %lld", masks[m], k.params[BNG_PARAM_STATUS]);
+        if (memcmp(k.dx.p, ref.dx.p, ref.dx.bytes) || memcmp(k.dbias.p, ref.dbias.p, ref.dbias.bytes)
+            || memcmp(k.dscale.p, ref.dscale.p, ref.dscale.bytes))
+            ck_abort_msg("%s %zux%zu train=%d: _s with mask %#x differs from _p", t->name,
+                         batch, channel, train, masks[m]);
+        bng_case_check_guards(&k);
+    }
+    bng_case_free(&ref);
+    bng_case_free(&k);
+}
+
+START_TEST(test_shared_matches_private_every_mask)
+{
+    /* Batches: one row, fewer groups than cores, a few groups per core, 64 groups of
+     * several tiles (streaming through private memory when the slice does not fit). */
+    const size_t batches[] = {1, 33, 300, 2049, 20000};
+    size_t off[8], n = off_plan_channels(T, off), i, b;
+    int train;
+    for (b = 0; b < sizeof batches / sizeof batches[0]; b++)
+        for (train = 0; train <= 1; train++) {
+            for (i = 0; i < T->n_specialized; i++)
+                if (batches[b] * T->specialized[i] <= 2000000)
+                    expect_shared_matches_private(T, batches[b], T->specialized[i], train,
+                                                  (unsigned)(b * 10 + i));
+            for (i = 0; i < n; i++)
+                if (batches[b] * off[i] <= 2000000)
+                    expect_shared_matches_private(T, batches[b], off[i], train,
+                                                  (unsigned)(b * 10 + i + 500));
+        }
+}
+END_TEST
+
+START_TEST(test_shared_in_place)
+{
+    const size_t channels[] = {T->specialized[0], T->lanes + 1};
+    size_t c;
+    int train, target;
+    for (c = 0; c < 2; c++)
+        for (train = 0; train <= 1; train++)
+            for (target = 0; target <= 1; target++) {
+                bng_case ref, k;
+                void *inout;
+                bng_case_init(&ref, T, 3000, channels[c], train, BNG_DATA_RANDOM, 4);
+                bng_case_init(&k, T, 3000, channels[c], train, BNG_DATA_RANDOM, 4);
+                T->entry_p(ref.x.p, ref.dy.p, ref.dx.p, ref.params);
+                inout = target ? k.x.p : k.dy.p;
+                bng_case_run_shared(&k, k.x.p, k.dy.p, inout, FULL_MASK);
+                ck_assert_int_eq(k.params[BNG_PARAM_STATUS], BNG_OK);
+                if (memcmp(inout, ref.dx.p, ref.dx.bytes) != 0)
+                    ck_abort_msg("_s dx = %s differs from _p out of place", target ? "x" : "dy");
+                expect_same_bytes(&k.dbias, &ref.dbias, "dbias");
+                bng_case_check_guards(&k);
+                bng_case_free(&ref);
+                bng_case_free(&k);
+            }
+}
+END_TEST
+
+static void expect_shared_error(bng_case *k, void *x, void *dy, void *dx, int mask,
+                                long long expected, const char *what)
+{
+    bng_case_mark_outputs(k);
+    k->params[BNG_PARAM_STATUS] = 0x77;
+    bng_case_run_shared(k, x, dy, dx, mask);
+    if (k->params[BNG_PARAM_STATUS] != expected)
+        ck_abort_msg("_s %s: status %lld, expected %lld", what, k->params[BNG_PARAM_STATUS],
+                     expected);
+    if (!bng_buffer_is_marked(&k->dx) || !bng_buffer_is_marked(&k->dbias)
+        || !bng_buffer_is_marked(&k->dscale))
+        ck_abort_msg("_s %s: an output was written", what);
+    bng_case_check_guards(k);
+}
+
+START_TEST(test_shared_errors_write_status_only)
+{
+    bng_case k;
+    long long saved;
+    bng_case_init(&k, T, 4, T->specialized[0], 1, BNG_DATA_RANDOM, 1);
+    expect_shared_error(&k, k.x.p, k.dy.p, k.dx.p, 0, BNG_ECOREMASK, "core_mask 0");
+    if (BNG_TARGET_CORES < 31)
+        expect_shared_error(&k, k.x.p, k.dy.p, k.dx.p, (int)(1u << BNG_TARGET_CORES),
+                            BNG_ECOREMASK, "only a core beyond the cluster");
+    expect_shared_error(&k, NULL, k.dy.p, k.dx.p, FULL_MASK, BNG_ENULL, "x NULL");
+    expect_shared_error(&k, k.x.p, k.dy.p, NULL, FULL_MASK, BNG_ENULL, "dx NULL");
+    saved = k.params[BNG_PARAM_DSCALE];
+    k.params[BNG_PARAM_DSCALE] = 0;
+    expect_shared_error(&k, k.x.p, k.dy.p, k.dx.p, FULL_MASK, BNG_ENULL, "dscale NULL");
+    k.params[BNG_PARAM_DSCALE] = saved;
+    k.params[BNG_PARAM_BATCH] = 0;
+    expect_shared_error(&k, k.x.p, k.dy.p, k.dx.p, FULL_MASK, BNG_EBATCH, "batch 0");
+    k.params[BNG_PARAM_BATCH] = 4;
+    k.params[BNG_PARAM_CHANNEL] = -1;
+    expect_shared_error(&k, k.x.p, k.dy.p, k.dx.p, FULL_MASK, BNG_ECHANNEL, "channel -1");
+    k.params[BNG_PARAM_CHANNEL] = LLONG_MAX;
+    expect_shared_error(&k, k.x.p, k.dy.p, k.dx.p, FULL_MASK, BNG_ERANGE, "channel LLONG_MAX");
+    bng_case_free(&k);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("batchnormgrad " BNG_TARGET_NAME);
@@ -365,6 +489,9 @@ static Suite *suite(void)
         {"overflow", test_overflow_gives_signed_inf},
         {"subnormal", test_subnormal_inputs_are_not_flushed},
         {"half_range_sums", test_running_sums_beyond_half_range},
+        {"shared_matches_private", test_shared_matches_private_every_mask},
+        {"shared_in_place", test_shared_in_place},
+        {"shared_errors", test_shared_errors_write_status_only},
     };
     size_t i;
 

@@ -64,6 +64,7 @@ targets:
       private_bytes: 786432
       address_bits: 32
       shared_params_address: 0xAFF00000
+      shared_scratch_address: 0xAFF01000
       shared_qualifier: ""
     channels: [32, 64]
 """
@@ -99,11 +100,11 @@ class ValidationTest(TempDir):
                           "targets.dsp.cores: 32 is out of range; allowed: 1 to 31")
 
     def test_duplicate_channels(self):
-        self.expect_error(GOOD.replace("[32, 64]", "[32, 64, 32]"), 13,
+        self.expect_error(GOOD.replace("[32, 64]", "[32, 64, 32]"), 14,
                           "targets.dsp.channels: 32 is listed twice")
 
     def test_channel_not_an_integer(self):
-        self.expect_error(GOOD.replace("[32, 64]", "[32, x]"), 13,
+        self.expect_error(GOOD.replace("[32, 64]", "[32, x]"), 14,
                           "targets.dsp.channels: expected an integer")
 
     def test_target_name_is_not_a_path(self):

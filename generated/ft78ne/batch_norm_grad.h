@@ -5,6 +5,9 @@
  */
 /* Batch-norm backward for ft78ne: the vendor ABI (see README.md).
  *
+ * _p: private storage, one core; the parameter block is the params argument.
+ * _s: shared storage, the cores of core_mask; the parameter block is BNG_SHARED_PARAMS.
+ *
  * params[0..4]  mean, invar, scale (in), dbias, dscale (out): pointers as long long
  * params[5..7]  batch, channel, is_train
  * params[8]     status, written by every call: BNG_OK or a negative BNG_E* code
@@ -34,7 +37,22 @@ extern "C" {
 #define BNG_EBATCH   (-2)  /* batch < 1 */
 #define BNG_ECHANNEL (-3)  /* channel < 1 */
 #define BNG_ERANGE   (-4)  /* batch * channel elements beyond the 32-bit address space */
+#define BNG_ECOREMASK (-5) /* _s: no core of the 8 selected by core_mask */
 
+/* Address-space qualifier for pointers into shared memory. */
+#define BNG_SHARED 
+
+/* The parameter block of the _s entry points: the caller fills it as it would fill
+ * params, and the status arrives in BNG_SHARED_PARAMS[8]. Host builds (-DBNG_HOST)
+ * emulate shared memory with a global array. */
+#ifdef BNG_HOST
+extern long long bng_host_shared_params[BNG_PARAMS_LEN];
+#define BNG_SHARED_PARAMS (bng_host_shared_params)
+#else
+#define BNG_SHARED_PARAMS ((BNG_SHARED long long *)0xaff00000u)
+#endif
+
+void fp_batch_norm_grad_s(float *x, float *dy, float *dx, int core_mask);
 void fp_batch_norm_grad_p(float *x, float *dy, float *dx, long long *params);
 
 #ifdef __cplusplus

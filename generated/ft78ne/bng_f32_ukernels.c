@@ -10,7 +10,6 @@
  */
 #include <stddef.h>
 #include "bng_kernels.h"
-#include "bng_core.h"
 
 #ifndef BNG_VEC_BACKEND
 #define BNG_VEC_BACKEND BNG_VEC_GNU
@@ -28,10 +27,6 @@ void bng_f32_reduce_ukernel__ft78ne_c32_v16(
     const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + 16);
 
     (void)width;    /* always 32: the table registers this kernel for it alone */
-    bng_f32x16_store_f32(sum_dy + 0, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dyxm + 0, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dy + 16, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dyxm + 16, bng_f32x16_zero());
     while (rows != 0) {
         size_t n = rows < BNG_BLOCK_ROWS ? rows : BNG_BLOCK_ROWS;
         bng_f32x16 acc_dy0 = bng_f32x16_zero();
@@ -114,14 +109,6 @@ void bng_f32_reduce_ukernel__ft78ne_c64_v16(
     const bng_f32x16 mean3 = bng_f32x16_load_f32(mean + 48);
 
     (void)width;    /* always 64: the table registers this kernel for it alone */
-    bng_f32x16_store_f32(sum_dy + 0, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dyxm + 0, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dy + 16, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dyxm + 16, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dy + 32, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dyxm + 32, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dy + 48, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dyxm + 48, bng_f32x16_zero());
     while (rows != 0) {
         size_t n = rows < BNG_BLOCK_ROWS ? rows : BNG_BLOCK_ROWS;
         bng_f32x16 acc_dy0 = bng_f32x16_zero();
@@ -246,22 +233,6 @@ void bng_f32_reduce_ukernel__ft78ne_c128_v16(
     const bng_f32x16 mean7 = bng_f32x16_load_f32(mean + 112);
 
     (void)width;    /* always 128: the table registers this kernel for it alone */
-    bng_f32x16_store_f32(sum_dy + 0, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dyxm + 0, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dy + 16, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dyxm + 16, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dy + 32, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dyxm + 32, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dy + 48, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dyxm + 48, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dy + 64, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dyxm + 64, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dy + 80, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dyxm + 80, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dy + 96, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dyxm + 96, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dy + 112, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dyxm + 112, bng_f32x16_zero());
     while (rows != 0) {
         size_t n = rows < BNG_BLOCK_ROWS ? rows : BNG_BLOCK_ROWS;
         bng_f32x16 acc_dy0 = bng_f32x16_zero();
@@ -470,38 +441,6 @@ void bng_f32_reduce_ukernel__ft78ne_c256_v16(
     const bng_f32x16 mean15 = bng_f32x16_load_f32(mean + 240);
 
     (void)width;    /* always 256: the table registers this kernel for it alone */
-    bng_f32x16_store_f32(sum_dy + 0, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dyxm + 0, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dy + 16, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dyxm + 16, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dy + 32, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dyxm + 32, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dy + 48, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dyxm + 48, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dy + 64, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dyxm + 64, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dy + 80, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dyxm + 80, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dy + 96, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dyxm + 96, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dy + 112, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dyxm + 112, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dy + 128, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dyxm + 128, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dy + 144, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dyxm + 144, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dy + 160, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dyxm + 160, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dy + 176, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dyxm + 176, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dy + 192, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dyxm + 192, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dy + 208, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dyxm + 208, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dy + 224, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dyxm + 224, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dy + 240, bng_f32x16_zero());
-    bng_f32x16_store_f32(sum_dyxm + 240, bng_f32x16_zero());
     while (rows != 0) {
         size_t n = rows < BNG_BLOCK_ROWS ? rows : BNG_BLOCK_ROWS;
         bng_f32x16 acc_dy0 = bng_f32x16_zero();
@@ -844,14 +783,10 @@ void bng_f32_reduce_ukernel__ft78ne_generic_v16(
     const float *x, const float *dy, const float *mean,
     float *sum_dy, float *sum_dyxm)
 {
-    size_t c;
-
-    for (c = 0; c < width; c++) {
-        sum_dy[c] = 0.0f;
-        sum_dyxm[c] = 0.0f;
-    }
     while (rows != 0) {
         const size_t n = rows < BNG_BLOCK_ROWS ? rows : BNG_BLOCK_ROWS;
+
+        size_t c;
 
         for (c = 0; c + 16 <= width; c += 16) {
             const bng_f32x16 m = bng_f32x16_load_f32(mean + c);

@@ -16,6 +16,17 @@
 #define BNG_TARGET_NAME "ft78ne"
 #define BNG_TARGET_CORES 8
 #define BNG_ADDRESS_BITS 32
+#define BNG_PRIVATE_BYTES 786432u
+
+/* Summation order: a block of BNG_BLOCK_ROWS rows is summed from zero in registers and
+ * added to its row group's partial sum; the groups (at most BNG_MAX_GROUPS, at least
+ * BNG_MIN_GROUP_ROWS rows, boundaries depending only on batch) are added to the total
+ * in order. Both drivers and every kernel follow it, so every core mask, both entry
+ * points and every kernel give identical bits. */
+#define BNG_BLOCK_ROWS 32
+#define BNG_MIN_GROUP_ROWS 256
+#define BNG_MAX_GROUPS 64
+#define BNG_ALIGN 64
 
 /* ---- f32: 16 lanes ---- */
 
@@ -27,7 +38,8 @@
 
 /* The row ukernels one table entry registers. ``width`` channels at a time, rows
  * ``stride`` elements apart; a specialized kernel is registered for one width only.
- *   reduce:   sum_dy = sum dy, sum_dyxm = sum dy*(x - mean), in BNG_BLOCK_ROWS blocks
+ *   reduce:   per block of BNG_BLOCK_ROWS rows (from the first row), its sums of dy and
+ *             dy*(x - mean) are added to sum_dy and sum_dyxm: the caller zeroes them
  *   dx_train: dx = gain * ((dy - dy_mean) - (x - mean) * slope)
  *   dx_infer: dx = gain * dy
  */
@@ -70,7 +82,8 @@ void bng_f32_dxinfer_ukernel__ft78ne_generic_v16(size_t rows, size_t width, size
 extern const bng_f32_kernel bng_f32_generic_kernel;
 /* The specialized kernel registered for ``channel``, else the generic one. */
 const bng_f32_kernel *bng_f32_kernel_for_channels(size_t channel);
-/* One call's work on memory the calling core addresses directly (_p). */
+/* One call's work on memory the calling core addresses directly (_p); the
+ * shared-storage entry point runs the same pieces on tiles it stages by DMA. */
 void bng_f32_run_private(
     const bng_f32_kernel *kernel, size_t batch, size_t channel, int is_train,
     const float *x, const float *dy, float *dx, const bng_f32_stats *stats);

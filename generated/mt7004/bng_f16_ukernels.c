@@ -10,7 +10,6 @@
  */
 #include <stddef.h>
 #include "bng_kernels.h"
-#include "bng_core.h"
 
 #ifndef BNG_VEC_BACKEND
 #define BNG_VEC_BACKEND BNG_VEC_GNU
@@ -27,8 +26,6 @@ void bng_f16_reduce_ukernel__mt7004_c32_v32(
     const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + 0);
 
     (void)width;    /* always 32: the table registers this kernel for it alone */
-    bng_f32x32_store_f32(sum_dy + 0, bng_f32x32_zero());
-    bng_f32x32_store_f32(sum_dyxm + 0, bng_f32x32_zero());
     while (rows != 0) {
         size_t n = rows < BNG_BLOCK_ROWS ? rows : BNG_BLOCK_ROWS;
         bng_f32x32 acc_dy0 = bng_f32x32_zero();
@@ -90,10 +87,6 @@ void bng_f16_reduce_ukernel__mt7004_c64_v32(
     const bng_f32x32 mean1 = bng_f32x32_load_f32(mean + 32);
 
     (void)width;    /* always 64: the table registers this kernel for it alone */
-    bng_f32x32_store_f32(sum_dy + 0, bng_f32x32_zero());
-    bng_f32x32_store_f32(sum_dyxm + 0, bng_f32x32_zero());
-    bng_f32x32_store_f32(sum_dy + 32, bng_f32x32_zero());
-    bng_f32x32_store_f32(sum_dyxm + 32, bng_f32x32_zero());
     while (rows != 0) {
         size_t n = rows < BNG_BLOCK_ROWS ? rows : BNG_BLOCK_ROWS;
         bng_f32x32 acc_dy0 = bng_f32x32_zero();
@@ -176,14 +169,6 @@ void bng_f16_reduce_ukernel__mt7004_c128_v32(
     const bng_f32x32 mean3 = bng_f32x32_load_f32(mean + 96);
 
     (void)width;    /* always 128: the table registers this kernel for it alone */
-    bng_f32x32_store_f32(sum_dy + 0, bng_f32x32_zero());
-    bng_f32x32_store_f32(sum_dyxm + 0, bng_f32x32_zero());
-    bng_f32x32_store_f32(sum_dy + 32, bng_f32x32_zero());
-    bng_f32x32_store_f32(sum_dyxm + 32, bng_f32x32_zero());
-    bng_f32x32_store_f32(sum_dy + 64, bng_f32x32_zero());
-    bng_f32x32_store_f32(sum_dyxm + 64, bng_f32x32_zero());
-    bng_f32x32_store_f32(sum_dy + 96, bng_f32x32_zero());
-    bng_f32x32_store_f32(sum_dyxm + 96, bng_f32x32_zero());
     while (rows != 0) {
         size_t n = rows < BNG_BLOCK_ROWS ? rows : BNG_BLOCK_ROWS;
         bng_f32x32 acc_dy0 = bng_f32x32_zero();
@@ -308,22 +293,6 @@ void bng_f16_reduce_ukernel__mt7004_c256_v32(
     const bng_f32x32 mean7 = bng_f32x32_load_f32(mean + 224);
 
     (void)width;    /* always 256: the table registers this kernel for it alone */
-    bng_f32x32_store_f32(sum_dy + 0, bng_f32x32_zero());
-    bng_f32x32_store_f32(sum_dyxm + 0, bng_f32x32_zero());
-    bng_f32x32_store_f32(sum_dy + 32, bng_f32x32_zero());
-    bng_f32x32_store_f32(sum_dyxm + 32, bng_f32x32_zero());
-    bng_f32x32_store_f32(sum_dy + 64, bng_f32x32_zero());
-    bng_f32x32_store_f32(sum_dyxm + 64, bng_f32x32_zero());
-    bng_f32x32_store_f32(sum_dy + 96, bng_f32x32_zero());
-    bng_f32x32_store_f32(sum_dyxm + 96, bng_f32x32_zero());
-    bng_f32x32_store_f32(sum_dy + 128, bng_f32x32_zero());
-    bng_f32x32_store_f32(sum_dyxm + 128, bng_f32x32_zero());
-    bng_f32x32_store_f32(sum_dy + 160, bng_f32x32_zero());
-    bng_f32x32_store_f32(sum_dyxm + 160, bng_f32x32_zero());
-    bng_f32x32_store_f32(sum_dy + 192, bng_f32x32_zero());
-    bng_f32x32_store_f32(sum_dyxm + 192, bng_f32x32_zero());
-    bng_f32x32_store_f32(sum_dy + 224, bng_f32x32_zero());
-    bng_f32x32_store_f32(sum_dyxm + 224, bng_f32x32_zero());
     while (rows != 0) {
         size_t n = rows < BNG_BLOCK_ROWS ? rows : BNG_BLOCK_ROWS;
         bng_f32x32 acc_dy0 = bng_f32x32_zero();
@@ -514,14 +483,10 @@ void bng_f16_reduce_ukernel__mt7004_generic_v32(
     const half *x, const half *dy, const float *mean,
     float *sum_dy, float *sum_dyxm)
 {
-    size_t c;
-
-    for (c = 0; c < width; c++) {
-        sum_dy[c] = 0.0f;
-        sum_dyxm[c] = 0.0f;
-    }
     while (rows != 0) {
         const size_t n = rows < BNG_BLOCK_ROWS ? rows : BNG_BLOCK_ROWS;
+
+        size_t c;
 
         for (c = 0; c + 32 <= width; c += 32) {
             const bng_f32x32 m = bng_f32x32_load_f32(mean + c);
