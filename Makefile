@@ -19,8 +19,9 @@ BACKENDS    := gnu portable
 
 CC      ?= cc
 AR      ?= ar
-# Host builds: CFLAGS is yours to override; the project flags below always apply.
-CFLAGS  ?= -O2
+# Host builds: CFLAGS is yours to override (the default tunes for this machine, as make
+# bench measures it); the project flags below always apply.
+CFLAGS  ?= -O2 -march=native
 # -ffp-contract=off: no FMA contraction, so both vector backends and every kernel give
 # identical bits. BNG_HOST: shared memory and the HAL are emulated (include/host/).
 SANITIZE_FLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -g)
@@ -106,7 +107,9 @@ lib: ## build/<t>/libbatchnormgrad.a for TARGET=t (all targets without TARGET)
 VARIANT_FLAGS_gnu          := -DBNG_VEC_BACKEND=BNG_VEC_GNU
 VARIANT_FLAGS_gnu_softhalf := -DBNG_VEC_BACKEND=BNG_VEC_GNU -DBNG_HALF_PORTABLE
 VARIANT_FLAGS_portable     := -DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE
-variants = gnu portable $(if $(wildcard $(1)/bng_f16_ukernels.c),gnu_softhalf)
+# Under a sanitizer only gnu runs: the others differ in arithmetic code, not in memory
+# or thread handling, and sanitized suites are slow.
+variants = gnu $(if $(SANITIZE),,portable $(if $(wildcard $(1)/bng_f16_ukernels.c),gnu_softhalf))
 
 # Generated trees under test: the committed one, plus test-only configurations that
 # test-c renders into $(TEST_GEN) before it calls `make suites`.
@@ -126,9 +129,9 @@ endef
 $(foreach r,$(SUITE_ROOTS),$(foreach v,$(call variants,$(r)),$(eval $(call suite_rules,$(r),$(v)))))
 C_SUITES := $(foreach r,$(SUITE_ROOTS),$(foreach v,$(call variants,$(r)),$(BUILD)/$(notdir $(r))/$(v)/test_bng))
 
-$(BUILD)/test_half: tests/test_half.c include/bng_half.h | deps-c
+$(BUILD)/test_half: tests/test_half.c include/bng_half.h include/bng_vec.h | deps-c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(BNG_CFLAGS) $(CHECK_CFLAGS) $< $(CHECK_LIBS) $(LDLIBS) -o $@
+	$(CC) $(CFLAGS) $(BNG_CFLAGS) -DBNG_VEC_BACKEND=BNG_VEC_GNU $(CHECK_CFLAGS) $< $(CHECK_LIBS) $(LDLIBS) -o $@
 
 # The manual's two examples, built the way the README tells a caller to.
 MANUAL_EXAMPLES := $(BUILD)/ft78ne/manual_example_p $(BUILD)/ft78ne/manual_example_s
@@ -146,10 +149,44 @@ test-c: deps-c deps-python
 	$(PY) -m generator generate --config tests/targets-mixed.yaml --out $(TEST_GEN) --quiet
 	@$(MAKE) --no-print-directory suites
 
-suites: $(BUILD)/test_half $(MANUAL_EXAMPLES) $(C_SUITES)
+suites: $(BUILD)/test_half $(MANUAL_EXAMPLES) $(C_SUITES) bench-smoke
 	$(BUILD)/test_half
 	@set -e; for e in $(MANUAL_EXAMPLES); do $$e; done
 	@set -e; for s in $(C_SUITES); do echo "== $$s"; $$s; done
+
+# ---- benchmark ---------------------------------------------------------------------
+
+# oneDNN (f32 peer) when libdnnl-dev is installed; make bench tries to install it.
+DNNL_HEADER := /usr/include/oneapi/dnnl/dnnl.h
+bench_dnnl = $(if $(wildcard $(DNNL_HEADER)),-DBNG_BENCH_DNNL,)
+bench_dnnl_libs = $(if $(wildcard $(DNNL_HEADER)),-ldnnl,)
+BENCH_VARIANTS := gnu portable
+
+# $(1) target, $(2) variant
+define bench_rules
+$(BUILD)/$(1)/$(2)/bench: bench/bench.c $(BUILD)/$(1)/$(2)/libbatchnormgrad.a | deps-c
+	$$(CC) $$(CFLAGS) -std=c11 -Wall -Wextra -DBNG_HOST $$(call bench_dnnl) -Iinclude -Igenerated/$(1) $$< \
+	  $(BUILD)/$(1)/$(2)/libbatchnormgrad.a $$(call bench_dnnl_libs) $(LDLIBS) -o $$@
+endef
+$(foreach t,$(ALL_TARGETS),$(foreach v,$(BENCH_VARIANTS),$(eval $(call bench_rules,$(t),$(v)))))
+BENCHES := $(foreach t,$(ALL_TARGETS),$(foreach v,$(BENCH_VARIANTS),$(BUILD)/$(t)/$(v)/bench))
+
+.PHONY: bench deps-bench bench-smoke
+deps-bench:
+	@if [ ! -f $(DNNL_HEADER) ] || ! command -v gnuplot >/dev/null; then \
+	  ( $(call apt_install,libdnnl-dev gnuplot-nox) ) || echo "note: continuing without oneDNN or the plot"; fi
+
+bench: deps-c deps-bench ## time every target and backend: table, bench/results.csv, bench/results.svg
+	@$(MAKE) --no-print-directory $(BENCHES)
+	@rm -f bench/results.csv
+	@echo "target  backend   dtype shape          variant                    median_us     GB/s vs_oneDNN roofline"
+	@for b in $(BENCHES); do OMP_NUM_THREADS=1 $$b --backend $$(basename $$(dirname $$b)) --csv bench/results.csv || exit 1; done
+	@if command -v gnuplot >/dev/null; then gnuplot bench/plot.gp && echo "plot: bench/results.svg"; \
+	else echo "note: no gnuplot, no plot (the table above and bench/results.csv are complete)"; fi
+
+# make test's guard: the bench builds and runs one tiny shape (no timing is judged).
+bench-smoke: $(BUILD)/mt7004/gnu/bench
+	OMP_NUM_THREADS=1 $< --backend gnu --shapes 4x64 --seconds 0 >/dev/null
 
 # ---- housekeeping ------------------------------------------------------------------
 

@@ -14,6 +14,16 @@
 
 #define T (bng_dtypes[_i])
 
+/* Under a sanitizer (10x slower or more) the largest sweeps shrink; every path they
+ * cover still runs (several row groups, streaming tiles, half-range sums). */
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define LARGE_BATCH 2600
+#define SHARED_MAX_ELEMENTS 200000
+#else
+#define LARGE_BATCH 20000
+#define SHARED_MAX_ELEMENTS 2000000
+#endif
+
 static void run_and_check(const bng_dtype *t, size_t batch, size_t channel, int is_train,
                           enum bng_data data, unsigned seed)
 {
@@ -72,9 +82,9 @@ END_TEST
 START_TEST(test_specialized_large_batch)
 {
     size_t i;
-    /* 20000 rows: 64 row groups of several blocks each. */
+    /* 20000 rows: 64 row groups of several blocks each (2600: 11 groups). */
     for (i = 0; i < T->n_specialized; i++)
-        run_and_check(T, 20000, T->specialized[i], 1, BNG_DATA_RANDOM, (unsigned)i + 7);
+        run_and_check(T, LARGE_BATCH, T->specialized[i], 1, BNG_DATA_RANDOM, (unsigned)i + 7);
 }
 END_TEST
 
@@ -387,17 +397,17 @@ START_TEST(test_shared_matches_private_every_mask)
 {
     /* Batches: one row, fewer groups than cores, a few groups per core, 64 groups of
      * several tiles (streaming through private memory when the slice does not fit). */
-    const size_t batches[] = {1, 33, 300, 2049, 20000};
+    const size_t batches[] = {1, 33, 300, 2049, LARGE_BATCH};
     size_t off[8], n = off_plan_channels(T, off), i, b;
     int train;
     for (b = 0; b < sizeof batches / sizeof batches[0]; b++)
         for (train = 0; train <= 1; train++) {
             for (i = 0; i < T->n_specialized; i++)
-                if (batches[b] * T->specialized[i] <= 2000000)
+                if (batches[b] * T->specialized[i] <= SHARED_MAX_ELEMENTS)
                     expect_shared_matches_private(T, batches[b], T->specialized[i], train,
                                                   (unsigned)(b * 10 + i));
             for (i = 0; i < n; i++)
-                if (batches[b] * off[i] <= 2000000)
+                if (batches[b] * off[i] <= SHARED_MAX_ELEMENTS)
                     expect_shared_matches_private(T, batches[b], off[i], train,
                                                   (unsigned)(b * 10 + i + 500));
         }

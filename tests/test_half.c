@@ -1,4 +1,5 @@
-/* include/bng_half.h conversions, exhaustively: every binary16 bit pattern to float, and
+/* include/bng_half.h conversions, and the lane-parallel ones of include/bng_vec.h
+ * (GNU backend) against them, exhaustively: every binary16 bit pattern to float, and
  * float to binary16 at every representable value, every midpoint between neighbours
  * (ties to even) and one float ulp either side of it, against an independent
  * reference (exact double arithmetic) and against the compiler's _Float16 where it
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "bng_half.h"
+#include "bng_vec.h"        /* built with BNG_VEC_GNU: its lane-parallel half memory */
 
 /* Reference: the value of a binary16 pattern, exactly, in double. */
 static double ref_value(uint16_t h)
@@ -88,9 +90,29 @@ START_TEST(test_every_half_to_float)
 }
 END_TEST
 
+/* The vector stores of a lane, 32 lanes wide (hardware conversions where the CPU has
+ * them) and 8 wide (the bit-level code), must equal the scalar conversion. */
+static void expect_vector_round(float f)
+{
+    float lanes[32];
+    half out[32];
+    uint16_t wide, narrow;
+    int i;
+    for (i = 0; i < 32; i++)
+        lanes[i] = i == 7 ? f : 1.0f;
+    bng_f32x32_store_f16(out, bng_f32x32_load_f32(lanes));
+    memcpy(&wide, &out[7], sizeof wide);
+    bng_f32x8_store_f16(out, bng_f32x8_load_f32(lanes));
+    memcpy(&narrow, &out[7], sizeof narrow);
+    ck_assert_msg(wide == bng_float_to_f16_bits(f) && narrow == wide,
+                  "%a: vector %#06x / %#06x, scalar %#06x", (double)f, wide, narrow,
+                  bng_float_to_f16_bits(f));
+}
+
 static void expect_round(float f)
 {
     const uint16_t got = bng_float_to_f16_bits(f), want = ref_round(f);
+    expect_vector_round(f);
     ck_assert_msg(got == want, "%a (%#010x): got %#06x, want %#06x", (double)f, float_bits(f), got, want);
 #ifdef __FLT16_MAX__
     {
@@ -101,6 +123,29 @@ static void expect_round(float f)
     }
 #endif
 }
+
+START_TEST(test_vector_load_every_half)
+{
+    unsigned h, i;
+    for (h = 0; h < 0x10000; h += 32) {
+        uint16_t bits[32];
+        half in[32];
+        float out[32];
+        for (i = 0; i < 32; i++)
+            bits[i] = (uint16_t)(h + i);
+        memcpy(in, bits, sizeof in);
+        float narrow[32];
+        bng_f32x32_store_f32(out, bng_f32x32_load_f16(in));
+        for (i = 0; i < 32; i += 8)
+            bng_f32x8_store_f32(narrow + i, bng_f32x8_load_f16(in + i));
+        for (i = 0; i < 32; i++)
+            ck_assert_msg(float_bits(out[i]) == float_bits(bng_f16_bits_to_float(bits[i]))
+                          && float_bits(narrow[i]) == float_bits(out[i]),
+                          "%#06x: vector %#010x / %#010x, scalar %#010x", bits[i], float_bits(out[i]),
+                          float_bits(narrow[i]), float_bits(bng_f16_bits_to_float(bits[i])));
+    }
+}
+END_TEST
 
 START_TEST(test_float_to_half_at_values_and_midpoints)
 {
@@ -134,6 +179,8 @@ START_TEST(test_float_to_half_special_and_random)
     expect_round(3.4e38f);
     expect_round(1e-45f);
     ck_assert_uint_eq(bng_float_to_f16_bits(NAN) & 0x7e00u, 0x7e00u);
+    expect_vector_round(NAN);
+    expect_vector_round(-NAN);
     for (i = 0; i < 2000000; i++) {  /* random bit patterns, NaNs aside */
         float f;
         state ^= state << 13;
@@ -167,6 +214,7 @@ int main(void)
     tcase_add_test(tc, test_float_to_half_at_values_and_midpoints);
     tcase_add_test(tc, test_float_to_half_special_and_random);
     tcase_add_test(tc, test_half_round_trip);
+    tcase_add_test(tc, test_vector_load_every_half);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

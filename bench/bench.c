@@ -1,0 +1,464 @@
+/* make bench: times one target's library against the naive loop, oneDNN (f32, when
+ * libdnnl-dev is installed) and a traffic-only roofline loop, all in this process,
+ * interleaved (one call of each variant per round) and reported as the median.
+ *
+ *   bench [--backend NAME] [--shapes 4096x64,...] [--seconds S] [--csv FILE]
+ *
+ * Built per target and vector backend by the Makefile (-Igenerated/<target>).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "batch_norm_grad.h"
+#include "bng_kernels.h"
+#ifdef BNG_BENCH_DNNL
+#include <oneapi/dnnl/dnnl.h>
+#endif
+
+#define MAX_VARIANTS 8
+#define MAX_ROUNDS 400
+
+typedef struct {
+    size_t batch, channel;
+    size_t elem;                        /* bytes per data element */
+    void *x, *dy, *dx;
+    void *mean, *invar, *scale, *dbias, *dscale;
+    long long params[BNG_PARAMS_LEN];
+    int mask;                           /* _s: every host core the target has */
+#ifdef BNG_BENCH_DNNL
+    dnnl_primitive_t dnnl_bwd;
+    dnnl_stream_t dnnl_stream;
+    int dnnl_nargs;
+    dnnl_exec_arg_t dnnl_args[9];
+    float *dnnl_dx;                     /* oneDNN's dx, compared with ours once */
+#endif
+} problem;
+
+typedef struct {
+    const char *name;
+    void (*run)(problem *p);
+} variant;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void *alloc(size_t bytes)
+{
+    void *p = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (!p) {
+        fprintf(stderr, "bench: out of memory\n");
+        exit(1);
+    }
+    return p;
+}
+
+/* ---- the variants ---- */
+
+static void run_p_f32(problem *p) { fp_batch_norm_grad_p(p->x, p->dy, p->dx, p->params); }
+
+static void run_generic_f32(problem *p)
+{
+    bng_f32_stats s = {p->mean, p->invar, p->scale, p->dbias, p->dscale};
+    bng_f32_run_private(&bng_f32_generic_kernel, p->batch, p->channel, 1, p->x, p->dy, p->dx, &s);
+}
+
+static void run_s_f32(problem *p)
+{
+    memcpy(BNG_SHARED_PARAMS, p->params, sizeof p->params);
+    fp_batch_norm_grad_s(p->x, p->dy, p->dx, p->mask);
+}
+
+/* What a user would write first: the spec's formulas, sums in arrays. */
+static void run_naive_f32(problem *p)
+{
+    const float *x = p->x, *dy = p->dy, *mean = p->mean, *invar = p->invar, *scale = p->scale;
+    float *dx = p->dx, *dbias = p->dbias, *dscale = p->dscale;
+    const size_t C = p->channel;
+    const float m = (float)p->batch;
+    size_t b, c;
+    for (c = 0; c < C; c++)
+        dbias[c] = dscale[c] = 0.0f;
+    for (b = 0; b < p->batch; b++)
+        for (c = 0; c < C; c++) {
+            const float xhat = (x[b * C + c] - mean[c]) * invar[c];
+            dbias[c] += dy[b * C + c];
+            dscale[c] += dy[b * C + c] * xhat;
+        }
+    for (b = 0; b < p->batch; b++)
+        for (c = 0; c < C; c++) {
+            const float xhat = (x[b * C + c] - mean[c]) * invar[c];
+            dx[b * C + c] = scale[c] * invar[c] / m * (m * dy[b * C + c] - dbias[c] - xhat * dscale[c]);
+        }
+}
+
+#if BNG_HAS_F16
+static void run_p_f16(problem *p) { hp_batch_norm_grad_p(p->x, p->dy, p->dx, p->params); }
+
+static void run_generic_f16(problem *p)
+{
+    bng_f16_stats s = {p->mean, p->invar, p->scale, p->dbias, p->dscale};
+    bng_f16_run_private(&bng_f16_generic_kernel, p->batch, p->channel, 1, p->x, p->dy, p->dx, &s);
+}
+
+static void run_s_f16(problem *p)
+{
+    memcpy(BNG_SHARED_PARAMS, p->params, sizeof p->params);
+    hp_batch_norm_grad_s(p->x, p->dy, p->dx, p->mask);
+}
+
+#define STAT(a, c) ((float)(sizeof(bng_hp_stats_t) == 2 ? bng_half_to_float(((const half *)(a))[c]) : ((const float *)(a))[c]))
+
+static void run_naive_f16(problem *p)
+{
+    const half *x = p->x, *dy = p->dy;
+    half *dx = p->dx;
+    const size_t C = p->channel;
+    const float m = (float)p->batch;
+    float *dbias = calloc(C, sizeof(float)), *dscale = calloc(C, sizeof(float));
+    size_t b, c;
+    for (b = 0; b < p->batch; b++)
+        for (c = 0; c < C; c++) {
+            const float xhat = (bng_half_to_float(x[b * C + c]) - STAT(p->mean, c)) * STAT(p->invar, c);
+            dbias[c] += bng_half_to_float(dy[b * C + c]);
+            dscale[c] += bng_half_to_float(dy[b * C + c]) * xhat;
+        }
+    for (b = 0; b < p->batch; b++)
+        for (c = 0; c < C; c++) {
+            const float xhat = (bng_half_to_float(x[b * C + c]) - STAT(p->mean, c)) * STAT(p->invar, c);
+            dx[b * C + c] = bng_half_from_float(STAT(p->scale, c) * STAT(p->invar, c) / m
+                * (m * bng_half_to_float(dy[b * C + c]) - dbias[c] - xhat * dscale[c]));
+        }
+    free(dbias);
+    free(dscale);
+}
+#endif
+
+/* The memory traffic of a batchnormgrad and nothing else: x and dy read twice, dx
+ * written once with plain stores, 64-byte vectors. The OR keeps the reads alive. */
+typedef uint32_t u32x16 __attribute__((vector_size(64)));
+static volatile uint32_t sink;
+
+static void run_roofline(problem *p)
+{
+    const size_t n = p->batch * p->channel * p->elem / 64;
+    const unsigned char *x = p->x, *dy = p->dy;
+    unsigned char *dx = p->dx;
+    u32x16 acc = {0}, a, b;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        memcpy(&a, x + 64 * i, 64);
+        memcpy(&b, dy + 64 * i, 64);
+        acc |= a | b;
+    }
+    for (i = 0; i < n; i++) {
+        memcpy(&a, x + 64 * i, 64);
+        memcpy(&b, dy + 64 * i, 64);
+        a |= b;
+        memcpy(dx + 64 * i, &a, 64);
+    }
+    sink = acc[0];
+}
+
+#ifdef BNG_BENCH_DNNL
+static void run_dnnl(problem *p)
+{
+    dnnl_primitive_execute(p->dnnl_bwd, p->dnnl_stream, p->dnnl_nargs, p->dnnl_args);
+    dnnl_stream_wait(p->dnnl_stream);
+}
+
+#define DNNL_OK(call) do { if ((call) != dnnl_success) { fprintf(stderr, "bench: %s failed\n", #call); exit(1); } } while (0)
+
+/* oneDNN batch-norm backward, nhwc f32 (N = batch, H = W = 1), scale and shift
+ * gradients, one thread (OMP_NUM_THREADS=1). Returns its implementation's name. */
+static const char *dnnl_setup(problem *p, dnnl_engine_t engine, float *variance, float *dx_out,
+                              float *dbias_out, float *dscale_out)
+{
+    dnnl_memory_desc_t data, stat;
+    dnnl_batch_normalization_desc_t fwd_d, bwd_d;
+    dnnl_primitive_desc_t fwd_pd, bwd_pd;
+    const dnnl_dims_t dims = {(dnnl_dim_t)p->batch, (dnnl_dim_t)p->channel, 1, 1};
+    const dnnl_dims_t cdims = {(dnnl_dim_t)p->channel};
+    const unsigned flags = dnnl_use_scale | dnnl_use_shift;
+    const char *impl;
+    dnnl_memory_t mem[9];
+    /* The backward primitive asks for the shift too, though its result does not use it. */
+    void *ptrs[9] = {p->x, p->mean, variance, p->dy, p->scale, dx_out, dscale_out, dbias_out,
+                     calloc(p->channel, sizeof(float))};
+    const int args[9] = {DNNL_ARG_SRC, DNNL_ARG_MEAN, DNNL_ARG_VARIANCE, DNNL_ARG_DIFF_DST,
+                         DNNL_ARG_SCALE, DNNL_ARG_DIFF_SRC, DNNL_ARG_DIFF_SCALE, DNNL_ARG_DIFF_SHIFT,
+                         DNNL_ARG_SHIFT};
+    int i;
+
+    DNNL_OK(dnnl_memory_desc_init_by_tag(&data, 4, dims, dnnl_f32, dnnl_nhwc));
+    DNNL_OK(dnnl_memory_desc_init_by_tag(&stat, 1, cdims, dnnl_f32, dnnl_x));
+    DNNL_OK(dnnl_batch_normalization_forward_desc_init(&fwd_d, dnnl_forward_training, &data, 0.0f, flags));
+    DNNL_OK(dnnl_primitive_desc_create(&fwd_pd, &fwd_d, NULL, engine, NULL));
+    DNNL_OK(dnnl_batch_normalization_backward_desc_init(&bwd_d, dnnl_backward, &data, &data, 0.0f, flags));
+    DNNL_OK(dnnl_primitive_desc_create(&bwd_pd, &bwd_d, NULL, engine, fwd_pd));
+    DNNL_OK(dnnl_primitive_desc_query(bwd_pd, dnnl_query_impl_info_str, 0, &impl));
+    DNNL_OK(dnnl_primitive_create(&p->dnnl_bwd, bwd_pd));
+    DNNL_OK(dnnl_stream_create(&p->dnnl_stream, engine, dnnl_stream_default_flags));
+    for (i = 0; i < 9; i++) {
+        DNNL_OK(dnnl_memory_create(&mem[i], i == 0 || i == 3 || i == 5 ? &data : &stat, engine, ptrs[i]));
+        p->dnnl_args[i].arg = args[i];
+        p->dnnl_args[i].memory = mem[i];
+    }
+    p->dnnl_nargs = 9;
+    DNNL_OK(dnnl_primitive_execute(p->dnnl_bwd, p->dnnl_stream, p->dnnl_nargs, p->dnnl_args));
+    DNNL_OK(dnnl_stream_wait(p->dnnl_stream));
+    return impl;
+}
+#endif
+
+/* ---- measurement ---- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Rounds of one call per variant (a batch of calls for tiny shapes), until the time
+ * budget is spent; the median per variant. */
+static void measure(problem *p, const variant *v, int nv, double seconds, double *median)
+{
+    static double samples[MAX_VARIANTS][MAX_ROUNDS];
+    double warm = 0, start;
+    int i, inner = 1, rounds = 0, r, k;
+
+    for (i = 0; i < nv; i++) {
+        const double t0 = now();
+        v[i].run(p);
+        warm += now() - t0;
+    }
+    while (warm * inner < 2e-4 && inner < 1 << 20)     /* samples of at least ~0.2 ms */
+        inner *= 2;
+    start = now();
+    while (rounds < MAX_ROUNDS && (rounds < 5 || now() - start < seconds)) {
+        for (i = 0; i < nv; i++) {
+            const double t0 = now();
+            for (k = 0; k < inner; k++)
+                v[i].run(p);
+            samples[i][rounds] = (now() - t0) / inner;
+        }
+        rounds++;
+    }
+    for (i = 0; i < nv; i++) {
+        qsort(samples[i], (size_t)rounds, sizeof(double), cmp_double);
+        r = rounds / 2;
+        median[i] = rounds % 2 ? samples[i][r] : (samples[i][r - 1] + samples[i][r]) / 2;
+    }
+}
+
+static unsigned state = 12345;
+static float uniform(float lo, float hi)
+{
+    state = state * 1664525u + 1013904223u;
+    return lo + (hi - lo) * (float)(state >> 8) / 16777216.0f;
+}
+
+static int host_cores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n > BNG_TARGET_CORES)
+        n = BNG_TARGET_CORES;
+    return n < 1 ? 1 : (int)n;
+}
+
+static void bench_shape(const char *dtype, const char *backend, size_t batch, size_t channel,
+                        double seconds, FILE *csv)
+{
+    const int f16 = strcmp(dtype, "f16") == 0;
+    problem p;
+    variant v[MAX_VARIANTS];
+    double median[MAX_VARIANTS];
+    int nv = 0, i, dnnl_at = -1, roof_at;
+    const char *impl = NULL;
+    size_t n = batch * channel, c, stats_size = sizeof(float);
+    char specialized[64];
+
+    memset(&p, 0, sizeof p);
+    p.batch = batch;
+    p.channel = channel;
+    p.elem = f16 ? 2 : 4;
+#if BNG_HAS_F16
+    if (f16)
+        stats_size = sizeof(bng_hp_stats_t);
+#endif
+    p.x = alloc(n * p.elem);
+    p.dy = alloc(n * p.elem);
+    p.dx = alloc(n * p.elem);
+    p.mean = alloc(channel * stats_size);
+    p.invar = alloc(channel * stats_size);
+    p.scale = alloc(channel * stats_size);
+    p.dbias = alloc(channel * stats_size);
+    p.dscale = alloc(channel * stats_size);
+    for (c = 0; c < n; c++) {
+        const float xv = uniform(-2, 2), gv = uniform(-1, 1);
+        if (f16) {
+#if BNG_HAS_F16
+            ((half *)p.x)[c] = bng_half_from_float(xv);
+            ((half *)p.dy)[c] = bng_half_from_float(gv);
+#endif
+        } else {
+            ((float *)p.x)[c] = xv;
+            ((float *)p.dy)[c] = gv;
+        }
+    }
+    for (c = 0; c < channel; c++) {
+        const float s[3] = {uniform(-0.1f, 0.1f), uniform(0.5f, 1.5f), uniform(0.5f, 2.0f)};
+        void *arrays[3] = {p.mean, p.invar, p.scale};
+        for (i = 0; i < 3; i++) {
+#if BNG_HAS_F16
+            if (f16 && stats_size == 2) {
+                ((half *)arrays[i])[c] = bng_half_from_float(s[i]);
+                continue;
+            }
+#endif
+            ((float *)arrays[i])[c] = s[i];
+        }
+    }
+    p.params[BNG_PARAM_MEAN] = (long long)(intptr_t)p.mean;
+    p.params[BNG_PARAM_INVAR] = (long long)(intptr_t)p.invar;
+    p.params[BNG_PARAM_SCALE] = (long long)(intptr_t)p.scale;
+    p.params[BNG_PARAM_DBIAS] = (long long)(intptr_t)p.dbias;
+    p.params[BNG_PARAM_DSCALE] = (long long)(intptr_t)p.dscale;
+    p.params[BNG_PARAM_BATCH] = (long long)batch;
+    p.params[BNG_PARAM_CHANNEL] = (long long)channel;
+    p.params[BNG_PARAM_IS_TRAIN] = 1;
+    p.mask = (1 << host_cores()) - 1;
+
+    if (f16) {
+#if BNG_HAS_F16
+        snprintf(specialized, sizeof specialized, "%s _p", bng_f16_kernel_for_channels(channel)->channels ? "specialized" : "generic (no spec.)");
+        v[nv++] = (variant){specialized, run_p_f16};
+        v[nv++] = (variant){"generic _p", run_generic_f16};
+        v[nv++] = (variant){"_s all cores", run_s_f16};
+        v[nv++] = (variant){"naive loop", run_naive_f16};
+#endif
+    } else {
+        snprintf(specialized, sizeof specialized, "%s _p", bng_f32_kernel_for_channels(channel)->channels ? "specialized" : "generic (no spec.)");
+        v[nv++] = (variant){specialized, run_p_f32};
+        v[nv++] = (variant){"generic _p", run_generic_f32};
+        v[nv++] = (variant){"_s all cores", run_s_f32};
+        v[nv++] = (variant){"naive loop", run_naive_f32};
+#ifdef BNG_BENCH_DNNL
+        {
+            static dnnl_engine_t engine;
+            float *variance = alloc(channel * sizeof(float));
+            for (c = 0; c < channel; c++)
+                variance[c] = 1.0f / (((float *)p.invar)[c] * ((float *)p.invar)[c]);
+            if (!engine)
+                DNNL_OK(dnnl_engine_create(&engine, dnnl_cpu, 0));
+            /* oneDNN writes its own outputs, so that ours stay untouched. */
+            p.dnnl_dx = alloc(n * 4);
+            impl = dnnl_setup(&p, engine, variance, p.dnnl_dx, alloc(channel * 4), alloc(channel * 4));
+            dnnl_at = nv;
+            v[nv++] = (variant){"oneDNN", run_dnnl};
+        }
+#endif
+    }
+    roof_at = nv;
+    v[nv++] = (variant){"roofline", run_roofline};
+
+    measure(&p, v, nv, seconds, median);
+#ifdef BNG_BENCH_DNNL
+    if (dnnl_at >= 0) {
+        /* The roofline ran last and scribbled over dx: recompute ours, compare. */
+        double worst = 0;
+        run_p_f32(&p);
+        run_dnnl(&p);
+        for (c = 0; c < n; c++) {
+            const double d = fabs((double)((float *)p.dx)[c] - p.dnnl_dx[c]);
+            if (d > worst)
+                worst = d;
+        }
+        if (worst > 1e-3) {
+            fprintf(stderr, "bench: oneDNN's dx differs from ours by %g: not timing the same thing\n", worst);
+            exit(1);
+        }
+        if (batch * channel >= 262144 && strcmp(backend, "gnu") == 0)
+            printf("  (oneDNN implementation: %s)\n", impl);
+    }
+#endif
+    for (i = 0; i < nv; i++) {
+        const double gbps = 5.0 * (double)(n * p.elem) / median[i] / 1e9;
+        char vs_dnnl[16] = "-";
+        if (dnnl_at >= 0)
+            snprintf(vs_dnnl, sizeof vs_dnnl, "%.2fx", median[dnnl_at] / median[i]);
+        printf("%-7s %-9s %-4s %8zux%-5zu %-26s %11.1f %8.1f %9s %8.0f%%\n", BNG_TARGET_NAME,
+               backend, dtype, batch, channel, v[i].name, median[i] * 1e6, gbps, vs_dnnl,
+               100.0 * median[roof_at] / median[i]);
+        if (csv)
+            fprintf(csv, "%s,%s,%s,%zu,%zu,%s,%.3f,%.2f,%s,%.3f\n", BNG_TARGET_NAME, backend, dtype,
+                    batch, channel, v[i].name, median[i] * 1e6, gbps,
+                    dnnl_at >= 0 ? vs_dnnl : "", median[roof_at] / median[i]);
+    }
+    if (p.params[BNG_PARAM_STATUS] != BNG_OK) {
+        fprintf(stderr, "bench: status %lld\n", p.params[BNG_PARAM_STATUS]);
+        exit(1);
+    }
+    free(p.x);
+    free(p.dy);
+    free(p.dx);
+    free(p.mean);
+    free(p.invar);
+    free(p.scale);
+    free(p.dbias);
+    free(p.dscale);
+}
+
+int main(int argc, char **argv)
+{
+    const char *backend = "default", *shapes = "4x64,4096x64,2048x256,65536x64,16384x256,262144x64";
+    const char *csv_path = NULL;
+    double seconds = 1.0;
+    FILE *csv = NULL;
+    char *list, *tok;
+    int i;
+
+    for (i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--backend"))
+            backend = argv[i + 1];
+        else if (!strcmp(argv[i], "--shapes"))
+            shapes = argv[i + 1];
+        else if (!strcmp(argv[i], "--seconds"))
+            seconds = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--csv"))
+            csv_path = argv[i + 1];
+        else {
+            fprintf(stderr, "usage: bench [--backend NAME] [--shapes BxC,...] [--seconds S] [--csv FILE]\n");
+            return 2;
+        }
+    }
+    if (csv_path && !(csv = fopen(csv_path, "a"))) {
+        perror(csv_path);
+        return 1;
+    }
+    list = strdup(shapes);
+    for (tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+        size_t batch, channel;
+        if (sscanf(tok, "%zux%zu", &batch, &channel) != 2) {
+            fprintf(stderr, "bench: bad shape %s\n", tok);
+            return 2;
+        }
+        bench_shape("f32", backend, batch, channel, seconds, csv);
+#if BNG_HAS_F16
+        bench_shape("f16", backend, batch, channel, seconds, csv);
+#endif
+    }
+    free(list);
+    if (csv)
+        fclose(csv);
+    return 0;
+}
