@@ -34,6 +34,9 @@ class _Doc:
 
     def __init__(self, path: str):
         self.path = path
+        # The safe loader's constructor reads every YAML 1.1 integer form (0x1F, 0b101,
+        # 012 octal, 1_000, 1:30 base 60) exactly as yaml.safe_load would.
+        self.constructor = yaml.SafeLoader("")
 
     def where(self, node: Optional[yaml.Node]) -> str:
         if node is None:
@@ -79,7 +82,7 @@ class _Doc:
     def integer(self, node, key: str, lo: int, hi: int) -> int:
         if not (isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:int"):
             self.fail(node, key, f"expected an integer from {lo} to {hi}")
-        value = int(node.value.replace("_", ""), 0)
+        value = self.constructor.construct_yaml_int(node)
         if not lo <= value <= hi:
             self.fail(node, key, f"{value} is out of range; allowed: {lo} to {hi}")
         return value

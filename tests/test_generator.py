@@ -95,6 +95,12 @@ class ValidationTest(TempDir):
     def test_lanes_zero(self):
         self.expect_error(GOOD.replace("lanes: 16", "lanes: 0"), 5, "out of range")
 
+    def test_every_yaml_integer_form_is_read(self):
+        for text, value in (("0x10", 16), ("0b10000", 16), ("020", 16), ("1_6", 16), ("+16", 16)):
+            config = load(self.write_config(GOOD.replace("lanes: 16", f"lanes: {text}")))
+            self.assertEqual(config.targets[0].dtypes[0].lanes, value, text)
+        self.expect_error(GOOD.replace("lanes: 16", "lanes: 0:16"), 5, "expected an integer")
+
     def test_cores_above_31(self):
         self.expect_error(GOOD.replace("cores: 8", "cores: 32"), 6,
                           "targets.dsp.cores: 32 is out of range; allowed: 1 to 31")
