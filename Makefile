@@ -107,9 +107,9 @@ lib: ## build/<t>/libbatchnormgrad.a for TARGET=t (all targets without TARGET)
 VARIANT_FLAGS_gnu          := -DBNG_VEC_BACKEND=BNG_VEC_GNU
 VARIANT_FLAGS_gnu_softhalf := -DBNG_VEC_BACKEND=BNG_VEC_GNU -DBNG_HALF_PORTABLE
 VARIANT_FLAGS_portable     := -DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE
-# Under a sanitizer only gnu runs: the others differ in arithmetic code, not in memory
-# or thread handling, and sanitized suites are slow.
-variants = gnu $(if $(SANITIZE),,portable $(if $(wildcard $(1)/bng_f16_ukernels.c),gnu_softhalf))
+# Under a sanitizer or valgrind only gnu runs: the others differ in arithmetic code,
+# not in memory or thread handling, and checked runs are slow.
+variants = gnu $(if $(SANITIZE)$(VALGRIND),,portable $(if $(wildcard $(1)/bng_f16_ukernels.c),gnu_softhalf))
 
 # Generated trees under test: the committed one, plus test-only configurations that
 # test-c renders into $(TEST_GEN) before it calls `make suites`.
@@ -149,10 +149,13 @@ test-c: deps-c deps-python
 	$(PY) -m generator generate --config tests/targets-mixed.yaml --out $(TEST_GEN) --quiet
 	@$(MAKE) --no-print-directory suites
 
-suites: $(BUILD)/test_half $(MANUAL_EXAMPLES) $(C_SUITES) bench-smoke
-	$(BUILD)/test_half
-	@set -e; for e in $(MANUAL_EXAMPLES); do $$e; done
-	@set -e; for s in $(C_SUITES); do echo "== $$s"; $$s; done
+# VALGRIND=1: every test program under valgrind's memcheck, an error fails the run.
+RUN := $(if $(VALGRIND),valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,)
+
+suites: $(BUILD)/test_half $(MANUAL_EXAMPLES) $(C_SUITES) $(if $(VALGRIND),,bench-smoke)
+	$(RUN) $(BUILD)/test_half
+	@set -e; for e in $(MANUAL_EXAMPLES); do $(RUN) $$e; done
+	@set -e; for s in $(C_SUITES); do echo "== $$s"; $(RUN) $$s; done
 
 # ---- benchmark ---------------------------------------------------------------------
 
@@ -187,6 +190,38 @@ bench: deps-c deps-bench ## time every target and backend: table, bench/results.
 # make test's guard: the bench builds and runs one tiny shape (no timing is judged).
 bench-smoke: $(BUILD)/mt7004/gnu/bench
 	OMP_NUM_THREADS=1 $< --backend gnu --shapes 4x64 --seconds 0 >/dev/null
+
+# ---- fuzzing and valgrind ----------------------------------------------------------
+
+FUZZ_SECONDS ?= 60
+FUZZ_TARGET  := mt7004
+FUZZ         := $(BUILD)/fuzz/fuzz_params
+
+.PHONY: fuzz memcheck deps-fuzz deps-valgrind
+deps-fuzz:
+	@if ! command -v clang >/dev/null || ! clang -fsanitize=fuzzer -x c /dev/null -o /dev/null 2>/dev/null; then \
+	  $(call apt_install,clang libclang-rt-14-dev); fi
+
+# libFuzzer on every entry point of $(FUZZ_TARGET) (it has fp and hp), with
+# AddressSanitizer and UndefinedBehaviorSanitizer; then the generator's loader fuzz.
+$(FUZZ): tests/fuzz_params.c $(wildcard generated/$(FUZZ_TARGET)/*) include/host/bng_hal_host.c $(INCLUDE_HEADERS) | deps-fuzz
+	@mkdir -p $(@D)
+	clang -std=gnu11 -g -O1 -march=native -Wno-psabi -ffp-contract=off -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	  -DBNG_HOST -DBNG_VEC_BACKEND=BNG_VEC_GNU -Iinclude -Igenerated/$(FUZZ_TARGET) \
+	  $< generated/$(FUZZ_TARGET)/*.c include/host/bng_hal_host.c -lpthread -lm -o $@
+
+fuzz: $(FUZZ) deps-python ## libFuzzer on the entry points, then the loader fuzz [FUZZ_SECONDS=60]
+	@rm -rf $(BUILD)/fuzz/corpus && mkdir -p $(BUILD)/fuzz/corpus && cp tests/fuzz_corpus/* $(BUILD)/fuzz/corpus/
+	$(FUZZ) -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $(BUILD)/fuzz/corpus 2>&1 | \
+	  grep -E "^stat::number_of_executed_units|^stat::peak_rss|Done|ERROR|SUMMARY|==[0-9]+==|deadly" ; \
+	  exit $${PIPESTATUS[0]}
+	$(PY) tests/fuzz_generator.py --seconds $(FUZZ_SECONDS)
+
+deps-valgrind:
+	@command -v valgrind >/dev/null || { $(call apt_install,valgrind); }
+
+memcheck: deps-valgrind ## the Check suites (gnu variant) under valgrind: any error fails
+	@$(MAKE) --no-print-directory test-c VALGRIND=1
 
 # ---- housekeeping ------------------------------------------------------------------
 

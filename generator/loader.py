@@ -218,6 +218,8 @@ def load(path: str) -> Config:
             text = stream.read()
     except OSError as e:
         raise ConfigError(path, "", f"cannot read: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(path, "", f"not UTF-8 text (byte {e.start})") from None
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as e:

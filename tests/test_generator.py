@@ -142,6 +142,14 @@ class ValidationTest(TempDir):
         self.assertEqual(status, 2)
         self.assertIn("the file is empty", err)
 
+    def test_not_utf8(self):
+        path = self.write_config("")
+        with open(path, "wb") as f:
+            f.write(b"targets:\n  \xff\xfe: {}\n")
+        status, _, err = run("generate", "--config", path, "--out", self.tmp + "/out")
+        self.assertEqual(status, 2)
+        self.assertIn("not UTF-8 text", err)
+
     def test_missing_file(self):
         status, _, err = run("generate", "--config", self.tmp + "/none.yaml")
         self.assertEqual(status, 2)

@@ -1,0 +1,96 @@
+"""Fuzz the generator's loader: mutated targets.yaml texts must load and plan, or fail
+with a clean ConfigError (what the CLI prints as file:line: key: message), never with
+another exception (a traceback for the user).
+
+    python3 tests/fuzz_generator.py [--iterations N] [--seconds S] [--seed K]
+"""
+
+import argparse
+import os
+import random
+import sys
+import tempfile
+import time
+import traceback
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from generator.loader import ConfigError, load      # noqa: E402
+from generator.plan import plan_target               # noqa: E402
+from generator.render import environment, render_target  # noqa: E402
+
+TOKENS = ["0", "-1", "1", "3", "16", "31", "32", "64", "65", "4097", "0x10", "012", "1:30",
+          "1e3", "null", "~", "true", "[]", "{}", "[1, 2]", "{a: 1}", '""', "'x'", "f16",
+          "f32", "gnu", "portable", "../x", "A", "&a", "*a", "!!str 5", "!!python/none",
+          "lanes", "stats", "cores", "memory", "channels", "targets", ":", "-", "#", "\t",
+          "    ", "\n", "0xAFF00004", "99999999999999999999", "?", "|", ">"]
+
+
+def mutate(text: str, rng: random.Random) -> str:
+    lines = text.split("\n")
+    for _ in range(rng.randint(1, 4)):
+        op = rng.randrange(6)
+        i = rng.randrange(len(lines))
+        if op == 0 and len(lines) > 1:
+            del lines[i]
+        elif op == 1:
+            lines.insert(i, lines[rng.randrange(len(lines))])
+        elif op == 2:                       # replace a word
+            words = lines[i].split(" ")
+            j = rng.randrange(len(words))
+            words[j] = rng.choice(TOKENS)
+            lines[i] = " ".join(words)
+        elif op == 3:                       # re-indent
+            lines[i] = " " * rng.randrange(8) + lines[i].lstrip()
+        elif op == 4 and lines[i]:          # flip a character
+            j = rng.randrange(len(lines[i]))
+            lines[i] = lines[i][:j] + chr(rng.randrange(32, 127)) + lines[i][j + 1:]
+        else:                               # append a token
+            lines[i] += " " + rng.choice(TOKENS)
+    return "\n".join(lines)
+
+
+def main() -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("--iterations", type=int, default=3000)
+    p.add_argument("--seconds", type=float, default=60.0)
+    p.add_argument("--seed", type=int, default=1)
+    args = p.parse_args()
+    with open(os.path.join(ROOT, "targets.yaml")) as f:
+        original = f.read()
+    rng = random.Random(args.seed)
+    env = environment()
+    start = time.monotonic()
+    counts = {"loaded": 0, "clean error": 0}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "targets.yaml")
+        n = 0
+        while n < args.iterations and time.monotonic() - start < args.seconds:
+            text = mutate(original, rng)
+            with open(path, "w") as f:
+                f.write(text)
+            try:
+                config = load(path)
+                for target in config.targets:
+                    tp = plan_target(target)
+                    if n % 25 == 0:
+                        render_target(env, tp)
+                counts["loaded"] += 1
+            except ConfigError as e:
+                if not str(e).startswith(path):
+                    print(f"error without file and line: {e}\n--- input:\n{text}")
+                    return 1
+                counts["clean error"] += 1
+            except Exception:
+                print(f"traceback on input {n} (seed {args.seed}):\n{traceback.format_exc()}"
+                      f"--- input:\n{text}")
+                return 1
+            n += 1
+    print(f"generator fuzz: {n} mutated targets.yaml, {counts['loaded']} loaded, "
+          f"{counts['clean error']} clean errors, 0 tracebacks ({time.monotonic() - start:.1f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
