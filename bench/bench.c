@@ -37,6 +37,9 @@ typedef struct {
     int dnnl_nargs;
     dnnl_exec_arg_t dnnl_args[9];
     float *dnnl_dx;                     /* oneDNN's dx, compared with ours once */
+    void *dnnl_buffers[4];              /* variance, diff scale, diff shift, shift */
+    char dnnl_impl[128];
+    dnnl_memory_t dnnl_memory[9];
 #endif
 } problem;
 
@@ -190,7 +193,7 @@ static const char *dnnl_setup(problem *p, dnnl_engine_t engine, float *variance,
     const dnnl_dims_t cdims = {(dnnl_dim_t)p->channel};
     const unsigned flags = dnnl_use_scale | dnnl_use_shift;
     const char *impl;
-    dnnl_memory_t mem[9];
+    dnnl_memory_t *mem = p->dnnl_memory;
     /* The backward primitive asks for the shift too, though its result does not use it. */
     void *ptrs[9] = {p->x, p->mean, variance, p->dy, p->scale, dx_out, dscale_out, dbias_out,
                      calloc(p->channel, sizeof(float))};
@@ -207,6 +210,10 @@ static const char *dnnl_setup(problem *p, dnnl_engine_t engine, float *variance,
     DNNL_OK(dnnl_primitive_desc_create(&bwd_pd, &bwd_d, NULL, engine, fwd_pd));
     DNNL_OK(dnnl_primitive_desc_query(bwd_pd, dnnl_query_impl_info_str, 0, &impl));
     DNNL_OK(dnnl_primitive_create(&p->dnnl_bwd, bwd_pd));
+    p->dnnl_buffers[0] = variance;
+    p->dnnl_buffers[1] = dscale_out;
+    p->dnnl_buffers[2] = dbias_out;
+    p->dnnl_buffers[3] = ptrs[8];
     DNNL_OK(dnnl_stream_create(&p->dnnl_stream, engine, dnnl_stream_default_flags));
     for (i = 0; i < 9; i++) {
         DNNL_OK(dnnl_memory_create(&mem[i], i == 0 || i == 3 || i == 5 ? &data : &stat, engine, ptrs[i]));
@@ -216,7 +223,11 @@ static const char *dnnl_setup(problem *p, dnnl_engine_t engine, float *variance,
     p->dnnl_nargs = 9;
     DNNL_OK(dnnl_primitive_execute(p->dnnl_bwd, p->dnnl_stream, p->dnnl_nargs, p->dnnl_args));
     DNNL_OK(dnnl_stream_wait(p->dnnl_stream));
-    return impl;
+    /* impl lives in the primitive descriptor: copy it before the descriptors go. */
+    snprintf(p->dnnl_impl, sizeof p->dnnl_impl, "%s", impl);
+    dnnl_primitive_desc_destroy(bwd_pd);
+    dnnl_primitive_desc_destroy(fwd_pd);
+    return p->dnnl_impl;
 }
 #endif
 
@@ -274,6 +285,14 @@ static int host_cores(void)
         n = BNG_TARGET_CORES;
     return n < 1 ? 1 : (int)n;
 }
+
+#ifdef BNG_BENCH_DNNL
+static dnnl_engine_t engine;
+static void destroy_engine(void)
+{
+    dnnl_engine_destroy(engine);
+}
+#endif
 
 static void bench_shape(const char *dtype, const char *backend, size_t batch, size_t channel,
                         double seconds, FILE *csv)
@@ -354,12 +373,13 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
         v[nv++] = (variant){"naive loop", run_naive_f32};
 #ifdef BNG_BENCH_DNNL
         {
-            static dnnl_engine_t engine;
             float *variance = alloc(channel * sizeof(float));
             for (c = 0; c < channel; c++)
                 variance[c] = 1.0f / (((float *)p.invar)[c] * ((float *)p.invar)[c]);
-            if (!engine)
+            if (!engine) {
                 DNNL_OK(dnnl_engine_create(&engine, dnnl_cpu, 0));
+                atexit(destroy_engine);
+            }
             /* oneDNN writes its own outputs, so that ours stay untouched. */
             p.dnnl_dx = alloc(n * 4);
             impl = dnnl_setup(&p, engine, variance, p.dnnl_dx, alloc(channel * 4), alloc(channel * 4));
@@ -408,6 +428,17 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
         fprintf(stderr, "bench: status %lld\n", p.params[BNG_PARAM_STATUS]);
         exit(1);
     }
+#ifdef BNG_BENCH_DNNL
+    if (dnnl_at >= 0) {
+        dnnl_primitive_destroy(p.dnnl_bwd);
+        dnnl_stream_destroy(p.dnnl_stream);
+        for (i = 0; i < 9; i++)
+            dnnl_memory_destroy(p.dnnl_memory[i]);
+        for (i = 0; i < 4; i++)
+            free(p.dnnl_buffers[i]);
+        free(p.dnnl_dx);
+    }
+#endif
     free(p.x);
     free(p.dy);
     free(p.dx);

@@ -20,6 +20,7 @@ MAX_LANES = 64          # the widest vector include/bng_vec.h defines
 MAX_CORES = 31            # core_mask is a C int: bit 31 is its sign
 MAX_SPECIALIZED_CHANNELS = 4096
 MIN_PRIVATE_BYTES = 4096
+MAX_UNROLL = 256
 
 
 class ConfigError(Exception):
@@ -182,7 +183,8 @@ def _target(doc: _Doc, name: str, knode, node) -> Target:
     key = f"targets.{name}"
     if not TARGET_NAME.match(name):
         doc.fail(knode, key, "a target name is lower-case letters, digits and _ only")
-    names = ("description", "dtypes", "cores", "vector_backend", "memory", "channels")
+    names = ("description", "dtypes", "cores", "vector_backend", "memory", "channels",
+             "max_unroll")
     f = doc.mapping(node, key, names, names)
     target = Target(
         name=name,
@@ -192,6 +194,7 @@ def _target(doc: _Doc, name: str, knode, node) -> Target:
         vector_backend=doc.choice(f["vector_backend"][1], f"{key}.vector_backend", BACKENDS),
         memory=_memory(doc, f["memory"][1], f"{key}.memory"),
         channels=_channels(doc, f["channels"][1], f"{key}.channels"),
+        max_unroll=doc.integer(f["max_unroll"][1], f"{key}.max_unroll", 1, MAX_UNROLL),
     )
 
     def fail(message):

@@ -32,6 +32,7 @@ class Target:
     vector_backend: str
     memory: MemoryConfig
     channels: Tuple[int, ...]
+    max_unroll: int
     channels_overridden: bool = False   # True when --channels replaced the YAML list
 
     def dtype(self, name: str) -> Optional[DTypeConfig]:

@@ -60,12 +60,24 @@ def segments(channels: int, lanes: int) -> Tuple[Segment, ...]:
 
 
 @dataclass(frozen=True)
+class ColumnGroup:
+    """Channels [start, start + repeat * step) as ``repeat`` copies of ``segments``
+    (offsets relative to the copy's first channel): straight code when repeat is 1,
+    else a loop whose body is the segments."""
+    start: int
+    repeat: int
+    step: int
+    segments: Tuple[Segment, ...]
+
+
+@dataclass(frozen=True)
 class Kernel:
     """One registered kernel: a set of row ukernels for one channel count (None: any)."""
     target: str
     dtype: str
     lanes: int
     channels: Optional[int]
+    max_unroll: int = 0    # vector operations per row the code may spell out (0: no cap)
 
     @property
     def variant(self) -> str:
@@ -86,8 +98,31 @@ class Kernel:
         return segments(self.channels, self.lanes)
 
     @property
+    def partial(self) -> bool:
+        """Above the target's code-size cap: a loop over blocks of max_unroll vectors."""
+        return bool(self.max_unroll) and len(self.segments) > self.max_unroll
+
+    @property
+    def groups(self) -> Tuple[ColumnGroup, ...]:
+        if not self.partial:
+            return (ColumnGroup(0, 1, self.channels, self.segments),)
+        step = self.max_unroll * self.lanes
+        blocks = self.channels // step
+        body = tuple(Segment(i * self.lanes, self.lanes) for i in range(self.max_unroll))
+        out = [ColumnGroup(0, blocks, step, body)]
+        rest = self.channels - blocks * step
+        if rest:
+            out.append(ColumnGroup(blocks * step, 1, rest, segments(rest, self.lanes)))
+        return tuple(out)
+
+    @property
     def vector_ops_per_row(self) -> int:
         return len(self.segments)
+
+    @property
+    def vector_ops_in_code(self) -> int:
+        """Vector operations per row written out in the source (the unroll)."""
+        return sum(len(g.segments) for g in self.groups)
 
 
 @dataclass(frozen=True)
@@ -131,6 +166,11 @@ class DTypePlan:
     @property
     def element_bytes(self) -> int:
         return ELEMENT_BYTES[self.name]
+
+    @property
+    def element_shift(self) -> int:
+        """log2 of the element size, for address checks without division."""
+        return self.element_bytes.bit_length() - 1
 
     @property
     def stats_bytes(self) -> int:
@@ -223,6 +263,7 @@ class TargetPlan:
 def plan_target(target: Target) -> TargetPlan:
     dtypes = []
     for d in target.dtypes:
-        spec = tuple(Kernel(target.name, d.name, d.lanes, c) for c in target.channels)
+        spec = tuple(Kernel(target.name, d.name, d.lanes, c, target.max_unroll)
+                     for c in target.channels)
         dtypes.append(DTypePlan(d, spec, Kernel(target.name, d.name, d.lanes, None)))
     return TargetPlan(target, tuple(dtypes))

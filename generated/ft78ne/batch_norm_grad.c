@@ -33,12 +33,35 @@ typedef struct {
     int is_train;
 } bng_shape;
 
+/* batch * channel elements of 2^element_shift bytes fit BNG_ADDRESS_LIMIT. No 64-bit
+ * division (a runtime-library call on 32-bit cores): 32x32-bit products only. */
+static int bng_fits(unsigned long long batch, unsigned long long channel, unsigned element_shift)
+{
+    const unsigned long long limit = BNG_ADDRESS_LIMIT >> element_shift;
+    const unsigned long long low = 0xffffffffull;
+    unsigned long long big = batch > channel ? batch : channel;
+    unsigned long long small = batch > channel ? channel : batch;
+    unsigned long long high_part, low_part;
+
+    if (big > limit)
+        return 0;                  /* both are at least 1 */
+    if (big <= low)
+        return big * small <= limit;
+    if (small > low)
+        return 0;                  /* the product passes 2^64 */
+    high_part = (big >> 32) * small;
+    low_part = (big & low) * small;
+    if (high_part > low)
+        return 0;
+    high_part <<= 32;
+    return low_part <= limit && high_part <= limit - low_part;
+}
+
 /* Validate the parameter block and the data pointers: BNG_OK or the error status. */
 static int bng_read_params(const long long *params, const void *x, const void *dy,
-                           const void *dx, size_t element_bytes, bng_shape *shape)
+                           const void *dx, unsigned element_shift, bng_shape *shape)
 {
     int slot;
-    unsigned long long batch, channel;
 
     if (x == NULL || dy == NULL || dx == NULL)
         return BNG_ENULL;
@@ -49,12 +72,11 @@ static int bng_read_params(const long long *params, const void *x, const void *d
         return BNG_EBATCH;
     if (params[BNG_PARAM_CHANNEL] < 1)
         return BNG_ECHANNEL;
-    batch = (unsigned long long)params[BNG_PARAM_BATCH];
-    channel = (unsigned long long)params[BNG_PARAM_CHANNEL];
-    if (batch > BNG_ADDRESS_LIMIT / element_bytes / channel)
+    if (!bng_fits((unsigned long long)params[BNG_PARAM_BATCH],
+                  (unsigned long long)params[BNG_PARAM_CHANNEL], element_shift))
         return BNG_ERANGE;
-    shape->batch = (size_t)batch;
-    shape->channel = (size_t)channel;
+    shape->batch = (size_t)params[BNG_PARAM_BATCH];
+    shape->channel = (size_t)params[BNG_PARAM_CHANNEL];
     shape->is_train = params[BNG_PARAM_IS_TRAIN] != 0;
     return BNG_OK;
 }
@@ -229,7 +251,7 @@ void fp_batch_norm_grad_p(float *x, float *dy, float *dx, long long *params)
 
     if (params == NULL)
         return;     /* nowhere to report: touch nothing */
-    status = bng_read_params(params, x, dy, dx, sizeof(*x), &shape);
+    status = bng_read_params(params, x, dy, dx, 2, &shape);
     if (status == BNG_OK) {
         bng_f32_stats stats;
 
@@ -437,7 +459,7 @@ void fp_batch_norm_grad_s(float *x, float *dy, float *dx, int core_mask)
 {
     long long *params = BNG_SHARED_PARAMS;
     bng_f32_shared_job job;
-    int status = bng_read_params(params, x, dy, dx, sizeof(*x), &job.shape);
+    int status = bng_read_params(params, x, dy, dx, 2, &job.shape);
 
     job.mask = (unsigned)core_mask & BNG_ALL_CORES;
     if (status == BNG_OK && job.mask == 0)

@@ -23,23 +23,28 @@ void bng_f16_reduce_ukernel__mt7004_c32_v32(
     const half *x, const half *dy, const float *mean,
     float *sum_dy, float *sum_dyxm)
 {
-    const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + 0);
-
     (void)width;    /* always 32: the table registers this kernel for it alone */
-    while (rows != 0) {
-        size_t n = rows < BNG_BLOCK_ROWS ? rows : BNG_BLOCK_ROWS;
-        bng_f32x32 acc_dy0 = bng_f32x32_zero();
-        bng_f32x32 acc_dyxm0 = bng_f32x32_zero();
+    {
+        const size_t c = 0;
+        const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
+        const half *xr = x + c, *dyr = dy + c;
+        size_t left = rows;
 
-        rows -= n;
-        for (; n != 0; n--, x += stride, dy += stride) {
-            const bng_f32x32 dy0 = bng_f32x32_load_f16(dy + 0);
-            const bng_f32x32 xm0 = bng_f32x32_sub(bng_f32x32_load_f16(x + 0), mean0);
-            acc_dy0 = bng_f32x32_add(acc_dy0, dy0);
-            acc_dyxm0 = bng_f32x32_add(acc_dyxm0, bng_f32x32_mul(dy0, xm0));
+        while (left != 0) {
+            size_t n = left < BNG_BLOCK_ROWS ? left : BNG_BLOCK_ROWS;
+            bng_f32x32 acc_dy0 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm0 = bng_f32x32_zero();
+
+            left -= n;
+            for (; n != 0; n--, xr += stride, dyr += stride) {
+                const bng_f32x32 dy0 = bng_f32x32_load_f16(dyr + 0);
+                const bng_f32x32 xm0 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
+                acc_dy0 = bng_f32x32_add(acc_dy0, dy0);
+                acc_dyxm0 = bng_f32x32_add(acc_dyxm0, bng_f32x32_mul(dy0, xm0));
+            }
+            bng_f32x32_store_f32(sum_dy + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 0), acc_dy0));
+            bng_f32x32_store_f32(sum_dyxm + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 0), acc_dyxm0));
         }
-        bng_f32x32_store_f32(sum_dy + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + 0), acc_dy0));
-        bng_f32x32_store_f32(sum_dyxm + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + 0), acc_dyxm0));
     }
 }
 
@@ -48,18 +53,24 @@ void bng_f16_dxtrain_ukernel__mt7004_c32_v32(
     const half *x, const half *dy, half *dx,
     const float *mean, const float *gain, const float *dy_mean, const float *slope)
 {
-    const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + 0);
-    const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + 0);
-    const bng_f32x32 dy_mean0 = bng_f32x32_load_f32(dy_mean + 0);
-    const bng_f32x32 slope0 = bng_f32x32_load_f32(slope + 0);
-
     (void)width;    /* always 32 */
-    /* dx may be x or dy: each segment is loaded before it is stored. */
-    for (; rows != 0; rows--, x += stride, dy += stride, dx += stride) {
-        {
-            const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + 0), mean0);
-            const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + 0), dy_mean0);
-            bng_f32x32_store_f16(dx + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))));
+    {
+        const size_t c = 0;
+        const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
+        const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0);
+        const bng_f32x32 dy_mean0 = bng_f32x32_load_f32(dy_mean + c + 0);
+        const bng_f32x32 slope0 = bng_f32x32_load_f32(slope + c + 0);
+        const half *xr = x + c, *dyr = dy + c;
+        half *dxr = dx + c;
+        size_t left;
+
+        /* dx may be x or dy: each segment is loaded before it is stored. */
+        for (left = rows; left != 0; left--, xr += stride, dyr += stride, dxr += stride) {
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 0), dy_mean0);
+                bng_f32x32_store_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))));
+            }
         }
     }
 }
@@ -68,11 +79,17 @@ void bng_f16_dxinfer_ukernel__mt7004_c32_v32(
     size_t rows, size_t width, size_t stride,
     const half *dy, half *dx, const float *gain)
 {
-    const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + 0);
-
     (void)width;    /* always 32 */
-    for (; rows != 0; rows--, dy += stride, dx += stride) {
-        bng_f32x32_store_f16(dx + 0, bng_f32x32_mul(gain0, bng_f32x32_load_f16(dy + 0)));
+    {
+        const size_t c = 0;
+        const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0);
+        const half *dyr = dy + c;
+        half *dxr = dx + c;
+        size_t left;
+
+        for (left = rows; left != 0; left--, dyr += stride, dxr += stride) {
+            bng_f32x32_store_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_f16(dyr + 0)));
+        }
     }
 }
 
@@ -83,32 +100,37 @@ void bng_f16_reduce_ukernel__mt7004_c64_v32(
     const half *x, const half *dy, const float *mean,
     float *sum_dy, float *sum_dyxm)
 {
-    const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + 0);
-    const bng_f32x32 mean1 = bng_f32x32_load_f32(mean + 32);
-
     (void)width;    /* always 64: the table registers this kernel for it alone */
-    while (rows != 0) {
-        size_t n = rows < BNG_BLOCK_ROWS ? rows : BNG_BLOCK_ROWS;
-        bng_f32x32 acc_dy0 = bng_f32x32_zero();
-        bng_f32x32 acc_dyxm0 = bng_f32x32_zero();
-        bng_f32x32 acc_dy1 = bng_f32x32_zero();
-        bng_f32x32 acc_dyxm1 = bng_f32x32_zero();
+    {
+        const size_t c = 0;
+        const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
+        const bng_f32x32 mean1 = bng_f32x32_load_f32(mean + c + 32);
+        const half *xr = x + c, *dyr = dy + c;
+        size_t left = rows;
 
-        rows -= n;
-        for (; n != 0; n--, x += stride, dy += stride) {
-            const bng_f32x32 dy0 = bng_f32x32_load_f16(dy + 0);
-            const bng_f32x32 xm0 = bng_f32x32_sub(bng_f32x32_load_f16(x + 0), mean0);
-            const bng_f32x32 dy1 = bng_f32x32_load_f16(dy + 32);
-            const bng_f32x32 xm1 = bng_f32x32_sub(bng_f32x32_load_f16(x + 32), mean1);
-            acc_dy0 = bng_f32x32_add(acc_dy0, dy0);
-            acc_dyxm0 = bng_f32x32_add(acc_dyxm0, bng_f32x32_mul(dy0, xm0));
-            acc_dy1 = bng_f32x32_add(acc_dy1, dy1);
-            acc_dyxm1 = bng_f32x32_add(acc_dyxm1, bng_f32x32_mul(dy1, xm1));
+        while (left != 0) {
+            size_t n = left < BNG_BLOCK_ROWS ? left : BNG_BLOCK_ROWS;
+            bng_f32x32 acc_dy0 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm0 = bng_f32x32_zero();
+            bng_f32x32 acc_dy1 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm1 = bng_f32x32_zero();
+
+            left -= n;
+            for (; n != 0; n--, xr += stride, dyr += stride) {
+                const bng_f32x32 dy0 = bng_f32x32_load_f16(dyr + 0);
+                const bng_f32x32 xm0 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
+                const bng_f32x32 dy1 = bng_f32x32_load_f16(dyr + 32);
+                const bng_f32x32 xm1 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
+                acc_dy0 = bng_f32x32_add(acc_dy0, dy0);
+                acc_dyxm0 = bng_f32x32_add(acc_dyxm0, bng_f32x32_mul(dy0, xm0));
+                acc_dy1 = bng_f32x32_add(acc_dy1, dy1);
+                acc_dyxm1 = bng_f32x32_add(acc_dyxm1, bng_f32x32_mul(dy1, xm1));
+            }
+            bng_f32x32_store_f32(sum_dy + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 0), acc_dy0));
+            bng_f32x32_store_f32(sum_dyxm + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 0), acc_dyxm0));
+            bng_f32x32_store_f32(sum_dy + c + 32, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 32), acc_dy1));
+            bng_f32x32_store_f32(sum_dyxm + c + 32, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 32), acc_dyxm1));
         }
-        bng_f32x32_store_f32(sum_dy + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + 0), acc_dy0));
-        bng_f32x32_store_f32(sum_dyxm + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + 0), acc_dyxm0));
-        bng_f32x32_store_f32(sum_dy + 32, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + 32), acc_dy1));
-        bng_f32x32_store_f32(sum_dyxm + 32, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + 32), acc_dyxm1));
     }
 }
 
@@ -117,27 +139,33 @@ void bng_f16_dxtrain_ukernel__mt7004_c64_v32(
     const half *x, const half *dy, half *dx,
     const float *mean, const float *gain, const float *dy_mean, const float *slope)
 {
-    const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + 0);
-    const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + 0);
-    const bng_f32x32 dy_mean0 = bng_f32x32_load_f32(dy_mean + 0);
-    const bng_f32x32 slope0 = bng_f32x32_load_f32(slope + 0);
-    const bng_f32x32 mean1 = bng_f32x32_load_f32(mean + 32);
-    const bng_f32x32 gain1 = bng_f32x32_load_f32(gain + 32);
-    const bng_f32x32 dy_mean1 = bng_f32x32_load_f32(dy_mean + 32);
-    const bng_f32x32 slope1 = bng_f32x32_load_f32(slope + 32);
-
     (void)width;    /* always 64 */
-    /* dx may be x or dy: each segment is loaded before it is stored. */
-    for (; rows != 0; rows--, x += stride, dy += stride, dx += stride) {
-        {
-            const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + 0), mean0);
-            const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + 0), dy_mean0);
-            bng_f32x32_store_f16(dx + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))));
-        }
-        {
-            const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + 32), mean1);
-            const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + 32), dy_mean1);
-            bng_f32x32_store_f16(dx + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))));
+    {
+        const size_t c = 0;
+        const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
+        const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0);
+        const bng_f32x32 dy_mean0 = bng_f32x32_load_f32(dy_mean + c + 0);
+        const bng_f32x32 slope0 = bng_f32x32_load_f32(slope + c + 0);
+        const bng_f32x32 mean1 = bng_f32x32_load_f32(mean + c + 32);
+        const bng_f32x32 gain1 = bng_f32x32_load_f32(gain + c + 32);
+        const bng_f32x32 dy_mean1 = bng_f32x32_load_f32(dy_mean + c + 32);
+        const bng_f32x32 slope1 = bng_f32x32_load_f32(slope + c + 32);
+        const half *xr = x + c, *dyr = dy + c;
+        half *dxr = dx + c;
+        size_t left;
+
+        /* dx may be x or dy: each segment is loaded before it is stored. */
+        for (left = rows; left != 0; left--, xr += stride, dyr += stride, dxr += stride) {
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 0), dy_mean0);
+                bng_f32x32_store_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))));
+            }
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 32), dy_mean1);
+                bng_f32x32_store_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))));
+            }
         }
     }
 }
@@ -146,13 +174,19 @@ void bng_f16_dxinfer_ukernel__mt7004_c64_v32(
     size_t rows, size_t width, size_t stride,
     const half *dy, half *dx, const float *gain)
 {
-    const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + 0);
-    const bng_f32x32 gain1 = bng_f32x32_load_f32(gain + 32);
-
     (void)width;    /* always 64 */
-    for (; rows != 0; rows--, dy += stride, dx += stride) {
-        bng_f32x32_store_f16(dx + 0, bng_f32x32_mul(gain0, bng_f32x32_load_f16(dy + 0)));
-        bng_f32x32_store_f16(dx + 32, bng_f32x32_mul(gain1, bng_f32x32_load_f16(dy + 32)));
+    {
+        const size_t c = 0;
+        const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0);
+        const bng_f32x32 gain1 = bng_f32x32_load_f32(gain + c + 32);
+        const half *dyr = dy + c;
+        half *dxr = dx + c;
+        size_t left;
+
+        for (left = rows; left != 0; left--, dyr += stride, dxr += stride) {
+            bng_f32x32_store_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_f16(dyr + 0)));
+            bng_f32x32_store_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_f16(dyr + 32)));
+        }
     }
 }
 
@@ -163,50 +197,55 @@ void bng_f16_reduce_ukernel__mt7004_c128_v32(
     const half *x, const half *dy, const float *mean,
     float *sum_dy, float *sum_dyxm)
 {
-    const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + 0);
-    const bng_f32x32 mean1 = bng_f32x32_load_f32(mean + 32);
-    const bng_f32x32 mean2 = bng_f32x32_load_f32(mean + 64);
-    const bng_f32x32 mean3 = bng_f32x32_load_f32(mean + 96);
-
     (void)width;    /* always 128: the table registers this kernel for it alone */
-    while (rows != 0) {
-        size_t n = rows < BNG_BLOCK_ROWS ? rows : BNG_BLOCK_ROWS;
-        bng_f32x32 acc_dy0 = bng_f32x32_zero();
-        bng_f32x32 acc_dyxm0 = bng_f32x32_zero();
-        bng_f32x32 acc_dy1 = bng_f32x32_zero();
-        bng_f32x32 acc_dyxm1 = bng_f32x32_zero();
-        bng_f32x32 acc_dy2 = bng_f32x32_zero();
-        bng_f32x32 acc_dyxm2 = bng_f32x32_zero();
-        bng_f32x32 acc_dy3 = bng_f32x32_zero();
-        bng_f32x32 acc_dyxm3 = bng_f32x32_zero();
+    {
+        const size_t c = 0;
+        const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
+        const bng_f32x32 mean1 = bng_f32x32_load_f32(mean + c + 32);
+        const bng_f32x32 mean2 = bng_f32x32_load_f32(mean + c + 64);
+        const bng_f32x32 mean3 = bng_f32x32_load_f32(mean + c + 96);
+        const half *xr = x + c, *dyr = dy + c;
+        size_t left = rows;
 
-        rows -= n;
-        for (; n != 0; n--, x += stride, dy += stride) {
-            const bng_f32x32 dy0 = bng_f32x32_load_f16(dy + 0);
-            const bng_f32x32 xm0 = bng_f32x32_sub(bng_f32x32_load_f16(x + 0), mean0);
-            const bng_f32x32 dy1 = bng_f32x32_load_f16(dy + 32);
-            const bng_f32x32 xm1 = bng_f32x32_sub(bng_f32x32_load_f16(x + 32), mean1);
-            const bng_f32x32 dy2 = bng_f32x32_load_f16(dy + 64);
-            const bng_f32x32 xm2 = bng_f32x32_sub(bng_f32x32_load_f16(x + 64), mean2);
-            const bng_f32x32 dy3 = bng_f32x32_load_f16(dy + 96);
-            const bng_f32x32 xm3 = bng_f32x32_sub(bng_f32x32_load_f16(x + 96), mean3);
-            acc_dy0 = bng_f32x32_add(acc_dy0, dy0);
-            acc_dyxm0 = bng_f32x32_add(acc_dyxm0, bng_f32x32_mul(dy0, xm0));
-            acc_dy1 = bng_f32x32_add(acc_dy1, dy1);
-            acc_dyxm1 = bng_f32x32_add(acc_dyxm1, bng_f32x32_mul(dy1, xm1));
-            acc_dy2 = bng_f32x32_add(acc_dy2, dy2);
-            acc_dyxm2 = bng_f32x32_add(acc_dyxm2, bng_f32x32_mul(dy2, xm2));
-            acc_dy3 = bng_f32x32_add(acc_dy3, dy3);
-            acc_dyxm3 = bng_f32x32_add(acc_dyxm3, bng_f32x32_mul(dy3, xm3));
+        while (left != 0) {
+            size_t n = left < BNG_BLOCK_ROWS ? left : BNG_BLOCK_ROWS;
+            bng_f32x32 acc_dy0 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm0 = bng_f32x32_zero();
+            bng_f32x32 acc_dy1 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm1 = bng_f32x32_zero();
+            bng_f32x32 acc_dy2 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm2 = bng_f32x32_zero();
+            bng_f32x32 acc_dy3 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm3 = bng_f32x32_zero();
+
+            left -= n;
+            for (; n != 0; n--, xr += stride, dyr += stride) {
+                const bng_f32x32 dy0 = bng_f32x32_load_f16(dyr + 0);
+                const bng_f32x32 xm0 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
+                const bng_f32x32 dy1 = bng_f32x32_load_f16(dyr + 32);
+                const bng_f32x32 xm1 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
+                const bng_f32x32 dy2 = bng_f32x32_load_f16(dyr + 64);
+                const bng_f32x32 xm2 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 64), mean2);
+                const bng_f32x32 dy3 = bng_f32x32_load_f16(dyr + 96);
+                const bng_f32x32 xm3 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 96), mean3);
+                acc_dy0 = bng_f32x32_add(acc_dy0, dy0);
+                acc_dyxm0 = bng_f32x32_add(acc_dyxm0, bng_f32x32_mul(dy0, xm0));
+                acc_dy1 = bng_f32x32_add(acc_dy1, dy1);
+                acc_dyxm1 = bng_f32x32_add(acc_dyxm1, bng_f32x32_mul(dy1, xm1));
+                acc_dy2 = bng_f32x32_add(acc_dy2, dy2);
+                acc_dyxm2 = bng_f32x32_add(acc_dyxm2, bng_f32x32_mul(dy2, xm2));
+                acc_dy3 = bng_f32x32_add(acc_dy3, dy3);
+                acc_dyxm3 = bng_f32x32_add(acc_dyxm3, bng_f32x32_mul(dy3, xm3));
+            }
+            bng_f32x32_store_f32(sum_dy + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 0), acc_dy0));
+            bng_f32x32_store_f32(sum_dyxm + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 0), acc_dyxm0));
+            bng_f32x32_store_f32(sum_dy + c + 32, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 32), acc_dy1));
+            bng_f32x32_store_f32(sum_dyxm + c + 32, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 32), acc_dyxm1));
+            bng_f32x32_store_f32(sum_dy + c + 64, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 64), acc_dy2));
+            bng_f32x32_store_f32(sum_dyxm + c + 64, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 64), acc_dyxm2));
+            bng_f32x32_store_f32(sum_dy + c + 96, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 96), acc_dy3));
+            bng_f32x32_store_f32(sum_dyxm + c + 96, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 96), acc_dyxm3));
         }
-        bng_f32x32_store_f32(sum_dy + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + 0), acc_dy0));
-        bng_f32x32_store_f32(sum_dyxm + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + 0), acc_dyxm0));
-        bng_f32x32_store_f32(sum_dy + 32, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + 32), acc_dy1));
-        bng_f32x32_store_f32(sum_dyxm + 32, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + 32), acc_dyxm1));
-        bng_f32x32_store_f32(sum_dy + 64, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + 64), acc_dy2));
-        bng_f32x32_store_f32(sum_dyxm + 64, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + 64), acc_dyxm2));
-        bng_f32x32_store_f32(sum_dy + 96, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + 96), acc_dy3));
-        bng_f32x32_store_f32(sum_dyxm + 96, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + 96), acc_dyxm3));
     }
 }
 
@@ -215,45 +254,51 @@ void bng_f16_dxtrain_ukernel__mt7004_c128_v32(
     const half *x, const half *dy, half *dx,
     const float *mean, const float *gain, const float *dy_mean, const float *slope)
 {
-    const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + 0);
-    const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + 0);
-    const bng_f32x32 dy_mean0 = bng_f32x32_load_f32(dy_mean + 0);
-    const bng_f32x32 slope0 = bng_f32x32_load_f32(slope + 0);
-    const bng_f32x32 mean1 = bng_f32x32_load_f32(mean + 32);
-    const bng_f32x32 gain1 = bng_f32x32_load_f32(gain + 32);
-    const bng_f32x32 dy_mean1 = bng_f32x32_load_f32(dy_mean + 32);
-    const bng_f32x32 slope1 = bng_f32x32_load_f32(slope + 32);
-    const bng_f32x32 mean2 = bng_f32x32_load_f32(mean + 64);
-    const bng_f32x32 gain2 = bng_f32x32_load_f32(gain + 64);
-    const bng_f32x32 dy_mean2 = bng_f32x32_load_f32(dy_mean + 64);
-    const bng_f32x32 slope2 = bng_f32x32_load_f32(slope + 64);
-    const bng_f32x32 mean3 = bng_f32x32_load_f32(mean + 96);
-    const bng_f32x32 gain3 = bng_f32x32_load_f32(gain + 96);
-    const bng_f32x32 dy_mean3 = bng_f32x32_load_f32(dy_mean + 96);
-    const bng_f32x32 slope3 = bng_f32x32_load_f32(slope + 96);
-
     (void)width;    /* always 128 */
-    /* dx may be x or dy: each segment is loaded before it is stored. */
-    for (; rows != 0; rows--, x += stride, dy += stride, dx += stride) {
-        {
-            const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + 0), mean0);
-            const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + 0), dy_mean0);
-            bng_f32x32_store_f16(dx + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))));
-        }
-        {
-            const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + 32), mean1);
-            const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + 32), dy_mean1);
-            bng_f32x32_store_f16(dx + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))));
-        }
-        {
-            const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + 64), mean2);
-            const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + 64), dy_mean2);
-            bng_f32x32_store_f16(dx + 64, bng_f32x32_mul(gain2, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope2))));
-        }
-        {
-            const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + 96), mean3);
-            const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + 96), dy_mean3);
-            bng_f32x32_store_f16(dx + 96, bng_f32x32_mul(gain3, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope3))));
+    {
+        const size_t c = 0;
+        const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
+        const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0);
+        const bng_f32x32 dy_mean0 = bng_f32x32_load_f32(dy_mean + c + 0);
+        const bng_f32x32 slope0 = bng_f32x32_load_f32(slope + c + 0);
+        const bng_f32x32 mean1 = bng_f32x32_load_f32(mean + c + 32);
+        const bng_f32x32 gain1 = bng_f32x32_load_f32(gain + c + 32);
+        const bng_f32x32 dy_mean1 = bng_f32x32_load_f32(dy_mean + c + 32);
+        const bng_f32x32 slope1 = bng_f32x32_load_f32(slope + c + 32);
+        const bng_f32x32 mean2 = bng_f32x32_load_f32(mean + c + 64);
+        const bng_f32x32 gain2 = bng_f32x32_load_f32(gain + c + 64);
+        const bng_f32x32 dy_mean2 = bng_f32x32_load_f32(dy_mean + c + 64);
+        const bng_f32x32 slope2 = bng_f32x32_load_f32(slope + c + 64);
+        const bng_f32x32 mean3 = bng_f32x32_load_f32(mean + c + 96);
+        const bng_f32x32 gain3 = bng_f32x32_load_f32(gain + c + 96);
+        const bng_f32x32 dy_mean3 = bng_f32x32_load_f32(dy_mean + c + 96);
+        const bng_f32x32 slope3 = bng_f32x32_load_f32(slope + c + 96);
+        const half *xr = x + c, *dyr = dy + c;
+        half *dxr = dx + c;
+        size_t left;
+
+        /* dx may be x or dy: each segment is loaded before it is stored. */
+        for (left = rows; left != 0; left--, xr += stride, dyr += stride, dxr += stride) {
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 0), dy_mean0);
+                bng_f32x32_store_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))));
+            }
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 32), dy_mean1);
+                bng_f32x32_store_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))));
+            }
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 64), mean2);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 64), dy_mean2);
+                bng_f32x32_store_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope2))));
+            }
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 96), mean3);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 96), dy_mean3);
+                bng_f32x32_store_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope3))));
+            }
         }
     }
 }
@@ -262,17 +307,23 @@ void bng_f16_dxinfer_ukernel__mt7004_c128_v32(
     size_t rows, size_t width, size_t stride,
     const half *dy, half *dx, const float *gain)
 {
-    const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + 0);
-    const bng_f32x32 gain1 = bng_f32x32_load_f32(gain + 32);
-    const bng_f32x32 gain2 = bng_f32x32_load_f32(gain + 64);
-    const bng_f32x32 gain3 = bng_f32x32_load_f32(gain + 96);
-
     (void)width;    /* always 128 */
-    for (; rows != 0; rows--, dy += stride, dx += stride) {
-        bng_f32x32_store_f16(dx + 0, bng_f32x32_mul(gain0, bng_f32x32_load_f16(dy + 0)));
-        bng_f32x32_store_f16(dx + 32, bng_f32x32_mul(gain1, bng_f32x32_load_f16(dy + 32)));
-        bng_f32x32_store_f16(dx + 64, bng_f32x32_mul(gain2, bng_f32x32_load_f16(dy + 64)));
-        bng_f32x32_store_f16(dx + 96, bng_f32x32_mul(gain3, bng_f32x32_load_f16(dy + 96)));
+    {
+        const size_t c = 0;
+        const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0);
+        const bng_f32x32 gain1 = bng_f32x32_load_f32(gain + c + 32);
+        const bng_f32x32 gain2 = bng_f32x32_load_f32(gain + c + 64);
+        const bng_f32x32 gain3 = bng_f32x32_load_f32(gain + c + 96);
+        const half *dyr = dy + c;
+        half *dxr = dx + c;
+        size_t left;
+
+        for (left = rows; left != 0; left--, dyr += stride, dxr += stride) {
+            bng_f32x32_store_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_f16(dyr + 0)));
+            bng_f32x32_store_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_f16(dyr + 32)));
+            bng_f32x32_store_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_load_f16(dyr + 64)));
+            bng_f32x32_store_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_load_f16(dyr + 96)));
+        }
     }
 }
 
@@ -283,86 +334,91 @@ void bng_f16_reduce_ukernel__mt7004_c256_v32(
     const half *x, const half *dy, const float *mean,
     float *sum_dy, float *sum_dyxm)
 {
-    const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + 0);
-    const bng_f32x32 mean1 = bng_f32x32_load_f32(mean + 32);
-    const bng_f32x32 mean2 = bng_f32x32_load_f32(mean + 64);
-    const bng_f32x32 mean3 = bng_f32x32_load_f32(mean + 96);
-    const bng_f32x32 mean4 = bng_f32x32_load_f32(mean + 128);
-    const bng_f32x32 mean5 = bng_f32x32_load_f32(mean + 160);
-    const bng_f32x32 mean6 = bng_f32x32_load_f32(mean + 192);
-    const bng_f32x32 mean7 = bng_f32x32_load_f32(mean + 224);
-
     (void)width;    /* always 256: the table registers this kernel for it alone */
-    while (rows != 0) {
-        size_t n = rows < BNG_BLOCK_ROWS ? rows : BNG_BLOCK_ROWS;
-        bng_f32x32 acc_dy0 = bng_f32x32_zero();
-        bng_f32x32 acc_dyxm0 = bng_f32x32_zero();
-        bng_f32x32 acc_dy1 = bng_f32x32_zero();
-        bng_f32x32 acc_dyxm1 = bng_f32x32_zero();
-        bng_f32x32 acc_dy2 = bng_f32x32_zero();
-        bng_f32x32 acc_dyxm2 = bng_f32x32_zero();
-        bng_f32x32 acc_dy3 = bng_f32x32_zero();
-        bng_f32x32 acc_dyxm3 = bng_f32x32_zero();
-        bng_f32x32 acc_dy4 = bng_f32x32_zero();
-        bng_f32x32 acc_dyxm4 = bng_f32x32_zero();
-        bng_f32x32 acc_dy5 = bng_f32x32_zero();
-        bng_f32x32 acc_dyxm5 = bng_f32x32_zero();
-        bng_f32x32 acc_dy6 = bng_f32x32_zero();
-        bng_f32x32 acc_dyxm6 = bng_f32x32_zero();
-        bng_f32x32 acc_dy7 = bng_f32x32_zero();
-        bng_f32x32 acc_dyxm7 = bng_f32x32_zero();
+    {
+        const size_t c = 0;
+        const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
+        const bng_f32x32 mean1 = bng_f32x32_load_f32(mean + c + 32);
+        const bng_f32x32 mean2 = bng_f32x32_load_f32(mean + c + 64);
+        const bng_f32x32 mean3 = bng_f32x32_load_f32(mean + c + 96);
+        const bng_f32x32 mean4 = bng_f32x32_load_f32(mean + c + 128);
+        const bng_f32x32 mean5 = bng_f32x32_load_f32(mean + c + 160);
+        const bng_f32x32 mean6 = bng_f32x32_load_f32(mean + c + 192);
+        const bng_f32x32 mean7 = bng_f32x32_load_f32(mean + c + 224);
+        const half *xr = x + c, *dyr = dy + c;
+        size_t left = rows;
 
-        rows -= n;
-        for (; n != 0; n--, x += stride, dy += stride) {
-            const bng_f32x32 dy0 = bng_f32x32_load_f16(dy + 0);
-            const bng_f32x32 xm0 = bng_f32x32_sub(bng_f32x32_load_f16(x + 0), mean0);
-            const bng_f32x32 dy1 = bng_f32x32_load_f16(dy + 32);
-            const bng_f32x32 xm1 = bng_f32x32_sub(bng_f32x32_load_f16(x + 32), mean1);
-            const bng_f32x32 dy2 = bng_f32x32_load_f16(dy + 64);
-            const bng_f32x32 xm2 = bng_f32x32_sub(bng_f32x32_load_f16(x + 64), mean2);
-            const bng_f32x32 dy3 = bng_f32x32_load_f16(dy + 96);
-            const bng_f32x32 xm3 = bng_f32x32_sub(bng_f32x32_load_f16(x + 96), mean3);
-            const bng_f32x32 dy4 = bng_f32x32_load_f16(dy + 128);
-            const bng_f32x32 xm4 = bng_f32x32_sub(bng_f32x32_load_f16(x + 128), mean4);
-            const bng_f32x32 dy5 = bng_f32x32_load_f16(dy + 160);
-            const bng_f32x32 xm5 = bng_f32x32_sub(bng_f32x32_load_f16(x + 160), mean5);
-            const bng_f32x32 dy6 = bng_f32x32_load_f16(dy + 192);
-            const bng_f32x32 xm6 = bng_f32x32_sub(bng_f32x32_load_f16(x + 192), mean6);
-            const bng_f32x32 dy7 = bng_f32x32_load_f16(dy + 224);
-            const bng_f32x32 xm7 = bng_f32x32_sub(bng_f32x32_load_f16(x + 224), mean7);
-            acc_dy0 = bng_f32x32_add(acc_dy0, dy0);
-            acc_dyxm0 = bng_f32x32_add(acc_dyxm0, bng_f32x32_mul(dy0, xm0));
-            acc_dy1 = bng_f32x32_add(acc_dy1, dy1);
-            acc_dyxm1 = bng_f32x32_add(acc_dyxm1, bng_f32x32_mul(dy1, xm1));
-            acc_dy2 = bng_f32x32_add(acc_dy2, dy2);
-            acc_dyxm2 = bng_f32x32_add(acc_dyxm2, bng_f32x32_mul(dy2, xm2));
-            acc_dy3 = bng_f32x32_add(acc_dy3, dy3);
-            acc_dyxm3 = bng_f32x32_add(acc_dyxm3, bng_f32x32_mul(dy3, xm3));
-            acc_dy4 = bng_f32x32_add(acc_dy4, dy4);
-            acc_dyxm4 = bng_f32x32_add(acc_dyxm4, bng_f32x32_mul(dy4, xm4));
-            acc_dy5 = bng_f32x32_add(acc_dy5, dy5);
-            acc_dyxm5 = bng_f32x32_add(acc_dyxm5, bng_f32x32_mul(dy5, xm5));
-            acc_dy6 = bng_f32x32_add(acc_dy6, dy6);
-            acc_dyxm6 = bng_f32x32_add(acc_dyxm6, bng_f32x32_mul(dy6, xm6));
-            acc_dy7 = bng_f32x32_add(acc_dy7, dy7);
-            acc_dyxm7 = bng_f32x32_add(acc_dyxm7, bng_f32x32_mul(dy7, xm7));
+        while (left != 0) {
+            size_t n = left < BNG_BLOCK_ROWS ? left : BNG_BLOCK_ROWS;
+            bng_f32x32 acc_dy0 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm0 = bng_f32x32_zero();
+            bng_f32x32 acc_dy1 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm1 = bng_f32x32_zero();
+            bng_f32x32 acc_dy2 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm2 = bng_f32x32_zero();
+            bng_f32x32 acc_dy3 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm3 = bng_f32x32_zero();
+            bng_f32x32 acc_dy4 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm4 = bng_f32x32_zero();
+            bng_f32x32 acc_dy5 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm5 = bng_f32x32_zero();
+            bng_f32x32 acc_dy6 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm6 = bng_f32x32_zero();
+            bng_f32x32 acc_dy7 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm7 = bng_f32x32_zero();
+
+            left -= n;
+            for (; n != 0; n--, xr += stride, dyr += stride) {
+                const bng_f32x32 dy0 = bng_f32x32_load_f16(dyr + 0);
+                const bng_f32x32 xm0 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
+                const bng_f32x32 dy1 = bng_f32x32_load_f16(dyr + 32);
+                const bng_f32x32 xm1 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
+                const bng_f32x32 dy2 = bng_f32x32_load_f16(dyr + 64);
+                const bng_f32x32 xm2 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 64), mean2);
+                const bng_f32x32 dy3 = bng_f32x32_load_f16(dyr + 96);
+                const bng_f32x32 xm3 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 96), mean3);
+                const bng_f32x32 dy4 = bng_f32x32_load_f16(dyr + 128);
+                const bng_f32x32 xm4 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 128), mean4);
+                const bng_f32x32 dy5 = bng_f32x32_load_f16(dyr + 160);
+                const bng_f32x32 xm5 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 160), mean5);
+                const bng_f32x32 dy6 = bng_f32x32_load_f16(dyr + 192);
+                const bng_f32x32 xm6 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 192), mean6);
+                const bng_f32x32 dy7 = bng_f32x32_load_f16(dyr + 224);
+                const bng_f32x32 xm7 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 224), mean7);
+                acc_dy0 = bng_f32x32_add(acc_dy0, dy0);
+                acc_dyxm0 = bng_f32x32_add(acc_dyxm0, bng_f32x32_mul(dy0, xm0));
+                acc_dy1 = bng_f32x32_add(acc_dy1, dy1);
+                acc_dyxm1 = bng_f32x32_add(acc_dyxm1, bng_f32x32_mul(dy1, xm1));
+                acc_dy2 = bng_f32x32_add(acc_dy2, dy2);
+                acc_dyxm2 = bng_f32x32_add(acc_dyxm2, bng_f32x32_mul(dy2, xm2));
+                acc_dy3 = bng_f32x32_add(acc_dy3, dy3);
+                acc_dyxm3 = bng_f32x32_add(acc_dyxm3, bng_f32x32_mul(dy3, xm3));
+                acc_dy4 = bng_f32x32_add(acc_dy4, dy4);
+                acc_dyxm4 = bng_f32x32_add(acc_dyxm4, bng_f32x32_mul(dy4, xm4));
+                acc_dy5 = bng_f32x32_add(acc_dy5, dy5);
+                acc_dyxm5 = bng_f32x32_add(acc_dyxm5, bng_f32x32_mul(dy5, xm5));
+                acc_dy6 = bng_f32x32_add(acc_dy6, dy6);
+                acc_dyxm6 = bng_f32x32_add(acc_dyxm6, bng_f32x32_mul(dy6, xm6));
+                acc_dy7 = bng_f32x32_add(acc_dy7, dy7);
+                acc_dyxm7 = bng_f32x32_add(acc_dyxm7, bng_f32x32_mul(dy7, xm7));
+            }
+            bng_f32x32_store_f32(sum_dy + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 0), acc_dy0));
+            bng_f32x32_store_f32(sum_dyxm + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 0), acc_dyxm0));
+            bng_f32x32_store_f32(sum_dy + c + 32, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 32), acc_dy1));
+            bng_f32x32_store_f32(sum_dyxm + c + 32, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 32), acc_dyxm1));
+            bng_f32x32_store_f32(sum_dy + c + 64, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 64), acc_dy2));
+            bng_f32x32_store_f32(sum_dyxm + c + 64, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 64), acc_dyxm2));
+            bng_f32x32_store_f32(sum_dy + c + 96, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 96), acc_dy3));
+            bng_f32x32_store_f32(sum_dyxm + c + 96, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 96), acc_dyxm3));
+            bng_f32x32_store_f32(sum_dy + c + 128, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 128), acc_dy4));
+            bng_f32x32_store_f32(sum_dyxm + c + 128, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 128), acc_dyxm4));
+            bng_f32x32_store_f32(sum_dy + c + 160, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 160), acc_dy5));
+            bng_f32x32_store_f32(sum_dyxm + c + 160, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 160), acc_dyxm5));
+            bng_f32x32_store_f32(sum_dy + c + 192, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 192), acc_dy6));
+            bng_f32x32_store_f32(sum_dyxm + c + 192, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 192), acc_dyxm6));
+            bng_f32x32_store_f32(sum_dy + c + 224, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 224), acc_dy7));
+            bng_f32x32_store_f32(sum_dyxm + c + 224, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 224), acc_dyxm7));
         }
-        bng_f32x32_store_f32(sum_dy + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + 0), acc_dy0));
-        bng_f32x32_store_f32(sum_dyxm + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + 0), acc_dyxm0));
-        bng_f32x32_store_f32(sum_dy + 32, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + 32), acc_dy1));
-        bng_f32x32_store_f32(sum_dyxm + 32, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + 32), acc_dyxm1));
-        bng_f32x32_store_f32(sum_dy + 64, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + 64), acc_dy2));
-        bng_f32x32_store_f32(sum_dyxm + 64, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + 64), acc_dyxm2));
-        bng_f32x32_store_f32(sum_dy + 96, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + 96), acc_dy3));
-        bng_f32x32_store_f32(sum_dyxm + 96, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + 96), acc_dyxm3));
-        bng_f32x32_store_f32(sum_dy + 128, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + 128), acc_dy4));
-        bng_f32x32_store_f32(sum_dyxm + 128, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + 128), acc_dyxm4));
-        bng_f32x32_store_f32(sum_dy + 160, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + 160), acc_dy5));
-        bng_f32x32_store_f32(sum_dyxm + 160, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + 160), acc_dyxm5));
-        bng_f32x32_store_f32(sum_dy + 192, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + 192), acc_dy6));
-        bng_f32x32_store_f32(sum_dyxm + 192, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + 192), acc_dyxm6));
-        bng_f32x32_store_f32(sum_dy + 224, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + 224), acc_dy7));
-        bng_f32x32_store_f32(sum_dyxm + 224, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + 224), acc_dyxm7));
     }
 }
 
@@ -371,81 +427,87 @@ void bng_f16_dxtrain_ukernel__mt7004_c256_v32(
     const half *x, const half *dy, half *dx,
     const float *mean, const float *gain, const float *dy_mean, const float *slope)
 {
-    const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + 0);
-    const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + 0);
-    const bng_f32x32 dy_mean0 = bng_f32x32_load_f32(dy_mean + 0);
-    const bng_f32x32 slope0 = bng_f32x32_load_f32(slope + 0);
-    const bng_f32x32 mean1 = bng_f32x32_load_f32(mean + 32);
-    const bng_f32x32 gain1 = bng_f32x32_load_f32(gain + 32);
-    const bng_f32x32 dy_mean1 = bng_f32x32_load_f32(dy_mean + 32);
-    const bng_f32x32 slope1 = bng_f32x32_load_f32(slope + 32);
-    const bng_f32x32 mean2 = bng_f32x32_load_f32(mean + 64);
-    const bng_f32x32 gain2 = bng_f32x32_load_f32(gain + 64);
-    const bng_f32x32 dy_mean2 = bng_f32x32_load_f32(dy_mean + 64);
-    const bng_f32x32 slope2 = bng_f32x32_load_f32(slope + 64);
-    const bng_f32x32 mean3 = bng_f32x32_load_f32(mean + 96);
-    const bng_f32x32 gain3 = bng_f32x32_load_f32(gain + 96);
-    const bng_f32x32 dy_mean3 = bng_f32x32_load_f32(dy_mean + 96);
-    const bng_f32x32 slope3 = bng_f32x32_load_f32(slope + 96);
-    const bng_f32x32 mean4 = bng_f32x32_load_f32(mean + 128);
-    const bng_f32x32 gain4 = bng_f32x32_load_f32(gain + 128);
-    const bng_f32x32 dy_mean4 = bng_f32x32_load_f32(dy_mean + 128);
-    const bng_f32x32 slope4 = bng_f32x32_load_f32(slope + 128);
-    const bng_f32x32 mean5 = bng_f32x32_load_f32(mean + 160);
-    const bng_f32x32 gain5 = bng_f32x32_load_f32(gain + 160);
-    const bng_f32x32 dy_mean5 = bng_f32x32_load_f32(dy_mean + 160);
-    const bng_f32x32 slope5 = bng_f32x32_load_f32(slope + 160);
-    const bng_f32x32 mean6 = bng_f32x32_load_f32(mean + 192);
-    const bng_f32x32 gain6 = bng_f32x32_load_f32(gain + 192);
-    const bng_f32x32 dy_mean6 = bng_f32x32_load_f32(dy_mean + 192);
-    const bng_f32x32 slope6 = bng_f32x32_load_f32(slope + 192);
-    const bng_f32x32 mean7 = bng_f32x32_load_f32(mean + 224);
-    const bng_f32x32 gain7 = bng_f32x32_load_f32(gain + 224);
-    const bng_f32x32 dy_mean7 = bng_f32x32_load_f32(dy_mean + 224);
-    const bng_f32x32 slope7 = bng_f32x32_load_f32(slope + 224);
-
     (void)width;    /* always 256 */
-    /* dx may be x or dy: each segment is loaded before it is stored. */
-    for (; rows != 0; rows--, x += stride, dy += stride, dx += stride) {
-        {
-            const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + 0), mean0);
-            const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + 0), dy_mean0);
-            bng_f32x32_store_f16(dx + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))));
-        }
-        {
-            const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + 32), mean1);
-            const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + 32), dy_mean1);
-            bng_f32x32_store_f16(dx + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))));
-        }
-        {
-            const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + 64), mean2);
-            const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + 64), dy_mean2);
-            bng_f32x32_store_f16(dx + 64, bng_f32x32_mul(gain2, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope2))));
-        }
-        {
-            const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + 96), mean3);
-            const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + 96), dy_mean3);
-            bng_f32x32_store_f16(dx + 96, bng_f32x32_mul(gain3, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope3))));
-        }
-        {
-            const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + 128), mean4);
-            const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + 128), dy_mean4);
-            bng_f32x32_store_f16(dx + 128, bng_f32x32_mul(gain4, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope4))));
-        }
-        {
-            const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + 160), mean5);
-            const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + 160), dy_mean5);
-            bng_f32x32_store_f16(dx + 160, bng_f32x32_mul(gain5, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope5))));
-        }
-        {
-            const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + 192), mean6);
-            const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + 192), dy_mean6);
-            bng_f32x32_store_f16(dx + 192, bng_f32x32_mul(gain6, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope6))));
-        }
-        {
-            const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + 224), mean7);
-            const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + 224), dy_mean7);
-            bng_f32x32_store_f16(dx + 224, bng_f32x32_mul(gain7, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope7))));
+    {
+        const size_t c = 0;
+        const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
+        const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0);
+        const bng_f32x32 dy_mean0 = bng_f32x32_load_f32(dy_mean + c + 0);
+        const bng_f32x32 slope0 = bng_f32x32_load_f32(slope + c + 0);
+        const bng_f32x32 mean1 = bng_f32x32_load_f32(mean + c + 32);
+        const bng_f32x32 gain1 = bng_f32x32_load_f32(gain + c + 32);
+        const bng_f32x32 dy_mean1 = bng_f32x32_load_f32(dy_mean + c + 32);
+        const bng_f32x32 slope1 = bng_f32x32_load_f32(slope + c + 32);
+        const bng_f32x32 mean2 = bng_f32x32_load_f32(mean + c + 64);
+        const bng_f32x32 gain2 = bng_f32x32_load_f32(gain + c + 64);
+        const bng_f32x32 dy_mean2 = bng_f32x32_load_f32(dy_mean + c + 64);
+        const bng_f32x32 slope2 = bng_f32x32_load_f32(slope + c + 64);
+        const bng_f32x32 mean3 = bng_f32x32_load_f32(mean + c + 96);
+        const bng_f32x32 gain3 = bng_f32x32_load_f32(gain + c + 96);
+        const bng_f32x32 dy_mean3 = bng_f32x32_load_f32(dy_mean + c + 96);
+        const bng_f32x32 slope3 = bng_f32x32_load_f32(slope + c + 96);
+        const bng_f32x32 mean4 = bng_f32x32_load_f32(mean + c + 128);
+        const bng_f32x32 gain4 = bng_f32x32_load_f32(gain + c + 128);
+        const bng_f32x32 dy_mean4 = bng_f32x32_load_f32(dy_mean + c + 128);
+        const bng_f32x32 slope4 = bng_f32x32_load_f32(slope + c + 128);
+        const bng_f32x32 mean5 = bng_f32x32_load_f32(mean + c + 160);
+        const bng_f32x32 gain5 = bng_f32x32_load_f32(gain + c + 160);
+        const bng_f32x32 dy_mean5 = bng_f32x32_load_f32(dy_mean + c + 160);
+        const bng_f32x32 slope5 = bng_f32x32_load_f32(slope + c + 160);
+        const bng_f32x32 mean6 = bng_f32x32_load_f32(mean + c + 192);
+        const bng_f32x32 gain6 = bng_f32x32_load_f32(gain + c + 192);
+        const bng_f32x32 dy_mean6 = bng_f32x32_load_f32(dy_mean + c + 192);
+        const bng_f32x32 slope6 = bng_f32x32_load_f32(slope + c + 192);
+        const bng_f32x32 mean7 = bng_f32x32_load_f32(mean + c + 224);
+        const bng_f32x32 gain7 = bng_f32x32_load_f32(gain + c + 224);
+        const bng_f32x32 dy_mean7 = bng_f32x32_load_f32(dy_mean + c + 224);
+        const bng_f32x32 slope7 = bng_f32x32_load_f32(slope + c + 224);
+        const half *xr = x + c, *dyr = dy + c;
+        half *dxr = dx + c;
+        size_t left;
+
+        /* dx may be x or dy: each segment is loaded before it is stored. */
+        for (left = rows; left != 0; left--, xr += stride, dyr += stride, dxr += stride) {
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 0), dy_mean0);
+                bng_f32x32_store_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))));
+            }
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 32), dy_mean1);
+                bng_f32x32_store_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))));
+            }
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 64), mean2);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 64), dy_mean2);
+                bng_f32x32_store_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope2))));
+            }
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 96), mean3);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 96), dy_mean3);
+                bng_f32x32_store_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope3))));
+            }
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 128), mean4);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 128), dy_mean4);
+                bng_f32x32_store_f16(dxr + 128, bng_f32x32_mul(gain4, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope4))));
+            }
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 160), mean5);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 160), dy_mean5);
+                bng_f32x32_store_f16(dxr + 160, bng_f32x32_mul(gain5, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope5))));
+            }
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 192), mean6);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 192), dy_mean6);
+                bng_f32x32_store_f16(dxr + 192, bng_f32x32_mul(gain6, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope6))));
+            }
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 224), mean7);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 224), dy_mean7);
+                bng_f32x32_store_f16(dxr + 224, bng_f32x32_mul(gain7, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope7))));
+            }
         }
     }
 }
@@ -454,25 +516,31 @@ void bng_f16_dxinfer_ukernel__mt7004_c256_v32(
     size_t rows, size_t width, size_t stride,
     const half *dy, half *dx, const float *gain)
 {
-    const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + 0);
-    const bng_f32x32 gain1 = bng_f32x32_load_f32(gain + 32);
-    const bng_f32x32 gain2 = bng_f32x32_load_f32(gain + 64);
-    const bng_f32x32 gain3 = bng_f32x32_load_f32(gain + 96);
-    const bng_f32x32 gain4 = bng_f32x32_load_f32(gain + 128);
-    const bng_f32x32 gain5 = bng_f32x32_load_f32(gain + 160);
-    const bng_f32x32 gain6 = bng_f32x32_load_f32(gain + 192);
-    const bng_f32x32 gain7 = bng_f32x32_load_f32(gain + 224);
-
     (void)width;    /* always 256 */
-    for (; rows != 0; rows--, dy += stride, dx += stride) {
-        bng_f32x32_store_f16(dx + 0, bng_f32x32_mul(gain0, bng_f32x32_load_f16(dy + 0)));
-        bng_f32x32_store_f16(dx + 32, bng_f32x32_mul(gain1, bng_f32x32_load_f16(dy + 32)));
-        bng_f32x32_store_f16(dx + 64, bng_f32x32_mul(gain2, bng_f32x32_load_f16(dy + 64)));
-        bng_f32x32_store_f16(dx + 96, bng_f32x32_mul(gain3, bng_f32x32_load_f16(dy + 96)));
-        bng_f32x32_store_f16(dx + 128, bng_f32x32_mul(gain4, bng_f32x32_load_f16(dy + 128)));
-        bng_f32x32_store_f16(dx + 160, bng_f32x32_mul(gain5, bng_f32x32_load_f16(dy + 160)));
-        bng_f32x32_store_f16(dx + 192, bng_f32x32_mul(gain6, bng_f32x32_load_f16(dy + 192)));
-        bng_f32x32_store_f16(dx + 224, bng_f32x32_mul(gain7, bng_f32x32_load_f16(dy + 224)));
+    {
+        const size_t c = 0;
+        const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0);
+        const bng_f32x32 gain1 = bng_f32x32_load_f32(gain + c + 32);
+        const bng_f32x32 gain2 = bng_f32x32_load_f32(gain + c + 64);
+        const bng_f32x32 gain3 = bng_f32x32_load_f32(gain + c + 96);
+        const bng_f32x32 gain4 = bng_f32x32_load_f32(gain + c + 128);
+        const bng_f32x32 gain5 = bng_f32x32_load_f32(gain + c + 160);
+        const bng_f32x32 gain6 = bng_f32x32_load_f32(gain + c + 192);
+        const bng_f32x32 gain7 = bng_f32x32_load_f32(gain + c + 224);
+        const half *dyr = dy + c;
+        half *dxr = dx + c;
+        size_t left;
+
+        for (left = rows; left != 0; left--, dyr += stride, dxr += stride) {
+            bng_f32x32_store_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_f16(dyr + 0)));
+            bng_f32x32_store_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_f16(dyr + 32)));
+            bng_f32x32_store_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_load_f16(dyr + 64)));
+            bng_f32x32_store_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_load_f16(dyr + 96)));
+            bng_f32x32_store_f16(dxr + 128, bng_f32x32_mul(gain4, bng_f32x32_load_f16(dyr + 128)));
+            bng_f32x32_store_f16(dxr + 160, bng_f32x32_mul(gain5, bng_f32x32_load_f16(dyr + 160)));
+            bng_f32x32_store_f16(dxr + 192, bng_f32x32_mul(gain6, bng_f32x32_load_f16(dyr + 192)));
+            bng_f32x32_store_f16(dxr + 224, bng_f32x32_mul(gain7, bng_f32x32_load_f16(dyr + 224)));
+        }
     }
 }
 

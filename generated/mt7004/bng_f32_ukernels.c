@@ -23,32 +23,37 @@ void bng_f32_reduce_ukernel__mt7004_c32_v16(
     const float *x, const float *dy, const float *mean,
     float *sum_dy, float *sum_dyxm)
 {
-    const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + 0);
-    const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + 16);
-
     (void)width;    /* always 32: the table registers this kernel for it alone */
-    while (rows != 0) {
-        size_t n = rows < BNG_BLOCK_ROWS ? rows : BNG_BLOCK_ROWS;
-        bng_f32x16 acc_dy0 = bng_f32x16_zero();
-        bng_f32x16 acc_dyxm0 = bng_f32x16_zero();
-        bng_f32x16 acc_dy1 = bng_f32x16_zero();
-        bng_f32x16 acc_dyxm1 = bng_f32x16_zero();
+    {
+        const size_t c = 0;
+        const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + c + 0);
+        const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + c + 16);
+        const float *xr = x + c, *dyr = dy + c;
+        size_t left = rows;
 
-        rows -= n;
-        for (; n != 0; n--, x += stride, dy += stride) {
-            const bng_f32x16 dy0 = bng_f32x16_load_f32(dy + 0);
-            const bng_f32x16 xm0 = bng_f32x16_sub(bng_f32x16_load_f32(x + 0), mean0);
-            const bng_f32x16 dy1 = bng_f32x16_load_f32(dy + 16);
-            const bng_f32x16 xm1 = bng_f32x16_sub(bng_f32x16_load_f32(x + 16), mean1);
-            acc_dy0 = bng_f32x16_add(acc_dy0, dy0);
-            acc_dyxm0 = bng_f32x16_add(acc_dyxm0, bng_f32x16_mul(dy0, xm0));
-            acc_dy1 = bng_f32x16_add(acc_dy1, dy1);
-            acc_dyxm1 = bng_f32x16_add(acc_dyxm1, bng_f32x16_mul(dy1, xm1));
+        while (left != 0) {
+            size_t n = left < BNG_BLOCK_ROWS ? left : BNG_BLOCK_ROWS;
+            bng_f32x16 acc_dy0 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm0 = bng_f32x16_zero();
+            bng_f32x16 acc_dy1 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm1 = bng_f32x16_zero();
+
+            left -= n;
+            for (; n != 0; n--, xr += stride, dyr += stride) {
+                const bng_f32x16 dy0 = bng_f32x16_load_f32(dyr + 0);
+                const bng_f32x16 xm0 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
+                const bng_f32x16 dy1 = bng_f32x16_load_f32(dyr + 16);
+                const bng_f32x16 xm1 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
+                acc_dy0 = bng_f32x16_add(acc_dy0, dy0);
+                acc_dyxm0 = bng_f32x16_add(acc_dyxm0, bng_f32x16_mul(dy0, xm0));
+                acc_dy1 = bng_f32x16_add(acc_dy1, dy1);
+                acc_dyxm1 = bng_f32x16_add(acc_dyxm1, bng_f32x16_mul(dy1, xm1));
+            }
+            bng_f32x16_store_f32(sum_dy + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 0), acc_dy0));
+            bng_f32x16_store_f32(sum_dyxm + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 0), acc_dyxm0));
+            bng_f32x16_store_f32(sum_dy + c + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 16), acc_dy1));
+            bng_f32x16_store_f32(sum_dyxm + c + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 16), acc_dyxm1));
         }
-        bng_f32x16_store_f32(sum_dy + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + 0), acc_dy0));
-        bng_f32x16_store_f32(sum_dyxm + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + 0), acc_dyxm0));
-        bng_f32x16_store_f32(sum_dy + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + 16), acc_dy1));
-        bng_f32x16_store_f32(sum_dyxm + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + 16), acc_dyxm1));
     }
 }
 
@@ -57,27 +62,33 @@ void bng_f32_dxtrain_ukernel__mt7004_c32_v16(
     const float *x, const float *dy, float *dx,
     const float *mean, const float *gain, const float *dy_mean, const float *slope)
 {
-    const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + 0);
-    const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + 0);
-    const bng_f32x16 dy_mean0 = bng_f32x16_load_f32(dy_mean + 0);
-    const bng_f32x16 slope0 = bng_f32x16_load_f32(slope + 0);
-    const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + 16);
-    const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + 16);
-    const bng_f32x16 dy_mean1 = bng_f32x16_load_f32(dy_mean + 16);
-    const bng_f32x16 slope1 = bng_f32x16_load_f32(slope + 16);
-
     (void)width;    /* always 32 */
-    /* dx may be x or dy: each segment is loaded before it is stored. */
-    for (; rows != 0; rows--, x += stride, dy += stride, dx += stride) {
-        {
-            const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + 0), mean0);
-            const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + 0), dy_mean0);
-            bng_f32x16_store_f32(dx + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))));
-        }
-        {
-            const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + 16), mean1);
-            const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + 16), dy_mean1);
-            bng_f32x16_store_f32(dx + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))));
+    {
+        const size_t c = 0;
+        const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + c + 0);
+        const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + c + 0);
+        const bng_f32x16 dy_mean0 = bng_f32x16_load_f32(dy_mean + c + 0);
+        const bng_f32x16 slope0 = bng_f32x16_load_f32(slope + c + 0);
+        const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + c + 16);
+        const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + c + 16);
+        const bng_f32x16 dy_mean1 = bng_f32x16_load_f32(dy_mean + c + 16);
+        const bng_f32x16 slope1 = bng_f32x16_load_f32(slope + c + 16);
+        const float *xr = x + c, *dyr = dy + c;
+        float *dxr = dx + c;
+        size_t left;
+
+        /* dx may be x or dy: each segment is loaded before it is stored. */
+        for (left = rows; left != 0; left--, xr += stride, dyr += stride, dxr += stride) {
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 0), dy_mean0);
+                bng_f32x16_store_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))));
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 16), dy_mean1);
+                bng_f32x16_store_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))));
+            }
         }
     }
 }
@@ -86,13 +97,19 @@ void bng_f32_dxinfer_ukernel__mt7004_c32_v16(
     size_t rows, size_t width, size_t stride,
     const float *dy, float *dx, const float *gain)
 {
-    const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + 0);
-    const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + 16);
-
     (void)width;    /* always 32 */
-    for (; rows != 0; rows--, dy += stride, dx += stride) {
-        bng_f32x16_store_f32(dx + 0, bng_f32x16_mul(gain0, bng_f32x16_load_f32(dy + 0)));
-        bng_f32x16_store_f32(dx + 16, bng_f32x16_mul(gain1, bng_f32x16_load_f32(dy + 16)));
+    {
+        const size_t c = 0;
+        const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + c + 0);
+        const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + c + 16);
+        const float *dyr = dy + c;
+        float *dxr = dx + c;
+        size_t left;
+
+        for (left = rows; left != 0; left--, dyr += stride, dxr += stride) {
+            bng_f32x16_store_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_f32(dyr + 0)));
+            bng_f32x16_store_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_f32(dyr + 16)));
+        }
     }
 }
 
@@ -103,50 +120,55 @@ void bng_f32_reduce_ukernel__mt7004_c64_v16(
     const float *x, const float *dy, const float *mean,
     float *sum_dy, float *sum_dyxm)
 {
-    const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + 0);
-    const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + 16);
-    const bng_f32x16 mean2 = bng_f32x16_load_f32(mean + 32);
-    const bng_f32x16 mean3 = bng_f32x16_load_f32(mean + 48);
-
     (void)width;    /* always 64: the table registers this kernel for it alone */
-    while (rows != 0) {
-        size_t n = rows < BNG_BLOCK_ROWS ? rows : BNG_BLOCK_ROWS;
-        bng_f32x16 acc_dy0 = bng_f32x16_zero();
-        bng_f32x16 acc_dyxm0 = bng_f32x16_zero();
-        bng_f32x16 acc_dy1 = bng_f32x16_zero();
-        bng_f32x16 acc_dyxm1 = bng_f32x16_zero();
-        bng_f32x16 acc_dy2 = bng_f32x16_zero();
-        bng_f32x16 acc_dyxm2 = bng_f32x16_zero();
-        bng_f32x16 acc_dy3 = bng_f32x16_zero();
-        bng_f32x16 acc_dyxm3 = bng_f32x16_zero();
+    {
+        const size_t c = 0;
+        const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + c + 0);
+        const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + c + 16);
+        const bng_f32x16 mean2 = bng_f32x16_load_f32(mean + c + 32);
+        const bng_f32x16 mean3 = bng_f32x16_load_f32(mean + c + 48);
+        const float *xr = x + c, *dyr = dy + c;
+        size_t left = rows;
 
-        rows -= n;
-        for (; n != 0; n--, x += stride, dy += stride) {
-            const bng_f32x16 dy0 = bng_f32x16_load_f32(dy + 0);
-            const bng_f32x16 xm0 = bng_f32x16_sub(bng_f32x16_load_f32(x + 0), mean0);
-            const bng_f32x16 dy1 = bng_f32x16_load_f32(dy + 16);
-            const bng_f32x16 xm1 = bng_f32x16_sub(bng_f32x16_load_f32(x + 16), mean1);
-            const bng_f32x16 dy2 = bng_f32x16_load_f32(dy + 32);
-            const bng_f32x16 xm2 = bng_f32x16_sub(bng_f32x16_load_f32(x + 32), mean2);
-            const bng_f32x16 dy3 = bng_f32x16_load_f32(dy + 48);
-            const bng_f32x16 xm3 = bng_f32x16_sub(bng_f32x16_load_f32(x + 48), mean3);
-            acc_dy0 = bng_f32x16_add(acc_dy0, dy0);
-            acc_dyxm0 = bng_f32x16_add(acc_dyxm0, bng_f32x16_mul(dy0, xm0));
-            acc_dy1 = bng_f32x16_add(acc_dy1, dy1);
-            acc_dyxm1 = bng_f32x16_add(acc_dyxm1, bng_f32x16_mul(dy1, xm1));
-            acc_dy2 = bng_f32x16_add(acc_dy2, dy2);
-            acc_dyxm2 = bng_f32x16_add(acc_dyxm2, bng_f32x16_mul(dy2, xm2));
-            acc_dy3 = bng_f32x16_add(acc_dy3, dy3);
-            acc_dyxm3 = bng_f32x16_add(acc_dyxm3, bng_f32x16_mul(dy3, xm3));
+        while (left != 0) {
+            size_t n = left < BNG_BLOCK_ROWS ? left : BNG_BLOCK_ROWS;
+            bng_f32x16 acc_dy0 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm0 = bng_f32x16_zero();
+            bng_f32x16 acc_dy1 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm1 = bng_f32x16_zero();
+            bng_f32x16 acc_dy2 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm2 = bng_f32x16_zero();
+            bng_f32x16 acc_dy3 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm3 = bng_f32x16_zero();
+
+            left -= n;
+            for (; n != 0; n--, xr += stride, dyr += stride) {
+                const bng_f32x16 dy0 = bng_f32x16_load_f32(dyr + 0);
+                const bng_f32x16 xm0 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
+                const bng_f32x16 dy1 = bng_f32x16_load_f32(dyr + 16);
+                const bng_f32x16 xm1 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
+                const bng_f32x16 dy2 = bng_f32x16_load_f32(dyr + 32);
+                const bng_f32x16 xm2 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
+                const bng_f32x16 dy3 = bng_f32x16_load_f32(dyr + 48);
+                const bng_f32x16 xm3 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
+                acc_dy0 = bng_f32x16_add(acc_dy0, dy0);
+                acc_dyxm0 = bng_f32x16_add(acc_dyxm0, bng_f32x16_mul(dy0, xm0));
+                acc_dy1 = bng_f32x16_add(acc_dy1, dy1);
+                acc_dyxm1 = bng_f32x16_add(acc_dyxm1, bng_f32x16_mul(dy1, xm1));
+                acc_dy2 = bng_f32x16_add(acc_dy2, dy2);
+                acc_dyxm2 = bng_f32x16_add(acc_dyxm2, bng_f32x16_mul(dy2, xm2));
+                acc_dy3 = bng_f32x16_add(acc_dy3, dy3);
+                acc_dyxm3 = bng_f32x16_add(acc_dyxm3, bng_f32x16_mul(dy3, xm3));
+            }
+            bng_f32x16_store_f32(sum_dy + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 0), acc_dy0));
+            bng_f32x16_store_f32(sum_dyxm + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 0), acc_dyxm0));
+            bng_f32x16_store_f32(sum_dy + c + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 16), acc_dy1));
+            bng_f32x16_store_f32(sum_dyxm + c + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 16), acc_dyxm1));
+            bng_f32x16_store_f32(sum_dy + c + 32, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 32), acc_dy2));
+            bng_f32x16_store_f32(sum_dyxm + c + 32, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 32), acc_dyxm2));
+            bng_f32x16_store_f32(sum_dy + c + 48, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 48), acc_dy3));
+            bng_f32x16_store_f32(sum_dyxm + c + 48, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 48), acc_dyxm3));
         }
-        bng_f32x16_store_f32(sum_dy + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + 0), acc_dy0));
-        bng_f32x16_store_f32(sum_dyxm + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + 0), acc_dyxm0));
-        bng_f32x16_store_f32(sum_dy + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + 16), acc_dy1));
-        bng_f32x16_store_f32(sum_dyxm + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + 16), acc_dyxm1));
-        bng_f32x16_store_f32(sum_dy + 32, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + 32), acc_dy2));
-        bng_f32x16_store_f32(sum_dyxm + 32, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + 32), acc_dyxm2));
-        bng_f32x16_store_f32(sum_dy + 48, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + 48), acc_dy3));
-        bng_f32x16_store_f32(sum_dyxm + 48, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + 48), acc_dyxm3));
     }
 }
 
@@ -155,45 +177,51 @@ void bng_f32_dxtrain_ukernel__mt7004_c64_v16(
     const float *x, const float *dy, float *dx,
     const float *mean, const float *gain, const float *dy_mean, const float *slope)
 {
-    const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + 0);
-    const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + 0);
-    const bng_f32x16 dy_mean0 = bng_f32x16_load_f32(dy_mean + 0);
-    const bng_f32x16 slope0 = bng_f32x16_load_f32(slope + 0);
-    const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + 16);
-    const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + 16);
-    const bng_f32x16 dy_mean1 = bng_f32x16_load_f32(dy_mean + 16);
-    const bng_f32x16 slope1 = bng_f32x16_load_f32(slope + 16);
-    const bng_f32x16 mean2 = bng_f32x16_load_f32(mean + 32);
-    const bng_f32x16 gain2 = bng_f32x16_load_f32(gain + 32);
-    const bng_f32x16 dy_mean2 = bng_f32x16_load_f32(dy_mean + 32);
-    const bng_f32x16 slope2 = bng_f32x16_load_f32(slope + 32);
-    const bng_f32x16 mean3 = bng_f32x16_load_f32(mean + 48);
-    const bng_f32x16 gain3 = bng_f32x16_load_f32(gain + 48);
-    const bng_f32x16 dy_mean3 = bng_f32x16_load_f32(dy_mean + 48);
-    const bng_f32x16 slope3 = bng_f32x16_load_f32(slope + 48);
-
     (void)width;    /* always 64 */
-    /* dx may be x or dy: each segment is loaded before it is stored. */
-    for (; rows != 0; rows--, x += stride, dy += stride, dx += stride) {
-        {
-            const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + 0), mean0);
-            const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + 0), dy_mean0);
-            bng_f32x16_store_f32(dx + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))));
-        }
-        {
-            const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + 16), mean1);
-            const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + 16), dy_mean1);
-            bng_f32x16_store_f32(dx + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))));
-        }
-        {
-            const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + 32), mean2);
-            const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + 32), dy_mean2);
-            bng_f32x16_store_f32(dx + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))));
-        }
-        {
-            const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + 48), mean3);
-            const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + 48), dy_mean3);
-            bng_f32x16_store_f32(dx + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))));
+    {
+        const size_t c = 0;
+        const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + c + 0);
+        const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + c + 0);
+        const bng_f32x16 dy_mean0 = bng_f32x16_load_f32(dy_mean + c + 0);
+        const bng_f32x16 slope0 = bng_f32x16_load_f32(slope + c + 0);
+        const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + c + 16);
+        const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + c + 16);
+        const bng_f32x16 dy_mean1 = bng_f32x16_load_f32(dy_mean + c + 16);
+        const bng_f32x16 slope1 = bng_f32x16_load_f32(slope + c + 16);
+        const bng_f32x16 mean2 = bng_f32x16_load_f32(mean + c + 32);
+        const bng_f32x16 gain2 = bng_f32x16_load_f32(gain + c + 32);
+        const bng_f32x16 dy_mean2 = bng_f32x16_load_f32(dy_mean + c + 32);
+        const bng_f32x16 slope2 = bng_f32x16_load_f32(slope + c + 32);
+        const bng_f32x16 mean3 = bng_f32x16_load_f32(mean + c + 48);
+        const bng_f32x16 gain3 = bng_f32x16_load_f32(gain + c + 48);
+        const bng_f32x16 dy_mean3 = bng_f32x16_load_f32(dy_mean + c + 48);
+        const bng_f32x16 slope3 = bng_f32x16_load_f32(slope + c + 48);
+        const float *xr = x + c, *dyr = dy + c;
+        float *dxr = dx + c;
+        size_t left;
+
+        /* dx may be x or dy: each segment is loaded before it is stored. */
+        for (left = rows; left != 0; left--, xr += stride, dyr += stride, dxr += stride) {
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 0), dy_mean0);
+                bng_f32x16_store_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))));
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 16), dy_mean1);
+                bng_f32x16_store_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))));
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 32), dy_mean2);
+                bng_f32x16_store_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))));
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 48), dy_mean3);
+                bng_f32x16_store_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))));
+            }
         }
     }
 }
@@ -202,17 +230,23 @@ void bng_f32_dxinfer_ukernel__mt7004_c64_v16(
     size_t rows, size_t width, size_t stride,
     const float *dy, float *dx, const float *gain)
 {
-    const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + 0);
-    const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + 16);
-    const bng_f32x16 gain2 = bng_f32x16_load_f32(gain + 32);
-    const bng_f32x16 gain3 = bng_f32x16_load_f32(gain + 48);
-
     (void)width;    /* always 64 */
-    for (; rows != 0; rows--, dy += stride, dx += stride) {
-        bng_f32x16_store_f32(dx + 0, bng_f32x16_mul(gain0, bng_f32x16_load_f32(dy + 0)));
-        bng_f32x16_store_f32(dx + 16, bng_f32x16_mul(gain1, bng_f32x16_load_f32(dy + 16)));
-        bng_f32x16_store_f32(dx + 32, bng_f32x16_mul(gain2, bng_f32x16_load_f32(dy + 32)));
-        bng_f32x16_store_f32(dx + 48, bng_f32x16_mul(gain3, bng_f32x16_load_f32(dy + 48)));
+    {
+        const size_t c = 0;
+        const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + c + 0);
+        const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + c + 16);
+        const bng_f32x16 gain2 = bng_f32x16_load_f32(gain + c + 32);
+        const bng_f32x16 gain3 = bng_f32x16_load_f32(gain + c + 48);
+        const float *dyr = dy + c;
+        float *dxr = dx + c;
+        size_t left;
+
+        for (left = rows; left != 0; left--, dyr += stride, dxr += stride) {
+            bng_f32x16_store_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_f32(dyr + 0)));
+            bng_f32x16_store_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_f32(dyr + 16)));
+            bng_f32x16_store_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_f32(dyr + 32)));
+            bng_f32x16_store_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_load_f32(dyr + 48)));
+        }
     }
 }
 
@@ -223,86 +257,91 @@ void bng_f32_reduce_ukernel__mt7004_c128_v16(
     const float *x, const float *dy, const float *mean,
     float *sum_dy, float *sum_dyxm)
 {
-    const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + 0);
-    const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + 16);
-    const bng_f32x16 mean2 = bng_f32x16_load_f32(mean + 32);
-    const bng_f32x16 mean3 = bng_f32x16_load_f32(mean + 48);
-    const bng_f32x16 mean4 = bng_f32x16_load_f32(mean + 64);
-    const bng_f32x16 mean5 = bng_f32x16_load_f32(mean + 80);
-    const bng_f32x16 mean6 = bng_f32x16_load_f32(mean + 96);
-    const bng_f32x16 mean7 = bng_f32x16_load_f32(mean + 112);
-
     (void)width;    /* always 128: the table registers this kernel for it alone */
-    while (rows != 0) {
-        size_t n = rows < BNG_BLOCK_ROWS ? rows : BNG_BLOCK_ROWS;
-        bng_f32x16 acc_dy0 = bng_f32x16_zero();
-        bng_f32x16 acc_dyxm0 = bng_f32x16_zero();
-        bng_f32x16 acc_dy1 = bng_f32x16_zero();
-        bng_f32x16 acc_dyxm1 = bng_f32x16_zero();
-        bng_f32x16 acc_dy2 = bng_f32x16_zero();
-        bng_f32x16 acc_dyxm2 = bng_f32x16_zero();
-        bng_f32x16 acc_dy3 = bng_f32x16_zero();
-        bng_f32x16 acc_dyxm3 = bng_f32x16_zero();
-        bng_f32x16 acc_dy4 = bng_f32x16_zero();
-        bng_f32x16 acc_dyxm4 = bng_f32x16_zero();
-        bng_f32x16 acc_dy5 = bng_f32x16_zero();
-        bng_f32x16 acc_dyxm5 = bng_f32x16_zero();
-        bng_f32x16 acc_dy6 = bng_f32x16_zero();
-        bng_f32x16 acc_dyxm6 = bng_f32x16_zero();
-        bng_f32x16 acc_dy7 = bng_f32x16_zero();
-        bng_f32x16 acc_dyxm7 = bng_f32x16_zero();
+    {
+        const size_t c = 0;
+        const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + c + 0);
+        const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + c + 16);
+        const bng_f32x16 mean2 = bng_f32x16_load_f32(mean + c + 32);
+        const bng_f32x16 mean3 = bng_f32x16_load_f32(mean + c + 48);
+        const bng_f32x16 mean4 = bng_f32x16_load_f32(mean + c + 64);
+        const bng_f32x16 mean5 = bng_f32x16_load_f32(mean + c + 80);
+        const bng_f32x16 mean6 = bng_f32x16_load_f32(mean + c + 96);
+        const bng_f32x16 mean7 = bng_f32x16_load_f32(mean + c + 112);
+        const float *xr = x + c, *dyr = dy + c;
+        size_t left = rows;
 
-        rows -= n;
-        for (; n != 0; n--, x += stride, dy += stride) {
-            const bng_f32x16 dy0 = bng_f32x16_load_f32(dy + 0);
-            const bng_f32x16 xm0 = bng_f32x16_sub(bng_f32x16_load_f32(x + 0), mean0);
-            const bng_f32x16 dy1 = bng_f32x16_load_f32(dy + 16);
-            const bng_f32x16 xm1 = bng_f32x16_sub(bng_f32x16_load_f32(x + 16), mean1);
-            const bng_f32x16 dy2 = bng_f32x16_load_f32(dy + 32);
-            const bng_f32x16 xm2 = bng_f32x16_sub(bng_f32x16_load_f32(x + 32), mean2);
-            const bng_f32x16 dy3 = bng_f32x16_load_f32(dy + 48);
-            const bng_f32x16 xm3 = bng_f32x16_sub(bng_f32x16_load_f32(x + 48), mean3);
-            const bng_f32x16 dy4 = bng_f32x16_load_f32(dy + 64);
-            const bng_f32x16 xm4 = bng_f32x16_sub(bng_f32x16_load_f32(x + 64), mean4);
-            const bng_f32x16 dy5 = bng_f32x16_load_f32(dy + 80);
-            const bng_f32x16 xm5 = bng_f32x16_sub(bng_f32x16_load_f32(x + 80), mean5);
-            const bng_f32x16 dy6 = bng_f32x16_load_f32(dy + 96);
-            const bng_f32x16 xm6 = bng_f32x16_sub(bng_f32x16_load_f32(x + 96), mean6);
-            const bng_f32x16 dy7 = bng_f32x16_load_f32(dy + 112);
-            const bng_f32x16 xm7 = bng_f32x16_sub(bng_f32x16_load_f32(x + 112), mean7);
-            acc_dy0 = bng_f32x16_add(acc_dy0, dy0);
-            acc_dyxm0 = bng_f32x16_add(acc_dyxm0, bng_f32x16_mul(dy0, xm0));
-            acc_dy1 = bng_f32x16_add(acc_dy1, dy1);
-            acc_dyxm1 = bng_f32x16_add(acc_dyxm1, bng_f32x16_mul(dy1, xm1));
-            acc_dy2 = bng_f32x16_add(acc_dy2, dy2);
-            acc_dyxm2 = bng_f32x16_add(acc_dyxm2, bng_f32x16_mul(dy2, xm2));
-            acc_dy3 = bng_f32x16_add(acc_dy3, dy3);
-            acc_dyxm3 = bng_f32x16_add(acc_dyxm3, bng_f32x16_mul(dy3, xm3));
-            acc_dy4 = bng_f32x16_add(acc_dy4, dy4);
-            acc_dyxm4 = bng_f32x16_add(acc_dyxm4, bng_f32x16_mul(dy4, xm4));
-            acc_dy5 = bng_f32x16_add(acc_dy5, dy5);
-            acc_dyxm5 = bng_f32x16_add(acc_dyxm5, bng_f32x16_mul(dy5, xm5));
-            acc_dy6 = bng_f32x16_add(acc_dy6, dy6);
-            acc_dyxm6 = bng_f32x16_add(acc_dyxm6, bng_f32x16_mul(dy6, xm6));
-            acc_dy7 = bng_f32x16_add(acc_dy7, dy7);
-            acc_dyxm7 = bng_f32x16_add(acc_dyxm7, bng_f32x16_mul(dy7, xm7));
+        while (left != 0) {
+            size_t n = left < BNG_BLOCK_ROWS ? left : BNG_BLOCK_ROWS;
+            bng_f32x16 acc_dy0 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm0 = bng_f32x16_zero();
+            bng_f32x16 acc_dy1 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm1 = bng_f32x16_zero();
+            bng_f32x16 acc_dy2 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm2 = bng_f32x16_zero();
+            bng_f32x16 acc_dy3 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm3 = bng_f32x16_zero();
+            bng_f32x16 acc_dy4 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm4 = bng_f32x16_zero();
+            bng_f32x16 acc_dy5 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm5 = bng_f32x16_zero();
+            bng_f32x16 acc_dy6 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm6 = bng_f32x16_zero();
+            bng_f32x16 acc_dy7 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm7 = bng_f32x16_zero();
+
+            left -= n;
+            for (; n != 0; n--, xr += stride, dyr += stride) {
+                const bng_f32x16 dy0 = bng_f32x16_load_f32(dyr + 0);
+                const bng_f32x16 xm0 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
+                const bng_f32x16 dy1 = bng_f32x16_load_f32(dyr + 16);
+                const bng_f32x16 xm1 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
+                const bng_f32x16 dy2 = bng_f32x16_load_f32(dyr + 32);
+                const bng_f32x16 xm2 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
+                const bng_f32x16 dy3 = bng_f32x16_load_f32(dyr + 48);
+                const bng_f32x16 xm3 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
+                const bng_f32x16 dy4 = bng_f32x16_load_f32(dyr + 64);
+                const bng_f32x16 xm4 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 64), mean4);
+                const bng_f32x16 dy5 = bng_f32x16_load_f32(dyr + 80);
+                const bng_f32x16 xm5 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 80), mean5);
+                const bng_f32x16 dy6 = bng_f32x16_load_f32(dyr + 96);
+                const bng_f32x16 xm6 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 96), mean6);
+                const bng_f32x16 dy7 = bng_f32x16_load_f32(dyr + 112);
+                const bng_f32x16 xm7 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 112), mean7);
+                acc_dy0 = bng_f32x16_add(acc_dy0, dy0);
+                acc_dyxm0 = bng_f32x16_add(acc_dyxm0, bng_f32x16_mul(dy0, xm0));
+                acc_dy1 = bng_f32x16_add(acc_dy1, dy1);
+                acc_dyxm1 = bng_f32x16_add(acc_dyxm1, bng_f32x16_mul(dy1, xm1));
+                acc_dy2 = bng_f32x16_add(acc_dy2, dy2);
+                acc_dyxm2 = bng_f32x16_add(acc_dyxm2, bng_f32x16_mul(dy2, xm2));
+                acc_dy3 = bng_f32x16_add(acc_dy3, dy3);
+                acc_dyxm3 = bng_f32x16_add(acc_dyxm3, bng_f32x16_mul(dy3, xm3));
+                acc_dy4 = bng_f32x16_add(acc_dy4, dy4);
+                acc_dyxm4 = bng_f32x16_add(acc_dyxm4, bng_f32x16_mul(dy4, xm4));
+                acc_dy5 = bng_f32x16_add(acc_dy5, dy5);
+                acc_dyxm5 = bng_f32x16_add(acc_dyxm5, bng_f32x16_mul(dy5, xm5));
+                acc_dy6 = bng_f32x16_add(acc_dy6, dy6);
+                acc_dyxm6 = bng_f32x16_add(acc_dyxm6, bng_f32x16_mul(dy6, xm6));
+                acc_dy7 = bng_f32x16_add(acc_dy7, dy7);
+                acc_dyxm7 = bng_f32x16_add(acc_dyxm7, bng_f32x16_mul(dy7, xm7));
+            }
+            bng_f32x16_store_f32(sum_dy + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 0), acc_dy0));
+            bng_f32x16_store_f32(sum_dyxm + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 0), acc_dyxm0));
+            bng_f32x16_store_f32(sum_dy + c + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 16), acc_dy1));
+            bng_f32x16_store_f32(sum_dyxm + c + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 16), acc_dyxm1));
+            bng_f32x16_store_f32(sum_dy + c + 32, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 32), acc_dy2));
+            bng_f32x16_store_f32(sum_dyxm + c + 32, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 32), acc_dyxm2));
+            bng_f32x16_store_f32(sum_dy + c + 48, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 48), acc_dy3));
+            bng_f32x16_store_f32(sum_dyxm + c + 48, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 48), acc_dyxm3));
+            bng_f32x16_store_f32(sum_dy + c + 64, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 64), acc_dy4));
+            bng_f32x16_store_f32(sum_dyxm + c + 64, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 64), acc_dyxm4));
+            bng_f32x16_store_f32(sum_dy + c + 80, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 80), acc_dy5));
+            bng_f32x16_store_f32(sum_dyxm + c + 80, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 80), acc_dyxm5));
+            bng_f32x16_store_f32(sum_dy + c + 96, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 96), acc_dy6));
+            bng_f32x16_store_f32(sum_dyxm + c + 96, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 96), acc_dyxm6));
+            bng_f32x16_store_f32(sum_dy + c + 112, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 112), acc_dy7));
+            bng_f32x16_store_f32(sum_dyxm + c + 112, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 112), acc_dyxm7));
         }
-        bng_f32x16_store_f32(sum_dy + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + 0), acc_dy0));
-        bng_f32x16_store_f32(sum_dyxm + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + 0), acc_dyxm0));
-        bng_f32x16_store_f32(sum_dy + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + 16), acc_dy1));
-        bng_f32x16_store_f32(sum_dyxm + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + 16), acc_dyxm1));
-        bng_f32x16_store_f32(sum_dy + 32, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + 32), acc_dy2));
-        bng_f32x16_store_f32(sum_dyxm + 32, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + 32), acc_dyxm2));
-        bng_f32x16_store_f32(sum_dy + 48, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + 48), acc_dy3));
-        bng_f32x16_store_f32(sum_dyxm + 48, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + 48), acc_dyxm3));
-        bng_f32x16_store_f32(sum_dy + 64, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + 64), acc_dy4));
-        bng_f32x16_store_f32(sum_dyxm + 64, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + 64), acc_dyxm4));
-        bng_f32x16_store_f32(sum_dy + 80, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + 80), acc_dy5));
-        bng_f32x16_store_f32(sum_dyxm + 80, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + 80), acc_dyxm5));
-        bng_f32x16_store_f32(sum_dy + 96, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + 96), acc_dy6));
-        bng_f32x16_store_f32(sum_dyxm + 96, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + 96), acc_dyxm6));
-        bng_f32x16_store_f32(sum_dy + 112, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + 112), acc_dy7));
-        bng_f32x16_store_f32(sum_dyxm + 112, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + 112), acc_dyxm7));
     }
 }
 
@@ -311,81 +350,87 @@ void bng_f32_dxtrain_ukernel__mt7004_c128_v16(
     const float *x, const float *dy, float *dx,
     const float *mean, const float *gain, const float *dy_mean, const float *slope)
 {
-    const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + 0);
-    const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + 0);
-    const bng_f32x16 dy_mean0 = bng_f32x16_load_f32(dy_mean + 0);
-    const bng_f32x16 slope0 = bng_f32x16_load_f32(slope + 0);
-    const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + 16);
-    const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + 16);
-    const bng_f32x16 dy_mean1 = bng_f32x16_load_f32(dy_mean + 16);
-    const bng_f32x16 slope1 = bng_f32x16_load_f32(slope + 16);
-    const bng_f32x16 mean2 = bng_f32x16_load_f32(mean + 32);
-    const bng_f32x16 gain2 = bng_f32x16_load_f32(gain + 32);
-    const bng_f32x16 dy_mean2 = bng_f32x16_load_f32(dy_mean + 32);
-    const bng_f32x16 slope2 = bng_f32x16_load_f32(slope + 32);
-    const bng_f32x16 mean3 = bng_f32x16_load_f32(mean + 48);
-    const bng_f32x16 gain3 = bng_f32x16_load_f32(gain + 48);
-    const bng_f32x16 dy_mean3 = bng_f32x16_load_f32(dy_mean + 48);
-    const bng_f32x16 slope3 = bng_f32x16_load_f32(slope + 48);
-    const bng_f32x16 mean4 = bng_f32x16_load_f32(mean + 64);
-    const bng_f32x16 gain4 = bng_f32x16_load_f32(gain + 64);
-    const bng_f32x16 dy_mean4 = bng_f32x16_load_f32(dy_mean + 64);
-    const bng_f32x16 slope4 = bng_f32x16_load_f32(slope + 64);
-    const bng_f32x16 mean5 = bng_f32x16_load_f32(mean + 80);
-    const bng_f32x16 gain5 = bng_f32x16_load_f32(gain + 80);
-    const bng_f32x16 dy_mean5 = bng_f32x16_load_f32(dy_mean + 80);
-    const bng_f32x16 slope5 = bng_f32x16_load_f32(slope + 80);
-    const bng_f32x16 mean6 = bng_f32x16_load_f32(mean + 96);
-    const bng_f32x16 gain6 = bng_f32x16_load_f32(gain + 96);
-    const bng_f32x16 dy_mean6 = bng_f32x16_load_f32(dy_mean + 96);
-    const bng_f32x16 slope6 = bng_f32x16_load_f32(slope + 96);
-    const bng_f32x16 mean7 = bng_f32x16_load_f32(mean + 112);
-    const bng_f32x16 gain7 = bng_f32x16_load_f32(gain + 112);
-    const bng_f32x16 dy_mean7 = bng_f32x16_load_f32(dy_mean + 112);
-    const bng_f32x16 slope7 = bng_f32x16_load_f32(slope + 112);
-
     (void)width;    /* always 128 */
-    /* dx may be x or dy: each segment is loaded before it is stored. */
-    for (; rows != 0; rows--, x += stride, dy += stride, dx += stride) {
-        {
-            const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + 0), mean0);
-            const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + 0), dy_mean0);
-            bng_f32x16_store_f32(dx + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))));
-        }
-        {
-            const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + 16), mean1);
-            const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + 16), dy_mean1);
-            bng_f32x16_store_f32(dx + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))));
-        }
-        {
-            const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + 32), mean2);
-            const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + 32), dy_mean2);
-            bng_f32x16_store_f32(dx + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))));
-        }
-        {
-            const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + 48), mean3);
-            const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + 48), dy_mean3);
-            bng_f32x16_store_f32(dx + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))));
-        }
-        {
-            const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + 64), mean4);
-            const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + 64), dy_mean4);
-            bng_f32x16_store_f32(dx + 64, bng_f32x16_mul(gain4, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope4))));
-        }
-        {
-            const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + 80), mean5);
-            const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + 80), dy_mean5);
-            bng_f32x16_store_f32(dx + 80, bng_f32x16_mul(gain5, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope5))));
-        }
-        {
-            const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + 96), mean6);
-            const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + 96), dy_mean6);
-            bng_f32x16_store_f32(dx + 96, bng_f32x16_mul(gain6, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope6))));
-        }
-        {
-            const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + 112), mean7);
-            const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + 112), dy_mean7);
-            bng_f32x16_store_f32(dx + 112, bng_f32x16_mul(gain7, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope7))));
+    {
+        const size_t c = 0;
+        const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + c + 0);
+        const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + c + 0);
+        const bng_f32x16 dy_mean0 = bng_f32x16_load_f32(dy_mean + c + 0);
+        const bng_f32x16 slope0 = bng_f32x16_load_f32(slope + c + 0);
+        const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + c + 16);
+        const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + c + 16);
+        const bng_f32x16 dy_mean1 = bng_f32x16_load_f32(dy_mean + c + 16);
+        const bng_f32x16 slope1 = bng_f32x16_load_f32(slope + c + 16);
+        const bng_f32x16 mean2 = bng_f32x16_load_f32(mean + c + 32);
+        const bng_f32x16 gain2 = bng_f32x16_load_f32(gain + c + 32);
+        const bng_f32x16 dy_mean2 = bng_f32x16_load_f32(dy_mean + c + 32);
+        const bng_f32x16 slope2 = bng_f32x16_load_f32(slope + c + 32);
+        const bng_f32x16 mean3 = bng_f32x16_load_f32(mean + c + 48);
+        const bng_f32x16 gain3 = bng_f32x16_load_f32(gain + c + 48);
+        const bng_f32x16 dy_mean3 = bng_f32x16_load_f32(dy_mean + c + 48);
+        const bng_f32x16 slope3 = bng_f32x16_load_f32(slope + c + 48);
+        const bng_f32x16 mean4 = bng_f32x16_load_f32(mean + c + 64);
+        const bng_f32x16 gain4 = bng_f32x16_load_f32(gain + c + 64);
+        const bng_f32x16 dy_mean4 = bng_f32x16_load_f32(dy_mean + c + 64);
+        const bng_f32x16 slope4 = bng_f32x16_load_f32(slope + c + 64);
+        const bng_f32x16 mean5 = bng_f32x16_load_f32(mean + c + 80);
+        const bng_f32x16 gain5 = bng_f32x16_load_f32(gain + c + 80);
+        const bng_f32x16 dy_mean5 = bng_f32x16_load_f32(dy_mean + c + 80);
+        const bng_f32x16 slope5 = bng_f32x16_load_f32(slope + c + 80);
+        const bng_f32x16 mean6 = bng_f32x16_load_f32(mean + c + 96);
+        const bng_f32x16 gain6 = bng_f32x16_load_f32(gain + c + 96);
+        const bng_f32x16 dy_mean6 = bng_f32x16_load_f32(dy_mean + c + 96);
+        const bng_f32x16 slope6 = bng_f32x16_load_f32(slope + c + 96);
+        const bng_f32x16 mean7 = bng_f32x16_load_f32(mean + c + 112);
+        const bng_f32x16 gain7 = bng_f32x16_load_f32(gain + c + 112);
+        const bng_f32x16 dy_mean7 = bng_f32x16_load_f32(dy_mean + c + 112);
+        const bng_f32x16 slope7 = bng_f32x16_load_f32(slope + c + 112);
+        const float *xr = x + c, *dyr = dy + c;
+        float *dxr = dx + c;
+        size_t left;
+
+        /* dx may be x or dy: each segment is loaded before it is stored. */
+        for (left = rows; left != 0; left--, xr += stride, dyr += stride, dxr += stride) {
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 0), dy_mean0);
+                bng_f32x16_store_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))));
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 16), dy_mean1);
+                bng_f32x16_store_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))));
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 32), dy_mean2);
+                bng_f32x16_store_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))));
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 48), dy_mean3);
+                bng_f32x16_store_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))));
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 64), mean4);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 64), dy_mean4);
+                bng_f32x16_store_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope4))));
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 80), mean5);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 80), dy_mean5);
+                bng_f32x16_store_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope5))));
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 96), mean6);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 96), dy_mean6);
+                bng_f32x16_store_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope6))));
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 112), mean7);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 112), dy_mean7);
+                bng_f32x16_store_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope7))));
+            }
         }
     }
 }
@@ -394,25 +439,31 @@ void bng_f32_dxinfer_ukernel__mt7004_c128_v16(
     size_t rows, size_t width, size_t stride,
     const float *dy, float *dx, const float *gain)
 {
-    const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + 0);
-    const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + 16);
-    const bng_f32x16 gain2 = bng_f32x16_load_f32(gain + 32);
-    const bng_f32x16 gain3 = bng_f32x16_load_f32(gain + 48);
-    const bng_f32x16 gain4 = bng_f32x16_load_f32(gain + 64);
-    const bng_f32x16 gain5 = bng_f32x16_load_f32(gain + 80);
-    const bng_f32x16 gain6 = bng_f32x16_load_f32(gain + 96);
-    const bng_f32x16 gain7 = bng_f32x16_load_f32(gain + 112);
-
     (void)width;    /* always 128 */
-    for (; rows != 0; rows--, dy += stride, dx += stride) {
-        bng_f32x16_store_f32(dx + 0, bng_f32x16_mul(gain0, bng_f32x16_load_f32(dy + 0)));
-        bng_f32x16_store_f32(dx + 16, bng_f32x16_mul(gain1, bng_f32x16_load_f32(dy + 16)));
-        bng_f32x16_store_f32(dx + 32, bng_f32x16_mul(gain2, bng_f32x16_load_f32(dy + 32)));
-        bng_f32x16_store_f32(dx + 48, bng_f32x16_mul(gain3, bng_f32x16_load_f32(dy + 48)));
-        bng_f32x16_store_f32(dx + 64, bng_f32x16_mul(gain4, bng_f32x16_load_f32(dy + 64)));
-        bng_f32x16_store_f32(dx + 80, bng_f32x16_mul(gain5, bng_f32x16_load_f32(dy + 80)));
-        bng_f32x16_store_f32(dx + 96, bng_f32x16_mul(gain6, bng_f32x16_load_f32(dy + 96)));
-        bng_f32x16_store_f32(dx + 112, bng_f32x16_mul(gain7, bng_f32x16_load_f32(dy + 112)));
+    {
+        const size_t c = 0;
+        const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + c + 0);
+        const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + c + 16);
+        const bng_f32x16 gain2 = bng_f32x16_load_f32(gain + c + 32);
+        const bng_f32x16 gain3 = bng_f32x16_load_f32(gain + c + 48);
+        const bng_f32x16 gain4 = bng_f32x16_load_f32(gain + c + 64);
+        const bng_f32x16 gain5 = bng_f32x16_load_f32(gain + c + 80);
+        const bng_f32x16 gain6 = bng_f32x16_load_f32(gain + c + 96);
+        const bng_f32x16 gain7 = bng_f32x16_load_f32(gain + c + 112);
+        const float *dyr = dy + c;
+        float *dxr = dx + c;
+        size_t left;
+
+        for (left = rows; left != 0; left--, dyr += stride, dxr += stride) {
+            bng_f32x16_store_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_f32(dyr + 0)));
+            bng_f32x16_store_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_f32(dyr + 16)));
+            bng_f32x16_store_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_f32(dyr + 32)));
+            bng_f32x16_store_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_load_f32(dyr + 48)));
+            bng_f32x16_store_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_load_f32(dyr + 64)));
+            bng_f32x16_store_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_load_f32(dyr + 80)));
+            bng_f32x16_store_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_load_f32(dyr + 96)));
+            bng_f32x16_store_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_load_f32(dyr + 112)));
+        }
     }
 }
 
@@ -423,158 +474,163 @@ void bng_f32_reduce_ukernel__mt7004_c256_v16(
     const float *x, const float *dy, const float *mean,
     float *sum_dy, float *sum_dyxm)
 {
-    const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + 0);
-    const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + 16);
-    const bng_f32x16 mean2 = bng_f32x16_load_f32(mean + 32);
-    const bng_f32x16 mean3 = bng_f32x16_load_f32(mean + 48);
-    const bng_f32x16 mean4 = bng_f32x16_load_f32(mean + 64);
-    const bng_f32x16 mean5 = bng_f32x16_load_f32(mean + 80);
-    const bng_f32x16 mean6 = bng_f32x16_load_f32(mean + 96);
-    const bng_f32x16 mean7 = bng_f32x16_load_f32(mean + 112);
-    const bng_f32x16 mean8 = bng_f32x16_load_f32(mean + 128);
-    const bng_f32x16 mean9 = bng_f32x16_load_f32(mean + 144);
-    const bng_f32x16 mean10 = bng_f32x16_load_f32(mean + 160);
-    const bng_f32x16 mean11 = bng_f32x16_load_f32(mean + 176);
-    const bng_f32x16 mean12 = bng_f32x16_load_f32(mean + 192);
-    const bng_f32x16 mean13 = bng_f32x16_load_f32(mean + 208);
-    const bng_f32x16 mean14 = bng_f32x16_load_f32(mean + 224);
-    const bng_f32x16 mean15 = bng_f32x16_load_f32(mean + 240);
-
     (void)width;    /* always 256: the table registers this kernel for it alone */
-    while (rows != 0) {
-        size_t n = rows < BNG_BLOCK_ROWS ? rows : BNG_BLOCK_ROWS;
-        bng_f32x16 acc_dy0 = bng_f32x16_zero();
-        bng_f32x16 acc_dyxm0 = bng_f32x16_zero();
-        bng_f32x16 acc_dy1 = bng_f32x16_zero();
-        bng_f32x16 acc_dyxm1 = bng_f32x16_zero();
-        bng_f32x16 acc_dy2 = bng_f32x16_zero();
-        bng_f32x16 acc_dyxm2 = bng_f32x16_zero();
-        bng_f32x16 acc_dy3 = bng_f32x16_zero();
-        bng_f32x16 acc_dyxm3 = bng_f32x16_zero();
-        bng_f32x16 acc_dy4 = bng_f32x16_zero();
-        bng_f32x16 acc_dyxm4 = bng_f32x16_zero();
-        bng_f32x16 acc_dy5 = bng_f32x16_zero();
-        bng_f32x16 acc_dyxm5 = bng_f32x16_zero();
-        bng_f32x16 acc_dy6 = bng_f32x16_zero();
-        bng_f32x16 acc_dyxm6 = bng_f32x16_zero();
-        bng_f32x16 acc_dy7 = bng_f32x16_zero();
-        bng_f32x16 acc_dyxm7 = bng_f32x16_zero();
-        bng_f32x16 acc_dy8 = bng_f32x16_zero();
-        bng_f32x16 acc_dyxm8 = bng_f32x16_zero();
-        bng_f32x16 acc_dy9 = bng_f32x16_zero();
-        bng_f32x16 acc_dyxm9 = bng_f32x16_zero();
-        bng_f32x16 acc_dy10 = bng_f32x16_zero();
-        bng_f32x16 acc_dyxm10 = bng_f32x16_zero();
-        bng_f32x16 acc_dy11 = bng_f32x16_zero();
-        bng_f32x16 acc_dyxm11 = bng_f32x16_zero();
-        bng_f32x16 acc_dy12 = bng_f32x16_zero();
-        bng_f32x16 acc_dyxm12 = bng_f32x16_zero();
-        bng_f32x16 acc_dy13 = bng_f32x16_zero();
-        bng_f32x16 acc_dyxm13 = bng_f32x16_zero();
-        bng_f32x16 acc_dy14 = bng_f32x16_zero();
-        bng_f32x16 acc_dyxm14 = bng_f32x16_zero();
-        bng_f32x16 acc_dy15 = bng_f32x16_zero();
-        bng_f32x16 acc_dyxm15 = bng_f32x16_zero();
+    {
+        const size_t c = 0;
+        const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + c + 0);
+        const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + c + 16);
+        const bng_f32x16 mean2 = bng_f32x16_load_f32(mean + c + 32);
+        const bng_f32x16 mean3 = bng_f32x16_load_f32(mean + c + 48);
+        const bng_f32x16 mean4 = bng_f32x16_load_f32(mean + c + 64);
+        const bng_f32x16 mean5 = bng_f32x16_load_f32(mean + c + 80);
+        const bng_f32x16 mean6 = bng_f32x16_load_f32(mean + c + 96);
+        const bng_f32x16 mean7 = bng_f32x16_load_f32(mean + c + 112);
+        const bng_f32x16 mean8 = bng_f32x16_load_f32(mean + c + 128);
+        const bng_f32x16 mean9 = bng_f32x16_load_f32(mean + c + 144);
+        const bng_f32x16 mean10 = bng_f32x16_load_f32(mean + c + 160);
+        const bng_f32x16 mean11 = bng_f32x16_load_f32(mean + c + 176);
+        const bng_f32x16 mean12 = bng_f32x16_load_f32(mean + c + 192);
+        const bng_f32x16 mean13 = bng_f32x16_load_f32(mean + c + 208);
+        const bng_f32x16 mean14 = bng_f32x16_load_f32(mean + c + 224);
+        const bng_f32x16 mean15 = bng_f32x16_load_f32(mean + c + 240);
+        const float *xr = x + c, *dyr = dy + c;
+        size_t left = rows;
 
-        rows -= n;
-        for (; n != 0; n--, x += stride, dy += stride) {
-            const bng_f32x16 dy0 = bng_f32x16_load_f32(dy + 0);
-            const bng_f32x16 xm0 = bng_f32x16_sub(bng_f32x16_load_f32(x + 0), mean0);
-            const bng_f32x16 dy1 = bng_f32x16_load_f32(dy + 16);
-            const bng_f32x16 xm1 = bng_f32x16_sub(bng_f32x16_load_f32(x + 16), mean1);
-            const bng_f32x16 dy2 = bng_f32x16_load_f32(dy + 32);
-            const bng_f32x16 xm2 = bng_f32x16_sub(bng_f32x16_load_f32(x + 32), mean2);
-            const bng_f32x16 dy3 = bng_f32x16_load_f32(dy + 48);
-            const bng_f32x16 xm3 = bng_f32x16_sub(bng_f32x16_load_f32(x + 48), mean3);
-            const bng_f32x16 dy4 = bng_f32x16_load_f32(dy + 64);
-            const bng_f32x16 xm4 = bng_f32x16_sub(bng_f32x16_load_f32(x + 64), mean4);
-            const bng_f32x16 dy5 = bng_f32x16_load_f32(dy + 80);
-            const bng_f32x16 xm5 = bng_f32x16_sub(bng_f32x16_load_f32(x + 80), mean5);
-            const bng_f32x16 dy6 = bng_f32x16_load_f32(dy + 96);
-            const bng_f32x16 xm6 = bng_f32x16_sub(bng_f32x16_load_f32(x + 96), mean6);
-            const bng_f32x16 dy7 = bng_f32x16_load_f32(dy + 112);
-            const bng_f32x16 xm7 = bng_f32x16_sub(bng_f32x16_load_f32(x + 112), mean7);
-            const bng_f32x16 dy8 = bng_f32x16_load_f32(dy + 128);
-            const bng_f32x16 xm8 = bng_f32x16_sub(bng_f32x16_load_f32(x + 128), mean8);
-            const bng_f32x16 dy9 = bng_f32x16_load_f32(dy + 144);
-            const bng_f32x16 xm9 = bng_f32x16_sub(bng_f32x16_load_f32(x + 144), mean9);
-            const bng_f32x16 dy10 = bng_f32x16_load_f32(dy + 160);
-            const bng_f32x16 xm10 = bng_f32x16_sub(bng_f32x16_load_f32(x + 160), mean10);
-            const bng_f32x16 dy11 = bng_f32x16_load_f32(dy + 176);
-            const bng_f32x16 xm11 = bng_f32x16_sub(bng_f32x16_load_f32(x + 176), mean11);
-            const bng_f32x16 dy12 = bng_f32x16_load_f32(dy + 192);
-            const bng_f32x16 xm12 = bng_f32x16_sub(bng_f32x16_load_f32(x + 192), mean12);
-            const bng_f32x16 dy13 = bng_f32x16_load_f32(dy + 208);
-            const bng_f32x16 xm13 = bng_f32x16_sub(bng_f32x16_load_f32(x + 208), mean13);
-            const bng_f32x16 dy14 = bng_f32x16_load_f32(dy + 224);
-            const bng_f32x16 xm14 = bng_f32x16_sub(bng_f32x16_load_f32(x + 224), mean14);
-            const bng_f32x16 dy15 = bng_f32x16_load_f32(dy + 240);
-            const bng_f32x16 xm15 = bng_f32x16_sub(bng_f32x16_load_f32(x + 240), mean15);
-            acc_dy0 = bng_f32x16_add(acc_dy0, dy0);
-            acc_dyxm0 = bng_f32x16_add(acc_dyxm0, bng_f32x16_mul(dy0, xm0));
-            acc_dy1 = bng_f32x16_add(acc_dy1, dy1);
-            acc_dyxm1 = bng_f32x16_add(acc_dyxm1, bng_f32x16_mul(dy1, xm1));
-            acc_dy2 = bng_f32x16_add(acc_dy2, dy2);
-            acc_dyxm2 = bng_f32x16_add(acc_dyxm2, bng_f32x16_mul(dy2, xm2));
-            acc_dy3 = bng_f32x16_add(acc_dy3, dy3);
-            acc_dyxm3 = bng_f32x16_add(acc_dyxm3, bng_f32x16_mul(dy3, xm3));
-            acc_dy4 = bng_f32x16_add(acc_dy4, dy4);
-            acc_dyxm4 = bng_f32x16_add(acc_dyxm4, bng_f32x16_mul(dy4, xm4));
-            acc_dy5 = bng_f32x16_add(acc_dy5, dy5);
-            acc_dyxm5 = bng_f32x16_add(acc_dyxm5, bng_f32x16_mul(dy5, xm5));
-            acc_dy6 = bng_f32x16_add(acc_dy6, dy6);
-            acc_dyxm6 = bng_f32x16_add(acc_dyxm6, bng_f32x16_mul(dy6, xm6));
-            acc_dy7 = bng_f32x16_add(acc_dy7, dy7);
-            acc_dyxm7 = bng_f32x16_add(acc_dyxm7, bng_f32x16_mul(dy7, xm7));
-            acc_dy8 = bng_f32x16_add(acc_dy8, dy8);
-            acc_dyxm8 = bng_f32x16_add(acc_dyxm8, bng_f32x16_mul(dy8, xm8));
-            acc_dy9 = bng_f32x16_add(acc_dy9, dy9);
-            acc_dyxm9 = bng_f32x16_add(acc_dyxm9, bng_f32x16_mul(dy9, xm9));
-            acc_dy10 = bng_f32x16_add(acc_dy10, dy10);
-            acc_dyxm10 = bng_f32x16_add(acc_dyxm10, bng_f32x16_mul(dy10, xm10));
-            acc_dy11 = bng_f32x16_add(acc_dy11, dy11);
-            acc_dyxm11 = bng_f32x16_add(acc_dyxm11, bng_f32x16_mul(dy11, xm11));
-            acc_dy12 = bng_f32x16_add(acc_dy12, dy12);
-            acc_dyxm12 = bng_f32x16_add(acc_dyxm12, bng_f32x16_mul(dy12, xm12));
-            acc_dy13 = bng_f32x16_add(acc_dy13, dy13);
-            acc_dyxm13 = bng_f32x16_add(acc_dyxm13, bng_f32x16_mul(dy13, xm13));
-            acc_dy14 = bng_f32x16_add(acc_dy14, dy14);
-            acc_dyxm14 = bng_f32x16_add(acc_dyxm14, bng_f32x16_mul(dy14, xm14));
-            acc_dy15 = bng_f32x16_add(acc_dy15, dy15);
-            acc_dyxm15 = bng_f32x16_add(acc_dyxm15, bng_f32x16_mul(dy15, xm15));
+        while (left != 0) {
+            size_t n = left < BNG_BLOCK_ROWS ? left : BNG_BLOCK_ROWS;
+            bng_f32x16 acc_dy0 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm0 = bng_f32x16_zero();
+            bng_f32x16 acc_dy1 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm1 = bng_f32x16_zero();
+            bng_f32x16 acc_dy2 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm2 = bng_f32x16_zero();
+            bng_f32x16 acc_dy3 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm3 = bng_f32x16_zero();
+            bng_f32x16 acc_dy4 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm4 = bng_f32x16_zero();
+            bng_f32x16 acc_dy5 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm5 = bng_f32x16_zero();
+            bng_f32x16 acc_dy6 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm6 = bng_f32x16_zero();
+            bng_f32x16 acc_dy7 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm7 = bng_f32x16_zero();
+            bng_f32x16 acc_dy8 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm8 = bng_f32x16_zero();
+            bng_f32x16 acc_dy9 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm9 = bng_f32x16_zero();
+            bng_f32x16 acc_dy10 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm10 = bng_f32x16_zero();
+            bng_f32x16 acc_dy11 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm11 = bng_f32x16_zero();
+            bng_f32x16 acc_dy12 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm12 = bng_f32x16_zero();
+            bng_f32x16 acc_dy13 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm13 = bng_f32x16_zero();
+            bng_f32x16 acc_dy14 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm14 = bng_f32x16_zero();
+            bng_f32x16 acc_dy15 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm15 = bng_f32x16_zero();
+
+            left -= n;
+            for (; n != 0; n--, xr += stride, dyr += stride) {
+                const bng_f32x16 dy0 = bng_f32x16_load_f32(dyr + 0);
+                const bng_f32x16 xm0 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
+                const bng_f32x16 dy1 = bng_f32x16_load_f32(dyr + 16);
+                const bng_f32x16 xm1 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
+                const bng_f32x16 dy2 = bng_f32x16_load_f32(dyr + 32);
+                const bng_f32x16 xm2 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
+                const bng_f32x16 dy3 = bng_f32x16_load_f32(dyr + 48);
+                const bng_f32x16 xm3 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
+                const bng_f32x16 dy4 = bng_f32x16_load_f32(dyr + 64);
+                const bng_f32x16 xm4 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 64), mean4);
+                const bng_f32x16 dy5 = bng_f32x16_load_f32(dyr + 80);
+                const bng_f32x16 xm5 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 80), mean5);
+                const bng_f32x16 dy6 = bng_f32x16_load_f32(dyr + 96);
+                const bng_f32x16 xm6 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 96), mean6);
+                const bng_f32x16 dy7 = bng_f32x16_load_f32(dyr + 112);
+                const bng_f32x16 xm7 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 112), mean7);
+                const bng_f32x16 dy8 = bng_f32x16_load_f32(dyr + 128);
+                const bng_f32x16 xm8 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 128), mean8);
+                const bng_f32x16 dy9 = bng_f32x16_load_f32(dyr + 144);
+                const bng_f32x16 xm9 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 144), mean9);
+                const bng_f32x16 dy10 = bng_f32x16_load_f32(dyr + 160);
+                const bng_f32x16 xm10 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 160), mean10);
+                const bng_f32x16 dy11 = bng_f32x16_load_f32(dyr + 176);
+                const bng_f32x16 xm11 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 176), mean11);
+                const bng_f32x16 dy12 = bng_f32x16_load_f32(dyr + 192);
+                const bng_f32x16 xm12 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 192), mean12);
+                const bng_f32x16 dy13 = bng_f32x16_load_f32(dyr + 208);
+                const bng_f32x16 xm13 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 208), mean13);
+                const bng_f32x16 dy14 = bng_f32x16_load_f32(dyr + 224);
+                const bng_f32x16 xm14 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 224), mean14);
+                const bng_f32x16 dy15 = bng_f32x16_load_f32(dyr + 240);
+                const bng_f32x16 xm15 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 240), mean15);
+                acc_dy0 = bng_f32x16_add(acc_dy0, dy0);
+                acc_dyxm0 = bng_f32x16_add(acc_dyxm0, bng_f32x16_mul(dy0, xm0));
+                acc_dy1 = bng_f32x16_add(acc_dy1, dy1);
+                acc_dyxm1 = bng_f32x16_add(acc_dyxm1, bng_f32x16_mul(dy1, xm1));
+                acc_dy2 = bng_f32x16_add(acc_dy2, dy2);
+                acc_dyxm2 = bng_f32x16_add(acc_dyxm2, bng_f32x16_mul(dy2, xm2));
+                acc_dy3 = bng_f32x16_add(acc_dy3, dy3);
+                acc_dyxm3 = bng_f32x16_add(acc_dyxm3, bng_f32x16_mul(dy3, xm3));
+                acc_dy4 = bng_f32x16_add(acc_dy4, dy4);
+                acc_dyxm4 = bng_f32x16_add(acc_dyxm4, bng_f32x16_mul(dy4, xm4));
+                acc_dy5 = bng_f32x16_add(acc_dy5, dy5);
+                acc_dyxm5 = bng_f32x16_add(acc_dyxm5, bng_f32x16_mul(dy5, xm5));
+                acc_dy6 = bng_f32x16_add(acc_dy6, dy6);
+                acc_dyxm6 = bng_f32x16_add(acc_dyxm6, bng_f32x16_mul(dy6, xm6));
+                acc_dy7 = bng_f32x16_add(acc_dy7, dy7);
+                acc_dyxm7 = bng_f32x16_add(acc_dyxm7, bng_f32x16_mul(dy7, xm7));
+                acc_dy8 = bng_f32x16_add(acc_dy8, dy8);
+                acc_dyxm8 = bng_f32x16_add(acc_dyxm8, bng_f32x16_mul(dy8, xm8));
+                acc_dy9 = bng_f32x16_add(acc_dy9, dy9);
+                acc_dyxm9 = bng_f32x16_add(acc_dyxm9, bng_f32x16_mul(dy9, xm9));
+                acc_dy10 = bng_f32x16_add(acc_dy10, dy10);
+                acc_dyxm10 = bng_f32x16_add(acc_dyxm10, bng_f32x16_mul(dy10, xm10));
+                acc_dy11 = bng_f32x16_add(acc_dy11, dy11);
+                acc_dyxm11 = bng_f32x16_add(acc_dyxm11, bng_f32x16_mul(dy11, xm11));
+                acc_dy12 = bng_f32x16_add(acc_dy12, dy12);
+                acc_dyxm12 = bng_f32x16_add(acc_dyxm12, bng_f32x16_mul(dy12, xm12));
+                acc_dy13 = bng_f32x16_add(acc_dy13, dy13);
+                acc_dyxm13 = bng_f32x16_add(acc_dyxm13, bng_f32x16_mul(dy13, xm13));
+                acc_dy14 = bng_f32x16_add(acc_dy14, dy14);
+                acc_dyxm14 = bng_f32x16_add(acc_dyxm14, bng_f32x16_mul(dy14, xm14));
+                acc_dy15 = bng_f32x16_add(acc_dy15, dy15);
+                acc_dyxm15 = bng_f32x16_add(acc_dyxm15, bng_f32x16_mul(dy15, xm15));
+            }
+            bng_f32x16_store_f32(sum_dy + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 0), acc_dy0));
+            bng_f32x16_store_f32(sum_dyxm + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 0), acc_dyxm0));
+            bng_f32x16_store_f32(sum_dy + c + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 16), acc_dy1));
+            bng_f32x16_store_f32(sum_dyxm + c + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 16), acc_dyxm1));
+            bng_f32x16_store_f32(sum_dy + c + 32, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 32), acc_dy2));
+            bng_f32x16_store_f32(sum_dyxm + c + 32, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 32), acc_dyxm2));
+            bng_f32x16_store_f32(sum_dy + c + 48, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 48), acc_dy3));
+            bng_f32x16_store_f32(sum_dyxm + c + 48, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 48), acc_dyxm3));
+            bng_f32x16_store_f32(sum_dy + c + 64, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 64), acc_dy4));
+            bng_f32x16_store_f32(sum_dyxm + c + 64, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 64), acc_dyxm4));
+            bng_f32x16_store_f32(sum_dy + c + 80, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 80), acc_dy5));
+            bng_f32x16_store_f32(sum_dyxm + c + 80, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 80), acc_dyxm5));
+            bng_f32x16_store_f32(sum_dy + c + 96, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 96), acc_dy6));
+            bng_f32x16_store_f32(sum_dyxm + c + 96, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 96), acc_dyxm6));
+            bng_f32x16_store_f32(sum_dy + c + 112, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 112), acc_dy7));
+            bng_f32x16_store_f32(sum_dyxm + c + 112, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 112), acc_dyxm7));
+            bng_f32x16_store_f32(sum_dy + c + 128, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 128), acc_dy8));
+            bng_f32x16_store_f32(sum_dyxm + c + 128, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 128), acc_dyxm8));
+            bng_f32x16_store_f32(sum_dy + c + 144, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 144), acc_dy9));
+            bng_f32x16_store_f32(sum_dyxm + c + 144, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 144), acc_dyxm9));
+            bng_f32x16_store_f32(sum_dy + c + 160, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 160), acc_dy10));
+            bng_f32x16_store_f32(sum_dyxm + c + 160, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 160), acc_dyxm10));
+            bng_f32x16_store_f32(sum_dy + c + 176, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 176), acc_dy11));
+            bng_f32x16_store_f32(sum_dyxm + c + 176, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 176), acc_dyxm11));
+            bng_f32x16_store_f32(sum_dy + c + 192, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 192), acc_dy12));
+            bng_f32x16_store_f32(sum_dyxm + c + 192, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 192), acc_dyxm12));
+            bng_f32x16_store_f32(sum_dy + c + 208, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 208), acc_dy13));
+            bng_f32x16_store_f32(sum_dyxm + c + 208, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 208), acc_dyxm13));
+            bng_f32x16_store_f32(sum_dy + c + 224, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 224), acc_dy14));
+            bng_f32x16_store_f32(sum_dyxm + c + 224, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 224), acc_dyxm14));
+            bng_f32x16_store_f32(sum_dy + c + 240, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 240), acc_dy15));
+            bng_f32x16_store_f32(sum_dyxm + c + 240, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 240), acc_dyxm15));
         }
-        bng_f32x16_store_f32(sum_dy + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + 0), acc_dy0));
-        bng_f32x16_store_f32(sum_dyxm + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + 0), acc_dyxm0));
-        bng_f32x16_store_f32(sum_dy + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + 16), acc_dy1));
-        bng_f32x16_store_f32(sum_dyxm + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + 16), acc_dyxm1));
-        bng_f32x16_store_f32(sum_dy + 32, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + 32), acc_dy2));
-        bng_f32x16_store_f32(sum_dyxm + 32, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + 32), acc_dyxm2));
-        bng_f32x16_store_f32(sum_dy + 48, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + 48), acc_dy3));
-        bng_f32x16_store_f32(sum_dyxm + 48, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + 48), acc_dyxm3));
-        bng_f32x16_store_f32(sum_dy + 64, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + 64), acc_dy4));
-        bng_f32x16_store_f32(sum_dyxm + 64, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + 64), acc_dyxm4));
-        bng_f32x16_store_f32(sum_dy + 80, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + 80), acc_dy5));
-        bng_f32x16_store_f32(sum_dyxm + 80, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + 80), acc_dyxm5));
-        bng_f32x16_store_f32(sum_dy + 96, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + 96), acc_dy6));
-        bng_f32x16_store_f32(sum_dyxm + 96, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + 96), acc_dyxm6));
-        bng_f32x16_store_f32(sum_dy + 112, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + 112), acc_dy7));
-        bng_f32x16_store_f32(sum_dyxm + 112, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + 112), acc_dyxm7));
-        bng_f32x16_store_f32(sum_dy + 128, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + 128), acc_dy8));
-        bng_f32x16_store_f32(sum_dyxm + 128, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + 128), acc_dyxm8));
-        bng_f32x16_store_f32(sum_dy + 144, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + 144), acc_dy9));
-        bng_f32x16_store_f32(sum_dyxm + 144, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + 144), acc_dyxm9));
-        bng_f32x16_store_f32(sum_dy + 160, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + 160), acc_dy10));
-        bng_f32x16_store_f32(sum_dyxm + 160, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + 160), acc_dyxm10));
-        bng_f32x16_store_f32(sum_dy + 176, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + 176), acc_dy11));
-        bng_f32x16_store_f32(sum_dyxm + 176, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + 176), acc_dyxm11));
-        bng_f32x16_store_f32(sum_dy + 192, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + 192), acc_dy12));
-        bng_f32x16_store_f32(sum_dyxm + 192, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + 192), acc_dyxm12));
-        bng_f32x16_store_f32(sum_dy + 208, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + 208), acc_dy13));
-        bng_f32x16_store_f32(sum_dyxm + 208, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + 208), acc_dyxm13));
-        bng_f32x16_store_f32(sum_dy + 224, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + 224), acc_dy14));
-        bng_f32x16_store_f32(sum_dyxm + 224, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + 224), acc_dyxm14));
-        bng_f32x16_store_f32(sum_dy + 240, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + 240), acc_dy15));
-        bng_f32x16_store_f32(sum_dyxm + 240, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + 240), acc_dyxm15));
     }
 }
 
@@ -583,153 +639,159 @@ void bng_f32_dxtrain_ukernel__mt7004_c256_v16(
     const float *x, const float *dy, float *dx,
     const float *mean, const float *gain, const float *dy_mean, const float *slope)
 {
-    const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + 0);
-    const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + 0);
-    const bng_f32x16 dy_mean0 = bng_f32x16_load_f32(dy_mean + 0);
-    const bng_f32x16 slope0 = bng_f32x16_load_f32(slope + 0);
-    const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + 16);
-    const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + 16);
-    const bng_f32x16 dy_mean1 = bng_f32x16_load_f32(dy_mean + 16);
-    const bng_f32x16 slope1 = bng_f32x16_load_f32(slope + 16);
-    const bng_f32x16 mean2 = bng_f32x16_load_f32(mean + 32);
-    const bng_f32x16 gain2 = bng_f32x16_load_f32(gain + 32);
-    const bng_f32x16 dy_mean2 = bng_f32x16_load_f32(dy_mean + 32);
-    const bng_f32x16 slope2 = bng_f32x16_load_f32(slope + 32);
-    const bng_f32x16 mean3 = bng_f32x16_load_f32(mean + 48);
-    const bng_f32x16 gain3 = bng_f32x16_load_f32(gain + 48);
-    const bng_f32x16 dy_mean3 = bng_f32x16_load_f32(dy_mean + 48);
-    const bng_f32x16 slope3 = bng_f32x16_load_f32(slope + 48);
-    const bng_f32x16 mean4 = bng_f32x16_load_f32(mean + 64);
-    const bng_f32x16 gain4 = bng_f32x16_load_f32(gain + 64);
-    const bng_f32x16 dy_mean4 = bng_f32x16_load_f32(dy_mean + 64);
-    const bng_f32x16 slope4 = bng_f32x16_load_f32(slope + 64);
-    const bng_f32x16 mean5 = bng_f32x16_load_f32(mean + 80);
-    const bng_f32x16 gain5 = bng_f32x16_load_f32(gain + 80);
-    const bng_f32x16 dy_mean5 = bng_f32x16_load_f32(dy_mean + 80);
-    const bng_f32x16 slope5 = bng_f32x16_load_f32(slope + 80);
-    const bng_f32x16 mean6 = bng_f32x16_load_f32(mean + 96);
-    const bng_f32x16 gain6 = bng_f32x16_load_f32(gain + 96);
-    const bng_f32x16 dy_mean6 = bng_f32x16_load_f32(dy_mean + 96);
-    const bng_f32x16 slope6 = bng_f32x16_load_f32(slope + 96);
-    const bng_f32x16 mean7 = bng_f32x16_load_f32(mean + 112);
-    const bng_f32x16 gain7 = bng_f32x16_load_f32(gain + 112);
-    const bng_f32x16 dy_mean7 = bng_f32x16_load_f32(dy_mean + 112);
-    const bng_f32x16 slope7 = bng_f32x16_load_f32(slope + 112);
-    const bng_f32x16 mean8 = bng_f32x16_load_f32(mean + 128);
-    const bng_f32x16 gain8 = bng_f32x16_load_f32(gain + 128);
-    const bng_f32x16 dy_mean8 = bng_f32x16_load_f32(dy_mean + 128);
-    const bng_f32x16 slope8 = bng_f32x16_load_f32(slope + 128);
-    const bng_f32x16 mean9 = bng_f32x16_load_f32(mean + 144);
-    const bng_f32x16 gain9 = bng_f32x16_load_f32(gain + 144);
-    const bng_f32x16 dy_mean9 = bng_f32x16_load_f32(dy_mean + 144);
-    const bng_f32x16 slope9 = bng_f32x16_load_f32(slope + 144);
-    const bng_f32x16 mean10 = bng_f32x16_load_f32(mean + 160);
-    const bng_f32x16 gain10 = bng_f32x16_load_f32(gain + 160);
-    const bng_f32x16 dy_mean10 = bng_f32x16_load_f32(dy_mean + 160);
-    const bng_f32x16 slope10 = bng_f32x16_load_f32(slope + 160);
-    const bng_f32x16 mean11 = bng_f32x16_load_f32(mean + 176);
-    const bng_f32x16 gain11 = bng_f32x16_load_f32(gain + 176);
-    const bng_f32x16 dy_mean11 = bng_f32x16_load_f32(dy_mean + 176);
-    const bng_f32x16 slope11 = bng_f32x16_load_f32(slope + 176);
-    const bng_f32x16 mean12 = bng_f32x16_load_f32(mean + 192);
-    const bng_f32x16 gain12 = bng_f32x16_load_f32(gain + 192);
-    const bng_f32x16 dy_mean12 = bng_f32x16_load_f32(dy_mean + 192);
-    const bng_f32x16 slope12 = bng_f32x16_load_f32(slope + 192);
-    const bng_f32x16 mean13 = bng_f32x16_load_f32(mean + 208);
-    const bng_f32x16 gain13 = bng_f32x16_load_f32(gain + 208);
-    const bng_f32x16 dy_mean13 = bng_f32x16_load_f32(dy_mean + 208);
-    const bng_f32x16 slope13 = bng_f32x16_load_f32(slope + 208);
-    const bng_f32x16 mean14 = bng_f32x16_load_f32(mean + 224);
-    const bng_f32x16 gain14 = bng_f32x16_load_f32(gain + 224);
-    const bng_f32x16 dy_mean14 = bng_f32x16_load_f32(dy_mean + 224);
-    const bng_f32x16 slope14 = bng_f32x16_load_f32(slope + 224);
-    const bng_f32x16 mean15 = bng_f32x16_load_f32(mean + 240);
-    const bng_f32x16 gain15 = bng_f32x16_load_f32(gain + 240);
-    const bng_f32x16 dy_mean15 = bng_f32x16_load_f32(dy_mean + 240);
-    const bng_f32x16 slope15 = bng_f32x16_load_f32(slope + 240);
-
     (void)width;    /* always 256 */
-    /* dx may be x or dy: each segment is loaded before it is stored. */
-    for (; rows != 0; rows--, x += stride, dy += stride, dx += stride) {
-        {
-            const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + 0), mean0);
-            const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + 0), dy_mean0);
-            bng_f32x16_store_f32(dx + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))));
-        }
-        {
-            const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + 16), mean1);
-            const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + 16), dy_mean1);
-            bng_f32x16_store_f32(dx + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))));
-        }
-        {
-            const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + 32), mean2);
-            const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + 32), dy_mean2);
-            bng_f32x16_store_f32(dx + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))));
-        }
-        {
-            const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + 48), mean3);
-            const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + 48), dy_mean3);
-            bng_f32x16_store_f32(dx + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))));
-        }
-        {
-            const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + 64), mean4);
-            const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + 64), dy_mean4);
-            bng_f32x16_store_f32(dx + 64, bng_f32x16_mul(gain4, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope4))));
-        }
-        {
-            const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + 80), mean5);
-            const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + 80), dy_mean5);
-            bng_f32x16_store_f32(dx + 80, bng_f32x16_mul(gain5, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope5))));
-        }
-        {
-            const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + 96), mean6);
-            const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + 96), dy_mean6);
-            bng_f32x16_store_f32(dx + 96, bng_f32x16_mul(gain6, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope6))));
-        }
-        {
-            const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + 112), mean7);
-            const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + 112), dy_mean7);
-            bng_f32x16_store_f32(dx + 112, bng_f32x16_mul(gain7, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope7))));
-        }
-        {
-            const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + 128), mean8);
-            const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + 128), dy_mean8);
-            bng_f32x16_store_f32(dx + 128, bng_f32x16_mul(gain8, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope8))));
-        }
-        {
-            const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + 144), mean9);
-            const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + 144), dy_mean9);
-            bng_f32x16_store_f32(dx + 144, bng_f32x16_mul(gain9, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope9))));
-        }
-        {
-            const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + 160), mean10);
-            const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + 160), dy_mean10);
-            bng_f32x16_store_f32(dx + 160, bng_f32x16_mul(gain10, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope10))));
-        }
-        {
-            const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + 176), mean11);
-            const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + 176), dy_mean11);
-            bng_f32x16_store_f32(dx + 176, bng_f32x16_mul(gain11, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope11))));
-        }
-        {
-            const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + 192), mean12);
-            const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + 192), dy_mean12);
-            bng_f32x16_store_f32(dx + 192, bng_f32x16_mul(gain12, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope12))));
-        }
-        {
-            const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + 208), mean13);
-            const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + 208), dy_mean13);
-            bng_f32x16_store_f32(dx + 208, bng_f32x16_mul(gain13, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope13))));
-        }
-        {
-            const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + 224), mean14);
-            const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + 224), dy_mean14);
-            bng_f32x16_store_f32(dx + 224, bng_f32x16_mul(gain14, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope14))));
-        }
-        {
-            const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + 240), mean15);
-            const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + 240), dy_mean15);
-            bng_f32x16_store_f32(dx + 240, bng_f32x16_mul(gain15, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope15))));
+    {
+        const size_t c = 0;
+        const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + c + 0);
+        const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + c + 0);
+        const bng_f32x16 dy_mean0 = bng_f32x16_load_f32(dy_mean + c + 0);
+        const bng_f32x16 slope0 = bng_f32x16_load_f32(slope + c + 0);
+        const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + c + 16);
+        const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + c + 16);
+        const bng_f32x16 dy_mean1 = bng_f32x16_load_f32(dy_mean + c + 16);
+        const bng_f32x16 slope1 = bng_f32x16_load_f32(slope + c + 16);
+        const bng_f32x16 mean2 = bng_f32x16_load_f32(mean + c + 32);
+        const bng_f32x16 gain2 = bng_f32x16_load_f32(gain + c + 32);
+        const bng_f32x16 dy_mean2 = bng_f32x16_load_f32(dy_mean + c + 32);
+        const bng_f32x16 slope2 = bng_f32x16_load_f32(slope + c + 32);
+        const bng_f32x16 mean3 = bng_f32x16_load_f32(mean + c + 48);
+        const bng_f32x16 gain3 = bng_f32x16_load_f32(gain + c + 48);
+        const bng_f32x16 dy_mean3 = bng_f32x16_load_f32(dy_mean + c + 48);
+        const bng_f32x16 slope3 = bng_f32x16_load_f32(slope + c + 48);
+        const bng_f32x16 mean4 = bng_f32x16_load_f32(mean + c + 64);
+        const bng_f32x16 gain4 = bng_f32x16_load_f32(gain + c + 64);
+        const bng_f32x16 dy_mean4 = bng_f32x16_load_f32(dy_mean + c + 64);
+        const bng_f32x16 slope4 = bng_f32x16_load_f32(slope + c + 64);
+        const bng_f32x16 mean5 = bng_f32x16_load_f32(mean + c + 80);
+        const bng_f32x16 gain5 = bng_f32x16_load_f32(gain + c + 80);
+        const bng_f32x16 dy_mean5 = bng_f32x16_load_f32(dy_mean + c + 80);
+        const bng_f32x16 slope5 = bng_f32x16_load_f32(slope + c + 80);
+        const bng_f32x16 mean6 = bng_f32x16_load_f32(mean + c + 96);
+        const bng_f32x16 gain6 = bng_f32x16_load_f32(gain + c + 96);
+        const bng_f32x16 dy_mean6 = bng_f32x16_load_f32(dy_mean + c + 96);
+        const bng_f32x16 slope6 = bng_f32x16_load_f32(slope + c + 96);
+        const bng_f32x16 mean7 = bng_f32x16_load_f32(mean + c + 112);
+        const bng_f32x16 gain7 = bng_f32x16_load_f32(gain + c + 112);
+        const bng_f32x16 dy_mean7 = bng_f32x16_load_f32(dy_mean + c + 112);
+        const bng_f32x16 slope7 = bng_f32x16_load_f32(slope + c + 112);
+        const bng_f32x16 mean8 = bng_f32x16_load_f32(mean + c + 128);
+        const bng_f32x16 gain8 = bng_f32x16_load_f32(gain + c + 128);
+        const bng_f32x16 dy_mean8 = bng_f32x16_load_f32(dy_mean + c + 128);
+        const bng_f32x16 slope8 = bng_f32x16_load_f32(slope + c + 128);
+        const bng_f32x16 mean9 = bng_f32x16_load_f32(mean + c + 144);
+        const bng_f32x16 gain9 = bng_f32x16_load_f32(gain + c + 144);
+        const bng_f32x16 dy_mean9 = bng_f32x16_load_f32(dy_mean + c + 144);
+        const bng_f32x16 slope9 = bng_f32x16_load_f32(slope + c + 144);
+        const bng_f32x16 mean10 = bng_f32x16_load_f32(mean + c + 160);
+        const bng_f32x16 gain10 = bng_f32x16_load_f32(gain + c + 160);
+        const bng_f32x16 dy_mean10 = bng_f32x16_load_f32(dy_mean + c + 160);
+        const bng_f32x16 slope10 = bng_f32x16_load_f32(slope + c + 160);
+        const bng_f32x16 mean11 = bng_f32x16_load_f32(mean + c + 176);
+        const bng_f32x16 gain11 = bng_f32x16_load_f32(gain + c + 176);
+        const bng_f32x16 dy_mean11 = bng_f32x16_load_f32(dy_mean + c + 176);
+        const bng_f32x16 slope11 = bng_f32x16_load_f32(slope + c + 176);
+        const bng_f32x16 mean12 = bng_f32x16_load_f32(mean + c + 192);
+        const bng_f32x16 gain12 = bng_f32x16_load_f32(gain + c + 192);
+        const bng_f32x16 dy_mean12 = bng_f32x16_load_f32(dy_mean + c + 192);
+        const bng_f32x16 slope12 = bng_f32x16_load_f32(slope + c + 192);
+        const bng_f32x16 mean13 = bng_f32x16_load_f32(mean + c + 208);
+        const bng_f32x16 gain13 = bng_f32x16_load_f32(gain + c + 208);
+        const bng_f32x16 dy_mean13 = bng_f32x16_load_f32(dy_mean + c + 208);
+        const bng_f32x16 slope13 = bng_f32x16_load_f32(slope + c + 208);
+        const bng_f32x16 mean14 = bng_f32x16_load_f32(mean + c + 224);
+        const bng_f32x16 gain14 = bng_f32x16_load_f32(gain + c + 224);
+        const bng_f32x16 dy_mean14 = bng_f32x16_load_f32(dy_mean + c + 224);
+        const bng_f32x16 slope14 = bng_f32x16_load_f32(slope + c + 224);
+        const bng_f32x16 mean15 = bng_f32x16_load_f32(mean + c + 240);
+        const bng_f32x16 gain15 = bng_f32x16_load_f32(gain + c + 240);
+        const bng_f32x16 dy_mean15 = bng_f32x16_load_f32(dy_mean + c + 240);
+        const bng_f32x16 slope15 = bng_f32x16_load_f32(slope + c + 240);
+        const float *xr = x + c, *dyr = dy + c;
+        float *dxr = dx + c;
+        size_t left;
+
+        /* dx may be x or dy: each segment is loaded before it is stored. */
+        for (left = rows; left != 0; left--, xr += stride, dyr += stride, dxr += stride) {
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 0), dy_mean0);
+                bng_f32x16_store_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))));
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 16), dy_mean1);
+                bng_f32x16_store_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))));
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 32), dy_mean2);
+                bng_f32x16_store_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))));
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 48), dy_mean3);
+                bng_f32x16_store_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))));
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 64), mean4);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 64), dy_mean4);
+                bng_f32x16_store_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope4))));
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 80), mean5);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 80), dy_mean5);
+                bng_f32x16_store_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope5))));
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 96), mean6);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 96), dy_mean6);
+                bng_f32x16_store_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope6))));
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 112), mean7);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 112), dy_mean7);
+                bng_f32x16_store_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope7))));
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 128), mean8);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 128), dy_mean8);
+                bng_f32x16_store_f32(dxr + 128, bng_f32x16_mul(gain8, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope8))));
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 144), mean9);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 144), dy_mean9);
+                bng_f32x16_store_f32(dxr + 144, bng_f32x16_mul(gain9, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope9))));
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 160), mean10);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 160), dy_mean10);
+                bng_f32x16_store_f32(dxr + 160, bng_f32x16_mul(gain10, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope10))));
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 176), mean11);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 176), dy_mean11);
+                bng_f32x16_store_f32(dxr + 176, bng_f32x16_mul(gain11, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope11))));
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 192), mean12);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 192), dy_mean12);
+                bng_f32x16_store_f32(dxr + 192, bng_f32x16_mul(gain12, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope12))));
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 208), mean13);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 208), dy_mean13);
+                bng_f32x16_store_f32(dxr + 208, bng_f32x16_mul(gain13, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope13))));
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 224), mean14);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 224), dy_mean14);
+                bng_f32x16_store_f32(dxr + 224, bng_f32x16_mul(gain14, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope14))));
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 240), mean15);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 240), dy_mean15);
+                bng_f32x16_store_f32(dxr + 240, bng_f32x16_mul(gain15, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope15))));
+            }
         }
     }
 }
@@ -738,41 +800,47 @@ void bng_f32_dxinfer_ukernel__mt7004_c256_v16(
     size_t rows, size_t width, size_t stride,
     const float *dy, float *dx, const float *gain)
 {
-    const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + 0);
-    const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + 16);
-    const bng_f32x16 gain2 = bng_f32x16_load_f32(gain + 32);
-    const bng_f32x16 gain3 = bng_f32x16_load_f32(gain + 48);
-    const bng_f32x16 gain4 = bng_f32x16_load_f32(gain + 64);
-    const bng_f32x16 gain5 = bng_f32x16_load_f32(gain + 80);
-    const bng_f32x16 gain6 = bng_f32x16_load_f32(gain + 96);
-    const bng_f32x16 gain7 = bng_f32x16_load_f32(gain + 112);
-    const bng_f32x16 gain8 = bng_f32x16_load_f32(gain + 128);
-    const bng_f32x16 gain9 = bng_f32x16_load_f32(gain + 144);
-    const bng_f32x16 gain10 = bng_f32x16_load_f32(gain + 160);
-    const bng_f32x16 gain11 = bng_f32x16_load_f32(gain + 176);
-    const bng_f32x16 gain12 = bng_f32x16_load_f32(gain + 192);
-    const bng_f32x16 gain13 = bng_f32x16_load_f32(gain + 208);
-    const bng_f32x16 gain14 = bng_f32x16_load_f32(gain + 224);
-    const bng_f32x16 gain15 = bng_f32x16_load_f32(gain + 240);
-
     (void)width;    /* always 256 */
-    for (; rows != 0; rows--, dy += stride, dx += stride) {
-        bng_f32x16_store_f32(dx + 0, bng_f32x16_mul(gain0, bng_f32x16_load_f32(dy + 0)));
-        bng_f32x16_store_f32(dx + 16, bng_f32x16_mul(gain1, bng_f32x16_load_f32(dy + 16)));
-        bng_f32x16_store_f32(dx + 32, bng_f32x16_mul(gain2, bng_f32x16_load_f32(dy + 32)));
-        bng_f32x16_store_f32(dx + 48, bng_f32x16_mul(gain3, bng_f32x16_load_f32(dy + 48)));
-        bng_f32x16_store_f32(dx + 64, bng_f32x16_mul(gain4, bng_f32x16_load_f32(dy + 64)));
-        bng_f32x16_store_f32(dx + 80, bng_f32x16_mul(gain5, bng_f32x16_load_f32(dy + 80)));
-        bng_f32x16_store_f32(dx + 96, bng_f32x16_mul(gain6, bng_f32x16_load_f32(dy + 96)));
-        bng_f32x16_store_f32(dx + 112, bng_f32x16_mul(gain7, bng_f32x16_load_f32(dy + 112)));
-        bng_f32x16_store_f32(dx + 128, bng_f32x16_mul(gain8, bng_f32x16_load_f32(dy + 128)));
-        bng_f32x16_store_f32(dx + 144, bng_f32x16_mul(gain9, bng_f32x16_load_f32(dy + 144)));
-        bng_f32x16_store_f32(dx + 160, bng_f32x16_mul(gain10, bng_f32x16_load_f32(dy + 160)));
-        bng_f32x16_store_f32(dx + 176, bng_f32x16_mul(gain11, bng_f32x16_load_f32(dy + 176)));
-        bng_f32x16_store_f32(dx + 192, bng_f32x16_mul(gain12, bng_f32x16_load_f32(dy + 192)));
-        bng_f32x16_store_f32(dx + 208, bng_f32x16_mul(gain13, bng_f32x16_load_f32(dy + 208)));
-        bng_f32x16_store_f32(dx + 224, bng_f32x16_mul(gain14, bng_f32x16_load_f32(dy + 224)));
-        bng_f32x16_store_f32(dx + 240, bng_f32x16_mul(gain15, bng_f32x16_load_f32(dy + 240)));
+    {
+        const size_t c = 0;
+        const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + c + 0);
+        const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + c + 16);
+        const bng_f32x16 gain2 = bng_f32x16_load_f32(gain + c + 32);
+        const bng_f32x16 gain3 = bng_f32x16_load_f32(gain + c + 48);
+        const bng_f32x16 gain4 = bng_f32x16_load_f32(gain + c + 64);
+        const bng_f32x16 gain5 = bng_f32x16_load_f32(gain + c + 80);
+        const bng_f32x16 gain6 = bng_f32x16_load_f32(gain + c + 96);
+        const bng_f32x16 gain7 = bng_f32x16_load_f32(gain + c + 112);
+        const bng_f32x16 gain8 = bng_f32x16_load_f32(gain + c + 128);
+        const bng_f32x16 gain9 = bng_f32x16_load_f32(gain + c + 144);
+        const bng_f32x16 gain10 = bng_f32x16_load_f32(gain + c + 160);
+        const bng_f32x16 gain11 = bng_f32x16_load_f32(gain + c + 176);
+        const bng_f32x16 gain12 = bng_f32x16_load_f32(gain + c + 192);
+        const bng_f32x16 gain13 = bng_f32x16_load_f32(gain + c + 208);
+        const bng_f32x16 gain14 = bng_f32x16_load_f32(gain + c + 224);
+        const bng_f32x16 gain15 = bng_f32x16_load_f32(gain + c + 240);
+        const float *dyr = dy + c;
+        float *dxr = dx + c;
+        size_t left;
+
+        for (left = rows; left != 0; left--, dyr += stride, dxr += stride) {
+            bng_f32x16_store_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_f32(dyr + 0)));
+            bng_f32x16_store_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_f32(dyr + 16)));
+            bng_f32x16_store_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_f32(dyr + 32)));
+            bng_f32x16_store_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_load_f32(dyr + 48)));
+            bng_f32x16_store_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_load_f32(dyr + 64)));
+            bng_f32x16_store_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_load_f32(dyr + 80)));
+            bng_f32x16_store_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_load_f32(dyr + 96)));
+            bng_f32x16_store_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_load_f32(dyr + 112)));
+            bng_f32x16_store_f32(dxr + 128, bng_f32x16_mul(gain8, bng_f32x16_load_f32(dyr + 128)));
+            bng_f32x16_store_f32(dxr + 144, bng_f32x16_mul(gain9, bng_f32x16_load_f32(dyr + 144)));
+            bng_f32x16_store_f32(dxr + 160, bng_f32x16_mul(gain10, bng_f32x16_load_f32(dyr + 160)));
+            bng_f32x16_store_f32(dxr + 176, bng_f32x16_mul(gain11, bng_f32x16_load_f32(dyr + 176)));
+            bng_f32x16_store_f32(dxr + 192, bng_f32x16_mul(gain12, bng_f32x16_load_f32(dyr + 192)));
+            bng_f32x16_store_f32(dxr + 208, bng_f32x16_mul(gain13, bng_f32x16_load_f32(dyr + 208)));
+            bng_f32x16_store_f32(dxr + 224, bng_f32x16_mul(gain14, bng_f32x16_load_f32(dyr + 224)));
+            bng_f32x16_store_f32(dxr + 240, bng_f32x16_mul(gain15, bng_f32x16_load_f32(dyr + 240)));
+        }
     }
 }
 
