@@ -223,6 +223,32 @@ deps-valgrind:
 memcheck: deps-valgrind ## the Check suites (gnu variant) under valgrind: any error fails
 	@$(MAKE) --no-print-directory test-c VALGRIND=1
 
+# ---- firmware: cross builds, vendor drop, code-size report -------------------------
+
+.PHONY: cross-check vendor report deps-cross
+deps-cross:
+	@if ! command -v riscv64-unknown-elf-gcc >/dev/null || ! command -v arm-none-eabi-gcc >/dev/null \
+	    || ! command -v tcc >/dev/null || ! command -v clang >/dev/null; then \
+	  $(call apt_install,gcc-riscv64-unknown-elf gcc-arm-none-eabi tcc clang); fi
+
+cross-check: deps-cross deps-c deps-python ## bare-metal RISC-V/ARM builds and symbols, pedantic gcc/clang, tcc suite, vendor drop
+	tests/cross_check.sh $(BUILD) $(PY) $(ALL_TARGETS)
+
+vendor: deps-python ## copy TARGET=t's drop for a firmware tree to DEST=dir, with a MANIFEST
+	@[ -n "$(TARGET)" ] && [ -n "$(DEST)" ] || { echo "usage: make vendor TARGET=<t> DEST=<dir>" >&2; exit 2; }
+	$(PY) -m generator vendor --target $(TARGET) --dest $(DEST)
+
+REPORT_CROSS := riscv64-unknown-elf
+report: deps-python deps-cross ## per kernel of TARGET=t: shape, unroll, tile plan, code size (host and RISC-V)
+	@[ -n "$(TARGET)" ] || { echo "usage: make report TARGET=<t>" >&2; exit 2; }
+	@$(MAKE) --no-print-directory $(BUILD)/$(TARGET)/libbatchnormgrad.a
+	@mkdir -p $(BUILD)/cross/report/$(TARGET)
+	@for f in generated/$(TARGET)/*.c; do $(REPORT_CROSS)-gcc -std=c99 -ffreestanding -O2 -Iinclude -Igenerated/$(TARGET) \
+	  -c $$f -o $(BUILD)/cross/report/$(TARGET)/$$(basename $$f .c).o; done
+	@$(PY) -m generator report --target $(TARGET) \
+	  --objects "host,nm,$$(ls $(BUILD)/$(TARGET)/obj/*.o | grep -v bng_hal_host | paste -sd, -)" \
+	  --objects "riscv64,$(REPORT_CROSS)-nm,$$(ls $(BUILD)/cross/report/$(TARGET)/*.o | paste -sd, -)"
+
 # ---- housekeeping ------------------------------------------------------------------
 
 .PHONY: clean help

@@ -2,6 +2,7 @@
 
 import argparse
 import dataclasses
+import os
 import sys
 from typing import List, Optional
 
@@ -76,13 +77,40 @@ def cmd_plan(args) -> int:
     return 0
 
 
+def cmd_vendor(args) -> int:
+    from .vendor import write_drop
+    config = _selected(load(args.config), args)
+    if len(config.targets) != 1:
+        raise ConfigError("--target", "", "vendor needs one target")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    command = f"make vendor TARGET={config.targets[0].name} DEST={args.dest}"
+    names = write_drop(root, config.targets[0], args.dest, command)
+    print(f"{args.dest}: {len(names)} files and MANIFEST")
+    return 0
+
+
+def cmd_report(args) -> int:
+    from .report import report, symbol_sizes
+    config = _selected(load(args.config), args)
+    if len(config.targets) != 1:
+        raise ConfigError("--target", "", "report needs one target")
+    columns = {}
+    for spec in args.objects:
+        label, nm, *objects = spec.split(",")
+        columns[label] = symbol_sizes(nm, objects)
+    print(report(plan_target(config.targets[0]), columns))
+    return 0
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     p = argparse.ArgumentParser(prog="python3 -m generator",
                                 description="Generate batchnormgrad kernels from targets.yaml.")
     p.add_argument("--debug", action="store_true", help="show Python tracebacks")
     sub = p.add_subparsers(dest="command", required=True)
     for name, helptext in (("generate", "render the kernels into the output tree"),
-                           ("plan", "list the kernels the plan emits")):
+                           ("plan", "list the kernels the plan emits"),
+                           ("vendor", "copy one target's drop for a firmware tree, with a MANIFEST"),
+                           ("report", "per kernel: shape, unroll, tile plan, code size")):
         s = sub.add_parser(name, help=helptext)
         s.add_argument("--config", default="targets.yaml", help="default: targets.yaml")
         s.add_argument("--target", help="one target (default: all)")
@@ -90,11 +118,17 @@ def main(argv: Optional[List[str]] = None) -> int:
         if name == "generate":
             s.add_argument("--out", default="generated", help="default: generated")
             s.add_argument("--quiet", action="store_true")
-        else:
+        elif name == "plan":
             s.add_argument("--names", action="store_true", help="kernel table names only")
+        elif name == "vendor":
+            s.add_argument("--dest", required=True, help="folder to write the drop into")
+        else:
+            s.add_argument("--objects", action="append", default=[],
+                           help="LABEL,NM,OBJECT[,OBJECT...]: code sizes from one compiler")
     args = p.parse_args(argv)
     try:
-        return {"generate": cmd_generate, "plan": cmd_plan}[args.command](args)
+        return {"generate": cmd_generate, "plan": cmd_plan, "vendor": cmd_vendor,
+                "report": cmd_report}[args.command](args)
     except ConfigError as e:
         if args.debug:
             raise

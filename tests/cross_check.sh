@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# make cross-check: the generated C as firmware will build it.
+#   1. every generated/<t>/*.c, freestanding, -Werror, for bare-metal RISC-V and
+#      Cortex-M7; undefined symbols only memcpy, memset and the bng_hal_* functions;
+#   2. -std=c99 -pedantic -Wall -Wextra -Werror under gcc and clang, both backends;
+#   3. the portable backend (and portable half) built with tcc passes the Check suite;
+#   4. a vendor drop compiles on its own in a scratch folder with a cross compiler.
+# Usage: tests/cross_check.sh BUILD_DIR PYTHON TARGET...
+set -euo pipefail
+build=$1 python=$2
+shift 2
+targets=("$@")
+warn="-std=c99 -Wall -Wextra -Werror"
+allowed="memcpy memset bng_hal_parallel bng_hal_barrier bng_hal_private bng_hal_dma_get bng_hal_dma_put bng_hal_dma_wait"
+declare -A cross=(
+  [riscv64-unknown-elf-gcc]=""
+  [arm-none-eabi-gcc]="-mcpu=cortex-m7 -mthumb -mfloat-abi=hard -mfpu=fpv5-d16"
+)
+
+for t in "${targets[@]}"; do
+  for cc in "${!cross[@]}"; do
+    out=$build/cross/$cc/$t
+    mkdir -p "$out"
+    for f in generated/$t/*.c; do
+      # shellcheck disable=SC2086
+      $cc $warn -ffreestanding -O2 ${cross[$cc]} -Iinclude -Igenerated/$t -c "$f" -o "$out/$(basename "$f" .c).o"
+    done
+    nm=${cc%gcc}nm
+    defined=$($nm --defined-only "$out"/*.o | awk 'NF == 3 {print $3}' | sort -u)
+    stray=$($nm -u "$out"/*.o | awk 'NF == 2 {print $2}' | sort -u \
+            | comm -23 - <(printf '%s\n' $defined $allowed | sort -u))
+    if [ -n "$stray" ]; then
+      echo "cross-check: $t with $cc references symbols firmware does not have: $stray" >&2
+      exit 1
+    fi
+    echo "cross-check: $t, $cc: freestanding build clean; undefined: $($nm -u "$out"/*.o | awk 'NF == 2 {print $2}' | sort -u | comm -23 - <(printf '%s\n' $defined | sort -u) | tr '\n' ' ')"
+  done
+done
+
+for t in "${targets[@]}"; do
+  for cc in gcc clang; do
+    for f in generated/$t/*.c; do
+      $cc $warn -pedantic -O2 -DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE -Iinclude -Igenerated/$t -c "$f" -o /dev/null
+      # The GNU backend's 64-byte vectors are an ABI note where the host's vectors are
+      # narrower: build it for this host's vector unit, as the library is.
+      $cc $warn -pedantic -O2 -march=native -DBNG_VEC_BACKEND=BNG_VEC_GNU -Iinclude -Igenerated/$t -c "$f" -o /dev/null 2>&1 \
+        | { grep -v "note: the ABI for passing parameters\|In function\|In file included\|from generated\|^ *|\|^ *[0-9]* |\|in expansion of macro" || true; }
+    done
+  done
+  echo "cross-check: $t: -pedantic -Werror clean under gcc and clang, both backends"
+done
+
+check_cflags=$(pkg-config --cflags check)
+check_libs=$(pkg-config --libs check)
+libtcc1=$(find /usr/lib -name libtcc1.a -path '*tcc*' | head -1)
+for t in "${targets[@]}"; do
+  out=$build/tcc/$t
+  mkdir -p "$out"
+  flags="-DBNG_HOST -DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE -Iinclude -Igenerated/$t -Itests"
+  for f in generated/$t/*.c tests/test_bng.c tests/bng_dtypes.c tests/bng_test_support.c tests/bng_reference.c; do
+    # shellcheck disable=SC2086
+    tcc -std=c99 -Wall $flags $check_cflags -c "$f" -o "$out/$(basename "$f" .c).o"
+  done
+  # The host HAL emulation (threads, TLS) is host tooling, not firmware: built by gcc,
+  # as is the link (tcc's linker cannot read Debian's static libcheck).
+  gcc -std=gnu11 -O2 -DBNG_HOST -Iinclude -Igenerated/$t -c include/host/bng_hal_host.c -o "$out/bng_hal_host.o"
+  # shellcheck disable=SC2086
+  gcc -z noexecstack "$out"/*.o "$libtcc1" $check_libs -lpthread -lm -o "$out/test_bng"
+  echo "== tcc: $t"
+  "$out/test_bng"
+done
+
+drop=$build/vendor-check
+rm -rf "$drop"
+for t in "${targets[@]}"; do
+  "$python" -m generator vendor --target "$t" --dest "$drop/$t" >/dev/null
+  (cd "$drop/$t" && for f in *.c; do riscv64-unknown-elf-gcc $warn -ffreestanding -O2 -I. -c "$f" -o "${f%.c}.o"; done)
+  echo "cross-check: $t: vendor drop ($(ls "$drop/$t" | grep -vc '\.o$') files) compiles on its own"
+done
