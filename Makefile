@@ -221,7 +221,7 @@ deps-valgrind:
 	@command -v valgrind >/dev/null || { $(call apt_install,valgrind); }
 
 memcheck: deps-valgrind ## the Check suites (gnu variant) under valgrind: any error fails
-	@$(MAKE) --no-print-directory test-c VALGRIND=1
+	@BNG_TEST_QUICK=1 $(MAKE) --no-print-directory test-c VALGRIND=1
 
 # ---- firmware: cross builds, vendor drop, code-size report -------------------------
 

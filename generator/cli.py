@@ -77,28 +77,31 @@ def cmd_plan(args) -> int:
     return 0
 
 
+def _one_target(args):
+    config = _selected(load(args.config), args)
+    if not args.target:
+        raise ConfigError("--target", "", f"{args.command} needs one target")
+    return config.targets[0]
+
+
 def cmd_vendor(args) -> int:
     from .vendor import write_drop
-    config = _selected(load(args.config), args)
-    if len(config.targets) != 1:
-        raise ConfigError("--target", "", "vendor needs one target")
+    target = _one_target(args)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    command = f"make vendor TARGET={config.targets[0].name} DEST={args.dest}"
-    names = write_drop(root, config.targets[0], args.dest, command)
+    command = f"make vendor TARGET={target.name} DEST={args.dest}"
+    names = write_drop(root, target, args.dest, command)
     print(f"{args.dest}: {len(names)} files and MANIFEST")
     return 0
 
 
 def cmd_report(args) -> int:
     from .report import report, symbol_sizes
-    config = _selected(load(args.config), args)
-    if len(config.targets) != 1:
-        raise ConfigError("--target", "", "report needs one target")
+    target = _one_target(args)
     columns = {}
     for spec in args.objects:
         label, nm, *objects = spec.split(",")
         columns[label] = symbol_sizes(nm, objects)
-    print(report(plan_target(config.targets[0]), columns))
+    print(report(plan_target(target), columns))
     return 0
 
 

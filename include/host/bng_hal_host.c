@@ -45,27 +45,27 @@ static void check_private(const void *p, size_t bytes)
         fail("DMA outside the calling core's private memory");
 }
 
+static void copy_rows(unsigned char *dst, size_t dst_stride, const unsigned char *src,
+                      size_t src_stride, size_t rows, size_t row_bytes)
+{
+    size_t r;
+    for (r = 0; r < rows; r++)
+        memcpy(dst + r * dst_stride, src + r * src_stride, row_bytes);
+}
+
 bng_hal_dma bng_hal_dma_get(void *dst, const void *src, size_t rows, size_t row_bytes,
                             size_t src_stride)
 {
-    unsigned char *d = dst;
-    const unsigned char *s = src;
-    size_t r;
     check_private(dst, rows * row_bytes);
-    for (r = 0; r < rows; r++)
-        memcpy(d + r * row_bytes, s + r * src_stride, row_bytes);
+    copy_rows(dst, row_bytes, src, src_stride, rows, row_bytes);
     return BNG_HAL_DMA_DONE;
 }
 
 bng_hal_dma bng_hal_dma_put(void *dst, const void *src, size_t rows, size_t row_bytes,
                             size_t dst_stride)
 {
-    unsigned char *d = dst;
-    const unsigned char *s = src;
-    size_t r;
     check_private(src, rows * row_bytes);
-    for (r = 0; r < rows; r++)
-        memcpy(d + r * dst_stride, s + r * row_bytes, row_bytes);
+    copy_rows(dst, dst_stride, src, row_bytes, rows, row_bytes);
     return BNG_HAL_DMA_DONE;
 }
 
