@@ -242,6 +242,19 @@ class OutputTest(TempDir):
         self.assertIn("bng_f32_reduce_ukernel__mt7004_c96_v16(", text)
         self.assertNotIn("_c64_", text)
 
+    def test_an_error_leaves_the_tree_unchanged(self):
+        out = self.tmp + "/out"
+        run("generate", "--config", TARGETS_YAML, "--out", out)
+        before = tree(out)
+        with open(TARGETS_YAML) as f:
+            bad = f.read().replace("max_unroll: 32", "max_unroll: 0", 2)
+        path = self.write_config(bad)
+        for argv in (("--config", path), ("--config", TARGETS_YAML, "--target", "mt7004",
+                                          "--channels", "48 4096")):
+            status, _, err = run("generate", "--out", out, *argv)
+            self.assertEqual(status, 2, err)
+            self.assertEqual(tree(out), before, argv)
+
     def test_stale_files_are_removed(self):
         out = self.tmp + "/out"
         run("generate", "--config", TARGETS_YAML, "--out", out)
