@@ -180,12 +180,12 @@ deps-bench:
 	@if [ ! -f $(DNNL_HEADER) ] || ! command -v gnuplot >/dev/null; then \
 	  ( $(call apt_install,libdnnl-dev gnuplot-nox) ) || echo "note: continuing without oneDNN or the plot"; fi
 
-bench: deps-c deps-bench ## time every target and backend: table, bench/results.csv, bench/results.svg
+bench: deps-c deps-bench ## time every target and backend: table, bench/results.csv, bench/results.png
 	@$(MAKE) --no-print-directory $(BENCHES)
 	@rm -f bench/results.csv
 	@echo "target  backend   dtype shape          variant                    median_us     GB/s vs_oneDNN roofline"
 	@for b in $(BENCHES); do OMP_NUM_THREADS=1 $$b --backend $$(basename $$(dirname $$b)) --csv bench/results.csv || exit 1; done
-	@if command -v gnuplot >/dev/null; then gnuplot bench/plot.gp && echo "plot: bench/results.svg"; \
+	@if command -v gnuplot >/dev/null; then gnuplot bench/plot.gp && echo "plot: bench/results.png"; \
 	else echo "note: no gnuplot, no plot (the table above and bench/results.csv are complete)"; fi
 
 # make test's guard: the bench builds and runs one tiny shape (no timing is judged).

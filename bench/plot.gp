@@ -1,19 +1,18 @@
-# make bench: bench/results.csv -> bench/results.svg, GB/s per shape and variant.
-set terminal svg size 1200,800 dynamic font "sans,11"
-set output "bench/results.svg"
+# make bench: bench/results.csv -> bench/results.png, GB/s per shape and variant.
+set terminal pngcairo size 1200,800 font "sans,10" noenhanced
+set output "bench/results.png"
 set datafile separator ","
 set multiplot layout 2,1 title "batchnormgrad, one call, GB/s of the 5 streams (median; higher is better)"
 set style data linespoints
 set ylabel "GB/s"
 set key outside right
 set grid ytics
-shapes = "4x64 4096x64 2048x256 65536x64 16384x256 262144x64"
 set xtics ("4x64" 0, "4096x64" 1, "2048x256" 2, "65536x64" 3, "16384x256" 4, "262144x64" 5)
 shape_index(b, c) = (b == 4 ? 0 : b == 4096 ? 1 : b == 2048 ? 2 : b == 65536 ? 3 : b == 16384 ? 4 : 5)
-variants = "specialized_p generic_p _s naive oneDNN roofline"
 name(i) = i == 1 ? "specialized _p" : i == 2 ? "generic _p" : i == 3 ? "_s all cores" : i == 4 ? "naive loop" : i == 5 ? "oneDNN" : "roofline"
 do for [dt in "f32 f16"] {
     set title sprintf("mt7004, gnu backend, %s", dt)
-    plot for [i=1:6] "bench/results.csv" using (strcol(1) eq "mt7004" && strcol(2) eq "gnu" && strcol(3) eq dt && strcol(6) eq name(i) ? shape_index($4, $5) : NaN):8 title name(i)
+    # smooth unique joins one variant's points in shape order (the other rows are NaN)
+    plot for [i=1:6] "bench/results.csv" using (strcol(1) eq "mt7004" && strcol(2) eq "gnu" && strcol(3) eq dt && strcol(6) eq name(i) ? shape_index($4, $5) : NaN):8 smooth unique with linespoints title name(i)
 }
 unset multiplot
