@@ -196,13 +196,6 @@ class DTypePlan:
     def kernels(self) -> Tuple[Kernel, ...]:
         return self.specialized + (self.generic,)
 
-    @property
-    def vector_widths(self) -> Tuple[int, ...]:
-        """Every vector width the kernels use, for the vector API instantiations."""
-        widths = {s.lanes for k in self.specialized for s in k.segments}
-        widths |= {self.config.lanes, 1}
-        return tuple(sorted(widths))
-
 
 @dataclass(frozen=True)
 class OutputFile:

@@ -1,7 +1,6 @@
 /* The storage types of the target under test, as bng_dtype adapters. */
 #include "bng_dtypes.h"
 
-#include <stdint.h>
 
 #define AS_ELEMENT(c) c,
 
@@ -23,12 +22,8 @@ static void f32_entry_s(void *x, void *dy, void *dx, int core_mask)
 static void f32_run_kernel(int generic, size_t batch, size_t channel, int is_train,
                            void *x, void *dy, void *dx, long long *params)
 {
-    bng_f32_stats s;
-    s.mean = (const float *)(intptr_t)params[BNG_PARAM_MEAN];
-    s.invar = (const float *)(intptr_t)params[BNG_PARAM_INVAR];
-    s.scale = (const float *)(intptr_t)params[BNG_PARAM_SCALE];
-    s.dbias = (float *)(intptr_t)params[BNG_PARAM_DBIAS];
-    s.dscale = (float *)(intptr_t)params[BNG_PARAM_DSCALE];
+    const bng_f32_stats s = bng_f32_stats_from_params(params);
+
     bng_f32_run_private(generic ? &bng_f32_generic_kernel : bng_f32_kernel_for_channels(channel),
                         batch, channel, is_train, x, dy, dx, &s);
 }
@@ -86,12 +81,8 @@ static void f16_entry_s(void *x, void *dy, void *dx, int core_mask)
 static void f16_run_kernel(int generic, size_t batch, size_t channel, int is_train,
                            void *x, void *dy, void *dx, long long *params)
 {
-    bng_f16_stats s;
-    s.mean = (const bng_hp_stats_t *)(intptr_t)params[BNG_PARAM_MEAN];
-    s.invar = (const bng_hp_stats_t *)(intptr_t)params[BNG_PARAM_INVAR];
-    s.scale = (const bng_hp_stats_t *)(intptr_t)params[BNG_PARAM_SCALE];
-    s.dbias = (bng_hp_stats_t *)(intptr_t)params[BNG_PARAM_DBIAS];
-    s.dscale = (bng_hp_stats_t *)(intptr_t)params[BNG_PARAM_DSCALE];
+    const bng_f16_stats s = bng_f16_stats_from_params(params);
+
     bng_f16_run_private(generic ? &bng_f16_generic_kernel : bng_f16_kernel_for_channels(channel),
                         batch, channel, is_train, x, dy, dx, &s);
 }

@@ -197,6 +197,18 @@ static void bng_f32_finalize(
     }
 }
 
+bng_f32_stats bng_f32_stats_from_params(const long long *params)
+{
+    bng_f32_stats stats;
+
+    stats.mean = (const float *)(intptr_t)params[BNG_PARAM_MEAN];
+    stats.invar = (const float *)(intptr_t)params[BNG_PARAM_INVAR];
+    stats.scale = (const float *)(intptr_t)params[BNG_PARAM_SCALE];
+    stats.dbias = (float *)(intptr_t)params[BNG_PARAM_DBIAS];
+    stats.dscale = (float *)(intptr_t)params[BNG_PARAM_DSCALE];
+    return stats;
+}
+
 static void bng_f32_mean_to_float(size_t width, const float *in, float *out)
 {
     size_t c;
@@ -253,13 +265,8 @@ void fp_batch_norm_grad_p(float *x, float *dy, float *dx, long long *params)
         return;     /* nowhere to report: touch nothing */
     status = bng_read_params(params, x, dy, dx, 2, &shape);
     if (status == BNG_OK) {
-        bng_f32_stats stats;
+        const bng_f32_stats stats = bng_f32_stats_from_params(params);
 
-        stats.mean = (const float *)(intptr_t)params[BNG_PARAM_MEAN];
-        stats.invar = (const float *)(intptr_t)params[BNG_PARAM_INVAR];
-        stats.scale = (const float *)(intptr_t)params[BNG_PARAM_SCALE];
-        stats.dbias = (float *)(intptr_t)params[BNG_PARAM_DBIAS];
-        stats.dscale = (float *)(intptr_t)params[BNG_PARAM_DSCALE];
         bng_f32_run_private(bng_f32_kernel_for_channels(shape.channel),
                             shape.batch, shape.channel, shape.is_train, x, dy, dx, &stats);
     }
@@ -469,11 +476,7 @@ void fp_batch_norm_grad_s(float *x, float *dy, float *dx, int core_mask)
         job.x = x;
         job.dy = dy;
         job.dx = dx;
-        job.stats.mean = (const float *)(intptr_t)params[BNG_PARAM_MEAN];
-        job.stats.invar = (const float *)(intptr_t)params[BNG_PARAM_INVAR];
-        job.stats.scale = (const float *)(intptr_t)params[BNG_PARAM_SCALE];
-        job.stats.dbias = (float *)(intptr_t)params[BNG_PARAM_DBIAS];
-        job.stats.dscale = (float *)(intptr_t)params[BNG_PARAM_DSCALE];
+        job.stats = bng_f32_stats_from_params(params);
         bng_hal_parallel(job.mask, bng_f32_shared_core, &job);
     }
     params[BNG_PARAM_STATUS] = status;

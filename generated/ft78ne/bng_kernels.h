@@ -79,6 +79,8 @@ void bng_f32_reduce_ukernel__ft78ne_generic_v16(size_t rows, size_t width, size_
 void bng_f32_dxtrain_ukernel__ft78ne_generic_v16(size_t rows, size_t width, size_t stride, const float *x, const float *dy, float *dx, const float *mean, const float *gain, const float *dy_mean, const float *slope);
 void bng_f32_dxinfer_ukernel__ft78ne_generic_v16(size_t rows, size_t width, size_t stride, const float *dy, float *dx, const float *gain);
 
+/* The per-channel pointers of a parameter block (params[0..4]). */
+bng_f32_stats bng_f32_stats_from_params(const long long *params);
 extern const bng_f32_kernel bng_f32_generic_kernel;
 /* The specialized kernel registered for ``channel``, else the generic one. */
 const bng_f32_kernel *bng_f32_kernel_for_channels(size_t channel);

@@ -197,6 +197,18 @@ static void bng_f32_finalize(
     }
 }
 
+bng_f32_stats bng_f32_stats_from_params(const long long *params)
+{
+    bng_f32_stats stats;
+
+    stats.mean = (const float *)(intptr_t)params[BNG_PARAM_MEAN];
+    stats.invar = (const float *)(intptr_t)params[BNG_PARAM_INVAR];
+    stats.scale = (const float *)(intptr_t)params[BNG_PARAM_SCALE];
+    stats.dbias = (float *)(intptr_t)params[BNG_PARAM_DBIAS];
+    stats.dscale = (float *)(intptr_t)params[BNG_PARAM_DSCALE];
+    return stats;
+}
+
 static void bng_f32_mean_to_float(size_t width, const float *in, float *out)
 {
     size_t c;
@@ -253,13 +265,8 @@ void fp_batch_norm_grad_p(float *x, float *dy, float *dx, long long *params)
         return;     /* nowhere to report: touch nothing */
     status = bng_read_params(params, x, dy, dx, 2, &shape);
     if (status == BNG_OK) {
-        bng_f32_stats stats;
+        const bng_f32_stats stats = bng_f32_stats_from_params(params);
 
-        stats.mean = (const float *)(intptr_t)params[BNG_PARAM_MEAN];
-        stats.invar = (const float *)(intptr_t)params[BNG_PARAM_INVAR];
-        stats.scale = (const float *)(intptr_t)params[BNG_PARAM_SCALE];
-        stats.dbias = (float *)(intptr_t)params[BNG_PARAM_DBIAS];
-        stats.dscale = (float *)(intptr_t)params[BNG_PARAM_DSCALE];
         bng_f32_run_private(bng_f32_kernel_for_channels(shape.channel),
                             shape.batch, shape.channel, shape.is_train, x, dy, dx, &stats);
     }
@@ -469,11 +476,7 @@ void fp_batch_norm_grad_s(float *x, float *dy, float *dx, int core_mask)
         job.x = x;
         job.dy = dy;
         job.dx = dx;
-        job.stats.mean = (const float *)(intptr_t)params[BNG_PARAM_MEAN];
-        job.stats.invar = (const float *)(intptr_t)params[BNG_PARAM_INVAR];
-        job.stats.scale = (const float *)(intptr_t)params[BNG_PARAM_SCALE];
-        job.stats.dbias = (float *)(intptr_t)params[BNG_PARAM_DBIAS];
-        job.stats.dscale = (float *)(intptr_t)params[BNG_PARAM_DSCALE];
+        job.stats = bng_f32_stats_from_params(params);
         bng_hal_parallel(job.mask, bng_f32_shared_core, &job);
     }
     params[BNG_PARAM_STATUS] = status;
@@ -544,6 +547,18 @@ static void bng_f16_finalize(
     }
 }
 
+bng_f16_stats bng_f16_stats_from_params(const long long *params)
+{
+    bng_f16_stats stats;
+
+    stats.mean = (const bng_hp_stats_t *)(intptr_t)params[BNG_PARAM_MEAN];
+    stats.invar = (const bng_hp_stats_t *)(intptr_t)params[BNG_PARAM_INVAR];
+    stats.scale = (const bng_hp_stats_t *)(intptr_t)params[BNG_PARAM_SCALE];
+    stats.dbias = (bng_hp_stats_t *)(intptr_t)params[BNG_PARAM_DBIAS];
+    stats.dscale = (bng_hp_stats_t *)(intptr_t)params[BNG_PARAM_DSCALE];
+    return stats;
+}
+
 static void bng_f16_mean_to_float(size_t width, const bng_hp_stats_t *in, float *out)
 {
     size_t c;
@@ -600,13 +615,8 @@ void hp_batch_norm_grad_p(half *x, half *dy, half *dx, long long *params)
         return;     /* nowhere to report: touch nothing */
     status = bng_read_params(params, x, dy, dx, 1, &shape);
     if (status == BNG_OK) {
-        bng_f16_stats stats;
+        const bng_f16_stats stats = bng_f16_stats_from_params(params);
 
-        stats.mean = (const bng_hp_stats_t *)(intptr_t)params[BNG_PARAM_MEAN];
-        stats.invar = (const bng_hp_stats_t *)(intptr_t)params[BNG_PARAM_INVAR];
-        stats.scale = (const bng_hp_stats_t *)(intptr_t)params[BNG_PARAM_SCALE];
-        stats.dbias = (bng_hp_stats_t *)(intptr_t)params[BNG_PARAM_DBIAS];
-        stats.dscale = (bng_hp_stats_t *)(intptr_t)params[BNG_PARAM_DSCALE];
         bng_f16_run_private(bng_f16_kernel_for_channels(shape.channel),
                             shape.batch, shape.channel, shape.is_train, x, dy, dx, &stats);
     }
@@ -816,11 +826,7 @@ void hp_batch_norm_grad_s(half *x, half *dy, half *dx, int core_mask)
         job.x = x;
         job.dy = dy;
         job.dx = dx;
-        job.stats.mean = (const bng_hp_stats_t *)(intptr_t)params[BNG_PARAM_MEAN];
-        job.stats.invar = (const bng_hp_stats_t *)(intptr_t)params[BNG_PARAM_INVAR];
-        job.stats.scale = (const bng_hp_stats_t *)(intptr_t)params[BNG_PARAM_SCALE];
-        job.stats.dbias = (bng_hp_stats_t *)(intptr_t)params[BNG_PARAM_DBIAS];
-        job.stats.dscale = (bng_hp_stats_t *)(intptr_t)params[BNG_PARAM_DSCALE];
+        job.stats = bng_f16_stats_from_params(params);
         bng_hal_parallel(job.mask, bng_f16_shared_core, &job);
     }
     params[BNG_PARAM_STATUS] = status;
