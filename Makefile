@@ -9,14 +9,11 @@ TARGET   ?=
 CHANNELS ?=
 SANITIZE ?=
 comma    := ,
+space    := $(subst ,, )
 # Sanitized builds (SANITIZE=thread, SANITIZE=address,undefined) and valgrind builds
 # (VALGRIND=1) keep their own objects.
 BUILD    := build$(if $(SANITIZE),/sanitize-$(subst $(comma),-,$(SANITIZE)))$(if $(VALGRIND),/valgrind)
 
-# Targets as the committed generated/ tree has them (the plan's output), so the C side
-# builds without Python.
-ALL_TARGETS := $(sort $(patsubst generated/%/batch_norm_grad.h,%,$(wildcard generated/*/batch_norm_grad.h)))
-BACKENDS    := gnu portable
 
 CC      ?= cc
 AR      ?= ar
@@ -71,31 +68,60 @@ plan: deps-python ## list the kernels the plan emits [TARGET=t] [CHANNELS=...]
 	@$(PY) -m generator plan $(GEN_ARGS)
 
 regen-check: deps-python ## fail if generated/ differs from what targets.yaml renders
-	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
-	$(PY) -m generator generate --out "$$tmp" --quiet >/dev/null && \
-	if diff -r generated "$$tmp" >"$$tmp.diff" 2>&1; then echo "regen-check: generated/ is up to date"; \
-	else head -40 "$$tmp.diff"; rm -f "$$tmp.diff"; echo "regen-check: generated/ is stale: run make generate and commit it" >&2; exit 1; fi; \
-	rm -f "$$tmp.diff"
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	$(PY) -m generator generate --out "$$tmp/generated" --quiet >/dev/null; \
+	if ! diff -r generated "$$tmp/generated" >"$$tmp/diff" 2>&1; then head -40 "$$tmp/diff"; \
+	  echo "regen-check: generated/ is stale: run make generate and commit it" >&2; exit 1; fi; \
+	echo "regen-check: generated/ is up to date"
+
+# ---- what to build: the plan's list ----------------------------------------------
+
+# Each generated tree's build.mk (rendered from the plan, so the C side builds without
+# Python) adds its folder to BNG_ROOTS and sets BNG_DTYPES_<folder> and
+# BNG_SOURCES_<folder>: the storage types and the C sources of its library.
+include $(wildcard generated/*/build.mk)
+GENERATED_ROOTS := $(BNG_ROOTS)
+ALL_TARGETS     := $(notdir $(GENERATED_ROOTS))
+# Targets the examples, the bench smoke test and the fuzzer use: the first target, and
+# the first with half precision (its suite covers both entry point families).
+FIRST_TARGET    := $(firstword $(ALL_TARGETS))
+HALF_TARGET     := $(firstword $(foreach r,$(GENERATED_ROOTS),$(if $(filter f16,$(BNG_DTYPES_$(r))),$(notdir $(r)))) $(FIRST_TARGET))
+
+# Test-only configurations (tests/c/targets-test.yaml), rendered into $(TEST_GEN) when
+# a goal needs them; when stale, make regenerates them and restarts with their lists.
+TEST_CONFIG := tests/c/targets-test.yaml
+TEST_GEN    := $(BUILD)/gen-test
+ifneq ($(filter test test-c suites bit-sweep,$(MAKECMDGOALS)),)
+include $(TEST_GEN)/roots.mk
+endif
+$(TEST_GEN)/roots.mk: $(TEST_CONFIG) $(wildcard templates/*.j2 generator/*.py) | deps-python
+	$(PY) -m generator generate --config $(TEST_CONFIG) --out $(TEST_GEN) --quiet
+	@echo 'include $$(wildcard $(TEST_GEN)/*/build.mk)' > $@
 
 # ---- host libraries ----------------------------------------------------------------
 
 INCLUDE_HEADERS := $(wildcard include/*.h)
+objects_of = $(addprefix $(2)/,$(notdir $(BNG_SOURCES_$(1):.c=.o)))
 
-# $(1) generated source folder, $(2) object folder, $(3) archive, $(4) extra flags.
-# The archive holds the generated sources and the host HAL emulation.
+# $(1) generated folder, $(2) object folder, $(3) archive, $(4) extra flags.
+# The archive holds the plan's sources (the generated ones and the shared driver,
+# compiled against the folder's headers) and the host HAL emulation.
 define library_rules
 $(2)/%.o: $(1)/%.c $(wildcard $(1)/*.h) $(INCLUDE_HEADERS) | deps-c
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) $(BNG_CFLAGS) $(4) -I$(1) -c $$< -o $$@
+$(2)/%.o: include/%.c $(wildcard $(1)/*.h) $(INCLUDE_HEADERS) | deps-c
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) $(BNG_CFLAGS) $(4) -I$(1) -c $$< -o $$@
 $(2)/bng_hal_host.o: include/host/bng_hal_host.c $(wildcard $(1)/*.h) $(INCLUDE_HEADERS) | deps-c
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) $(HAL_CFLAGS) -I$(1) -c $$< -o $$@
-$(3): $(patsubst $(1)/%.c,$(2)/%.o,$(wildcard $(1)/*.c)) $(2)/bng_hal_host.o
+$(3): $(call objects_of,$(1),$(2)) $(2)/bng_hal_host.o
 	$$(AR) rcs $$@ $$^
 endef
 
-$(foreach t,$(ALL_TARGETS),\
-  $(eval $(call library_rules,generated/$(t),$(BUILD)/$(t)/obj,$(BUILD)/$(t)/libbatchnormgrad.a,)))
+$(foreach r,$(GENERATED_ROOTS),\
+  $(eval $(call library_rules,$(r),$(BUILD)/$(notdir $(r))/obj,$(BUILD)/$(notdir $(r))/libbatchnormgrad.a,)))
 
 .PHONY: lib
 lib: ## build/<t>/libbatchnormgrad.a for TARGET=t (all targets without TARGET)
@@ -103,60 +129,72 @@ lib: ## build/<t>/libbatchnormgrad.a for TARGET=t (all targets without TARGET)
 
 # ---- tests -------------------------------------------------------------------------
 
-# Build variants the suites run in: GNU vectors with the compiler's _Float16; GNU
+# Build flavours the suites run in: GNU vectors with the compiler's _Float16; GNU
 # vectors with the portable half (an older vendor GCC); plain C99 throughout.
-VARIANT_FLAGS_gnu          := -DBNG_VEC_BACKEND=BNG_VEC_GNU
-VARIANT_FLAGS_gnu_softhalf := -DBNG_VEC_BACKEND=BNG_VEC_GNU -DBNG_HALF_PORTABLE
-VARIANT_FLAGS_portable     := -DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE
+FLAVOUR_FLAGS_gnu          := -DBNG_VEC_BACKEND=BNG_VEC_GNU
+FLAVOUR_FLAGS_gnu_softhalf := -DBNG_VEC_BACKEND=BNG_VEC_GNU -DBNG_HALF_PORTABLE
+FLAVOUR_FLAGS_portable     := -DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE
 # Under a sanitizer or valgrind only gnu runs: the others differ in arithmetic code,
 # not in memory or thread handling, and checked runs are slow.
-variants = gnu $(if $(SANITIZE)$(VALGRIND),,portable $(if $(wildcard $(1)/bng_f16_ukernels.c),gnu_softhalf))
+flavours = gnu $(if $(SANITIZE)$(VALGRIND),,portable $(if $(filter f16,$(BNG_DTYPES_$(1))),gnu_softhalf))
 
-# Generated trees under test: the committed one, plus test-only configurations that
-# test-c renders into $(TEST_GEN) before it calls `make suites`.
-TEST_GEN    := $(BUILD)/gen-test
-SUITE_ROOTS := $(patsubst %/batch_norm_grad.h,%,$(wildcard generated/*/batch_norm_grad.h $(TEST_GEN)/*/batch_norm_grad.h))
+# Every tree under test: the committed ones and the test-only configurations.
+SUITE_ROOTS := $(BNG_ROOTS)
 
-TEST_SOURCES := tests/test_bng.c tests/bng_dtypes.c tests/bng_test_support.c tests/bng_reference.c
-TEST_HEADERS := $(wildcard tests/*.h)
+TEST_SOURCES := tests/c/test_bng.c tests/c/bng_dtypes.c tests/c/bng_test_support.c tests/c/bng_reference.c
+TEST_HEADERS := $(wildcard tests/c/*.h)
 
-# $(1) generated source folder, $(2) variant; output under build/<target>/<variant>/
+# $(1) generated folder, $(2) flavour; output under build/<target>/<flavour>/
 define suite_rules
-$(call library_rules,$(1),$(BUILD)/$(notdir $(1))/$(2)/obj,$(BUILD)/$(notdir $(1))/$(2)/libbatchnormgrad.a,$(VARIANT_FLAGS_$(2)))
+$(call library_rules,$(1),$(BUILD)/$(notdir $(1))/$(2)/obj,$(BUILD)/$(notdir $(1))/$(2)/libbatchnormgrad.a,$(FLAVOUR_FLAGS_$(2)))
 $(BUILD)/$(notdir $(1))/$(2)/test_bng: $(TEST_SOURCES) $(TEST_HEADERS) $(BUILD)/$(notdir $(1))/$(2)/libbatchnormgrad.a | deps-c
-	$$(CC) $$(CFLAGS) $(BNG_CFLAGS) $(VARIANT_FLAGS_$(2)) -I$(1) -Itests $$(CHECK_CFLAGS) \
+	$$(CC) $$(CFLAGS) $(BNG_CFLAGS) $(FLAVOUR_FLAGS_$(2)) -I$(1) -Itests/c $$(CHECK_CFLAGS) \
 	  $(TEST_SOURCES) $(BUILD)/$(notdir $(1))/$(2)/libbatchnormgrad.a $$(CHECK_LIBS) $(LDLIBS) -o $$@
 endef
-$(foreach r,$(SUITE_ROOTS),$(foreach v,$(call variants,$(r)),$(eval $(call suite_rules,$(r),$(v)))))
-C_SUITES := $(foreach r,$(SUITE_ROOTS),$(foreach v,$(call variants,$(r)),$(BUILD)/$(notdir $(r))/$(v)/test_bng))
+$(foreach r,$(SUITE_ROOTS),$(foreach v,$(call flavours,$(r)),$(eval $(call suite_rules,$(r),$(v)))))
+C_SUITES := $(foreach r,$(SUITE_ROOTS),$(foreach v,$(call flavours,$(r)),$(BUILD)/$(notdir $(r))/$(v)/test_bng))
 
-$(BUILD)/test_half: tests/test_half.c include/bng_half.h include/bng_vec.h | deps-c
+$(BUILD)/test_half: tests/c/test_half.c include/bng_half.h include/bng_vec.h | deps-c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(BNG_CFLAGS) -DBNG_VEC_BACKEND=BNG_VEC_GNU $(CHECK_CFLAGS) $< $(CHECK_LIBS) $(LDLIBS) -o $@
 
 # The manual's two examples, built the way the README tells a caller to.
-MANUAL_EXAMPLES := $(BUILD)/ft78ne/manual_example_p $(BUILD)/ft78ne/manual_example_s
-$(BUILD)/ft78ne/manual_example_%: tests/manual_example_%.c tests/bng_example.c tests/bng_reference.c $(BUILD)/ft78ne/libbatchnormgrad.a
-	$(CC) $(CFLAGS) $(SANITIZE_FLAGS) -std=c99 -Wall -Wextra -DBNG_HOST -Iinclude -Igenerated/ft78ne -Itests \
-	  $< tests/bng_example.c tests/bng_reference.c $(BUILD)/ft78ne/libbatchnormgrad.a $(LDLIBS) -o $@
+MANUAL_EXAMPLES := $(BUILD)/$(FIRST_TARGET)/manual_example_p $(BUILD)/$(FIRST_TARGET)/manual_example_s
+$(BUILD)/$(FIRST_TARGET)/manual_example_%: tests/c/manual_example_%.c tests/c/bng_example.c tests/c/bng_reference.c $(BUILD)/$(FIRST_TARGET)/libbatchnormgrad.a
+	$(CC) $(CFLAGS) $(SANITIZE_FLAGS) -std=c99 -Wall -Wextra -DBNG_HOST -Iinclude -Igenerated/$(FIRST_TARGET) -Itests/c \
+	  $< tests/c/bng_example.c tests/c/bng_reference.c $(BUILD)/$(FIRST_TARGET)/libbatchnormgrad.a $(LDLIBS) -o $@
 
 .PHONY: test test-generator test-c suites
-test: test-generator test-c ## generator tests, then the Check suites: every target, every build variant [SANITIZE=thread|address,undefined]
+test: test-generator test-c ## generator tests, then the Check suites: every target, every build flavour [SANITIZE=thread|address,undefined]
 
 test-generator: deps-python
-	$(PY) -m unittest discover -s tests -p 'test_*.py'
+	$(PY) -m unittest discover -s tests/generator -p 'test_*.py'
 
-test-c: deps-c deps-python
-	$(PY) -m generator generate --config tests/targets-mixed.yaml --out $(TEST_GEN) --quiet
-	@$(MAKE) --no-print-directory suites
+test-c: suites
 
 # VALGRIND=1: every test program under valgrind's memcheck, an error fails the run.
 RUN := $(if $(VALGRIND),valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,)
 
-suites: $(BUILD)/test_half $(MANUAL_EXAMPLES) $(C_SUITES) $(if $(VALGRIND),,bench-smoke)
+suites: deps-c deps-python $(BUILD)/test_half $(MANUAL_EXAMPLES) $(C_SUITES) $(if $(VALGRIND),,bench-smoke)
 	$(RUN) $(BUILD)/test_half
 	@set -e; for e in $(MANUAL_EXAMPLES); do $(RUN) $$e; done
 	@set -e; for s in $(C_SUITES); do echo "== $$s"; $(RUN) $$s; done
+
+# Every output of a sweep of shapes through the public ABI, hashed, per target and
+# flavour: run before and after a refactor and diff the folders.
+BIT_SWEEP_OUT ?= $(BUILD)/bit-sweep
+define bit_sweep_rules
+$(BUILD)/$(notdir $(1))/$(2)/bit_sweep: tests/scripts/bit_sweep.c $(BUILD)/$(notdir $(1))/$(2)/libbatchnormgrad.a | deps-c
+	$$(CC) $$(CFLAGS) $(BNG_CFLAGS) -std=gnu11 $(FLAVOUR_FLAGS_$(2)) -I$(1) $$< $(BUILD)/$(notdir $(1))/$(2)/libbatchnormgrad.a $(LDLIBS) -o $$@
+endef
+$(foreach r,$(SUITE_ROOTS),$(foreach v,$(call flavours,$(r)),$(eval $(call bit_sweep_rules,$(r),$(v)))))
+BIT_SWEEPS := $(foreach r,$(SUITE_ROOTS),$(foreach v,$(call flavours,$(r)),$(BUILD)/$(notdir $(r))/$(v)/bit_sweep))
+
+.PHONY: bit-sweep
+bit-sweep: $(BIT_SWEEPS) ## hash every output of a shape sweep per target and flavour into build/bit-sweep/
+	@mkdir -p $(BIT_SWEEP_OUT)
+	@for b in $(BIT_SWEEPS); do f=$(BIT_SWEEP_OUT)/$$(basename $$(dirname $$(dirname $$b))).$$(basename $$(dirname $$b)).txt; \
+	  $$b > $$f; echo "$$f: $$(wc -l < $$f) cases"; done
 
 # ---- benchmark ---------------------------------------------------------------------
 
@@ -164,16 +202,16 @@ suites: $(BUILD)/test_half $(MANUAL_EXAMPLES) $(C_SUITES) $(if $(VALGRIND),,benc
 DNNL_HEADER := /usr/include/oneapi/dnnl/dnnl.h
 bench_dnnl = $(if $(wildcard $(DNNL_HEADER)),-DBNG_BENCH_DNNL,)
 bench_dnnl_libs = $(if $(wildcard $(DNNL_HEADER)),-ldnnl,)
-BENCH_VARIANTS := gnu portable
+BENCH_FLAVOURS := gnu portable
 
-# $(1) target, $(2) variant
+# $(1) target, $(2) flavour
 define bench_rules
 $(BUILD)/$(1)/$(2)/bench: bench/bench.c $(BUILD)/$(1)/$(2)/libbatchnormgrad.a | deps-c
 	$$(CC) $$(CFLAGS) -std=c11 -Wall -Wextra -DBNG_HOST $$(call bench_dnnl) -Iinclude -Igenerated/$(1) $$< \
 	  $(BUILD)/$(1)/$(2)/libbatchnormgrad.a $$(call bench_dnnl_libs) $(LDLIBS) -o $$@
 endef
-$(foreach t,$(ALL_TARGETS),$(foreach v,$(BENCH_VARIANTS),$(eval $(call bench_rules,$(t),$(v)))))
-BENCHES := $(foreach t,$(ALL_TARGETS),$(foreach v,$(BENCH_VARIANTS),$(BUILD)/$(t)/$(v)/bench))
+$(foreach t,$(ALL_TARGETS),$(foreach v,$(BENCH_FLAVOURS),$(eval $(call bench_rules,$(t),$(v)))))
+BENCHES := $(foreach t,$(ALL_TARGETS),$(foreach v,$(BENCH_FLAVOURS),$(BUILD)/$(t)/$(v)/bench))
 
 .PHONY: bench deps-bench bench-smoke
 deps-bench:
@@ -183,19 +221,19 @@ deps-bench:
 bench: deps-c deps-bench ## time every target and backend: table, bench/results.csv, bench/results.png
 	@$(MAKE) --no-print-directory $(BENCHES)
 	@rm -f bench/results.csv
-	@echo "target  backend   dtype shape          variant                    median_us     GB/s vs_oneDNN roofline"
+	@echo "target  backend   dtype shape          contender                  median_us     GB/s vs_oneDNN roofline"
 	@for b in $(BENCHES); do OMP_NUM_THREADS=1 $$b --backend $$(basename $$(dirname $$b)) --csv bench/results.csv || exit 1; done
 	@if command -v gnuplot >/dev/null; then gnuplot bench/plot.gp && echo "plot: bench/results.png"; \
 	else echo "note: no gnuplot, no plot (the table above and bench/results.csv are complete)"; fi
 
 # make test's guard: the bench builds and runs one tiny shape (no timing is judged).
-bench-smoke: $(BUILD)/mt7004/gnu/bench
+bench-smoke: $(BUILD)/$(HALF_TARGET)/gnu/bench
 	OMP_NUM_THREADS=1 $< --backend gnu --shapes 4x64 --seconds 0 >/dev/null
 
 # ---- fuzzing and valgrind ----------------------------------------------------------
 
 FUZZ_SECONDS ?= 60
-FUZZ_TARGET  := mt7004
+FUZZ_TARGET  := $(HALF_TARGET)
 FUZZ         := $(BUILD)/fuzz/fuzz_params
 
 .PHONY: fuzz memcheck deps-fuzz deps-valgrind
@@ -205,24 +243,27 @@ deps-fuzz:
 
 # libFuzzer on every entry point of $(FUZZ_TARGET) (it has fp and hp), with
 # AddressSanitizer and UndefinedBehaviorSanitizer; then the generator's loader fuzz.
-$(FUZZ): tests/fuzz_params.c $(wildcard generated/$(FUZZ_TARGET)/*) include/host/bng_hal_host.c $(INCLUDE_HEADERS) | deps-fuzz
+# Artifacts (crash-*, leak-*) go to $(BUILD)/fuzz/artifacts, never into the tree; a
+# finding worth keeping becomes a regression input in tests/fuzz/corpus/.
+FUZZ_SOURCES := $(BNG_SOURCES_generated/$(FUZZ_TARGET)) include/host/bng_hal_host.c
+$(FUZZ): tests/fuzz/fuzz_params.c $(FUZZ_SOURCES) $(wildcard generated/$(FUZZ_TARGET)/*.h) $(INCLUDE_HEADERS) | deps-fuzz
 	@mkdir -p $(@D)
 	clang -std=gnu11 -g -O1 -march=native -Wno-psabi -ffp-contract=off -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	  -DBNG_HOST -DBNG_VEC_BACKEND=BNG_VEC_GNU -Iinclude -Igenerated/$(FUZZ_TARGET) \
-	  $< generated/$(FUZZ_TARGET)/*.c include/host/bng_hal_host.c -lpthread -lm -o $@
+	  $< $(FUZZ_SOURCES) -lpthread -lm -o $@
 
 fuzz: $(FUZZ) deps-python ## libFuzzer on the entry points, then the loader fuzz [FUZZ_SECONDS=60]
-	@rm -rf $(BUILD)/fuzz/corpus && mkdir -p $(BUILD)/fuzz/corpus && cp tests/fuzz_corpus/* $(BUILD)/fuzz/corpus/
-	$(FUZZ) -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $(BUILD)/fuzz/corpus 2>&1 | \
-	  grep -E "^stat::number_of_executed_units|^stat::peak_rss|Done|ERROR|SUMMARY|==[0-9]+==|deadly" ; \
+	@rm -rf $(BUILD)/fuzz/corpus && mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/artifacts && cp tests/fuzz/corpus/* $(BUILD)/fuzz/corpus/
+	$(FUZZ) -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/artifacts/ $(BUILD)/fuzz/corpus 2>&1 | \
+	  grep -E "^stat::number_of_executed_units|^stat::peak_rss|Done|ERROR|SUMMARY|==[0-9]+==|deadly|artifact" ; \
 	  exit $${PIPESTATUS[0]}
-	$(PY) tests/fuzz_generator.py --seconds $(FUZZ_SECONDS)
+	$(PY) tests/fuzz/fuzz_generator.py --seconds $(FUZZ_SECONDS)
 
 deps-valgrind:
 	@command -v valgrind >/dev/null || { $(call apt_install,valgrind); }
 
 # Valgrind 3.19 cannot run AVX-512 code: memcheck builds without it.
-memcheck: deps-valgrind ## the Check suites (gnu variant) under valgrind: any error fails
+memcheck: deps-valgrind ## the Check suites (gnu flavour) under valgrind: any error fails
 	@BNG_TEST_QUICK=1 $(MAKE) --no-print-directory test-c VALGRIND=1 CFLAGS="$(CFLAGS) $(if $(filter x86_64,$(shell uname -m)),-mno-avx512f)"
 
 # ---- firmware: cross builds, vendor drop, code-size report -------------------------
@@ -234,22 +275,22 @@ deps-cross:
 	  $(call apt_install,gcc-riscv64-unknown-elf gcc-arm-none-eabi tcc clang); fi
 
 cross-check: deps-cross deps-c deps-python ## bare-metal RISC-V/ARM builds and symbols, pedantic gcc/clang, tcc suite, vendor drop
-	tests/cross_check.sh $(BUILD) $(PY) $(ALL_TARGETS)
+	tests/scripts/cross_check.sh $(BUILD) $(PY) $(foreach r,$(GENERATED_ROOTS),$(notdir $(r)):$(subst $(space),$(comma),$(strip $(BNG_SOURCES_$(r)))))
 
-vendor: deps-python ## copy TARGET=t's drop for a firmware tree to DEST=dir, with a MANIFEST
+vendor: deps-python ## render TARGET=t's drop for a firmware tree into DEST=dir, with a MANIFEST [CHANNELS=...]
 	@[ -n "$(TARGET)" ] && [ -n "$(DEST)" ] || { echo "usage: make vendor TARGET=<t> DEST=<dir>" >&2; exit 2; }
-	$(PY) -m generator vendor --target $(TARGET) --dest $(DEST)
+	$(PY) -m generator vendor --target $(TARGET) $(if $(CHANNELS),--channels "$(CHANNELS)") --dest $(DEST)
 
 REPORT_CROSS := riscv64-unknown-elf
 report: deps-python deps-cross ## per kernel of TARGET=t: shape, unroll, tile plan, code size (host and RISC-V)
 	@[ -n "$(TARGET)" ] || { echo "usage: make report TARGET=<t>" >&2; exit 2; }
 	@$(MAKE) --no-print-directory $(BUILD)/$(TARGET)/libbatchnormgrad.a
 	@mkdir -p $(BUILD)/cross/report/$(TARGET)
-	@for f in generated/$(TARGET)/*.c; do $(REPORT_CROSS)-gcc -std=c99 -ffreestanding -O2 -Iinclude -Igenerated/$(TARGET) \
+	@for f in $(BNG_SOURCES_generated/$(TARGET)); do $(REPORT_CROSS)-gcc -std=c99 -ffreestanding -O2 -Iinclude -Igenerated/$(TARGET) \
 	  -c $$f -o $(BUILD)/cross/report/$(TARGET)/$$(basename $$f .c).o; done
 	@$(PY) -m generator report --target $(TARGET) \
-	  --objects "host,nm,$$(ls $(BUILD)/$(TARGET)/obj/*.o | grep -v bng_hal_host | paste -sd, -)" \
-	  --objects "riscv64,$(REPORT_CROSS)-nm,$$(ls $(BUILD)/cross/report/$(TARGET)/*.o | paste -sd, -)"
+	  --objects "host,nm,$(subst $(space),$(comma),$(call objects_of,generated/$(TARGET),$(BUILD)/$(TARGET)/obj))" \
+	  --objects "riscv64,$(REPORT_CROSS)-nm,$(subst $(space),$(comma),$(call objects_of,generated/$(TARGET),$(BUILD)/cross/report/$(TARGET)))"
 
 # ---- housekeeping ------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 /* make bench: times one target's library against the naive loop, oneDNN (f32, when
  * libdnnl-dev is installed) and a traffic-only roofline loop, all in this process,
- * interleaved (one call of each variant per round) and reported as the median.
+ * interleaved (one call of each contender per round) and reported as the median.
  *
  *   bench [--backend NAME] [--shapes 4096x64,...] [--seconds S] [--csv FILE]
  *
@@ -21,7 +21,7 @@
 #include <oneapi/dnnl/dnnl.h>
 #endif
 
-#define MAX_VARIANTS 8
+#define MAX_CONTENDERS 8
 #define MAX_ROUNDS 400
 
 typedef struct {
@@ -46,7 +46,7 @@ typedef struct {
 typedef struct {
     const char *name;
     void (*run)(problem *p);
-} variant;
+} contender;
 
 static double now(void)
 {
@@ -65,14 +65,14 @@ static void *alloc(size_t bytes)
     return p;
 }
 
-/* ---- the variants ---- */
+/* ---- the contenders ---- */
 
 static void run_p_f32(problem *p) { fp_batch_norm_grad_p(p->x, p->dy, p->dx, p->params); }
 
 static void run_generic_f32(problem *p)
 {
-    bng_f32_stats s = {p->mean, p->invar, p->scale, p->dbias, p->dscale};
-    bng_f32_run_private(&bng_f32_generic_kernel, p->batch, p->channel, 1, p->x, p->dy, p->dx, &s);
+    bng_stats s = {p->mean, p->invar, p->scale, p->dbias, p->dscale};
+    bng_run_private(&bng_f32_config, &bng_f32_generic_kernel, p->batch, p->channel, 1, p->x, p->dy, p->dx, &s);
 }
 
 static void run_s_f32(problem *p)
@@ -109,8 +109,8 @@ static void run_p_f16(problem *p) { hp_batch_norm_grad_p(p->x, p->dy, p->dx, p->
 
 static void run_generic_f16(problem *p)
 {
-    bng_f16_stats s = {p->mean, p->invar, p->scale, p->dbias, p->dscale};
-    bng_f16_run_private(&bng_f16_generic_kernel, p->batch, p->channel, 1, p->x, p->dy, p->dx, &s);
+    bng_stats s = {p->mean, p->invar, p->scale, p->dbias, p->dscale};
+    bng_run_private(&bng_f16_config, &bng_f16_generic_kernel, p->batch, p->channel, 1, p->x, p->dy, p->dx, &s);
 }
 
 static void run_s_f16(problem *p)
@@ -239,11 +239,11 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Rounds of one call per variant (a batch of calls for tiny shapes), until the time
- * budget is spent; the median per variant. */
-static void measure(problem *p, const variant *v, int nv, double seconds, double *median)
+/* Rounds of one call per contender (a batch of calls for tiny shapes), until the time
+ * budget is spent; the median per contender. */
+static void measure(problem *p, const contender *v, int nv, double seconds, double *median)
 {
-    static double samples[MAX_VARIANTS][MAX_ROUNDS];
+    static double samples[MAX_CONTENDERS][MAX_ROUNDS];
     double warm = 0, start;
     int i, inner = 1, rounds = 0, r, k;
 
@@ -299,8 +299,8 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
 {
     const int f16 = strcmp(dtype, "f16") == 0;
     problem p;
-    variant v[MAX_VARIANTS];
-    double median[MAX_VARIANTS];
+    contender v[MAX_CONTENDERS];
+    double median[MAX_CONTENDERS];
     int nv = 0, i, dnnl_at = -1, roof_at;
     const char *impl = NULL;
     size_t n = batch * channel, c, stats_size = sizeof(float);
@@ -359,18 +359,18 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
 
     if (f16) {
 #if BNG_HAS_F16
-        snprintf(specialized, sizeof specialized, "%s _p", bng_f16_kernel_for_channels(channel)->channels ? "specialized" : "generic (no spec.)");
-        v[nv++] = (variant){specialized, run_p_f16};
-        v[nv++] = (variant){"generic _p", run_generic_f16};
-        v[nv++] = (variant){"_s all cores", run_s_f16};
-        v[nv++] = (variant){"naive loop", run_naive_f16};
+        snprintf(specialized, sizeof specialized, "%s _p", bng_f16_config.kernel_for_channels(channel)->channels ? "specialized" : "generic (no spec.)");
+        v[nv++] = (contender){specialized, run_p_f16};
+        v[nv++] = (contender){"generic _p", run_generic_f16};
+        v[nv++] = (contender){"_s all cores", run_s_f16};
+        v[nv++] = (contender){"naive loop", run_naive_f16};
 #endif
     } else {
-        snprintf(specialized, sizeof specialized, "%s _p", bng_f32_kernel_for_channels(channel)->channels ? "specialized" : "generic (no spec.)");
-        v[nv++] = (variant){specialized, run_p_f32};
-        v[nv++] = (variant){"generic _p", run_generic_f32};
-        v[nv++] = (variant){"_s all cores", run_s_f32};
-        v[nv++] = (variant){"naive loop", run_naive_f32};
+        snprintf(specialized, sizeof specialized, "%s _p", bng_f32_config.kernel_for_channels(channel)->channels ? "specialized" : "generic (no spec.)");
+        v[nv++] = (contender){specialized, run_p_f32};
+        v[nv++] = (contender){"generic _p", run_generic_f32};
+        v[nv++] = (contender){"_s all cores", run_s_f32};
+        v[nv++] = (contender){"naive loop", run_naive_f32};
 #ifdef BNG_BENCH_DNNL
         {
             float *variance = alloc(channel * sizeof(float));
@@ -384,12 +384,12 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
             p.dnnl_dx = alloc(n * 4);
             impl = dnnl_setup(&p, engine, variance, p.dnnl_dx, alloc(channel * 4), alloc(channel * 4));
             dnnl_at = nv;
-            v[nv++] = (variant){"oneDNN", run_dnnl};
+            v[nv++] = (contender){"oneDNN", run_dnnl};
         }
 #endif
     }
     roof_at = nv;
-    v[nv++] = (variant){"roofline", run_roofline};
+    v[nv++] = (contender){"roofline", run_roofline};
 
     measure(&p, v, nv, seconds, median);
 #ifdef BNG_BENCH_DNNL

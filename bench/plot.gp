@@ -1,4 +1,4 @@
-# make bench: bench/results.csv -> bench/results.png, GB/s per shape and variant.
+# make bench: bench/results.csv -> bench/results.png, GB/s per shape and contender.
 set terminal pngcairo size 1200,800 font "sans,10" noenhanced
 set output "bench/results.png"
 set datafile separator ","
@@ -12,7 +12,7 @@ shape_index(b, c) = (b == 4 ? 0 : b == 4096 ? 1 : b == 2048 ? 2 : b == 65536 ? 3
 name(i) = i == 1 ? "specialized _p" : i == 2 ? "generic _p" : i == 3 ? "_s all cores" : i == 4 ? "naive loop" : i == 5 ? "oneDNN" : "roofline"
 do for [dt in "f32 f16"] {
     set title sprintf("mt7004, gnu backend, %s", dt)
-    # smooth unique joins one variant's points in shape order (the other rows are NaN)
+    # smooth unique joins one contender's points in shape order (the other rows are NaN)
     plot for [i=1:6] "bench/results.csv" using (strcol(1) eq "mt7004" && strcol(2) eq "gnu" && strcol(3) eq dt && strcol(6) eq name(i) ? shape_index($4, $5) : NaN):8 smooth unique with linespoints title name(i)
 }
 unset multiplot

@@ -6,11 +6,13 @@ import os
 import sys
 from typing import List, Optional
 
+from .errors import ConfigError
 from .files import FileManager
-from .loader import ConfigError, channel_list, check_private_memory, load
-from .model import Config
+from .loader import channel_list, load
+from .model import Config, Location
 from .plan import plan_target
 from .render import environment, render_target
+from .validate import validate, validate_target
 
 
 def _parse_channels(text: str):
@@ -26,8 +28,9 @@ def _parse_channels(text: str):
     return channel_list(values, fail)
 
 
-def _selected(config: Config, args) -> Config:
-    """Apply --target and --channels to the loaded config."""
+def _selected(args) -> Config:
+    """targets.yaml, validated, with --target and --channels applied."""
+    config = validate(load(args.config))
     targets = config.targets
     if args.target:
         t = config.target(args.target)
@@ -38,18 +41,15 @@ def _selected(config: Config, args) -> Config:
     if args.channels is not None:
         if not args.target:
             raise ConfigError("--channels", "", "needs --target (which target's list to replace)")
-        target = dataclasses.replace(targets[0], channels=_parse_channels(args.channels),
-                                     channels_overridden=True)
-
-        def fail(message):
-            raise ConfigError("--channels", args.channels, message)
-        check_private_memory(target, fail)
-        targets = (target,)
+        locations = dict(targets[0].locations, channels=Location("--channels"))
+        targets = (validate_target(dataclasses.replace(
+            targets[0], channels=_parse_channels(args.channels), channels_overridden=True,
+            locations=locations)),)
     return dataclasses.replace(config, targets=targets)
 
 
 def cmd_generate(args) -> int:
-    config = _selected(load(args.config), args)
+    config = _selected(args)
     env = environment()
     fm = FileManager(args.out)
     for target in config.targets:
@@ -64,7 +64,7 @@ def cmd_generate(args) -> int:
 
 
 def cmd_plan(args) -> int:
-    config = _selected(load(args.config), args)
+    config = _selected(args)
     for target in config.targets:
         tp = plan_target(target)
         for d in tp.dtypes:
@@ -78,7 +78,7 @@ def cmd_plan(args) -> int:
 
 
 def _one_target(args):
-    config = _selected(load(args.config), args)
+    config = _selected(args)
     if not args.target:
         raise ConfigError("--target", "", f"{args.command} needs one target")
     return config.targets[0]
@@ -86,22 +86,27 @@ def _one_target(args):
 
 def cmd_vendor(args) -> int:
     from .vendor import write_drop
-    target = _one_target(args)
+    tp = plan_target(_one_target(args))
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    command = f"make vendor TARGET={target.name} DEST={args.dest}"
-    names = write_drop(root, target, args.dest, command)
+    command = f"make vendor TARGET={tp.name} DEST={args.dest}"
+    if tp.target.channels_overridden:
+        command += ' CHANNELS="' + " ".join(str(c) for c in tp.target.channels) + '"'
+    names = write_drop(root, tp, args.dest, command)
     print(f"{args.dest}: {len(names)} files and MANIFEST")
     return 0
 
 
 def cmd_report(args) -> int:
     from .report import report, symbol_sizes
-    target = _one_target(args)
+    if args.channels is not None:
+        raise ConfigError("--channels", "", "report measures the objects built from "
+                          "generated/<target>: run make generate with CHANNELS first")
+    tp = plan_target(_one_target(args))
     columns = {}
     for spec in args.objects:
         label, nm, *objects = spec.split(",")
         columns[label] = symbol_sizes(nm, objects)
-    print(report(plan_target(target), columns))
+    print(report(tp, columns))
     return 0
 
 

@@ -10,8 +10,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import yaml
 
-from .model import BACKENDS, DTYPES, Config, DTypeConfig, MemoryConfig, Target
-from .plan import plan_target
+from .errors import ConfigError
+from .model import BACKENDS, DTYPES, Config, DTypeConfig, Location, MemoryConfig, Target
 
 TARGET_NAME = re.compile(r"[a-z0-9_]+\Z")
 # An address-space qualifier is a few C tokens: identifiers, parentheses, commas, spaces.
@@ -23,13 +23,6 @@ MIN_PRIVATE_BYTES = 4096
 MAX_UNROLL = 256
 
 
-class ConfigError(Exception):
-    """A user error in targets.yaml or on the command line, printed without traceback."""
-
-    def __init__(self, where: str, key: str, message: str):
-        super().__init__(f"{where}: {key}: {message}" if key else f"{where}: {message}")
-
-
 class _Doc:
     """Node accessors that raise ConfigError at the node's line."""
 
@@ -39,10 +32,13 @@ class _Doc:
         # 012 octal, 1_000, 1:30 base 60) exactly as yaml.safe_load would.
         self.constructor = yaml.SafeLoader("")
 
-    def where(self, node: Optional[yaml.Node]) -> str:
+    def location(self, node: Optional[yaml.Node]) -> Location:
         if node is None:
-            return self.path
-        return f"{self.path}:{node.start_mark.line + 1}"
+            return Location(self.path)
+        return Location(self.path, node.start_mark.line + 1)
+
+    def where(self, node: Optional[yaml.Node]) -> str:
+        return str(self.location(node))
 
     def fail(self, node, key: str, message: str):
         raise ConfigError(self.where(node), key, message)
@@ -186,7 +182,7 @@ def _target(doc: _Doc, name: str, knode, node) -> Target:
     names = ("description", "dtypes", "cores", "vector_backend", "memory", "channels",
              "max_unroll")
     f = doc.mapping(node, key, names, names)
-    target = Target(
+    fields = dict(
         name=name,
         description=doc.string(f["description"][1], f"{key}.description"),
         dtypes=_dtypes(doc, f["dtypes"][1], f"{key}.dtypes"),
@@ -196,25 +192,15 @@ def _target(doc: _Doc, name: str, knode, node) -> Target:
         channels=_channels(doc, f["channels"][1], f"{key}.channels"),
         max_unroll=doc.integer(f["max_unroll"][1], f"{key}.max_unroll", 1, MAX_UNROLL),
     )
-
-    def fail(message):
-        node = next(v for k, v in f["memory"][1].value if k.value == "private_bytes")
-        doc.fail(node, f"{key}.memory.private_bytes", message)
-    check_private_memory(target, fail)
-    return target
-
-
-def check_private_memory(target: Target, fail) -> None:
-    """Private memory must hold the shared-storage workspace and one tile."""
-    tp = plan_target(target)
-    need = tp.private_bytes_needed
-    if target.memory.private_bytes < need:
-        widest = max(d.max_chunk for d in tp.dtypes)
-        fail(f"{target.memory.private_bytes} bytes cannot hold the workspace and one tile "
-             f"for {widest}-channel runs; at least {need} needed (or specialize fewer channels)")
+    # Where each setting stood, for the checks validate.py makes after loading.
+    locations = {"": doc.location(knode)}
+    locations.update({k: doc.location(v) for k, (_, v) in f.items()})
+    locations.update({f"memory.{k.value}": doc.location(v) for k, v in f["memory"][1].value})
+    return Target(locations=locations, **fields)
 
 
 def load(path: str) -> Config:
+    """Read and type-check targets.yaml; validate.py then checks what needs the plan."""
     doc = _Doc(path)
     try:
         with open(path, encoding="utf-8") as stream:
@@ -234,4 +220,4 @@ def load(path: str) -> Config:
     top = doc.mapping(root, "", ("targets",), ("targets",))
     targets = tuple(_target(doc, name, knode, vnode)
                     for name, knode, vnode in doc.open_mapping(top["targets"][1], "targets"))
-    return Config(path=path, targets=targets)
+    return Config(targets=targets)

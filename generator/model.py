@@ -1,10 +1,24 @@
-"""The validated configuration: plain frozen dataclasses, built only by loader.py."""
+"""The validated configuration: plain frozen dataclasses, built only by loader.py.
 
-from dataclasses import dataclass
-from typing import Optional, Tuple
+Each target keeps where its settings stood (``Location``), so that a check made after
+loading (validate.py) reports the file and line a user must edit.
+"""
+
+from dataclasses import dataclass, field
+from typing import Dict, Optional, Tuple
 
 DTYPES = ("f32", "f16")
 BACKENDS = ("gnu", "portable")
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a setting came from: a file and line, or a command-line option."""
+    source: str
+    line: Optional[int] = None
+
+    def __str__(self) -> str:
+        return f"{self.source}:{self.line}" if self.line else self.source
 
 
 @dataclass(frozen=True)
@@ -34,6 +48,8 @@ class Target:
     channels: Tuple[int, ...]
     max_unroll: int
     channels_overridden: bool = False   # True when --channels replaced the YAML list
+    # dotted key ("memory.private_bytes") -> where it stood; "" is the target itself
+    locations: Dict[str, Location] = field(default_factory=dict, compare=False, repr=False)
 
     def dtype(self, name: str) -> Optional[DTypeConfig]:
         for d in self.dtypes:
@@ -41,10 +57,12 @@ class Target:
                 return d
         return None
 
+    def where(self, key: str) -> Location:
+        return self.locations.get(key) or self.locations.get("") or Location("targets.yaml")
+
 
 @dataclass(frozen=True)
 class Config:
-    path: str                 # as given (relative), for messages
     targets: Tuple[Target, ...]
 
     def target(self, name: str) -> Optional[Target]:

@@ -1,8 +1,13 @@
-"""The plan: every kernel and file the generator emits, derived from the config.
+"""The plan: every kernel and file the generator emits, derived from a validated target.
 
-This list is the single source of truth: the templates render exactly these kernels,
-the Makefile builds the files listed here, and the tests iterate over the kernel
-list that bng_kernels.h (rendered from this plan) spells out.
+This list is the single source of truth: the templates render exactly these kernels
+and files; each target's build.mk (rendered from the plan) lists the sources the
+Makefile compiles; the tests iterate over the kernel list bng_kernels.h spells out.
+
+Words: a *kernel* is one table entry (the ukernels for one channel count, or the
+generic ones); a *chunk* is the span of channels one driver pass handles; a *row
+group* is the unit of the summation order and of the _s work split; a *segment* is
+the channels one vector operation covers in an unrolled kernel.
 """
 
 from dataclasses import dataclass
@@ -10,8 +15,10 @@ from typing import Optional, Tuple
 
 from .model import DTypeConfig, Target
 
-# Channels a generic kernel processes per pass, in vectors of the dtype's lanes; it
-# bounds the workspace of both drivers.
+# The row ukernels of a kernel, in table order: the C field names and symbol infixes.
+OPS = ("reduce", "dx_train", "dx_infer")
+
+# Channels a generic kernel processes per pass, in vectors of the dtype's lanes.
 GENERIC_CHUNK_VECTORS = 8
 
 # Summation order. Sums run over rows in three levels, each from zero in a fixed order:
@@ -24,11 +31,23 @@ BLOCK_ROWS = 32
 MIN_GROUP_ROWS = 256
 MAX_GROUPS = 64
 
-# Private memory a shared-storage call uses per core, beside its tiles: 8 float arrays
-# and 5 per-channel stats arrays of the widest chunk, each rounded up to 64 bytes.
-WORK_FLOAT_ARRAYS = 8
-WORK_STATS_ARRAYS = 5
+# The one description of a core's private memory in a shared-storage call: these
+# arrays of max_chunk elements (float, or the dtype's per-channel type), each rounded
+# up to ALIGN bytes, in this order; the rest is split in four tile buffers (x and dy,
+# double-buffered). Rendered into bng_kernels.h as BNG_WORKSPACE for the driver, used
+# here for the private_bytes check and by make report.
+WORKSPACE = (
+    ("mean", "float"), ("sum_dy", "float"), ("sum_dyxm", "float"),
+    ("part_dy", "float"), ("part_dyxm", "float"),
+    ("gain", "float"), ("dy_mean", "float"), ("slope", "float"),
+    ("stats_mean", "stats"), ("invar", "stats"), ("scale", "stats"),
+    ("dbias", "stats"), ("dscale", "stats"),
+)
+TILE_BUFFERS = 4
 ALIGN = 64
+# The private-storage driver keeps these float arrays of the target's widest chunk on
+# the stack (bng_run_private).
+STACK_FLOAT_ARRAYS = 8
 
 ELEMENT_BYTES = {"f32": 4, "f16": 2}
 API_PREFIX = {"f32": "fp", "f16": "hp"}
@@ -41,7 +60,7 @@ def _aligned(n: int) -> int:
 
 @dataclass(frozen=True)
 class Segment:
-    """A run of channels one vector operation covers in an unrolled kernel."""
+    """The channels one vector operation covers in an unrolled kernel."""
     offset: int
     lanes: int
 
@@ -60,7 +79,7 @@ def segments(channels: int, lanes: int) -> Tuple[Segment, ...]:
 
 
 @dataclass(frozen=True)
-class ColumnGroup:
+class SegmentLoop:
     """Channels [start, start + repeat * step) as ``repeat`` copies of ``segments``
     (offsets relative to the copy's first channel): straight code when repeat is 1,
     else a loop whose body is the segments."""
@@ -72,7 +91,7 @@ class ColumnGroup:
 
 @dataclass(frozen=True)
 class Kernel:
-    """One registered kernel: a set of row ukernels for one channel count (None: any)."""
+    """One kernel table entry: the row ukernels for one channel count (None: any)."""
     target: str
     dtype: str
     lanes: int
@@ -80,17 +99,23 @@ class Kernel:
     max_unroll: int = 0    # vector operations per row the code may spell out (0: no cap)
 
     @property
-    def variant(self) -> str:
+    def suffix(self) -> str:
+        """Target, shape and vector width, the suffix XNNPACK puts after a ukernel's name."""
         shape = f"c{self.channels}" if self.channels else "generic"
         return f"{self.target}_{shape}_v{self.lanes}"
 
     def ukernel(self, op: str) -> str:
-        """XNNPACK-style name: dtype, operation, then target, shape and vector width."""
-        return f"bng_{self.dtype}_{op}_ukernel__{self.variant}"
+        assert op in OPS, op
+        return f"bng_{self.dtype}_{op}_ukernel__{self.suffix}"
+
+    @property
+    def ukernels(self) -> Tuple[str, ...]:
+        """The ukernel symbols, in OPS order (the table's field order)."""
+        return tuple(self.ukernel(op) for op in OPS)
 
     @property
     def table_entry(self) -> str:
-        return f"bng_{self.dtype}_kernel__{self.variant}"
+        return f"bng_{self.dtype}_kernel__{self.suffix}"
 
     @property
     def segments(self) -> Tuple[Segment, ...]:
@@ -103,16 +128,16 @@ class Kernel:
         return bool(self.max_unroll) and len(self.segments) > self.max_unroll
 
     @property
-    def groups(self) -> Tuple[ColumnGroup, ...]:
+    def loops(self) -> Tuple[SegmentLoop, ...]:
         if not self.partial:
-            return (ColumnGroup(0, 1, self.channels, self.segments),)
+            return (SegmentLoop(0, 1, self.channels, self.segments),)
         step = self.max_unroll * self.lanes
-        blocks = self.channels // step
+        repeat = self.channels // step
         body = tuple(Segment(i * self.lanes, self.lanes) for i in range(self.max_unroll))
-        out = [ColumnGroup(0, blocks, step, body)]
-        rest = self.channels - blocks * step
+        out = [SegmentLoop(0, repeat, step, body)]
+        rest = self.channels - repeat * step
         if rest:
-            out.append(ColumnGroup(blocks * step, 1, rest, segments(rest, self.lanes)))
+            out.append(SegmentLoop(repeat * step, 1, rest, segments(rest, self.lanes)))
         return tuple(out)
 
     @property
@@ -122,7 +147,7 @@ class Kernel:
     @property
     def vector_ops_in_code(self) -> int:
         """Vector operations per row written out in the source (the unroll)."""
-        return sum(len(g.segments) for g in self.groups)
+        return sum(len(loop.segments) for loop in self.loops)
 
 
 @dataclass(frozen=True)
@@ -146,9 +171,7 @@ class DTypePlan:
     @property
     def stats_ctype(self) -> str:
         """C type of mean/invar/scale/dbias/dscale for this dtype's entry points."""
-        if self.name == "f32":
-            return "float"
-        return "bng_hp_stats_t"
+        return "float" if self.name == "f32" else "bng_hp_stats_t"
 
     @property
     def stats_dtype(self) -> str:
@@ -160,7 +183,7 @@ class DTypePlan:
 
     @property
     def max_chunk(self) -> int:
-        """Widest channel run one driver pass handles: sizes the stack workspace."""
+        """Widest chunk one driver pass handles: sizes the workspace."""
         return max([self.generic_chunk] + [k.channels for k in self.specialized])
 
     @property
@@ -168,24 +191,29 @@ class DTypePlan:
         return ELEMENT_BYTES[self.name]
 
     @property
-    def element_shift(self) -> int:
-        """log2 of the element size, for address checks without division."""
-        return self.element_bytes.bit_length() - 1
-
-    @property
     def stats_bytes(self) -> int:
         return ELEMENT_BYTES[self.stats_dtype]
 
     @property
-    def private_work_bytes(self) -> int:
+    def workspace_bytes(self) -> int:
         """Private memory per core for the _s workspace, tiles excluded."""
-        return (WORK_FLOAT_ARRAYS * _aligned(4 * self.max_chunk)
-                + WORK_STATS_ARRAYS * _aligned(self.stats_bytes * self.max_chunk))
+        element = {"float": 4, "stats": self.stats_bytes}
+        return sum(_aligned(element[kind] * self.max_chunk) for _, kind in WORKSPACE)
+
+    def tile_bytes(self, private_bytes: int) -> int:
+        """One tile buffer: what the workspace leaves, split in TILE_BUFFERS."""
+        return (private_bytes - self.workspace_bytes) // TILE_BUFFERS // ALIGN * ALIGN
+
+    def tile_rows(self, private_bytes: int, channels: int) -> int:
+        """Rows per streamed _s tile for a chunk of ``channels``: whole blocks."""
+        rows = self.tile_bytes(private_bytes) // (channels * self.element_bytes)
+        return rows // BLOCK_ROWS * BLOCK_ROWS
 
     @property
-    def min_tile_bytes(self) -> int:
-        """The smallest tile set: x and dy, double-buffered, BLOCK_ROWS rows each."""
-        return 4 * BLOCK_ROWS * self.max_chunk * self.element_bytes
+    def min_private_bytes(self) -> int:
+        """The workspace and tiles of one block of rows of the widest chunk."""
+        tile = _aligned(BLOCK_ROWS * self.max_chunk * self.element_bytes)
+        return self.workspace_bytes + TILE_BUFFERS * tile
 
     @property
     def scratch_bytes(self) -> int:
@@ -202,6 +230,10 @@ class OutputFile:
     path: str          # relative to the output root, '/'-separated
     template: str
     dtype: Optional[str] = None   # the dtype a per-dtype file renders
+
+
+# Hand-written sources every target's library compiles beside its generated ones.
+SHARED_SOURCES = ("include/bng_driver.c",)
 
 
 @dataclass(frozen=True)
@@ -229,15 +261,30 @@ class TargetPlan:
         ]
         out += [OutputFile(f"{base}/bng_{d.name}_ukernels.c", "ukernels.c.j2", d.name)
                 for d in self.dtypes]
+        out.append(OutputFile(f"{base}/build.mk", "build.mk.j2"))
         return tuple(out)
 
     @property
-    def private_bytes_needed(self) -> int:
-        return max(d.private_work_bytes + d.min_tile_bytes for d in self.dtypes)
+    def generated_sources(self) -> Tuple[str, ...]:
+        """The generated C files, relative to the target's folder."""
+        return tuple(f.path.split("/", 1)[1] for f in self.files if f.path.endswith(".c"))
+
+    @property
+    def max_chunk(self) -> int:
+        return max(d.max_chunk for d in self.dtypes)
+
+    @property
+    def min_private_bytes(self) -> int:
+        return max(d.min_private_bytes for d in self.dtypes)
 
     @property
     def scratch_bytes(self) -> int:
         return max(d.scratch_bytes for d in self.dtypes)
+
+    @property
+    def stack_bytes(self) -> int:
+        """The float arrays bng_run_private keeps on the stack."""
+        return STACK_FLOAT_ARRAYS * 4 * self.max_chunk
 
     @property
     def constants(self):

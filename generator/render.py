@@ -6,7 +6,7 @@ from typing import List, Tuple
 import jinja2
 
 from . import VERSION
-from .plan import TargetPlan
+from .plan import OPS, SHARED_SOURCES, WORKSPACE, TargetPlan
 
 TEMPLATE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                             "templates")
@@ -34,6 +34,9 @@ def render_target(env: jinja2.Environment, tp: TargetPlan) -> List[Tuple[str, st
             template=f"templates/{f.template}",
             command=tp.command,
             version=VERSION,
+            ops=OPS,
+            workspace=WORKSPACE,
+            shared_sources=SHARED_SOURCES,
         )
         out.append((f.path, text))
     return out

@@ -3,7 +3,8 @@
 import subprocess
 from typing import Dict, List
 
-from .plan import BLOCK_ROWS, TargetPlan
+from .errors import ConfigError
+from .plan import OPS, STACK_FLOAT_ARRAYS, TargetPlan
 
 
 def symbol_sizes(nm: str, objects: List[str]) -> Dict[str, int]:
@@ -18,28 +19,33 @@ def symbol_sizes(nm: str, objects: List[str]) -> Dict[str, int]:
     return sizes
 
 
-def tile_plan(tp: TargetPlan, d, width: int) -> str:
-    """Rows per double-buffered _s tile for a channel run of ``width``."""
-    quarter = (tp.target.memory.private_bytes - d.private_work_bytes) // 4 // 64 * 64
-    rows = quarter // (width * d.element_bytes) // BLOCK_ROWS * BLOCK_ROWS
-    return f"{rows} rows x {width} ch / tile"
-
-
 def report(tp: TargetPlan, columns: Dict[str, Dict[str, int]]) -> str:
-    """columns: compiler label -> symbol sizes."""
+    """columns: compiler label -> symbol sizes of the objects built from generated/<t>."""
+    for label, sizes in columns.items():
+        missing = [k.ukernel(op) for d in tp.dtypes for k in d.kernels for op in OPS
+                   if k.ukernel(op) not in sizes]
+        if missing:
+            raise ConfigError(f"generated/{tp.name}", "",
+                              f"the {label} objects lack {missing[0]} (and {len(missing) - 1} "
+                              f"more): generated/ was not made from targets.yaml as it "
+                              f"stands; run make generate TARGET={tp.name}")
+    memory = tp.target.memory
     labels = list(columns)
     head = (f"{'kernel':<38} {'ch':>5} {'dtype':<5} {'lanes':>5} {'vec/row':>7} "
             f"{'unroll':>6}  {'_s tile plan':<26}" + "".join(f" {l:>10}" for l in labels))
-    rows = [f"target {tp.name}: private memory {tp.target.memory.private_bytes} B/core, "
-            f"max_unroll {tp.target.max_unroll}, shared scratch {tp.scratch_bytes} B", head]
+    rows = [f"target {tp.name}: private memory {memory.private_bytes} B/core "
+            f"(_s workspace {', '.join(f'{d.name} {d.workspace_bytes} B' for d in tp.dtypes)}), "
+            f"max_unroll {tp.target.max_unroll}, shared scratch {tp.scratch_bytes} B",
+            f"_p stack: {STACK_FLOAT_ARRAYS} float arrays of the widest chunk = "
+            f"{STACK_FLOAT_ARRAYS} x 4 x {tp.max_chunk} = {tp.stack_bytes} B in bng_run_private",
+            head]
     totals = {l: 0 for l in labels}
     for d in tp.dtypes:
         for k in d.kernels:
-            width = k.channels or d.generic_chunk
+            chunk = k.channels or d.generic_chunk
             sizes = []
             for l in labels:
-                size = sum(columns[l].get(k.ukernel(op), 0)
-                           for op in ("reduce", "dxtrain", "dxinfer"))
+                size = sum(columns[l][k.ukernel(op)] for op in OPS)
                 totals[l] += size
                 sizes.append(size)
             if k.channels is None:
@@ -47,8 +53,9 @@ def report(tp: TargetPlan, columns: Dict[str, Dict[str, int]]) -> str:
             else:
                 vec = str(k.vector_ops_per_row)
                 unroll = f"{k.vector_ops_in_code}" + (" (partial)" if k.partial else "")
+            tiles = f"{d.tile_rows(memory.private_bytes, chunk)} rows x {chunk} ch / tile"
             rows.append(f"{k.table_entry:<38} {str(k.channels or 'any'):>5} {d.name:<5} "
-                        f"{k.lanes:>5} {vec:>7} {unroll:>6}  {tile_plan(tp, d, width):<26}"
+                        f"{k.lanes:>5} {vec:>7} {unroll:>6}  {tiles:<26}"
                         + "".join(f" {s:>10}" for s in sizes))
     whole = {l: sum(columns[l].values()) for l in labels}
     rows.append(f"{'kernels total':<38} {'':>5} {'':<5} {'':>5} {'':>7} {'':>6}  {'':<26}"

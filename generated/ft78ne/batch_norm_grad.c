@@ -3,159 +3,38 @@
  * Template: templates/batch_norm_grad.c.j2
  * Remake:   make generate TARGET=ft78ne
  */
-/* Entry points of ft78ne: parameter checks, the kernel table, and the two memory
- * drivers around one compute core (the row ukernels, the fold of row groups, and
- * finalize): _p works on the caller's memory directly; _s stages tiles between
- * shared and private memory by DMA on the cores of core_mask (include/bng_hal.h).
+/* Entry points of ft78ne: per storage type, the kernel table and the
+ * descriptor the driver (include/bng_driver.c, written once for every type) runs on,
+ * and the vendor ABI's thin wrappers.
  */
 #include <stddef.h>
-#include <stdint.h>
 #include "batch_norm_grad.h"
 #include "bng_kernels.h"
-#include "bng_hal.h"
 
-/* The largest byte count a 32-bit address reaches (or size_t holds). */
-#define BNG_ADDRESS_LIMIT (0xffffffffull < SIZE_MAX ? 0xffffffffull : (unsigned long long)SIZE_MAX)
-#define BNG_ALL_CORES 0xffu
+/* ==== f32: float data, float per-channel arrays ==== */
 
-/* Shared scratch of the _s entry points: per row group, the partial sums of dy and
- * dy*(x - mean), in two slots that alternate between channel chunks. */
-#define BNG_SCRATCH_FLOATS 65536
-#ifdef BNG_HOST
-static float bng_host_scratch[BNG_SCRATCH_FLOATS];
-#define BNG_SHARED_SCRATCH (bng_host_scratch)
-#else
-#define BNG_SHARED_SCRATCH ((BNG_SHARED float *)0xaff01000u)
-#endif
-
-typedef struct {
-    size_t batch, channel;
-    int is_train;
-} bng_shape;
-
-/* batch * channel elements of 2^element_shift bytes fit BNG_ADDRESS_LIMIT. No 64-bit
- * division (a runtime-library call on 32-bit cores): 32x32-bit products only. */
-static int bng_fits(unsigned long long batch, unsigned long long channel, unsigned element_shift)
-{
-    const unsigned long long limit = BNG_ADDRESS_LIMIT >> element_shift;
-    const unsigned long long low = 0xffffffffull;
-    unsigned long long big = batch > channel ? batch : channel;
-    unsigned long long small = batch > channel ? channel : batch;
-    unsigned long long high_part, low_part;
-
-    if (big > limit)
-        return 0;                  /* both are at least 1 */
-    if (big <= low)
-        return big * small <= limit;
-    if (small > low)
-        return 0;                  /* the product passes 2^64 */
-    high_part = (big >> 32) * small;
-    low_part = (big & low) * small;
-    if (high_part > low)
-        return 0;
-    high_part <<= 32;
-    return low_part <= limit && high_part <= limit - low_part;
-}
-
-/* Validate the parameter block and the data pointers: BNG_OK or the error status. */
-static int bng_read_params(const long long *params, const void *x, const void *dy,
-                           const void *dx, unsigned element_shift, bng_shape *shape)
-{
-    int slot;
-
-    if (x == NULL || dy == NULL || dx == NULL)
-        return BNG_ENULL;
-    for (slot = BNG_PARAM_MEAN; slot <= BNG_PARAM_DSCALE; slot++)
-        if (params[slot] == 0)
-            return BNG_ENULL;
-    if (params[BNG_PARAM_BATCH] < 1)
-        return BNG_EBATCH;
-    if (params[BNG_PARAM_CHANNEL] < 1)
-        return BNG_ECHANNEL;
-    if (!bng_fits((unsigned long long)params[BNG_PARAM_BATCH],
-                  (unsigned long long)params[BNG_PARAM_CHANNEL], element_shift))
-        return BNG_ERANGE;
-    shape->batch = (size_t)params[BNG_PARAM_BATCH];
-    shape->channel = (size_t)params[BNG_PARAM_CHANNEL];
-    shape->is_train = params[BNG_PARAM_IS_TRAIN] != 0;
-    return BNG_OK;
-}
-
-/* Rows per group (the last may be shorter): a multiple of BNG_BLOCK_ROWS. */
-static size_t bng_group_rows(size_t batch)
-{
-    size_t groups = (batch + BNG_MIN_GROUP_ROWS - 1) / BNG_MIN_GROUP_ROWS;
-    size_t rows;
-
-    if (groups > BNG_MAX_GROUPS)
-        groups = BNG_MAX_GROUPS;
-    rows = (batch + groups - 1) / groups;
-    return (rows + BNG_BLOCK_ROWS - 1) / BNG_BLOCK_ROWS * BNG_BLOCK_ROWS;
-}
-
-static size_t bng_min(size_t a, size_t b)
-{
-    return a < b ? a : b;
-}
-
-static void bng_zero(size_t n, float *a)
-{
-    size_t i;
-    for (i = 0; i < n; i++)
-        a[i] = 0.0f;
-}
-
-/* Fold one row group's partial sums into the total, in group order. */
-static void bng_fold(size_t width, float *sum_dy, float *sum_dyxm,
-                     const float *part_dy, const float *part_dyxm)
-{
-    size_t c;
-    for (c = 0; c < width; c++) {
-        sum_dy[c] += part_dy[c];
-        sum_dyxm[c] += part_dyxm[c];
-    }
-}
-
-static unsigned bng_popcount(unsigned v)
-{
-    unsigned n = 0;
-    for (; v; v &= v - 1)
-        n++;
-    return n;
-}
-
-/* Take bytes (rounded up to BNG_ALIGN) from a core's private memory. */
-static void *bng_take(unsigned char **next, size_t bytes)
-{
-    void *p = *next;
-    *next += (bytes + BNG_ALIGN - 1) / BNG_ALIGN * BNG_ALIGN;
-    return p;
-}
-
-/* ==== f32 ==== */
-
-static const bng_f32_kernel bng_f32_kernel__ft78ne_c32_v16 = {
+static const bng_kernel bng_f32_kernel__ft78ne_c32_v16 = {
     "bng_f32_kernel__ft78ne_c32_v16", 32,
-    bng_f32_reduce_ukernel__ft78ne_c32_v16, bng_f32_dxtrain_ukernel__ft78ne_c32_v16, bng_f32_dxinfer_ukernel__ft78ne_c32_v16
+    bng_f32_reduce_ukernel__ft78ne_c32_v16, bng_f32_dx_train_ukernel__ft78ne_c32_v16, bng_f32_dx_infer_ukernel__ft78ne_c32_v16
 };
-static const bng_f32_kernel bng_f32_kernel__ft78ne_c64_v16 = {
+static const bng_kernel bng_f32_kernel__ft78ne_c64_v16 = {
     "bng_f32_kernel__ft78ne_c64_v16", 64,
-    bng_f32_reduce_ukernel__ft78ne_c64_v16, bng_f32_dxtrain_ukernel__ft78ne_c64_v16, bng_f32_dxinfer_ukernel__ft78ne_c64_v16
+    bng_f32_reduce_ukernel__ft78ne_c64_v16, bng_f32_dx_train_ukernel__ft78ne_c64_v16, bng_f32_dx_infer_ukernel__ft78ne_c64_v16
 };
-static const bng_f32_kernel bng_f32_kernel__ft78ne_c128_v16 = {
+static const bng_kernel bng_f32_kernel__ft78ne_c128_v16 = {
     "bng_f32_kernel__ft78ne_c128_v16", 128,
-    bng_f32_reduce_ukernel__ft78ne_c128_v16, bng_f32_dxtrain_ukernel__ft78ne_c128_v16, bng_f32_dxinfer_ukernel__ft78ne_c128_v16
+    bng_f32_reduce_ukernel__ft78ne_c128_v16, bng_f32_dx_train_ukernel__ft78ne_c128_v16, bng_f32_dx_infer_ukernel__ft78ne_c128_v16
 };
-static const bng_f32_kernel bng_f32_kernel__ft78ne_c256_v16 = {
+static const bng_kernel bng_f32_kernel__ft78ne_c256_v16 = {
     "bng_f32_kernel__ft78ne_c256_v16", 256,
-    bng_f32_reduce_ukernel__ft78ne_c256_v16, bng_f32_dxtrain_ukernel__ft78ne_c256_v16, bng_f32_dxinfer_ukernel__ft78ne_c256_v16
+    bng_f32_reduce_ukernel__ft78ne_c256_v16, bng_f32_dx_train_ukernel__ft78ne_c256_v16, bng_f32_dx_infer_ukernel__ft78ne_c256_v16
 };
-const bng_f32_kernel bng_f32_generic_kernel = {
+const bng_kernel bng_f32_generic_kernel = {
     "bng_f32_kernel__ft78ne_generic_v16", 0,
-    bng_f32_reduce_ukernel__ft78ne_generic_v16, bng_f32_dxtrain_ukernel__ft78ne_generic_v16, bng_f32_dxinfer_ukernel__ft78ne_generic_v16
+    bng_f32_reduce_ukernel__ft78ne_generic_v16, bng_f32_dx_train_ukernel__ft78ne_generic_v16, bng_f32_dx_infer_ukernel__ft78ne_generic_v16
 };
 
-const bng_f32_kernel *bng_f32_kernel_for_channels(size_t channel)
+static const bng_kernel *bng_f32_kernel_for_channels(size_t channel)
 {
     switch (channel) {
     case 32: return &bng_f32_kernel__ft78ne_c32_v16;
@@ -166,318 +45,31 @@ const bng_f32_kernel *bng_f32_kernel_for_channels(size_t channel)
     }
 }
 
-/* The widest channel run one pass handles: a specialized width, or the generic chunk. */
-#define BNG_F32_MAX_CHUNK 256
-
-static size_t bng_f32_chunk(const bng_f32_kernel *kernel)
+static float bng_f32_stats_load(const void *stats, size_t i)
 {
-    return kernel->channels ? kernel->channels : BNG_F32_GENERIC_CHUNK;
+    return ((const float *)stats)[i];
 }
 
-/* Per-channel results of the sums: dbias and dscale, and the dx coefficients
- * dx = gain * ((dy - dy_mean) - (x - mean) * slope). dx uses the float sums, never
- * the rounded outputs. */
-static void bng_f32_finalize(
-    size_t width, size_t batch, const float *invar, const float *scale,
-    const float *sum_dy, const float *sum_dyxm, float *dbias, float *dscale,
-    float *gain, float *dy_mean, float *slope)
+static void bng_f32_stats_store(void *stats, size_t i, float value)
 {
-    const float m = (float)batch;
-    size_t c;
-
-    for (c = 0; c < width; c++) {
-        const float invar_c = invar[c];
-        const float dscale_c = invar_c * sum_dyxm[c];
-
-        dbias[c] = sum_dy[c];
-        dscale[c] = dscale_c;
-        gain[c] = scale[c] * invar_c;
-        dy_mean[c] = sum_dy[c] / m;
-        slope[c] = invar_c * dscale_c / m;
-    }
+    ((float *)stats)[i] = value;
 }
 
-bng_f32_stats bng_f32_stats_from_params(const long long *params)
-{
-    bng_f32_stats stats;
+const bng_dtype_config bng_f32_config = {
+    sizeof(float), sizeof(float), 256, 128,
+    bng_f32_kernel_for_channels, bng_f32_stats_load, bng_f32_stats_store
+};
 
-    stats.mean = (const float *)(intptr_t)params[BNG_PARAM_MEAN];
-    stats.invar = (const float *)(intptr_t)params[BNG_PARAM_INVAR];
-    stats.scale = (const float *)(intptr_t)params[BNG_PARAM_SCALE];
-    stats.dbias = (float *)(intptr_t)params[BNG_PARAM_DBIAS];
-    stats.dscale = (float *)(intptr_t)params[BNG_PARAM_DSCALE];
-    return stats;
-}
-
-static void bng_f32_mean_to_float(size_t width, const float *in, float *out)
-{
-    size_t c;
-    for (c = 0; c < width; c++)
-        out[c] = in[c];
-}
-
-/* ---- f32, private storage: the caller's memory, one core ---- */
-
-void bng_f32_run_private(
-    const bng_f32_kernel *kernel, size_t batch, size_t channel, int is_train,
-    const float *x, const float *dy, float *dx, const bng_f32_stats *stats)
-{
-    const size_t chunk = bng_f32_chunk(kernel);
-    const size_t group_rows = bng_group_rows(batch);
-    float mean[BNG_F32_MAX_CHUNK], sum_dy[BNG_F32_MAX_CHUNK], sum_dyxm[BNG_F32_MAX_CHUNK];
-    float part_dy[BNG_F32_MAX_CHUNK], part_dyxm[BNG_F32_MAX_CHUNK];
-    float gain[BNG_F32_MAX_CHUNK], dy_mean[BNG_F32_MAX_CHUNK], slope[BNG_F32_MAX_CHUNK];
-    size_t first;
-
-    /* Channel runs are independent: each is reduced, finalized and written in turn. */
-    for (first = 0; first < channel; first += chunk) {
-        const size_t width = bng_min(chunk, channel - first);
-        size_t row;
-
-        bng_f32_mean_to_float(width, stats->mean + first, mean);
-        bng_zero(width, sum_dy);
-        bng_zero(width, sum_dyxm);
-        for (row = 0; row < batch; row += group_rows) {
-            bng_zero(width, part_dy);
-            bng_zero(width, part_dyxm);
-            kernel->reduce(bng_min(group_rows, batch - row), width, channel,
-                           x + row * channel + first, dy + row * channel + first,
-                           mean, part_dy, part_dyxm);
-            bng_fold(width, sum_dy, sum_dyxm, part_dy, part_dyxm);
-        }
-        bng_f32_finalize(width, batch, stats->invar + first, stats->scale + first,
-                           sum_dy, sum_dyxm, stats->dbias + first, stats->dscale + first,
-                           gain, dy_mean, slope);
-        if (is_train)
-            kernel->dx_train(batch, width, channel, x + first, dy + first, dx + first,
-                             mean, gain, dy_mean, slope);
-        else
-            kernel->dx_infer(batch, width, channel, dy + first, dx + first, gain);
-    }
-}
+/* The generator checked private_bytes against a 13312-byte workspace: the
+ * driver's layout of the same arrays must agree. */
+BNG_ASSERT_WORKSPACE_BYTES(f32, 256, sizeof(float), 13312);
 
 void fp_batch_norm_grad_p(float *x, float *dy, float *dx, long long *params)
 {
-    bng_shape shape;
-    int status;
-
-    if (params == NULL)
-        return;     /* nowhere to report: touch nothing */
-    status = bng_read_params(params, x, dy, dx, 2, &shape);
-    if (status == BNG_OK) {
-        const bng_f32_stats stats = bng_f32_stats_from_params(params);
-
-        bng_f32_run_private(bng_f32_kernel_for_channels(shape.channel),
-                            shape.batch, shape.channel, shape.is_train, x, dy, dx, &stats);
-    }
-    params[BNG_PARAM_STATUS] = status;
-}
-
-/* ---- f32, shared storage: tiles staged by DMA, the cores of core_mask ---- */
-
-typedef struct {
-    const bng_f32_kernel *kernel;
-    bng_shape shape;
-    unsigned mask;
-    const float *x, *dy;
-    float *dx;
-    bng_f32_stats stats;
-} bng_f32_shared_job;
-
-/* A core's private memory: the workspace, then x and dy tile buffers. */
-typedef struct {
-    float *mean, *sum_dy, *sum_dyxm, *part_dy, *part_dyxm, *gain, *dy_mean, *slope;
-    float *stats_mean, *invar, *scale, *dbias, *dscale;
-    float *x_tiles[2], *dy_tiles[2];
-    size_t tile_rows;   /* rows per tile buffer; the whole slice when resident */
-    int resident;       /* the core's rows of x and dy stay in private memory for pass 2 */
-} bng_f32_private;
-
-/* Lay out the core's private memory for channel runs of ``width`` and ``slice_rows`` rows:
- * resident when x and dy of the whole slice fit, else double-buffered tiles of a
- * multiple of BNG_BLOCK_ROWS rows (so that tiles never split a block). */
-static void bng_f32_layout(unsigned core, size_t width, size_t slice_rows,
-                           bng_f32_private *p)
-{
-    size_t bytes, tile_bytes;
-    unsigned char *base = bng_hal_private(core, &bytes), *next = base;
-
-    p->mean = bng_take(&next, BNG_F32_MAX_CHUNK * sizeof(float));
-    p->sum_dy = bng_take(&next, BNG_F32_MAX_CHUNK * sizeof(float));
-    p->sum_dyxm = bng_take(&next, BNG_F32_MAX_CHUNK * sizeof(float));
-    p->part_dy = bng_take(&next, BNG_F32_MAX_CHUNK * sizeof(float));
-    p->part_dyxm = bng_take(&next, BNG_F32_MAX_CHUNK * sizeof(float));
-    p->gain = bng_take(&next, BNG_F32_MAX_CHUNK * sizeof(float));
-    p->dy_mean = bng_take(&next, BNG_F32_MAX_CHUNK * sizeof(float));
-    p->slope = bng_take(&next, BNG_F32_MAX_CHUNK * sizeof(float));
-    p->stats_mean = bng_take(&next, BNG_F32_MAX_CHUNK * sizeof(float));
-    p->invar = bng_take(&next, BNG_F32_MAX_CHUNK * sizeof(float));
-    p->scale = bng_take(&next, BNG_F32_MAX_CHUNK * sizeof(float));
-    p->dbias = bng_take(&next, BNG_F32_MAX_CHUNK * sizeof(float));
-    p->dscale = bng_take(&next, BNG_F32_MAX_CHUNK * sizeof(float));
-    /* targets.yaml is validated so that this leaves room for BNG_BLOCK_ROWS-row tiles. */
-    tile_bytes = (bytes - (size_t)(next - base)) / 4 / BNG_ALIGN * BNG_ALIGN;
-    p->resident = slice_rows * width * sizeof(float) <= 2 * tile_bytes;
-    if (p->resident) {
-        p->tile_rows = slice_rows;
-        p->x_tiles[0] = p->x_tiles[1] = bng_take(&next, slice_rows * width * sizeof(float));
-        p->dy_tiles[0] = p->dy_tiles[1] = bng_take(&next, slice_rows * width * sizeof(float));
-    } else {
-        p->tile_rows = tile_bytes / (width * sizeof(float)) / BNG_BLOCK_ROWS * BNG_BLOCK_ROWS;
-        p->x_tiles[0] = bng_take(&next, tile_bytes);
-        p->x_tiles[1] = bng_take(&next, tile_bytes);
-        p->dy_tiles[0] = bng_take(&next, tile_bytes);
-        p->dy_tiles[1] = bng_take(&next, tile_bytes);
-    }
-}
-
-/* Rows of the tile starting at ``row``: tiles never cross a row group, nor the slice. */
-static size_t bng_f32_tile(size_t row, size_t end, size_t group_rows, size_t tile_rows)
-{
-    const size_t group_end = (row / group_rows + 1) * group_rows;
-    return bng_min(tile_rows, bng_min(group_end, end) - row);
-}
-
-/* Start the DMA of rows [row, row + n) of the chunk's x (when with_x) and dy into a
- * tile buffer: handles[0] for x, handles[1] for dy. */
-static void bng_f32_fetch(const bng_f32_shared_job *job, size_t first, size_t width,
-                          size_t row, size_t n, int with_x, float *x_tile, float *dy_tile,
-                          bng_hal_dma handles[2])
-{
-    const size_t channel = job->shape.channel;
-    handles[0] = with_x ? bng_hal_dma_get(x_tile, job->x + row * channel + first, n,
-                                          width * sizeof(float), channel * sizeof(float))
-                        : BNG_HAL_DMA_DONE;
-    handles[1] = bng_hal_dma_get(dy_tile, job->dy + row * channel + first, n,
-                                 width * sizeof(float), channel * sizeof(float));
-}
-
-static void bng_f32_shared_core(unsigned core, void *arg)
-{
-    const bng_f32_shared_job *job = arg;
-    const bng_f32_kernel *kernel = job->kernel;
-    const size_t batch = job->shape.batch, channel = job->shape.channel;
-    const int is_train = job->shape.is_train;
-    const size_t chunk = bng_f32_chunk(kernel);
-    const size_t group_rows = bng_group_rows(batch);
-    const size_t groups = (batch + group_rows - 1) / group_rows;
-    /* The k-th selected core takes the k-th contiguous run of groups. */
-    const unsigned rank = bng_popcount(job->mask & ((1u << core) - 1u));
-    const unsigned cores = bng_popcount(job->mask);
-    const size_t begin = bng_min(groups * rank / cores * group_rows, batch);
-    const size_t end = bng_min(groups * (rank + 1) / cores * group_rows, batch);
-    const size_t stats_bytes = sizeof(float);
-    bng_f32_private p;
-    size_t first, slot = 0;
-
-    for (first = 0; first < channel; first += chunk, slot ^= 1) {
-        const size_t width = bng_min(chunk, channel - first);
-        float *scratch = BNG_SHARED_SCRATCH + slot * BNG_MAX_GROUPS * 2 * BNG_F32_MAX_CHUNK;
-        bng_hal_dma gets[2][2], puts[2] = {BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE};
-        size_t g, row, t;
-
-        bng_f32_layout(core, width, end - begin, &p);
-        bng_hal_dma_wait(bng_hal_dma_get(p.stats_mean, job->stats.mean + first, 1, width * stats_bytes, 0));
-        bng_hal_dma_wait(bng_hal_dma_get(p.invar, job->stats.invar + first, 1, width * stats_bytes, 0));
-        bng_hal_dma_wait(bng_hal_dma_get(p.scale, job->stats.scale + first, 1, width * stats_bytes, 0));
-        bng_f32_mean_to_float(width, p.stats_mean, p.mean);
-
-        /* Pass 1: this core's groups to their partial sums in the shared scratch; the
-         * next tile arrives while this one is reduced. Resident, the slice fills one
-         * buffer tile by tile. */
-        if (begin < end)
-            bng_f32_fetch(job, first, width, begin, bng_f32_tile(begin, end, group_rows, p.tile_rows),
-                          1, p.x_tiles[0], p.dy_tiles[0], gets[0]);
-        for (row = begin, t = 0; row < end; t ^= 1) {
-            const size_t n = bng_f32_tile(row, end, group_rows, p.tile_rows), next = row + n;
-            const size_t at = p.resident ? (row - begin) * width : 0;
-            const size_t next_at = p.resident ? (next - begin) * width : 0;
-
-            if (next < end)
-                bng_f32_fetch(job, first, width, next, bng_f32_tile(next, end, group_rows, p.tile_rows),
-                              1, p.x_tiles[t ^ 1] + next_at, p.dy_tiles[t ^ 1] + next_at, gets[t ^ 1]);
-            bng_hal_dma_wait(gets[t][0]);
-            bng_hal_dma_wait(gets[t][1]);
-            if (row % group_rows == 0) {
-                bng_zero(width, p.part_dy);
-                bng_zero(width, p.part_dyxm);
-            }
-            kernel->reduce(n, width, width, p.x_tiles[t] + at, p.dy_tiles[t] + at, p.mean,
-                           p.part_dy, p.part_dyxm);
-            if (next == end || next % group_rows == 0) {
-                float *group = scratch + row / group_rows * 2 * BNG_F32_MAX_CHUNK;
-                bng_hal_dma_wait(bng_hal_dma_put(group, p.part_dy, 1, width * sizeof(float), 0));
-                bng_hal_dma_wait(bng_hal_dma_put(group + BNG_F32_MAX_CHUNK, p.part_dyxm, 1, width * sizeof(float), 0));
-            }
-            row = next;
-        }
-        bng_hal_barrier();
-
-        /* Every core folds all groups in order (the same bits everywhere); one writes. */
-        bng_zero(width, p.sum_dy);
-        bng_zero(width, p.sum_dyxm);
-        for (g = 0; g < groups; g++) {
-            const float *group = scratch + g * 2 * BNG_F32_MAX_CHUNK;
-            bng_hal_dma_wait(bng_hal_dma_get(p.part_dy, group, 1, width * sizeof(float), 0));
-            bng_hal_dma_wait(bng_hal_dma_get(p.part_dyxm, group + BNG_F32_MAX_CHUNK, 1, width * sizeof(float), 0));
-            bng_fold(width, p.sum_dy, p.sum_dyxm, p.part_dy, p.part_dyxm);
-        }
-        bng_f32_finalize(width, batch, p.invar, p.scale, p.sum_dy, p.sum_dyxm,
-                           p.dbias, p.dscale, p.gain, p.dy_mean, p.slope);
-        if (rank == 0) {
-            bng_hal_dma_wait(bng_hal_dma_put(job->stats.dbias + first, p.dbias, 1, width * stats_bytes, 0));
-            bng_hal_dma_wait(bng_hal_dma_put(job->stats.dscale + first, p.dscale, 1, width * stats_bytes, 0));
-        }
-
-        /* Pass 2: dx for this core's rows, in place over the dy tile, put back while the
-         * next tile arrives. A buffer is refilled only once its last put completed. */
-        if (begin < end && !p.resident)
-            bng_f32_fetch(job, first, width, begin, bng_f32_tile(begin, end, group_rows, p.tile_rows),
-                          is_train, p.x_tiles[0], p.dy_tiles[0], gets[0]);
-        for (row = begin, t = 0; row < end; t ^= 1) {
-            const size_t n = bng_f32_tile(row, end, group_rows, p.tile_rows), next = row + n;
-            const size_t at = p.resident ? (row - begin) * width : 0;
-            float *x_tile = p.x_tiles[t] + at, *dy_tile = p.dy_tiles[t] + at;
-
-            if (next < end && !p.resident) {
-                bng_hal_dma_wait(puts[t ^ 1]);
-                bng_f32_fetch(job, first, width, next, bng_f32_tile(next, end, group_rows, p.tile_rows),
-                              is_train, p.x_tiles[t ^ 1], p.dy_tiles[t ^ 1], gets[t ^ 1]);
-            }
-            if (!p.resident) {
-                bng_hal_dma_wait(gets[t][0]);
-                bng_hal_dma_wait(gets[t][1]);
-            }
-            if (is_train)
-                kernel->dx_train(n, width, width, x_tile, dy_tile, dy_tile, p.mean, p.gain, p.dy_mean, p.slope);
-            else
-                kernel->dx_infer(n, width, width, dy_tile, dy_tile, p.gain);
-            bng_hal_dma_wait(puts[t]);
-            puts[t] = bng_hal_dma_put(job->dx + row * channel + first, dy_tile, n,
-                                      width * sizeof(float), channel * sizeof(float));
-            row = next;
-        }
-        bng_hal_dma_wait(puts[0]);
-        bng_hal_dma_wait(puts[1]);
-    }
+    bng_entry_private(&bng_f32_config, x, dy, dx, params);
 }
 
 void fp_batch_norm_grad_s(float *x, float *dy, float *dx, int core_mask)
 {
-    long long *params = BNG_SHARED_PARAMS;
-    bng_f32_shared_job job;
-    int status = bng_read_params(params, x, dy, dx, 2, &job.shape);
-
-    job.mask = (unsigned)core_mask & BNG_ALL_CORES;
-    if (status == BNG_OK && job.mask == 0)
-        status = BNG_ECOREMASK;
-    if (status == BNG_OK) {
-        job.kernel = bng_f32_kernel_for_channels(job.shape.channel);
-        job.x = x;
-        job.dy = dy;
-        job.dx = dx;
-        job.stats = bng_f32_stats_from_params(params);
-        bng_hal_parallel(job.mask, bng_f32_shared_core, &job);
-    }
-    params[BNG_PARAM_STATUS] = status;
+    bng_entry_shared(&bng_f32_config, x, dy, dx, core_mask);
 }

@@ -3,20 +3,28 @@
  * Template: templates/bng_kernels.h.j2
  * Remake:   make generate TARGET=ft78ne
  */
-/* Internal to the library: the kernel table, the ukernels and the private-storage
- * driver, declared for the entry points and the tests. Callers need only
- * batch_norm_grad.h.
+/* Internal to the library: ft78ne's constants for the driver
+ * (include/bng_driver.c), its ukernels and kernel tables, declared for the entry points
+ * and the tests. Callers need only batch_norm_grad.h.
  */
 #ifndef BNG_KERNELS_H
 #define BNG_KERNELS_H
 
 #include <stddef.h>
 #include "batch_norm_grad.h"
+#include "bng_driver.h"
 
 #define BNG_TARGET_NAME "ft78ne"
 #define BNG_TARGET_CORES 8
 #define BNG_ADDRESS_BITS 32
+/* The largest byte address: what batch * channel * element size must fit. */
+#define BNG_ADDRESS_MAX 0xffffffffull
 #define BNG_PRIVATE_BYTES 786432u
+/* Shared scratch of the _s entry points (two slots of per-group partial sums). */
+#define BNG_SCRATCH_FLOATS 65536
+#define BNG_SHARED_SCRATCH_ADDRESS 0xaff01000u
+/* The widest chunk of any storage type: the private driver's stack arrays. */
+#define BNG_MAX_CHUNK 256
 
 /* Summation order: a block of BNG_BLOCK_ROWS rows is summed from zero in registers and
  * added to its row group's partial sum; the groups (at most BNG_MAX_GROUPS, at least
@@ -28,6 +36,22 @@
 #define BNG_MAX_GROUPS 64
 #define BNG_ALIGN 64
 
+/* The _s workspace in a core's private memory, in order (generator/plan.py WORKSPACE). */
+#define BNG_WORKSPACE(X, a, b) \
+    X(a, b, mean, float) \
+    X(a, b, sum_dy, float) \
+    X(a, b, sum_dyxm, float) \
+    X(a, b, part_dy, float) \
+    X(a, b, part_dyxm, float) \
+    X(a, b, gain, float) \
+    X(a, b, dy_mean, float) \
+    X(a, b, slope, float) \
+    X(a, b, stats_mean, stats) \
+    X(a, b, invar, stats) \
+    X(a, b, scale, stats) \
+    X(a, b, dbias, stats) \
+    X(a, b, dscale, stats)
+
 /* ---- f32: 16 lanes ---- */
 
 #define BNG_HAS_F32 1
@@ -36,58 +60,23 @@
 /* The specialized channel counts, in plan order: X(channels) per kernel. */
 #define BNG_F32_SPECIALIZED(X) X(32) X(64) X(128) X(256)
 
-/* The row ukernels one table entry registers. ``width`` channels at a time, rows
- * ``stride`` elements apart; a specialized kernel is registered for one width only.
- *   reduce:   per block of BNG_BLOCK_ROWS rows (from the first row), its sums of dy and
- *             dy*(x - mean) are added to sum_dy and sum_dyxm: the caller zeroes them
- *   dx_train: dx = gain * ((dy - dy_mean) - (x - mean) * slope)
- *   dx_infer: dx = gain * dy
- */
-typedef struct {
-    const char *name;
-    size_t channels;    /* 0: the generic kernel, any width */
-    void (*reduce)(size_t rows, size_t width, size_t stride,
-                   const float *x, const float *dy, const float *mean,
-                   float *sum_dy, float *sum_dyxm);
-    void (*dx_train)(size_t rows, size_t width, size_t stride,
-                     const float *x, const float *dy, float *dx,
-                     const float *mean, const float *gain, const float *dy_mean,
-                     const float *slope);
-    void (*dx_infer)(size_t rows, size_t width, size_t stride,
-                     const float *dy, float *dx, const float *gain);
-} bng_f32_kernel;
+bng_reduce_ukernel bng_f32_reduce_ukernel__ft78ne_c32_v16;
+bng_dx_train_ukernel bng_f32_dx_train_ukernel__ft78ne_c32_v16;
+bng_dx_infer_ukernel bng_f32_dx_infer_ukernel__ft78ne_c32_v16;
+bng_reduce_ukernel bng_f32_reduce_ukernel__ft78ne_c64_v16;
+bng_dx_train_ukernel bng_f32_dx_train_ukernel__ft78ne_c64_v16;
+bng_dx_infer_ukernel bng_f32_dx_infer_ukernel__ft78ne_c64_v16;
+bng_reduce_ukernel bng_f32_reduce_ukernel__ft78ne_c128_v16;
+bng_dx_train_ukernel bng_f32_dx_train_ukernel__ft78ne_c128_v16;
+bng_dx_infer_ukernel bng_f32_dx_infer_ukernel__ft78ne_c128_v16;
+bng_reduce_ukernel bng_f32_reduce_ukernel__ft78ne_c256_v16;
+bng_dx_train_ukernel bng_f32_dx_train_ukernel__ft78ne_c256_v16;
+bng_dx_infer_ukernel bng_f32_dx_infer_ukernel__ft78ne_c256_v16;
+bng_reduce_ukernel bng_f32_reduce_ukernel__ft78ne_generic_v16;
+bng_dx_train_ukernel bng_f32_dx_train_ukernel__ft78ne_generic_v16;
+bng_dx_infer_ukernel bng_f32_dx_infer_ukernel__ft78ne_generic_v16;
 
-/* Per-channel arrays of one call. */
-typedef struct {
-    const float *mean, *invar, *scale;
-    float *dbias, *dscale;
-} bng_f32_stats;
-
-void bng_f32_reduce_ukernel__ft78ne_c32_v16(size_t rows, size_t width, size_t stride, const float *x, const float *dy, const float *mean, float *sum_dy, float *sum_dyxm);
-void bng_f32_dxtrain_ukernel__ft78ne_c32_v16(size_t rows, size_t width, size_t stride, const float *x, const float *dy, float *dx, const float *mean, const float *gain, const float *dy_mean, const float *slope);
-void bng_f32_dxinfer_ukernel__ft78ne_c32_v16(size_t rows, size_t width, size_t stride, const float *dy, float *dx, const float *gain);
-void bng_f32_reduce_ukernel__ft78ne_c64_v16(size_t rows, size_t width, size_t stride, const float *x, const float *dy, const float *mean, float *sum_dy, float *sum_dyxm);
-void bng_f32_dxtrain_ukernel__ft78ne_c64_v16(size_t rows, size_t width, size_t stride, const float *x, const float *dy, float *dx, const float *mean, const float *gain, const float *dy_mean, const float *slope);
-void bng_f32_dxinfer_ukernel__ft78ne_c64_v16(size_t rows, size_t width, size_t stride, const float *dy, float *dx, const float *gain);
-void bng_f32_reduce_ukernel__ft78ne_c128_v16(size_t rows, size_t width, size_t stride, const float *x, const float *dy, const float *mean, float *sum_dy, float *sum_dyxm);
-void bng_f32_dxtrain_ukernel__ft78ne_c128_v16(size_t rows, size_t width, size_t stride, const float *x, const float *dy, float *dx, const float *mean, const float *gain, const float *dy_mean, const float *slope);
-void bng_f32_dxinfer_ukernel__ft78ne_c128_v16(size_t rows, size_t width, size_t stride, const float *dy, float *dx, const float *gain);
-void bng_f32_reduce_ukernel__ft78ne_c256_v16(size_t rows, size_t width, size_t stride, const float *x, const float *dy, const float *mean, float *sum_dy, float *sum_dyxm);
-void bng_f32_dxtrain_ukernel__ft78ne_c256_v16(size_t rows, size_t width, size_t stride, const float *x, const float *dy, float *dx, const float *mean, const float *gain, const float *dy_mean, const float *slope);
-void bng_f32_dxinfer_ukernel__ft78ne_c256_v16(size_t rows, size_t width, size_t stride, const float *dy, float *dx, const float *gain);
-void bng_f32_reduce_ukernel__ft78ne_generic_v16(size_t rows, size_t width, size_t stride, const float *x, const float *dy, const float *mean, float *sum_dy, float *sum_dyxm);
-void bng_f32_dxtrain_ukernel__ft78ne_generic_v16(size_t rows, size_t width, size_t stride, const float *x, const float *dy, float *dx, const float *mean, const float *gain, const float *dy_mean, const float *slope);
-void bng_f32_dxinfer_ukernel__ft78ne_generic_v16(size_t rows, size_t width, size_t stride, const float *dy, float *dx, const float *gain);
-
-/* The per-channel pointers of a parameter block (params[0..4]). */
-bng_f32_stats bng_f32_stats_from_params(const long long *params);
-extern const bng_f32_kernel bng_f32_generic_kernel;
-/* The specialized kernel registered for ``channel``, else the generic one. */
-const bng_f32_kernel *bng_f32_kernel_for_channels(size_t channel);
-/* One call's work on memory the calling core addresses directly (_p); the
- * shared-storage entry point runs the same pieces on tiles it stages by DMA. */
-void bng_f32_run_private(
-    const bng_f32_kernel *kernel, size_t batch, size_t channel, int is_train,
-    const float *x, const float *dy, float *dx, const bng_f32_stats *stats);
+extern const bng_dtype_config bng_f32_config;
+extern const bng_kernel bng_f32_generic_kernel;
 
 #endif /* BNG_KERNELS_H */

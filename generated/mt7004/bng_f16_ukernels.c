@@ -19,11 +19,13 @@
 /* ---- channels == 32: 1 vector operation per row (32 lanes) ---- */
 
 void bng_f16_reduce_ukernel__mt7004_c32_v32(
-    size_t rows, size_t width, size_t stride,
-    const half *x, const half *dy, const float *mean,
+    size_t rows, size_t channels, size_t stride,
+    const void *x_data, const void *dy_data, const float *mean,
     float *sum_dy, float *sum_dyxm)
 {
-    (void)width;    /* always 32: the table registers this kernel for it alone */
+    const half *x = x_data, *dy = dy_data;
+
+    (void)channels;    /* always 32: the table registers this kernel for it alone */
     {
         const size_t c = 0;
         const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
@@ -48,12 +50,15 @@ void bng_f16_reduce_ukernel__mt7004_c32_v32(
     }
 }
 
-void bng_f16_dxtrain_ukernel__mt7004_c32_v32(
-    size_t rows, size_t width, size_t stride,
-    const half *x, const half *dy, half *dx,
+void bng_f16_dx_train_ukernel__mt7004_c32_v32(
+    size_t rows, size_t channels, size_t stride,
+    const void *x_data, const void *dy_data, void *dx_data,
     const float *mean, const float *gain, const float *dy_mean, const float *slope)
 {
-    (void)width;    /* always 32 */
+    const half *x = x_data, *dy = dy_data;
+    half *dx = dx_data;
+
+    (void)channels;    /* always 32 */
     {
         const size_t c = 0;
         const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
@@ -75,11 +80,14 @@ void bng_f16_dxtrain_ukernel__mt7004_c32_v32(
     }
 }
 
-void bng_f16_dxinfer_ukernel__mt7004_c32_v32(
-    size_t rows, size_t width, size_t stride,
-    const half *dy, half *dx, const float *gain)
+void bng_f16_dx_infer_ukernel__mt7004_c32_v32(
+    size_t rows, size_t channels, size_t stride,
+    const void *dy_data, void *dx_data, const float *gain)
 {
-    (void)width;    /* always 32 */
+    const half *dy = dy_data;
+    half *dx = dx_data;
+
+    (void)channels;    /* always 32 */
     {
         const size_t c = 0;
         const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0);
@@ -96,11 +104,13 @@ void bng_f16_dxinfer_ukernel__mt7004_c32_v32(
 /* ---- channels == 64: 2 vector operations per row (32 + 32 lanes) ---- */
 
 void bng_f16_reduce_ukernel__mt7004_c64_v32(
-    size_t rows, size_t width, size_t stride,
-    const half *x, const half *dy, const float *mean,
+    size_t rows, size_t channels, size_t stride,
+    const void *x_data, const void *dy_data, const float *mean,
     float *sum_dy, float *sum_dyxm)
 {
-    (void)width;    /* always 64: the table registers this kernel for it alone */
+    const half *x = x_data, *dy = dy_data;
+
+    (void)channels;    /* always 64: the table registers this kernel for it alone */
     {
         const size_t c = 0;
         const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
@@ -134,12 +144,15 @@ void bng_f16_reduce_ukernel__mt7004_c64_v32(
     }
 }
 
-void bng_f16_dxtrain_ukernel__mt7004_c64_v32(
-    size_t rows, size_t width, size_t stride,
-    const half *x, const half *dy, half *dx,
+void bng_f16_dx_train_ukernel__mt7004_c64_v32(
+    size_t rows, size_t channels, size_t stride,
+    const void *x_data, const void *dy_data, void *dx_data,
     const float *mean, const float *gain, const float *dy_mean, const float *slope)
 {
-    (void)width;    /* always 64 */
+    const half *x = x_data, *dy = dy_data;
+    half *dx = dx_data;
+
+    (void)channels;    /* always 64 */
     {
         const size_t c = 0;
         const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
@@ -170,11 +183,14 @@ void bng_f16_dxtrain_ukernel__mt7004_c64_v32(
     }
 }
 
-void bng_f16_dxinfer_ukernel__mt7004_c64_v32(
-    size_t rows, size_t width, size_t stride,
-    const half *dy, half *dx, const float *gain)
+void bng_f16_dx_infer_ukernel__mt7004_c64_v32(
+    size_t rows, size_t channels, size_t stride,
+    const void *dy_data, void *dx_data, const float *gain)
 {
-    (void)width;    /* always 64 */
+    const half *dy = dy_data;
+    half *dx = dx_data;
+
+    (void)channels;    /* always 64 */
     {
         const size_t c = 0;
         const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0);
@@ -193,11 +209,13 @@ void bng_f16_dxinfer_ukernel__mt7004_c64_v32(
 /* ---- channels == 128: 4 vector operations per row (32 + 32 + 32 + 32 lanes) ---- */
 
 void bng_f16_reduce_ukernel__mt7004_c128_v32(
-    size_t rows, size_t width, size_t stride,
-    const half *x, const half *dy, const float *mean,
+    size_t rows, size_t channels, size_t stride,
+    const void *x_data, const void *dy_data, const float *mean,
     float *sum_dy, float *sum_dyxm)
 {
-    (void)width;    /* always 128: the table registers this kernel for it alone */
+    const half *x = x_data, *dy = dy_data;
+
+    (void)channels;    /* always 128: the table registers this kernel for it alone */
     {
         const size_t c = 0;
         const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
@@ -249,12 +267,15 @@ void bng_f16_reduce_ukernel__mt7004_c128_v32(
     }
 }
 
-void bng_f16_dxtrain_ukernel__mt7004_c128_v32(
-    size_t rows, size_t width, size_t stride,
-    const half *x, const half *dy, half *dx,
+void bng_f16_dx_train_ukernel__mt7004_c128_v32(
+    size_t rows, size_t channels, size_t stride,
+    const void *x_data, const void *dy_data, void *dx_data,
     const float *mean, const float *gain, const float *dy_mean, const float *slope)
 {
-    (void)width;    /* always 128 */
+    const half *x = x_data, *dy = dy_data;
+    half *dx = dx_data;
+
+    (void)channels;    /* always 128 */
     {
         const size_t c = 0;
         const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
@@ -303,11 +324,14 @@ void bng_f16_dxtrain_ukernel__mt7004_c128_v32(
     }
 }
 
-void bng_f16_dxinfer_ukernel__mt7004_c128_v32(
-    size_t rows, size_t width, size_t stride,
-    const half *dy, half *dx, const float *gain)
+void bng_f16_dx_infer_ukernel__mt7004_c128_v32(
+    size_t rows, size_t channels, size_t stride,
+    const void *dy_data, void *dx_data, const float *gain)
 {
-    (void)width;    /* always 128 */
+    const half *dy = dy_data;
+    half *dx = dx_data;
+
+    (void)channels;    /* always 128 */
     {
         const size_t c = 0;
         const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0);
@@ -330,11 +354,13 @@ void bng_f16_dxinfer_ukernel__mt7004_c128_v32(
 /* ---- channels == 256: 8 vector operations per row (32 + 32 + 32 + 32 + 32 + 32 + 32 + 32 lanes) ---- */
 
 void bng_f16_reduce_ukernel__mt7004_c256_v32(
-    size_t rows, size_t width, size_t stride,
-    const half *x, const half *dy, const float *mean,
+    size_t rows, size_t channels, size_t stride,
+    const void *x_data, const void *dy_data, const float *mean,
     float *sum_dy, float *sum_dyxm)
 {
-    (void)width;    /* always 256: the table registers this kernel for it alone */
+    const half *x = x_data, *dy = dy_data;
+
+    (void)channels;    /* always 256: the table registers this kernel for it alone */
     {
         const size_t c = 0;
         const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
@@ -422,12 +448,15 @@ void bng_f16_reduce_ukernel__mt7004_c256_v32(
     }
 }
 
-void bng_f16_dxtrain_ukernel__mt7004_c256_v32(
-    size_t rows, size_t width, size_t stride,
-    const half *x, const half *dy, half *dx,
+void bng_f16_dx_train_ukernel__mt7004_c256_v32(
+    size_t rows, size_t channels, size_t stride,
+    const void *x_data, const void *dy_data, void *dx_data,
     const float *mean, const float *gain, const float *dy_mean, const float *slope)
 {
-    (void)width;    /* always 256 */
+    const half *x = x_data, *dy = dy_data;
+    half *dx = dx_data;
+
+    (void)channels;    /* always 256 */
     {
         const size_t c = 0;
         const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
@@ -512,11 +541,14 @@ void bng_f16_dxtrain_ukernel__mt7004_c256_v32(
     }
 }
 
-void bng_f16_dxinfer_ukernel__mt7004_c256_v32(
-    size_t rows, size_t width, size_t stride,
-    const half *dy, half *dx, const float *gain)
+void bng_f16_dx_infer_ukernel__mt7004_c256_v32(
+    size_t rows, size_t channels, size_t stride,
+    const void *dy_data, void *dx_data, const float *gain)
 {
-    (void)width;    /* always 256 */
+    const half *dy = dy_data;
+    half *dx = dx_data;
+
+    (void)channels;    /* always 256 */
     {
         const size_t c = 0;
         const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0);
@@ -544,19 +576,21 @@ void bng_f16_dxinfer_ukernel__mt7004_c256_v32(
     }
 }
 
-/* ---- generic: any width, 32 lanes then single lanes; a block of rows at a time ---- */
+/* ---- generic: any channel count, 32 lanes then single lanes; a block of rows at a time ---- */
 
 void bng_f16_reduce_ukernel__mt7004_generic_v32(
-    size_t rows, size_t width, size_t stride,
-    const half *x, const half *dy, const float *mean,
+    size_t rows, size_t channels, size_t stride,
+    const void *x_data, const void *dy_data, const float *mean,
     float *sum_dy, float *sum_dyxm)
 {
+    const half *x = x_data, *dy = dy_data;
+
     while (rows != 0) {
         const size_t n = rows < BNG_BLOCK_ROWS ? rows : BNG_BLOCK_ROWS;
 
         size_t c;
 
-        for (c = 0; c + 32 <= width; c += 32) {
+        for (c = 0; c + 32 <= channels; c += 32) {
             const bng_f32x32 m = bng_f32x32_load_f32(mean + c);
             bng_f32x32 acc_dy = bng_f32x32_zero();
             bng_f32x32 acc_dyxm = bng_f32x32_zero();
@@ -572,7 +606,7 @@ void bng_f16_reduce_ukernel__mt7004_generic_v32(
             bng_f32x32_store_f32(sum_dyxm + c, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c), acc_dyxm));
 
         }
-        for (; c < width; c++) {
+        for (; c < channels; c++) {
             const bng_f32x1 m = bng_f32x1_load_f32(mean + c);
             bng_f32x1 acc_dy = bng_f32x1_zero();
             bng_f32x1 acc_dyxm = bng_f32x1_zero();
@@ -594,21 +628,24 @@ void bng_f16_reduce_ukernel__mt7004_generic_v32(
     }
 }
 
-void bng_f16_dxtrain_ukernel__mt7004_generic_v32(
-    size_t rows, size_t width, size_t stride,
-    const half *x, const half *dy, half *dx,
+void bng_f16_dx_train_ukernel__mt7004_generic_v32(
+    size_t rows, size_t channels, size_t stride,
+    const void *x_data, const void *dy_data, void *dx_data,
     const float *mean, const float *gain, const float *dy_mean, const float *slope)
 {
+    const half *x = x_data, *dy = dy_data;
+    half *dx = dx_data;
+
     for (; rows != 0; rows--, x += stride, dy += stride, dx += stride) {
         size_t c;
 
-        for (c = 0; c + 32 <= width; c += 32) {
+        for (c = 0; c + 32 <= channels; c += 32) {
             const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + c), bng_f32x32_load_f32(mean + c));
             const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + c), bng_f32x32_load_f32(dy_mean + c));
             bng_f32x32_store_f16(dx + c, bng_f32x32_mul(bng_f32x32_load_f32(gain + c), bng_f32x32_sub(centered, bng_f32x32_mul(xm, bng_f32x32_load_f32(slope + c)))));
 
         }
-        for (; c < width; c++) {
+        for (; c < channels; c++) {
             const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + c), bng_f32x1_load_f32(mean + c));
             const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f16(dy + c), bng_f32x1_load_f32(dy_mean + c));
             bng_f32x1_store_f16(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_load_f32(slope + c)))));
@@ -617,16 +654,19 @@ void bng_f16_dxtrain_ukernel__mt7004_generic_v32(
     }
 }
 
-void bng_f16_dxinfer_ukernel__mt7004_generic_v32(
-    size_t rows, size_t width, size_t stride,
-    const half *dy, half *dx, const float *gain)
+void bng_f16_dx_infer_ukernel__mt7004_generic_v32(
+    size_t rows, size_t channels, size_t stride,
+    const void *dy_data, void *dx_data, const float *gain)
 {
+    const half *dy = dy_data;
+    half *dx = dx_data;
+
     for (; rows != 0; rows--, dy += stride, dx += stride) {
         size_t c;
 
-        for (c = 0; c + 32 <= width; c += 32)
+        for (c = 0; c + 32 <= channels; c += 32)
             bng_f32x32_store_f16(dx + c, bng_f32x32_mul(bng_f32x32_load_f32(gain + c), bng_f32x32_load_f16(dy + c)));
-        for (; c < width; c++)
+        for (; c < channels; c++)
             bng_f32x1_store_f16(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_load_f16(dy + c)));
     }
 }

@@ -19,11 +19,13 @@
 /* ---- channels == 32: 2 vector operations per row (16 + 16 lanes) ---- */
 
 void bng_f32_reduce_ukernel__mt7004_c32_v16(
-    size_t rows, size_t width, size_t stride,
-    const float *x, const float *dy, const float *mean,
+    size_t rows, size_t channels, size_t stride,
+    const void *x_data, const void *dy_data, const float *mean,
     float *sum_dy, float *sum_dyxm)
 {
-    (void)width;    /* always 32: the table registers this kernel for it alone */
+    const float *x = x_data, *dy = dy_data;
+
+    (void)channels;    /* always 32: the table registers this kernel for it alone */
     {
         const size_t c = 0;
         const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + c + 0);
@@ -57,12 +59,15 @@ void bng_f32_reduce_ukernel__mt7004_c32_v16(
     }
 }
 
-void bng_f32_dxtrain_ukernel__mt7004_c32_v16(
-    size_t rows, size_t width, size_t stride,
-    const float *x, const float *dy, float *dx,
+void bng_f32_dx_train_ukernel__mt7004_c32_v16(
+    size_t rows, size_t channels, size_t stride,
+    const void *x_data, const void *dy_data, void *dx_data,
     const float *mean, const float *gain, const float *dy_mean, const float *slope)
 {
-    (void)width;    /* always 32 */
+    const float *x = x_data, *dy = dy_data;
+    float *dx = dx_data;
+
+    (void)channels;    /* always 32 */
     {
         const size_t c = 0;
         const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + c + 0);
@@ -93,11 +98,14 @@ void bng_f32_dxtrain_ukernel__mt7004_c32_v16(
     }
 }
 
-void bng_f32_dxinfer_ukernel__mt7004_c32_v16(
-    size_t rows, size_t width, size_t stride,
-    const float *dy, float *dx, const float *gain)
+void bng_f32_dx_infer_ukernel__mt7004_c32_v16(
+    size_t rows, size_t channels, size_t stride,
+    const void *dy_data, void *dx_data, const float *gain)
 {
-    (void)width;    /* always 32 */
+    const float *dy = dy_data;
+    float *dx = dx_data;
+
+    (void)channels;    /* always 32 */
     {
         const size_t c = 0;
         const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + c + 0);
@@ -116,11 +124,13 @@ void bng_f32_dxinfer_ukernel__mt7004_c32_v16(
 /* ---- channels == 64: 4 vector operations per row (16 + 16 + 16 + 16 lanes) ---- */
 
 void bng_f32_reduce_ukernel__mt7004_c64_v16(
-    size_t rows, size_t width, size_t stride,
-    const float *x, const float *dy, const float *mean,
+    size_t rows, size_t channels, size_t stride,
+    const void *x_data, const void *dy_data, const float *mean,
     float *sum_dy, float *sum_dyxm)
 {
-    (void)width;    /* always 64: the table registers this kernel for it alone */
+    const float *x = x_data, *dy = dy_data;
+
+    (void)channels;    /* always 64: the table registers this kernel for it alone */
     {
         const size_t c = 0;
         const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + c + 0);
@@ -172,12 +182,15 @@ void bng_f32_reduce_ukernel__mt7004_c64_v16(
     }
 }
 
-void bng_f32_dxtrain_ukernel__mt7004_c64_v16(
-    size_t rows, size_t width, size_t stride,
-    const float *x, const float *dy, float *dx,
+void bng_f32_dx_train_ukernel__mt7004_c64_v16(
+    size_t rows, size_t channels, size_t stride,
+    const void *x_data, const void *dy_data, void *dx_data,
     const float *mean, const float *gain, const float *dy_mean, const float *slope)
 {
-    (void)width;    /* always 64 */
+    const float *x = x_data, *dy = dy_data;
+    float *dx = dx_data;
+
+    (void)channels;    /* always 64 */
     {
         const size_t c = 0;
         const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + c + 0);
@@ -226,11 +239,14 @@ void bng_f32_dxtrain_ukernel__mt7004_c64_v16(
     }
 }
 
-void bng_f32_dxinfer_ukernel__mt7004_c64_v16(
-    size_t rows, size_t width, size_t stride,
-    const float *dy, float *dx, const float *gain)
+void bng_f32_dx_infer_ukernel__mt7004_c64_v16(
+    size_t rows, size_t channels, size_t stride,
+    const void *dy_data, void *dx_data, const float *gain)
 {
-    (void)width;    /* always 64 */
+    const float *dy = dy_data;
+    float *dx = dx_data;
+
+    (void)channels;    /* always 64 */
     {
         const size_t c = 0;
         const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + c + 0);
@@ -253,11 +269,13 @@ void bng_f32_dxinfer_ukernel__mt7004_c64_v16(
 /* ---- channels == 128: 8 vector operations per row (16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 lanes) ---- */
 
 void bng_f32_reduce_ukernel__mt7004_c128_v16(
-    size_t rows, size_t width, size_t stride,
-    const float *x, const float *dy, const float *mean,
+    size_t rows, size_t channels, size_t stride,
+    const void *x_data, const void *dy_data, const float *mean,
     float *sum_dy, float *sum_dyxm)
 {
-    (void)width;    /* always 128: the table registers this kernel for it alone */
+    const float *x = x_data, *dy = dy_data;
+
+    (void)channels;    /* always 128: the table registers this kernel for it alone */
     {
         const size_t c = 0;
         const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + c + 0);
@@ -345,12 +363,15 @@ void bng_f32_reduce_ukernel__mt7004_c128_v16(
     }
 }
 
-void bng_f32_dxtrain_ukernel__mt7004_c128_v16(
-    size_t rows, size_t width, size_t stride,
-    const float *x, const float *dy, float *dx,
+void bng_f32_dx_train_ukernel__mt7004_c128_v16(
+    size_t rows, size_t channels, size_t stride,
+    const void *x_data, const void *dy_data, void *dx_data,
     const float *mean, const float *gain, const float *dy_mean, const float *slope)
 {
-    (void)width;    /* always 128 */
+    const float *x = x_data, *dy = dy_data;
+    float *dx = dx_data;
+
+    (void)channels;    /* always 128 */
     {
         const size_t c = 0;
         const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + c + 0);
@@ -435,11 +456,14 @@ void bng_f32_dxtrain_ukernel__mt7004_c128_v16(
     }
 }
 
-void bng_f32_dxinfer_ukernel__mt7004_c128_v16(
-    size_t rows, size_t width, size_t stride,
-    const float *dy, float *dx, const float *gain)
+void bng_f32_dx_infer_ukernel__mt7004_c128_v16(
+    size_t rows, size_t channels, size_t stride,
+    const void *dy_data, void *dx_data, const float *gain)
 {
-    (void)width;    /* always 128 */
+    const float *dy = dy_data;
+    float *dx = dx_data;
+
+    (void)channels;    /* always 128 */
     {
         const size_t c = 0;
         const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + c + 0);
@@ -470,11 +494,13 @@ void bng_f32_dxinfer_ukernel__mt7004_c128_v16(
 /* ---- channels == 256: 16 vector operations per row (16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 lanes) ---- */
 
 void bng_f32_reduce_ukernel__mt7004_c256_v16(
-    size_t rows, size_t width, size_t stride,
-    const float *x, const float *dy, const float *mean,
+    size_t rows, size_t channels, size_t stride,
+    const void *x_data, const void *dy_data, const float *mean,
     float *sum_dy, float *sum_dyxm)
 {
-    (void)width;    /* always 256: the table registers this kernel for it alone */
+    const float *x = x_data, *dy = dy_data;
+
+    (void)channels;    /* always 256: the table registers this kernel for it alone */
     {
         const size_t c = 0;
         const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + c + 0);
@@ -634,12 +660,15 @@ void bng_f32_reduce_ukernel__mt7004_c256_v16(
     }
 }
 
-void bng_f32_dxtrain_ukernel__mt7004_c256_v16(
-    size_t rows, size_t width, size_t stride,
-    const float *x, const float *dy, float *dx,
+void bng_f32_dx_train_ukernel__mt7004_c256_v16(
+    size_t rows, size_t channels, size_t stride,
+    const void *x_data, const void *dy_data, void *dx_data,
     const float *mean, const float *gain, const float *dy_mean, const float *slope)
 {
-    (void)width;    /* always 256 */
+    const float *x = x_data, *dy = dy_data;
+    float *dx = dx_data;
+
+    (void)channels;    /* always 256 */
     {
         const size_t c = 0;
         const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + c + 0);
@@ -796,11 +825,14 @@ void bng_f32_dxtrain_ukernel__mt7004_c256_v16(
     }
 }
 
-void bng_f32_dxinfer_ukernel__mt7004_c256_v16(
-    size_t rows, size_t width, size_t stride,
-    const float *dy, float *dx, const float *gain)
+void bng_f32_dx_infer_ukernel__mt7004_c256_v16(
+    size_t rows, size_t channels, size_t stride,
+    const void *dy_data, void *dx_data, const float *gain)
 {
-    (void)width;    /* always 256 */
+    const float *dy = dy_data;
+    float *dx = dx_data;
+
+    (void)channels;    /* always 256 */
     {
         const size_t c = 0;
         const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + c + 0);
@@ -844,19 +876,21 @@ void bng_f32_dxinfer_ukernel__mt7004_c256_v16(
     }
 }
 
-/* ---- generic: any width, 16 lanes then single lanes; a block of rows at a time ---- */
+/* ---- generic: any channel count, 16 lanes then single lanes; a block of rows at a time ---- */
 
 void bng_f32_reduce_ukernel__mt7004_generic_v16(
-    size_t rows, size_t width, size_t stride,
-    const float *x, const float *dy, const float *mean,
+    size_t rows, size_t channels, size_t stride,
+    const void *x_data, const void *dy_data, const float *mean,
     float *sum_dy, float *sum_dyxm)
 {
+    const float *x = x_data, *dy = dy_data;
+
     while (rows != 0) {
         const size_t n = rows < BNG_BLOCK_ROWS ? rows : BNG_BLOCK_ROWS;
 
         size_t c;
 
-        for (c = 0; c + 16 <= width; c += 16) {
+        for (c = 0; c + 16 <= channels; c += 16) {
             const bng_f32x16 m = bng_f32x16_load_f32(mean + c);
             bng_f32x16 acc_dy = bng_f32x16_zero();
             bng_f32x16 acc_dyxm = bng_f32x16_zero();
@@ -872,7 +906,7 @@ void bng_f32_reduce_ukernel__mt7004_generic_v16(
             bng_f32x16_store_f32(sum_dyxm + c, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c), acc_dyxm));
 
         }
-        for (; c < width; c++) {
+        for (; c < channels; c++) {
             const bng_f32x1 m = bng_f32x1_load_f32(mean + c);
             bng_f32x1 acc_dy = bng_f32x1_zero();
             bng_f32x1 acc_dyxm = bng_f32x1_zero();
@@ -894,21 +928,24 @@ void bng_f32_reduce_ukernel__mt7004_generic_v16(
     }
 }
 
-void bng_f32_dxtrain_ukernel__mt7004_generic_v16(
-    size_t rows, size_t width, size_t stride,
-    const float *x, const float *dy, float *dx,
+void bng_f32_dx_train_ukernel__mt7004_generic_v16(
+    size_t rows, size_t channels, size_t stride,
+    const void *x_data, const void *dy_data, void *dx_data,
     const float *mean, const float *gain, const float *dy_mean, const float *slope)
 {
+    const float *x = x_data, *dy = dy_data;
+    float *dx = dx_data;
+
     for (; rows != 0; rows--, x += stride, dy += stride, dx += stride) {
         size_t c;
 
-        for (c = 0; c + 16 <= width; c += 16) {
+        for (c = 0; c + 16 <= channels; c += 16) {
             const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + c), bng_f32x16_load_f32(mean + c));
             const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + c), bng_f32x16_load_f32(dy_mean + c));
             bng_f32x16_store_f32(dx + c, bng_f32x16_mul(bng_f32x16_load_f32(gain + c), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_load_f32(slope + c)))));
 
         }
-        for (; c < width; c++) {
+        for (; c < channels; c++) {
             const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + c), bng_f32x1_load_f32(mean + c));
             const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f32(dy + c), bng_f32x1_load_f32(dy_mean + c));
             bng_f32x1_store_f32(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_load_f32(slope + c)))));
@@ -917,16 +954,19 @@ void bng_f32_dxtrain_ukernel__mt7004_generic_v16(
     }
 }
 
-void bng_f32_dxinfer_ukernel__mt7004_generic_v16(
-    size_t rows, size_t width, size_t stride,
-    const float *dy, float *dx, const float *gain)
+void bng_f32_dx_infer_ukernel__mt7004_generic_v16(
+    size_t rows, size_t channels, size_t stride,
+    const void *dy_data, void *dx_data, const float *gain)
 {
+    const float *dy = dy_data;
+    float *dx = dx_data;
+
     for (; rows != 0; rows--, dy += stride, dx += stride) {
         size_t c;
 
-        for (c = 0; c + 16 <= width; c += 16)
+        for (c = 0; c + 16 <= channels; c += 16)
             bng_f32x16_store_f32(dx + c, bng_f32x16_mul(bng_f32x16_load_f32(gain + c), bng_f32x16_load_f32(dy + c)));
-        for (; c < width; c++)
+        for (; c < channels; c++)
             bng_f32x1_store_f32(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_load_f32(dy + c)));
     }
 }

@@ -19,11 +19,12 @@ typedef struct {
     void (*stats_set)(void *base, size_t i, double v);
     void (*entry_p)(void *x, void *dy, void *dx, long long *params);
     void (*entry_s)(void *x, void *dy, void *dx, int core_mask);
-    /* Run through the private driver with the generic kernel (channels) or the
-     * kernel the table registers (0 = generic forced). */
+    /* Run through the private driver: with the generic kernel when `generic` is
+     * nonzero, else with the kernel the table registers for `channel`. */
     void (*run_kernel)(int generic, size_t batch, size_t channel, int is_train,
                        void *x, void *dy, void *dx, long long *params);
-    size_t (*registered_channels)(size_t channel);  /* the table's answer, 0 = generic */
+    const bng_kernel *(*registered)(size_t channel);  /* the kernel table's answer */
+    const bng_kernel *generic;
     const size_t *specialized;           /* the plan's channel counts (bng_kernels.h) */
     size_t n_specialized, lanes, generic_chunk;
     double precision;                    /* 2^-(mantissa bits) of the storage type */

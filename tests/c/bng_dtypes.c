@@ -22,19 +22,20 @@ static void f32_entry_s(void *x, void *dy, void *dx, int core_mask)
 static void f32_run_kernel(int generic, size_t batch, size_t channel, int is_train,
                            void *x, void *dy, void *dx, long long *params)
 {
-    const bng_f32_stats s = bng_f32_stats_from_params(params);
+    const bng_stats s = bng_stats_from_params(params);
 
-    bng_f32_run_private(generic ? &bng_f32_generic_kernel : bng_f32_kernel_for_channels(channel),
-                        batch, channel, is_train, x, dy, dx, &s);
+    bng_run_private(&bng_f32_config,
+                    generic ? &bng_f32_generic_kernel : bng_f32_config.kernel_for_channels(channel),
+                    batch, channel, is_train, x, dy, dx, &s);
 }
 
-static size_t f32_registered(size_t channel) { return bng_f32_kernel_for_channels(channel)->channels; }
+static const bng_kernel *f32_registered(size_t channel) { return bng_f32_config.kernel_for_channels(channel); }
 
 static const size_t f32_specialized[] = { BNG_F32_SPECIALIZED(AS_ELEMENT) };
 
 const bng_dtype bng_dtype_f32 = {
     "f32", sizeof(float), sizeof(float),
-    f32_get, f32_set, f32_get, f32_set, f32_entry_p, f32_entry_s, f32_run_kernel, f32_registered,
+    f32_get, f32_set, f32_get, f32_set, f32_entry_p, f32_entry_s, f32_run_kernel, f32_registered, &bng_f32_generic_kernel,
     f32_specialized, sizeof f32_specialized / sizeof f32_specialized[0], BNG_F32_LANES,
     BNG_F32_GENERIC_CHUNK,
     1.0 / 8388608.0, 1.1754943508222875e-38, 0,
@@ -81,20 +82,21 @@ static void f16_entry_s(void *x, void *dy, void *dx, int core_mask)
 static void f16_run_kernel(int generic, size_t batch, size_t channel, int is_train,
                            void *x, void *dy, void *dx, long long *params)
 {
-    const bng_f16_stats s = bng_f16_stats_from_params(params);
+    const bng_stats s = bng_stats_from_params(params);
 
-    bng_f16_run_private(generic ? &bng_f16_generic_kernel : bng_f16_kernel_for_channels(channel),
-                        batch, channel, is_train, x, dy, dx, &s);
+    bng_run_private(&bng_f16_config,
+                    generic ? &bng_f16_generic_kernel : bng_f16_config.kernel_for_channels(channel),
+                    batch, channel, is_train, x, dy, dx, &s);
 }
 
-static size_t f16_registered(size_t channel) { return bng_f16_kernel_for_channels(channel)->channels; }
+static const bng_kernel *f16_registered(size_t channel) { return bng_f16_config.kernel_for_channels(channel); }
 
 static const size_t f16_specialized[] = { BNG_F16_SPECIALIZED(AS_ELEMENT) };
 
 const bng_dtype bng_dtype_f16 = {
     HP_STATS_ARE_HALF ? "f16 (stats f16)" : "f16 (stats f32)",
     sizeof(half), sizeof(bng_hp_stats_t),
-    f16_get, f16_set, hp_stats_get, hp_stats_set, f16_entry_p, f16_entry_s, f16_run_kernel, f16_registered,
+    f16_get, f16_set, hp_stats_get, hp_stats_set, f16_entry_p, f16_entry_s, f16_run_kernel, f16_registered, &bng_f16_generic_kernel,
     f16_specialized, sizeof f16_specialized / sizeof f16_specialized[0], BNG_F16_LANES,
     BNG_F16_GENERIC_CHUNK,
     1.0 / 1024.0, 1.0 / 16384.0, HP_STATS_ARE_HALF ? BNG_REF_HALF_DX | BNG_REF_HALF_STATS : BNG_REF_HALF_DX,

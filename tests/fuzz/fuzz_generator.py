@@ -2,7 +2,7 @@
 with a clean ConfigError (what the CLI prints as file:line: key: message), never with
 another exception (a traceback for the user).
 
-    python3 tests/fuzz_generator.py [--iterations N] [--seconds S] [--seed K]
+    python3 tests/fuzz/fuzz_generator.py [--iterations N] [--seconds S] [--seed K]
 """
 
 import argparse
@@ -13,12 +13,14 @@ import tempfile
 import time
 import traceback
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
 
-from generator.loader import ConfigError, load      # noqa: E402
+from generator.errors import ConfigError            # noqa: E402
+from generator.loader import load                    # noqa: E402
 from generator.plan import plan_target               # noqa: E402
 from generator.render import environment, render_target  # noqa: E402
+from generator.validate import validate              # noqa: E402
 
 TOKENS = ["0", "-1", "1", "3", "16", "31", "32", "64", "65", "4097", "0x10", "012", "1:30",
           "1e3", "null", "~", "true", "[]", "{}", "[1, 2]", "{a: 1}", '""', "'x'", "f16",
@@ -71,7 +73,7 @@ def main() -> int:
             with open(path, "w") as f:
                 f.write(text)
             try:
-                config = load(path)
+                config = validate(load(path))
                 for target in config.targets:
                     tp = plan_target(target)
                     if n % 25 == 0:

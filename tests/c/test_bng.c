@@ -1,6 +1,6 @@
-/* Check suite for one target's generated library (private-storage entry points).
- * Built once per target and vector backend; the kernel list comes from the plan via
- * bng_kernels.h, never from a copy kept here.
+/* Check suite for one target's library: both entry point families (_p and _s), every
+ * storage type the target has. Built once per target and build flavour; the kernel
+ * list comes from the plan via bng_kernels.h, never from a copy kept here.
  */
 #include <check.h>
 #include <limits.h>
@@ -13,6 +13,7 @@
 #include "bng_dtypes.h"
 
 #define T (bng_dtypes[_i])
+#define FULL_MASK ((int)((1u << BNG_TARGET_CORES) - 1u))
 
 /* Under a sanitizer or valgrind (10x slower or more; make memcheck sets
  * BNG_TEST_QUICK) the largest sweeps shrink; every path they cover still runs (several
@@ -60,13 +61,26 @@ static size_t off_plan_channels(const bng_dtype *t, size_t *out)
     return n;
 }
 
-START_TEST(test_dispatch_follows_plan)
+/* The table serves each specialized count with its own kernel: named for that count
+ * and lane width, with ukernels of its own (a switch that sent 64 to the 32-channel
+ * kernel, or a count to the generic one, fails here), and everything else with the
+ * generic kernel. */
+START_TEST(test_dispatch_serves_each_count_its_kernel)
 {
     size_t off[8], n = off_plan_channels(T, off), i;
-    for (i = 0; i < T->n_specialized; i++)
-        ck_assert_uint_eq(T->registered_channels(T->specialized[i]), T->specialized[i]);
+    for (i = 0; i < T->n_specialized; i++) {
+        const bng_kernel *k = T->registered(T->specialized[i]);
+        char shape[48];
+        snprintf(shape, sizeof shape, "_c%zu_v%zu", T->specialized[i], T->lanes);
+        ck_assert_uint_eq(k->channels, T->specialized[i]);
+        if (strstr(k->name, shape) == NULL)
+            ck_abort_msg("%s: %zu channels dispatch to %s", T->name, T->specialized[i], k->name);
+        if (k->reduce == T->generic->reduce || k->dx_train == T->generic->dx_train
+            || k->dx_infer == T->generic->dx_infer)
+            ck_abort_msg("%s: %s shares a ukernel with the generic kernel", T->name, k->name);
+    }
     for (i = 0; i < n; i++)
-        ck_assert_uint_eq(T->registered_channels(off[i]), 0);
+        ck_assert_ptr_eq(T->registered(off[i]), T->generic);
 }
 END_TEST
 
@@ -173,17 +187,34 @@ START_TEST(test_in_place_matches_out_of_place)
 }
 END_TEST
 
-START_TEST(test_repeatable_bits)
+/* Outputs are written, never read: dx, dbias and dscale filled with zeros or with NaN
+ * patterns before the call give the same bits, through _p and _s. */
+START_TEST(test_outputs_are_never_read)
 {
-    bng_case a, b;
-    bng_case_init(&a, T, 513, 2 * T->lanes + 5, 1, BNG_DATA_RANDOM, 9);
-    bng_case_init(&b, T, 513, 2 * T->lanes + 5, 1, BNG_DATA_RANDOM, 9);
-    T->entry_p(a.x.p, a.dy.p, a.dx.p, a.params);
-    T->entry_p(b.x.p, b.dy.p, b.dx.p, b.params);
-    expect_same_bytes(&a.dx, &b.dx, "dx");
-    expect_same_bytes(&a.dbias, &b.dbias, "dbias");
-    bng_case_free(&a);
-    bng_case_free(&b);
+    const int fills[] = {0x00, 0xFF, 0x7F};
+    bng_case ref, k;
+    size_t f;
+    int shared;
+
+    bng_case_init(&ref, T, 513, 2 * T->lanes + 5, 1, BNG_DATA_RANDOM, 9);
+    bng_case_init(&k, T, 513, 2 * T->lanes + 5, 1, BNG_DATA_RANDOM, 9);
+    T->entry_p(ref.x.p, ref.dy.p, ref.dx.p, ref.params);
+    for (shared = 0; shared <= 1; shared++)
+        for (f = 0; f < sizeof fills / sizeof fills[0]; f++) {
+            memset(k.dx.p, fills[f], k.dx.bytes);
+            memset(k.dbias.p, fills[f], k.dbias.bytes);
+            memset(k.dscale.p, fills[f], k.dscale.bytes);
+            if (shared)
+                bng_case_run_shared(&k, k.x.p, k.dy.p, k.dx.p, FULL_MASK);
+            else
+                T->entry_p(k.x.p, k.dy.p, k.dx.p, k.params);
+            ck_assert_int_eq(k.params[BNG_PARAM_STATUS], BNG_OK);
+            expect_same_bytes(&k.dx, &ref.dx, "dx");
+            expect_same_bytes(&k.dbias, &ref.dbias, "dbias");
+            expect_same_bytes(&k.dscale, &ref.dscale, "dscale");
+        }
+    bng_case_free(&ref);
+    bng_case_free(&k);
 }
 END_TEST
 
@@ -372,8 +403,6 @@ END_TEST
 
 /* ---- shared storage ---- */
 
-#define FULL_MASK ((int)((1u << BNG_TARGET_CORES) - 1u))
-
 /* The masks every _s comparison runs with: single low and high cores, pairs, a sparse
  * mask, the full cluster, all bits, and bits beyond the core count (ignored). */
 static const int masks[] = {0x1, 0x2, 0x3, 0x5A, FULL_MASK, -1,
@@ -484,14 +513,14 @@ static Suite *suite(void)
 {
     Suite *s = suite_create("batchnormgrad " BNG_TARGET_NAME);
     struct { const char *name; const TTest *test; } tests[] = {
-        {"dispatch", test_dispatch_follows_plan},
+        {"dispatch", test_dispatch_serves_each_count_its_kernel},
         {"specialized", test_specialized_within_bound},
         {"specialized_large_batch", test_specialized_large_batch},
         {"generic", test_generic_within_bound},
         {"large_mean", test_large_mean_small_spread},
         {"specialized_is_generic", test_specialized_matches_generic_bits},
         {"in_place", test_in_place_matches_out_of_place},
-        {"repeatable", test_repeatable_bits},
+        {"outputs_not_read", test_outputs_are_never_read},
         {"errors", test_errors_write_status_only},
         {"params_null", test_params_null_touches_nothing},
         {"nan_inf", test_nan_and_inf_propagate},

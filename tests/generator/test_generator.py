@@ -1,7 +1,6 @@
 """Generator tests (stdlib unittest): validation messages, the plan, determinism."""
 
 import contextlib
-import filecmp
 import io
 import os
 import shutil
@@ -10,7 +9,7 @@ import tempfile
 import textwrap
 import unittest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
 
 from generator.cli import main                       # noqa: E402
@@ -162,6 +161,19 @@ class ValidationTest(TempDir):
         self.assertEqual(status, 2)
         self.assertIn("--target: tms320: unknown target; known: ft78ne, mt7004", err)
 
+    def test_private_memory_too_small_names_its_line(self):
+        self.expect_error(GOOD.replace("private_bytes: 786432", "private_bytes: 65536")
+                          .replace("[32, 64]", "[32, 256]"), 9,
+                          "targets.dsp.memory.private_bytes: 65536 bytes cannot hold the "
+                          "workspace and one tile for 256-channel chunks; at least 144384 needed")
+
+    def test_channels_too_wide_for_private_memory_blames_the_option(self):
+        status, _, err = run("generate", "--config", TARGETS_YAML, "--target", "mt7004",
+                             "--channels", "4096", "--out", self.tmp + "/out")
+        self.assertEqual(status, 2)
+        self.assertIn("error: --channels: 4096: 786432 bytes cannot hold the workspace and one "
+                      "tile for 4096-channel chunks; at least 2310144 needed", err)
+
     def test_bad_channels_argument(self):
         for value, fragment in (("48 x", "not a positive integer"), ("48 48", "listed twice"),
                                 ("0", "out of range"), ("-4", "not a positive integer")):
@@ -189,7 +201,7 @@ class PlanTest(unittest.TestCase):
             for cap in (1, 2, 3, 8):
                 k = Kernel("t", "f32", 4, channels, cap)
                 covered = [g.start + r * g.step + s.offset + lane
-                           for g in k.groups for r in range(g.repeat)
+                           for g in k.loops for r in range(g.repeat)
                            for s in g.segments for lane in range(s.lanes)]
                 self.assertEqual(covered, list(range(channels)), (channels, cap))
                 self.assertLessEqual(k.vector_ops_in_code, cap + 4)   # + the unrolled tail

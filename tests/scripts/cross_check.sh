@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
 # make cross-check: the generated C as firmware will build it.
-#   1. every generated/<t>/*.c, freestanding, -Werror, for bare-metal RISC-V and
+#   1. every source of the plan (generated/<t>/build.mk: the generated files and
+#      include/bng_driver.c), freestanding, -Werror, for bare-metal RISC-V and
 #      Cortex-M7; undefined symbols only memcpy, memset and the bng_hal_* functions;
 #   2. -std=c99 -pedantic -Wall -Wextra -Werror under gcc and clang, both backends;
 #   3. the portable backend (and portable half) built with tcc passes the Check suite;
 #   4. a vendor drop compiles on its own in a scratch folder with a cross compiler.
-# Usage: tests/cross_check.sh BUILD_DIR PYTHON TARGET...
+# Usage: tests/scripts/cross_check.sh BUILD_DIR PYTHON TARGET:SOURCE,SOURCE... ...
 set -euo pipefail
 build=$1 python=$2
 shift 2
-targets=("$@")
+targets=()
+declare -A sources
+for spec in "$@"; do
+  t=${spec%%:*}
+  targets+=("$t")
+  sources[$t]=${spec#*:}
+  sources[$t]=${sources[$t]//,/ }
+done
 warn="-std=c99 -Wall -Wextra -Werror"
 allowed="memcpy memset bng_hal_parallel bng_hal_barrier bng_hal_private bng_hal_dma_get bng_hal_dma_put bng_hal_dma_wait"
 declare -A cross=(
@@ -21,7 +29,7 @@ for t in "${targets[@]}"; do
   for cc in "${!cross[@]}"; do
     out=$build/cross/$cc/$t
     mkdir -p "$out"
-    for f in generated/$t/*.c; do
+    for f in ${sources[$t]}; do
       # shellcheck disable=SC2086
       $cc $warn -ffreestanding -O2 ${cross[$cc]} -Iinclude -Igenerated/$t -c "$f" -o "$out/$(basename "$f" .c).o"
     done
@@ -39,7 +47,7 @@ done
 
 for t in "${targets[@]}"; do
   for cc in gcc clang; do
-    for f in generated/$t/*.c; do
+    for f in ${sources[$t]}; do
       $cc $warn -pedantic -O2 -DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE -Iinclude -Igenerated/$t -c "$f" -o /dev/null
       # The GNU backend's 64-byte vectors are an ABI note where the host's vectors are
       # narrower: build it for this host's vector unit, as the library is.
@@ -56,8 +64,8 @@ libtcc1=$(find /usr/lib -name libtcc1.a -path '*tcc*' | head -1)
 for t in "${targets[@]}"; do
   out=$build/tcc/$t
   mkdir -p "$out"
-  flags="-DBNG_HOST -DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE -Iinclude -Igenerated/$t -Itests"
-  for f in generated/$t/*.c tests/test_bng.c tests/bng_dtypes.c tests/bng_test_support.c tests/bng_reference.c; do
+  flags="-DBNG_HOST -DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE -Iinclude -Igenerated/$t -Itests/c"
+  for f in ${sources[$t]} tests/c/test_bng.c tests/c/bng_dtypes.c tests/c/bng_test_support.c tests/c/bng_reference.c; do
     # shellcheck disable=SC2086
     tcc -std=c99 -Wall $flags $check_cflags -c "$f" -o "$out/$(basename "$f" .c).o"
   done

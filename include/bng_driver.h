@@ -1,0 +1,91 @@
+/* The operator code of every target and storage type, written once
+ * (include/bng_driver.c): the ukernel types a generated kernel table registers, the
+ * descriptor of one storage type, and the two memory drivers around one compute core.
+ * Internal to the library: callers need only batch_norm_grad.h.
+ *
+ * Words used throughout: a *kernel* is one table entry (the ukernels for one channel
+ * count, or the generic ones); a *chunk* is the span of channels one pass of a driver
+ * handles; a *row group* is the unit of the summation order and of the work split
+ * across cores; a *block* is BNG_BLOCK_ROWS rows summed in registers.
+ */
+#ifndef BNG_DRIVER_H
+#define BNG_DRIVER_H
+
+#include <stddef.h>
+
+/* The row ukernels of one kernel, on `channels` channels of each of `rows` rows, rows
+ * `stride` elements apart. x, dy and dx hold elements of the storage type; the
+ * per-channel arrays and all arithmetic are float32.
+ *   reduce:   per block of BNG_BLOCK_ROWS rows (from the first row), its sums of dy and
+ *             dy*(x - mean) are added to sum_dy and sum_dyxm: the caller zeroes them
+ *   dx_train: dx = gain * ((dy - dy_mean) - (x - mean) * slope)
+ *   dx_infer: dx = gain * dy
+ * dx may be x or dy (in place). */
+typedef void bng_reduce_ukernel(size_t rows, size_t channels, size_t stride,
+                                const void *x, const void *dy, const float *mean,
+                                float *sum_dy, float *sum_dyxm);
+typedef void bng_dx_train_ukernel(size_t rows, size_t channels, size_t stride,
+                                  const void *x, const void *dy, void *dx,
+                                  const float *mean, const float *gain,
+                                  const float *dy_mean, const float *slope);
+typedef void bng_dx_infer_ukernel(size_t rows, size_t channels, size_t stride,
+                                  const void *dy, void *dx, const float *gain);
+
+/* One kernel table entry. */
+typedef struct {
+    const char *name;
+    size_t channels;                 /* the one channel count it serves; 0: generic */
+    bng_reduce_ukernel *reduce;
+    bng_dx_train_ukernel *dx_train;
+    bng_dx_infer_ukernel *dx_infer;
+} bng_kernel;
+
+/* One storage type of one target, as the generator describes it. */
+typedef struct {
+    size_t element_bytes;            /* x, dy, dx */
+    size_t stats_bytes;              /* mean, invar, scale, dbias, dscale */
+    size_t max_chunk;                /* widest chunk: a specialized count or the generic chunk */
+    size_t generic_chunk;            /* channels per pass of the generic kernel */
+    const bng_kernel *(*kernel_for_channels)(size_t channel);   /* else the generic one */
+    float (*stats_load)(const void *stats, size_t i);
+    void (*stats_store)(void *stats, size_t i, float value);
+} bng_dtype_config;
+
+/* The per-channel arrays of one call (params[0..4]), of the type's stats_bytes. */
+typedef struct {
+    const void *mean, *invar, *scale;
+    void *dbias, *dscale;
+} bng_stats;
+
+bng_stats bng_stats_from_params(const long long *params);
+
+/* The ABI entry points' bodies: check the parameter block, write the status. */
+void bng_entry_private(const bng_dtype_config *dtype, void *x, void *dy, void *dx,
+                       long long *params);
+void bng_entry_shared(const bng_dtype_config *dtype, void *x, void *dy, void *dx,
+                      int core_mask);
+
+/* One checked call's work on memory the calling core addresses directly (_p); the
+ * shared-storage entry point runs the same pieces on tiles it stages by DMA. */
+void bng_run_private(const bng_dtype_config *dtype, const bng_kernel *kernel,
+                     size_t batch, size_t channel, int is_train,
+                     const void *x, const void *dy, void *dx, const bng_stats *stats);
+
+/* The _s workspace in a core's private memory: BNG_WORKSPACE(X, a, b) (from the
+ * generator's plan) lists its arrays in order as X(a, b, name, float) or
+ * X(a, b, name, stats), each of max_chunk
+ * elements rounded up to BNG_ALIGN bytes; the tiles take the rest. The generator
+ * checks private_bytes with the same sum, and the generated sources assert that the
+ * two agree (BNG_ASSERT_WORKSPACE_BYTES). */
+#define BNG_ALIGN_UP(bytes) (((bytes) + BNG_ALIGN - 1) / BNG_ALIGN * BNG_ALIGN)
+#define BNG_WORK_ELEMENT_float(stats_bytes) sizeof(float)
+#define BNG_WORK_ELEMENT_stats(stats_bytes) (stats_bytes)
+#define BNG_WORK_ARRAY_BYTES(max_chunk, stats_bytes, name, kind) \
+    + BNG_ALIGN_UP((max_chunk) * BNG_WORK_ELEMENT_##kind(stats_bytes))
+#define BNG_WORKSPACE_SUM(max_chunk, stats_bytes) \
+    BNG_WORKSPACE(BNG_WORK_ARRAY_BYTES, max_chunk, stats_bytes)
+/* C99 has no _Static_assert: a negative array size stops the build. */
+#define BNG_ASSERT_WORKSPACE_BYTES(tag, max_chunk, stats_bytes, expected) \
+    typedef char bng_workspace_agrees_##tag[(0 BNG_WORKSPACE_SUM(max_chunk, stats_bytes)) == (expected) ? 1 : -1]
+
+#endif /* BNG_DRIVER_H */
