@@ -58,7 +58,13 @@ CHECK_LIBS   = $(shell pkg-config --libs check)
 
 # ---- generation --------------------------------------------------------------------
 
-GEN_ARGS := $(if $(TARGET),--target $(TARGET)) $(if $(CHANNELS),--channels "$(CHANNELS)")
+# TARGET, CHANNELS and DEST reach the shell only through the environment, quoted, never
+# pasted into a command line; where make itself uses TARGET in a path, it must name a
+# generated target (known_target).
+export TARGET CHANNELS DEST
+GEN_ARGS := $(if $(TARGET),--target "$$TARGET") $(if $(CHANNELS),--channels "$$CHANNELS")
+known_target = $(if $(and $(filter 1,$(words $(TARGET))),$(filter $(ALL_TARGETS),$(TARGET))),,\
+  $(error TARGET='$(TARGET)' is not a generated target; known: $(ALL_TARGETS)))
 
 .PHONY: generate regen-check plan
 generate: deps-python ## render generated/ from targets.yaml [TARGET=t] [CHANNELS="48 96"]
@@ -125,7 +131,7 @@ $(foreach r,$(GENERATED_ROOTS),\
 
 .PHONY: lib
 lib: ## build/<t>/libbatchnormgrad.a for TARGET=t (all targets without TARGET)
-	@$(MAKE) --no-print-directory $(foreach t,$(or $(TARGET),$(ALL_TARGETS)),$(BUILD)/$(t)/libbatchnormgrad.a)
+	@$(if $(TARGET),$(known_target))$(MAKE) --no-print-directory $(foreach t,$(or $(TARGET),$(ALL_TARGETS)),$(BUILD)/$(t)/libbatchnormgrad.a)
 
 # ---- tests -------------------------------------------------------------------------
 
@@ -278,17 +284,17 @@ cross-check: deps-cross deps-c deps-python ## bare-metal RISC-V/ARM builds and s
 	tests/scripts/cross_check.sh $(BUILD) $(PY) $(foreach r,$(GENERATED_ROOTS),$(notdir $(r)):$(subst $(space),$(comma),$(strip $(BNG_SOURCES_$(r)))))
 
 vendor: deps-python ## render TARGET=t's drop for a firmware tree into DEST=dir, with a MANIFEST [CHANNELS=...]
-	@[ -n "$(TARGET)" ] && [ -n "$(DEST)" ] || { echo "usage: make vendor TARGET=<t> DEST=<dir>" >&2; exit 2; }
-	$(PY) -m generator vendor --target $(TARGET) $(if $(CHANNELS),--channels "$(CHANNELS)") --dest $(DEST)
+	@[ -n "$$TARGET" ] && [ -n "$$DEST" ] || { echo "usage: make vendor TARGET=<t> DEST=<dir>" >&2; exit 2; }
+	$(PY) -m generator vendor $(GEN_ARGS) --dest "$$DEST"
 
 REPORT_CROSS := riscv64-unknown-elf
 report: deps-python deps-cross ## per kernel of TARGET=t: shape, unroll, tile plan, code size (host and RISC-V)
-	@[ -n "$(TARGET)" ] || { echo "usage: make report TARGET=<t>" >&2; exit 2; }
-	@$(MAKE) --no-print-directory $(BUILD)/$(TARGET)/libbatchnormgrad.a
+	@[ -n "$$TARGET" ] || { echo "usage: make report TARGET=<t>" >&2; exit 2; }
+	@$(known_target)$(MAKE) --no-print-directory $(BUILD)/$(TARGET)/libbatchnormgrad.a
 	@mkdir -p $(BUILD)/cross/report/$(TARGET)
 	@for f in $(BNG_SOURCES_generated/$(TARGET)); do $(REPORT_CROSS)-gcc -std=c99 -ffreestanding -O2 -Iinclude -Igenerated/$(TARGET) \
 	  -c $$f -o $(BUILD)/cross/report/$(TARGET)/$$(basename $$f .c).o; done
-	@$(PY) -m generator report --target $(TARGET) \
+	@$(PY) -m generator report --target "$$TARGET" \
 	  --objects "host,nm,$(subst $(space),$(comma),$(call objects_of,generated/$(TARGET),$(BUILD)/$(TARGET)/obj))" \
 	  --objects "riscv64,$(REPORT_CROSS)-nm,$(subst $(space),$(comma),$(call objects_of,generated/$(TARGET),$(BUILD)/cross/report/$(TARGET)))"
 

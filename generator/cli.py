@@ -3,24 +3,29 @@
 import argparse
 import dataclasses
 import os
+import re
+import subprocess
 import sys
 from typing import List, Optional
 
 from .errors import ConfigError
 from .files import FileManager
-from .loader import channel_list, load
+from .loader import MAX_SPECIALIZED_CHANNELS, channel_list, load
 from .model import Config, Location
 from .plan import plan_target
 from .render import environment, render_target
 from .validate import validate, validate_target
 
 
+DECIMAL = re.compile(r"[0-9]{1,9}\Z")     # ASCII digits only: int() takes any script's
+
+
 def _parse_channels(text: str):
-    words = text.replace(",", " ").split()
     values = []
-    for w in words:
-        if not w.isdigit():
-            raise ConfigError("--channels", w, "not a positive integer")
+    for w in text.replace(",", " ").split():
+        if not DECIMAL.match(w):
+            raise ConfigError("--channels", w, "not a positive integer (decimal digits "
+                              f"0-9, at most 9 of them); allowed: 1 to {MAX_SPECIALIZED_CHANNELS}")
         values.append(int(w))
 
     def fail(i, message):
@@ -56,8 +61,8 @@ def cmd_generate(args) -> int:
         for rel, text in render_target(env, plan_target(target)):
             fm.add(rel, text)
     changed = fm.commit(owned_dirs=[t.name for t in config.targets])
-    for rel in changed:
-        print(f"wrote {args.out}/{rel}")
+    for verb, rel in changed:
+        print(f"{verb} {args.out}/{rel}")
     if not changed and not args.quiet:
         print(f"{args.out}: up to date")
     return 0
@@ -91,7 +96,16 @@ def cmd_vendor(args) -> int:
     command = f"make vendor TARGET={tp.name} DEST={args.dest}"
     if tp.target.channels_overridden:
         command += ' CHANNELS="' + " ".join(str(c) for c in tp.target.channels) + '"'
-    names = write_drop(root, tp, args.dest, command)
+    dest, generated = os.path.realpath(args.dest), os.path.realpath(os.path.join(root, "generated"))
+    if os.path.lexists(args.dest) and not os.path.isdir(args.dest):
+        raise ConfigError("--dest", args.dest, "exists and is not a folder")
+    if os.path.commonpath([dest, generated]) == generated or dest == os.path.realpath(root):
+        raise ConfigError("--dest", args.dest, "is the project or inside generated/: a drop "
+                          "goes into a firmware tree, e.g. ../firmware/third_party/bng")
+    try:
+        names = write_drop(root, tp, args.dest, command)
+    except OSError as e:
+        raise ConfigError("--dest", args.dest, f"cannot write: {e.strerror}") from None
     print(f"{args.dest}: {len(names)} files and MANIFEST")
     return 0
 
@@ -105,7 +119,14 @@ def cmd_report(args) -> int:
     columns = {}
     for spec in args.objects:
         label, nm, *objects = spec.split(",")
-        columns[label] = symbol_sizes(nm, objects)
+        missing = [o for o in objects if not os.path.isfile(o)]
+        if missing or not objects:
+            raise ConfigError("--objects", label, f"no object file {missing[0] if missing else ''}: "
+                              "build the target's library first (make report does)")
+        try:
+            columns[label] = symbol_sizes(nm, objects)
+        except (OSError, subprocess.CalledProcessError) as e:
+            raise ConfigError("--objects", label, f"{nm} failed: {e}") from None
     print(report(tp, columns))
     return 0
 
@@ -117,7 +138,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     sub = p.add_subparsers(dest="command", required=True)
     for name, helptext in (("generate", "render the kernels into the output tree"),
                            ("plan", "list the kernels the plan emits"),
-                           ("vendor", "copy one target's drop for a firmware tree, with a MANIFEST"),
+                           ("vendor", "render one target's drop for a firmware tree, with a MANIFEST"),
                            ("report", "per kernel: shape, unroll, tile plan, code size")):
         s = sub.add_parser(name, help=helptext)
         s.add_argument("--config", default="targets.yaml", help="default: targets.yaml")

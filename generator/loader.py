@@ -13,14 +13,29 @@ import yaml
 from .errors import ConfigError
 from .model import BACKENDS, DTYPES, Config, DTypeConfig, Location, MemoryConfig, Target
 
-TARGET_NAME = re.compile(r"[a-z0-9_]+\Z")
-# An address-space qualifier is a few C tokens: identifiers, parentheses, commas, spaces.
-QUALIFIER = re.compile(r"[A-Za-z0-9_(), ]*\Z")
+TARGET_NAME = re.compile(r"[a-z0-9_]{1,64}\Z")
+# Strings that reach generated C must stay inside their comment or token. A
+# description lands in a /* */ banner: one line of printable text without comment
+# delimiters (and without ??/, a trigraph backslash under -std=c99).
+DESCRIPTION = re.compile(r"[^\x00-\x1f\x7f]{1,200}\Z")
+DESCRIPTION_FORBIDDEN = ("*/", "/*", "??/", "\\")
+# An address-space qualifier: identifiers, each optionally followed by one balanced
+# parenthesised list of identifiers, numbers and commas, e.g. __gsm__ or
+# __attribute__((address_space(1))).
+QUALIFIER_TOKEN = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[(),])")
+NOT_A_QUALIFIER = frozenset((
+    "void", "char", "short", "int", "long", "float", "double", "signed", "unsigned",
+    "_Bool", "_Complex", "struct", "union", "enum", "typedef", "extern", "static", "auto",
+    "register", "inline", "restrict", "sizeof", "return", "if", "else", "for", "while", "do",
+    "switch", "case", "default", "goto", "break", "continue", "half"))
 MAX_LANES = 64          # the widest vector include/bng_vec.h defines
 MAX_CORES = 31            # core_mask is a C int: bit 31 is its sign
 MAX_SPECIALIZED_CHANNELS = 4096
 MIN_PRIVATE_BYTES = 4096
+MAX_PRIVATE_BYTES = 2**31   # emitted as an unsigned constant; no DSP core has more
 MAX_UNROLL = 256
+MAX_FILE_BYTES = 1 << 20    # a targets.yaml is a few KiB: anything larger is a mistake
+MAX_INTEGER_CHARS = 40      # longer than any 64-bit value in any YAML integer form
 
 
 class _Doc:
@@ -77,9 +92,15 @@ class _Doc:
         return out
 
     def integer(self, node, key: str, lo: int, hi: int) -> int:
+        expected = f"expected an integer from {lo} to {hi}"
         if not (isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:int"):
-            self.fail(node, key, f"expected an integer from {lo} to {hi}")
-        value = self.constructor.construct_yaml_int(node)
+            self.fail(node, key, expected)
+        if len(node.value) > MAX_INTEGER_CHARS:
+            self.fail(node, key, f"{expected}; this one has {len(node.value)} characters")
+        try:    # a !!int tag forces the type onto any text: '', 'abc'
+            value = self.constructor.construct_yaml_int(node)
+        except (ValueError, IndexError):
+            self.fail(node, key, f"{expected}; '{node.value}' is not one")
         if not lo <= value <= hi:
             self.fail(node, key, f"{value} is out of range; allowed: {lo} to {hi}")
         return value
@@ -94,6 +115,47 @@ class _Doc:
         if value not in allowed:
             self.fail(node, key, f"'{value}' is not allowed; allowed: {', '.join(allowed)}")
         return value
+
+
+def _qualifier_problem(text: str) -> Optional[str]:
+    """None when text is a qualifier the generated C can carry, else what is wrong."""
+    tokens, at = [], 0
+    while at < len(text):
+        m = QUALIFIER_TOKEN.match(text, at)
+        if not m:
+            if not text[at:].strip():
+                break
+            return f"'{text[at]}' cannot stand in a qualifier"
+        tokens.append(m.group(1))
+        at = m.end()
+    depth, previous = 0, None
+    for t in tokens:
+        if t in NOT_A_QUALIFIER:
+            return f"'{t}' is a C keyword or type, not a qualifier"
+        if t == "(":
+            if previous is None or (depth == 0 and not re.match(r"[A-Za-z_]", previous)):
+                return "a '(' must follow an identifier"
+            depth += 1
+        elif t == ")":
+            if depth == 0:
+                return "a ')' closes nothing"
+            depth -= 1
+        elif depth == 0 and not re.match(r"[A-Za-z_]", t):
+            return f"'{t}' cannot stand outside parentheses"
+        previous = t
+    if depth:
+        return "a '(' is not closed"
+    return None
+
+
+def _description(doc: _Doc, node, key: str) -> str:
+    text = doc.string(node, key)
+    bad = next((d for d in DESCRIPTION_FORBIDDEN if d in text), None)
+    if not DESCRIPTION.match(text) or bad:
+        doc.fail(node, key, "one line of 1 to 200 printable characters, without "
+                 "control characters, comment delimiters, '??/' or backslashes (it goes "
+                 "into a C comment in every generated file)")
+    return text
 
 
 def _power_of_two(doc: _Doc, node, key: str) -> int:
@@ -129,23 +191,27 @@ def _memory(doc: _Doc, node, key: str) -> MemoryConfig:
     f = doc.mapping(node, key, names, names)
     address_bits = doc.integer(f["address_bits"][1], f"{key}.address_bits", 16, 64)
 
-    def address(name: str, align: int) -> int:
+    def address(name: str, align: int, lowest: int) -> int:
+        """Address 0 is NULL: the parameter block and the scratch cannot start there."""
         vnode = f[name][1]
-        value = doc.integer(vnode, f"{key}.{name}", 0, 2**address_bits - 1)
+        value = doc.integer(vnode, f"{key}.{name}", lowest, 2**address_bits - 1)
         if value % align:
             doc.fail(vnode, f"{key}.{name}", f"{value:#x} is not {align}-byte aligned")
         return value
     qnode = f["shared_qualifier"][1]
     qualifier = doc.string(qnode, f"{key}.shared_qualifier")
-    if not QUALIFIER.match(qualifier):
-        doc.fail(qnode, f"{key}.shared_qualifier",
-                 "only C identifiers, parentheses, commas and spaces are allowed")
+    problem = _qualifier_problem(qualifier)
+    if problem:
+        doc.fail(qnode, f"{key}.shared_qualifier", f"{problem}; allowed: empty, or "
+                 "identifiers each with an optional (...) list, e.g. __gsm__ or "
+                 "__attribute__((address_space(1)))")
     return MemoryConfig(
         private_bytes=doc.integer(f["private_bytes"][1], f"{key}.private_bytes",
-                                  MIN_PRIVATE_BYTES, 2**address_bits),
+                                  MIN_PRIVATE_BYTES,
+                                  min(MAX_PRIVATE_BYTES, 2**address_bits - 1)),
         address_bits=address_bits,
-        shared_params_address=address("shared_params_address", 8),
-        shared_scratch_address=address("shared_scratch_address", 64),
+        shared_params_address=address("shared_params_address", 8, 1),
+        shared_scratch_address=address("shared_scratch_address", 64, 1),
         shared_qualifier=qualifier,
     )
 
@@ -178,13 +244,13 @@ def _channels(doc: _Doc, node, key: str) -> Tuple[int, ...]:
 def _target(doc: _Doc, name: str, knode, node) -> Target:
     key = f"targets.{name}"
     if not TARGET_NAME.match(name):
-        doc.fail(knode, key, "a target name is lower-case letters, digits and _ only")
+        doc.fail(knode, key, "a target name is 1 to 64 lower-case letters, digits and _")
     names = ("description", "dtypes", "cores", "vector_backend", "memory", "channels",
              "max_unroll")
     f = doc.mapping(node, key, names, names)
     fields = dict(
         name=name,
-        description=doc.string(f["description"][1], f"{key}.description"),
+        description=_description(doc, f["description"][1], f"{key}.description"),
         dtypes=_dtypes(doc, f["dtypes"][1], f"{key}.dtypes"),
         cores=doc.integer(f["cores"][1], f"{key}.cores", 1, MAX_CORES),
         vector_backend=doc.choice(f["vector_backend"][1], f"{key}.vector_backend", BACKENDS),
@@ -199,22 +265,36 @@ def _target(doc: _Doc, name: str, knode, node) -> Target:
     return Target(locations=locations, **fields)
 
 
+def _line_of(text: str, position: int) -> int:
+    return text.count("\n", 0, position) + 1
+
+
 def load(path: str) -> Config:
     """Read and type-check targets.yaml; validate.py then checks what needs the plan."""
     doc = _Doc(path)
     try:
-        with open(path, encoding="utf-8") as stream:
-            text = stream.read()
+        with open(path, "rb") as stream:
+            data = stream.read(MAX_FILE_BYTES + 1)
     except OSError as e:
         raise ConfigError(path, "", f"cannot read: {e.strerror}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise ConfigError(path, "", f"larger than {MAX_FILE_BYTES} bytes: not a targets file")
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise ConfigError(path, "", f"not UTF-8 text (byte {e.start})") from None
+        raise ConfigError(f"{path}:{_line_of(data.decode('latin-1'), e.start)}", "",
+                          f"not UTF-8 text (byte {e.start})") from None
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.reader.ReaderError as e:     # a character YAML does not allow (NUL, ...)
+        raise ConfigError(f"{path}:{_line_of(text, e.position)}", "",
+                          f"not valid YAML: character {e.character!r} is not allowed") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark else path
         raise ConfigError(where, "", f"not valid YAML: {getattr(e, 'problem', e)}") from None
+    except RecursionError:
+        raise ConfigError(path, "", "not valid here: nested too deeply") from None
     if root is None:
         raise ConfigError(path, "", "the file is empty; it needs a 'targets:' mapping")
     top = doc.mapping(root, "", ("targets",), ("targets",))

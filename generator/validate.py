@@ -8,9 +8,36 @@ from .model import Config, Target
 from .plan import plan_target
 
 
+PARAMS_BLOCK_BYTES = 12 * 8     # long long params[12] at shared_params_address
+
+
+def _check_shared_ranges(target: Target, scratch_bytes: int) -> None:
+    """The parameter block and the scratch lie inside the address space and apart."""
+    memory, top = target.memory, 2 ** target.memory.address_bits
+    ranges = (("shared_params_address", memory.shared_params_address, PARAMS_BLOCK_BYTES,
+               "the 96-byte parameter block"),
+              ("shared_scratch_address", memory.shared_scratch_address, scratch_bytes,
+               f"the {scratch_bytes}-byte _s scratch"))
+    for key, start, size, what in ranges:
+        if start + size > top:
+            raise ConfigError(str(target.where(f"memory.{key}")),
+                              f"targets.{target.name}.memory.{key}",
+                              f"{start:#x}: {what} would run past the {memory.address_bits}-bit "
+                              f"address space (its last byte at {start + size - 1:#x}); "
+                              f"allowed: up to {top - size:#x}")
+    (_, a, a_size, a_what), (key, b, b_size, b_what) = ranges
+    if a < b + b_size and b < a + a_size:
+        raise ConfigError(str(target.where(f"memory.{key}")), f"targets.{target.name}.memory.{key}",
+                          f"{b:#x}: {b_what} [{b:#x}, {b + b_size:#x}) overlaps {a_what} "
+                          f"[{a:#x}, {a + a_size:#x}); the scratch would overwrite the "
+                          f"parameters on the target")
+
+
 def validate_target(target: Target) -> Target:
-    """Private memory must hold the shared-storage workspace and one tile."""
+    """Private memory must hold the shared-storage workspace and one tile; the shared
+    ranges must fit the address space and not overlap."""
     tp = plan_target(target)
+    _check_shared_ranges(target, tp.scratch_bytes)
     need = tp.min_private_bytes
     if target.memory.private_bytes < need:
         if target.channels_overridden:     # --channels replaced the list: blame the option

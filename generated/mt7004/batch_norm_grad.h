@@ -46,10 +46,14 @@ extern "C" {
 
 /* The parameter block of the _s entry points: the caller fills it as it would fill
  * params, and the status arrives in BNG_SHARED_PARAMS[8]. Host builds (-DBNG_HOST)
- * emulate shared memory with a global array. */
+ * emulate shared memory with a global array; without it a host program would write to
+ * the target's fixed address, so a compiler for an operating system stops here
+ * (firmware built by such a toolchain defines BNG_FIRMWARE). */
 #ifdef BNG_HOST
 extern long long bng_host_shared_params[BNG_PARAMS_LEN];
 #define BNG_SHARED_PARAMS (bng_host_shared_params)
+#elif !defined(BNG_FIRMWARE) && (defined(__unix__) || defined(__APPLE__) || defined(_WIN32))
+#error "batch_norm_grad.h: a host build must define BNG_HOST (compile with -DBNG_HOST and link include/host/bng_hal_host.c); firmware built by a hosted toolchain defines BNG_FIRMWARE"
 #else
 #define BNG_SHARED_PARAMS ((BNG_SHARED long long *)0xaff00000u)
 #endif

@@ -26,10 +26,31 @@ TOKENS = ["0", "-1", "1", "3", "16", "31", "32", "64", "65", "4097", "0x10", "01
           "1e3", "null", "~", "true", "[]", "{}", "[1, 2]", "{a: 1}", '""', "'x'", "f16",
           "f32", "gnu", "portable", "../x", "A", "&a", "*a", "!!str 5", "!!python/none",
           "lanes", "stats", "cores", "memory", "channels", "targets", ":", "-", "#", "\t",
-          "    ", "\n", "0xAFF00004", "99999999999999999999", "?", "|", ">"]
+          "    ", "\n", "0xAFF00004", "99999999999999999999", "?", "|", ">",
+          # the kinds that found tracebacks and injections (issue 13): tags forcing a
+          # type, numbers past Python's digit limit, deep nesting, comment terminators
+          "!!int abc", "!!int ''", "!!int 0x", "!!float 1", "!!binary AAAA", "!!map {}",
+          "9" * 5000, "0x" + "f" * 5000, "[" * 600 + "]" * 600, "{a: " * 300 + "1" + "}" * 300,
+          "x */ extern int injected; /*", '"a\\n#error x"', "'??/'", '")("', '"int"',
+          "0xFFFFFFFF", "0xAFF00000", "18446744073709551616", "\u00b2", "\u0664\u0668",
+          '"\\0"', "\\"]
+
+# Hostile variants of targets.yaml the fuzz also starts from (each a clean error).
+SEEDS = [
+    ("description: NUDT FT78NE DSP cluster (FT-Matrix), fp32 only", "description: x */ int y; /*"),
+    ("cores: 8", "cores: !!int ''"),
+    ("f32: {lanes: 16}", "f32: {lanes: !!int abc}"),
+    ("channels: [32, 64, 128, 256]", "channels: " + "[" * 500 + "]" * 500),
+    ("shared_scratch_address: 0xAFF01000", "shared_scratch_address: 0xAFF00000"),
+    ('shared_qualifier: ""', 'shared_qualifier: ")("'),
+    ("private_bytes: 786432", "private_bytes: " + "9" * 5000),
+]
 
 
 def mutate(text: str, rng: random.Random) -> str:
+    if rng.randrange(4) == 0:               # start from a hostile seed
+        old, new = rng.choice(SEEDS)
+        text = text.replace(old, new, 1)
     lines = text.split("\n")
     for _ in range(rng.randint(1, 4)):
         op = rng.randrange(6)
@@ -80,8 +101,8 @@ def main() -> int:
                         render_target(env, tp)
                 counts["loaded"] += 1
             except ConfigError as e:
-                if not str(e).startswith(path):
-                    print(f"error without file and line: {e}\n--- input:\n{text}")
+                if not str(e).startswith(path) or "\n" in str(e):
+                    print(f"error without file and line, or on two lines: {e}\n--- input:\n{text}")
                     return 1
                 counts["clean error"] += 1
             except Exception:

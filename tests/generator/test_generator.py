@@ -115,7 +115,7 @@ class ValidationTest(TempDir):
 
     def test_target_name_is_not_a_path(self):
         self.expect_error(GOOD.replace("  dsp:", "  ../evil:"), 2,
-                          "lower-case letters, digits and _ only")
+                          "1 to 64 lower-case letters, digits and _")
 
     def test_unknown_dtype(self):
         self.expect_error(GOOD.replace("f32: {lanes: 16}", "bf16: {lanes: 16}"), 5,
@@ -181,6 +181,145 @@ class ValidationTest(TempDir):
                                  "--channels", value, "--out", self.tmp + "/out")
             self.assertEqual(status, 2, value)
             self.assertIn(fragment, err)
+
+
+class HostileInputTest(TempDir):
+    """Each input a hostile or careless user could give: one line on stderr with the
+    location, exit 2, no traceback, nothing written."""
+
+    def expect_clean_error(self, argv, fragment, where=None):
+        out = self.tmp + "/out"
+        status, stdout, err = run(*argv, **{})
+        self.assertEqual(status, 2, (argv, err))
+        self.assertTrue(err.startswith("error: "), err)
+        self.assertEqual(err.count("\n"), 1, f"not one line: {err!r}")
+        self.assertIn(fragment, err)
+        if where:
+            self.assertIn(where, err)
+        self.assertFalse(os.path.exists(out), "an error wrote output")
+        return err
+
+    def config_error(self, text, line, fragment):
+        path = self.write_config(text)
+        return self.expect_clean_error(("generate", "--config", path, "--out", self.tmp + "/out"),
+                                       fragment, f"{path}:{line}:")
+
+    def test_description_cannot_leave_its_comment(self):
+        for bad in ("x */ extern int injected; /*", "a /* b", "end ??/", "back\\\\slash",
+                    '"two\\nlines\\n#error boom"', '"tab\\there"'):
+            self.config_error(GOOD.replace("description: test target", f"description: {bad}"),
+                              3, "targets.dsp.description: one line of 1 to 200 printable")
+
+    def test_qualifier_must_be_a_qualifier(self):
+        for bad in ('")("', '"int"', '"__gsm__ int"', '"a(b"', '"a)"', '"*"', '"1abc"',
+                    '"x */ y"', '"(x)"'):
+            self.config_error(GOOD.replace('shared_qualifier: ""', f"shared_qualifier: {bad}"),
+                              13, "targets.dsp.memory.shared_qualifier:")
+        for good in ('"__gsm__"', '"volatile"', '"__attribute__((address_space(1)))"'):
+            load(self.write_config(GOOD.replace('shared_qualifier: ""', f"shared_qualifier: {good}")))
+
+    def test_tags_huge_numbers_and_nesting(self):
+        self.config_error(GOOD.replace("lanes: 16", "lanes: !!int abc"), 5, "'abc' is not one")
+        self.config_error(GOOD.replace("cores: 8", "cores: !!int ''"), 6, "expected an integer")
+        self.config_error(GOOD.replace("cores: 8", "cores: " + "9" * 5000), 6, "5000 characters")
+        self.config_error(GOOD.replace("cores: 8", "cores: 0x" + "f" * 5000), 6, "5002 characters")
+        self.expect_clean_error(("generate", "--config", self.write_config(
+            GOOD.replace("[32, 64]", "[" * 500 + "]" * 500)), "--out", self.tmp + "/out"),
+            "nested too deeply")
+        path = self.write_config("targets: " + "[" * 5000 + "]" * 5000 + "\n")
+        self.expect_clean_error(("generate", "--config", path, "--out", self.tmp + "/out"),
+                                "nested too deeply")
+
+    def test_a_name_with_a_newline_stays_on_one_line(self):
+        self.config_error(GOOD.replace("  dsp:", '  "a\\nb":'), 2, "targets.a\\nb: a target name")
+
+    def test_nul_byte_gives_its_line(self):
+        self.config_error(GOOD.replace("cores: 8", "cores: 8\0"), 6, "is not allowed")
+
+    def test_endless_config_is_refused(self):
+        self.expect_clean_error(("generate", "--config", "/dev/zero", "--out", self.tmp + "/out"),
+                                "larger than 1048576 bytes")
+
+    def test_shared_ranges(self):
+        self.config_error(GOOD.replace("0xAFF01000", "0xAFF00000"), 12,
+                          "overlaps the 96-byte parameter block")
+        self.config_error(GOOD.replace("0xAFF01000", "0xAFF00040"), 12, "overlaps")
+        self.config_error(GOOD.replace("0xAFF01000", "0xFFFFF000"), 12,
+                          "would run past the 32-bit address space")
+        self.config_error(GOOD.replace("0xAFF00000", "0"), 11, "out of range; allowed: 1 to")
+        self.config_error(GOOD.replace("address_bits: 32", "address_bits: 64")
+                          .replace("private_bytes: 786432", "private_bytes: 18446744073709551616"),
+                          9, "out of range; allowed: 4096 to 2147483648")
+
+    def test_channels_option(self):
+        for bad in ("\u00b2", "\u0664\u0668", "9" * 5000, "48 x"):
+            self.expect_clean_error(("generate", "--config", TARGETS_YAML, "--target", "mt7004",
+                                     "--channels", bad, "--out", self.tmp + "/out"),
+                                    "not a positive integer (decimal digits 0-9")
+
+    def test_output_folder_that_is_a_file(self):
+        with open(self.tmp + "/file", "w") as f:
+            f.write("x")
+        status, _, err = run("generate", "--config", TARGETS_YAML, "--out", self.tmp + "/file")
+        self.assertEqual(status, 2)
+        self.assertIn("the output folder is a file; nothing was written", err)
+
+    def test_vendor_destinations(self):
+        with open(self.tmp + "/file", "w") as f:
+            f.write("x")
+        for dest, fragment in ((self.tmp + "/file", "exists and is not a folder"),
+                               (os.path.join(ROOT, "generated", "mt7004"), "inside generated/"),
+                               (ROOT, "is the project")):
+            status, _, err = run("vendor", "--config", TARGETS_YAML, "--target", "mt7004",
+                                 "--dest", dest)
+            self.assertEqual(status, 2, dest)
+            self.assertIn(fragment, err)
+
+    def test_report_objects_missing(self):
+        status, _, err = run("report", "--config", TARGETS_YAML, "--target", "mt7004",
+                             "--objects", f"host,nm,{self.tmp}/none/x.o")
+        self.assertEqual(status, 2)
+        self.assertIn("no object file", err)
+        status, _, err = run("report", "--config", TARGETS_YAML, "--target", "mt7004",
+                             "--channels", "48")
+        self.assertEqual(status, 2)
+        self.assertIn("report measures the objects built from generated/", err)
+
+
+class AtomicOutputTest(TempDir):
+    def test_one_unwritable_file_leaves_every_target_as_it_was(self):
+        out = self.tmp + "/out"
+        run("generate", "--config", TARGETS_YAML, "--out", out)
+        before = tree(out)
+        with open(TARGETS_YAML) as f:
+            changed = f.read().replace("DSP cluster", "DSP cluster (changed)")
+        path = self.write_config(changed)
+        os.unlink(out + "/mt7004/batch_norm_grad.c")
+        os.mkdir(out + "/mt7004/batch_norm_grad.c")
+        status, _, err = run("generate", "--config", path, "--out", out)
+        self.assertEqual(status, 2, err)
+        self.assertIn("is not a regular file", err)
+        os.rmdir(out + "/mt7004/batch_norm_grad.c")
+        del before["mt7004/batch_norm_grad.c"]
+        self.assertEqual(tree(out), before, "ft78ne was rewritten although mt7004 failed")
+
+    def test_concurrent_runs_leave_one_whole_configuration(self):
+        import subprocess
+        out = self.tmp + "/out"
+        runs = [subprocess.Popen([sys.executable, "-m", "generator", "generate", "--config",
+                                  TARGETS_YAML, "--out", out, "--target", "mt7004",
+                                  "--channels", channels], cwd=ROOT,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                for channels in ("48 96", "40 80 160")]
+        for r in runs:
+            _, err = r.communicate()
+            self.assertEqual(r.returncode, 0, err)
+            self.assertNotIn(b"Traceback", err)
+        texts = [f.decode() for f in tree(out + "/mt7004").values()]
+        remakes = {line.split("Remake:")[1].strip() for t in texts for line in t.splitlines()
+                   if "Remake:" in line}
+        self.assertEqual(len(remakes), 1, remakes)   # every file from the same run
+        self.assertEqual([n for n in os.listdir(out + "/mt7004") if n.startswith(".tmp")], [])
 
 
 class PlanTest(unittest.TestCase):
@@ -267,13 +406,20 @@ class OutputTest(TempDir):
             self.assertEqual(status, 2, err)
             self.assertEqual(tree(out), before, argv)
 
-    def test_stale_files_are_removed(self):
+    def test_stale_generated_files_are_removed_and_user_files_kept(self):
         out = self.tmp + "/out"
         run("generate", "--config", TARGETS_YAML, "--out", out)
         with open(out + "/mt7004/bng_old_ukernels.c", "w") as f:
-            f.write("stale")
-        run("generate", "--config", TARGETS_YAML, "--out", out, "--target", "mt7004")
+            f.write("/* DO NOT EDIT: generated by the batchnormgrad generator 0.0.1. */\n")
+        with open(out + "/mt7004/NOTES.txt", "w") as f:
+            f.write("my notes")
+        status, stdout, _ = run("generate", "--config", TARGETS_YAML, "--out", out,
+                                "--target", "mt7004")
+        self.assertEqual(status, 0)
         self.assertFalse(os.path.exists(out + "/mt7004/bng_old_ukernels.c"))
+        self.assertIn(f"removed {out}/mt7004/bng_old_ukernels.c", stdout)
+        self.assertTrue(os.path.exists(out + "/mt7004/NOTES.txt"))
+        self.assertIn(f"kept (not written by the generator) {out}/mt7004/NOTES.txt", stdout)
 
     def test_file_manager_refuses_a_second_write(self):
         fm = FileManager(self.tmp)

@@ -48,14 +48,21 @@ done
 for t in "${targets[@]}"; do
   for cc in gcc clang; do
     for f in ${sources[$t]}; do
-      $cc $warn -pedantic -O2 -DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE -Iinclude -Igenerated/$t -c "$f" -o /dev/null
+      $cc $warn -pedantic -O2 -DBNG_FIRMWARE -DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE -Iinclude -Igenerated/$t -c "$f" -o /dev/null
       # The GNU backend's 64-byte vectors are an ABI note where the host's vectors are
       # narrower: build it for this host's vector unit, as the library is.
-      $cc $warn -pedantic -O2 -march=native -DBNG_VEC_BACKEND=BNG_VEC_GNU -Iinclude -Igenerated/$t -c "$f" -o /dev/null 2>&1 \
+      $cc $warn -pedantic -O2 -march=native -DBNG_FIRMWARE -DBNG_VEC_BACKEND=BNG_VEC_GNU -Iinclude -Igenerated/$t -c "$f" -o /dev/null 2>&1 \
         | { grep -v "note: the ABI for passing parameters\|In function\|In file included\|from generated\|^ *|\|^ *[0-9]* |\|in expansion of macro" || true; }
     done
   done
   echo "cross-check: $t: -pedantic -Werror clean under gcc and clang, both backends"
+  # A host program that forgets -DBNG_HOST must not compile (it would write to the
+  # target's fixed parameter address at its first _s call).
+  if echo '#include "batch_norm_grad.h"' | gcc -std=c99 -Iinclude -Igenerated/$t -x c -c - -o /dev/null 2>"$build/nohost.err" \
+     || ! grep -q "must define BNG_HOST" "$build/nohost.err"; then
+    echo "cross-check: $t: a host build without -DBNG_HOST compiled" >&2
+    exit 1
+  fi
 done
 
 check_cflags=$(pkg-config --cflags check)
