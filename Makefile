@@ -25,7 +25,7 @@ CFLAGS  ?= -O2 -march=native
 SANITIZE_FLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -g)
 BNG_CFLAGS := -std=c99 -Wall -Wextra -pedantic -Wno-psabi -ffp-contract=off -Iinclude -DBNG_HOST $(SANITIZE_FLAGS)
 # The host HAL emulation uses POSIX threads and C11's aligned_alloc.
-HAL_CFLAGS := -std=gnu11 -Wall -Wextra -Iinclude -DBNG_HOST $(SANITIZE_FLAGS)
+HAL_CFLAGS := -std=gnu11 -Wall -Wextra -Iinclude -Iinclude/host -Iinclude/hal -DBNG_HOST $(SANITIZE_FLAGS)
 LDLIBS  := $(SANITIZE_FLAGS) -lpthread -lm
 
 # ---- dependencies: Debian packages, installed on demand ----------------------------
@@ -61,7 +61,7 @@ CHECK_LIBS   = $(shell pkg-config --libs check)
 # TARGET, CHANNELS and DEST reach the shell only through the environment, quoted, never
 # pasted into a command line; where make itself uses TARGET in a path, it must name a
 # generated target (known_target).
-export TARGET CHANNELS DEST
+export TARGET CHANNELS DEST HAL
 GEN_ARGS := $(if $(TARGET),--target "$$TARGET") $(if $(CHANNELS),--channels "$$CHANNELS")
 known_target = $(if $(and $(filter 1,$(words $(TARGET))),$(filter $(ALL_TARGETS),$(TARGET))),,\
   $(error TARGET='$(TARGET)' is not a generated target; known: $(ALL_TARGETS)))
@@ -97,7 +97,7 @@ HALF_TARGET     := $(firstword $(foreach r,$(GENERATED_ROOTS),$(if $(filter f16,
 # a goal needs them; when stale, make regenerates them and restarts with their lists.
 TEST_CONFIG := tests/c/targets-test.yaml
 TEST_GEN    := $(BUILD)/gen-test
-ifneq ($(filter test test-c suites bit-sweep,$(MAKECMDGOALS)),)
+ifneq ($(filter test test-c suites bit-sweep dma-mutants,$(MAKECMDGOALS)),)
 include $(TEST_GEN)/roots.mk
 endif
 $(TEST_GEN)/roots.mk: $(TEST_CONFIG) $(wildcard templates/*.j2 generator/*.py) | deps-python
@@ -107,11 +107,13 @@ $(TEST_GEN)/roots.mk: $(TEST_CONFIG) $(wildcard templates/*.j2 generator/*.py) |
 # ---- host libraries ----------------------------------------------------------------
 
 INCLUDE_HEADERS := $(wildcard include/*.h)
+# The host HAL emulation every host library links (include/host/, never vendored).
+HOST_HAL_OBJECTS := bng_hal_host.o bng_dma_engine.o
 objects_of = $(addprefix $(2)/,$(notdir $(BNG_SOURCES_$(1):.c=.o)))
 
-# $(1) generated folder, $(2) object folder, $(3) archive, $(4) extra flags.
-# The archive holds the plan's sources (the generated ones and the shared driver,
-# compiled against the folder's headers) and the host HAL emulation.
+# $(1) generated folder, $(2) object folder, $(3) archive, $(4) extra flags, $(5) the
+# HAL's objects (default: the host emulation). The archive holds the plan's sources (the
+# generated ones and the shared driver, compiled against the folder's headers) and a HAL.
 define library_rules
 $(2)/%.o: $(1)/%.c $(wildcard $(1)/*.h) $(INCLUDE_HEADERS) | deps-c
 	@mkdir -p $$(@D)
@@ -119,10 +121,13 @@ $(2)/%.o: $(1)/%.c $(wildcard $(1)/*.h) $(INCLUDE_HEADERS) | deps-c
 $(2)/%.o: include/%.c $(wildcard $(1)/*.h) $(INCLUDE_HEADERS) | deps-c
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) $(BNG_CFLAGS) $(4) -I$(1) -c $$< -o $$@
-$(2)/bng_hal_host.o: include/host/bng_hal_host.c $(wildcard $(1)/*.h) $(INCLUDE_HEADERS) | deps-c
+$(2)/%.o: include/host/%.c $(wildcard $(1)/*.h) $(INCLUDE_HEADERS) $(wildcard include/host/*.h) | deps-c
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS) $(HAL_CFLAGS) -I$(1) -c $$< -o $$@
-$(3): $(call objects_of,$(1),$(2)) $(2)/bng_hal_host.o
+	$$(CC) $$(CFLAGS) $(HAL_CFLAGS) $(4) -I$(1) -c $$< -o $$@
+$(2)/%.o: include/hal/%.c $(wildcard $(1)/*.h) $(INCLUDE_HEADERS) $(wildcard include/hal/*.h include/host/*.h) | deps-c
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) $(HAL_CFLAGS) $(4) -I$(1) -c $$< -o $$@
+$(3): $(call objects_of,$(1),$(2)) $(addprefix $(2)/,$(or $(5),$(HOST_HAL_OBJECTS)))
 	$$(AR) rcs $$@ $$^
 endef
 
@@ -140,9 +145,17 @@ lib: ## build/<t>/libbatchnormgrad.a for TARGET=t (all targets without TARGET)
 FLAVOUR_FLAGS_gnu          := -DBNG_VEC_BACKEND=BNG_VEC_GNU
 FLAVOUR_FLAGS_gnu_softhalf := -DBNG_VEC_BACKEND=BNG_VEC_GNU -DBNG_HALF_PORTABLE
 FLAVOUR_FLAGS_portable     := -DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE
-# Under a sanitizer or valgrind only gnu runs: the others differ in arithmetic code,
-# not in memory or thread handling, and checked runs are slow.
-flavours = gnu $(if $(SANITIZE)$(VALGRIND),,portable $(if $(filter f16,$(BNG_DTYPES_$(1))),gnu_softhalf))
+# The reference HAL for NUDT's hthreads runtime (include/hal/) on a mock of that runtime
+# (include/host/hthread_mock.c), in its two launch models: one caller and parked
+# workers (fanout), every core calling _s (spmd).
+HTHREADS_FLAGS := -DBNG_VEC_BACKEND=BNG_VEC_GNU -Iinclude/hal -Iinclude/host '-DBNG_HTHREADS_IDLE()=hthread_mock_idle()'
+FLAVOUR_FLAGS_hthreads_fanout := $(HTHREADS_FLAGS) -DBNG_HTHREADS_LAUNCH=BNG_LAUNCH_FANOUT -DBNG_TEST_LAUNCH_FANOUT=1
+FLAVOUR_FLAGS_hthreads_spmd   := $(HTHREADS_FLAGS) -DBNG_HTHREADS_LAUNCH=BNG_LAUNCH_SPMD -DBNG_TEST_LAUNCH_SPMD=1
+HAL_OBJECTS_hthreads_fanout   := bng_hal_hthreads.o hthread_mock.o bng_dma_engine.o
+HAL_OBJECTS_hthreads_spmd     := $(HAL_OBJECTS_hthreads_fanout)
+# Under a sanitizer or valgrind only gnu runs: the others differ in arithmetic code or
+# HAL, not in the memory or thread handling of the host HAL, and checked runs are slow.
+flavours = gnu $(if $(SANITIZE)$(VALGRIND),,portable $(if $(filter f16,$(BNG_DTYPES_$(1))),gnu_softhalf) hthreads_fanout hthreads_spmd)
 
 # Every tree under test: the committed ones and the test-only configurations.
 SUITE_ROOTS := $(BNG_ROOTS)
@@ -152,7 +165,7 @@ TEST_HEADERS := $(wildcard tests/c/*.h)
 
 # $(1) generated folder, $(2) flavour; output under build/<target>/<flavour>/
 define suite_rules
-$(call library_rules,$(1),$(BUILD)/$(notdir $(1))/$(2)/obj,$(BUILD)/$(notdir $(1))/$(2)/libbatchnormgrad.a,$(FLAVOUR_FLAGS_$(2)))
+$(call library_rules,$(1),$(BUILD)/$(notdir $(1))/$(2)/obj,$(BUILD)/$(notdir $(1))/$(2)/libbatchnormgrad.a,$(FLAVOUR_FLAGS_$(2)),$(HAL_OBJECTS_$(2)))
 $(BUILD)/$(notdir $(1))/$(2)/test_bng: $(TEST_SOURCES) $(TEST_HEADERS) $(BUILD)/$(notdir $(1))/$(2)/libbatchnormgrad.a | deps-c
 	$$(CC) $$(CFLAGS) $(BNG_CFLAGS) $(FLAVOUR_FLAGS_$(2)) -I$(1) -Itests/c $$(CHECK_CFLAGS) \
 	  $(TEST_SOURCES) $(BUILD)/$(notdir $(1))/$(2)/libbatchnormgrad.a $$(CHECK_LIBS) $(LDLIBS) -o $$@
@@ -185,6 +198,8 @@ suites: deps-c deps-python $(BUILD)/test_half $(MANUAL_EXAMPLES) $(C_SUITES) $(i
 	$(RUN) $(BUILD)/test_half
 	@set -e; for e in $(MANUAL_EXAMPLES); do $(RUN) $$e; done
 	@set -e; for s in $(C_SUITES); do echo "== $$s"; $(RUN) $$s; done
+	@set -e; for s in $(filter %/gnu/test_bng,$(C_SUITES)); do echo "== $$s, fast host HAL (what make bench times)"; \
+	  BNG_HAL_HOST=fast $(RUN) $$s; done
 
 # Every output of a sweep of shapes through the public ABI, hashed, per target and
 # flavour: run before and after a refactor and diff the folders.
@@ -201,6 +216,15 @@ bit-sweep: $(BIT_SWEEPS) ## hash every output of a shape sweep per target and fl
 	@mkdir -p $(BIT_SWEEP_OUT)
 	@for b in $(BIT_SWEEPS); do f=$(BIT_SWEEP_OUT)/$$(basename $$(dirname $$(dirname $$b))).$$(basename $$(dirname $$b)).txt; \
 	  $$b > $$f; echo "$$f: $$(wc -l < $$f) cases"; done
+
+# Proof that the asynchronous host HAL catches a missing DMA wait: every wait in the
+# driver removed in turn must fail the suite. QUICK=1: the tiny test target only (its
+# 20 KiB private memory streams tiles), else every target and test target.
+MUTANT_ROOTS := $(if $(QUICK),$(filter %/tiny,$(SUITE_ROOTS)),$(SUITE_ROOTS))
+.PHONY: dma-mutants
+dma-mutants: $(foreach r,$(MUTANT_ROOTS),$(BUILD)/$(notdir $(r))/gnu/libbatchnormgrad.a) | deps-c ## remove each DMA wait of the driver in turn: the suite must catch every one [QUICK=1]
+	tests/scripts/dma_mutants.sh $(BUILD) "$(CC)" "$(CFLAGS) $(BNG_CFLAGS) $(FLAVOUR_FLAGS_gnu)" \
+	  $(foreach r,$(MUTANT_ROOTS),$(r):$(BUILD)/$(notdir $(r))/gnu/obj)
 
 # ---- benchmark ---------------------------------------------------------------------
 
@@ -228,13 +252,13 @@ bench: deps-c deps-bench ## time every target and backend: table, bench/results.
 	@$(MAKE) --no-print-directory $(BENCHES)
 	@rm -f bench/results.csv
 	@echo "target  backend   dtype shape          contender                  median_us     GB/s vs_oneDNN roofline"
-	@for b in $(BENCHES); do OMP_NUM_THREADS=1 $$b --backend $$(basename $$(dirname $$b)) --csv bench/results.csv || exit 1; done
+	@for b in $(BENCHES); do BNG_HAL_HOST=fast OMP_NUM_THREADS=1 $$b --backend $$(basename $$(dirname $$b)) --csv bench/results.csv || exit 1; done
 	@if command -v gnuplot >/dev/null; then gnuplot bench/plot.gp && echo "plot: bench/results.png"; \
 	else echo "note: no gnuplot, no plot (the table above and bench/results.csv are complete)"; fi
 
 # make test's guard: the bench builds and runs one tiny shape (no timing is judged).
 bench-smoke: $(BUILD)/$(HALF_TARGET)/gnu/bench
-	OMP_NUM_THREADS=1 $< --backend gnu --shapes 4x64 --seconds 0 >/dev/null
+	BNG_HAL_HOST=fast OMP_NUM_THREADS=1 $< --backend gnu --shapes 4x64 --seconds 0 >/dev/null
 
 # ---- fuzzing and valgrind ----------------------------------------------------------
 
@@ -251,11 +275,11 @@ deps-fuzz:
 # AddressSanitizer and UndefinedBehaviorSanitizer; then the generator's loader fuzz.
 # Artifacts (crash-*, leak-*) go to $(BUILD)/fuzz/artifacts, never into the tree; a
 # finding worth keeping becomes a regression input in tests/fuzz/corpus/.
-FUZZ_SOURCES := $(BNG_SOURCES_generated/$(FUZZ_TARGET)) include/host/bng_hal_host.c
+FUZZ_SOURCES := $(BNG_SOURCES_generated/$(FUZZ_TARGET)) include/host/bng_hal_host.c include/host/bng_dma_engine.c
 $(FUZZ): tests/fuzz/fuzz_params.c $(FUZZ_SOURCES) $(wildcard generated/$(FUZZ_TARGET)/*.h) $(INCLUDE_HEADERS) | deps-fuzz
 	@mkdir -p $(@D)
 	clang -std=gnu11 -g -O1 -march=native -Wno-psabi -ffp-contract=off -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	  -DBNG_HOST -DBNG_VEC_BACKEND=BNG_VEC_GNU -Iinclude -Igenerated/$(FUZZ_TARGET) \
+	  -DBNG_HOST -DBNG_VEC_BACKEND=BNG_VEC_GNU -Iinclude -Iinclude/host -Igenerated/$(FUZZ_TARGET) \
 	  $< $(FUZZ_SOURCES) -lpthread -lm -o $@
 
 fuzz: $(FUZZ) deps-python ## libFuzzer on the entry points, then the loader fuzz [FUZZ_SECONDS=60]
@@ -283,9 +307,9 @@ deps-cross:
 cross-check: deps-cross deps-c deps-python ## bare-metal RISC-V/ARM builds and symbols, pedantic gcc/clang, tcc suite, vendor drop
 	tests/scripts/cross_check.sh $(BUILD) $(PY) $(foreach r,$(GENERATED_ROOTS),$(notdir $(r)):$(subst $(space),$(comma),$(strip $(BNG_SOURCES_$(r)))))
 
-vendor: deps-python ## render TARGET=t's drop for a firmware tree into DEST=dir, with a MANIFEST [CHANNELS=...]
+vendor: deps-python ## render TARGET=t's drop for a firmware tree into DEST=dir, with a MANIFEST [CHANNELS=...] [HAL=hthreads]
 	@[ -n "$$TARGET" ] && [ -n "$$DEST" ] || { echo "usage: make vendor TARGET=<t> DEST=<dir>" >&2; exit 2; }
-	$(PY) -m generator vendor $(GEN_ARGS) --dest "$$DEST"
+	$(PY) -m generator vendor $(GEN_ARGS) $(if $(HAL),--hal "$$HAL") --dest "$$DEST"
 
 REPORT_CROSS := riscv64-unknown-elf
 report: deps-python deps-cross ## per kernel of TARGET=t: shape, unroll, tile plan, code size (host and RISC-V)

@@ -96,6 +96,8 @@ def cmd_vendor(args) -> int:
     command = f"make vendor TARGET={tp.name} DEST={args.dest}"
     if tp.target.channels_overridden:
         command += ' CHANNELS="' + " ".join(str(c) for c in tp.target.channels) + '"'
+    if args.hal:
+        command += f" HAL={args.hal}"
     dest, generated = os.path.realpath(args.dest), os.path.realpath(os.path.join(root, "generated"))
     if os.path.lexists(args.dest) and not os.path.isdir(args.dest):
         raise ConfigError("--dest", args.dest, "exists and is not a folder")
@@ -103,7 +105,7 @@ def cmd_vendor(args) -> int:
         raise ConfigError("--dest", args.dest, "is the project or inside generated/: a drop "
                           "goes into a firmware tree, e.g. ../firmware/third_party/bng")
     try:
-        names = write_drop(root, tp, args.dest, command)
+        names = write_drop(root, tp, args.dest, command, args.hal)
     except OSError as e:
         raise ConfigError("--dest", args.dest, f"cannot write: {e.strerror}") from None
     print(f"{args.dest}: {len(names)} files and MANIFEST")
@@ -151,6 +153,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             s.add_argument("--names", action="store_true", help="kernel table names only")
         elif name == "vendor":
             s.add_argument("--dest", required=True, help="folder to write the drop into")
+            s.add_argument("--hal", choices=("hthreads",),
+                           help="add a reference HAL: hthreads (NUDT's device runtime)")
         else:
             s.add_argument("--objects", action="append", default=[],
                            help="LABEL,NM,OBJECT[,OBJECT...]: code sizes from one compiler")

@@ -17,8 +17,10 @@
 #define BNG_ALL_CORES ((1u << BNG_TARGET_CORES) - 1u)
 
 /* Shared scratch of the _s entry points: per row group, the partial sums of dy and
- * dy*(x - mean), in two slots that alternate between chunks. */
+ * dy*(x - mean), in two slots that alternate between chunks. Host builds emulate it,
+ * and the parameter block, with arrays. */
 #ifdef BNG_HOST
+long long bng_host_shared_params[BNG_PARAMS_LEN];   /* BNG_SHARED_PARAMS on a host */
 static float bng_host_scratch[BNG_SCRATCH_FLOATS];
 #define BNG_SHARED_SCRATCH (bng_host_scratch)
 #else
@@ -464,7 +466,7 @@ void bng_entry_shared(const bng_dtype_config *dtype, void *x, void *dy, void *dx
         job.dy = dy;
         job.dx = dx;
         job.stats = bng_stats_from_params(params);
-        bng_hal_parallel(job.mask, bng_shared_core, &job);
+        bng_hal_parallel(job.mask, bng_shared_core, &job, sizeof job);
     }
     params[BNG_PARAM_STATUS] = status;
 }

@@ -1,5 +1,10 @@
 #include "bng_test_support.h"
 
+#if BNG_TEST_LAUNCH_SPMD || BNG_TEST_LAUNCH_FANOUT
+#include "bng_hal_hthreads.h"
+#include "hthread_mock.h"
+#endif
+
 #include <check.h>
 #include <math.h>
 #include <stdint.h>
@@ -117,11 +122,45 @@ void bng_case_mark_outputs(bng_case *k)
     memset(k->dscale.p, OUTPUT_MARK, k->dscale.bytes);
 }
 
+#if BNG_TEST_LAUNCH_SPMD
+/* The SPMD launch model (the reference HAL for hthreads): every core calls _s. */
+typedef struct {
+    const bng_dtype *t;
+    void *x, *dy, *dx;
+    int core_mask;
+} shared_call;
+
+static void call_on_every_core(void *p)
+{
+    const shared_call *c = p;
+    c->t->entry_s(c->x, c->dy, c->dx, c->core_mask);
+}
+#endif
+
 void bng_case_run_shared(bng_case *k, void *x, void *dy, void *dx, int core_mask)
 {
     memcpy(BNG_SHARED_PARAMS, k->params, sizeof k->params);
+#if BNG_TEST_LAUNCH_SPMD
+    {
+        shared_call c;
+        c.t = k->t;
+        c.x = x;
+        c.dy = dy;
+        c.dx = dx;
+        c.core_mask = core_mask;
+        hthread_mock_spmd(call_on_every_core, &c);
+    }
+#else
     k->t->entry_s(x, dy, dx, core_mask);
+#endif
     memcpy(k->params, BNG_SHARED_PARAMS, sizeof k->params);
+}
+
+void bng_test_launch_init(void)
+{
+#if BNG_TEST_LAUNCH_FANOUT
+    hthread_mock_start_workers(bng_hal_hthreads_worker);   /* this thread is core 0 */
+#endif
 }
 
 void bng_case_free(bng_case *k)

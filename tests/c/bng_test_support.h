@@ -61,13 +61,18 @@ int bng_buffer_guards_intact(const bng_buffer *b);
 /* 1 when every byte of b's payload still is the marker pattern. */
 int bng_buffer_is_marked(const bng_buffer *b);
 /* Call the shared-storage entry point with k->params as BNG_SHARED_PARAMS, and copy
- * the block back (status and reserved slots included). */
+ * the block back (status and reserved slots included). Built with
+ * BNG_TEST_LAUNCH_SPMD (the reference hthreads HAL, SPMD model), every core calls it. */
 void bng_case_run_shared(bng_case *k, void *x, void *dy, void *dx, int core_mask);
 /* Compare the outputs with the float64 reference under the spec's bound;
  * ck_abort_msg on the first violation. */
 void bng_case_check(const bng_case *k);
 /* Check all guard bytes and that params[9..11] still hold their sentinels. */
 void bng_case_check_guards(const bng_case *k);
+
+/* Before any test: start the cores a launch model needs (BNG_TEST_LAUNCH_FANOUT: the
+ * reference hthreads HAL's workers). */
+void bng_test_launch_init(void);
 
 /* Largest error seen as a fraction of the bound, per storage type name (max 8 types). */
 void bng_report_error_ratios(void);

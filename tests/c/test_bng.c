@@ -547,6 +547,7 @@ int main(void)
     SRunner *sr = srunner_create(suite());
     int failed;
 
+    bng_test_launch_init();
     /* No fork: the error ratios gathered across tests are reported at the end. */
     srunner_set_fork_status(sr, CK_NOFORK);
     srunner_run_all(sr, CK_SILENT);

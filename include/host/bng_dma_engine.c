@@ -1,0 +1,177 @@
+/* The host's model of a DSP's DMA engine: see bng_dma_engine.h. Not for firmware. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bng_dma_engine.h"
+
+typedef struct {
+    int handle;                    /* 0: the slot is free */
+    int is_put;
+    const char *call;              /* the function that issued it */
+    unsigned char *dst;
+    const unsigned char *src;
+    size_t rows, row_bytes, dst_stride, src_stride;
+    unsigned char *snapshot;       /* the source as it was at issue */
+} transfer;
+
+typedef struct {
+    transfer slots[BNG_DMA_MAX_OUTSTANDING];
+    int last_handle;
+    unsigned random;
+    unsigned char *arena;
+} core_state;
+
+static int checking = 1;
+static unsigned core_count;
+static size_t arena_size;
+static core_state *cores;
+
+void bng_dma_engine_fail(const char *call, const char *what, int core)
+{
+    fprintf(stderr, "bng_hal_host: %s: %s (core %d)\n", call, what, core);
+    abort();
+}
+
+void bng_dma_engine_init(unsigned count, size_t arena_bytes)
+{
+    const char *mode = getenv("BNG_HAL_HOST");
+    unsigned c;
+
+    checking = !(mode && strcmp(mode, "fast") == 0);
+    core_count = count;
+    arena_size = arena_bytes;
+    if (!(cores = calloc(count, sizeof *cores)))
+        bng_dma_engine_fail("bng_dma_engine_init", "out of memory", -1);
+    for (c = 0; c < count; c++)
+        if (!(cores[c].arena = aligned_alloc(64, arena_bytes)))
+            bng_dma_engine_fail("bng_dma_engine_init", "cannot allocate a private arena", (int)c);
+}
+
+int bng_dma_engine_checking(void)
+{
+    return checking;
+}
+
+unsigned char *bng_dma_engine_arena(unsigned core)
+{
+    return cores[core].arena;
+}
+
+void bng_dma_engine_begin(unsigned core, unsigned call)
+{
+    cores[core].random = 2654435761u * (core + 1) + call;
+    if (checking)
+        memset(cores[core].arena, BNG_DMA_POISON, arena_size);
+}
+
+void bng_dma_engine_end(unsigned core)
+{
+    size_t i;
+    for (i = 0; i < BNG_DMA_MAX_OUTSTANDING; i++)
+        if (cores[core].slots[i].handle)
+            bng_dma_engine_fail(cores[core].slots[i].call,
+                                "a transfer is still outstanding when the core's work returns",
+                                (int)core);
+}
+
+static void copy_rows(unsigned char *dst, size_t dst_stride, const unsigned char *src,
+                      size_t src_stride, size_t rows, size_t row_bytes)
+{
+    size_t r;
+    for (r = 0; r < rows; r++)
+        memmove(dst + r * dst_stride, src + r * src_stride, row_bytes);
+}
+
+static void complete(unsigned core, transfer *t)
+{
+    size_t r;
+    for (r = 0; r < t->rows; r++)
+        if (memcmp(t->src + r * t->src_stride, t->snapshot + r * t->row_bytes, t->row_bytes))
+            bng_dma_engine_fail(t->call, "its source was written while the transfer was in flight",
+                                (int)core);
+    copy_rows(t->dst, t->dst_stride, t->snapshot, t->row_bytes, t->rows, t->row_bytes);
+    free(t->snapshot);
+    t->handle = 0;
+}
+
+static unsigned next_random(core_state *c)
+{
+    c->random ^= c->random << 13;
+    c->random ^= c->random >> 17;
+    c->random ^= c->random << 5;
+    return c->random;
+}
+
+int bng_dma_engine_issue(unsigned core, const char *call, void *dst, size_t dst_stride,
+                         const void *src, size_t src_stride, size_t rows, size_t row_bytes,
+                         const void *private_side)
+{
+    core_state *c = &cores[core];
+    const uintptr_t base = (uintptr_t)c->arena, at = (uintptr_t)private_side;
+    const size_t bytes = rows * row_bytes;
+    transfer *t = NULL;
+    size_t i;
+
+    if (at < base || at - base > arena_size || bytes > arena_size - (at - base))
+        bng_dma_engine_fail(call, "the private side leaves the calling core's private memory",
+                            (int)core);
+    if (!checking) {
+        copy_rows(dst, dst_stride, src, src_stride, rows, row_bytes);
+        return 0;
+    }
+    /* A random earlier transfer completes now: the engine's timing is not ours. */
+    if (next_random(c) % 4 == 0) {
+        transfer *pick = &c->slots[next_random(c) % BNG_DMA_MAX_OUTSTANDING];
+        if (pick->handle)
+            complete(core, pick);
+    }
+    for (i = 0; i < BNG_DMA_MAX_OUTSTANDING && !t; i++)
+        if (!c->slots[i].handle)
+            t = &c->slots[i];
+    if (!t)
+        bng_dma_engine_fail(call, "more than 4 transfers outstanding on one core", (int)core);
+    if (!(t->snapshot = malloc(bytes + 1)))
+        bng_dma_engine_fail(call, "out of memory", (int)core);
+    copy_rows(t->snapshot, row_bytes, src, src_stride, rows, row_bytes);
+    for (i = 0; i < rows; i++)
+        memset((unsigned char *)dst + i * dst_stride, BNG_DMA_POISON, row_bytes);
+    c->last_handle = c->last_handle == 0x7fffffff ? 1 : c->last_handle + 1;
+    t->handle = c->last_handle;
+    t->is_put = private_side == src;
+    t->call = call;
+    t->dst = dst;
+    t->src = src;
+    t->rows = rows;
+    t->row_bytes = row_bytes;
+    t->dst_stride = dst_stride;
+    t->src_stride = src_stride;
+    return t->handle;
+}
+
+void bng_dma_engine_wait(unsigned core, const char *call, int handle)
+{
+    size_t i;
+    (void)call;
+    for (i = 0; handle != 0 && i < BNG_DMA_MAX_OUTSTANDING; i++)
+        if (cores[core].slots[i].handle == handle)
+            complete(core, &cores[core].slots[i]);
+}
+
+int bng_dma_engine_done(unsigned core, int handle)
+{
+    size_t i;
+    for (i = 0; handle != 0 && i < BNG_DMA_MAX_OUTSTANDING; i++)
+        if (cores[core].slots[i].handle == handle)
+            return 0;
+    return 1;
+}
+
+void bng_dma_engine_complete_puts(unsigned core)
+{
+    size_t i;
+    for (i = 0; i < BNG_DMA_MAX_OUTSTANDING; i++)
+        if (cores[core].slots[i].handle && cores[core].slots[i].is_put)
+            complete(core, &cores[core].slots[i]);
+}

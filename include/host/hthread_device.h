@@ -1,0 +1,27 @@
+/* Host mock of the hthreads device runtime's header (MT-3000 hthread_device.h): the
+ * functions the reference HAL (include/hal/bng_hal_hthreads.c) calls, with the public
+ * header's signatures, implemented in hthread_mock.c on the host's DMA engine model.
+ * Not for firmware: firmware includes the vendor's own header. */
+#ifndef HTHREAD_DEVICE_H_
+#define HTHREAD_DEVICE_H_
+
+#include <stdbool.h>
+
+#define __gsm__    /* one address space on the host */
+
+int get_group_size(void);
+int get_thread_id(void);
+void group_barrier(unsigned id);
+void core_barrier(unsigned int id, unsigned int num);
+void *vector_malloc(unsigned int bytes);
+unsigned int dma_p2p(void *src, unsigned long src_row_num, unsigned int src_row_size, int src_row_step,
+                     void *dst, unsigned long dst_row_num, unsigned int dst_row_size, int dst_row_step,
+                     bool row_syn, unsigned int synmask);
+void dma_wait(unsigned int ch);
+int dma_query(unsigned int ch);
+unsigned long get_clk(void);
+
+/* Not in the vendor's header: the mock's idle between polls (BNG_HTHREADS_IDLE). */
+void hthread_mock_idle(void);
+
+#endif

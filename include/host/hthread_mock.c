@@ -1,0 +1,199 @@
+/* Host mock of the hthreads device runtime, on the host's DMA engine model
+ * (bng_dma_engine.h): threads for cores, barriers by id, one array memory per core,
+ * dma_p2p deferred, poisoned and checked. A call ends at the group barrier (fan-out)
+ * or when the SPMD launch returns: there each core's transfers must be complete and
+ * its array memory is poisoned again. Not for firmware.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "bng_dma_engine.h"
+#include "bng_kernels.h"
+#include "hthread_device.h"
+#include "hthread_mock.h"
+
+#define BARRIER_IDS 16
+
+typedef struct {
+    unsigned count, arrived, generation;
+} mock_barrier;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t released = PTHREAD_COND_INITIALIZER;
+static mock_barrier barriers[BARRIER_IDS];
+static int allocated[BNG_TARGET_CORES];
+static unsigned calls[BNG_TARGET_CORES];
+static pthread_once_t engine_once = PTHREAD_ONCE_INIT;
+static __thread int this_core = -1;
+
+static void init_engine(void)
+{
+    bng_dma_engine_init(BNG_TARGET_CORES, BNG_PRIVATE_BYTES);
+}
+
+static unsigned core_of(const char *call)
+{
+    if (this_core < 0)
+        bng_dma_engine_fail(call, "called on a thread that is no core", -1);
+    return (unsigned)this_core;
+}
+
+int get_group_size(void)
+{
+    return BNG_TARGET_CORES;
+}
+
+int get_thread_id(void)
+{
+    return (int)core_of("get_thread_id");
+}
+
+void core_barrier(unsigned int id, unsigned int num)
+{
+    mock_barrier *b;
+    unsigned generation;
+
+    core_of("core_barrier");
+    if (id >= BARRIER_IDS || num == 0 || num > BNG_TARGET_CORES)
+        bng_dma_engine_fail("core_barrier", "bad barrier id or core count", this_core);
+    pthread_mutex_lock(&lock);
+    b = &barriers[id];
+    if (b->arrived == 0)
+        b->count = num;
+    else if (b->count != num)
+        bng_dma_engine_fail("core_barrier", "cores arrived with different counts", this_core);
+    generation = b->generation;
+    if (++b->arrived == b->count) {
+        b->arrived = 0;
+        b->generation++;
+        pthread_cond_broadcast(&released);
+    } else {
+        while (b->generation == generation)
+            pthread_cond_wait(&released, &lock);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+/* The end of a call in the fan-out model: every core's transfers are complete, and its
+ * array memory is poisoned for the next call. */
+void group_barrier(unsigned id)
+{
+    const unsigned core = core_of("group_barrier");
+    core_barrier(id, BNG_TARGET_CORES);
+    bng_dma_engine_end(core);
+    bng_dma_engine_begin(core, ++calls[core]);
+}
+
+void *vector_malloc(unsigned int bytes)
+{
+    const unsigned core = core_of("vector_malloc");
+    pthread_once(&engine_once, init_engine);
+    if (bytes > BNG_PRIVATE_BYTES || allocated[core]++)
+        bng_dma_engine_fail("vector_malloc", "the mock serves one array of at most "
+                            "BNG_PRIVATE_BYTES per core", (int)core);
+    return bng_dma_engine_arena(core);
+}
+
+unsigned int dma_p2p(void *src, unsigned long src_row_num, unsigned int src_row_size, int src_row_step,
+                     void *dst, unsigned long dst_row_num, unsigned int dst_row_size, int dst_row_step,
+                     bool row_syn, unsigned int synmask)
+{
+    const unsigned core = core_of("dma_p2p");
+    const uintptr_t arena = (uintptr_t)bng_dma_engine_arena(core), at = (uintptr_t)dst;
+    const void *private_side = at >= arena && at - arena < BNG_PRIVATE_BYTES ? dst : src;
+
+    if (src_row_num != dst_row_num || src_row_size != dst_row_size || row_syn || synmask)
+        bng_dma_engine_fail("dma_p2p", "the mock copies rows of equal shape only", (int)core);
+    return (unsigned)bng_dma_engine_issue(core, "dma_p2p", dst, dst_row_size + (size_t)dst_row_step,
+                                          src, src_row_size + (size_t)src_row_step, src_row_num,
+                                          src_row_size, private_side);
+}
+
+void dma_wait(unsigned int ch)
+{
+    bng_dma_engine_wait(core_of("dma_wait"), "dma_wait", (int)ch);
+}
+
+int dma_query(unsigned int ch)
+{
+    return bng_dma_engine_done(core_of("dma_query"), (int)ch);
+}
+
+unsigned long get_clk(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (unsigned long)t.tv_sec * 1000000000ul + (unsigned long)t.tv_nsec;
+}
+
+void hthread_mock_idle(void)
+{
+    const struct timespec pause = {0, 20000};    /* 20 us: the cores are threads here */
+    nanosleep(&pause, NULL);
+}
+
+/* ---- launching cores ---- */
+
+typedef struct {
+    unsigned core;
+    void (*worker)(void);
+    void (*fn)(void *);
+    void *arg;
+} core_start;
+
+static void *run_worker(void *p)
+{
+    const core_start *s = p;
+    this_core = (int)s->core;
+    bng_dma_engine_begin(s->core, 0);
+    s->worker();
+    return NULL;
+}
+
+void hthread_mock_start_workers(void (*worker)(void))
+{
+    static core_start starts[BNG_TARGET_CORES];
+    unsigned core;
+
+    pthread_once(&engine_once, init_engine);
+    this_core = 0;
+    bng_dma_engine_begin(0, 0);
+    for (core = 1; core < BNG_TARGET_CORES; core++) {
+        pthread_t thread;
+        starts[core].core = core;
+        starts[core].worker = worker;
+        if (pthread_create(&thread, NULL, run_worker, &starts[core]) != 0 || pthread_detach(thread) != 0)
+            bng_dma_engine_fail("hthread_mock_start_workers", "cannot start a core", (int)core);
+    }
+}
+
+static void *run_spmd(void *p)
+{
+    const core_start *s = p;
+    this_core = (int)s->core;
+    bng_dma_engine_begin(s->core, ++calls[s->core]);
+    s->fn(s->arg);
+    bng_dma_engine_end(s->core);
+    this_core = -1;
+    return NULL;
+}
+
+void hthread_mock_spmd(void (*fn)(void *), void *arg)
+{
+    pthread_t threads[BNG_TARGET_CORES];
+    core_start starts[BNG_TARGET_CORES];
+    unsigned core;
+
+    pthread_once(&engine_once, init_engine);
+    for (core = 0; core < BNG_TARGET_CORES; core++) {
+        starts[core].core = core;
+        starts[core].fn = fn;
+        starts[core].arg = arg;
+        if (pthread_create(&threads[core], NULL, run_spmd, &starts[core]) != 0)
+            bng_dma_engine_fail("hthread_mock_spmd", "cannot start a core", (int)core);
+    }
+    for (core = 0; core < BNG_TARGET_CORES; core++)
+        pthread_join(threads[core], NULL);
+}
