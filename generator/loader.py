@@ -11,7 +11,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import yaml
 
 from .errors import ConfigError
-from .model import BACKENDS, DTYPES, Config, DTypeConfig, Location, MemoryConfig, Target
+from .model import (BACKENDS, DTYPES, Config, DTypeConfig, Location, MemoryConfig,
+                    NativeSpellings, Target)
 
 TARGET_NAME = re.compile(r"[a-z0-9_]{1,64}\Z")
 # Strings that reach generated C must stay inside their comment or token. A
@@ -28,6 +29,31 @@ NOT_A_QUALIFIER = frozenset((
     "_Bool", "_Complex", "struct", "union", "enum", "typedef", "extern", "static", "auto",
     "register", "inline", "restrict", "sizeof", "return", "if", "else", "for", "while", "do",
     "switch", "case", "default", "goto", "break", "continue", "half"))
+# The native backend's spellings: defaults from the public MT-3000 material (the
+# compiler's compiler/m3000.h), to be checked against your part's toolchain. Each
+# operation is a C expression over its placeholders.
+NATIVE_DEFAULTS = {
+    "header": "compiler/m3000.h",
+    "type": "lvector float",
+    "load": "vec_ld(0, {ptr})",
+    "store": "vec_st({value}, 0, {ptr})",
+    "broadcast": "vec_svbcast({scalar})",
+    "add": "vec_add({a}, {b})",
+    "sub": "vec_sub({a}, {b})",
+    "mul": "vec_muli({a}, {b})",
+    "half_load": "",
+    "half_store": "",
+}
+NATIVE_PLACEHOLDERS = {
+    "load": ("ptr",), "store": ("value", "ptr"), "broadcast": ("scalar",),
+    "add": ("a", "b"), "sub": ("a", "b"), "mul": ("a", "b"),
+    "half_load": ("ptr",), "half_store": ("value", "ptr"),
+}
+# An operation: identifiers, numbers, parentheses, commas, + - * and placeholders;
+# nothing that could end the expression or the macro (; { } # " ' \ / newlines).
+NATIVE_EXPRESSION = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[(),+*\- ]|\{[a-z]+\})*\Z")
+NATIVE_TYPE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?: [A-Za-z_][A-Za-z0-9_]*){0,3}\Z")
+NATIVE_HEADER = re.compile(r"(?:[A-Za-z0-9_][A-Za-z0-9_.\-]*/)*[A-Za-z0-9_][A-Za-z0-9_.\-]*\.h\Z")
 MAX_LANES = 64          # the widest vector include/bng_vec.h defines
 MAX_CORES = 31            # core_mask is a C int: bit 31 is its sign
 MAX_SPECIALIZED_CHANNELS = 4096
@@ -148,6 +174,36 @@ def _qualifier_problem(text: str) -> Optional[str]:
     return None
 
 
+def _native(doc: _Doc, node, key: str) -> NativeSpellings:
+    names = tuple(NATIVE_DEFAULTS)
+    fields = doc.mapping(node, key, names, ()) if node is not None else {}
+    out = dict(NATIVE_DEFAULTS)
+    for name, (_, vnode) in fields.items():
+        k = f"{key}.{name}"
+        text = doc.string(vnode, k)
+        if name == "header":
+            if text and not NATIVE_HEADER.match(text):
+                doc.fail(vnode, k, "a header path like compiler/m3000.h (letters, digits, "
+                         "_ . - and /), or \"\" for none")
+        elif name == "type":
+            if not NATIVE_TYPE.match(text) or text.split()[0] in ("struct", "union", "enum"):
+                doc.fail(vnode, k, "one to four C words naming the float vector type, e.g. "
+                         "lvector float")
+        else:
+            wanted = NATIVE_PLACEHOLDERS[name]
+            used = re.findall(r"\{([a-z]+)\}", text)
+            if not text and name.startswith("half_"):
+                pass
+            elif not NATIVE_EXPRESSION.match(text) or sorted(used) != sorted(wanted) \
+                    or text.count("(") != text.count(")"):
+                doc.fail(vnode, k, "a C expression of identifiers, numbers, ( ) , + - * "
+                         f"using {', '.join('{' + w + '}' for w in wanted)} once each"
+                         + (", or \"\" for the lane-wise conversion" if name.startswith("half_") else "")
+                         + f"; e.g. {NATIVE_DEFAULTS[name] or 'vec_ldh({ptr})'}")
+        out[name] = text
+    return NativeSpellings(**out)
+
+
 def _description(doc: _Doc, node, key: str) -> str:
     text = doc.string(node, key)
     bad = next((d for d in DESCRIPTION_FORBIDDEN if d in text), None)
@@ -246,8 +302,8 @@ def _target(doc: _Doc, name: str, knode, node) -> Target:
     if not TARGET_NAME.match(name):
         doc.fail(knode, key, "a target name is 1 to 64 lower-case letters, digits and _")
     names = ("description", "dtypes", "cores", "vector_backend", "memory", "channels",
-             "max_unroll")
-    f = doc.mapping(node, key, names, names)
+             "max_unroll", "native")
+    f = doc.mapping(node, key, names, names[:-1])
     fields = dict(
         name=name,
         description=_description(doc, f["description"][1], f"{key}.description"),
@@ -257,6 +313,7 @@ def _target(doc: _Doc, name: str, knode, node) -> Target:
         memory=_memory(doc, f["memory"][1], f"{key}.memory"),
         channels=_channels(doc, f["channels"][1], f"{key}.channels"),
         max_unroll=doc.integer(f["max_unroll"][1], f"{key}.max_unroll", 1, MAX_UNROLL),
+        native=_native(doc, f["native"][1] if "native" in f else None, f"{key}.native"),
     )
     # Where each setting stood, for the checks validate.py makes after loading.
     locations = {"": doc.location(knode)}

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Optional, Tuple
 
 DTYPES = ("f32", "f16")
-BACKENDS = ("gnu", "portable")
+BACKENDS = ("gnu", "portable", "native")
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,22 @@ class MemoryConfig:
 
 
 @dataclass(frozen=True)
+class NativeSpellings:
+    """How the target compiler spells its vector type and the operations the kernels
+    use: C expressions with {ptr}, {value}, {scalar}, {a}, {b} placeholders."""
+    header: str               # included for the type and intrinsics ("" for none)
+    type: str                 # the float vector type, e.g. "lvector float"
+    load: str
+    store: str
+    broadcast: str
+    add: str
+    sub: str
+    mul: str
+    half_load: str            # "" : lane-wise conversion through bng_half.h
+    half_store: str
+
+
+@dataclass(frozen=True)
 class Target:
     name: str
     description: str
@@ -47,6 +63,7 @@ class Target:
     memory: MemoryConfig
     channels: Tuple[int, ...]
     max_unroll: int
+    native: NativeSpellings
     channels_overridden: bool = False   # True when --channels replaced the YAML list
     # dotted key ("memory.private_bytes") -> where it stood; "" is the target itself
     locations: Dict[str, Location] = field(default_factory=dict, compare=False, repr=False)

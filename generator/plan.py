@@ -261,6 +261,7 @@ class TargetPlan:
         ]
         out += [OutputFile(f"{base}/bng_{d.name}_ukernels.c", "ukernels.c.j2", d.name)
                 for d in self.dtypes]
+        out.append(OutputFile(f"{base}/bng_native.h", "bng_native.h.j2"))
         out.append(OutputFile(f"{base}/build.mk", "build.mk.j2"))
         return tuple(out)
 

@@ -37,6 +37,7 @@ def render_target(env: jinja2.Environment, tp: TargetPlan) -> List[Tuple[str, st
             ops=OPS,
             workspace=WORKSPACE,
             shared_sources=SHARED_SOURCES,
+            n=tp.target.native,
         )
         out.append((f.path, text))
     return out

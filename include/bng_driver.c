@@ -76,6 +76,13 @@ static int bng_read_params(const bng_dtype_config *dtype, const long long *param
     for (slot = BNG_PARAM_MEAN; slot <= BNG_PARAM_DSCALE; slot++)
         if (params[slot] == 0)
             return BNG_ENULL;
+    /* Each pointer aligned to its element type: the kernels load whole elements (and a
+     * DSP may trap on a misaligned one). */
+    if (((uintptr_t)x | (uintptr_t)dy | (uintptr_t)dx) & (dtype->element_bytes - 1))
+        return BNG_EALIGN;
+    for (slot = BNG_PARAM_MEAN; slot <= BNG_PARAM_DSCALE; slot++)
+        if ((unsigned long long)params[slot] & (dtype->stats_bytes - 1))
+            return BNG_EALIGN;
     if (params[BNG_PARAM_BATCH] < 1)
         return BNG_EBATCH;
     if (params[BNG_PARAM_CHANNEL] < 1)

@@ -1,14 +1,17 @@
-/* A small float32 vector API for the generated kernels, with two backends.
+/* A small float32 vector API for the generated kernels, with three backends.
  *
  *   BNG_VEC_GNU       GCC/clang vector extensions (__attribute__((vector_size))):
  *                     the compiler maps each operation onto the target's vector unit.
  *   BNG_VEC_PORTABLE  plain C99 structs and loops, for any compiler.
+ *   BNG_VEC_NATIVE    the target compiler's own vector type and intrinsics, as
+ *                     targets.yaml spells them (the generated bng_native.h), at the
+ *                     target's f32 width; plain C99 for the narrower tails.
  *
  * bng_f32xN holds N float lanes, N in 1, 2, 4, 8, 16, 32, 64. Loads and stores take
  * float or half memory (the _f32 and _f16 suffixes); arithmetic is always float32.
  * Every operation is one IEEE operation per lane, so both backends give identical
  * bits when the compiler does not contract a*b+c into an FMA (-ffp-contract=off).
- * Loads and stores need no alignment.
+ * Loads and stores need element alignment only (a float, or a half).
  */
 #ifndef BNG_VEC_H
 #define BNG_VEC_H
@@ -17,9 +20,10 @@
 
 #define BNG_VEC_GNU 1
 #define BNG_VEC_PORTABLE 2
+#define BNG_VEC_NATIVE 3
 
 #ifndef BNG_VEC_BACKEND
-#error "define BNG_VEC_BACKEND as BNG_VEC_GNU or BNG_VEC_PORTABLE"
+#error "define BNG_VEC_BACKEND as BNG_VEC_GNU, BNG_VEC_PORTABLE or BNG_VEC_NATIVE"
 #endif
 
 #if BNG_VEC_BACKEND == BNG_VEC_GNU
@@ -27,28 +31,34 @@
 /* A vector function that is not inlined passes its vectors through memory. */
 #define BNG_VEC_FN static inline __attribute__((always_inline))
 
-/* Half memory, lane-parallel and branch-free (GCC scalarizes vector conversions of
- * _Float16 on CPUs without half arithmetic). half -> float: move exponent and
- * mantissa into place and multiply by 2^112, exact for subnormals too; Inf and NaN
- * get an all-ones exponent (NaN made quiet). float -> half: round to nearest even on
- * the bits; below the half normal range, adding 0.5f lets the FPU round the
- * subnormal (both need IEEE subnormals, i.e. no flush-to-zero or denormals-are-zero).
- * The results equal bng_f16_bits_to_float and bng_float_to_f16_bits bit for bit. */
+/* Half memory, lane-parallel and branch-free, with only what a GCC 8-era compiler has
+ * (no __builtin_convertvector, no _Float16 arithmetic): lanes widen and narrow through
+ * plain loops over the vector's elements, which GCC and clang turn into vector
+ * instructions. half -> float: exponent and mantissa moved into place and rebiased; a
+ * subnormal half m * 2^-24 is computed as ((2^23 + m) - 2^23) * 2^-24, every step a
+ * normal float, so an FPU that flushes subnormals (FTZ/DAZ) gives the same bits; Inf and
+ * NaN get an all-ones exponent (NaN made quiet). float -> half: round to nearest even
+ * on the bits; below the half normal range, adding 0.5f (a normal result) lets the FPU
+ * round the subnormal. Masks come from sign bits, not vector compares (which GCC splits
+ * per lane). The results equal bng_f16_bits_to_float and bng_float_to_f16_bits bit for
+ * bit. */
 #define BNG_F16_MEMORY(N)                                                            \
-    typedef unsigned short bng_u16x##N __attribute__((vector_size(2 * N)));          \
     typedef unsigned int bng_u32x##N __attribute__((vector_size(4 * N)));            \
-    /* Masks come from sign bits, not vector compares (which GCC splits per lane). */\
-    BNG_VEC_FN bng_f32x##N bng_f32x##N##_load_f16(const half *p)                  \
+    BNG_VEC_FN bng_f32x##N bng_f32x##N##_load_f16(const half *p)                     \
     {                                                                                \
-        bng_u16x##N h;                                                               \
-        bng_u32x##N w, bits, special, payload;                                       \
+        const unsigned short *h = (const unsigned short *)(const void *)p;           \
+        bng_u32x##N w, bits, subnormal, special, payload;                            \
         bng_f32x##N f;                                                               \
-        __builtin_memcpy(&h, p, sizeof h);                                           \
-        w = __builtin_convertvector(h, bng_u32x##N);                                 \
-        bits = (w & 0x7fffu) << 13;                                                  \
+        int i;                                                                       \
+        for (i = 0; i < N; i++)                                                      \
+            w[i] = h[i];                                                             \
+        bits = 0x4b000000u | (w & 0x3ffu);                    /* 2^23 + m */         \
         __builtin_memcpy(&f, &bits, sizeof f);                                       \
-        f = f * 0x1p112f;                                                            \
-        __builtin_memcpy(&bits, &f, sizeof f);                                       \
+        f = (f - 8388608.0f) * 0x1p-24f;                      /* m * 2^-24 */        \
+        __builtin_memcpy(&subnormal, &f, sizeof f);                                  \
+        bits = ((w & 0x7fffu) << 13) + 0x38000000u;           /* rebias 15 -> 127 */ \
+        special = 0u - (((w & 0x7c00u) - 1u) >> 31);          /* exponent 0 */       \
+        bits = (special & subnormal) | (~special & bits);                            \
         special = 0u - (((w & 0x7c00u) + 0x400u) >> 15);      /* exponent 31 */      \
         payload = ((w & 0x3ffu) + 0x3ffu) >> 10 << 22;        /* NaN: quiet bit */   \
         bits |= special & (0x7f800000u | payload);                                   \
@@ -56,11 +66,12 @@
         __builtin_memcpy(&f, &bits, sizeof f);                                       \
         return f;                                                                    \
     }                                                                                \
-    BNG_VEC_FN void bng_f32x##N##_store_f16(half *p, bng_f32x##N v)               \
+    BNG_VEC_FN void bng_f32x##N##_store_f16(half *p, bng_f32x##N v)                  \
     {                                                                                \
+        unsigned short *out = (unsigned short *)(void *)p;                           \
         bng_u32x##N x, a, h, sub, below, overflow, nan;                              \
         bng_f32x##N af;                                                              \
-        bng_u16x##N out;                                                             \
+        int i;                                                                       \
         __builtin_memcpy(&x, &v, sizeof x);                                          \
         a = x & 0x7fffffffu;                                                         \
         h = (a - 0x38000000u + 0xfffu + ((a >> 13) & 1u)) >> 13;                     \
@@ -75,21 +86,35 @@
         h = (overflow & 0x7c00u) | (~overflow & h);                                  \
         h = (nan & (0x7e00u | ((a >> 13) & 0x3ffu))) | (~nan & h);                   \
         h |= (x >> 16) & 0x8000u;                                                    \
-        out = __builtin_convertvector(h, bng_u16x##N);                               \
-        __builtin_memcpy(p, &out, sizeof out);                                       \
+        for (i = 0; i < N; i++)                                                      \
+            out[i] = (unsigned short)h[i];                                           \
     }
 
-#if defined(__AVX512F__) && defined(__x86_64__)
-/* x86 with AVX-512: the hardware conversions (exact, round to nearest even) for
- * widths of 16 lanes and more; narrower tails keep the bit-level code above. */
+#if defined(__x86_64__) && (defined(__AVX512F__) || defined(__F16C__))
+/* x86 hosts: the hardware conversions (exact, round to nearest even, the same bits),
+ * 16 lanes at a time with AVX-512, 8 with F16C (every x86 since 2012); narrower tails
+ * keep the bit-level code above. Intrinsics any GCC since 4.9 has. */
 #include <immintrin.h>
+#if defined(__AVX512F__)
+#define BNG_F16_HW_LANES 16
+typedef __m512 bng_x86_f32;
+#define BNG_X86_LOAD_F16(p) _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(p)))
+#define BNG_X86_STORE_F16(p, v) \
+    _mm256_storeu_si256((__m256i *)(void *)(p), _mm512_cvtps_ph((v), _MM_FROUND_TO_NEAREST_INT))
+#else
+#define BNG_F16_HW_LANES 8
+typedef __m256 bng_x86_f32;
+#define BNG_X86_LOAD_F16(p) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(p)))
+#define BNG_X86_STORE_F16(p, v) \
+    _mm_storeu_si128((__m128i *)(void *)(p), _mm256_cvtps_ph((v), _MM_FROUND_TO_NEAREST_INT))
+#endif
 #define BNG_F16_MEMORY_WIDE(N)                                                       \
     BNG_VEC_FN bng_f32x##N bng_f32x##N##_load_f16(const half *p)                     \
     {                                                                                \
         bng_f32x##N f;                                                               \
         int i;                                                                       \
-        for (i = 0; i < N; i += 16) {                                                \
-            __m512 part = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(p + i))); \
+        for (i = 0; i < N; i += BNG_F16_HW_LANES) {                                 \
+            bng_x86_f32 part = BNG_X86_LOAD_F16(p + i);                              \
             __builtin_memcpy((float *)(void *)&f + i, &part, sizeof part);           \
         }                                                                            \
         return f;                                                                    \
@@ -97,14 +122,14 @@
     BNG_VEC_FN void bng_f32x##N##_store_f16(half *p, bng_f32x##N v)                  \
     {                                                                                \
         int i;                                                                       \
-        for (i = 0; i < N; i += 16) {                                                \
-            __m512 part;                                                             \
+        for (i = 0; i < N; i += BNG_F16_HW_LANES) {                                 \
+            bng_x86_f32 part;                                                        \
             __builtin_memcpy(&part, (const float *)(const void *)&v + i, sizeof part); \
-            _mm256_storeu_si256((__m256i *)(void *)(p + i),                          \
-                                _mm512_cvtps_ph(part, _MM_FROUND_TO_NEAREST_INT));   \
+            BNG_X86_STORE_F16(p + i, part);                                          \
         }                                                                            \
     }
 #else
+#define BNG_F16_HW_LANES 0     /* no hardware conversion: every width is bit-level */
 #define BNG_F16_MEMORY_WIDE(N) BNG_F16_MEMORY(N)
 #endif
 
@@ -138,7 +163,7 @@
         return a * b;                                                                \
     }
 
-#elif BNG_VEC_BACKEND == BNG_VEC_PORTABLE
+#elif BNG_VEC_BACKEND == BNG_VEC_PORTABLE || BNG_VEC_BACKEND == BNG_VEC_NATIVE
 
 #define BNG_F32_VECTOR(N)                                                            \
     typedef struct { float lane[N]; } bng_f32x##N;                                   \
@@ -202,25 +227,110 @@
             p[i] = bng_half_from_float(v.lane[i]);                                   \
     }
 #define BNG_F16_MEMORY_WIDE(N) BNG_F16_MEMORY(N)
+#define BNG_F16_HW_LANES 0
 
 #else
-#error "BNG_VEC_BACKEND must be BNG_VEC_GNU or BNG_VEC_PORTABLE"
+#error "BNG_VEC_BACKEND must be BNG_VEC_GNU, BNG_VEC_PORTABLE or BNG_VEC_NATIVE"
 #endif
 
-BNG_F32_VECTOR(1)
-BNG_F32_VECTOR(2)
-BNG_F32_VECTOR(4)
-BNG_F32_VECTOR(8)
-BNG_F32_VECTOR(16)
-BNG_F32_VECTOR(32)
-BNG_F32_VECTOR(64)
+#if BNG_VEC_BACKEND == BNG_VEC_NATIVE
+/* The target's own vector type at BNG_F32_LANES (bng_kernels.h) lanes, through the
+ * spellings of bng_native.h; half memory through its half spellings when targets.yaml
+ * gives them, else lane by lane through bng_half.h. Loads and stores are handed
+ * element-aligned pointers: the spelled load must accept them. */
+#include "bng_native.h"
+#define BNG_NATIVE_LANES BNG_F32_LANES
+#ifdef BNG_NATIVE_HALF_LOAD
+#define BNG_NATIVE_LOAD_F16(p) BNG_NATIVE_HALF_LOAD(p)
+#else
+static inline bng_native_f32 bng_native_load_f16(const half *p)
+{
+    float lanes[BNG_NATIVE_LANES];
+    int i;
+    for (i = 0; i < BNG_NATIVE_LANES; i++)
+        lanes[i] = bng_half_to_float(p[i]);
+    return BNG_NATIVE_LOAD(lanes);
+}
+#define BNG_NATIVE_LOAD_F16(p) bng_native_load_f16(p)
+#endif
+#ifdef BNG_NATIVE_HALF_STORE
+#define BNG_NATIVE_STORE_F16(p, v) BNG_NATIVE_HALF_STORE(p, v)
+#else
+static inline void bng_native_store_f16(half *p, bng_native_f32 v)
+{
+    float lanes[BNG_NATIVE_LANES];
+    int i;
+    BNG_NATIVE_STORE(lanes, v);
+    for (i = 0; i < BNG_NATIVE_LANES; i++)
+        p[i] = bng_half_from_float(lanes[i]);
+}
+#define BNG_NATIVE_STORE_F16(p, v) bng_native_store_f16(p, v)
+#endif
+#define BNG_NATIVE_VECTOR(N)                                                         \
+    typedef bng_native_f32 bng_f32x##N;                                              \
+    static inline bng_f32x##N bng_f32x##N##_zero(void) { return BNG_NATIVE_BROADCAST(0.0f); } \
+    static inline bng_f32x##N bng_f32x##N##_load_f32(const float *p) { return BNG_NATIVE_LOAD(p); } \
+    static inline void bng_f32x##N##_store_f32(float *p, bng_f32x##N v) { BNG_NATIVE_STORE(p, v); } \
+    static inline bng_f32x##N bng_f32x##N##_add(bng_f32x##N a, bng_f32x##N b) { return BNG_NATIVE_ADD(a, b); } \
+    static inline bng_f32x##N bng_f32x##N##_sub(bng_f32x##N a, bng_f32x##N b) { return BNG_NATIVE_SUB(a, b); } \
+    static inline bng_f32x##N bng_f32x##N##_mul(bng_f32x##N a, bng_f32x##N b) { return BNG_NATIVE_MUL(a, b); } \
+    static inline bng_f32x##N bng_f32x##N##_load_f16(const half *p) { return BNG_NATIVE_LOAD_F16(p); } \
+    static inline void bng_f32x##N##_store_f16(half *p, bng_f32x##N v) { BNG_NATIVE_STORE_F16(p, v); }
+/* A width is native when it is the target's f32 width. */
+#define BNG_IS_NATIVE(N) (BNG_NATIVE_LANES == N)
+#else
+#define BNG_IS_NATIVE(N) 0
+#endif
 
+#if BNG_IS_NATIVE(1)
+BNG_NATIVE_VECTOR(1)
+#else
+BNG_F32_VECTOR(1)
 BNG_F16_MEMORY(1)
+#endif
+#if BNG_IS_NATIVE(2)
+BNG_NATIVE_VECTOR(2)
+#else
+BNG_F32_VECTOR(2)
 BNG_F16_MEMORY(2)
+#endif
+#if BNG_IS_NATIVE(4)
+BNG_NATIVE_VECTOR(4)
+#else
+BNG_F32_VECTOR(4)
 BNG_F16_MEMORY(4)
+#endif
+#if BNG_IS_NATIVE(8)
+BNG_NATIVE_VECTOR(8)
+#else
+BNG_F32_VECTOR(8)
+#if BNG_F16_HW_LANES && BNG_F16_HW_LANES <= 8
+BNG_F16_MEMORY_WIDE(8)
+#else
 BNG_F16_MEMORY(8)
+#endif
+#endif
+#if BNG_IS_NATIVE(16)
+BNG_NATIVE_VECTOR(16)
+#else
+BNG_F32_VECTOR(16)
+#if BNG_F16_HW_LANES && BNG_F16_HW_LANES <= 16
 BNG_F16_MEMORY_WIDE(16)
+#else
+BNG_F16_MEMORY(16)
+#endif
+#endif
+#if BNG_IS_NATIVE(32)
+BNG_NATIVE_VECTOR(32)
+#else
+BNG_F32_VECTOR(32)
 BNG_F16_MEMORY_WIDE(32)
+#endif
+#if BNG_IS_NATIVE(64)
+BNG_NATIVE_VECTOR(64)
+#else
+BNG_F32_VECTOR(64)
 BNG_F16_MEMORY_WIDE(64)
+#endif
 
 #endif /* BNG_VEC_H */

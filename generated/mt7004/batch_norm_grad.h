@@ -33,13 +33,14 @@ extern "C" {
 #define BNG_PARAM_STATUS   8
 #define BNG_PARAMS_LEN     12
 
-/* Status codes. On an error nothing but the status is written. */
+/* Status codes, checked in this order. On an error nothing but the status is written. */
 #define BNG_OK        0
 #define BNG_ENULL    (-1)  /* a NULL among x, dy, dx, mean, invar, scale, dbias, dscale */
 #define BNG_EBATCH   (-2)  /* batch < 1 */
 #define BNG_ECHANNEL (-3)  /* channel < 1 */
 #define BNG_ERANGE   (-4)  /* batch * channel elements beyond the 32-bit address space */
 #define BNG_ECOREMASK (-5) /* _s: no core of the 8 selected by core_mask */
+#define BNG_EALIGN   (-6)  /* x, dy or dx not aligned to its element type, or a per-channel array to its type */
 
 /* Address-space qualifier for pointers into shared memory. */
 #define BNG_SHARED 

@@ -70,9 +70,9 @@ void bng_case_check(const bng_case *k);
 /* Check all guard bytes and that params[9..11] still hold their sentinels. */
 void bng_case_check_guards(const bng_case *k);
 
-/* Before any test: start the cores a launch model needs (BNG_TEST_LAUNCH_FANOUT: the
- * reference hthreads HAL's workers). */
-void bng_test_launch_init(void);
+/* Before any test: the FPU mode (BNG_TEST_FTZ=1: flush-to-zero, as on the DSP), and the
+ * cores a launch model needs (BNG_TEST_LAUNCH_FANOUT: the reference HAL's workers). */
+void bng_test_init(void);
 
 /* Largest error seen as a fraction of the bound, per storage type name (max 8 types). */
 void bng_report_error_ratios(void);

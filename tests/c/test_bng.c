@@ -286,6 +286,24 @@ START_TEST(test_errors_write_status_only)
     k.params[BNG_PARAM_BATCH] = 2;
     k.params[BNG_PARAM_CHANNEL] = LLONG_MAX;
     expect_error(&k, k.x.p, k.dy.p, k.dx.p, BNG_ERANGE, "channel LLONG_MAX");
+    /* Misaligned pointers (one byte off their element type), after NULLs, before the
+     * shape. f16 data is 2-byte aligned, so one byte off is misaligned for every type. */
+    k.params[BNG_PARAM_BATCH] = 4;
+    k.params[BNG_PARAM_CHANNEL] = (long long)k.channel;
+    expect_error(&k, (char *)k.x.p + 1, k.dy.p, k.dx.p, BNG_EALIGN, "x misaligned");
+    expect_error(&k, k.x.p, (char *)k.dy.p + 1, k.dx.p, BNG_EALIGN, "dy misaligned");
+    expect_error(&k, k.x.p, k.dy.p, (char *)k.dx.p + 1, BNG_EALIGN, "dx misaligned");
+    for (slot = BNG_PARAM_MEAN; slot <= BNG_PARAM_DSCALE; slot++) {
+        char what[40];
+        snprintf(what, sizeof what, "params[%d] misaligned", slot);
+        k.params[slot] += 1;
+        expect_error(&k, k.x.p, k.dy.p, k.dx.p, BNG_EALIGN, what);
+        k.params[BNG_PARAM_BATCH] = 0;
+        expect_error(&k, k.x.p, k.dy.p, k.dx.p, BNG_EALIGN, "misaligned and batch 0");
+        k.params[BNG_PARAM_BATCH] = 4;
+        k.params[slot] -= 1;
+    }
+    expect_error(&k, NULL, (char *)k.dy.p + 1, k.dx.p, BNG_ENULL, "NULL and misaligned");
     /* NULL wins over a bad shape: the first check in the documented order. */
     k.params[BNG_PARAM_BATCH] = 0;
     expect_error(&k, k.x.p, NULL, k.dx.p, BNG_ENULL, "NULL and batch 0");
@@ -498,6 +516,10 @@ START_TEST(test_shared_errors_write_status_only)
     k.params[BNG_PARAM_DSCALE] = 0;
     expect_shared_error(&k, k.x.p, k.dy.p, k.dx.p, FULL_MASK, BNG_ENULL, "dscale NULL");
     k.params[BNG_PARAM_DSCALE] = saved;
+    expect_shared_error(&k, k.x.p, (char *)k.dy.p + 1, k.dx.p, FULL_MASK, BNG_EALIGN, "dy misaligned");
+    k.params[BNG_PARAM_SCALE] += 1;
+    expect_shared_error(&k, k.x.p, k.dy.p, k.dx.p, FULL_MASK, BNG_EALIGN, "scale misaligned");
+    k.params[BNG_PARAM_SCALE] -= 1;
     k.params[BNG_PARAM_BATCH] = 0;
     expect_shared_error(&k, k.x.p, k.dy.p, k.dx.p, FULL_MASK, BNG_EBATCH, "batch 0");
     k.params[BNG_PARAM_BATCH] = 4;
@@ -547,7 +569,7 @@ int main(void)
     SRunner *sr = srunner_create(suite());
     int failed;
 
-    bng_test_launch_init();
+    bng_test_init();
     /* No fork: the error ratios gathered across tests are reported at the end. */
     srunner_set_fork_status(sr, CK_NOFORK);
     srunner_run_all(sr, CK_SILENT);

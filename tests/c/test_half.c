@@ -8,6 +8,7 @@
  * has one.
  */
 #include <check.h>
+#include "bng_ftz.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -218,6 +219,7 @@ int main(void)
     SRunner *sr;
     int failed;
 
+    bng_test_enable_ftz();
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_every_half_to_float);
     tcase_add_test(tc, test_float_to_half_at_values_and_midpoints);

@@ -286,6 +286,56 @@ class HostileInputTest(TempDir):
         self.assertIn("report measures the objects built from generated/", err)
 
 
+class NativeSpellingsTest(TempDir):
+    NATIVE = GOOD.replace("vector_backend: gnu", "vector_backend: native")
+
+    def with_native(self, body):
+        return self.NATIVE + "    native:\n" + "".join(f"      {line}\n" for line in body)
+
+    def test_defaults_are_the_mt3000_spellings(self):
+        t = load(self.write_config(self.NATIVE)).targets[0]
+        self.assertEqual((t.vector_backend, t.native.type, t.native.load),
+                         ("native", "lvector float", "vec_ld(0, {ptr})"))
+        out = self.tmp + "/out"
+        self.assertEqual(run("generate", "--config", self.write_config(self.NATIVE), "--out", out)[0], 0)
+        with open(out + "/dsp/bng_native.h") as f:
+            text = f.read()
+        self.assertIn("typedef lvector float bng_native_f32;", text)
+        self.assertIn("#define BNG_NATIVE_LOAD(ptr) vec_ld(0, ((bng_native_f32 *)(void *)(ptr)))", text)
+
+    def test_spellings_are_checked(self):
+        path_line = 17      # the first line under native:
+        for body, fragment in (
+                (["corez: x"], "targets.dsp.native.corez: unknown key; allowed: header, type"),
+                (['load: "vec_ld(0, p)"'], "targets.dsp.native.load: a C expression"),
+                (['load: "vec_ld(0, {ptr}); system(1)"'], "targets.dsp.native.load: a C expression"),
+                (['store: "vec_st({value}, 0, {ptr}) /* x */"'], "targets.dsp.native.store"),
+                (['add: "{a} + {a}"'], "using {a}, {b} once each"),
+                (['mul: "f({a}, {b}"'], "targets.dsp.native.mul"),
+                (['half_load: "{ptr}[0]"'], "targets.dsp.native.half_load"),
+                (['type: "struct v"'], "targets.dsp.native.type: one to four C words"),
+                (['type: "float; int"'], "targets.dsp.native.type"),
+                (['header: "../evil.h"'], "targets.dsp.native.header: a header path"),
+                (['header: "a.h>\\n#include <b.h"'], "targets.dsp.native.header")):
+            self.config_error(self.with_native(body), path_line, fragment)
+
+    def test_custom_spellings_render(self):
+        body = ['header: ""', 'type: "vfloat32"', 'add: "{a} + {b}"',
+                'half_load: "vld_h2f({ptr})"', 'half_store: "vst_f2h({value}, {ptr})"']
+        out = self.tmp + "/out"
+        status, _, err = run("generate", "--config", self.write_config(self.with_native(body)),
+                             "--out", out)
+        self.assertEqual(status, 0, err)
+        with open(out + "/dsp/bng_native.h") as f:
+            text = f.read()
+        self.assertNotIn("#include", text)
+        self.assertIn("#define BNG_NATIVE_ADD(a, b) (a) + (b)", text)
+        self.assertIn("#define BNG_NATIVE_HALF_STORE(ptr, value) vst_f2h((value), (ptr))", text)
+
+    config_error = HostileInputTest.config_error
+    expect_clean_error = HostileInputTest.expect_clean_error
+
+
 class AtomicOutputTest(TempDir):
     def test_one_unwritable_file_leaves_every_target_as_it_was(self):
         out = self.tmp + "/out"

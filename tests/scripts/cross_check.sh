@@ -5,7 +5,11 @@
 #      Cortex-M7; undefined symbols only memcpy, memset and the bng_hal_* functions;
 #   2. -std=c99 -pedantic -Wall -Wextra -Werror under gcc and clang, both backends;
 #   3. the portable backend (and portable half) built with tcc passes the Check suite;
-#   4. a vendor drop compiles on its own in a scratch folder with a cross compiler.
+#   4. a vendor drop compiles on its own in a scratch folder with a cross compiler;
+#   5. the GCC 8-era feature set (tests/scripts/gcc8_features.h poisons what GCC 8 lacks):
+#      every source, every backend (native with the host's emulation of the MT-3000
+#      spellings) and half, -std=c99 -Werror, under gcc, clang and
+#      Debian's oldest gcc and clang ($OLDEST_COMPILERS).
 # Usage: tests/scripts/cross_check.sh BUILD_DIR PYTHON TARGET:SOURCE,SOURCE... ...
 set -euo pipefail
 build=$1 python=$2
@@ -86,6 +90,25 @@ for t in "${targets[@]}"; do
   echo "== tcc: $t"
   "$out/test_bng"
 done
+
+# A GCC 8-era vendor compiler's feature set: no __builtin_convertvector,
+# __builtin_shufflevector, _Float16 or __has_builtin.
+matrix=0
+for t in "${targets[@]}"; do
+  for cc in gcc clang ${OLDEST_COMPILERS:-}; do
+    for backend in "-DBNG_VEC_BACKEND=BNG_VEC_GNU" "-DBNG_VEC_BACKEND=BNG_VEC_GNU -DBNG_HALF_PORTABLE" \
+                   "-DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE" \
+                   "-DBNG_VEC_BACKEND=BNG_VEC_NATIVE -DBNG_HALF_PORTABLE -Iinclude/host"; do
+      for f in ${sources[$t]}; do
+        # shellcheck disable=SC2086
+        $cc $warn -O2 -march=native -Wno-psabi -DBNG_FIRMWARE $backend -include tests/scripts/gcc8_features.h \
+          -Iinclude -Igenerated/$t -c "$f" -o /dev/null
+        matrix=$((matrix + 1))
+      done
+    done
+  done
+done
+echo "cross-check: GCC 8-era feature set: $matrix compiles clean (targets x compilers gcc clang ${OLDEST_COMPILERS:-} x 4 backend and half choices x sources)"
 
 # The reference HAL for hthreads, both launch models, freestanding for RISC-V (the
 # runtime's declarations from the host mock's copy of the public header).
