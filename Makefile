@@ -258,6 +258,7 @@ deps-bench:
 bench: deps-c deps-bench ## time every target and backend: table, bench/results.csv, bench/results.png
 	@$(MAKE) --no-print-directory $(BENCHES)
 	@rm -f bench/results.csv
+	@echo "ISA: $$(grep -o -m1 -w 'avx512f' /proc/cpuinfo || grep -o -m1 -w 'avx2' /proc/cpuinfo || uname -m); roofline: the faster of the two traffic-only loops (the one at 100%)"
 	@echo "target  backend   dtype shape          contender                  median_us     GB/s vs_oneDNN roofline"
 	@for b in $(BENCHES); do BNG_HAL_HOST=fast OMP_NUM_THREADS=1 $$b --backend $$(basename $$(dirname $$b)) --csv bench/results.csv || exit 1; done
 	@if command -v gnuplot >/dev/null; then gnuplot bench/plot.gp && echo "plot: bench/results.png"; \
