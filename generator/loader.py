@@ -326,6 +326,32 @@ def _line_of(text: str, position: int) -> int:
     return text.count("\n", 0, position) + 1
 
 
+MAX_NESTING = 64     # flow collections ([ ] and { }) nested deeper are no targets file
+
+
+def _too_deep(text: str) -> Optional[int]:
+    """The line where flow collections nest past MAX_NESTING, before YAML's own
+    recursion runs out (quoted text and comments are skipped)."""
+    depth, line, quote = 0, 1, None
+    for i, ch in enumerate(text):
+        if ch == "\n":
+            line += 1
+            if quote is None or quote == "#":
+                quote = None
+        elif quote:
+            if ch == quote and quote != "#":
+                quote = None
+        elif ch in "\"'" or (ch == "#" and (i == 0 or text[i - 1] in " \t\n")):
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_NESTING:
+                return line
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+    return None
+
+
 def load(path: str) -> Config:
     """Read and type-check targets.yaml; validate.py then checks what needs the plan."""
     doc = _Doc(path)
@@ -341,6 +367,10 @@ def load(path: str) -> Config:
     except UnicodeDecodeError as e:
         raise ConfigError(f"{path}:{_line_of(data.decode('latin-1'), e.start)}", "",
                           f"not UTF-8 text (byte {e.start})") from None
+    deep = _too_deep(text)
+    if deep:
+        raise ConfigError(f"{path}:{deep}", "", f"lists or mappings nested more than "
+                          f"{MAX_NESTING} deep: not a targets file")
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.reader.ReaderError as e:     # a character YAML does not allow (NUL, ...)
@@ -351,7 +381,7 @@ def load(path: str) -> Config:
         where = f"{path}:{mark.line + 1}" if mark else path
         raise ConfigError(where, "", f"not valid YAML: {getattr(e, 'problem', e)}") from None
     except RecursionError:
-        raise ConfigError(path, "", "not valid here: nested too deeply") from None
+        raise ConfigError(path, "", "nested too deeply") from None
     if root is None:
         raise ConfigError(path, "", "the file is empty; it needs a 'targets:' mapping")
     top = doc.mapping(root, "", ("targets",), ("targets",))

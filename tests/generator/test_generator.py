@@ -223,12 +223,11 @@ class HostileInputTest(TempDir):
         self.config_error(GOOD.replace("cores: 8", "cores: !!int ''"), 6, "expected an integer")
         self.config_error(GOOD.replace("cores: 8", "cores: " + "9" * 5000), 6, "5000 characters")
         self.config_error(GOOD.replace("cores: 8", "cores: 0x" + "f" * 5000), 6, "5002 characters")
-        self.expect_clean_error(("generate", "--config", self.write_config(
-            GOOD.replace("[32, 64]", "[" * 500 + "]" * 500)), "--out", self.tmp + "/out"),
-            "nested too deeply")
-        path = self.write_config("targets: " + "[" * 5000 + "]" * 5000 + "\n")
+        self.config_error(GOOD.replace("[32, 64]", "[" * 500 + "]" * 500), 14,
+                          "nested more than 64 deep")
+        path = self.write_config("targets:\n  x: " + "{a: " * 5000 + "1" + "}" * 5000 + "\n")
         self.expect_clean_error(("generate", "--config", path, "--out", self.tmp + "/out"),
-                                "nested too deeply")
+                                "nested more than 64 deep", f"{path}:2:")
 
     def test_a_name_with_a_newline_stays_on_one_line(self):
         self.config_error(GOOD.replace("  dsp:", '  "a\\nb":'), 2, "targets.a\\nb: a target name")
