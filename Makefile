@@ -176,9 +176,14 @@ endef
 $(foreach r,$(SUITE_ROOTS),$(foreach v,$(call flavours,$(r)),$(eval $(call suite_rules,$(r),$(v)))))
 C_SUITES := $(foreach r,$(SUITE_ROOTS),$(foreach v,$(call flavours,$(r)),$(BUILD)/$(notdir $(r))/$(v)/test_bng))
 
-$(BUILD)/test_half: tests/c/test_half.c include/bng_half.h include/bng_vec.h | deps-c
+# The half conversions, exhaustively, through each backend's vector loads and stores.
+HALF_SUITES := $(BUILD)/test_half $(BUILD)/test_half_portable
+$(BUILD)/test_half: tests/c/test_half.c tests/c/bng_ftz.h include/bng_half.h include/bng_vec.h | deps-c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(BNG_CFLAGS) -DBNG_VEC_BACKEND=BNG_VEC_GNU $(CHECK_CFLAGS) $< $(CHECK_LIBS) $(LDLIBS) -o $@
+$(BUILD)/test_half_portable: tests/c/test_half.c tests/c/bng_ftz.h include/bng_half.h include/bng_vec.h | deps-c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(BNG_CFLAGS) $(FLAVOUR_FLAGS_portable) $(CHECK_CFLAGS) $< $(CHECK_LIBS) $(LDLIBS) -o $@
 
 # The manual's two examples, built the way the README tells a caller to.
 MANUAL_EXAMPLES := $(BUILD)/$(FIRST_TARGET)/manual_example_p $(BUILD)/$(FIRST_TARGET)/manual_example_s
@@ -198,13 +203,13 @@ test-c: suites
 # The host HAL's core threads live until exit: their stacks are "possibly lost" by design.
 RUN := $(if $(VALGRIND),valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-possibly-lost=no,)
 
-suites: deps-c deps-python $(BUILD)/test_half $(MANUAL_EXAMPLES) $(C_SUITES) $(if $(VALGRIND),,bench-smoke)
-	$(RUN) $(BUILD)/test_half
+suites: deps-c deps-python $(HALF_SUITES) $(MANUAL_EXAMPLES) $(C_SUITES) $(if $(VALGRIND),,bench-smoke)
+	@set -e; for h in $(HALF_SUITES); do $(RUN) $$h; done
 	@set -e; for e in $(MANUAL_EXAMPLES); do $(RUN) $$e; done
 	@set -e; for s in $(C_SUITES); do echo "== $$s"; $(RUN) $$s; done
 	@set -e; for s in $(filter %/gnu/test_bng,$(C_SUITES)); do echo "== $$s, fast host HAL (what make bench times)"; \
 	  BNG_HAL_HOST=fast $(RUN) $$s; done
-	@set -e; for s in $(BUILD)/test_half $(filter %/gnu/test_bng %/gnu_softhalf/test_bng %/portable/test_bng,$(C_SUITES)); do \
+	@set -e; for s in $(HALF_SUITES) $(filter %/gnu/test_bng %/gnu_softhalf/test_bng %/portable/test_bng,$(C_SUITES)); do \
 	  echo "== $$s, FPU flushing subnormals as the DSP's does"; BNG_TEST_FTZ=1 $(RUN) $$s; done
 
 # Every output of a sweep of shapes through the public ABI, hashed, per target and

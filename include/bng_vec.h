@@ -46,12 +46,14 @@
     typedef unsigned int bng_u32x##N __attribute__((vector_size(4 * N)));            \
     BNG_VEC_FN bng_f32x##N bng_f32x##N##_load_f16(const half *p)                     \
     {                                                                                \
-        const unsigned short *h = (const unsigned short *)(const void *)p;           \
         bng_u32x##N w, bits, subnormal, special, payload;                            \
         bng_f32x##N f;                                                               \
         int i;                                                                       \
-        for (i = 0; i < N; i++)                                                      \
-            w[i] = h[i];                                                             \
+        for (i = 0; i < N; i++) {        /* memcpy: half may be _Float16 */          \
+            unsigned short lane;                                                     \
+            __builtin_memcpy(&lane, p + i, 2);                                       \
+            w[i] = lane;                                                             \
+        }                                                                            \
         bits = 0x4b000000u | (w & 0x3ffu);                    /* 2^23 + m */         \
         __builtin_memcpy(&f, &bits, sizeof f);                                       \
         f = (f - 8388608.0f) * 0x1p-24f;                      /* m * 2^-24 */        \
@@ -68,7 +70,6 @@
     }                                                                                \
     BNG_VEC_FN void bng_f32x##N##_store_f16(half *p, bng_f32x##N v)                  \
     {                                                                                \
-        unsigned short *out = (unsigned short *)(void *)p;                           \
         bng_u32x##N x, a, h, sub, below, overflow, nan;                              \
         bng_f32x##N af;                                                              \
         int i;                                                                       \
@@ -86,8 +87,10 @@
         h = (overflow & 0x7c00u) | (~overflow & h);                                  \
         h = (nan & (0x7e00u | ((a >> 13) & 0x3ffu))) | (~nan & h);                   \
         h |= (x >> 16) & 0x8000u;                                                    \
-        for (i = 0; i < N; i++)                                                      \
-            out[i] = (unsigned short)h[i];                                           \
+        for (i = 0; i < N; i++) {                                                    \
+            const unsigned short lane = (unsigned short)h[i];                        \
+            __builtin_memcpy(p + i, &lane, 2);                                       \
+        }                                                                            \
     }
 
 #if defined(__x86_64__) && (defined(__AVX512F__) || defined(__F16C__))
@@ -211,20 +214,67 @@ typedef __m256 bng_x86_f32;
         return a;                                                                    \
     }
 
+/* Half memory lane by lane, branch-free: the GNU backend's arithmetic on one lane
+ * (see there), so that a compiler can vectorize the loop; the same bits as
+ * bng_half.h's conversions. C99 union punning; memcpy of one half moves its bits
+ * whatever type half is. */
+#include <string.h>
+typedef union { float f; uint32_t u; } bng_lane_bits;
+
+static inline float bng_half_lane_to_float(uint32_t w)
+{
+    bng_lane_bits v, sub;
+    uint32_t zero_exponent, special;
+
+    sub.u = 0x4b000000u | (w & 0x3ffu);                       /* 2^23 + m */
+    sub.f = (sub.f - 8388608.0f) * 0x1p-24f;                  /* m * 2^-24, normal */
+    v.u = ((w & 0x7fffu) << 13) + 0x38000000u;                /* rebias 15 -> 127 */
+    zero_exponent = 0u - (((w & 0x7c00u) - 1u) >> 31);
+    v.u = (zero_exponent & sub.u) | (~zero_exponent & v.u);
+    special = 0u - (((w & 0x7c00u) + 0x400u) >> 15);          /* exponent 31 */
+    v.u |= special & (0x7f800000u | (((w & 0x3ffu) + 0x3ffu) >> 10 << 22));
+    v.u |= (w & 0x8000u) << 16;
+    return v.f;
+}
+
+static inline uint32_t bng_float_lane_to_half(float value)
+{
+    bng_lane_bits x, af;
+    uint32_t a, h, below, overflow, nan;
+
+    x.f = value;
+    a = x.u & 0x7fffffffu;
+    h = (a - 0x38000000u + 0xfffu + ((a >> 13) & 1u)) >> 13;
+    af.u = a;
+    af.f = af.f + 0.5f;
+    below = 0u - ((a - 0x38800000u) >> 31);                   /* a < 2^-14 */
+    overflow = 0u - (((a - 0x477ff000u) >> 31) ^ 1u);         /* a >= 65520 */
+    nan = 0u - ((0x7f800000u - a) >> 31);                     /* a > Inf */
+    h = (below & (af.u - 0x3f000000u)) | (~below & h);
+    h = (overflow & 0x7c00u) | (~overflow & h);
+    h = (nan & (0x7e00u | ((a >> 13) & 0x3ffu))) | (~nan & h);
+    return h | ((x.u >> 16) & 0x8000u);
+}
+
 #define BNG_F16_MEMORY(N)                                                            \
     static inline bng_f32x##N bng_f32x##N##_load_f16(const half *p)                  \
     {                                                                                \
         bng_f32x##N v;                                                               \
         int i;                                                                       \
-        for (i = 0; i < N; i++)                                                      \
-            v.lane[i] = bng_half_to_float(p[i]);                                     \
+        for (i = 0; i < N; i++) {        /* memcpy: half may be _Float16 */          \
+            uint16_t lane;                                                           \
+            memcpy(&lane, p + i, 2);                                                 \
+            v.lane[i] = bng_half_lane_to_float(lane);                                \
+        }                                                                            \
         return v;                                                                    \
     }                                                                                \
     static inline void bng_f32x##N##_store_f16(half *p, bng_f32x##N v)               \
     {                                                                                \
         int i;                                                                       \
-        for (i = 0; i < N; i++)                                                      \
-            p[i] = bng_half_from_float(v.lane[i]);                                   \
+        for (i = 0; i < N; i++) {                                                    \
+            const uint16_t lane = (uint16_t)bng_float_lane_to_half(v.lane[i]);       \
+            memcpy(p + i, &lane, 2);                                                 \
+        }                                                                            \
     }
 #define BNG_F16_MEMORY_WIDE(N) BNG_F16_MEMORY(N)
 #define BNG_F16_HW_LANES 0
@@ -236,7 +286,7 @@ typedef __m256 bng_x86_f32;
 #if BNG_VEC_BACKEND == BNG_VEC_NATIVE
 /* The target's own vector type at BNG_F32_LANES (bng_kernels.h) lanes, through the
  * spellings of bng_native.h; half memory through its half spellings when targets.yaml
- * gives them, else lane by lane through bng_half.h. Loads and stores are handed
+ * gives them, else lane by lane (bng_half_lane_to_float above). Loads and stores are handed
  * element-aligned pointers: the spelled load must accept them. */
 #include "bng_native.h"
 #define BNG_NATIVE_LANES BNG_F32_LANES
@@ -247,8 +297,11 @@ static inline bng_native_f32 bng_native_load_f16(const half *p)
 {
     float lanes[BNG_NATIVE_LANES];
     int i;
-    for (i = 0; i < BNG_NATIVE_LANES; i++)
-        lanes[i] = bng_half_to_float(p[i]);
+    for (i = 0; i < BNG_NATIVE_LANES; i++) {
+        uint16_t lane;
+        memcpy(&lane, p + i, 2);
+        lanes[i] = bng_half_lane_to_float(lane);
+    }
     return BNG_NATIVE_LOAD(lanes);
 }
 #define BNG_NATIVE_LOAD_F16(p) bng_native_load_f16(p)
@@ -261,8 +314,10 @@ static inline void bng_native_store_f16(half *p, bng_native_f32 v)
     float lanes[BNG_NATIVE_LANES];
     int i;
     BNG_NATIVE_STORE(lanes, v);
-    for (i = 0; i < BNG_NATIVE_LANES; i++)
-        p[i] = bng_half_from_float(lanes[i]);
+    for (i = 0; i < BNG_NATIVE_LANES; i++) {
+        const uint16_t lane = (uint16_t)bng_float_lane_to_half(lanes[i]);
+        memcpy(p + i, &lane, 2);
+    }
 }
 #define BNG_NATIVE_STORE_F16(p, v) bng_native_store_f16(p, v)
 #endif
