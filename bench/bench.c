@@ -148,22 +148,30 @@ static void run_naive_f16(problem *p)
 
 /* The memory traffic of a batchnormgrad and nothing else: x and dy read twice, dx
  * written once with plain stores, 64-byte vectors. The OR keeps the reads alive. */
-typedef uint32_t u32x16 __attribute__((vector_size(64)));
+/* The roofline's vector: the host's natural width (a wider GCC vector splits badly). */
+#if defined(__AVX512F__)
+#define ROOF_BYTES 64
+#elif defined(__AVX__)
+#define ROOF_BYTES 32
+#else
+#define ROOF_BYTES 16
+#endif
+typedef uint32_t roof_vector __attribute__((vector_size(ROOF_BYTES)));
 static volatile uint32_t sink;
 
 /* The roofline: traffic only, what the operator must move (x and dy read twice, dx
- * written once), in 64-byte vectors built with the bench's flags. Two ways to write dx:
+ * written once), in vectors of the host's width built with the bench's flags. Two ways to write dx:
  * plain stores, and (x86) streaming stores that skip reading dx's lines first; the
  * column uses the faster, and the table says which. */
 static void roofline_read(problem *p)
 {
-    const size_t n = p->batch * p->channel * p->elem / 64;
+    const size_t n = p->batch * p->channel * p->elem / ROOF_BYTES;
     const unsigned char *x = p->x, *dy = p->dy;
-    u32x16 acc = {0}, a, b;
+    roof_vector acc = {0}, a, b;
     size_t i;
     for (i = 0; i < n; i++) {
-        memcpy(&a, x + 64 * i, 64);
-        memcpy(&b, dy + 64 * i, 64);
+        memcpy(&a, x + ROOF_BYTES * i, ROOF_BYTES);
+        memcpy(&b, dy + ROOF_BYTES * i, ROOF_BYTES);
         acc |= a | b;
     }
     sink = acc[0];
@@ -171,17 +179,17 @@ static void roofline_read(problem *p)
 
 static void run_roofline(problem *p)
 {
-    const size_t n = p->batch * p->channel * p->elem / 64;
+    const size_t n = p->batch * p->channel * p->elem / ROOF_BYTES;
     const unsigned char *x = p->x, *dy = p->dy;
     unsigned char *dx = p->dx;
-    u32x16 a, b;
+    roof_vector a, b;
     size_t i;
     roofline_read(p);
     for (i = 0; i < n; i++) {
-        memcpy(&a, x + 64 * i, 64);
-        memcpy(&b, dy + 64 * i, 64);
+        memcpy(&a, x + ROOF_BYTES * i, ROOF_BYTES);
+        memcpy(&b, dy + ROOF_BYTES * i, ROOF_BYTES);
         a |= b;
-        memcpy(dx + 64 * i, &a, 64);
+        memcpy(dx + ROOF_BYTES * i, &a, ROOF_BYTES);
     }
 }
 
