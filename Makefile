@@ -209,7 +209,7 @@ suites: deps-c deps-python $(HALF_SUITES) $(MANUAL_EXAMPLES) $(C_SUITES) $(if $(
 	@set -e; for s in $(C_SUITES); do echo "== $$s"; $(RUN) $$s; done
 	@set -e; for s in $(filter %/gnu/test_bng,$(C_SUITES)); do echo "== $$s, fast host HAL (what make bench times)"; \
 	  BNG_HAL_HOST=fast $(RUN) $$s; done
-	@set -e; for s in $(HALF_SUITES) $(filter %/gnu/test_bng %/gnu_softhalf/test_bng %/portable/test_bng,$(C_SUITES)); do \
+	@set -e; for s in $(if $(VALGRIND),,$(HALF_SUITES) $(filter %/gnu/test_bng %/gnu_softhalf/test_bng %/portable/test_bng,$(C_SUITES))); do \
 	  echo "== $$s, FPU flushing subnormals as the DSP's does"; BNG_TEST_FTZ=1 $(RUN) $$s; done
 
 # Every output of a sweep of shapes through the public ABI, hashed, per target and
