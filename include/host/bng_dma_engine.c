@@ -49,11 +49,6 @@ void bng_dma_engine_init(unsigned count, size_t arena_bytes)
             bng_dma_engine_fail("bng_dma_engine_init", "cannot allocate a private arena", (int)c);
 }
 
-int bng_dma_engine_checking(void)
-{
-    return checking;
-}
-
 unsigned char *bng_dma_engine_arena(unsigned core)
 {
     return cores[core].arena;
@@ -150,10 +145,9 @@ int bng_dma_engine_issue(unsigned core, const char *call, void *dst, size_t dst_
     return t->handle;
 }
 
-void bng_dma_engine_wait(unsigned core, const char *call, int handle)
+void bng_dma_engine_wait(unsigned core, int handle)
 {
     size_t i;
-    (void)call;
     for (i = 0; handle != 0 && i < BNG_DMA_MAX_OUTSTANDING; i++)
         if (cores[core].slots[i].handle == handle)
             complete(core, &cores[core].slots[i]);

@@ -20,7 +20,6 @@
 
 /* Reads BNG_HAL_HOST once, allocates `cores` arenas of `arena_bytes`. */
 void bng_dma_engine_init(unsigned cores, size_t arena_bytes);
-int bng_dma_engine_checking(void);
 unsigned char *bng_dma_engine_arena(unsigned core);
 /* Start of a core's work in a call: poison its arena, seed its timing. */
 void bng_dma_engine_begin(unsigned core, unsigned call);
@@ -31,7 +30,7 @@ void bng_dma_engine_end(unsigned core);
 int bng_dma_engine_issue(unsigned core, const char *call, void *dst, size_t dst_stride,
                          const void *src, size_t src_stride, size_t rows, size_t row_bytes,
                          const void *private_side);
-void bng_dma_engine_wait(unsigned core, const char *call, int handle);
+void bng_dma_engine_wait(unsigned core, int handle);
 int bng_dma_engine_done(unsigned core, int handle);
 /* Complete the core's puts (what a barrier promises). */
 void bng_dma_engine_complete_puts(unsigned core);

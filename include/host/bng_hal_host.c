@@ -58,7 +58,7 @@ bng_hal_dma bng_hal_dma_put(void *dst, const void *src, size_t rows, size_t row_
 
 void bng_hal_dma_wait(bng_hal_dma handle)
 {
-    bng_dma_engine_wait(this_core("bng_hal_dma_wait"), "bng_hal_dma_wait", handle);
+    bng_dma_engine_wait(this_core("bng_hal_dma_wait"), handle);
 }
 
 void bng_hal_barrier(void)

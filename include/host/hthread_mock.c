@@ -113,7 +113,7 @@ unsigned int dma_p2p(void *src, unsigned long src_row_num, unsigned int src_row_
 
 void dma_wait(unsigned int ch)
 {
-    bng_dma_engine_wait(core_of("dma_wait"), "dma_wait", (int)ch);
+    bng_dma_engine_wait(core_of("dma_wait"), (int)ch);
 }
 
 int dma_query(unsigned int ch)
