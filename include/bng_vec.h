@@ -166,6 +166,75 @@ typedef __m256 bng_x86_f32;
         return a * b;                                                                \
     }
 
+/* A vector wider than the compiler's vector registers: GCC lowers such a generic vector
+ * through memory, piece by piece (on AVX2 a 16-lane vector costs ~10x its two ymm
+ * halves). Where the widest register is known (x86, AArch64), a wider bng_f32xN is two
+ * vectors of N/2 lanes, recursively down to the register's width, and every operation
+ * runs on both halves: the same per-lane IEEE operations, so the same bits. Elsewhere
+ * (a DSP's GCC, whose vector unit is the target's width) every width is one vector. */
+#if defined(__AVX512F__)
+#define BNG_GNU_LANES 16
+#elif defined(__AVX__)
+#define BNG_GNU_LANES 8
+#elif defined(__SSE2__) || defined(__aarch64__) || defined(__ARM_NEON)
+#define BNG_GNU_LANES 4
+#else
+#define BNG_GNU_LANES 64
+#endif
+#define BNG_F32_HALVES(N, H)                                                         \
+    typedef struct { bng_f32x##H lo, hi; } bng_f32x##N;                              \
+    BNG_VEC_FN bng_f32x##N bng_f32x##N##_zero(void)                                  \
+    {                                                                                \
+        bng_f32x##N v;                                                               \
+        v.lo = bng_f32x##H##_zero();                                                 \
+        v.hi = bng_f32x##H##_zero();                                                 \
+        return v;                                                                    \
+    }                                                                                \
+    BNG_VEC_FN bng_f32x##N bng_f32x##N##_load_f32(const float *p)                    \
+    {                                                                                \
+        bng_f32x##N v;                                                               \
+        v.lo = bng_f32x##H##_load_f32(p);                                            \
+        v.hi = bng_f32x##H##_load_f32(p + H);                                        \
+        return v;                                                                    \
+    }                                                                                \
+    BNG_VEC_FN void bng_f32x##N##_store_f32(float *p, bng_f32x##N v)                 \
+    {                                                                                \
+        bng_f32x##H##_store_f32(p, v.lo);                                            \
+        bng_f32x##H##_store_f32(p + H, v.hi);                                        \
+    }                                                                                \
+    BNG_VEC_FN bng_f32x##N bng_f32x##N##_load_f16(const half *p)                     \
+    {                                                                                \
+        bng_f32x##N v;                                                               \
+        v.lo = bng_f32x##H##_load_f16(p);                                            \
+        v.hi = bng_f32x##H##_load_f16(p + H);                                        \
+        return v;                                                                    \
+    }                                                                                \
+    BNG_VEC_FN void bng_f32x##N##_store_f16(half *p, bng_f32x##N v)                  \
+    {                                                                                \
+        bng_f32x##H##_store_f16(p, v.lo);                                            \
+        bng_f32x##H##_store_f16(p + H, v.hi);                                        \
+    }                                                                                \
+    BNG_VEC_FN bng_f32x##N bng_f32x##N##_add(bng_f32x##N a, bng_f32x##N b)           \
+    {                                                                                \
+        a.lo = bng_f32x##H##_add(a.lo, b.lo);                                        \
+        a.hi = bng_f32x##H##_add(a.hi, b.hi);                                        \
+        return a;                                                                    \
+    }                                                                                \
+    BNG_VEC_FN bng_f32x##N bng_f32x##N##_sub(bng_f32x##N a, bng_f32x##N b)           \
+    {                                                                                \
+        a.lo = bng_f32x##H##_sub(a.lo, b.lo);                                        \
+        a.hi = bng_f32x##H##_sub(a.hi, b.hi);                                        \
+        return a;                                                                    \
+    }                                                                                \
+    BNG_VEC_FN bng_f32x##N bng_f32x##N##_mul(bng_f32x##N a, bng_f32x##N b)           \
+    {                                                                                \
+        a.lo = bng_f32x##H##_mul(a.lo, b.lo);                                        \
+        a.hi = bng_f32x##H##_mul(a.hi, b.hi);                                        \
+        return a;                                                                    \
+    }
+/* Width N is two halves. */
+#define BNG_IS_HALVES(N) (N > BNG_GNU_LANES)
+
 #elif BNG_VEC_BACKEND == BNG_VEC_PORTABLE || BNG_VEC_BACKEND == BNG_VEC_NATIVE
 
 #define BNG_F32_VECTOR(N)                                                            \
@@ -336,6 +405,9 @@ static inline void bng_native_store_f16(half *p, bng_native_f32 v)
 #else
 #define BNG_IS_NATIVE(N) 0
 #endif
+#if BNG_VEC_BACKEND != BNG_VEC_GNU
+#define BNG_IS_HALVES(N) 0
+#endif
 
 #if BNG_IS_NATIVE(1)
 BNG_NATIVE_VECTOR(1)
@@ -357,6 +429,8 @@ BNG_F16_MEMORY(4)
 #endif
 #if BNG_IS_NATIVE(8)
 BNG_NATIVE_VECTOR(8)
+#elif BNG_IS_HALVES(8)
+BNG_F32_HALVES(8, 4)
 #else
 BNG_F32_VECTOR(8)
 #if BNG_F16_HW_LANES && BNG_F16_HW_LANES <= 8
@@ -367,6 +441,8 @@ BNG_F16_MEMORY(8)
 #endif
 #if BNG_IS_NATIVE(16)
 BNG_NATIVE_VECTOR(16)
+#elif BNG_IS_HALVES(16)
+BNG_F32_HALVES(16, 8)
 #else
 BNG_F32_VECTOR(16)
 #if BNG_F16_HW_LANES && BNG_F16_HW_LANES <= 16
@@ -377,12 +453,16 @@ BNG_F16_MEMORY(16)
 #endif
 #if BNG_IS_NATIVE(32)
 BNG_NATIVE_VECTOR(32)
+#elif BNG_IS_HALVES(32)
+BNG_F32_HALVES(32, 16)
 #else
 BNG_F32_VECTOR(32)
 BNG_F16_MEMORY_WIDE(32)
 #endif
 #if BNG_IS_NATIVE(64)
 BNG_NATIVE_VECTOR(64)
+#elif BNG_IS_HALVES(64)
+BNG_F32_HALVES(64, 32)
 #else
 BNG_F32_VECTOR(64)
 BNG_F16_MEMORY_WIDE(64)
