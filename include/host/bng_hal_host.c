@@ -2,30 +2,75 @@
  *
  * The cores are threads that live across calls (created on first use; the calling
  * thread is the first selected core), so that a race shows under ThreadSanitizer and a
- * call costs a wake-up, not a thread start. Each core's private memory is an arena of
- * BNG_PRIVATE_BYTES, and DMA goes through the host's model of the DSP's engine
- * (bng_dma_engine.h): deferred, poisoned and checked, or with BNG_HAL_HOST=fast in the
- * environment plain synchronous copies (what make bench times). Built per target: the
- * core count and arena size come from bng_kernels.h.
+ * call costs a wake-up, not a thread start. A core spins a little (BNG_HOST_SPIN_NS)
+ * for its next call and at a barrier before it sleeps, as a DSP core waiting on its
+ * cluster would, so that back-to-back calls do not each pay the host's thread wake-ups.
+ * Each core's private memory is an arena of BNG_PRIVATE_BYTES, and DMA goes through the
+ * host's model of the DSP's engine (bng_dma_engine.h): deferred, poisoned and checked,
+ * or with BNG_HAL_HOST=fast in the environment plain synchronous copies (what make
+ * bench times). Built per target: the core count and arena size come from
+ * bng_kernels.h.
  */
 #include <pthread.h>
-#include <semaphore.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "bng_dma_engine.h"
 #include "bng_hal.h"
 #include "bng_kernels.h"
 
-/* Each core thread sleeps on its own semaphore, so a call wakes only the cores it
- * selects. */
+#define BNG_HOST_SPIN_NS 200000     /* then sleep */
+
 static pthread_mutex_t cluster = PTHREAD_MUTEX_INITIALIZER;   /* one parallel region at a time */
-static pthread_barrier_t barrier;
-static sem_t start[BNG_TARGET_CORES], finished;
+/* Each wait below spins on an atomic, then sleeps on its condition variable; a change
+ * is published under wake_lock, so that no sleeper misses it. */
+static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t call_posted[BNG_TARGET_CORES], barrier_passed, core_finished;
+static atomic_uint calls_of[BNG_TARGET_CORES];  /* calls each core was started for */
+static atomic_uint cores_done;                  /* cores other than the caller's, this call */
+static atomic_uint barrier_arrived, barrier_phase;
+static unsigned barrier_cores;
 static int started;
 static unsigned generation;
 static bng_hal_body call_body;
 static void *call_arg;
 static __thread int current_core = -1;
+
+static long long elapsed_ns(const struct timespec *since)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (now.tv_sec - since->tv_sec) * 1000000000LL + (now.tv_nsec - since->tv_nsec);
+}
+
+/* Wait until *value != old; returns the new value. */
+static unsigned wait_for_change(atomic_uint *value, unsigned old, pthread_cond_t *changed)
+{
+    struct timespec since;
+    unsigned spins = 0, now;
+
+    clock_gettime(CLOCK_MONOTONIC, &since);
+    while ((now = atomic_load_explicit(value, memory_order_acquire)) == old)
+        if (++spins % 256 == 0 && elapsed_ns(&since) > BNG_HOST_SPIN_NS) {
+            pthread_mutex_lock(&wake_lock);
+            while ((now = atomic_load_explicit(value, memory_order_acquire)) == old)
+                pthread_cond_wait(changed, &wake_lock);
+            pthread_mutex_unlock(&wake_lock);
+            break;
+        }
+    return now;
+}
+
+/* *value += 1, waking whoever sleeps on `changed`. */
+static void publish_increment(atomic_uint *value, pthread_cond_t *changed)
+{
+    pthread_mutex_lock(&wake_lock);
+    atomic_fetch_add_explicit(value, 1, memory_order_acq_rel);
+    pthread_cond_broadcast(changed);
+    pthread_mutex_unlock(&wake_lock);
+}
 
 static unsigned this_core(const char *call)
 {
@@ -63,8 +108,15 @@ void bng_hal_dma_wait(bng_hal_dma handle)
 
 void bng_hal_barrier(void)
 {
+    unsigned phase;
+
     bng_dma_engine_complete_puts(this_core("bng_hal_barrier"));   /* puts visible after it */
-    pthread_barrier_wait(&barrier);
+    phase = atomic_load_explicit(&barrier_phase, memory_order_acquire);
+    if (atomic_fetch_add_explicit(&barrier_arrived, 1, memory_order_acq_rel) + 1 == barrier_cores) {
+        atomic_store_explicit(&barrier_arrived, 0, memory_order_relaxed);
+        publish_increment(&barrier_phase, &barrier_passed);
+    } else
+        wait_for_change(&barrier_phase, phase, &barrier_passed);
 }
 
 static void run_body(unsigned core, unsigned call)
@@ -79,12 +131,12 @@ static void run_body(unsigned core, unsigned call)
 static void *core_main(void *p)
 {
     const unsigned core = (unsigned)(uintptr_t)p;
+    unsigned calls = 0;
 
     for (;;) {
-        while (sem_wait(&start[core]) != 0)
-            ;   /* EINTR */
+        calls = wait_for_change(&calls_of[core], calls, &call_posted[core]);
         run_body(core, generation);
-        sem_post(&finished);
+        publish_increment(&cores_done, &core_finished);
     }
     return NULL;
 }
@@ -94,11 +146,11 @@ static void start_cores(void)
     unsigned core;
 
     bng_dma_engine_init(BNG_TARGET_CORES, BNG_PRIVATE_BYTES);
-    if (sem_init(&finished, 0, 0) != 0)
-        bng_dma_engine_fail("bng_hal_parallel", "cannot create a semaphore", -1);
+    if (pthread_cond_init(&barrier_passed, NULL) != 0 || pthread_cond_init(&core_finished, NULL) != 0)
+        bng_dma_engine_fail("bng_hal_parallel", "cannot create a condition variable", -1);
     for (core = 0; core < BNG_TARGET_CORES; core++) {
         pthread_t thread;
-        if (sem_init(&start[core], 0, 0) != 0
+        if (pthread_cond_init(&call_posted[core], NULL) != 0
             || pthread_create(&thread, NULL, core_main, (void *)(uintptr_t)core) != 0
             || pthread_detach(thread) != 0)
             bng_dma_engine_fail("bng_hal_parallel", "cannot start a core thread", (int)core);
@@ -108,7 +160,7 @@ static void start_cores(void)
 
 void bng_hal_parallel(unsigned mask, bng_hal_body body, void *arg, size_t arg_bytes)
 {
-    unsigned n = 0, core, first = BNG_TARGET_CORES;
+    unsigned n = 0, core, first = BNG_TARGET_CORES, done = 0;
 
     (void)arg_bytes;    /* one address space: every core reads arg where it is */
     for (core = 0; core < BNG_TARGET_CORES; core++)
@@ -122,17 +174,16 @@ void bng_hal_parallel(unsigned mask, bng_hal_body body, void *arg, size_t arg_by
     pthread_mutex_lock(&cluster);
     if (!started)
         start_cores();
-    pthread_barrier_init(&barrier, NULL, n);
+    barrier_cores = n;
     call_body = body;
     call_arg = arg;
     generation++;
+    atomic_store_explicit(&cores_done, 0, memory_order_relaxed);
     for (core = first + 1; core < BNG_TARGET_CORES; core++)
         if (mask & (1u << core))
-            sem_post(&start[core]);
+            publish_increment(&calls_of[core], &call_posted[core]);
     run_body(first, generation);
-    for (core = 1; core < n; core++)
-        while (sem_wait(&finished) != 0)
-            ;
-    pthread_barrier_destroy(&barrier);
+    while (done != n - 1)
+        done = wait_for_change(&cores_done, done, &core_finished);
     pthread_mutex_unlock(&cluster);
 }
