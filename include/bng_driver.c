@@ -16,6 +16,13 @@
 
 #define BNG_ALL_CORES ((1u << BNG_TARGET_CORES) - 1u)
 
+/* _p writes dx this large or larger with streaming stores where the vector backend has
+ * them (x86 hosts): it would not stay in the caches, and a streaming store does not
+ * read each line first (a third of dx's traffic). The _s tiles are private: never. */
+#ifndef BNG_STREAM_DX_BYTES
+#define BNG_STREAM_DX_BYTES ((size_t)8 << 20)
+#endif
+
 /* Shared scratch of the _s entry points: per row group, the partial sums of dy and
  * dy*(x - mean), in two slots that alternate between chunks. Host builds emulate it,
  * and the parameter block, with arrays. */
@@ -210,6 +217,7 @@ void bng_run_private(const bng_dtype_config *dtype, const bng_kernel *kernel,
     float mean[BNG_MAX_CHUNK], sum_dy[BNG_MAX_CHUNK], sum_dyxm[BNG_MAX_CHUNK];
     float part_dy[BNG_MAX_CHUNK], part_dyxm[BNG_MAX_CHUNK];
     float gain[BNG_MAX_CHUNK], dy_mean[BNG_MAX_CHUNK], slope[BNG_MAX_CHUNK];
+    const int stream = batch * channel * element >= BNG_STREAM_DX_BYTES;
     size_t first;
 
     /* Chunks are independent: each is reduced, finalized and written in turn. */
@@ -236,10 +244,10 @@ void bng_run_private(const bng_dtype_config *dtype, const bng_kernel *kernel,
         if (is_train)
             kernel->dx_train(batch, channels, channel, bng_at(x, first, element),
                              bng_at(dy, first, element), bng_at_mut(dx, first, element),
-                             mean, gain, dy_mean, slope);
+                             mean, gain, dy_mean, slope, stream);
         else
             kernel->dx_infer(batch, channels, channel, bng_at(dy, first, element),
-                             bng_at_mut(dx, first, element), gain);
+                             bng_at_mut(dx, first, element), gain, stream);
     }
 }
 
@@ -443,9 +451,9 @@ static void bng_shared_core(unsigned core, void *arg)
                 bng_hal_dma_wait(gets[t][1]);
             }
             if (is_train)
-                kernel->dx_train(n, channels, channels, x_tile, dy_tile, dy_tile, p.mean, p.gain, p.dy_mean, p.slope);
+                kernel->dx_train(n, channels, channels, x_tile, dy_tile, dy_tile, p.mean, p.gain, p.dy_mean, p.slope, 0);
             else
-                kernel->dx_infer(n, channels, channels, dy_tile, dy_tile, p.gain);
+                kernel->dx_infer(n, channels, channels, dy_tile, dy_tile, p.gain, 0);
             bng_hal_dma_wait(puts[t]);
             puts[t] = bng_hal_dma_put(bng_at_mut(job->dx, row * channel + first, element), dy_tile, n,
                                       row_bytes, channel * element);

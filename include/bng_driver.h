@@ -20,16 +20,17 @@
  *             dy*(x - mean) are added to sum_dy and sum_dyxm: the caller zeroes them
  *   dx_train: dx = gain * ((dy - dy_mean) - (x - mean) * slope)
  *   dx_infer: dx = gain * dy
- * dx may be x or dy (in place). */
+ * dx may be x or dy (in place). stream != 0: dx is larger than the host's caches, so
+ * its stores may bypass them (bng_vec.h's store_out); it changes no bit. */
 typedef void bng_reduce_ukernel(size_t rows, size_t channels, size_t stride,
                                 const void *x, const void *dy, const float *mean,
                                 float *sum_dy, float *sum_dyxm);
 typedef void bng_dx_train_ukernel(size_t rows, size_t channels, size_t stride,
                                   const void *x, const void *dy, void *dx,
                                   const float *mean, const float *gain,
-                                  const float *dy_mean, const float *slope);
+                                  const float *dy_mean, const float *slope, int stream);
 typedef void bng_dx_infer_ukernel(size_t rows, size_t channels, size_t stride,
-                                  const void *dy, void *dx, const float *gain);
+                                  const void *dy, void *dx, const float *gain, int stream);
 
 /* One kernel table entry. */
 typedef struct {

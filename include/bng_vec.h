@@ -46,7 +46,7 @@
     typedef unsigned int bng_u32x##N __attribute__((vector_size(4 * N)));            \
     BNG_VEC_FN bng_f32x##N bng_f32x##N##_load_f16(const half *p)                     \
     {                                                                                \
-        bng_u32x##N w, bits, subnormal, special, payload;                            \
+        bng_u32x##N w = {0}, bits, subnormal, special, payload;                        \
         bng_f32x##N f;                                                               \
         int i;                                                                       \
         for (i = 0; i < N; i++) {        /* memcpy: half may be _Float16 */          \
@@ -91,6 +91,11 @@
             const unsigned short lane = (unsigned short)h[i];                        \
             __builtin_memcpy(p + i, &lane, 2);                                       \
         }                                                                            \
+    }                                                                                \
+    BNG_VEC_FN void bng_f32x##N##_store_out_f16(half *p, bng_f32x##N v, int stream)  \
+    {                                                                                \
+        (void)stream;                                                                \
+        bng_f32x##N##_store_f16(p, v);                                               \
     }
 
 #if defined(__x86_64__) && (defined(__AVX512F__) || defined(__F16C__))
@@ -104,12 +109,16 @@ typedef __m512 bng_x86_f32;
 #define BNG_X86_LOAD_F16(p) _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(p)))
 #define BNG_X86_STORE_F16(p, v) \
     _mm256_storeu_si256((__m256i *)(void *)(p), _mm512_cvtps_ph((v), _MM_FROUND_TO_NEAREST_INT))
+#define BNG_X86_STREAM_F16(p, v) \
+    _mm256_stream_si256((__m256i *)(void *)(p), _mm512_cvtps_ph((v), _MM_FROUND_TO_NEAREST_INT))
 #else
 #define BNG_F16_HW_LANES 8
 typedef __m256 bng_x86_f32;
 #define BNG_X86_LOAD_F16(p) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(p)))
 #define BNG_X86_STORE_F16(p, v) \
     _mm_storeu_si128((__m128i *)(void *)(p), _mm256_cvtps_ph((v), _MM_FROUND_TO_NEAREST_INT))
+#define BNG_X86_STREAM_F16(p, v) \
+    _mm_stream_si128((__m128i *)(void *)(p), _mm256_cvtps_ph((v), _MM_FROUND_TO_NEAREST_INT))
 #endif
 #define BNG_F16_MEMORY_WIDE(N)                                                       \
     BNG_VEC_FN bng_f32x##N bng_f32x##N##_load_f16(const half *p)                     \
@@ -130,14 +139,69 @@ typedef __m256 bng_x86_f32;
             __builtin_memcpy(&part, (const float *)(const void *)&v + i, sizeof part); \
             BNG_X86_STORE_F16(p + i, part);                                          \
         }                                                                            \
+    }                                                                                \
+    BNG_VEC_FN void bng_f32x##N##_store_out_f16(half *p, bng_f32x##N v, int stream)  \
+    {                                                                                \
+        int i;                                                                       \
+        if (!stream || (unsigned long)p % (2 * BNG_F16_HW_LANES) != 0) {             \
+            bng_f32x##N##_store_f16(p, v);                                           \
+            return;                                                                  \
+        }                                                                            \
+        for (i = 0; i < N; i += BNG_F16_HW_LANES) {                                 \
+            bng_x86_f32 part;                                                        \
+            __builtin_memcpy(&part, (const float *)(const void *)&v + i, sizeof part); \
+            BNG_X86_STREAM_F16(p + i, part);                                         \
+        }                                                                            \
     }
 #else
 #define BNG_F16_HW_LANES 0     /* no hardware conversion: every width is bit-level */
 #define BNG_F16_MEMORY_WIDE(N) BNG_F16_MEMORY(N)
 #endif
 
+/* A streaming store (x86: written without reading the line into the cache first) of
+ * one register-wide vector at a register-aligned address; returns 0 (nothing stored)
+ * for any other width, address, or host. */
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+BNG_VEC_FN int bng_stream_f32(float *p, const void *v, unsigned long bytes)
+{
+#if defined(__AVX512F__)
+    __m512 w;
+    if (bytes != sizeof w || (unsigned long)p % sizeof w != 0)
+        return 0;
+    __builtin_memcpy(&w, v, sizeof w);
+    _mm512_stream_ps(p, w);
+    return 1;
+#elif defined(__AVX__)
+    __m256 w;
+    if (bytes != sizeof w || (unsigned long)p % sizeof w != 0)
+        return 0;
+    __builtin_memcpy(&w, v, sizeof w);
+    _mm256_stream_ps(p, w);
+    return 1;
+#elif defined(__SSE2__)
+    __m128 w;
+    if (bytes != sizeof w || (unsigned long)p % sizeof w != 0)
+        return 0;
+    __builtin_memcpy(&w, v, sizeof w);
+    _mm_stream_ps(p, w);
+    return 1;
+#else
+    (void)p;
+    (void)v;
+    (void)bytes;
+    return 0;
+#endif
+}
+
 #define BNG_F32_VECTOR(N)                                                            \
     typedef float bng_f32x##N __attribute__((vector_size(4 * N)));                   \
+    BNG_VEC_FN void bng_f32x##N##_store_out_f32(float *p, bng_f32x##N v, int stream) \
+    {                                                                                \
+        if (!stream || !bng_stream_f32(p, &v, sizeof v))                             \
+            __builtin_memcpy(p, &v, sizeof v);                                       \
+    }                                                                                \
     BNG_VEC_FN bng_f32x##N bng_f32x##N##_zero(void)                               \
     {                                                                                \
         bng_f32x##N v = {0};                                                         \
@@ -202,6 +266,11 @@ typedef __m256 bng_x86_f32;
         bng_f32x##H##_store_f32(p, v.lo);                                            \
         bng_f32x##H##_store_f32(p + H, v.hi);                                        \
     }                                                                                \
+    BNG_VEC_FN void bng_f32x##N##_store_out_f32(float *p, bng_f32x##N v, int stream) \
+    {                                                                                \
+        bng_f32x##H##_store_out_f32(p, v.lo, stream);                                \
+        bng_f32x##H##_store_out_f32(p + H, v.hi, stream);                            \
+    }                                                                                \
     BNG_VEC_FN bng_f32x##N bng_f32x##N##_load_f16(const half *p)                     \
     {                                                                                \
         bng_f32x##N v;                                                               \
@@ -213,6 +282,11 @@ typedef __m256 bng_x86_f32;
     {                                                                                \
         bng_f32x##H##_store_f16(p, v.lo);                                            \
         bng_f32x##H##_store_f16(p + H, v.hi);                                        \
+    }                                                                                \
+    BNG_VEC_FN void bng_f32x##N##_store_out_f16(half *p, bng_f32x##N v, int stream)  \
+    {                                                                                \
+        bng_f32x##H##_store_out_f16(p, v.lo, stream);                                \
+        bng_f32x##H##_store_out_f16(p + H, v.hi, stream);                            \
     }                                                                                \
     BNG_VEC_FN bng_f32x##N bng_f32x##N##_add(bng_f32x##N a, bng_f32x##N b)           \
     {                                                                                \
@@ -466,6 +540,47 @@ BNG_F32_HALVES(64, 32)
 #else
 BNG_F32_VECTOR(64)
 BNG_F16_MEMORY_WIDE(64)
+#endif
+
+/* Output stores (dx): with stream != 0 the caller asks for streaming stores because the
+ * output is larger than the caches; the GNU backend gives them on x86 hosts (above),
+ * every other backend stores plainly (a DSP has no cache to bypass). */
+#if BNG_VEC_BACKEND == BNG_VEC_GNU
+#define BNG_STORE_OUT(N)
+#else
+#define BNG_STORE_OUT(N)                                                             \
+    static inline void bng_f32x##N##_store_out_f32(float *p, bng_f32x##N v, int stream) \
+    {                                                                                \
+        (void)stream;                                                                \
+        bng_f32x##N##_store_f32(p, v);                                               \
+    }                                                                                \
+    static inline void bng_f32x##N##_store_out_f16(half *p, bng_f32x##N v, int stream) \
+    {                                                                                \
+        (void)stream;                                                                \
+        bng_f32x##N##_store_f16(p, v);                                               \
+    }
+#endif
+BNG_STORE_OUT(1)
+BNG_STORE_OUT(2)
+BNG_STORE_OUT(4)
+BNG_STORE_OUT(8)
+BNG_STORE_OUT(16)
+BNG_STORE_OUT(32)
+BNG_STORE_OUT(64)
+
+/* Streaming stores are weakly ordered: a dx ukernel ends with this, so that its stores
+ * are visible to every core before anything stored after it. */
+#if BNG_VEC_BACKEND == BNG_VEC_GNU && defined(__SSE2__)
+static inline void bng_store_out_end(int stream)
+{
+    if (stream)
+        _mm_sfence();
+}
+#else
+static inline void bng_store_out_end(int stream)
+{
+    (void)stream;
+}
 #endif
 
 #endif /* BNG_VEC_H */

@@ -62,7 +62,8 @@ void bng_f32_reduce_ukernel__ft78ne_c32_v16(
 void bng_f32_dx_train_ukernel__ft78ne_c32_v16(
     size_t rows, size_t channels, size_t stride,
     const void *x_data, const void *dy_data, void *dx_data,
-    const float *mean, const float *gain, const float *dy_mean, const float *slope)
+    const float *mean, const float *gain, const float *dy_mean, const float *slope,
+    int stream)
 {
     const float *x = x_data, *dy = dy_data;
     float *dx = dx_data;
@@ -87,20 +88,21 @@ void bng_f32_dx_train_ukernel__ft78ne_c32_v16(
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 0), dy_mean0);
-                bng_f32x16_store_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))));
+                bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 16), dy_mean1);
-                bng_f32x16_store_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))));
+                bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
             }
         }
     }
+    bng_store_out_end(stream);
 }
 
 void bng_f32_dx_infer_ukernel__ft78ne_c32_v16(
     size_t rows, size_t channels, size_t stride,
-    const void *dy_data, void *dx_data, const float *gain)
+    const void *dy_data, void *dx_data, const float *gain, int stream)
 {
     const float *dy = dy_data;
     float *dx = dx_data;
@@ -115,10 +117,11 @@ void bng_f32_dx_infer_ukernel__ft78ne_c32_v16(
         size_t left;
 
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride) {
-            bng_f32x16_store_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_f32(dyr + 0)));
-            bng_f32x16_store_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_f32(dyr + 16)));
+            bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_f32(dyr + 0)), stream);
+            bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_f32(dyr + 16)), stream);
         }
     }
+    bng_store_out_end(stream);
 }
 
 /* ---- channels == 64: 4 vector operations per row (16 + 16 + 16 + 16 lanes) ---- */
@@ -185,7 +188,8 @@ void bng_f32_reduce_ukernel__ft78ne_c64_v16(
 void bng_f32_dx_train_ukernel__ft78ne_c64_v16(
     size_t rows, size_t channels, size_t stride,
     const void *x_data, const void *dy_data, void *dx_data,
-    const float *mean, const float *gain, const float *dy_mean, const float *slope)
+    const float *mean, const float *gain, const float *dy_mean, const float *slope,
+    int stream)
 {
     const float *x = x_data, *dy = dy_data;
     float *dx = dx_data;
@@ -218,30 +222,31 @@ void bng_f32_dx_train_ukernel__ft78ne_c64_v16(
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 0), dy_mean0);
-                bng_f32x16_store_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))));
+                bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 16), dy_mean1);
-                bng_f32x16_store_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))));
+                bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 32), dy_mean2);
-                bng_f32x16_store_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))));
+                bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 48), dy_mean3);
-                bng_f32x16_store_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))));
+                bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))), stream);
             }
         }
     }
+    bng_store_out_end(stream);
 }
 
 void bng_f32_dx_infer_ukernel__ft78ne_c64_v16(
     size_t rows, size_t channels, size_t stride,
-    const void *dy_data, void *dx_data, const float *gain)
+    const void *dy_data, void *dx_data, const float *gain, int stream)
 {
     const float *dy = dy_data;
     float *dx = dx_data;
@@ -258,12 +263,13 @@ void bng_f32_dx_infer_ukernel__ft78ne_c64_v16(
         size_t left;
 
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride) {
-            bng_f32x16_store_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_f32(dyr + 0)));
-            bng_f32x16_store_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_f32(dyr + 16)));
-            bng_f32x16_store_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_f32(dyr + 32)));
-            bng_f32x16_store_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_load_f32(dyr + 48)));
+            bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_f32(dyr + 0)), stream);
+            bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_f32(dyr + 16)), stream);
+            bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_f32(dyr + 32)), stream);
+            bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_load_f32(dyr + 48)), stream);
         }
     }
+    bng_store_out_end(stream);
 }
 
 /* ---- channels == 128: 8 vector operations per row (16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 lanes) ---- */
@@ -366,7 +372,8 @@ void bng_f32_reduce_ukernel__ft78ne_c128_v16(
 void bng_f32_dx_train_ukernel__ft78ne_c128_v16(
     size_t rows, size_t channels, size_t stride,
     const void *x_data, const void *dy_data, void *dx_data,
-    const float *mean, const float *gain, const float *dy_mean, const float *slope)
+    const float *mean, const float *gain, const float *dy_mean, const float *slope,
+    int stream)
 {
     const float *x = x_data, *dy = dy_data;
     float *dx = dx_data;
@@ -415,50 +422,51 @@ void bng_f32_dx_train_ukernel__ft78ne_c128_v16(
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 0), dy_mean0);
-                bng_f32x16_store_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))));
+                bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 16), dy_mean1);
-                bng_f32x16_store_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))));
+                bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 32), dy_mean2);
-                bng_f32x16_store_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))));
+                bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 48), dy_mean3);
-                bng_f32x16_store_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))));
+                bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 64), mean4);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 64), dy_mean4);
-                bng_f32x16_store_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope4))));
+                bng_f32x16_store_out_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope4))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 80), mean5);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 80), dy_mean5);
-                bng_f32x16_store_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope5))));
+                bng_f32x16_store_out_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope5))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 96), mean6);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 96), dy_mean6);
-                bng_f32x16_store_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope6))));
+                bng_f32x16_store_out_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope6))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 112), mean7);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 112), dy_mean7);
-                bng_f32x16_store_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope7))));
+                bng_f32x16_store_out_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope7))), stream);
             }
         }
     }
+    bng_store_out_end(stream);
 }
 
 void bng_f32_dx_infer_ukernel__ft78ne_c128_v16(
     size_t rows, size_t channels, size_t stride,
-    const void *dy_data, void *dx_data, const float *gain)
+    const void *dy_data, void *dx_data, const float *gain, int stream)
 {
     const float *dy = dy_data;
     float *dx = dx_data;
@@ -479,16 +487,17 @@ void bng_f32_dx_infer_ukernel__ft78ne_c128_v16(
         size_t left;
 
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride) {
-            bng_f32x16_store_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_f32(dyr + 0)));
-            bng_f32x16_store_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_f32(dyr + 16)));
-            bng_f32x16_store_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_f32(dyr + 32)));
-            bng_f32x16_store_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_load_f32(dyr + 48)));
-            bng_f32x16_store_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_load_f32(dyr + 64)));
-            bng_f32x16_store_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_load_f32(dyr + 80)));
-            bng_f32x16_store_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_load_f32(dyr + 96)));
-            bng_f32x16_store_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_load_f32(dyr + 112)));
+            bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_f32(dyr + 0)), stream);
+            bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_f32(dyr + 16)), stream);
+            bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_f32(dyr + 32)), stream);
+            bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_load_f32(dyr + 48)), stream);
+            bng_f32x16_store_out_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_load_f32(dyr + 64)), stream);
+            bng_f32x16_store_out_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_load_f32(dyr + 80)), stream);
+            bng_f32x16_store_out_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_load_f32(dyr + 96)), stream);
+            bng_f32x16_store_out_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_load_f32(dyr + 112)), stream);
         }
     }
+    bng_store_out_end(stream);
 }
 
 /* ---- channels == 256: 16 vector operations per row (16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 lanes) ---- */
@@ -663,7 +672,8 @@ void bng_f32_reduce_ukernel__ft78ne_c256_v16(
 void bng_f32_dx_train_ukernel__ft78ne_c256_v16(
     size_t rows, size_t channels, size_t stride,
     const void *x_data, const void *dy_data, void *dx_data,
-    const float *mean, const float *gain, const float *dy_mean, const float *slope)
+    const float *mean, const float *gain, const float *dy_mean, const float *slope,
+    int stream)
 {
     const float *x = x_data, *dy = dy_data;
     float *dx = dx_data;
@@ -744,90 +754,91 @@ void bng_f32_dx_train_ukernel__ft78ne_c256_v16(
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 0), dy_mean0);
-                bng_f32x16_store_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))));
+                bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 16), dy_mean1);
-                bng_f32x16_store_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))));
+                bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 32), dy_mean2);
-                bng_f32x16_store_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))));
+                bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 48), dy_mean3);
-                bng_f32x16_store_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))));
+                bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 64), mean4);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 64), dy_mean4);
-                bng_f32x16_store_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope4))));
+                bng_f32x16_store_out_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope4))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 80), mean5);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 80), dy_mean5);
-                bng_f32x16_store_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope5))));
+                bng_f32x16_store_out_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope5))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 96), mean6);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 96), dy_mean6);
-                bng_f32x16_store_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope6))));
+                bng_f32x16_store_out_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope6))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 112), mean7);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 112), dy_mean7);
-                bng_f32x16_store_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope7))));
+                bng_f32x16_store_out_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope7))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 128), mean8);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 128), dy_mean8);
-                bng_f32x16_store_f32(dxr + 128, bng_f32x16_mul(gain8, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope8))));
+                bng_f32x16_store_out_f32(dxr + 128, bng_f32x16_mul(gain8, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope8))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 144), mean9);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 144), dy_mean9);
-                bng_f32x16_store_f32(dxr + 144, bng_f32x16_mul(gain9, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope9))));
+                bng_f32x16_store_out_f32(dxr + 144, bng_f32x16_mul(gain9, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope9))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 160), mean10);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 160), dy_mean10);
-                bng_f32x16_store_f32(dxr + 160, bng_f32x16_mul(gain10, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope10))));
+                bng_f32x16_store_out_f32(dxr + 160, bng_f32x16_mul(gain10, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope10))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 176), mean11);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 176), dy_mean11);
-                bng_f32x16_store_f32(dxr + 176, bng_f32x16_mul(gain11, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope11))));
+                bng_f32x16_store_out_f32(dxr + 176, bng_f32x16_mul(gain11, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope11))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 192), mean12);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 192), dy_mean12);
-                bng_f32x16_store_f32(dxr + 192, bng_f32x16_mul(gain12, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope12))));
+                bng_f32x16_store_out_f32(dxr + 192, bng_f32x16_mul(gain12, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope12))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 208), mean13);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 208), dy_mean13);
-                bng_f32x16_store_f32(dxr + 208, bng_f32x16_mul(gain13, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope13))));
+                bng_f32x16_store_out_f32(dxr + 208, bng_f32x16_mul(gain13, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope13))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 224), mean14);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 224), dy_mean14);
-                bng_f32x16_store_f32(dxr + 224, bng_f32x16_mul(gain14, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope14))));
+                bng_f32x16_store_out_f32(dxr + 224, bng_f32x16_mul(gain14, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope14))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 240), mean15);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 240), dy_mean15);
-                bng_f32x16_store_f32(dxr + 240, bng_f32x16_mul(gain15, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope15))));
+                bng_f32x16_store_out_f32(dxr + 240, bng_f32x16_mul(gain15, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope15))), stream);
             }
         }
     }
+    bng_store_out_end(stream);
 }
 
 void bng_f32_dx_infer_ukernel__ft78ne_c256_v16(
     size_t rows, size_t channels, size_t stride,
-    const void *dy_data, void *dx_data, const float *gain)
+    const void *dy_data, void *dx_data, const float *gain, int stream)
 {
     const float *dy = dy_data;
     float *dx = dx_data;
@@ -856,24 +867,25 @@ void bng_f32_dx_infer_ukernel__ft78ne_c256_v16(
         size_t left;
 
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride) {
-            bng_f32x16_store_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_f32(dyr + 0)));
-            bng_f32x16_store_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_f32(dyr + 16)));
-            bng_f32x16_store_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_f32(dyr + 32)));
-            bng_f32x16_store_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_load_f32(dyr + 48)));
-            bng_f32x16_store_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_load_f32(dyr + 64)));
-            bng_f32x16_store_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_load_f32(dyr + 80)));
-            bng_f32x16_store_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_load_f32(dyr + 96)));
-            bng_f32x16_store_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_load_f32(dyr + 112)));
-            bng_f32x16_store_f32(dxr + 128, bng_f32x16_mul(gain8, bng_f32x16_load_f32(dyr + 128)));
-            bng_f32x16_store_f32(dxr + 144, bng_f32x16_mul(gain9, bng_f32x16_load_f32(dyr + 144)));
-            bng_f32x16_store_f32(dxr + 160, bng_f32x16_mul(gain10, bng_f32x16_load_f32(dyr + 160)));
-            bng_f32x16_store_f32(dxr + 176, bng_f32x16_mul(gain11, bng_f32x16_load_f32(dyr + 176)));
-            bng_f32x16_store_f32(dxr + 192, bng_f32x16_mul(gain12, bng_f32x16_load_f32(dyr + 192)));
-            bng_f32x16_store_f32(dxr + 208, bng_f32x16_mul(gain13, bng_f32x16_load_f32(dyr + 208)));
-            bng_f32x16_store_f32(dxr + 224, bng_f32x16_mul(gain14, bng_f32x16_load_f32(dyr + 224)));
-            bng_f32x16_store_f32(dxr + 240, bng_f32x16_mul(gain15, bng_f32x16_load_f32(dyr + 240)));
+            bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_f32(dyr + 0)), stream);
+            bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_f32(dyr + 16)), stream);
+            bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_f32(dyr + 32)), stream);
+            bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_load_f32(dyr + 48)), stream);
+            bng_f32x16_store_out_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_load_f32(dyr + 64)), stream);
+            bng_f32x16_store_out_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_load_f32(dyr + 80)), stream);
+            bng_f32x16_store_out_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_load_f32(dyr + 96)), stream);
+            bng_f32x16_store_out_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_load_f32(dyr + 112)), stream);
+            bng_f32x16_store_out_f32(dxr + 128, bng_f32x16_mul(gain8, bng_f32x16_load_f32(dyr + 128)), stream);
+            bng_f32x16_store_out_f32(dxr + 144, bng_f32x16_mul(gain9, bng_f32x16_load_f32(dyr + 144)), stream);
+            bng_f32x16_store_out_f32(dxr + 160, bng_f32x16_mul(gain10, bng_f32x16_load_f32(dyr + 160)), stream);
+            bng_f32x16_store_out_f32(dxr + 176, bng_f32x16_mul(gain11, bng_f32x16_load_f32(dyr + 176)), stream);
+            bng_f32x16_store_out_f32(dxr + 192, bng_f32x16_mul(gain12, bng_f32x16_load_f32(dyr + 192)), stream);
+            bng_f32x16_store_out_f32(dxr + 208, bng_f32x16_mul(gain13, bng_f32x16_load_f32(dyr + 208)), stream);
+            bng_f32x16_store_out_f32(dxr + 224, bng_f32x16_mul(gain14, bng_f32x16_load_f32(dyr + 224)), stream);
+            bng_f32x16_store_out_f32(dxr + 240, bng_f32x16_mul(gain15, bng_f32x16_load_f32(dyr + 240)), stream);
         }
     }
+    bng_store_out_end(stream);
 }
 
 /* ---- generic: any channel count, 16 lanes then single lanes; a block of rows at a time ---- */
@@ -931,7 +943,8 @@ void bng_f32_reduce_ukernel__ft78ne_generic_v16(
 void bng_f32_dx_train_ukernel__ft78ne_generic_v16(
     size_t rows, size_t channels, size_t stride,
     const void *x_data, const void *dy_data, void *dx_data,
-    const float *mean, const float *gain, const float *dy_mean, const float *slope)
+    const float *mean, const float *gain, const float *dy_mean, const float *slope,
+    int stream)
 {
     const float *x = x_data, *dy = dy_data;
     float *dx = dx_data;
@@ -942,21 +955,22 @@ void bng_f32_dx_train_ukernel__ft78ne_generic_v16(
         for (c = 0; c + 16 <= channels; c += 16) {
             const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + c), bng_f32x16_load_f32(mean + c));
             const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + c), bng_f32x16_load_f32(dy_mean + c));
-            bng_f32x16_store_f32(dx + c, bng_f32x16_mul(bng_f32x16_load_f32(gain + c), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_load_f32(slope + c)))));
+            bng_f32x16_store_out_f32(dx + c, bng_f32x16_mul(bng_f32x16_load_f32(gain + c), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_load_f32(slope + c)))), stream);
 
         }
         for (; c < channels; c++) {
             const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + c), bng_f32x1_load_f32(mean + c));
             const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f32(dy + c), bng_f32x1_load_f32(dy_mean + c));
-            bng_f32x1_store_f32(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_load_f32(slope + c)))));
+            bng_f32x1_store_out_f32(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_load_f32(slope + c)))), stream);
 
         }
     }
+    bng_store_out_end(stream);
 }
 
 void bng_f32_dx_infer_ukernel__ft78ne_generic_v16(
     size_t rows, size_t channels, size_t stride,
-    const void *dy_data, void *dx_data, const float *gain)
+    const void *dy_data, void *dx_data, const float *gain, int stream)
 {
     const float *dy = dy_data;
     float *dx = dx_data;
@@ -965,8 +979,9 @@ void bng_f32_dx_infer_ukernel__ft78ne_generic_v16(
         size_t c;
 
         for (c = 0; c + 16 <= channels; c += 16)
-            bng_f32x16_store_f32(dx + c, bng_f32x16_mul(bng_f32x16_load_f32(gain + c), bng_f32x16_load_f32(dy + c)));
+            bng_f32x16_store_out_f32(dx + c, bng_f32x16_mul(bng_f32x16_load_f32(gain + c), bng_f32x16_load_f32(dy + c)), stream);
         for (; c < channels; c++)
-            bng_f32x1_store_f32(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_load_f32(dy + c)));
+            bng_f32x1_store_out_f32(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_load_f32(dy + c)), stream);
     }
+    bng_store_out_end(stream);
 }

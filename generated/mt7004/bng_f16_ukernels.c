@@ -53,7 +53,8 @@ void bng_f16_reduce_ukernel__mt7004_c32_v32(
 void bng_f16_dx_train_ukernel__mt7004_c32_v32(
     size_t rows, size_t channels, size_t stride,
     const void *x_data, const void *dy_data, void *dx_data,
-    const float *mean, const float *gain, const float *dy_mean, const float *slope)
+    const float *mean, const float *gain, const float *dy_mean, const float *slope,
+    int stream)
 {
     const half *x = x_data, *dy = dy_data;
     half *dx = dx_data;
@@ -74,15 +75,16 @@ void bng_f16_dx_train_ukernel__mt7004_c32_v32(
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 0), dy_mean0);
-                bng_f32x32_store_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))));
+                bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
             }
         }
     }
+    bng_store_out_end(stream);
 }
 
 void bng_f16_dx_infer_ukernel__mt7004_c32_v32(
     size_t rows, size_t channels, size_t stride,
-    const void *dy_data, void *dx_data, const float *gain)
+    const void *dy_data, void *dx_data, const float *gain, int stream)
 {
     const half *dy = dy_data;
     half *dx = dx_data;
@@ -96,9 +98,10 @@ void bng_f16_dx_infer_ukernel__mt7004_c32_v32(
         size_t left;
 
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride) {
-            bng_f32x32_store_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_f16(dyr + 0)));
+            bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_f16(dyr + 0)), stream);
         }
     }
+    bng_store_out_end(stream);
 }
 
 /* ---- channels == 64: 2 vector operations per row (32 + 32 lanes) ---- */
@@ -147,7 +150,8 @@ void bng_f16_reduce_ukernel__mt7004_c64_v32(
 void bng_f16_dx_train_ukernel__mt7004_c64_v32(
     size_t rows, size_t channels, size_t stride,
     const void *x_data, const void *dy_data, void *dx_data,
-    const float *mean, const float *gain, const float *dy_mean, const float *slope)
+    const float *mean, const float *gain, const float *dy_mean, const float *slope,
+    int stream)
 {
     const half *x = x_data, *dy = dy_data;
     half *dx = dx_data;
@@ -172,20 +176,21 @@ void bng_f16_dx_train_ukernel__mt7004_c64_v32(
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 0), dy_mean0);
-                bng_f32x32_store_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))));
+                bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 32), dy_mean1);
-                bng_f32x32_store_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))));
+                bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))), stream);
             }
         }
     }
+    bng_store_out_end(stream);
 }
 
 void bng_f16_dx_infer_ukernel__mt7004_c64_v32(
     size_t rows, size_t channels, size_t stride,
-    const void *dy_data, void *dx_data, const float *gain)
+    const void *dy_data, void *dx_data, const float *gain, int stream)
 {
     const half *dy = dy_data;
     half *dx = dx_data;
@@ -200,10 +205,11 @@ void bng_f16_dx_infer_ukernel__mt7004_c64_v32(
         size_t left;
 
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride) {
-            bng_f32x32_store_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_f16(dyr + 0)));
-            bng_f32x32_store_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_f16(dyr + 32)));
+            bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_f16(dyr + 0)), stream);
+            bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_f16(dyr + 32)), stream);
         }
     }
+    bng_store_out_end(stream);
 }
 
 /* ---- channels == 128: 4 vector operations per row (32 + 32 + 32 + 32 lanes) ---- */
@@ -270,7 +276,8 @@ void bng_f16_reduce_ukernel__mt7004_c128_v32(
 void bng_f16_dx_train_ukernel__mt7004_c128_v32(
     size_t rows, size_t channels, size_t stride,
     const void *x_data, const void *dy_data, void *dx_data,
-    const float *mean, const float *gain, const float *dy_mean, const float *slope)
+    const float *mean, const float *gain, const float *dy_mean, const float *slope,
+    int stream)
 {
     const half *x = x_data, *dy = dy_data;
     half *dx = dx_data;
@@ -303,30 +310,31 @@ void bng_f16_dx_train_ukernel__mt7004_c128_v32(
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 0), dy_mean0);
-                bng_f32x32_store_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))));
+                bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 32), dy_mean1);
-                bng_f32x32_store_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))));
+                bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 64), mean2);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 64), dy_mean2);
-                bng_f32x32_store_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope2))));
+                bng_f32x32_store_out_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope2))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 96), mean3);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 96), dy_mean3);
-                bng_f32x32_store_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope3))));
+                bng_f32x32_store_out_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope3))), stream);
             }
         }
     }
+    bng_store_out_end(stream);
 }
 
 void bng_f16_dx_infer_ukernel__mt7004_c128_v32(
     size_t rows, size_t channels, size_t stride,
-    const void *dy_data, void *dx_data, const float *gain)
+    const void *dy_data, void *dx_data, const float *gain, int stream)
 {
     const half *dy = dy_data;
     half *dx = dx_data;
@@ -343,12 +351,13 @@ void bng_f16_dx_infer_ukernel__mt7004_c128_v32(
         size_t left;
 
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride) {
-            bng_f32x32_store_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_f16(dyr + 0)));
-            bng_f32x32_store_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_f16(dyr + 32)));
-            bng_f32x32_store_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_load_f16(dyr + 64)));
-            bng_f32x32_store_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_load_f16(dyr + 96)));
+            bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_f16(dyr + 0)), stream);
+            bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_f16(dyr + 32)), stream);
+            bng_f32x32_store_out_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_load_f16(dyr + 64)), stream);
+            bng_f32x32_store_out_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_load_f16(dyr + 96)), stream);
         }
     }
+    bng_store_out_end(stream);
 }
 
 /* ---- channels == 256: 8 vector operations per row (32 + 32 + 32 + 32 + 32 + 32 + 32 + 32 lanes) ---- */
@@ -451,7 +460,8 @@ void bng_f16_reduce_ukernel__mt7004_c256_v32(
 void bng_f16_dx_train_ukernel__mt7004_c256_v32(
     size_t rows, size_t channels, size_t stride,
     const void *x_data, const void *dy_data, void *dx_data,
-    const float *mean, const float *gain, const float *dy_mean, const float *slope)
+    const float *mean, const float *gain, const float *dy_mean, const float *slope,
+    int stream)
 {
     const half *x = x_data, *dy = dy_data;
     half *dx = dx_data;
@@ -500,50 +510,51 @@ void bng_f16_dx_train_ukernel__mt7004_c256_v32(
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 0), dy_mean0);
-                bng_f32x32_store_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))));
+                bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 32), dy_mean1);
-                bng_f32x32_store_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))));
+                bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 64), mean2);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 64), dy_mean2);
-                bng_f32x32_store_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope2))));
+                bng_f32x32_store_out_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope2))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 96), mean3);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 96), dy_mean3);
-                bng_f32x32_store_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope3))));
+                bng_f32x32_store_out_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope3))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 128), mean4);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 128), dy_mean4);
-                bng_f32x32_store_f16(dxr + 128, bng_f32x32_mul(gain4, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope4))));
+                bng_f32x32_store_out_f16(dxr + 128, bng_f32x32_mul(gain4, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope4))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 160), mean5);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 160), dy_mean5);
-                bng_f32x32_store_f16(dxr + 160, bng_f32x32_mul(gain5, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope5))));
+                bng_f32x32_store_out_f16(dxr + 160, bng_f32x32_mul(gain5, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope5))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 192), mean6);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 192), dy_mean6);
-                bng_f32x32_store_f16(dxr + 192, bng_f32x32_mul(gain6, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope6))));
+                bng_f32x32_store_out_f16(dxr + 192, bng_f32x32_mul(gain6, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope6))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 224), mean7);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 224), dy_mean7);
-                bng_f32x32_store_f16(dxr + 224, bng_f32x32_mul(gain7, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope7))));
+                bng_f32x32_store_out_f16(dxr + 224, bng_f32x32_mul(gain7, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope7))), stream);
             }
         }
     }
+    bng_store_out_end(stream);
 }
 
 void bng_f16_dx_infer_ukernel__mt7004_c256_v32(
     size_t rows, size_t channels, size_t stride,
-    const void *dy_data, void *dx_data, const float *gain)
+    const void *dy_data, void *dx_data, const float *gain, int stream)
 {
     const half *dy = dy_data;
     half *dx = dx_data;
@@ -564,16 +575,17 @@ void bng_f16_dx_infer_ukernel__mt7004_c256_v32(
         size_t left;
 
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride) {
-            bng_f32x32_store_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_f16(dyr + 0)));
-            bng_f32x32_store_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_f16(dyr + 32)));
-            bng_f32x32_store_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_load_f16(dyr + 64)));
-            bng_f32x32_store_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_load_f16(dyr + 96)));
-            bng_f32x32_store_f16(dxr + 128, bng_f32x32_mul(gain4, bng_f32x32_load_f16(dyr + 128)));
-            bng_f32x32_store_f16(dxr + 160, bng_f32x32_mul(gain5, bng_f32x32_load_f16(dyr + 160)));
-            bng_f32x32_store_f16(dxr + 192, bng_f32x32_mul(gain6, bng_f32x32_load_f16(dyr + 192)));
-            bng_f32x32_store_f16(dxr + 224, bng_f32x32_mul(gain7, bng_f32x32_load_f16(dyr + 224)));
+            bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_f16(dyr + 0)), stream);
+            bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_f16(dyr + 32)), stream);
+            bng_f32x32_store_out_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_load_f16(dyr + 64)), stream);
+            bng_f32x32_store_out_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_load_f16(dyr + 96)), stream);
+            bng_f32x32_store_out_f16(dxr + 128, bng_f32x32_mul(gain4, bng_f32x32_load_f16(dyr + 128)), stream);
+            bng_f32x32_store_out_f16(dxr + 160, bng_f32x32_mul(gain5, bng_f32x32_load_f16(dyr + 160)), stream);
+            bng_f32x32_store_out_f16(dxr + 192, bng_f32x32_mul(gain6, bng_f32x32_load_f16(dyr + 192)), stream);
+            bng_f32x32_store_out_f16(dxr + 224, bng_f32x32_mul(gain7, bng_f32x32_load_f16(dyr + 224)), stream);
         }
     }
+    bng_store_out_end(stream);
 }
 
 /* ---- generic: any channel count, 32 lanes then single lanes; a block of rows at a time ---- */
@@ -631,7 +643,8 @@ void bng_f16_reduce_ukernel__mt7004_generic_v32(
 void bng_f16_dx_train_ukernel__mt7004_generic_v32(
     size_t rows, size_t channels, size_t stride,
     const void *x_data, const void *dy_data, void *dx_data,
-    const float *mean, const float *gain, const float *dy_mean, const float *slope)
+    const float *mean, const float *gain, const float *dy_mean, const float *slope,
+    int stream)
 {
     const half *x = x_data, *dy = dy_data;
     half *dx = dx_data;
@@ -642,21 +655,22 @@ void bng_f16_dx_train_ukernel__mt7004_generic_v32(
         for (c = 0; c + 32 <= channels; c += 32) {
             const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + c), bng_f32x32_load_f32(mean + c));
             const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + c), bng_f32x32_load_f32(dy_mean + c));
-            bng_f32x32_store_f16(dx + c, bng_f32x32_mul(bng_f32x32_load_f32(gain + c), bng_f32x32_sub(centered, bng_f32x32_mul(xm, bng_f32x32_load_f32(slope + c)))));
+            bng_f32x32_store_out_f16(dx + c, bng_f32x32_mul(bng_f32x32_load_f32(gain + c), bng_f32x32_sub(centered, bng_f32x32_mul(xm, bng_f32x32_load_f32(slope + c)))), stream);
 
         }
         for (; c < channels; c++) {
             const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + c), bng_f32x1_load_f32(mean + c));
             const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f16(dy + c), bng_f32x1_load_f32(dy_mean + c));
-            bng_f32x1_store_f16(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_load_f32(slope + c)))));
+            bng_f32x1_store_out_f16(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_load_f32(slope + c)))), stream);
 
         }
     }
+    bng_store_out_end(stream);
 }
 
 void bng_f16_dx_infer_ukernel__mt7004_generic_v32(
     size_t rows, size_t channels, size_t stride,
-    const void *dy_data, void *dx_data, const float *gain)
+    const void *dy_data, void *dx_data, const float *gain, int stream)
 {
     const half *dy = dy_data;
     half *dx = dx_data;
@@ -665,8 +679,9 @@ void bng_f16_dx_infer_ukernel__mt7004_generic_v32(
         size_t c;
 
         for (c = 0; c + 32 <= channels; c += 32)
-            bng_f32x32_store_f16(dx + c, bng_f32x32_mul(bng_f32x32_load_f32(gain + c), bng_f32x32_load_f16(dy + c)));
+            bng_f32x32_store_out_f16(dx + c, bng_f32x32_mul(bng_f32x32_load_f32(gain + c), bng_f32x32_load_f16(dy + c)), stream);
         for (; c < channels; c++)
-            bng_f32x1_store_f16(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_load_f16(dy + c)));
+            bng_f32x1_store_out_f16(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_load_f16(dy + c)), stream);
     }
+    bng_store_out_end(stream);
 }
