@@ -246,9 +246,16 @@ bench_dnnl = $(if $(wildcard $(DNNL_HEADER)),-DBNG_BENCH_DNNL,)
 bench_dnnl_libs = $(if $(wildcard $(DNNL_HEADER)),-ldnnl,)
 BENCH_FLAVOURS := gnu portable
 
+# Whether the benches link oneDNN, as a file that changes only when that does: a bench
+# built before libdnnl-dev was installed is rebuilt with it.
+BENCH_DNNL_STAMP := $(BUILD)/bench-dnnl
+.PHONY: $(BENCH_DNNL_STAMP).check
+$(BENCH_DNNL_STAMP): $(BENCH_DNNL_STAMP).check
+	@mkdir -p $(@D); echo '$(bench_dnnl)' | cmp -s - $@ 2>/dev/null || echo '$(bench_dnnl)' > $@
+
 # $(1) target, $(2) flavour
 define bench_rules
-$(BUILD)/$(1)/$(2)/bench: bench/bench.c $(BUILD)/$(1)/$(2)/libbatchnormgrad.a | deps-c
+$(BUILD)/$(1)/$(2)/bench: bench/bench.c $(BUILD)/$(1)/$(2)/libbatchnormgrad.a $(BENCH_DNNL_STAMP) | deps-c
 	$$(CC) $$(CFLAGS) -std=c11 -Wall -Wextra -DBNG_HOST $$(call bench_dnnl) -Iinclude -Igenerated/$(1) $$< \
 	  $(BUILD)/$(1)/$(2)/libbatchnormgrad.a $$(call bench_dnnl_libs) $(LDLIBS) -o $$@
 endef
