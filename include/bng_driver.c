@@ -18,7 +18,7 @@
 
 /* _p writes dx this large or larger with streaming stores where the vector backend has
  * them (x86 hosts): it would not stay in the caches, and a streaming store does not
- * read each line first (a third of dx's traffic). The _s tiles are private: never. */
+ * read each line first (half of dx's traffic). The _s tiles are private: never. */
 #ifndef BNG_STREAM_DX_BYTES
 #define BNG_STREAM_DX_BYTES ((size_t)8 << 20)
 #endif

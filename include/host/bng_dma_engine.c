@@ -76,13 +76,7 @@ static void copy_rows(unsigned char *dst, size_t dst_stride, const unsigned char
 {
     size_t r;
     if (dst_stride == row_bytes && src_stride == row_bytes) {     /* one block */
-        size_t bytes = rows * row_bytes, i;
-        if (dst + bytes <= src || src + bytes <= dst) {
-            for (i = 0; i + 64 <= bytes; i += 64)
-                memcpy(dst + i, src + i, 64);
-            memcpy(dst + i, src + i, bytes - i);
-        } else
-            memmove(dst, src, bytes);
+        memmove(dst, src, rows * row_bytes);
         return;
     }
     for (r = 0; r < rows; r++)
