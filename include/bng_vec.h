@@ -35,62 +35,92 @@
  * (no __builtin_convertvector, no _Float16 arithmetic): lanes widen and narrow through
  * plain loops over the vector's elements, which GCC and clang turn into vector
  * instructions. half -> float: exponent and mantissa moved into place and rebiased; a
- * subnormal half m * 2^-24 is computed as ((2^23 + m) - 2^23) * 2^-24, every step a
- * normal float, so an FPU that flushes subnormals (FTZ/DAZ) gives the same bits; Inf and
- * NaN get an all-ones exponent (NaN made quiet). float -> half: round to nearest even
+ * subnormal half m * 2^-24 is computed as 2^-14 (1 + m/1024) - 2^-14, both operands and
+ * the exact result normal floats, so an FPU that flushes subnormals (FTZ/DAZ) gives the
+ * same bits; Inf and NaN get an all-ones exponent (NaN made quiet). float -> half: round to nearest even
  * on the bits; below the half normal range, adding 0.5f (a normal result) lets the FPU
- * round the subnormal. Masks come from sign bits, not vector compares (which GCC splits
- * per lane). The results equal bng_f16_bits_to_float and bng_float_to_f16_bits bit for
- * bit. */
+ * round the subnormal. Masks come from sign bits (an arithmetic shift, which GCC
+ * defines for signed vectors), not vector compares, which a GCC without compare patterns
+ * for the vector unit lowers lane by lane. The results equal bng_f16_bits_to_float and
+ * bng_float_to_f16_bits bit for bit. */
+#define BNG_NEGATIVE(N, x) ((bng_u32x##N)((bng_i32x##N)(x) >> 31))
+#if defined(__clang__) || __GNUC__ >= 9
+/* The halves as one vector, widened and narrowed in registers (the lane loop below goes
+ * through the stack on x86: 4x slower per element with AVX2). Zero extension and
+ * truncation of values below 2^16: the same bits. */
+#define BNG_LOAD_HALF_BITS(N, w, p)                                                  \
+    do {                                                                             \
+        bng_u16x##N bng_raw_;                                                        \
+        __builtin_memcpy(&bng_raw_, (p), sizeof bng_raw_);                           \
+        (w) = __builtin_convertvector(bng_raw_, bng_u32x##N);                        \
+    } while (0)
+#define BNG_STORE_HALF_BITS(N, p, h)                                                 \
+    do {                                                                             \
+        const bng_u16x##N bng_raw_ = __builtin_convertvector((h), bng_u16x##N);      \
+        __builtin_memcpy((p), &bng_raw_, sizeof bng_raw_);                           \
+    } while (0)
+#else
+/* GCC 8 and older (no __builtin_convertvector): lane by lane. memcpy: half may be
+ * _Float16. */
+#define BNG_LOAD_HALF_BITS(N, w, p)                                                  \
+    do {                                                                             \
+        int bng_i_;                                                                  \
+        for (bng_i_ = 0; bng_i_ < N; bng_i_++) {                                     \
+            unsigned short bng_lane_;                                                \
+            __builtin_memcpy(&bng_lane_, (p) + bng_i_, 2);                           \
+            (w)[bng_i_] = bng_lane_;                                                 \
+        }                                                                            \
+    } while (0)
+#define BNG_STORE_HALF_BITS(N, p, h)                                                 \
+    do {                                                                             \
+        int bng_i_;                                                                  \
+        for (bng_i_ = 0; bng_i_ < N; bng_i_++) {                                     \
+            const unsigned short bng_lane_ = (unsigned short)(h)[bng_i_];            \
+            __builtin_memcpy((p) + bng_i_, &bng_lane_, 2);                           \
+        }                                                                            \
+    } while (0)
+#endif
 #define BNG_F16_MEMORY(N)                                                            \
     typedef unsigned int bng_u32x##N __attribute__((vector_size(4 * N)));            \
+    typedef int bng_i32x##N __attribute__((vector_size(4 * N)));                     \
+    typedef unsigned short bng_u16x##N __attribute__((vector_size(2 * N)));          \
     BNG_VEC_FN bng_f32x##N bng_f32x##N##_load_f16(const half *p)                     \
     {                                                                                \
-        bng_u32x##N w = {0}, bits, subnormal, special, payload;                        \
+        bng_u32x##N w = {0}, magnitude, bits, subnormal, special;                    \
         bng_f32x##N f;                                                               \
-        int i;                                                                       \
-        for (i = 0; i < N; i++) {        /* memcpy: half may be _Float16 */          \
-            unsigned short lane;                                                     \
-            __builtin_memcpy(&lane, p + i, 2);                                       \
-            w[i] = lane;                                                             \
-        }                                                                            \
-        bits = 0x4b000000u | (w & 0x3ffu);                    /* 2^23 + m */         \
+        BNG_LOAD_HALF_BITS(N, w, p);                                                 \
+        magnitude = (w & 0x7fffu) << 13;              /* exponent, mantissa in place */ \
+        bits = magnitude + 0x38800000u;               /* 2^-14 (1 + m/1024) */       \
         __builtin_memcpy(&f, &bits, sizeof f);                                       \
-        f = (f - 8388608.0f) * 0x1p-24f;                      /* m * 2^-24 */        \
+        f -= 0x1p-14f;                                /* m 2^-24, normal, exact */   \
         __builtin_memcpy(&subnormal, &f, sizeof f);                                  \
-        bits = ((w & 0x7fffu) << 13) + 0x38000000u;           /* rebias 15 -> 127 */ \
-        special = 0u - (((w & 0x7c00u) - 1u) >> 31);          /* exponent 0 */       \
+        bits = magnitude + 0x38000000u;               /* rebias 15 -> 127 */         \
+        special = BNG_NEGATIVE(N, magnitude - 0x00800000u);      /* exponent 0 */    \
         bits = (special & subnormal) | (~special & bits);                            \
-        special = 0u - (((w & 0x7c00u) + 0x400u) >> 15);      /* exponent 31 */      \
-        payload = ((w & 0x3ffu) + 0x3ffu) >> 10 << 22;        /* NaN: quiet bit */   \
-        bits |= special & (0x7f800000u | payload);                                   \
+        special = BNG_NEGATIVE(N, 0x0f7fffffu - magnitude);      /* exponent 31 */   \
+        bits |= special & (0x7f800000u | ((magnitude + 0x003fffffu) & 0x00400000u)); \
         bits |= (w & 0x8000u) << 16;                                                 \
         __builtin_memcpy(&f, &bits, sizeof f);                                       \
         return f;                                                                    \
     }                                                                                \
     BNG_VEC_FN void bng_f32x##N##_store_f16(half *p, bng_f32x##N v)                  \
     {                                                                                \
-        bng_u32x##N x, a, h, sub, below, overflow, nan;                              \
+        bng_u32x##N x, a, h, sub, mask;                                              \
         bng_f32x##N af;                                                              \
-        int i;                                                                       \
         __builtin_memcpy(&x, &v, sizeof x);                                          \
         a = x & 0x7fffffffu;                                                         \
-        h = (a - 0x38000000u + 0xfffu + ((a >> 13) & 1u)) >> 13;                     \
+        h = (a - 0x38000000u + 0xfffu + ((a >> 13) & 1u)) >> 13; /* round to even */ \
+        mask = BNG_NEGATIVE(N, 0x7c00u - h);          /* >= 65520, Inf */            \
+        h = (mask & 0x7c00u) | (~mask & h);                                          \
         __builtin_memcpy(&af, &a, sizeof af);                                        \
-        af = af + 0.5f;                                                              \
+        af = af + 0.5f;                               /* the FPU rounds a subnormal */ \
         __builtin_memcpy(&sub, &af, sizeof sub);                                     \
-        sub -= 0x3f000000u;                                                          \
-        below = 0u - ((a - 0x38800000u) >> 31);               /* a < 2^-14 */        \
-        overflow = 0u - (((a - 0x477ff000u) >> 31) ^ 1u);     /* a >= 65520 */       \
-        nan = 0u - ((0x7f800000u - a) >> 31);                 /* a > Inf */          \
-        h = (below & sub) | (~below & h);                                            \
-        h = (overflow & 0x7c00u) | (~overflow & h);                                  \
-        h = (nan & (0x7e00u | ((a >> 13) & 0x3ffu))) | (~nan & h);                   \
+        mask = BNG_NEGATIVE(N, a - 0x38800000u);      /* a < 2^-14 */                \
+        h = (mask & (sub - 0x3f000000u)) | (~mask & h);                              \
+        mask = BNG_NEGATIVE(N, 0x7f800000u - a);      /* NaN, quiet */               \
+        h = (mask & (0x7e00u | ((a >> 13) & 0x3ffu))) | (~mask & h);                 \
         h |= (x >> 16) & 0x8000u;                                                    \
-        for (i = 0; i < N; i++) {                                                    \
-            const unsigned short lane = (unsigned short)h[i];                        \
-            __builtin_memcpy(p + i, &lane, 2);                                       \
-        }                                                                            \
+        BNG_STORE_HALF_BITS(N, p, h);                                                \
     }                                                                                \
     BNG_VEC_FN void bng_f32x##N##_store_out_f16(half *p, bng_f32x##N v, int stream)  \
     {                                                                                \
@@ -359,42 +389,45 @@ BNG_VEC_FN int bng_stream_f32(float *p, const void *v, unsigned long bytes)
 
 /* Half memory lane by lane, branch-free: the GNU backend's arithmetic on one lane
  * (see there), so that a compiler can vectorize the loop; the same bits as
- * bng_half.h's conversions. C99 union punning; memcpy of one half moves its bits
- * whatever type half is. */
+ * bng_half.h's conversions. Masks come from sign bits (0 - (x >> 31)), which every
+ * vector unit has; selects written as ?: lose the vectorization where GCC will not
+ * evaluate the floating-point operand of both arms (AVX2). The one ?: left is an
+ * unsigned minimum. C99 union punning; memcpy of one half moves its bits whatever
+ * type half is. */
 #include <string.h>
 typedef union { float f; uint32_t u; } bng_lane_bits;
 
 static inline float bng_half_lane_to_float(uint32_t w)
 {
+    const uint32_t magnitude = (w & 0x7fffu) << 13;           /* exponent, mantissa in place */
+    const uint32_t zero_exponent = 0u - ((magnitude - 0x00800000u) >> 31);
+    const uint32_t max_exponent = 0u - ((0x0f7fffffu - magnitude) >> 31);
     bng_lane_bits v, sub;
-    uint32_t zero_exponent, special;
 
-    sub.u = 0x4b000000u | (w & 0x3ffu);                       /* 2^23 + m */
-    sub.f = (sub.f - 8388608.0f) * 0x1p-24f;                  /* m * 2^-24, normal */
-    v.u = ((w & 0x7fffu) << 13) + 0x38000000u;                /* rebias 15 -> 127 */
-    zero_exponent = 0u - (((w & 0x7c00u) - 1u) >> 31);
+    v.u = magnitude + 0x38000000u;                            /* rebias 15 -> 127 */
+    sub.u = magnitude + 0x38800000u;                          /* 2^-14 (1 + m/1024) */
+    sub.f -= 0x1p-14f;                                        /* m 2^-24, normal, exact */
     v.u = (zero_exponent & sub.u) | (~zero_exponent & v.u);
-    special = 0u - (((w & 0x7c00u) + 0x400u) >> 15);          /* exponent 31 */
-    v.u |= special & (0x7f800000u | (((w & 0x3ffu) + 0x3ffu) >> 10 << 22));
+    v.u |= max_exponent                                       /* Inf; NaN made quiet */
+        & (0x7f800000u | ((magnitude + 0x003fffffu) & 0x00400000u));
     v.u |= (w & 0x8000u) << 16;
     return v.f;
 }
 
 static inline uint32_t bng_float_lane_to_half(float value)
 {
-    bng_lane_bits x, af;
-    uint32_t a, h, below, overflow, nan;
+    bng_lane_bits x, sub;
+    uint32_t a, h, below, nan;
 
     x.f = value;
     a = x.u & 0x7fffffffu;
-    h = (a - 0x38000000u + 0xfffu + ((a >> 13) & 1u)) >> 13;
-    af.u = a;
-    af.f = af.f + 0.5f;
+    sub.u = a;
+    sub.f += 0.5f;                                            /* the FPU rounds a subnormal */
     below = 0u - ((a - 0x38800000u) >> 31);                   /* a < 2^-14 */
-    overflow = 0u - (((a - 0x477ff000u) >> 31) ^ 1u);         /* a >= 65520 */
     nan = 0u - ((0x7f800000u - a) >> 31);                     /* a > Inf */
-    h = (below & (af.u - 0x3f000000u)) | (~below & h);
-    h = (overflow & 0x7c00u) | (~overflow & h);
+    h = (a - 0x38000000u + 0xfffu + ((a >> 13) & 1u)) >> 13;  /* rebias, round to even */
+    h = h < 0x7c00u ? h : 0x7c00u;                            /* >= 65520, Inf: Inf */
+    h = (below & (sub.u - 0x3f000000u)) | (~below & h);
     h = (nan & (0x7e00u | ((a >> 13) & 0x3ffu))) | (~nan & h);
     return h | ((x.u >> 16) & 0x8000u);
 }
