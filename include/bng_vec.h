@@ -44,7 +44,7 @@
  * for the vector unit lowers lane by lane. The results equal bng_f16_bits_to_float and
  * bng_float_to_f16_bits bit for bit. */
 #define BNG_NEGATIVE(N, x) ((bng_u32x##N)((bng_i32x##N)(x) >> 31))
-#if defined(__clang__) || __GNUC__ >= 9
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 9)
 /* The halves as one vector, widened and narrowed in registers (the lane loop below goes
  * through the stack on x86: 4x slower per element with AVX2). Zero extension and
  * truncation of values below 2^16: the same bits. */
