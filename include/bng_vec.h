@@ -31,18 +31,17 @@
 /* A vector function that is not inlined passes its vectors through memory. */
 #define BNG_VEC_FN static inline __attribute__((always_inline))
 
-/* Half memory, lane-parallel and branch-free, with only what a GCC 8-era compiler has
- * (no __builtin_convertvector, no _Float16 arithmetic): lanes widen and narrow through
- * plain loops over the vector's elements, which GCC and clang turn into vector
- * instructions. half -> float: exponent and mantissa moved into place and rebiased; a
- * subnormal half m * 2^-24 is computed as 2^-14 (1 + m/1024) - 2^-14, both operands and
- * the exact result normal floats, so an FPU that flushes subnormals (FTZ/DAZ) gives the
- * same bits; Inf and NaN get an all-ones exponent (NaN made quiet). float -> half: round to nearest even
- * on the bits; below the half normal range, adding 0.5f (a normal result) lets the FPU
- * round the subnormal. Masks come from sign bits (an arithmetic shift, which GCC
- * defines for signed vectors), not vector compares, which a GCC without compare patterns
- * for the vector unit lowers lane by lane. The results equal bng_f16_bits_to_float and
- * bng_float_to_f16_bits bit for bit. */
+/* Half memory, lane-parallel and branch-free, in GNU C a GCC 8-era compiler has (no
+ * _Float16 arithmetic; __builtin_convertvector only where the compiler has it, below).
+ * half -> float: exponent and mantissa moved into place and rebiased; a subnormal half
+ * m * 2^-24 is computed as 2^-14 (1 + m/1024) - 2^-14, both operands and the exact
+ * result normal floats, so an FPU that flushes subnormals (FTZ/DAZ) gives the same
+ * bits; Inf and NaN get an all-ones exponent (NaN made quiet). float -> half: round to
+ * nearest even on the bits; below the half normal range, adding 0.5f (a normal result)
+ * lets the FPU round the subnormal. Masks come from sign bits (an arithmetic shift,
+ * which GCC defines for signed vectors), not vector compares, which a GCC without
+ * compare patterns for the vector unit lowers lane by lane. The results equal
+ * bng_f16_bits_to_float and bng_float_to_f16_bits bit for bit. */
 #define BNG_NEGATIVE(N, x) ((bng_u32x##N)((bng_i32x##N)(x) >> 31))
 #if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 9)
 /* The halves as one vector, widened and narrowed in registers (the lane loop below goes
