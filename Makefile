@@ -23,9 +23,10 @@ CFLAGS  ?= -O2 -march=native
 # -ffp-contract=off: no FMA contraction, so both vector backends and every kernel give
 # identical bits. BNG_HOST: shared memory and the HAL are emulated (include/host/).
 SANITIZE_FLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -g)
-# x86 GCC 12 copies a struct in 16-byte pieces unless allowed wider moves (every AVX2
-# tuning), and a struct read back in a 32-byte register right after such a copy stalls:
-# the portable backend's vectors are structs (f32 at 4096x64 on an AVX2 build 9x slower).
+# x86 GCC 12 copies a struct in 16-byte pieces unless allowed wider moves (x86-64-v3,
+# haswell, skylake, alderlake, znver2 and znver3 tunings checked), and a struct read back
+# in a 32-byte register right after such a copy stalls: the portable backend's vectors
+# are structs (f32 at 4096x64 on an x86-64-v3 build 10x slower).
 # The width is capped by the registers the build has; compilers without the flags skip them.
 MOVE_FLAGS := $(shell $(CC) -mmove-max=512 -mstore-max=512 -x c -c /dev/null -o /dev/null 2>/dev/null \
   && echo -mmove-max=512 -mstore-max=512)

@@ -190,31 +190,27 @@ typedef __m256 bng_x86_f32;
 /* A streaming store (x86: written without reading the line into the cache first) of
  * one register-wide vector at a register-aligned address; returns 0 (nothing stored)
  * for any other width, address, or host. */
-#if defined(__SSE2__)
+#if defined(__AVX512F__)
 #include <immintrin.h>
+typedef __m512 bng_stream_register;
+#define BNG_STREAM_PS _mm512_stream_ps
+#elif defined(__AVX__)
+#include <immintrin.h>
+typedef __m256 bng_stream_register;
+#define BNG_STREAM_PS _mm256_stream_ps
+#elif defined(__SSE2__)
+#include <immintrin.h>
+typedef __m128 bng_stream_register;
+#define BNG_STREAM_PS _mm_stream_ps
 #endif
 BNG_VEC_FN int bng_stream_f32(float *p, const void *v, unsigned long bytes)
 {
-#if defined(__AVX512F__)
-    __m512 w;
+#ifdef BNG_STREAM_PS
+    bng_stream_register w;
     if (bytes != sizeof w || (unsigned long)p % sizeof w != 0)
         return 0;
     __builtin_memcpy(&w, v, sizeof w);
-    _mm512_stream_ps(p, w);
-    return 1;
-#elif defined(__AVX__)
-    __m256 w;
-    if (bytes != sizeof w || (unsigned long)p % sizeof w != 0)
-        return 0;
-    __builtin_memcpy(&w, v, sizeof w);
-    _mm256_stream_ps(p, w);
-    return 1;
-#elif defined(__SSE2__)
-    __m128 w;
-    if (bytes != sizeof w || (unsigned long)p % sizeof w != 0)
-        return 0;
-    __builtin_memcpy(&w, v, sizeof w);
-    _mm_stream_ps(p, w);
+    BNG_STREAM_PS(p, w);
     return 1;
 #else
     (void)p;
