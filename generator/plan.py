@@ -10,6 +10,7 @@ group* is the unit of the summation order and of the _s work split; a *segment* 
 the channels one vector operation covers in an unrolled kernel.
 """
 
+import functools
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
@@ -81,12 +82,62 @@ def segments(channels: int, lanes: int) -> Tuple[Segment, ...]:
 @dataclass(frozen=True)
 class SegmentLoop:
     """Channels [start, start + repeat * step) as ``repeat`` copies of ``segments``
-    (offsets relative to the copy's first channel): straight code when repeat is 1,
-    else a loop whose body is the segments."""
+    (offsets relative to the copy's first channel, covering [0, step)): straight code
+    when repeat is 1, else a loop whose body is the segments."""
     start: int
     repeat: int
     step: int
     segments: Tuple[Segment, ...]
+
+    @property
+    def end(self) -> int:
+        return self.start + self.repeat * self.step
+
+
+@functools.lru_cache(maxsize=None)
+def _vectors(count: int, lanes: int) -> Tuple[Segment, ...]:
+    return tuple(Segment(i * lanes, lanes) for i in range(count))
+
+
+def _full_vector_loops(vectors: int, lanes: int, budget: int) -> Tuple[SegmentLoop, ...]:
+    """``vectors`` full vectors from channel 0 in at most ``budget`` (>= 1) operations
+    of code: straight when they fit, else a loop over blocks of B vectors and, for the
+    vectors left over, a loop of one vector (B chosen so that the two fit the budget)."""
+    if vectors <= budget:
+        return (SegmentLoop(0, 1, vectors * lanes, _vectors(vectors, lanes)),)
+    block = budget if budget == 1 or vectors % budget == 0 else budget - 1
+    repeat, left = divmod(vectors, block)
+    out = [SegmentLoop(0, repeat, block * lanes, _vectors(block, lanes))]
+    if left:
+        out.append(SegmentLoop(repeat * block * lanes, left, lanes, _vectors(1, lanes)))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=4096)
+def plan_loops(channels: int, lanes: int, cap: int) -> Tuple[SegmentLoop, ...]:
+    """How a specialized kernel spells out ``channels``: fully unrolled when its
+    segments fit ``cap`` vector operations (0: no cap), else partially unrolled within
+    the cap: the full vectors as above, then the tail (narrower than a vector) either
+    unrolled in descending powers of two or, when the cap leaves no room for those, as
+    a loop of one lane. A cap of 1 with both full vectors and a tail leaves room for
+    neither: then every channel is a one-lane loop. Every plan covers [0, channels)
+    once, in order; tests/generator/test_plan_properties.py proves it over every
+    configuration the loader accepts."""
+    vectors, tail = divmod(channels, lanes)
+    if not cap or vectors + bin(tail).count("1") <= cap:
+        return (SegmentLoop(0, 1, channels, segments(channels, lanes)),)
+    tail_segments = segments(tail, lanes)
+    tail_start = vectors * lanes
+    if len(tail_segments) + (1 if vectors else 0) <= cap:
+        tail_loops = (SegmentLoop(tail_start, 1, tail, tail_segments),) if tail else ()
+    else:
+        tail_loops = (SegmentLoop(tail_start, tail, 1, _vectors(1, 1)),)
+    budget = cap - sum(len(g.segments) for g in tail_loops)
+    if vectors == 0:
+        return tail_loops
+    if budget < 1:
+        return (SegmentLoop(0, channels, 1, _vectors(1, 1)),)
+    return _full_vector_loops(vectors, lanes, budget) + tail_loops
 
 
 @dataclass(frozen=True)
@@ -118,36 +169,37 @@ class Kernel:
         return f"bng_{self.dtype}_kernel__{self.suffix}"
 
     @property
-    def segments(self) -> Tuple[Segment, ...]:
+    def loops(self) -> Tuple[SegmentLoop, ...]:
         assert self.channels is not None
-        return segments(self.channels, self.lanes)
+        return plan_loops(self.channels, self.lanes, self.max_unroll)
+
+    @property
+    def layout(self) -> str:
+        """The loops in words, for the comment above the kernel in the generated C."""
+        def lanes(g: SegmentLoop) -> str:
+            return " + ".join(str(s.lanes) for s in g.segments) + " lanes"
+        loops = self.loops
+        if len(loops) == 1 and loops[0].repeat == 1:
+            return f"({lanes(loops[0])})"
+        parts = [f"[{g.start}, {g.end}) {g.repeat} x ({lanes(g)})" if g.repeat > 1
+                 else f"[{g.start}, {g.end}) ({lanes(g)})" for g in loops]
+        return (f"partially unrolled, {self.vector_ops_in_code} written out (the target's "
+                f"max_unroll {self.max_unroll}):\n *      " + ";\n *      ".join(parts))
 
     @property
     def partial(self) -> bool:
-        """Above the target's code-size cap: a loop over blocks of max_unroll vectors."""
-        return bool(self.max_unroll) and len(self.segments) > self.max_unroll
-
-    @property
-    def loops(self) -> Tuple[SegmentLoop, ...]:
-        if not self.partial:
-            return (SegmentLoop(0, 1, self.channels, self.segments),)
-        step = self.max_unroll * self.lanes
-        repeat = self.channels // step
-        body = tuple(Segment(i * self.lanes, self.lanes) for i in range(self.max_unroll))
-        out = [SegmentLoop(0, repeat, step, body)]
-        rest = self.channels - repeat * step
-        if rest:
-            out.append(SegmentLoop(repeat * step, 1, rest, segments(rest, self.lanes)))
-        return tuple(out)
+        """Above the target's code-size cap: some channels run in a loop."""
+        return any(g.repeat > 1 for g in self.loops)
 
     @property
     def vector_ops_per_row(self) -> int:
-        return len(self.segments)
+        """Vector operations one row takes (executed)."""
+        return sum(g.repeat * len(g.segments) for g in self.loops)
 
     @property
     def vector_ops_in_code(self) -> int:
         """Vector operations per row written out in the source (the unroll)."""
-        return sum(len(loop.segments) for loop in self.loops)
+        return sum(len(g.segments) for g in self.loops)
 
 
 @dataclass(frozen=True)

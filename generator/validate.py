@@ -5,7 +5,7 @@ Each names the location the model kept for the setting at fault.
 
 from .errors import ConfigError
 from .model import Config, Target
-from .plan import plan_target
+from .plan import ALIGN, plan_target
 
 
 PARAMS_BLOCK_BYTES = 12 * 8     # long long params[12] at shared_params_address
@@ -34,10 +34,18 @@ def _check_shared_ranges(target: Target, scratch_bytes: int) -> None:
 
 
 def validate_target(target: Target) -> Target:
-    """Private memory must hold the shared-storage workspace and one tile; the shared
-    ranges must fit the address space and not overlap."""
+    """Private memory must be whole ALIGN-byte units and hold the shared-storage
+    workspace and one tile; the shared ranges must fit the address space and not
+    overlap."""
     tp = plan_target(target)
     _check_shared_ranges(target, tp.scratch_bytes)
+    if target.memory.private_bytes % ALIGN:
+        # The HAL hands out private memory as one block aligned to ALIGN bytes, the
+        # size a multiple of it (C11's aligned_alloc requires as much on a host).
+        raise ConfigError(str(target.where("memory.private_bytes")),
+                          f"targets.{target.name}.memory.private_bytes",
+                          f"{target.memory.private_bytes} is not a multiple of {ALIGN}; "
+                          f"allowed: e.g. {target.memory.private_bytes // ALIGN * ALIGN}")
     need = tp.min_private_bytes
     if target.memory.private_bytes < need:
         if target.channels_overridden:     # --channels replaced the list: blame the option

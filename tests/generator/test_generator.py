@@ -383,18 +383,6 @@ class PlanTest(unittest.TestCase):
             self.assertEqual([s.offset for s in segs],
                              [sum(x.lanes for x in segs[:i]) for i in range(len(segs))])
 
-    def test_partial_unroll_covers_every_channel_once(self):
-        from generator.plan import Kernel
-        for channels in (20, 33, 100, 257, 1000):
-            for cap in (1, 2, 3, 8):
-                k = Kernel("t", "f32", 4, channels, cap)
-                covered = [g.start + r * g.step + s.offset + lane
-                           for g in k.loops for r in range(g.repeat)
-                           for s in g.segments for lane in range(s.lanes)]
-                self.assertEqual(covered, list(range(channels)), (channels, cap))
-                self.assertLessEqual(k.vector_ops_in_code, cap + 4)   # + the unrolled tail
-                self.assertEqual(k.partial, len(k.segments) > cap)
-
     def test_kernel_names_encode_target_dtype_shape_width(self):
         tp = plan_target(load(TARGETS_YAML).target("mt7004"))
         names = [k.ukernel("reduce") for d in tp.dtypes for k in d.kernels]
