@@ -72,6 +72,60 @@ static unsigned bng_log2(size_t power_of_two)
     return shift;
 }
 
+/* One array of the call: where it starts and how many bytes it spans. */
+typedef struct {
+    uintptr_t start, bytes;
+} bng_span;
+
+static int bng_overlap(bng_span a, bng_span b)
+{
+    return a.start < b.start + b.bytes && b.start < a.start + a.bytes;
+}
+
+static int bng_same(bng_span a, bng_span b)
+{
+    return a.start == b.start && a.bytes == b.bytes;
+}
+
+/* The arrays of a call, in the order of bng_check_overlap's table. */
+enum { BNG_X, BNG_DY, BNG_DX, BNG_MEAN, BNG_INVAR, BNG_SCALE, BNG_DBIAS, BNG_DSCALE, BNG_ARRAYS };
+
+/* The aliasing contract: an output may share memory with an input only as the very
+ * same array (dx with x or dy; dbias and dscale with mean, invar or scale), where every
+ * chunk reads what it needs before it writes; any other overlap of an output with
+ * another array would give wrong results, and is refused before anything is written.
+ * Inputs may overlap each other: they are only read. */
+static int bng_check_overlap(const bng_dtype_config *dtype, const long long *params,
+                             const void *x, const void *dy, const void *dx,
+                             const bng_shape *shape)
+{
+    static const int outputs[] = {BNG_DX, BNG_DBIAS, BNG_DSCALE};
+    const uintptr_t data = (uintptr_t)(shape->batch * shape->channel * dtype->element_bytes);
+    const uintptr_t stats = (uintptr_t)(shape->channel * dtype->stats_bytes);
+    bng_span span[BNG_ARRAYS];
+    int i, other;
+
+    span[BNG_X].start = (uintptr_t)x;
+    span[BNG_DY].start = (uintptr_t)dy;
+    span[BNG_DX].start = (uintptr_t)dx;
+    span[BNG_X].bytes = span[BNG_DY].bytes = span[BNG_DX].bytes = data;
+    for (other = BNG_MEAN; other < BNG_ARRAYS; other++) {
+        span[other].start = (uintptr_t)params[BNG_PARAM_MEAN + other - BNG_MEAN];
+        span[other].bytes = stats;
+    }
+    for (i = 0; i < 3; i++) {
+        const int out = outputs[i];
+        for (other = 0; other < BNG_ARRAYS; other++) {
+            const int may_be_same = out == BNG_DX ? other <= BNG_DY
+                                                  : other >= BNG_MEAN && other <= BNG_SCALE;
+            if (other != out && bng_overlap(span[out], span[other])
+                && !(may_be_same && bng_same(span[out], span[other])))
+                return BNG_EOVERLAP;
+        }
+    }
+    return BNG_OK;
+}
+
 /* Validate the parameter block and the data pointers: BNG_OK or the error status. */
 static int bng_read_params(const bng_dtype_config *dtype, const long long *params,
                            const void *x, const void *dy, const void *dx, bng_shape *shape)
@@ -100,7 +154,7 @@ static int bng_read_params(const bng_dtype_config *dtype, const long long *param
     shape->batch = (size_t)params[BNG_PARAM_BATCH];
     shape->channel = (size_t)params[BNG_PARAM_CHANNEL];
     shape->is_train = params[BNG_PARAM_IS_TRAIN] != 0;
-    return BNG_OK;
+    return bng_check_overlap(dtype, params, x, dy, dx, shape);
 }
 
 bng_stats bng_stats_from_params(const long long *params)
@@ -194,15 +248,18 @@ static void bng_finalize(const bng_dtype_config *dtype, size_t channels, size_t 
     const float m = (float)batch;
     size_t c;
 
+    /* dbias and dscale may be the very array of invar or scale: each channel's inputs
+     * are read before its outputs are written. */
     for (c = 0; c < channels; c++) {
         const float invar_c = dtype->stats_load(invar, c);
+        const float scale_c = dtype->stats_load(scale, c);
         const float dscale_c = invar_c * sum_dyxm[c];
 
-        dtype->stats_store(dbias, c, sum_dy[c]);
-        dtype->stats_store(dscale, c, dscale_c);
-        gain[c] = dtype->stats_load(scale, c) * invar_c;
+        gain[c] = scale_c * invar_c;
         dy_mean[c] = sum_dy[c] / m;
         slope[c] = invar_c * dscale_c / m;
+        dtype->stats_store(dbias, c, sum_dy[c]);
+        dtype->stats_store(dscale, c, dscale_c);
     }
 }
 

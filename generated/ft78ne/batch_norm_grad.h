@@ -39,6 +39,8 @@ extern "C" {
 #define BNG_ERANGE   (-4)  /* batch * channel elements beyond the 32-bit address space */
 #define BNG_ECOREMASK (-5) /* _s: no core of the 8 selected by core_mask */
 #define BNG_EALIGN   (-6)  /* x, dy or dx not aligned to its element type, or a per-channel array to its type */
+#define BNG_EOVERLAP (-7)  /* an output overlaps another array other than as the very same one:
+                            * dx may be x or dy, dbias and dscale may be mean, invar or scale */
 
 /* Address-space qualifier for pointers into shared memory. */
 #define BNG_SHARED 

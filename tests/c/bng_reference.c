@@ -6,6 +6,7 @@
 #define U_F32 (1.0 / 16777216.0)        /* 2^-24 */
 #define U_F16_ROUND (1.0 / 2048.0)      /* 2^-11: final rounding to binary16 */
 #define F16_MIN_NORMAL (1.0 / 16384.0)  /* 2^-14 */
+#define F32_MIN_NORMAL 1.1754943508222875e-38  /* 2^-126 */
 
 bng_reference bng_reference_alloc(size_t batch, size_t channel)
 {
@@ -31,9 +32,12 @@ void bng_reference_free(bng_reference *r)
     free(r->dscale_bound);
 }
 
-static double half_rounding(double bound, double ref, int applies)
+/* The final rounding to the output type: relative and absolute for half; for float32,
+ * the absolute term of a result below the normal range (its rounding error is of the
+ * order of the smallest normal float whatever the sums' size). */
+static double output_rounding(double bound, double ref, int half)
 {
-    return applies ? bound + U_F16_ROUND * fabs(ref) + F16_MIN_NORMAL : bound;
+    return half ? bound + U_F16_ROUND * fabs(ref) + F16_MIN_NORMAL : bound + F32_MIN_NORMAL;
 }
 
 void bng_reference_eval(size_t batch, size_t channel, int is_train,
@@ -58,9 +62,9 @@ void bng_reference_eval(size_t batch, size_t channel, int is_train,
         }
         out->dbias[c] = dbias;
         out->dscale[c] = dscale;
-        out->dbias_bound[c] = half_rounding(K * U_F32 * abs_dy, dbias,
+        out->dbias_bound[c] = output_rounding(K * U_F32 * abs_dy, dbias,
                                             half_output & BNG_REF_HALF_STATS);
-        out->dscale_bound[c] = half_rounding(K * U_F32 * abs_dy_xhat, dscale,
+        out->dscale_bound[c] = output_rounding(K * U_F32 * abs_dy_xhat, dscale,
                                              half_output & BNG_REF_HALF_STATS);
         for (b = 0; b < batch; b++) {
             const size_t i = b * channel + c;
@@ -79,7 +83,7 @@ void bng_reference_eval(size_t batch, size_t channel, int is_train,
             if (!isfinite(bound))
                 bound = K * U_F32 * fabs(scale[c] * invar[c] * g);
             out->dx[i] = dx;
-            out->dx_bound[i] = half_rounding(bound, dx, half_output & BNG_REF_HALF_DX);
+            out->dx_bound[i] = output_rounding(bound, dx, half_output & BNG_REF_HALF_DX);
         }
     }
 }

@@ -13,7 +13,8 @@ typedef struct {
 } bng_reference;
 
 /* Inputs are the values as stored (already rounded), widened to double.
- * half_output adds the final binary16 rounding to the bounds of the outputs it names:
+ * half_output adds the final binary16 rounding to the bounds of the outputs it names
+ * (the others, float32, get the absolute term of a result below the normal range):
  * bit 0 dx, bit 1 dbias and dscale.
  */
 void bng_reference_eval(size_t batch, size_t channel, int is_train,

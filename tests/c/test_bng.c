@@ -531,32 +531,206 @@ START_TEST(test_shared_errors_write_status_only)
 }
 END_TEST
 
+/* ---- aliasing (the contract: docs/contract.md) ---- */
+
+/* The output slots and the input slots an output may be the very array of. */
+static const int stats_outputs[] = {BNG_PARAM_DBIAS, BNG_PARAM_DSCALE};
+static const int stats_inputs[] = {BNG_PARAM_MEAN, BNG_PARAM_INVAR, BNG_PARAM_SCALE};
+
+static bng_buffer *stats_buffer(bng_case *k, int slot)
+{
+    bng_buffer *buffers[] = {&k->mean, &k->invar, &k->scale, &k->dbias, &k->dscale};
+    return buffers[slot - BNG_PARAM_MEAN];
+}
+
+static void run_entry(bng_case *k, int shared)
+{
+    if (shared)
+        bng_case_run_shared(k, k->x.p, k->dy.p, k->dx.p, FULL_MASK);
+    else
+        k->t->entry_p(k->x.p, k->dy.p, k->dx.p, k->params);
+}
+
+/* dbias or dscale the very array of mean, invar or scale (and both at once): the
+ * results are those of separate arrays, through _p and _s alike. */
+static void expect_stats_alias_matches(const bng_dtype *t, int shared, int train, int out,
+                                       int in, int out2, int in2)
+{
+    bng_case ref, k;
+    const size_t channel = 2 * t->lanes + 5;
+
+    bng_case_init(&ref, t, 70, channel, train, BNG_DATA_RANDOM, 12);
+    bng_case_init(&k, t, 70, channel, train, BNG_DATA_RANDOM, 12);
+    t->entry_p(ref.x.p, ref.dy.p, ref.dx.p, ref.params);
+    k.params[out] = k.params[in];
+    if (out2)
+        k.params[out2] = k.params[in2];
+    run_entry(&k, shared);
+    if (k.params[BNG_PARAM_STATUS] != BNG_OK)
+        ck_abort_msg("%s params[%d] = params[%d]: status %lld", shared ? "_s" : "_p", out, in,
+                     k.params[BNG_PARAM_STATUS]);
+    expect_same_bytes(&k.dx, &ref.dx, "dx with an aliased per-channel output");
+    expect_same_bytes(stats_buffer(&k, in), stats_buffer(&ref, out), "the aliased output");
+    if (out2)
+        expect_same_bytes(stats_buffer(&k, in2), stats_buffer(&ref, out2), "the second aliased output");
+    else
+        expect_same_bytes(stats_buffer(&k, out == BNG_PARAM_DBIAS ? BNG_PARAM_DSCALE : BNG_PARAM_DBIAS),
+                          stats_buffer(&ref, out == BNG_PARAM_DBIAS ? BNG_PARAM_DSCALE : BNG_PARAM_DBIAS),
+                          "the other output");
+    bng_case_check_guards(&k);
+    bng_case_free(&ref);
+    bng_case_free(&k);
+}
+
+static void stats_aliases(const bng_dtype *t, int shared)
+{
+    size_t o, i;
+    int train;
+    for (train = 0; train <= 1; train++) {
+        for (o = 0; o < 2; o++)
+            for (i = 0; i < 3; i++)
+                expect_stats_alias_matches(t, shared, train, stats_outputs[o], stats_inputs[i], 0, 0);
+        expect_stats_alias_matches(t, shared, train, BNG_PARAM_DBIAS, BNG_PARAM_SCALE,
+                                   BNG_PARAM_DSCALE, BNG_PARAM_INVAR);
+    }
+}
+
+START_TEST(test_stats_outputs_may_be_inputs)
+{
+    stats_aliases(T, 0);
+}
+END_TEST
+
+START_TEST(test_shared_stats_outputs_may_be_inputs)
+{
+    stats_aliases(T, 1);
+}
+END_TEST
+
+/* Any overlap of an output other than the very same array is refused, before anything
+ * is written; overlapping inputs are only read, and allowed. */
+static void overlaps_refused(const bng_dtype *t, int shared)
+{
+    bng_case k;
+    const size_t channel = t->lanes + 3, n = 5 * channel, stats = channel * t->stats_size;
+    char *x, *dy, *dx;
+    long long saved[5];
+    int slot, i;
+    struct { int slot; long long value; const char *what; } stats_cases[8];
+    int n_stats = 0;
+
+    bng_case_init(&k, t, 5, channel, 1, BNG_DATA_RANDOM, 5);
+    x = k.x.p;
+    dy = k.dy.p;
+    dx = k.dx.p;
+#define EXPECT_OVERLAP(xp, dyp, dxp, what) \
+    expect_status_only(&k, xp, dyp, dxp, shared, FULL_MASK, BNG_EOVERLAP, what)
+    EXPECT_OVERLAP(x, dy, x + t->size, "dx = x + 1 element");
+    EXPECT_OVERLAP(x, dy, x - t->size, "dx = x - 1 element");
+    EXPECT_OVERLAP(x, dy, dy + t->size, "dx = dy + 1 element");
+    EXPECT_OVERLAP(x, dy, x + (n - 1) * t->size, "dx's first element is x's last");
+    EXPECT_OVERLAP(dx + t->size, dy, dx, "x = dx + 1 element");
+    for (slot = 0; slot < 5; slot++)
+        saved[slot] = k.params[slot];
+    stats_cases[n_stats].slot = BNG_PARAM_DBIAS; stats_cases[n_stats].value = saved[BNG_PARAM_DSCALE];
+    stats_cases[n_stats++].what = "dbias = dscale";
+    stats_cases[n_stats].slot = BNG_PARAM_DBIAS; stats_cases[n_stats].value = saved[BNG_PARAM_DSCALE] + (long long)t->stats_size;
+    stats_cases[n_stats++].what = "dbias = dscale + 1 element";
+    stats_cases[n_stats].slot = BNG_PARAM_DSCALE; stats_cases[n_stats].value = saved[BNG_PARAM_MEAN] + (long long)t->stats_size;
+    stats_cases[n_stats++].what = "dscale = mean + 1 element";
+    stats_cases[n_stats].slot = BNG_PARAM_DBIAS; stats_cases[n_stats].value = (long long)(intptr_t)dx;
+    stats_cases[n_stats++].what = "dbias inside dx";
+    stats_cases[n_stats].slot = BNG_PARAM_DSCALE; stats_cases[n_stats].value = (long long)(intptr_t)(x + 2 * t->size);
+    stats_cases[n_stats++].what = "dscale inside x";
+    stats_cases[n_stats].slot = BNG_PARAM_MEAN; stats_cases[n_stats].value = (long long)(intptr_t)(dx + t->size * channel);
+    stats_cases[n_stats++].what = "mean inside dx";
+    stats_cases[n_stats].slot = BNG_PARAM_SCALE; stats_cases[n_stats].value = (long long)(intptr_t)(dx + (n * t->size - stats / 2) / t->stats_size * t->stats_size);
+    stats_cases[n_stats++].what = "scale straddling dx's end";
+    for (i = 0; i < n_stats; i++) {
+        k.params[stats_cases[i].slot] = stats_cases[i].value;
+        EXPECT_OVERLAP(x, dy, dx, stats_cases[i].what);
+        k.params[stats_cases[i].slot] = saved[stats_cases[i].slot];
+    }
+#undef EXPECT_OVERLAP
+    /* Inputs overlapping inputs: x = dy, and mean = invar = scale, run. */
+    bng_case_mark_outputs(&k);
+    k.params[BNG_PARAM_INVAR] = k.params[BNG_PARAM_SCALE] = k.params[BNG_PARAM_MEAN];
+    if (shared)
+        bng_case_run_shared(&k, x, x, dx, FULL_MASK);
+    else
+        t->entry_p(x, x, dx, k.params);
+    ck_assert_int_eq(k.params[BNG_PARAM_STATUS], BNG_OK);
+    bng_case_check_guards(&k);
+    bng_case_free(&k);
+}
+
+START_TEST(test_partial_overlap_refused)
+{
+    overlaps_refused(T, 0);
+}
+END_TEST
+
+START_TEST(test_shared_partial_overlap_refused)
+{
+    overlaps_refused(T, 1);
+}
+END_TEST
+
+/* A gain below the normal range (invar = 1e-40): dx is a float32 subnormal, correctly
+ * rounded; the bound's absolute term for results below the normal range covers it. */
+START_TEST(test_subnormal_gain_within_bound)
+{
+    const size_t C = T->lanes + 1;
+    int train;
+    if (T->stats_size != sizeof(float))
+        return;     /* half per-channel arrays cannot hold 1e-40 */
+    for (train = 0; train <= 1; train++) {
+        bng_case k;
+        size_t c;
+        bng_case_init(&k, T, 9, C, train, BNG_DATA_RANDOM, 8);
+        for (c = 0; c < C; c++)
+            T->stats_set(k.invar.p, c, 1e-40);
+        T->entry_p(k.x.p, k.dy.p, k.dx.p, k.params);
+        bng_case_check(&k);
+        bng_case_free(&k);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("batchnormgrad " BNG_TARGET_NAME);
-    struct { const char *name; const TTest *test; } tests[] = {
-        {"dispatch", test_dispatch_serves_each_count_its_kernel},
-        {"specialized", test_specialized_within_bound},
-        {"specialized_large_batch", test_specialized_large_batch},
-        {"generic", test_generic_within_bound},
-        {"large_mean", test_large_mean_small_spread},
-        {"specialized_is_generic", test_specialized_matches_generic_bits},
-        {"in_place", test_in_place_matches_out_of_place},
-        {"outputs_not_read", test_outputs_are_never_read},
-        {"errors", test_errors_write_status_only},
-        {"params_null", test_params_null_touches_nothing},
-        {"nan_inf", test_nan_and_inf_propagate},
-        {"overflow", test_overflow_gives_signed_inf},
-        {"subnormal", test_subnormal_inputs_are_not_flushed},
-        {"half_range_sums", test_running_sums_beyond_half_range},
-        {"shared_matches_private", test_shared_matches_private_every_mask},
-        {"shared_in_place", test_shared_in_place},
-        {"shared_errors", test_shared_errors_write_status_only},
+    /* Tags: the cases a build flavour can change (make runs a HAL flavour's "shared"
+     * cases, an arithmetic flavour's "private" ones, and every case on gnu). */
+    struct { const char *name; const TTest *test; const char *tags; } tests[] = {
+        {"dispatch", test_dispatch_serves_each_count_its_kernel, "private"},
+        {"specialized", test_specialized_within_bound, "private"},
+        {"specialized_large_batch", test_specialized_large_batch, "private"},
+        {"generic", test_generic_within_bound, "private"},
+        {"large_mean", test_large_mean_small_spread, "private"},
+        {"specialized_is_generic", test_specialized_matches_generic_bits, "private"},
+        {"in_place", test_in_place_matches_out_of_place, "private"},
+        {"outputs_not_read", test_outputs_are_never_read, "private shared"},
+        {"errors", test_errors_write_status_only, "private"},
+        {"params_null", test_params_null_touches_nothing, "private"},
+        {"nan_inf", test_nan_and_inf_propagate, "private"},
+        {"overflow", test_overflow_gives_signed_inf, "private"},
+        {"subnormal", test_subnormal_inputs_are_not_flushed, "private"},
+        {"subnormal_gain", test_subnormal_gain_within_bound, "private"},
+        {"half_range_sums", test_running_sums_beyond_half_range, "private"},
+        {"stats_aliases", test_stats_outputs_may_be_inputs, "private"},
+        {"overlap", test_partial_overlap_refused, "private"},
+        {"shared_matches_private", test_shared_matches_private_every_mask, "shared"},
+        {"shared_in_place", test_shared_in_place, "shared"},
+        {"shared_errors", test_shared_errors_write_status_only, "shared"},
+        {"shared_stats_aliases", test_shared_stats_outputs_may_be_inputs, "shared"},
+        {"shared_overlap", test_shared_partial_overlap_refused, "shared"},
     };
     size_t i;
 
     for (i = 0; i < sizeof tests / sizeof tests[0]; i++) {
         TCase *tc = tcase_create(tests[i].name);
+        tcase_set_tags(tc, tests[i].tags);
         tcase_set_timeout(tc, 120);
         tcase_add_loop_test(tc, tests[i].test, 0, bng_dtype_count);
         suite_add_tcase(s, tc);

@@ -70,6 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const unsigned flags = take(&in), null_slot = take(&in) % 12;
     const int half_data = BNG_HAS_F16 && (flags & 1), shared = flags & 2;
     const unsigned in_place = (flags >> 2) % 3;       /* 0: no, 1: dx = dy, 2: dx = x */
+    const unsigned alias = take(&in) % 8;   /* an aliasing choice (below) */
     const int is_train = (flags >> 4) & 1;
     const long long batch = shape(&in, MAX_BATCH), channel = shape(&in, MAX_CHANNEL);
     int core_mask = (int)(take(&in) | take(&in) << 8 | take(&in) << 16 | take(&in) << 24);
@@ -81,6 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     unsigned char *x, *dy, *dx, *stats[5], *before;
     long long params[BNG_PARAMS_LEN], *block;
     long long expected;
+    int refused_alias;
 
 #if BNG_HAS_F16
     if (half_data)
@@ -111,6 +113,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     params[9] = params[10] = params[11] = SENTINEL;
     if (null_slot >= 3 && null_slot < 8)
         params[null_slot - 3] = 0;
+    /* Aliasing, on calls without a NULL: 1-3 dbias or dscale the very array of an
+     * input (allowed); 4 dbias = dscale, 5 dscale one element into mean, 6 dbias inside
+     * x, 7 dx one element into x: refused with BNG_EOVERLAP (5 and 7 overlap only when
+     * the arrays have two elements or more; 7 yields to dx in place). */
+    refused_alias = null_slot >= 8 && (alias == 4 || alias == 6 || (alias == 5 && c >= 2)
+                                       || (alias == 7 && !in_place && n >= 2));
+    if (null_slot >= 8) {
+        if (alias == 1)
+            params[BNG_PARAM_DBIAS] = params[BNG_PARAM_MEAN];
+        else if (alias == 2)
+            params[BNG_PARAM_DSCALE] = params[BNG_PARAM_INVAR];
+        else if (alias == 3)
+            params[BNG_PARAM_DBIAS] = params[BNG_PARAM_SCALE];
+        else if (alias == 4)
+            params[BNG_PARAM_DBIAS] = params[BNG_PARAM_DSCALE];
+        else if (alias == 5 && c >= 2)
+            params[BNG_PARAM_DSCALE] = params[BNG_PARAM_MEAN] + (long long)stats_elem;
+        else if (alias == 6)
+            params[BNG_PARAM_DBIAS] = (long long)(intptr_t)x;
+    }
 
     /* What spec section 5 says the status must be, in its order. */
     if (null_slot < 8)
@@ -121,6 +143,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         expected = BNG_ECHANNEL;
     else if (!small)
         expected = BNG_ERANGE;
+    else if (refused_alias)
+        expected = BNG_EOVERLAP;
     else if (shared && (core_mask & ((1 << BNG_TARGET_CORES) - 1)) == 0)
         expected = BNG_ECOREMASK;
     else
@@ -134,7 +158,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(before + n * elem + c * stats_elem, stats[4], c * stats_elem);
     {
         void *xp = null_slot == 0 ? NULL : x, *dyp = null_slot == 1 ? NULL : dy;
-        void *dxp = null_slot == 2 ? NULL : in_place == 1 ? dyp : in_place == 2 ? xp : dx;
+        void *dxp = null_slot == 2 ? NULL : in_place == 1 ? dyp : in_place == 2 ? xp
+                  : alias == 7 && null_slot >= 8 && n >= 2 ? x + elem : dx;
         block = params;
         if (shared) {
             memcpy(BNG_SHARED_PARAMS, params, sizeof params);
