@@ -46,15 +46,21 @@ define apt_install
 	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $(1) >&2
 endef
 
-# A python3 that imports jinja2 and yaml: the first python3 on PATH may not be Debian's.
+# A python3 that imports what it needs (the generator: jinja2 and yaml; its tests:
+# hypothesis too): the first python3 on PATH may not be Debian's.
 find_python = for p in $(PYTHON) python3 /usr/bin/python3; do \
-	command -v $$p >/dev/null 2>&1 && $$p -c 'import jinja2, yaml' 2>/dev/null \
+	command -v $$p >/dev/null 2>&1 && $$p -c 'import $(subst $(space),$(comma),$(or $(1),jinja2 yaml))' 2>/dev/null \
 	&& { command -v $$p; break; }; done
 PY = $(shell $(find_python))
+PY_TEST = $(shell $(call find_python,jinja2 yaml hypothesis))
 
-.PHONY: deps-python deps-c
+.PHONY: deps-python deps-python-test deps-c
 deps-python:
 	@if [ -z "$$($(find_python))" ]; then $(call apt_install,python3 python3-jinja2 python3-yaml); fi
+
+deps-python-test:
+	@if [ -z "$$($(call find_python,jinja2 yaml hypothesis))" ]; then \
+	  $(call apt_install,python3 python3-jinja2 python3-yaml python3-hypothesis); fi
 
 deps-c:
 	@if ! command -v $(CC) >/dev/null 2>&1 || ! command -v pkg-config >/dev/null 2>&1 \
@@ -104,7 +110,7 @@ HALF_TARGET     := $(firstword $(foreach r,$(GENERATED_ROOTS),$(if $(filter f16,
 # a goal needs them; when stale, make regenerates them and restarts with their lists.
 TEST_CONFIG := tests/c/targets-test.yaml
 TEST_GEN    := $(BUILD)/gen-test
-ifneq ($(filter test test-c suites bit-sweep dma-mutants $(BUILD)/%,$(MAKECMDGOALS)),)
+ifneq ($(filter test test-c suites bit-sweep dma-mutants run/% $(BUILD)/%,$(MAKECMDGOALS)),)
 include $(TEST_GEN)/roots.mk
 endif
 $(TEST_GEN)/roots.mk: $(TEST_CONFIG) $(wildcard templates/*.j2 generator/*.py) | deps-python
@@ -203,26 +209,85 @@ $(BUILD)/$(FIRST_TARGET)/manual_example_%: tests/c/manual_example_%.c tests/c/bn
 	$(CC) $(CFLAGS) $(SANITIZE_FLAGS) -std=c99 -Wall -Wextra -DBNG_HOST -Iinclude -Igenerated/$(FIRST_TARGET) -Itests/c \
 	  $< tests/c/bng_example.c tests/c/bng_reference.c $(BUILD)/$(FIRST_TARGET)/libbatchnormgrad.a $(LDLIBS) -o $@
 
-.PHONY: test test-generator test-c suites
-test: test-generator test-c ## generator tests, then the Check suites: every target, every build flavour [SANITIZE=thread|address,undefined]
-
-test-generator: deps-python
-	$(PY) -m unittest discover -s tests/generator -p 'test_*.py'
-
-test-c: suites
+# The channel walk (tests/walk/): test-only targets whose channel lists walk every
+# boundary of the kernel plan, computed from the plan by walk_targets.py; each runs
+# tests/walk/test_walk.c on the gnu flavour. make check walks the small one only.
+WALK_GEN   := $(BUILD)/gen-walk
+ifneq ($(filter test test-c suites check run/% $(BUILD)/%,$(MAKECMDGOALS)),)
+include $(WALK_GEN)/roots.mk
+endif
+$(WALK_GEN)/roots.mk: tests/walk/walk_targets.py $(wildcard templates/*.j2 generator/*.py) | deps-python
+	@mkdir -p $(@D)
+	$(PY) tests/walk/walk_targets.py > $(WALK_GEN)/targets.yaml
+	$(PY) -m generator generate --config $(WALK_GEN)/targets.yaml --out $(WALK_GEN) --quiet
+	@echo 'include $$(wildcard $(WALK_GEN)/*/build.mk)' > $@
+WALK_ROOTS := $(filter-out $(SUITE_ROOTS),$(BNG_ROOTS))
+WALK_SOURCES := tests/walk/test_walk.c tests/c/bng_dtypes.c tests/c/bng_test_support.c tests/c/bng_reference.c
+define walk_rules
+$(call library_rules,$(1),$(BUILD)/$(notdir $(1))/gnu/obj,$(BUILD)/$(notdir $(1))/gnu/libbatchnormgrad.a,$(FLAVOUR_FLAGS_gnu),)
+$(BUILD)/$(notdir $(1))/gnu/test_walk: $(WALK_SOURCES) $(TEST_HEADERS) $(BUILD)/$(notdir $(1))/gnu/libbatchnormgrad.a | deps-c
+	$$(CC) $$(CFLAGS) $(BNG_CFLAGS) $(FLAVOUR_FLAGS_gnu) -I$(1) -Itests/c $$(CHECK_CFLAGS) \
+	  $(WALK_SOURCES) $(BUILD)/$(notdir $(1))/gnu/libbatchnormgrad.a $$(CHECK_LIBS) $(LDLIBS) -o $$@
+endef
+$(foreach r,$(WALK_ROOTS),$(eval $(call walk_rules,$(r))))
+WALK_SUITES := $(foreach r,$(WALK_ROOTS),$(BUILD)/$(notdir $(r))/gnu/test_walk)
 
 # VALGRIND=1: every test program under valgrind's memcheck, an error fails the run.
 # The host HAL's core threads live until exit: their stacks are "possibly lost" by design.
 RUN := $(if $(VALGRIND),valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-possibly-lost=no,)
 
-suites: deps-c deps-python $(HALF_SUITES) $(MANUAL_EXAMPLES) $(C_SUITES) $(if $(VALGRIND),,bench-smoke)
-	@set -e; for h in $(HALF_SUITES); do $(RUN) $$h; done
-	@set -e; for e in $(MANUAL_EXAMPLES); do $(RUN) $$e; done
-	@set -e; for s in $(C_SUITES); do echo "== $$s"; $(RUN) $$s; done
-	@set -e; for s in $(filter %/gnu/test_bng,$(C_SUITES)); do echo "== $$s, fast host HAL (what make bench times)"; \
-	  BNG_HAL_HOST=fast $(RUN) $$s; done
-	@set -e; for s in $(if $(VALGRIND),,$(HALF_SUITES) $(filter %/gnu/test_bng %/gnu_softhalf/test_bng %/portable/test_bng,$(C_SUITES))); do \
-	  echo "== $$s, FPU flushing subnormals as the DSP's does"; BNG_TEST_FTZ=1 $(RUN) $$s; done
+# Every run of a test program is a make target of its own (run/<program>/<mode>), so
+# that make -j runs them side by side and -O keeps each one's output together.
+# Modes: plain; fast (the fast host HAL make bench times); ftz (an FPU flushing
+# subnormals as the DSP's does). A flavour runs the test cases it can change
+# (Check's tags): a HAL flavour those that move data (shared), an arithmetic flavour
+# those that compute on the caller's memory (private); gnu runs every case.
+CASES_hthreads_fanout := CK_INCLUDE_TAGS=shared
+CASES_hthreads_spmd   := CK_INCLUDE_TAGS=shared
+CASES_portable        := CK_INCLUDE_TAGS=private
+CASES_native          := CK_INCLUDE_TAGS=private
+CASES_gnu_softhalf    := CK_INCLUDE_TAGS=private
+MODE_ENV_plain :=
+MODE_ENV_fast  := BNG_HAL_HOST=fast
+MODE_ENV_ftz   := BNG_TEST_FTZ=1
+flavour_of = $(notdir $(patsubst %/,%,$(dir $(1))))
+# $(1) program, $(2) mode, $(3) extra environment
+define run_rule
+.PHONY: run/$(1)/$(2)
+run/$(1)/$(2): $(1)
+	@echo "== $(1) ($(2))"; $(MODE_ENV_$(2)) $(3) $(RUN) $(1)
+endef
+C_RUNS := $(foreach s,$(C_SUITES),run/$(s)/plain) \
+  $(if $(VALGRIND),,$(foreach s,$(filter %/gnu/test_bng,$(C_SUITES)),run/$(s)/fast) \
+    $(foreach s,$(HALF_SUITES) $(filter %/gnu/test_bng %/gnu_softhalf/test_bng %/portable/test_bng,$(C_SUITES)),run/$(s)/ftz))
+HALF_RUNS   := $(foreach s,$(HALF_SUITES),run/$(s)/plain)
+EXAMPLE_RUNS := $(foreach s,$(MANUAL_EXAMPLES),run/$(s)/plain)
+WALK_RUNS   := $(foreach s,$(WALK_SUITES),run/$(s)/plain)
+# run/<program>/<mode> -> the program, and the cases it runs in that mode.
+program_of = $(patsubst run/%/,%,$(dir $(1)))
+cases_of = $(if $(filter fast,$(notdir $(1))),CK_INCLUDE_TAGS=shared,$(CASES_$(call flavour_of,$(call program_of,$(1)))))
+$(foreach r,$(HALF_RUNS) $(EXAMPLE_RUNS) $(WALK_RUNS) $(C_RUNS),\
+  $(eval $(call run_rule,$(call program_of,$(r)),$(notdir $(r)),$(call cases_of,$(r)))))
+
+# -j from the core count; -O: each run's output in one piece.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
+.PHONY: test test-generator test-c suites check check-generator
+test: deps-c deps-python ## everything below, in parallel: generator tests, every suite of every target and flavour, the channel walk [SANITIZE=thread|address,undefined]
+	@$(MAKE) --no-print-directory -j$(JOBS) -O test-generator suites
+
+# The fast tier: the generator's tests, one target's suite on the default backend, and
+# the small channel walk.
+check: deps-c deps-python ## the fast tier (about a minute): generator and plan tests, one target's gnu suite, a quick channel walk
+	@$(MAKE) --no-print-directory -j$(JOBS) -O test-generator run/$(BUILD)/$(HALF_TARGET)/gnu/test_bng/plain \
+	  run/$(BUILD)/walk_small/gnu/test_walk/plain
+
+test-generator: deps-python-test
+	$(PY_TEST) -m unittest discover -s tests/generator -p 'test_*.py'
+
+test-c: suites
+
+suites: $(HALF_RUNS) $(EXAMPLE_RUNS) $(WALK_RUNS) $(C_RUNS) $(if $(VALGRIND),,bench-smoke)
 
 # Every output of a sweep of shapes through the public ABI, hashed, per target and
 # flavour: run before and after a refactor and diff the folders.
