@@ -308,6 +308,7 @@ class TargetPlan:
         base = self.name
         out = [
             OutputFile(f"{base}/batch_norm_grad.h", "batch_norm_grad.h.j2"),
+            OutputFile(f"{base}/batchnormgrad.h", "batchnormgrad.h.j2"),
             OutputFile(f"{base}/bng_kernels.h", "bng_kernels.h.j2"),
             OutputFile(f"{base}/batch_norm_grad.c", "batch_norm_grad.c.j2"),
         ]

@@ -5,7 +5,7 @@
  */
 #include <stdio.h>
 #include <stdint.h>
-#include "batch_norm_grad.h"
+#include <batchnormgrad.h>     /* the manual's own line */
 #include "bng_example.h"
 
 #define BATCH 4
@@ -28,7 +28,7 @@ int main(void)
     float *dscale = dscale_mem;  /* output gradient dscale */
     int batch = BATCH;
     int channel = CHANNEL;
-    int is_train = 1;
+    int is_train = true;         /* as the manual writes it */
     long long params[12];
 
     bng_example_fill(batch, channel, x, dy, mean, invar, scale);

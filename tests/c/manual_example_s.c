@@ -5,7 +5,7 @@
  */
 #include <stdio.h>
 #include <stdint.h>
-#include "batch_norm_grad.h"
+#include <batchnormgrad.h>     /* the manual's own line */
 #include "bng_example.h"
 
 #define BATCH 4
@@ -28,7 +28,7 @@ int main(void)
     float *dscale = dscale_mem;  /* output gradient dscale */
     int batch = BATCH;
     int channel = CHANNEL;
-    int is_train = 1;
+    int is_train = true;         /* as the manual writes it */
     int core_mask = 0xff;
     long long *params = BNG_SHARED_PARAMS;
 

@@ -619,6 +619,9 @@ static void overlaps_refused(const bng_dtype *t, int shared)
     struct { int slot; long long value; const char *what; } stats_cases[8];
     int n_stats = 0;
 
+    /* A byte offset into x, dy or dx, rounded up to the per-channel type's alignment
+     * (the misalignment check comes first). */
+#define STATS_ALIGNED(bytes) (((bytes) + t->stats_size - 1) / t->stats_size * t->stats_size)
     bng_case_init(&k, t, 5, channel, 1, BNG_DATA_RANDOM, 5);
     x = k.x.p;
     dy = k.dy.p;
@@ -640,11 +643,11 @@ static void overlaps_refused(const bng_dtype *t, int shared)
     stats_cases[n_stats++].what = "dscale = mean + 1 element";
     stats_cases[n_stats].slot = BNG_PARAM_DBIAS; stats_cases[n_stats].value = (long long)(intptr_t)dx;
     stats_cases[n_stats++].what = "dbias inside dx";
-    stats_cases[n_stats].slot = BNG_PARAM_DSCALE; stats_cases[n_stats].value = (long long)(intptr_t)(x + 2 * t->size);
+    stats_cases[n_stats].slot = BNG_PARAM_DSCALE; stats_cases[n_stats].value = (long long)(intptr_t)(x + STATS_ALIGNED(2 * t->size));
     stats_cases[n_stats++].what = "dscale inside x";
-    stats_cases[n_stats].slot = BNG_PARAM_MEAN; stats_cases[n_stats].value = (long long)(intptr_t)(dx + t->size * channel);
+    stats_cases[n_stats].slot = BNG_PARAM_MEAN; stats_cases[n_stats].value = (long long)(intptr_t)(dx + STATS_ALIGNED(t->size * channel));
     stats_cases[n_stats++].what = "mean inside dx";
-    stats_cases[n_stats].slot = BNG_PARAM_SCALE; stats_cases[n_stats].value = (long long)(intptr_t)(dx + (n * t->size - stats / 2) / t->stats_size * t->stats_size);
+    stats_cases[n_stats].slot = BNG_PARAM_SCALE; stats_cases[n_stats].value = (long long)(intptr_t)(dx + STATS_ALIGNED(n * t->size - stats / 2));
     stats_cases[n_stats++].what = "scale straddling dx's end";
     for (i = 0; i < n_stats; i++) {
         k.params[stats_cases[i].slot] = stats_cases[i].value;
@@ -652,6 +655,7 @@ static void overlaps_refused(const bng_dtype *t, int shared)
         k.params[stats_cases[i].slot] = saved[stats_cases[i].slot];
     }
 #undef EXPECT_OVERLAP
+#undef STATS_ALIGNED
     /* Inputs overlapping inputs: x = dy, and mean = invar = scale, run. */
     bng_case_mark_outputs(&k);
     k.params[BNG_PARAM_INVAR] = k.params[BNG_PARAM_SCALE] = k.params[BNG_PARAM_MEAN];
