@@ -224,6 +224,18 @@ suites: deps-c deps-python $(HALF_SUITES) $(MANUAL_EXAMPLES) $(C_SUITES) $(if $(
 	@set -e; for s in $(if $(VALGRIND),,$(HALF_SUITES) $(filter %/gnu/test_bng %/gnu_softhalf/test_bng %/portable/test_bng,$(C_SUITES))); do \
 	  echo "== $$s, FPU flushing subnormals as the DSP's does"; BNG_TEST_FTZ=1 $(RUN) $$s; done
 
+# fork() after the host HAL's core threads exist: the child's _s starts its own (a hang
+# fails by alarm). Not under ThreadSanitizer: it does not support starting threads after
+# a multi-threaded fork.
+FORK_TEST := $(BUILD)/$(FIRST_TARGET)/test_fork
+$(FORK_TEST): tests/c/test_fork.c tests/c/bng_example.c tests/c/bng_reference.c $(BUILD)/$(FIRST_TARGET)/libbatchnormgrad.a | deps-c
+	$(CC) $(CFLAGS) $(SANITIZE_FLAGS) -std=gnu11 -Wall -Wextra -DBNG_HOST -Iinclude -Igenerated/$(FIRST_TARGET) -Itests/c \
+	  $< tests/c/bng_example.c tests/c/bng_reference.c $(BUILD)/$(FIRST_TARGET)/libbatchnormgrad.a $(LDLIBS) -o $@
+.PHONY: fork-test
+suites: fork-test
+fork-test: $(FORK_TEST)
+	$(if $(filter thread,$(subst $(comma), ,$(SANITIZE))),@echo "fork-test: not under ThreadSanitizer",$(RUN) $<)
+
 # Every output of a sweep of shapes through the public ABI, hashed, per target and
 # flavour: run before and after a refactor and diff the folders.
 BIT_SWEEP_OUT ?= $(BUILD)/bit-sweep
