@@ -96,7 +96,8 @@ class ValidationTest(TempDir):
         self.expect_error(GOOD.replace("lanes: 16", "lanes: 0"), 5, "out of range")
 
     def test_every_yaml_integer_form_is_read(self):
-        for text, value in (("0x10", 16), ("0b10000", 16), ("020", 16), ("1_6", 16), ("+16", 16)):
+        # (020, YAML 1.1's octal 16, is refused: test_leading_zero_is_not_octal)
+        for text, value in (("0x10", 16), ("0b10000", 16), ("1_6", 16), ("+16", 16)):
             config = load(self.write_config(GOOD.replace("lanes: 16", f"lanes: {text}")))
             self.assertEqual(config.targets[0].dtypes[0].lanes, value, text)
         self.expect_error(GOOD.replace("lanes: 16", "lanes: 0:16"), 5, "expected an integer")
@@ -475,6 +476,50 @@ class OutputTest(TempDir):
         fm.add("t/a.c", "x")
         with self.assertRaises(AssertionError):
             fm.add("t/a.c", "y")
+
+
+class YamlLimitsTest(TempDir):
+    """Issue 20, case 6: YAML that multiplies work or misreads numbers."""
+
+    def test_aliases_are_bounded_by_the_work_they_cause(self):
+        import time
+        base = GOOD.replace("  dsp:", "  base: &x")
+        path = self.write_config(base + "".join(f"  t{i}: *x\n" for i in range(12000)))
+        self.assertLess(os.path.getsize(path), 1 << 20)
+        start = time.monotonic()
+        status, _, err = run("generate", "--config", path, "--out", self.tmp + "/out")
+        self.assertLess(time.monotonic() - start, 10)
+        self.assertEqual(status, 2)
+        self.assertEqual(err.count("\n"), 1, err)
+        self.assertRegex(err, rf"^error: {path}:\d+: more than 20000 values, aliases counted")
+        laughs = "a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n" + "".join(
+            f"{c}: &{c} [{', '.join(['*' + p] * 10)}]\n" for p, c in zip("abcdefgh", "bcdefghi"))
+        for text in (laughs + "targets: {}\n", "targets:\n  a: &a [*a]\n",
+                     "targets: &t\n  x: {<<: *t}\n"):
+            status, _, err = run("generate", "--config", self.write_config(text), "--out",
+                                 self.tmp + "/out")
+            self.assertEqual(status, 2, text)
+            self.assertEqual(err.count("\n"), 1, err)
+            self.assertNotIn("Traceback", err)
+        self.assertFalse(os.path.exists(self.tmp + "/out"))
+        # an anchor shared by a few targets is what aliases are for
+        shared = GOOD.replace("    memory:\n", "    memory: &mem\n") + "".join(
+            GOOD.split("targets:\n", 1)[1].replace("  dsp:", f"  dsp{i}:").split("    memory:")[0]
+            + "    memory: *mem\n    channels: [32, 64]\n    max_unroll: 32\n" for i in range(5))
+        self.assertEqual(len(load(self.write_config(shared)).targets), 6)
+
+    def test_leading_zero_is_not_octal(self):
+        path = self.write_config(GOOD.replace("[32, 64]", "[032, 064]"))
+        status, _, err = run("generate", "--config", path, "--out", self.tmp + "/out")
+        self.assertEqual(status, 2)
+        self.assertIn(f"{path}:14: targets.dsp.channels: '032' has a leading zero, which "
+                      "YAML 1.1 reads as octal (26); write 32", err)
+        for text in ("020", "+020", "0_20", "!!int 020", "00"):
+            path = self.write_config(GOOD.replace("lanes: 16", f"lanes: {text}"))
+            status, _, err = run("generate", "--config", path, "--out", self.tmp + "/out")
+            self.assertEqual(status, 2, text)
+            self.assertIn("leading zero", err, text)
+        self.assertFalse(os.path.exists(self.tmp + "/out"))
 
 
 if __name__ == "__main__":
