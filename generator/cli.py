@@ -4,12 +4,13 @@ import argparse
 import dataclasses
 import os
 import re
+import signal
 import subprocess
 import sys
 from typing import List, Optional
 
 from .errors import ConfigError
-from .files import FileManager
+from .files import FileManager, Terminated
 from .loader import MAX_SPECIALIZED_CHANNELS, channel_list, load
 from .model import Config, Location
 from .plan import plan_target
@@ -104,11 +105,12 @@ def cmd_vendor(args) -> int:
     if os.path.commonpath([dest, generated]) == generated or dest == os.path.realpath(root):
         raise ConfigError("--dest", args.dest, "is the project or inside generated/: a drop "
                           "goes into a firmware tree, e.g. ../firmware/third_party/bng")
-    try:
-        names = write_drop(root, tp, args.dest, command, args.hal)
-    except OSError as e:
-        raise ConfigError("--dest", args.dest, f"cannot write: {e.strerror}") from None
-    print(f"{args.dest}: {len(names)} files and MANIFEST")
+    changed = write_drop(root, tp, args.dest, command, args.hal)
+    for verb, name in changed:
+        if verb != "wrote":
+            print(f"{verb} {os.path.join(args.dest, name)}")
+    drop = [name for verb, name in changed if verb == "wrote"]
+    print(f"{args.dest}: {tp.name}'s drop and MANIFEST ({len(drop)} files written)")
     return 0
 
 
@@ -167,3 +169,10 @@ def main(argv: Optional[List[str]] = None) -> int:
             raise
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except (KeyboardInterrupt, Terminated) as e:
+        if args.debug:
+            raise
+        signum = getattr(e, "signum", signal.SIGINT)
+        print(f"error: interrupted by {signal.Signals(signum).name}; no file was left "
+              "half-written", file=sys.stderr)
+        return 128 + signum

@@ -13,7 +13,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, ROOT)
 
 from generator.cli import main                       # noqa: E402
-from generator.files import FileManager              # noqa: E402
+from generator.files import FileManager, is_temporary  # noqa: E402
 from generator.loader import load                    # noqa: E402
 from generator.plan import plan_target, segments     # noqa: E402
 
@@ -369,7 +369,7 @@ class AtomicOutputTest(TempDir):
         remakes = {line.split("Remake:")[1].strip() for t in texts for line in t.splitlines()
                    if "Remake:" in line}
         self.assertEqual(len(remakes), 1, remakes)   # every file from the same run
-        self.assertEqual([n for n in os.listdir(out + "/mt7004") if n.startswith(".tmp")], [])
+        self.assertEqual([n for n in os.listdir(out + "/mt7004") if is_temporary(n)], [])
 
 
 class PlanTest(unittest.TestCase):
@@ -477,6 +477,231 @@ class OutputTest(TempDir):
         with self.assertRaises(AssertionError):
             fm.add("t/a.c", "y")
 
+
+def temporaries(path):
+    """Every temporary of the generator's left below path."""
+    return [os.path.join(d, n) for d, _, names in os.walk(path) for n in names if is_temporary(n)]
+
+
+def manifest_is_true(test, dest):
+    """Every file of dest is in its MANIFEST: the drop's with their sha256, the rest as
+    the folder's own; and nothing listed is missing."""
+    import hashlib
+    with open(os.path.join(dest, "MANIFEST")) as f:
+        text = f.read()
+    drop_part = text.split("\nsha256:\n", 1)[1]
+    listed, _, own = drop_part.partition("\nnot part of the drop")
+    drop = dict(reversed(line.split("  ", 1)) for line in listed.strip().splitlines())
+    own_names = own.split(":\n", 1)[1].split() if own else []
+    for name, digest in drop.items():
+        with open(os.path.join(dest, name), "rb") as f:
+            test.assertEqual(hashlib.sha256(f.read()).hexdigest(), digest, name)
+    test.assertEqual(sorted(os.listdir(dest)), sorted(list(drop) + own_names + ["MANIFEST"]))
+    return drop, own_names
+
+
+# A driver for a generate run in a child process that something ends half way: the
+# argument names the hook, put on the n-th call of a function of generator.files.
+INTERRUPTED_RUN = """
+import os, signal, sys
+sys.path.insert(0, {root!r})
+import generator.files as files
+from generator.cli import main
+what, n = sys.argv[1], int(sys.argv[2])
+calls = [0]
+def hooked(original, action):
+    def f(*a, **k):
+        calls[0] += 1
+        if calls[0] == n and action == "before":
+            os.kill(os.getpid(), signal.SIGTERM)
+        result = original(*a, **k)
+        if calls[0] == n and action == "after-kill":
+            os.kill(os.getpid(), signal.SIGKILL)
+        return result
+    return f
+if what == "term-during-renames":
+    files.os.replace = hooked(os.replace, "before")
+elif what == "kill-after-temporary":
+    files.FileManager._temporary = hooked(files.FileManager._temporary, "after-kill")
+sys.exit(main(sys.argv[3:]))
+"""
+
+
+class AccidentsTest(TempDir):
+    """Issue 20: files and trees under real-world accidents."""
+
+    def changed_config(self):
+        with open(TARGETS_YAML) as f:
+            return self.write_config(f.read().replace("DSP cluster", "DSP cluster (changed)"))
+
+    def interrupted(self, what, n, *argv):
+        import subprocess
+        driver = os.path.join(self.tmp, "driver.py")
+        with open(driver, "w") as f:
+            f.write(INTERRUPTED_RUN.format(root=ROOT))
+        return subprocess.run([sys.executable, driver, what, str(n), *argv], cwd=ROOT,
+                              capture_output=True, text=True, timeout=120)
+
+    # -- 1. vendor never writes through a link -------------------------------------
+
+    def test_vendor_replaces_links_and_never_writes_through_them(self):
+        dest, victim = self.tmp + "/drop", self.tmp + "/elsewhere.c"
+        header = self.tmp + "/generated/ft78ne/batch_norm_grad.h"   # stands for the real one
+        os.makedirs(dest)
+        os.makedirs(os.path.dirname(header))
+        for path in (victim, header):
+            with open(path, "w") as f:
+                f.write("precious\n")
+        os.symlink(victim, dest + "/bng_driver.c")
+        os.symlink(header, dest + "/batch_norm_grad.h")
+        os.symlink(self.tmp + "/nowhere", dest + "/bng_hal.h")          # dangling
+        status, _, err = run("vendor", "--config", TARGETS_YAML, "--target", "mt7004",
+                             "--dest", dest)
+        self.assertEqual(status, 0, err)
+        for path in (victim, header):
+            with open(path) as f:
+                self.assertEqual(f.read(), "precious\n", path)
+        for name in ("bng_driver.c", "batch_norm_grad.h", "bng_hal.h"):
+            self.assertFalse(os.path.islink(os.path.join(dest, name)), name)
+        manifest_is_true(self, dest)
+
+    def test_generate_replaces_a_link_with_the_same_content(self):
+        out = self.tmp + "/out"
+        run("generate", "--config", TARGETS_YAML, "--out", out)
+        copy = self.tmp + "/copy.h"
+        shutil.copy(out + "/mt7004/bng_kernels.h", copy)
+        os.unlink(out + "/mt7004/bng_kernels.h")
+        os.symlink(copy, out + "/mt7004/bng_kernels.h")
+        status, stdout, _ = run("generate", "--config", TARGETS_YAML, "--out", out)
+        self.assertEqual(status, 0)
+        self.assertIn(f"wrote {out}/mt7004/bng_kernels.h", stdout)
+        self.assertFalse(os.path.islink(out + "/mt7004/bng_kernels.h"))
+
+    # -- 3. a vendor drop is all or nothing, its MANIFEST always true -------------
+
+    def test_second_drop_removes_the_first_drops_files_and_lists_the_users(self):
+        dest = self.tmp + "/drop"
+        os.makedirs(dest)
+        with open(dest + "/board.c", "w") as f:
+            f.write("int board;\n")
+        self.assertEqual(run("vendor", "--config", TARGETS_YAML, "--target", "mt7004",
+                             "--hal", "hthreads", "--dest", dest)[0], 0)
+        first, own = manifest_is_true(self, dest)
+        self.assertIn("bng_f16_ukernels.c", first)
+        self.assertEqual(own, ["board.c"])
+        status, stdout, err = run("vendor", "--config", TARGETS_YAML, "--target", "ft78ne",
+                                  "--dest", dest)
+        self.assertEqual(status, 0, err)
+        second, own = manifest_is_true(self, dest)
+        for name in ("bng_f16_ukernels.c", "bng_hal_hthreads.c", "bng_hal_hthreads.h",
+                     "bng_hal_hthreads_config.h"):
+            self.assertNotIn(name, second)
+            self.assertFalse(os.path.exists(os.path.join(dest, name)), name)
+            self.assertIn(f"removed {dest}/{name}", stdout)
+        self.assertEqual(own, ["board.c"])
+        with open(dest + "/MANIFEST") as f:     # *.c would compile board.c too
+            compile_line = next(line for line in f if line.startswith("compile:"))
+        self.assertNotIn("*.c", compile_line)
+        self.assertIn("bng_f32_ukernels.c", compile_line)
+
+    def test_a_file_of_the_previous_drop_the_user_edited_is_kept(self):
+        dest = self.tmp + "/drop"
+        run("vendor", "--config", TARGETS_YAML, "--target", "mt7004", "--dest", dest)
+        with open(dest + "/bng_f16_ukernels.c", "a") as f:
+            f.write("/* my fix */\n")
+        self.assertEqual(run("vendor", "--config", TARGETS_YAML, "--target", "ft78ne",
+                             "--dest", dest)[0], 0)
+        _, own = manifest_is_true(self, dest)
+        self.assertEqual(own, ["bng_f16_ukernels.c"])
+
+    def test_a_failed_drop_leaves_the_previous_one_whole(self):
+        import resource
+        import subprocess
+        dest = self.tmp + "/drop"
+        run("vendor", "--config", TARGETS_YAML, "--target", "ft78ne", "--dest", dest)
+        before = tree(dest)
+
+        def small_files():
+            resource.setrlimit(resource.RLIMIT_FSIZE, (40000, 40000))
+        r = subprocess.run([sys.executable, "-m", "generator", "vendor", "--target", "mt7004",
+                            "--hal", "hthreads", "--dest", dest], cwd=ROOT, capture_output=True,
+                           text=True, preexec_fn=small_files, timeout=120)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("File too large; nothing was written", r.stderr)
+        self.assertEqual(r.stderr.count("\n"), 1, r.stderr)
+        self.assertEqual(tree(dest), before)
+        manifest_is_true(self, dest)
+
+    def test_vendor_uses_the_file_manager(self):
+        # one copy of the all-or-nothing machinery (issue 20: no second copy of it)
+        import inspect
+        import generator.vendor as vendor
+        source = inspect.getsource(vendor)
+        self.assertIn("FileManager(", source)
+        self.assertNotIn('"w"', source)
+        self.assertNotIn('"wb"', source)
+
+    # -- 4. an interrupted generate leaves the old tree, its leftovers are removed -
+
+    def test_ctrl_c_and_any_exception_during_the_renames_roll_back(self):
+        from unittest import mock
+        out = self.tmp + "/out"
+        run("generate", "--config", TARGETS_YAML, "--out", out)
+        with open(out + "/mt7004/bng_old_ukernels.c", "w") as f:      # stale: to remove
+            f.write("/* DO NOT EDIT: generated by the batchnormgrad generator 0.0.1. */\n")
+        before = tree(out)
+        path = self.changed_config()
+        real_replace = os.replace
+        for exc in (KeyboardInterrupt, RuntimeError, SystemExit):
+            for n in (1, 4, 9):
+                calls = []
+
+                def replace(a, b, exc=exc, n=n, calls=calls):
+                    calls.append(a)
+                    if len(calls) == n:
+                        raise exc()
+                    return real_replace(a, b)
+                with mock.patch("os.replace", replace):
+                    if exc is KeyboardInterrupt:
+                        status, _, err = run("generate", "--config", path, "--out", out)
+                        self.assertEqual(status, 130)
+                        self.assertEqual(err, "error: interrupted by SIGINT; no file was left "
+                                              "half-written\n")
+                    else:
+                        with self.assertRaises(exc):
+                            run("generate", "--config", path, "--out", out)
+                self.assertEqual(tree(out), before, (exc, n))
+                self.assertEqual(temporaries(out), [], (exc, n))
+
+    def test_sigterm_during_the_renames_rolls_back(self):
+        out = self.tmp + "/out"
+        run("generate", "--config", TARGETS_YAML, "--out", out)
+        before = tree(out)
+        r = self.interrupted("term-during-renames", 5, "generate", "--config",
+                             self.changed_config(), "--out", out)
+        self.assertEqual(r.returncode, 143, r.stderr)
+        self.assertIn("interrupted by SIGTERM", r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+        self.assertEqual(tree(out), before)
+        self.assertEqual(temporaries(out), [])
+
+    def test_kill_9_leftovers_are_removed_by_the_next_run(self):
+        out = self.tmp + "/out"
+        run("generate", "--config", TARGETS_YAML, "--out", out)
+        r = self.interrupted("kill-after-temporary", 1, "generate", "--config",
+                             self.changed_config(), "--out", out)
+        self.assertEqual(r.returncode, -9)
+        left = temporaries(out)
+        self.assertEqual(len(left), 1)
+        self.assertEqual(os.path.getsize(left[0]), 0)      # no banner: it needs the name
+        # and one named the way generator 0.1.0 named them
+        with open(out + "/ft78ne/.tmp-k3j_x9a0", "w"):
+            pass
+        status, stdout, _ = run("generate", "--config", TARGETS_YAML, "--out", out)
+        self.assertEqual(status, 0)
+        self.assertIn("removed leftover temporary", stdout)
+        self.assertEqual(temporaries(out), [])
+        self.assertEqual(tree(out), tree(os.path.join(ROOT, "generated")))
 
 class YamlLimitsTest(TempDir):
     """Issue 20, case 6: YAML that multiplies work or misreads numbers."""
