@@ -1,7 +1,8 @@
-"""Command line: python3 -m generator {generate,plan} ..."""
+"""Command line: python3 -m generator {generate,plan,targets,vendor,report} ..."""
 
 import argparse
 import dataclasses
+import difflib
 import os
 import re
 import signal
@@ -10,8 +11,8 @@ import sys
 from typing import List, Optional
 
 from .errors import ConfigError
-from .files import FileManager, Terminated
-from .loader import MAX_SPECIALIZED_CHANNELS, channel_list, load
+from .files import FileManager, Terminated, written_by_us
+from .loader import MAX_SPECIALIZED_CHANNELS, TARGET_NAME, channel_list, load
 from .model import Config, Location
 from .plan import plan_target
 from .render import environment, render_target
@@ -54,6 +55,27 @@ def _selected(args) -> Config:
     return dataclasses.replace(config, targets=targets)
 
 
+def _target_folders(out: str) -> List[str]:
+    """Folders of out that hold a generated target: a build.mk with the banner."""
+    try:
+        names = sorted(os.listdir(out))
+    except OSError:
+        return []
+    return [n for n in names if TARGET_NAME.match(n) and not os.path.islink(os.path.join(out, n))
+            and written_by_us(os.path.join(out, n, "build.mk"))]
+
+
+def _diff(out: str, rel: str, text: str, room: int) -> List[str]:
+    try:
+        with open(os.path.join(out, rel), encoding="utf-8", errors="replace", newline="") as f:
+            old = f.read()
+    except OSError:
+        return []
+    lines = list(difflib.unified_diff(old.splitlines(), text.splitlines(), f"{out}/{rel}",
+                                      f"{out}/{rel} (rendered)", lineterm="", n=1))
+    return lines[:room]
+
+
 def cmd_generate(args) -> int:
     config = _selected(args)
     env = environment()
@@ -61,11 +83,52 @@ def cmd_generate(args) -> int:
     for target in config.targets:
         for rel, text in render_target(env, plan_target(target)):
             fm.add(rel, text)
-    changed = fm.commit(owned_dirs=[t.name for t in config.targets])
+    names = [t.name for t in config.targets]
+
+    def owned_dirs() -> List[str]:
+        # The whole configuration owns the output tree: a target folder whose target
+        # is no longer configured loses the files the generator wrote there.
+        return sorted(set(names) | (set() if args.target else set(_target_folders(args.out))))
+    if args.check:
+        return _check(args, fm, owned_dirs)
+    changed = fm.commit(owned_dirs)
     for verb, rel in changed:
         print(f"{verb} {args.out}/{rel}")
+    for d in sorted({rel.split("/")[0] for verb, rel in changed if verb.startswith("kept")}
+                    - set(names)):
+        print(f"kept {args.out}/{d}/: target {d} is not in {args.config}, but the folder "
+              "holds files the generator did not write")
     if not changed and not args.quiet:
         print(f"{args.out}: up to date")
+    return 0
+
+
+def _check(args, fm: FileManager, owned_dirs) -> int:
+    """generate --check (make regen-check): the files the generator owns in the output
+    tree against what the configuration renders; files it does not own are not looked at."""
+    problems = fm.check(owned_dirs)
+    if not problems:
+        print(f"{args.out}: up to date with {args.config} "
+              f"({len(fm.pending)} files the generator owns)")
+        return 0
+    room = 40
+    for problem, rel in problems:
+        print(f"{args.out}/{rel}: {problem}")
+    for problem, rel in problems:
+        if rel in fm.pending and problem.startswith("differs") and room > 0:
+            lines = _diff(args.out, rel, fm.pending[rel], room)
+            room -= len(lines)
+            print("\n".join(lines))
+    remake = "make generate" + (" TARGET=" + args.target if args.target else "")
+    print(f"{args.out}: stale: run {remake} (it rewrites and removes only files the generator "
+          "owns) and commit the result", file=sys.stderr)
+    return 1
+
+
+def cmd_targets(args) -> int:
+    """The configured target names, one a line (what the Makefile builds and tests)."""
+    for t in load(args.config).targets:
+        print(t.name)
     return 0
 
 
@@ -142,15 +205,21 @@ def main(argv: Optional[List[str]] = None) -> int:
     sub = p.add_subparsers(dest="command", required=True)
     for name, helptext in (("generate", "render the kernels into the output tree"),
                            ("plan", "list the kernels the plan emits"),
+                           ("targets", "list the configured targets"),
                            ("vendor", "render one target's drop for a firmware tree, with a MANIFEST"),
                            ("report", "per kernel: shape, unroll, tile plan, code size")):
         s = sub.add_parser(name, help=helptext)
         s.add_argument("--config", default="targets.yaml", help="default: targets.yaml")
+        if name == "targets":
+            continue
         s.add_argument("--target", help="one target (default: all)")
         s.add_argument("--channels", help='replace the target\'s channel list, e.g. "48 96"')
         if name == "generate":
             s.add_argument("--out", default="generated", help="default: generated")
             s.add_argument("--quiet", action="store_true")
+            s.add_argument("--check", action="store_true",
+                           help="write nothing; exit 1 if a file the generator owns in the "
+                                "output tree differs from what the configuration renders")
         elif name == "plan":
             s.add_argument("--names", action="store_true", help="kernel table names only")
         elif name == "vendor":
@@ -162,8 +231,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                            help="LABEL,NM,OBJECT[,OBJECT...]: code sizes from one compiler")
     args = p.parse_args(argv)
     try:
-        return {"generate": cmd_generate, "plan": cmd_plan, "vendor": cmd_vendor,
-                "report": cmd_report}[args.command](args)
+        return {"generate": cmd_generate, "plan": cmd_plan, "targets": cmd_targets,
+                "vendor": cmd_vendor, "report": cmd_report}[args.command](args)
     except ConfigError as e:
         if args.debug:
             raise
