@@ -3,6 +3,7 @@
 import argparse
 import dataclasses
 import difflib
+import io
 import os
 import re
 import signal
@@ -155,19 +156,14 @@ def _one_target(args):
 
 def cmd_vendor(args) -> int:
     from .vendor import write_drop
-    tp = plan_target(_one_target(args))
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    _check_dest(args.dest, root)
+    tp = plan_target(_one_target(args))
     command = f"make vendor TARGET={tp.name} DEST={args.dest}"
     if tp.target.channels_overridden:
         command += ' CHANNELS="' + " ".join(str(c) for c in tp.target.channels) + '"'
     if args.hal:
         command += f" HAL={args.hal}"
-    dest, generated = os.path.realpath(args.dest), os.path.realpath(os.path.join(root, "generated"))
-    if os.path.lexists(args.dest) and not os.path.isdir(args.dest):
-        raise ConfigError("--dest", args.dest, "exists and is not a folder")
-    if os.path.commonpath([dest, generated]) == generated or dest == os.path.realpath(root):
-        raise ConfigError("--dest", args.dest, "is the project or inside generated/: a drop "
-                          "goes into a firmware tree, e.g. ../firmware/third_party/bng")
     changed = write_drop(root, tp, args.dest, command, args.hal)
     for verb, name in changed:
         if verb != "wrote":
@@ -175,6 +171,28 @@ def cmd_vendor(args) -> int:
     drop = [name for verb, name in changed if verb == "wrote"]
     print(f"{args.dest}: {tp.name}'s drop and MANIFEST ({len(drop)} files written)")
     return 0
+
+
+def _check_dest(dest: str, root: str) -> None:
+    """A drop goes into a firmware tree: not into the project (its headers would shadow
+    the project's own), except under build/; links are resolved first."""
+    if not dest or any(not c.isprintable() for c in dest):
+        raise ConfigError("--dest", dest, "contains control characters (a newline would "
+                          "forge a line of the MANIFEST): name a plain folder")
+    if os.path.lexists(dest) and not os.path.isdir(dest):
+        raise ConfigError("--dest", dest, "exists and is not a folder")
+    real, project = os.path.realpath(dest), os.path.realpath(root)
+
+    def inside(folder: str) -> bool:
+        return os.path.commonpath([real, folder]) == folder
+    advice = "a drop goes into a firmware tree, e.g. ../firmware/third_party/bng"
+    if real == project:
+        raise ConfigError("--dest", dest, f"is the project: {advice}")
+    if inside(os.path.realpath(os.path.join(root, "generated"))):
+        raise ConfigError("--dest", dest, f"is inside generated/: {advice}")
+    if inside(project) and not inside(os.path.realpath(os.path.join(root, "build"))):
+        raise ConfigError("--dest", dest, f"is inside the project ({real}), where its files "
+                          f"would shadow the project's own: {advice} (or a folder under build/)")
 
 
 def cmd_report(args) -> int:
@@ -185,7 +203,11 @@ def cmd_report(args) -> int:
     tp = plan_target(_one_target(args))
     columns = {}
     for spec in args.objects:
-        label, nm, *objects = spec.split(",")
+        label, nm, *objects = spec.split(",") + [""]
+        objects = [o for o in objects if o]
+        if not label or not nm or not objects:
+            raise ConfigError("--objects", spec, "expected LABEL,NM,OBJECT[,OBJECT...], "
+                              "e.g. host,nm,build/mt7004/obj/batch_norm_grad.o")
         missing = [o for o in objects if not os.path.isfile(o)]
         if missing or not objects:
             raise ConfigError("--objects", label, f"no object file {missing[0] if missing else ''}: "
@@ -198,9 +220,16 @@ def cmd_report(args) -> int:
     return 0
 
 
-def main(argv: Optional[List[str]] = None) -> int:
-    p = argparse.ArgumentParser(prog="python3 -m generator",
-                                description="Generate batchnormgrad kernels from targets.yaml.")
+class _Parser(argparse.ArgumentParser):
+    """A usage error is one line, like every other error."""
+
+    def error(self, message):
+        raise ConfigError(self.prog, "", message)
+
+
+def _parse(argv: Optional[List[str]]):
+    p = _Parser(prog="python3 -m generator",
+                description="Generate batchnormgrad kernels from targets.yaml.")
     p.add_argument("--debug", action="store_true", help="show Python tracebacks")
     sub = p.add_subparsers(dest="command", required=True)
     for name, helptext in (("generate", "render the kernels into the output tree"),
@@ -230,16 +259,35 @@ def main(argv: Optional[List[str]] = None) -> int:
             s.add_argument("--objects", action="append", default=[],
                            help="LABEL,NM,OBJECT[,OBJECT...]: code sizes from one compiler")
     args = p.parse_args(argv)
+    for key, value in vars(args).items():
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, str) and "\0" in v:
+                raise ConfigError("--" + key.replace("_", "-"), v, "contains a NUL byte")
+    return args
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    debug = "--debug" in (sys.argv[1:] if argv is None else argv)
     try:
-        return {"generate": cmd_generate, "plan": cmd_plan, "targets": cmd_targets,
-                "vendor": cmd_vendor, "report": cmd_report}[args.command](args)
+        args = _parse(argv)
+        status = {"generate": cmd_generate, "plan": cmd_plan, "targets": cmd_targets,
+                  "vendor": cmd_vendor, "report": cmd_report}[args.command](args)
+        sys.stdout.flush()
+        return status
     except ConfigError as e:
-        if args.debug:
+        if debug:
             raise
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:     # plan | head: the reader has what it wanted
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())   # no second error at exit
+        except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+            pass
+        return 128 + signal.SIGPIPE
     except (KeyboardInterrupt, Terminated) as e:
-        if args.debug:
+        if debug:
             raise
         signum = getattr(e, "signum", signal.SIGINT)
         print(f"error: interrupted by {signal.Signals(signum).name}; no file was left "

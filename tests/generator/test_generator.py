@@ -852,5 +852,56 @@ class YamlLimitsTest(TempDir):
         self.assertFalse(os.path.exists(self.tmp + "/out"))
 
 
+class CommandLineTest(TempDir):
+    """Issue 20, case 6: every argument parsed into one clean line; vendor's DEST; pipes."""
+
+    def test_vendor_destination_inside_the_project_or_forging_the_manifest(self):
+        link = self.tmp + "/link"
+        os.symlink(os.path.join(ROOT, "include"), link)
+        for dest, fragment in (("include", "is inside the project"),
+                               (os.path.join(ROOT, "templates", "x"), "is inside the project"),
+                               (link, "is inside the project"),
+                               (link + "/sub", "is inside the project"),
+                               (self.tmp + "/a\nb", "contains control characters"),
+                               (self.tmp + "/a\rb", "contains control characters"),
+                               (self.tmp + "/a\x1bb", "contains control characters"),
+                               ("", "contains control characters")):
+            status, _, err = run("vendor", "--config", TARGETS_YAML, "--target", "mt7004",
+                                 "--dest", dest)
+            self.assertEqual(status, 2, dest)
+            self.assertEqual(err.count("\n"), 1, err)
+            self.assertIn(fragment, err)
+        self.assertFalse(os.path.exists(os.path.join(ROOT, "templates", "x")))
+
+    def test_plan_into_a_closed_pipe_ends_quietly(self):
+        import subprocess
+        r = subprocess.run(f"'{sys.executable}' -m generator plan | head -1", shell=True,
+                           cwd=ROOT, capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0)
+        self.assertEqual(r.stdout.count("\n"), 1)
+        self.assertEqual(r.stderr, "")
+
+    def test_every_argument_error_is_one_clean_line(self):
+        t = ("--config", TARGETS_YAML, "--target", "mt7004")
+        for argv in (("report", *t, "--objects", "host"),
+                     ("report", *t, "--objects", "host,nm"),
+                     ("report", *t, "--objects", ",nm,x.o"),
+                     ("report", *t, "--objects", ""),
+                     ("generate", "--bogus"),
+                     ("vendor", *t, "--dest", self.tmp + "/d", "--hal", "none"),
+                     ("vendor", *t),
+                     (),
+                     ("nonsense",),
+                     ("generate", "--config", "a\0b"),
+                     ("generate", "--config", TARGETS_YAML, "--out", self.tmp + "/o\0x"),
+                     ("plan", "--config", TARGETS_YAML, "--target", "mt\0"),
+                     ("vendor", *t, "--dest", self.tmp + "/d\0")):
+            status, out, err = run(*argv)
+            self.assertEqual(status, 2, argv)
+            self.assertTrue(err.startswith("error: "), (argv, err))
+            self.assertEqual(err.count("\n"), 1, (argv, err))
+            self.assertFalse(os.path.exists(self.tmp + "/d"))
+
+
 if __name__ == "__main__":
     unittest.main()
