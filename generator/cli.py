@@ -176,7 +176,9 @@ def cmd_vendor(args) -> int:
 def _check_dest(dest: str, root: str) -> None:
     """A drop goes into a firmware tree: not into the project (its headers would shadow
     the project's own), except under build/; links are resolved first."""
-    if not dest or any(not c.isprintable() for c in dest):
+    if not dest:
+        raise ConfigError("--dest", "", "is empty: name the folder to write the drop into")
+    if any(not c.isprintable() for c in dest):
         raise ConfigError("--dest", dest, "contains control characters (a newline would "
                           "forge a line of the MANIFEST): name a plain folder")
     if os.path.lexists(dest) and not os.path.isdir(dest):

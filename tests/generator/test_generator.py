@@ -865,7 +865,7 @@ class CommandLineTest(TempDir):
                                (self.tmp + "/a\nb", "contains control characters"),
                                (self.tmp + "/a\rb", "contains control characters"),
                                (self.tmp + "/a\x1bb", "contains control characters"),
-                               ("", "contains control characters")):
+                               ("", "is empty")):
             status, _, err = run("vendor", "--config", TARGETS_YAML, "--target", "mt7004",
                                  "--dest", dest)
             self.assertEqual(status, 2, dest)
