@@ -62,6 +62,12 @@ MAX_PRIVATE_BYTES = 2**31   # emitted as an unsigned constant; no DSP core has m
 MAX_UNROLL = 256
 MAX_FILE_BYTES = 1 << 20    # a targets.yaml is a few KiB: anything larger is a mistake
 MAX_INTEGER_CHARS = 40      # longer than any 64-bit value in any YAML integer form
+# YAML 1.1 reads a leading zero as octal (032 is 26): refused, never silently taken.
+OCTAL = re.compile(r"[-+]?0[0-9_]+\Z")
+# Nodes the conversion may visit, an alias counted at each use: a targets file of a few
+# hundred targets has a few thousand; aliases can multiply a small file's nodes (and the
+# targets, and the rendering work) without bound.
+MAX_NODES = 20000
 
 
 class _Doc:
@@ -127,6 +133,10 @@ class _Doc:
             value = self.constructor.construct_yaml_int(node)
         except (ValueError, IndexError):
             self.fail(node, key, f"{expected}; '{node.value}' is not one")
+        if OCTAL.match(node.value):
+            digits = node.value.lstrip("+-").lstrip("0_") or "0"
+            self.fail(node, key, f"'{node.value}' has a leading zero, which YAML 1.1 reads as "
+                      f"octal ({value}); write {digits} for decimal (or hex, 0x..., for another base)")
         if not lo <= value <= hi:
             self.fail(node, key, f"{value} is out of range; allowed: {lo} to {hi}")
         return value
@@ -352,6 +362,30 @@ def _too_deep(text: str) -> Optional[int]:
     return None
 
 
+def _too_many_nodes(root: yaml.Node) -> Optional[int]:
+    """The line where the nodes the conversion would visit, each alias counted at each
+    use (so a cycle counts without end), pass MAX_NODES; None if they do not. Walked in
+    document order; inside an alias's contents the line is that of the alias's use."""
+    count, seen = 0, set()
+    stack = [(root, root.start_mark.line + 1, False)]
+    while stack:
+        node, line, repeated = stack.pop()
+        count += 1
+        if count > MAX_NODES:
+            return line
+        repeated = repeated or id(node) in seen
+        seen.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            children = [(item, item.start_mark.line + 1) for item in node.value]
+        elif isinstance(node, yaml.MappingNode):
+            children = [(n, k.start_mark.line + 1) for k, v in node.value for n in (k, v)]
+        else:
+            continue
+        stack.extend((child, line if repeated else at, repeated)
+                     for child, at in reversed(children))
+    return None
+
+
 def load(path: str) -> Config:
     """Read and type-check targets.yaml; validate.py then checks what needs the plan."""
     doc = _Doc(path)
@@ -384,6 +418,11 @@ def load(path: str) -> Config:
         raise ConfigError(path, "", "nested too deeply") from None
     if root is None:
         raise ConfigError(path, "", "the file is empty; it needs a 'targets:' mapping")
+    crowded = _too_many_nodes(root)
+    if crowded:
+        raise ConfigError(f"{path}:{crowded}", "", f"more than {MAX_NODES} values, aliases "
+                          "counted at each use (*name repeats its anchor's contents): not a "
+                          "targets file")
     top = doc.mapping(root, "", ("targets",), ("targets",))
     targets = tuple(_target(doc, name, knode, vnode)
                     for name, knode, vnode in doc.open_mapping(top["targets"][1], "targets"))

@@ -10,6 +10,10 @@
  * or with BNG_HAL_HOST=fast in the environment plain synchronous copies (what make
  * bench times). Built per target: the core count and arena size come from
  * bng_kernels.h.
+ *
+ * fork(): only the forking thread exists in the child, so the child forgets the core
+ * threads (pthread_atfork) and starts its own on its next call; a fork waits for a call
+ * running in another thread to finish, so that the child's state is between calls.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -32,7 +36,9 @@ static atomic_uint calls_of[BNG_TARGET_CORES];  /* calls each core was started f
 static atomic_uint cores_done;                  /* cores other than the caller's, this call */
 static atomic_uint barrier_arrived, barrier_phase;
 static unsigned barrier_cores;
-static int started;
+static int started;                             /* core threads of this process */
+static int engine_ready;                        /* arenas: kept across fork() */
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 static unsigned generation;
 static bng_hal_body call_body;
 static void *call_arg;
@@ -141,11 +147,48 @@ static void *core_main(void *p)
     return NULL;
 }
 
+/* Before fork(): no call in progress, no one inside wake_lock. */
+static void before_fork(void)
+{
+    pthread_mutex_lock(&cluster);
+    pthread_mutex_lock(&wake_lock);
+}
+
+static void after_fork_parent(void)
+{
+    pthread_mutex_unlock(&wake_lock);
+    pthread_mutex_unlock(&cluster);
+}
+
+/* The child has no core threads: its next call starts them afresh. The arenas are the
+ * child's copies (no transfer is outstanding between calls) and stay. */
+static void after_fork_child(void)
+{
+    unsigned core;
+
+    pthread_mutex_init(&wake_lock, NULL);
+    pthread_mutex_init(&cluster, NULL);
+    for (core = 0; core < BNG_TARGET_CORES; core++)
+        atomic_store_explicit(&calls_of[core], 0, memory_order_relaxed);
+    atomic_store_explicit(&cores_done, 0, memory_order_relaxed);
+    atomic_store_explicit(&barrier_arrived, 0, memory_order_relaxed);
+    started = 0;
+}
+
+static void register_atfork(void)
+{
+    if (pthread_atfork(before_fork, after_fork_parent, after_fork_child) != 0)
+        bng_dma_engine_fail("bng_hal_parallel", "cannot register the fork handlers", -1);
+}
+
 static void start_cores(void)
 {
     unsigned core;
 
-    bng_dma_engine_init(BNG_TARGET_CORES, BNG_PRIVATE_BYTES);
+    pthread_once(&atfork_once, register_atfork);
+    if (!engine_ready)
+        bng_dma_engine_init(BNG_TARGET_CORES, BNG_PRIVATE_BYTES);
+    engine_ready = 1;
     if (pthread_cond_init(&barrier_passed, NULL) != 0 || pthread_cond_init(&core_finished, NULL) != 0)
         bng_dma_engine_fail("bng_hal_parallel", "cannot create a condition variable", -1);
     for (core = 0; core < BNG_TARGET_CORES; core++) {

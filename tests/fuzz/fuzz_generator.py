@@ -33,7 +33,9 @@ TOKENS = ["0", "-1", "1", "3", "16", "31", "32", "64", "65", "4097", "0x10", "01
           "9" * 5000, "0x" + "f" * 5000, "[" * 600 + "]" * 600, "{a: " * 300 + "1" + "}" * 300,
           "x */ extern int injected; /*", '"a\\n#error x"', "'??/'", '")("', '"int"',
           "0xFFFFFFFF", "0xAFF00000", "18446744073709551616", "\u00b2", "\u0664\u0668",
-          '"\\0"', "\\"]
+          '"\\0"', "\\",
+          # issue 20: octal-looking integers, merge keys, aliases of whole targets
+          "032", "064", "0_8", "<<: *a", "{<<: *a}", "*x", "&x"]
 
 # Hostile variants of targets.yaml the fuzz also starts from (each a clean error).
 SEEDS = [
@@ -44,13 +46,18 @@ SEEDS = [
     ("shared_scratch_address: 0xAFF01000", "shared_scratch_address: 0xAFF00000"),
     ('shared_qualifier: ""', 'shared_qualifier: ")("'),
     ("private_bytes: 786432", "private_bytes: " + "9" * 5000),
+    ("channels: [32, 64, 128, 256]", "channels: [032, 064]"),
+    # a target aliased past the node limit (issue 20): several replacements at once
+    [("  ft78ne:", "  ft78ne: &x"),
+     ("\n\n  mt7004:", "\n" + "".join(f"  a{i}: *x\n" for i in range(800)) + "\n  mt7004:")],
 ]
 
 
 def mutate(text: str, rng: random.Random) -> str:
     if rng.randrange(4) == 0:               # start from a hostile seed
-        old, new = rng.choice(SEEDS)
-        text = text.replace(old, new, 1)
+        seed = rng.choice(SEEDS)
+        for old, new in seed if isinstance(seed, list) else [seed]:
+            text = text.replace(old, new, 1)
     lines = text.split("\n")
     for _ in range(rng.randint(1, 4)):
         op = rng.randrange(6)

@@ -13,7 +13,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, ROOT)
 
 from generator.cli import main                       # noqa: E402
-from generator.files import FileManager              # noqa: E402
+from generator.files import FileManager, is_temporary  # noqa: E402
 from generator.loader import load                    # noqa: E402
 from generator.plan import plan_target, segments     # noqa: E402
 
@@ -96,7 +96,8 @@ class ValidationTest(TempDir):
         self.expect_error(GOOD.replace("lanes: 16", "lanes: 0"), 5, "out of range")
 
     def test_every_yaml_integer_form_is_read(self):
-        for text, value in (("0x10", 16), ("0b10000", 16), ("020", 16), ("1_6", 16), ("+16", 16)):
+        # (020, YAML 1.1's octal 16, is refused: test_leading_zero_is_not_octal)
+        for text, value in (("0x10", 16), ("0b10000", 16), ("1_6", 16), ("+16", 16)):
             config = load(self.write_config(GOOD.replace("lanes: 16", f"lanes: {text}")))
             self.assertEqual(config.targets[0].dtypes[0].lanes, value, text)
         self.expect_error(GOOD.replace("lanes: 16", "lanes: 0:16"), 5, "expected an integer")
@@ -368,7 +369,7 @@ class AtomicOutputTest(TempDir):
         remakes = {line.split("Remake:")[1].strip() for t in texts for line in t.splitlines()
                    if "Remake:" in line}
         self.assertEqual(len(remakes), 1, remakes)   # every file from the same run
-        self.assertEqual([n for n in os.listdir(out + "/mt7004") if n.startswith(".tmp")], [])
+        self.assertEqual([n for n in os.listdir(out + "/mt7004") if is_temporary(n)], [])
 
 
 class PlanTest(unittest.TestCase):
@@ -463,6 +464,431 @@ class OutputTest(TempDir):
         fm.add("t/a.c", "x")
         with self.assertRaises(AssertionError):
             fm.add("t/a.c", "y")
+
+
+def temporaries(path):
+    """Every temporary of the generator's left below path."""
+    return [os.path.join(d, n) for d, _, names in os.walk(path) for n in names if is_temporary(n)]
+
+
+def manifest_is_true(test, dest):
+    """Every file of dest is in its MANIFEST: the drop's with their sha256, the rest as
+    the folder's own; and nothing listed is missing."""
+    import hashlib
+    with open(os.path.join(dest, "MANIFEST")) as f:
+        text = f.read()
+    drop_part = text.split("\nsha256:\n", 1)[1]
+    listed, _, own = drop_part.partition("\nnot part of the drop")
+    drop = dict(reversed(line.split("  ", 1)) for line in listed.strip().splitlines())
+    own_names = own.split(":\n", 1)[1].split() if own else []
+    for name, digest in drop.items():
+        with open(os.path.join(dest, name), "rb") as f:
+            test.assertEqual(hashlib.sha256(f.read()).hexdigest(), digest, name)
+    test.assertEqual(sorted(os.listdir(dest)), sorted(list(drop) + own_names + ["MANIFEST"]))
+    return drop, own_names
+
+
+# A driver for a generate run in a child process that something ends half way: the
+# argument names the hook, put on the n-th call of a function of generator.files.
+INTERRUPTED_RUN = """
+import os, signal, sys
+sys.path.insert(0, {root!r})
+import generator.files as files
+from generator.cli import main
+what, n = sys.argv[1], int(sys.argv[2])
+calls = [0]
+def hooked(original, action):
+    def f(*a, **k):
+        calls[0] += 1
+        if calls[0] == n and action == "before":
+            os.kill(os.getpid(), signal.SIGTERM)
+        result = original(*a, **k)
+        if calls[0] == n and action == "after-kill":
+            os.kill(os.getpid(), signal.SIGKILL)
+        return result
+    return f
+if what == "term-during-renames":
+    files.os.replace = hooked(os.replace, "before")
+elif what == "kill-after-temporary":
+    files.FileManager._temporary = hooked(files.FileManager._temporary, "after-kill")
+sys.exit(main(sys.argv[3:]))
+"""
+
+
+class AccidentsTest(TempDir):
+    """Issue 20: files and trees under real-world accidents."""
+
+    def changed_config(self):
+        with open(TARGETS_YAML) as f:
+            return self.write_config(f.read().replace("DSP cluster", "DSP cluster (changed)"))
+
+    def interrupted(self, what, n, *argv):
+        import subprocess
+        driver = os.path.join(self.tmp, "driver.py")
+        with open(driver, "w") as f:
+            f.write(INTERRUPTED_RUN.format(root=ROOT))
+        return subprocess.run([sys.executable, driver, what, str(n), *argv], cwd=ROOT,
+                              capture_output=True, text=True, timeout=120)
+
+    # -- 1. vendor never writes through a link -------------------------------------
+
+    def test_vendor_replaces_links_and_never_writes_through_them(self):
+        dest, victim = self.tmp + "/drop", self.tmp + "/elsewhere.c"
+        header = self.tmp + "/generated/ft78ne/batch_norm_grad.h"   # stands for the real one
+        os.makedirs(dest)
+        os.makedirs(os.path.dirname(header))
+        for path in (victim, header):
+            with open(path, "w") as f:
+                f.write("precious\n")
+        os.symlink(victim, dest + "/bng_driver.c")
+        os.symlink(header, dest + "/batch_norm_grad.h")
+        os.symlink(self.tmp + "/nowhere", dest + "/bng_hal.h")          # dangling
+        status, _, err = run("vendor", "--config", TARGETS_YAML, "--target", "mt7004",
+                             "--dest", dest)
+        self.assertEqual(status, 0, err)
+        for path in (victim, header):
+            with open(path) as f:
+                self.assertEqual(f.read(), "precious\n", path)
+        for name in ("bng_driver.c", "batch_norm_grad.h", "bng_hal.h"):
+            self.assertFalse(os.path.islink(os.path.join(dest, name)), name)
+        manifest_is_true(self, dest)
+
+    def test_generate_replaces_a_link_with_the_same_content(self):
+        out = self.tmp + "/out"
+        run("generate", "--config", TARGETS_YAML, "--out", out)
+        copy = self.tmp + "/copy.h"
+        shutil.copy(out + "/mt7004/bng_kernels.h", copy)
+        os.unlink(out + "/mt7004/bng_kernels.h")
+        os.symlink(copy, out + "/mt7004/bng_kernels.h")
+        status, stdout, _ = run("generate", "--config", TARGETS_YAML, "--out", out)
+        self.assertEqual(status, 0)
+        self.assertIn(f"wrote {out}/mt7004/bng_kernels.h", stdout)
+        self.assertFalse(os.path.islink(out + "/mt7004/bng_kernels.h"))
+
+    # -- 3. a vendor drop is all or nothing, its MANIFEST always true -------------
+
+    def test_second_drop_removes_the_first_drops_files_and_lists_the_users(self):
+        dest = self.tmp + "/drop"
+        os.makedirs(dest)
+        with open(dest + "/board.c", "w") as f:
+            f.write("int board;\n")
+        self.assertEqual(run("vendor", "--config", TARGETS_YAML, "--target", "mt7004",
+                             "--hal", "hthreads", "--dest", dest)[0], 0)
+        first, own = manifest_is_true(self, dest)
+        self.assertIn("bng_f16_ukernels.c", first)
+        self.assertEqual(own, ["board.c"])
+        status, stdout, err = run("vendor", "--config", TARGETS_YAML, "--target", "ft78ne",
+                                  "--dest", dest)
+        self.assertEqual(status, 0, err)
+        second, own = manifest_is_true(self, dest)
+        for name in ("bng_f16_ukernels.c", "bng_hal_hthreads.c", "bng_hal_hthreads.h",
+                     "bng_hal_hthreads_config.h"):
+            self.assertNotIn(name, second)
+            self.assertFalse(os.path.exists(os.path.join(dest, name)), name)
+            self.assertIn(f"removed {dest}/{name}", stdout)
+        self.assertEqual(own, ["board.c"])
+        with open(dest + "/MANIFEST") as f:     # *.c would compile board.c too
+            compile_line = next(line for line in f if line.startswith("compile:"))
+        self.assertNotIn("*.c", compile_line)
+        self.assertIn("bng_f32_ukernels.c", compile_line)
+
+    def test_a_file_of_the_previous_drop_the_user_edited_is_kept(self):
+        dest = self.tmp + "/drop"
+        run("vendor", "--config", TARGETS_YAML, "--target", "mt7004", "--dest", dest)
+        with open(dest + "/bng_f16_ukernels.c", "a") as f:
+            f.write("/* my fix */\n")
+        self.assertEqual(run("vendor", "--config", TARGETS_YAML, "--target", "ft78ne",
+                             "--dest", dest)[0], 0)
+        _, own = manifest_is_true(self, dest)
+        self.assertEqual(own, ["bng_f16_ukernels.c"])
+
+    def test_a_failed_drop_leaves_the_previous_one_whole(self):
+        import resource
+        import subprocess
+        dest = self.tmp + "/drop"
+        run("vendor", "--config", TARGETS_YAML, "--target", "ft78ne", "--dest", dest)
+        before = tree(dest)
+
+        def small_files():
+            resource.setrlimit(resource.RLIMIT_FSIZE, (40000, 40000))
+        r = subprocess.run([sys.executable, "-m", "generator", "vendor", "--target", "mt7004",
+                            "--hal", "hthreads", "--dest", dest], cwd=ROOT, capture_output=True,
+                           text=True, preexec_fn=small_files, timeout=120)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("File too large; nothing was written", r.stderr)
+        self.assertEqual(r.stderr.count("\n"), 1, r.stderr)
+        self.assertEqual(tree(dest), before)
+        manifest_is_true(self, dest)
+
+    def test_vendor_uses_the_file_manager(self):
+        # one copy of the all-or-nothing machinery (issue 20: no second copy of it)
+        import inspect
+        import generator.vendor as vendor
+        source = inspect.getsource(vendor)
+        self.assertIn("FileManager(", source)
+        self.assertNotIn('"w"', source)
+        self.assertNotIn('"wb"', source)
+
+    # -- 4. an interrupted generate leaves the old tree, its leftovers are removed -
+
+    def test_ctrl_c_and_any_exception_during_the_renames_roll_back(self):
+        from unittest import mock
+        out = self.tmp + "/out"
+        run("generate", "--config", TARGETS_YAML, "--out", out)
+        with open(out + "/mt7004/bng_old_ukernels.c", "w") as f:      # stale: to remove
+            f.write("/* DO NOT EDIT: generated by the batchnormgrad generator 0.0.1. */\n")
+        before = tree(out)
+        path = self.changed_config()
+        real_replace = os.replace
+        for exc in (KeyboardInterrupt, RuntimeError, SystemExit):
+            for n in (1, 4, 9):
+                calls = []
+
+                def replace(a, b, exc=exc, n=n, calls=calls):
+                    calls.append(a)
+                    if len(calls) == n:
+                        raise exc()
+                    return real_replace(a, b)
+                with mock.patch("os.replace", replace):
+                    if exc is KeyboardInterrupt:
+                        status, _, err = run("generate", "--config", path, "--out", out)
+                        self.assertEqual(status, 130)
+                        self.assertEqual(err, "error: interrupted by SIGINT; no file was left "
+                                              "half-written\n")
+                    else:
+                        with self.assertRaises(exc):
+                            run("generate", "--config", path, "--out", out)
+                self.assertEqual(tree(out), before, (exc, n))
+                self.assertEqual(temporaries(out), [], (exc, n))
+
+    def test_sigterm_during_the_renames_rolls_back(self):
+        out = self.tmp + "/out"
+        run("generate", "--config", TARGETS_YAML, "--out", out)
+        before = tree(out)
+        r = self.interrupted("term-during-renames", 5, "generate", "--config",
+                             self.changed_config(), "--out", out)
+        self.assertEqual(r.returncode, 143, r.stderr)
+        self.assertIn("interrupted by SIGTERM", r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+        self.assertEqual(tree(out), before)
+        self.assertEqual(temporaries(out), [])
+
+    def test_kill_9_leftovers_are_removed_by_the_next_run(self):
+        out = self.tmp + "/out"
+        run("generate", "--config", TARGETS_YAML, "--out", out)
+        r = self.interrupted("kill-after-temporary", 1, "generate", "--config",
+                             self.changed_config(), "--out", out)
+        self.assertEqual(r.returncode, -9)
+        left = temporaries(out)
+        self.assertEqual(len(left), 1)
+        self.assertEqual(os.path.getsize(left[0]), 0)      # no banner: it needs the name
+        # and one named the way generator 0.1.0 named them
+        with open(out + "/ft78ne/.tmp-k3j_x9a0", "w"):
+            pass
+        status, stdout, _ = run("generate", "--config", TARGETS_YAML, "--out", out, "--check")
+        self.assertEqual(status, 1)
+        self.assertIn("a temporary left by an interrupted run", stdout)
+        status, stdout, _ = run("generate", "--config", TARGETS_YAML, "--out", out)
+        self.assertEqual(status, 0)
+        self.assertIn("removed leftover temporary", stdout)
+        self.assertEqual(temporaries(out), [])
+        self.assertEqual(tree(out), tree(os.path.join(ROOT, "generated")))
+        self.assertEqual(run("generate", "--config", TARGETS_YAML, "--out", out, "--check")[0], 0)
+
+    # -- 5. renamed and removed targets; regen-check owns only what it wrote ------
+
+    def two_targets(self, second="dsp2"):
+        return self.write_config(GOOD + GOOD.split("targets:\n", 1)[1].replace("  dsp:", f"  {second}:"))
+
+    def test_a_target_gone_from_the_config_loses_its_folder(self):
+        out = self.tmp + "/out"
+        self.assertEqual(run("generate", "--config", self.two_targets(), "--out", out)[0], 0)
+        self.assertEqual(sorted(os.listdir(out)), ["dsp", "dsp2"])
+        status, stdout, _ = run("generate", "--config", self.two_targets("dsp3"), "--out", out)
+        self.assertEqual(status, 0)
+        self.assertEqual(sorted(os.listdir(out)), ["dsp", "dsp3"])
+        self.assertIn(f"removed {out}/dsp2/build.mk", stdout)
+
+    def test_a_gone_targets_folder_with_user_files_is_kept_and_reported(self):
+        out = self.tmp + "/out"
+        run("generate", "--config", self.two_targets(), "--out", out)
+        with open(out + "/dsp2/NOTES.txt", "w") as f:
+            f.write("mine")
+        os.makedirs(out + "/other")                 # not a generated folder: not looked at
+        with open(out + "/other/x.c", "w") as f:
+            f.write("/* DO NOT EDIT: generated by the batchnormgrad generator */\n")
+        status, stdout, _ = run("generate", "--config", self.write_config(GOOD), "--out", out)
+        self.assertEqual(status, 0)
+        self.assertEqual(os.listdir(out + "/dsp2"), ["NOTES.txt"])
+        self.assertIn(f"kept {out}/dsp2/: target dsp2 is not in", stdout)
+        self.assertTrue(os.path.exists(out + "/other/x.c"))
+
+    def test_one_target_runs_leave_other_folders(self):
+        out = self.tmp + "/out"
+        run("generate", "--config", self.two_targets(), "--out", out)
+        path = self.write_config(GOOD)
+        self.assertEqual(run("generate", "--config", path, "--out", out, "--target", "dsp")[0], 0)
+        self.assertEqual(sorted(os.listdir(out)), ["dsp", "dsp2"])
+
+    def test_check_compares_only_what_the_generator_owns_and_its_advice_works(self):
+        out = self.tmp + "/out"
+        run("generate", "--config", self.two_targets(), "--out", out)
+        with open(out + "/dsp/NOTES.txt", "w") as f:           # documented: kept
+            f.write("mine")
+        status, stdout, err = run("generate", "--config", self.two_targets(), "--out", out,
+                                  "--check")
+        self.assertEqual((status, err), (0, ""))
+        self.assertIn("up to date", stdout)
+        with open(out + "/dsp/batch_norm_grad.h", "a") as f:   # an edit of a generated file
+            f.write("/* edit */\n")
+        path = self.two_targets("renamed")
+        status, stdout, err = run("generate", "--config", path, "--out", out, "--check")
+        self.assertEqual(status, 1)
+        self.assertIn(f"{out}/dsp/batch_norm_grad.h: differs", stdout)
+        self.assertIn("+/* edit */", stdout.replace("-/* edit */", "+/* edit */"))
+        self.assertIn(f"{out}/dsp2/build.mk: is no longer generated", stdout)
+        self.assertIn(f"{out}/renamed/build.mk: is missing", stdout)
+        self.assertNotIn("NOTES", stdout)
+        self.assertIn("run make generate", err)
+        self.assertEqual(run("generate", "--config", path, "--out", out)[0], 0)   # the advice
+        self.assertEqual(run("generate", "--config", path, "--out", out, "--check")[0], 0)
+        self.assertTrue(os.path.exists(out + "/dsp/NOTES.txt"))
+
+    def test_check_writes_nothing(self):
+        out = self.tmp + "/out"
+        status, stdout, _ = run("generate", "--config", TARGETS_YAML, "--out", out, "--check")
+        self.assertEqual(status, 1)
+        self.assertFalse(os.path.exists(out))
+
+    def test_make_follows_targets_yaml(self):
+        import subprocess
+        if not shutil.which("make"):
+            self.skipTest("no make")
+        copy = self.tmp + "/project"
+        os.makedirs(copy)
+        for name in ("Makefile", "targets.yaml", "generator", "templates", "generated"):
+            (shutil.copytree if os.path.isdir(os.path.join(ROOT, name)) else shutil.copy)(
+                os.path.join(ROOT, name), os.path.join(copy, name))
+        with open(copy + "/generated/mt7004/NOTES.txt", "w") as f:
+            f.write("mine")
+
+        def make(*goals):
+            return subprocess.run(["make", "--no-print-directory", *goals], cwd=copy,
+                                  capture_output=True, text=True, timeout=300)
+        self.assertEqual(make("regen-check").returncode, 0)     # a user file is no staleness
+        with open(copy + "/targets.yaml") as f:
+            text = f.read()
+        with open(copy + "/targets.yaml", "w") as f:
+            f.write(text.replace("  ft78ne:", "  ft79:"))
+        r = make("help")
+        self.assertIn("targets: mt7004\n", r.stdout)     # not ft78ne; ft79 not generated yet
+        self.assertIn("generated/ft79/ is missing: run make generate", r.stderr)
+        r = make("regen-check")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("generated/ft78ne/build.mk: is no longer generated", r.stdout)
+        self.assertIn("run make generate", r.stderr)
+        self.assertEqual(make("generate").returncode, 0)
+        self.assertEqual(sorted(os.listdir(copy + "/generated")), ["ft79", "mt7004"])
+        r = make("regen-check")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        r = make("help")
+        self.assertIn("targets: ft79 mt7004\n", r.stdout)
+        self.assertNotIn("missing", r.stderr)
+
+
+class YamlLimitsTest(TempDir):
+    """Issue 20, case 6: YAML that multiplies work or misreads numbers."""
+
+    def test_aliases_are_bounded_by_the_work_they_cause(self):
+        import time
+        base = GOOD.replace("  dsp:", "  base: &x")
+        path = self.write_config(base + "".join(f"  t{i}: *x\n" for i in range(12000)))
+        self.assertLess(os.path.getsize(path), 1 << 20)
+        start = time.monotonic()
+        status, _, err = run("generate", "--config", path, "--out", self.tmp + "/out")
+        self.assertLess(time.monotonic() - start, 10)
+        self.assertEqual(status, 2)
+        self.assertEqual(err.count("\n"), 1, err)
+        self.assertRegex(err, rf"^error: {path}:\d+: more than 20000 values, aliases counted")
+        laughs = "a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n" + "".join(
+            f"{c}: &{c} [{', '.join(['*' + p] * 10)}]\n" for p, c in zip("abcdefgh", "bcdefghi"))
+        for text in (laughs + "targets: {}\n", "targets:\n  a: &a [*a]\n",
+                     "targets: &t\n  x: {<<: *t}\n"):
+            status, _, err = run("generate", "--config", self.write_config(text), "--out",
+                                 self.tmp + "/out")
+            self.assertEqual(status, 2, text)
+            self.assertEqual(err.count("\n"), 1, err)
+            self.assertNotIn("Traceback", err)
+        self.assertFalse(os.path.exists(self.tmp + "/out"))
+        # an anchor shared by a few targets is what aliases are for
+        shared = GOOD.replace("    memory:\n", "    memory: &mem\n") + "".join(
+            GOOD.split("targets:\n", 1)[1].replace("  dsp:", f"  dsp{i}:").split("    memory:")[0]
+            + "    memory: *mem\n    channels: [32, 64]\n    max_unroll: 32\n" for i in range(5))
+        self.assertEqual(len(load(self.write_config(shared)).targets), 6)
+
+    def test_leading_zero_is_not_octal(self):
+        path = self.write_config(GOOD.replace("[32, 64]", "[032, 064]"))
+        status, _, err = run("generate", "--config", path, "--out", self.tmp + "/out")
+        self.assertEqual(status, 2)
+        self.assertIn(f"{path}:14: targets.dsp.channels: '032' has a leading zero, which "
+                      "YAML 1.1 reads as octal (26); write 32", err)
+        for text in ("020", "+020", "0_20", "!!int 020", "00"):
+            path = self.write_config(GOOD.replace("lanes: 16", f"lanes: {text}"))
+            status, _, err = run("generate", "--config", path, "--out", self.tmp + "/out")
+            self.assertEqual(status, 2, text)
+            self.assertIn("leading zero", err, text)
+        self.assertFalse(os.path.exists(self.tmp + "/out"))
+
+
+class CommandLineTest(TempDir):
+    """Issue 20, case 6: every argument parsed into one clean line; vendor's DEST; pipes."""
+
+    def test_vendor_destination_inside_the_project_or_forging_the_manifest(self):
+        link = self.tmp + "/link"
+        os.symlink(os.path.join(ROOT, "include"), link)
+        for dest, fragment in (("include", "is inside the project"),
+                               (os.path.join(ROOT, "templates", "x"), "is inside the project"),
+                               (link, "is inside the project"),
+                               (link + "/sub", "is inside the project"),
+                               (self.tmp + "/a\nb", "contains control characters"),
+                               (self.tmp + "/a\rb", "contains control characters"),
+                               (self.tmp + "/a\x1bb", "contains control characters"),
+                               ("", "is empty")):
+            status, _, err = run("vendor", "--config", TARGETS_YAML, "--target", "mt7004",
+                                 "--dest", dest)
+            self.assertEqual(status, 2, dest)
+            self.assertEqual(err.count("\n"), 1, err)
+            self.assertIn(fragment, err)
+        self.assertFalse(os.path.exists(os.path.join(ROOT, "templates", "x")))
+
+    def test_plan_into_a_closed_pipe_ends_quietly(self):
+        import subprocess
+        r = subprocess.run(f"'{sys.executable}' -m generator plan | head -1", shell=True,
+                           cwd=ROOT, capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0)
+        self.assertEqual(r.stdout.count("\n"), 1)
+        self.assertEqual(r.stderr, "")
+
+    def test_every_argument_error_is_one_clean_line(self):
+        t = ("--config", TARGETS_YAML, "--target", "mt7004")
+        for argv in (("report", *t, "--objects", "host"),
+                     ("report", *t, "--objects", "host,nm"),
+                     ("report", *t, "--objects", ",nm,x.o"),
+                     ("report", *t, "--objects", ""),
+                     ("generate", "--bogus"),
+                     ("vendor", *t, "--dest", self.tmp + "/d", "--hal", "none"),
+                     ("vendor", *t),
+                     (),
+                     ("nonsense",),
+                     ("generate", "--config", "a\0b"),
+                     ("generate", "--config", TARGETS_YAML, "--out", self.tmp + "/o\0x"),
+                     ("plan", "--config", TARGETS_YAML, "--target", "mt\0"),
+                     ("vendor", *t, "--dest", self.tmp + "/d\0")):
+            status, out, err = run(*argv)
+            self.assertEqual(status, 2, argv)
+            self.assertTrue(err.startswith("error: "), (argv, err))
+            self.assertEqual(err.count("\n"), 1, (argv, err))
+            self.assertFalse(os.path.exists(self.tmp + "/d"))
 
 
 if __name__ == "__main__":
