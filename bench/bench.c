@@ -81,7 +81,7 @@ static void run_s_f32(problem *p)
     fp_batch_norm_grad_s(p->x, p->dy, p->dx, p->mask);
 }
 
-/* What a user would write first: the spec's formulas, sums in arrays. */
+/* What a user would write first: the contract's formulas (docs/contract.md), sums in arrays. */
 static void run_naive_f32(problem *p)
 {
     const float *x = p->x, *dy = p->dy, *mean = p->mean, *invar = p->invar, *scale = p->scale;

@@ -1,6 +1,6 @@
-/* Independent float64 evaluation of batchnormgrad (spec section 1) and the accuracy
- * bound of spec section 6, for the tests. Written from the spec's formulas, not from
- * the kernels: xhat and the sums are formed exactly as the spec states them.
+/* Independent float64 evaluation of batchnormgrad (docs/contract.md section 1) and the accuracy
+ * bound of its section 9, for the tests. Written from the contract's formulas, not from
+ * the kernels: xhat and the sums are formed exactly as the contract states them.
  */
 #ifndef BNG_REFERENCE_H
 #define BNG_REFERENCE_H

@@ -64,7 +64,7 @@ int bng_buffer_is_marked(const bng_buffer *b);
  * the block back (status and reserved slots included). Built with
  * BNG_TEST_LAUNCH_SPMD (the reference hthreads HAL, SPMD model), every core calls it. */
 void bng_case_run_shared(bng_case *k, void *x, void *dy, void *dx, int core_mask);
-/* Compare the outputs with the float64 reference under the spec's bound;
+/* Compare the outputs with the float64 reference under the contract's bound (docs/contract.md section 9);
  * ck_abort_msg on the first violation. */
 void bng_case_check(const bng_case *k);
 /* Check all guard bytes and that params[9..11] still hold their sentinels. */

@@ -5,7 +5,7 @@
  * pointer is NULL, core_mask, is_train, in-place dx, and the data. Buffers are exactly
  * as large as a small shape needs, with guard bytes around them; an entry point that
  * accepted a hostile shape would run off them (AddressSanitizer stops it). Checked on
- * every input: the status is the one spec section 5 gives, params[9..11] are untouched,
+ * every input: the status is the one docs/contract.md section 4 gives, params[9..11] are untouched,
  * guards are intact, and on an error dx, dbias and dscale are unchanged.
  */
 #include <limits.h>
@@ -134,7 +134,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             params[BNG_PARAM_DBIAS] = (long long)(intptr_t)x;
     }
 
-    /* What spec section 5 says the status must be, in its order. */
+    /* What docs/contract.md section 4 says the status must be, in its order. */
     if (null_slot < 8)
         expected = BNG_ENULL;
     else if (batch < 1)
