@@ -20,7 +20,7 @@ AR      ?= ar
 # Host builds: CFLAGS is yours to override (the default tunes for this machine, as make
 # bench measures it); the project flags below always apply.
 CFLAGS  ?= -O2 -march=native
-# -ffp-contract=off: no FMA contraction, so both vector backends and every kernel give
+# -ffp-contract=off: no FMA contraction, so the three vector backends and every kernel give
 # identical bits. BNG_HOST: shared memory and the HAL are emulated (include/host/).
 SANITIZE_FLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -g)
 # x86 GCC 12 copies a struct in 16-byte pieces unless allowed wider moves (x86-64-v3,
@@ -89,6 +89,14 @@ plan: deps-python ## list the kernels the plan emits [TARGET=t] [CHANNELS=...]
 regen-check: deps-python ## fail if a file the generator owns in generated/ differs from what targets.yaml renders
 	@$(PY) -m generator generate --check
 
+# Builds of generated/ stop when it no longer matches targets.yaml or the templates
+# (an edit not yet rendered): the libraries would silently hold the old kernels. A tree
+# rendered with CHANNELS= (its banners say so) is the user's choice, and builds as is.
+.PHONY: generated-fresh
+generated-fresh: deps-python
+	@grep -qs 'Remake: .*CHANNELS=' generated/*/bng_kernels.h || $(PY) -m generator generate --check >/dev/null 2>&1 || { \
+	  echo "error: generated/ does not match targets.yaml and templates/ (make regen-check shows how): run make generate first" >&2; exit 2; }
+
 # ---- what to build: the plan's list ----------------------------------------------
 
 # Each generated tree's build.mk (rendered from the plan, so the C side builds without
@@ -156,7 +164,7 @@ $(foreach r,$(GENERATED_ROOTS),\
   $(eval $(call library_rules,$(r),$(BUILD)/$(notdir $(r))/obj,$(BUILD)/$(notdir $(r))/libbatchnormgrad.a,)))
 
 .PHONY: lib
-lib: ## build/<t>/libbatchnormgrad.a for TARGET=t (all targets without TARGET)
+lib: generated-fresh ## build/<t>/libbatchnormgrad.a for TARGET=t (all targets without TARGET)
 	@$(if $(TARGET),$(known_target))$(MAKE) --no-print-directory $(foreach t,$(or $(TARGET),$(ALL_TARGETS)),$(BUILD)/$(t)/libbatchnormgrad.a)
 
 # ---- tests -------------------------------------------------------------------------
@@ -281,12 +289,12 @@ $(foreach r,$(HALF_RUNS) $(EXAMPLE_RUNS) $(WALK_RUNS) $(C_RUNS),\
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: test test-generator test-c suites check check-generator
-test: deps-c deps-python ## everything below, in parallel: generator tests, every suite of every target and flavour, the channel walk [SANITIZE=thread|address,undefined]
+test: deps-c deps-python generated-fresh ## the full tier, in parallel: generator tests, every suite of every target and flavour (gnu only under SANITIZE=thread|address,undefined), the channel walk
 	@$(MAKE) --no-print-directory -j$(JOBS) -O test-generator suites
 
 # The fast tier: the generator's tests, one target's suite on the default backend, and
 # the small channel walk.
-check: deps-c deps-python ## the fast tier (about a minute): generator and plan tests, one target's gnu suite, a quick channel walk
+check: deps-c deps-python generated-fresh ## the fast tier (about a minute): generator and plan tests, one target's gnu suite, a quick channel walk
 	@$(MAKE) --no-print-directory -j$(JOBS) -O test-generator run/$(BUILD)/$(HALF_TARGET)/gnu/test_bng/plain \
 	  run/$(BUILD)/walk_small/gnu/test_walk/plain
 
@@ -364,7 +372,7 @@ deps-bench:
 	@if [ ! -f $(DNNL_HEADER) ] || ! command -v gnuplot >/dev/null; then \
 	  ( $(call apt_install,libdnnl-dev gnuplot-nox) ) || echo "note: continuing without oneDNN or the plot"; fi
 
-bench: deps-c deps-bench ## time every target and backend: table, bench/results.csv, bench/results.png
+bench: deps-c deps-bench generated-fresh ## time fixed shapes on every target, gnu and portable backends: table, bench/results.csv, bench/results.png
 	@$(MAKE) --no-print-directory $(BENCHES)
 	@rm -f bench/results.csv
 	@echo "ISA: $$(grep -o -m1 -w 'avx512f' /proc/cpuinfo || grep -o -m1 -w 'avx2' /proc/cpuinfo || uname -m); roofline: the faster of the two traffic-only loops (the one at 100%)"

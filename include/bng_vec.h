@@ -9,7 +9,7 @@
  *
  * bng_f32xN holds N float lanes, N in 1, 2, 4, 8, 16, 32, 64. Loads and stores take
  * float or half memory (the _f32 and _f16 suffixes); arithmetic is always float32.
- * Every operation is one IEEE operation per lane, so both backends give identical
+ * Every operation is one IEEE operation per lane, so all three backends give identical
  * bits when the compiler does not contract a*b+c into an FMA (-ffp-contract=off).
  * Loads and stores need element alignment only (a float, or a half).
  */
