@@ -30,14 +30,14 @@ def render_target(env: jinja2.Environment, tp: TargetPlan) -> List[Tuple[str, st
         text = env.get_template(f.template).render(
             plan=tp,
             target=tp.target,
-            d=tp.dtype(f.dtype) if f.dtype else None,
+            dtype=tp.dtype(f.dtype) if f.dtype else None,
             template=f"templates/{f.template}",
             command=tp.command,
             version=VERSION,
             ops=OPS,
             workspace=WORKSPACE,
             shared_sources=SHARED_SOURCES,
-            n=tp.target.native,
+            native=tp.target.native,
         )
         out.append((f.path, text))
     return out

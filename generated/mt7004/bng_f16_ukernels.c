@@ -39,10 +39,10 @@ void bng_f16_reduce_ukernel__mt7004_c32_v32(
 
             left -= n;
             for (; n != 0; n--, xr += stride, dyr += stride) {
-                const bng_f32x32 dy0 = bng_f32x32_load_f16(dyr + 0);
+                const bng_f32x32 dy_vec0 = bng_f32x32_load_f16(dyr + 0);
                 const bng_f32x32 xm0 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
-                acc_dy0 = bng_f32x32_add(acc_dy0, dy0);
-                acc_dyxm0 = bng_f32x32_add(acc_dyxm0, bng_f32x32_mul(dy0, xm0));
+                acc_dy0 = bng_f32x32_add(acc_dy0, dy_vec0);
+                acc_dyxm0 = bng_f32x32_add(acc_dyxm0, bng_f32x32_mul(dy_vec0, xm0));
             }
             bng_f32x32_store_f32(sum_dy + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 0), acc_dy0));
             bng_f32x32_store_f32(sum_dyxm + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 0), acc_dyxm0));
@@ -130,14 +130,14 @@ void bng_f16_reduce_ukernel__mt7004_c64_v32(
 
             left -= n;
             for (; n != 0; n--, xr += stride, dyr += stride) {
-                const bng_f32x32 dy0 = bng_f32x32_load_f16(dyr + 0);
+                const bng_f32x32 dy_vec0 = bng_f32x32_load_f16(dyr + 0);
                 const bng_f32x32 xm0 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
-                const bng_f32x32 dy1 = bng_f32x32_load_f16(dyr + 32);
+                const bng_f32x32 dy_vec1 = bng_f32x32_load_f16(dyr + 32);
                 const bng_f32x32 xm1 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
-                acc_dy0 = bng_f32x32_add(acc_dy0, dy0);
-                acc_dyxm0 = bng_f32x32_add(acc_dyxm0, bng_f32x32_mul(dy0, xm0));
-                acc_dy1 = bng_f32x32_add(acc_dy1, dy1);
-                acc_dyxm1 = bng_f32x32_add(acc_dyxm1, bng_f32x32_mul(dy1, xm1));
+                acc_dy0 = bng_f32x32_add(acc_dy0, dy_vec0);
+                acc_dyxm0 = bng_f32x32_add(acc_dyxm0, bng_f32x32_mul(dy_vec0, xm0));
+                acc_dy1 = bng_f32x32_add(acc_dy1, dy_vec1);
+                acc_dyxm1 = bng_f32x32_add(acc_dyxm1, bng_f32x32_mul(dy_vec1, xm1));
             }
             bng_f32x32_store_f32(sum_dy + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 0), acc_dy0));
             bng_f32x32_store_f32(sum_dyxm + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 0), acc_dyxm0));
@@ -244,22 +244,22 @@ void bng_f16_reduce_ukernel__mt7004_c128_v32(
 
             left -= n;
             for (; n != 0; n--, xr += stride, dyr += stride) {
-                const bng_f32x32 dy0 = bng_f32x32_load_f16(dyr + 0);
+                const bng_f32x32 dy_vec0 = bng_f32x32_load_f16(dyr + 0);
                 const bng_f32x32 xm0 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
-                const bng_f32x32 dy1 = bng_f32x32_load_f16(dyr + 32);
+                const bng_f32x32 dy_vec1 = bng_f32x32_load_f16(dyr + 32);
                 const bng_f32x32 xm1 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
-                const bng_f32x32 dy2 = bng_f32x32_load_f16(dyr + 64);
+                const bng_f32x32 dy_vec2 = bng_f32x32_load_f16(dyr + 64);
                 const bng_f32x32 xm2 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 64), mean2);
-                const bng_f32x32 dy3 = bng_f32x32_load_f16(dyr + 96);
+                const bng_f32x32 dy_vec3 = bng_f32x32_load_f16(dyr + 96);
                 const bng_f32x32 xm3 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 96), mean3);
-                acc_dy0 = bng_f32x32_add(acc_dy0, dy0);
-                acc_dyxm0 = bng_f32x32_add(acc_dyxm0, bng_f32x32_mul(dy0, xm0));
-                acc_dy1 = bng_f32x32_add(acc_dy1, dy1);
-                acc_dyxm1 = bng_f32x32_add(acc_dyxm1, bng_f32x32_mul(dy1, xm1));
-                acc_dy2 = bng_f32x32_add(acc_dy2, dy2);
-                acc_dyxm2 = bng_f32x32_add(acc_dyxm2, bng_f32x32_mul(dy2, xm2));
-                acc_dy3 = bng_f32x32_add(acc_dy3, dy3);
-                acc_dyxm3 = bng_f32x32_add(acc_dyxm3, bng_f32x32_mul(dy3, xm3));
+                acc_dy0 = bng_f32x32_add(acc_dy0, dy_vec0);
+                acc_dyxm0 = bng_f32x32_add(acc_dyxm0, bng_f32x32_mul(dy_vec0, xm0));
+                acc_dy1 = bng_f32x32_add(acc_dy1, dy_vec1);
+                acc_dyxm1 = bng_f32x32_add(acc_dyxm1, bng_f32x32_mul(dy_vec1, xm1));
+                acc_dy2 = bng_f32x32_add(acc_dy2, dy_vec2);
+                acc_dyxm2 = bng_f32x32_add(acc_dyxm2, bng_f32x32_mul(dy_vec2, xm2));
+                acc_dy3 = bng_f32x32_add(acc_dy3, dy_vec3);
+                acc_dyxm3 = bng_f32x32_add(acc_dyxm3, bng_f32x32_mul(dy_vec3, xm3));
             }
             bng_f32x32_store_f32(sum_dy + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 0), acc_dy0));
             bng_f32x32_store_f32(sum_dyxm + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 0), acc_dyxm0));
@@ -404,38 +404,38 @@ void bng_f16_reduce_ukernel__mt7004_c256_v32(
 
             left -= n;
             for (; n != 0; n--, xr += stride, dyr += stride) {
-                const bng_f32x32 dy0 = bng_f32x32_load_f16(dyr + 0);
+                const bng_f32x32 dy_vec0 = bng_f32x32_load_f16(dyr + 0);
                 const bng_f32x32 xm0 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
-                const bng_f32x32 dy1 = bng_f32x32_load_f16(dyr + 32);
+                const bng_f32x32 dy_vec1 = bng_f32x32_load_f16(dyr + 32);
                 const bng_f32x32 xm1 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
-                const bng_f32x32 dy2 = bng_f32x32_load_f16(dyr + 64);
+                const bng_f32x32 dy_vec2 = bng_f32x32_load_f16(dyr + 64);
                 const bng_f32x32 xm2 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 64), mean2);
-                const bng_f32x32 dy3 = bng_f32x32_load_f16(dyr + 96);
+                const bng_f32x32 dy_vec3 = bng_f32x32_load_f16(dyr + 96);
                 const bng_f32x32 xm3 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 96), mean3);
-                const bng_f32x32 dy4 = bng_f32x32_load_f16(dyr + 128);
+                const bng_f32x32 dy_vec4 = bng_f32x32_load_f16(dyr + 128);
                 const bng_f32x32 xm4 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 128), mean4);
-                const bng_f32x32 dy5 = bng_f32x32_load_f16(dyr + 160);
+                const bng_f32x32 dy_vec5 = bng_f32x32_load_f16(dyr + 160);
                 const bng_f32x32 xm5 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 160), mean5);
-                const bng_f32x32 dy6 = bng_f32x32_load_f16(dyr + 192);
+                const bng_f32x32 dy_vec6 = bng_f32x32_load_f16(dyr + 192);
                 const bng_f32x32 xm6 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 192), mean6);
-                const bng_f32x32 dy7 = bng_f32x32_load_f16(dyr + 224);
+                const bng_f32x32 dy_vec7 = bng_f32x32_load_f16(dyr + 224);
                 const bng_f32x32 xm7 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 224), mean7);
-                acc_dy0 = bng_f32x32_add(acc_dy0, dy0);
-                acc_dyxm0 = bng_f32x32_add(acc_dyxm0, bng_f32x32_mul(dy0, xm0));
-                acc_dy1 = bng_f32x32_add(acc_dy1, dy1);
-                acc_dyxm1 = bng_f32x32_add(acc_dyxm1, bng_f32x32_mul(dy1, xm1));
-                acc_dy2 = bng_f32x32_add(acc_dy2, dy2);
-                acc_dyxm2 = bng_f32x32_add(acc_dyxm2, bng_f32x32_mul(dy2, xm2));
-                acc_dy3 = bng_f32x32_add(acc_dy3, dy3);
-                acc_dyxm3 = bng_f32x32_add(acc_dyxm3, bng_f32x32_mul(dy3, xm3));
-                acc_dy4 = bng_f32x32_add(acc_dy4, dy4);
-                acc_dyxm4 = bng_f32x32_add(acc_dyxm4, bng_f32x32_mul(dy4, xm4));
-                acc_dy5 = bng_f32x32_add(acc_dy5, dy5);
-                acc_dyxm5 = bng_f32x32_add(acc_dyxm5, bng_f32x32_mul(dy5, xm5));
-                acc_dy6 = bng_f32x32_add(acc_dy6, dy6);
-                acc_dyxm6 = bng_f32x32_add(acc_dyxm6, bng_f32x32_mul(dy6, xm6));
-                acc_dy7 = bng_f32x32_add(acc_dy7, dy7);
-                acc_dyxm7 = bng_f32x32_add(acc_dyxm7, bng_f32x32_mul(dy7, xm7));
+                acc_dy0 = bng_f32x32_add(acc_dy0, dy_vec0);
+                acc_dyxm0 = bng_f32x32_add(acc_dyxm0, bng_f32x32_mul(dy_vec0, xm0));
+                acc_dy1 = bng_f32x32_add(acc_dy1, dy_vec1);
+                acc_dyxm1 = bng_f32x32_add(acc_dyxm1, bng_f32x32_mul(dy_vec1, xm1));
+                acc_dy2 = bng_f32x32_add(acc_dy2, dy_vec2);
+                acc_dyxm2 = bng_f32x32_add(acc_dyxm2, bng_f32x32_mul(dy_vec2, xm2));
+                acc_dy3 = bng_f32x32_add(acc_dy3, dy_vec3);
+                acc_dyxm3 = bng_f32x32_add(acc_dyxm3, bng_f32x32_mul(dy_vec3, xm3));
+                acc_dy4 = bng_f32x32_add(acc_dy4, dy_vec4);
+                acc_dyxm4 = bng_f32x32_add(acc_dyxm4, bng_f32x32_mul(dy_vec4, xm4));
+                acc_dy5 = bng_f32x32_add(acc_dy5, dy_vec5);
+                acc_dyxm5 = bng_f32x32_add(acc_dyxm5, bng_f32x32_mul(dy_vec5, xm5));
+                acc_dy6 = bng_f32x32_add(acc_dy6, dy_vec6);
+                acc_dyxm6 = bng_f32x32_add(acc_dyxm6, bng_f32x32_mul(dy_vec6, xm6));
+                acc_dy7 = bng_f32x32_add(acc_dy7, dy_vec7);
+                acc_dyxm7 = bng_f32x32_add(acc_dyxm7, bng_f32x32_mul(dy_vec7, xm7));
             }
             bng_f32x32_store_f32(sum_dy + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 0), acc_dy0));
             bng_f32x32_store_f32(sum_dyxm + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 0), acc_dyxm0));
@@ -609,10 +609,10 @@ void bng_f16_reduce_ukernel__mt7004_generic_v32(
             size_t i;
 
             for (i = 0; i < n; i++) {
-                const bng_f32x32 g = bng_f32x32_load_f16(dy + i * stride + c);
+                const bng_f32x32 dy_vec = bng_f32x32_load_f16(dy + i * stride + c);
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i * stride + c), m);
-                acc_dy = bng_f32x32_add(acc_dy, g);
-                acc_dyxm = bng_f32x32_add(acc_dyxm, bng_f32x32_mul(g, xm));
+                acc_dy = bng_f32x32_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x32_add(acc_dyxm, bng_f32x32_mul(dy_vec, xm));
             }
             bng_f32x32_store_f32(sum_dy + c, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c), acc_dy));
             bng_f32x32_store_f32(sum_dyxm + c, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c), acc_dyxm));
@@ -625,10 +625,10 @@ void bng_f16_reduce_ukernel__mt7004_generic_v32(
             size_t i;
 
             for (i = 0; i < n; i++) {
-                const bng_f32x1 g = bng_f32x1_load_f16(dy + i * stride + c);
+                const bng_f32x1 dy_vec = bng_f32x1_load_f16(dy + i * stride + c);
                 const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i * stride + c), m);
-                acc_dy = bng_f32x1_add(acc_dy, g);
-                acc_dyxm = bng_f32x1_add(acc_dyxm, bng_f32x1_mul(g, xm));
+                acc_dy = bng_f32x1_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x1_add(acc_dyxm, bng_f32x1_mul(dy_vec, xm));
             }
             bng_f32x1_store_f32(sum_dy + c, bng_f32x1_add(bng_f32x1_load_f32(sum_dy + c), acc_dy));
             bng_f32x1_store_f32(sum_dyxm + c, bng_f32x1_add(bng_f32x1_load_f32(sum_dyxm + c), acc_dyxm));
@@ -656,13 +656,11 @@ void bng_f16_dx_train_ukernel__mt7004_generic_v32(
             const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + c), bng_f32x32_load_f32(mean + c));
             const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + c), bng_f32x32_load_f32(dy_mean + c));
             bng_f32x32_store_out_f16(dx + c, bng_f32x32_mul(bng_f32x32_load_f32(gain + c), bng_f32x32_sub(centered, bng_f32x32_mul(xm, bng_f32x32_load_f32(slope + c)))), stream);
-
         }
         for (; c < channels; c++) {
             const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + c), bng_f32x1_load_f32(mean + c));
             const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f16(dy + c), bng_f32x1_load_f32(dy_mean + c));
             bng_f32x1_store_out_f16(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_load_f32(slope + c)))), stream);
-
         }
     }
     bng_store_out_end(stream);

@@ -42,14 +42,14 @@ void bng_f32_reduce_ukernel__mt7004_c32_v16(
 
             left -= n;
             for (; n != 0; n--, xr += stride, dyr += stride) {
-                const bng_f32x16 dy0 = bng_f32x16_load_f32(dyr + 0);
+                const bng_f32x16 dy_vec0 = bng_f32x16_load_f32(dyr + 0);
                 const bng_f32x16 xm0 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
-                const bng_f32x16 dy1 = bng_f32x16_load_f32(dyr + 16);
+                const bng_f32x16 dy_vec1 = bng_f32x16_load_f32(dyr + 16);
                 const bng_f32x16 xm1 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
-                acc_dy0 = bng_f32x16_add(acc_dy0, dy0);
-                acc_dyxm0 = bng_f32x16_add(acc_dyxm0, bng_f32x16_mul(dy0, xm0));
-                acc_dy1 = bng_f32x16_add(acc_dy1, dy1);
-                acc_dyxm1 = bng_f32x16_add(acc_dyxm1, bng_f32x16_mul(dy1, xm1));
+                acc_dy0 = bng_f32x16_add(acc_dy0, dy_vec0);
+                acc_dyxm0 = bng_f32x16_add(acc_dyxm0, bng_f32x16_mul(dy_vec0, xm0));
+                acc_dy1 = bng_f32x16_add(acc_dy1, dy_vec1);
+                acc_dyxm1 = bng_f32x16_add(acc_dyxm1, bng_f32x16_mul(dy_vec1, xm1));
             }
             bng_f32x16_store_f32(sum_dy + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 0), acc_dy0));
             bng_f32x16_store_f32(sum_dyxm + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 0), acc_dyxm0));
@@ -156,22 +156,22 @@ void bng_f32_reduce_ukernel__mt7004_c64_v16(
 
             left -= n;
             for (; n != 0; n--, xr += stride, dyr += stride) {
-                const bng_f32x16 dy0 = bng_f32x16_load_f32(dyr + 0);
+                const bng_f32x16 dy_vec0 = bng_f32x16_load_f32(dyr + 0);
                 const bng_f32x16 xm0 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
-                const bng_f32x16 dy1 = bng_f32x16_load_f32(dyr + 16);
+                const bng_f32x16 dy_vec1 = bng_f32x16_load_f32(dyr + 16);
                 const bng_f32x16 xm1 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
-                const bng_f32x16 dy2 = bng_f32x16_load_f32(dyr + 32);
+                const bng_f32x16 dy_vec2 = bng_f32x16_load_f32(dyr + 32);
                 const bng_f32x16 xm2 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
-                const bng_f32x16 dy3 = bng_f32x16_load_f32(dyr + 48);
+                const bng_f32x16 dy_vec3 = bng_f32x16_load_f32(dyr + 48);
                 const bng_f32x16 xm3 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
-                acc_dy0 = bng_f32x16_add(acc_dy0, dy0);
-                acc_dyxm0 = bng_f32x16_add(acc_dyxm0, bng_f32x16_mul(dy0, xm0));
-                acc_dy1 = bng_f32x16_add(acc_dy1, dy1);
-                acc_dyxm1 = bng_f32x16_add(acc_dyxm1, bng_f32x16_mul(dy1, xm1));
-                acc_dy2 = bng_f32x16_add(acc_dy2, dy2);
-                acc_dyxm2 = bng_f32x16_add(acc_dyxm2, bng_f32x16_mul(dy2, xm2));
-                acc_dy3 = bng_f32x16_add(acc_dy3, dy3);
-                acc_dyxm3 = bng_f32x16_add(acc_dyxm3, bng_f32x16_mul(dy3, xm3));
+                acc_dy0 = bng_f32x16_add(acc_dy0, dy_vec0);
+                acc_dyxm0 = bng_f32x16_add(acc_dyxm0, bng_f32x16_mul(dy_vec0, xm0));
+                acc_dy1 = bng_f32x16_add(acc_dy1, dy_vec1);
+                acc_dyxm1 = bng_f32x16_add(acc_dyxm1, bng_f32x16_mul(dy_vec1, xm1));
+                acc_dy2 = bng_f32x16_add(acc_dy2, dy_vec2);
+                acc_dyxm2 = bng_f32x16_add(acc_dyxm2, bng_f32x16_mul(dy_vec2, xm2));
+                acc_dy3 = bng_f32x16_add(acc_dy3, dy_vec3);
+                acc_dyxm3 = bng_f32x16_add(acc_dyxm3, bng_f32x16_mul(dy_vec3, xm3));
             }
             bng_f32x16_store_f32(sum_dy + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 0), acc_dy0));
             bng_f32x16_store_f32(sum_dyxm + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 0), acc_dyxm0));
@@ -316,38 +316,38 @@ void bng_f32_reduce_ukernel__mt7004_c128_v16(
 
             left -= n;
             for (; n != 0; n--, xr += stride, dyr += stride) {
-                const bng_f32x16 dy0 = bng_f32x16_load_f32(dyr + 0);
+                const bng_f32x16 dy_vec0 = bng_f32x16_load_f32(dyr + 0);
                 const bng_f32x16 xm0 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
-                const bng_f32x16 dy1 = bng_f32x16_load_f32(dyr + 16);
+                const bng_f32x16 dy_vec1 = bng_f32x16_load_f32(dyr + 16);
                 const bng_f32x16 xm1 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
-                const bng_f32x16 dy2 = bng_f32x16_load_f32(dyr + 32);
+                const bng_f32x16 dy_vec2 = bng_f32x16_load_f32(dyr + 32);
                 const bng_f32x16 xm2 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
-                const bng_f32x16 dy3 = bng_f32x16_load_f32(dyr + 48);
+                const bng_f32x16 dy_vec3 = bng_f32x16_load_f32(dyr + 48);
                 const bng_f32x16 xm3 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
-                const bng_f32x16 dy4 = bng_f32x16_load_f32(dyr + 64);
+                const bng_f32x16 dy_vec4 = bng_f32x16_load_f32(dyr + 64);
                 const bng_f32x16 xm4 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 64), mean4);
-                const bng_f32x16 dy5 = bng_f32x16_load_f32(dyr + 80);
+                const bng_f32x16 dy_vec5 = bng_f32x16_load_f32(dyr + 80);
                 const bng_f32x16 xm5 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 80), mean5);
-                const bng_f32x16 dy6 = bng_f32x16_load_f32(dyr + 96);
+                const bng_f32x16 dy_vec6 = bng_f32x16_load_f32(dyr + 96);
                 const bng_f32x16 xm6 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 96), mean6);
-                const bng_f32x16 dy7 = bng_f32x16_load_f32(dyr + 112);
+                const bng_f32x16 dy_vec7 = bng_f32x16_load_f32(dyr + 112);
                 const bng_f32x16 xm7 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 112), mean7);
-                acc_dy0 = bng_f32x16_add(acc_dy0, dy0);
-                acc_dyxm0 = bng_f32x16_add(acc_dyxm0, bng_f32x16_mul(dy0, xm0));
-                acc_dy1 = bng_f32x16_add(acc_dy1, dy1);
-                acc_dyxm1 = bng_f32x16_add(acc_dyxm1, bng_f32x16_mul(dy1, xm1));
-                acc_dy2 = bng_f32x16_add(acc_dy2, dy2);
-                acc_dyxm2 = bng_f32x16_add(acc_dyxm2, bng_f32x16_mul(dy2, xm2));
-                acc_dy3 = bng_f32x16_add(acc_dy3, dy3);
-                acc_dyxm3 = bng_f32x16_add(acc_dyxm3, bng_f32x16_mul(dy3, xm3));
-                acc_dy4 = bng_f32x16_add(acc_dy4, dy4);
-                acc_dyxm4 = bng_f32x16_add(acc_dyxm4, bng_f32x16_mul(dy4, xm4));
-                acc_dy5 = bng_f32x16_add(acc_dy5, dy5);
-                acc_dyxm5 = bng_f32x16_add(acc_dyxm5, bng_f32x16_mul(dy5, xm5));
-                acc_dy6 = bng_f32x16_add(acc_dy6, dy6);
-                acc_dyxm6 = bng_f32x16_add(acc_dyxm6, bng_f32x16_mul(dy6, xm6));
-                acc_dy7 = bng_f32x16_add(acc_dy7, dy7);
-                acc_dyxm7 = bng_f32x16_add(acc_dyxm7, bng_f32x16_mul(dy7, xm7));
+                acc_dy0 = bng_f32x16_add(acc_dy0, dy_vec0);
+                acc_dyxm0 = bng_f32x16_add(acc_dyxm0, bng_f32x16_mul(dy_vec0, xm0));
+                acc_dy1 = bng_f32x16_add(acc_dy1, dy_vec1);
+                acc_dyxm1 = bng_f32x16_add(acc_dyxm1, bng_f32x16_mul(dy_vec1, xm1));
+                acc_dy2 = bng_f32x16_add(acc_dy2, dy_vec2);
+                acc_dyxm2 = bng_f32x16_add(acc_dyxm2, bng_f32x16_mul(dy_vec2, xm2));
+                acc_dy3 = bng_f32x16_add(acc_dy3, dy_vec3);
+                acc_dyxm3 = bng_f32x16_add(acc_dyxm3, bng_f32x16_mul(dy_vec3, xm3));
+                acc_dy4 = bng_f32x16_add(acc_dy4, dy_vec4);
+                acc_dyxm4 = bng_f32x16_add(acc_dyxm4, bng_f32x16_mul(dy_vec4, xm4));
+                acc_dy5 = bng_f32x16_add(acc_dy5, dy_vec5);
+                acc_dyxm5 = bng_f32x16_add(acc_dyxm5, bng_f32x16_mul(dy_vec5, xm5));
+                acc_dy6 = bng_f32x16_add(acc_dy6, dy_vec6);
+                acc_dyxm6 = bng_f32x16_add(acc_dyxm6, bng_f32x16_mul(dy_vec6, xm6));
+                acc_dy7 = bng_f32x16_add(acc_dy7, dy_vec7);
+                acc_dyxm7 = bng_f32x16_add(acc_dyxm7, bng_f32x16_mul(dy_vec7, xm7));
             }
             bng_f32x16_store_f32(sum_dy + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 0), acc_dy0));
             bng_f32x16_store_f32(sum_dyxm + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 0), acc_dyxm0));
@@ -568,70 +568,70 @@ void bng_f32_reduce_ukernel__mt7004_c256_v16(
 
             left -= n;
             for (; n != 0; n--, xr += stride, dyr += stride) {
-                const bng_f32x16 dy0 = bng_f32x16_load_f32(dyr + 0);
+                const bng_f32x16 dy_vec0 = bng_f32x16_load_f32(dyr + 0);
                 const bng_f32x16 xm0 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
-                const bng_f32x16 dy1 = bng_f32x16_load_f32(dyr + 16);
+                const bng_f32x16 dy_vec1 = bng_f32x16_load_f32(dyr + 16);
                 const bng_f32x16 xm1 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
-                const bng_f32x16 dy2 = bng_f32x16_load_f32(dyr + 32);
+                const bng_f32x16 dy_vec2 = bng_f32x16_load_f32(dyr + 32);
                 const bng_f32x16 xm2 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
-                const bng_f32x16 dy3 = bng_f32x16_load_f32(dyr + 48);
+                const bng_f32x16 dy_vec3 = bng_f32x16_load_f32(dyr + 48);
                 const bng_f32x16 xm3 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
-                const bng_f32x16 dy4 = bng_f32x16_load_f32(dyr + 64);
+                const bng_f32x16 dy_vec4 = bng_f32x16_load_f32(dyr + 64);
                 const bng_f32x16 xm4 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 64), mean4);
-                const bng_f32x16 dy5 = bng_f32x16_load_f32(dyr + 80);
+                const bng_f32x16 dy_vec5 = bng_f32x16_load_f32(dyr + 80);
                 const bng_f32x16 xm5 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 80), mean5);
-                const bng_f32x16 dy6 = bng_f32x16_load_f32(dyr + 96);
+                const bng_f32x16 dy_vec6 = bng_f32x16_load_f32(dyr + 96);
                 const bng_f32x16 xm6 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 96), mean6);
-                const bng_f32x16 dy7 = bng_f32x16_load_f32(dyr + 112);
+                const bng_f32x16 dy_vec7 = bng_f32x16_load_f32(dyr + 112);
                 const bng_f32x16 xm7 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 112), mean7);
-                const bng_f32x16 dy8 = bng_f32x16_load_f32(dyr + 128);
+                const bng_f32x16 dy_vec8 = bng_f32x16_load_f32(dyr + 128);
                 const bng_f32x16 xm8 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 128), mean8);
-                const bng_f32x16 dy9 = bng_f32x16_load_f32(dyr + 144);
+                const bng_f32x16 dy_vec9 = bng_f32x16_load_f32(dyr + 144);
                 const bng_f32x16 xm9 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 144), mean9);
-                const bng_f32x16 dy10 = bng_f32x16_load_f32(dyr + 160);
+                const bng_f32x16 dy_vec10 = bng_f32x16_load_f32(dyr + 160);
                 const bng_f32x16 xm10 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 160), mean10);
-                const bng_f32x16 dy11 = bng_f32x16_load_f32(dyr + 176);
+                const bng_f32x16 dy_vec11 = bng_f32x16_load_f32(dyr + 176);
                 const bng_f32x16 xm11 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 176), mean11);
-                const bng_f32x16 dy12 = bng_f32x16_load_f32(dyr + 192);
+                const bng_f32x16 dy_vec12 = bng_f32x16_load_f32(dyr + 192);
                 const bng_f32x16 xm12 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 192), mean12);
-                const bng_f32x16 dy13 = bng_f32x16_load_f32(dyr + 208);
+                const bng_f32x16 dy_vec13 = bng_f32x16_load_f32(dyr + 208);
                 const bng_f32x16 xm13 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 208), mean13);
-                const bng_f32x16 dy14 = bng_f32x16_load_f32(dyr + 224);
+                const bng_f32x16 dy_vec14 = bng_f32x16_load_f32(dyr + 224);
                 const bng_f32x16 xm14 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 224), mean14);
-                const bng_f32x16 dy15 = bng_f32x16_load_f32(dyr + 240);
+                const bng_f32x16 dy_vec15 = bng_f32x16_load_f32(dyr + 240);
                 const bng_f32x16 xm15 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 240), mean15);
-                acc_dy0 = bng_f32x16_add(acc_dy0, dy0);
-                acc_dyxm0 = bng_f32x16_add(acc_dyxm0, bng_f32x16_mul(dy0, xm0));
-                acc_dy1 = bng_f32x16_add(acc_dy1, dy1);
-                acc_dyxm1 = bng_f32x16_add(acc_dyxm1, bng_f32x16_mul(dy1, xm1));
-                acc_dy2 = bng_f32x16_add(acc_dy2, dy2);
-                acc_dyxm2 = bng_f32x16_add(acc_dyxm2, bng_f32x16_mul(dy2, xm2));
-                acc_dy3 = bng_f32x16_add(acc_dy3, dy3);
-                acc_dyxm3 = bng_f32x16_add(acc_dyxm3, bng_f32x16_mul(dy3, xm3));
-                acc_dy4 = bng_f32x16_add(acc_dy4, dy4);
-                acc_dyxm4 = bng_f32x16_add(acc_dyxm4, bng_f32x16_mul(dy4, xm4));
-                acc_dy5 = bng_f32x16_add(acc_dy5, dy5);
-                acc_dyxm5 = bng_f32x16_add(acc_dyxm5, bng_f32x16_mul(dy5, xm5));
-                acc_dy6 = bng_f32x16_add(acc_dy6, dy6);
-                acc_dyxm6 = bng_f32x16_add(acc_dyxm6, bng_f32x16_mul(dy6, xm6));
-                acc_dy7 = bng_f32x16_add(acc_dy7, dy7);
-                acc_dyxm7 = bng_f32x16_add(acc_dyxm7, bng_f32x16_mul(dy7, xm7));
-                acc_dy8 = bng_f32x16_add(acc_dy8, dy8);
-                acc_dyxm8 = bng_f32x16_add(acc_dyxm8, bng_f32x16_mul(dy8, xm8));
-                acc_dy9 = bng_f32x16_add(acc_dy9, dy9);
-                acc_dyxm9 = bng_f32x16_add(acc_dyxm9, bng_f32x16_mul(dy9, xm9));
-                acc_dy10 = bng_f32x16_add(acc_dy10, dy10);
-                acc_dyxm10 = bng_f32x16_add(acc_dyxm10, bng_f32x16_mul(dy10, xm10));
-                acc_dy11 = bng_f32x16_add(acc_dy11, dy11);
-                acc_dyxm11 = bng_f32x16_add(acc_dyxm11, bng_f32x16_mul(dy11, xm11));
-                acc_dy12 = bng_f32x16_add(acc_dy12, dy12);
-                acc_dyxm12 = bng_f32x16_add(acc_dyxm12, bng_f32x16_mul(dy12, xm12));
-                acc_dy13 = bng_f32x16_add(acc_dy13, dy13);
-                acc_dyxm13 = bng_f32x16_add(acc_dyxm13, bng_f32x16_mul(dy13, xm13));
-                acc_dy14 = bng_f32x16_add(acc_dy14, dy14);
-                acc_dyxm14 = bng_f32x16_add(acc_dyxm14, bng_f32x16_mul(dy14, xm14));
-                acc_dy15 = bng_f32x16_add(acc_dy15, dy15);
-                acc_dyxm15 = bng_f32x16_add(acc_dyxm15, bng_f32x16_mul(dy15, xm15));
+                acc_dy0 = bng_f32x16_add(acc_dy0, dy_vec0);
+                acc_dyxm0 = bng_f32x16_add(acc_dyxm0, bng_f32x16_mul(dy_vec0, xm0));
+                acc_dy1 = bng_f32x16_add(acc_dy1, dy_vec1);
+                acc_dyxm1 = bng_f32x16_add(acc_dyxm1, bng_f32x16_mul(dy_vec1, xm1));
+                acc_dy2 = bng_f32x16_add(acc_dy2, dy_vec2);
+                acc_dyxm2 = bng_f32x16_add(acc_dyxm2, bng_f32x16_mul(dy_vec2, xm2));
+                acc_dy3 = bng_f32x16_add(acc_dy3, dy_vec3);
+                acc_dyxm3 = bng_f32x16_add(acc_dyxm3, bng_f32x16_mul(dy_vec3, xm3));
+                acc_dy4 = bng_f32x16_add(acc_dy4, dy_vec4);
+                acc_dyxm4 = bng_f32x16_add(acc_dyxm4, bng_f32x16_mul(dy_vec4, xm4));
+                acc_dy5 = bng_f32x16_add(acc_dy5, dy_vec5);
+                acc_dyxm5 = bng_f32x16_add(acc_dyxm5, bng_f32x16_mul(dy_vec5, xm5));
+                acc_dy6 = bng_f32x16_add(acc_dy6, dy_vec6);
+                acc_dyxm6 = bng_f32x16_add(acc_dyxm6, bng_f32x16_mul(dy_vec6, xm6));
+                acc_dy7 = bng_f32x16_add(acc_dy7, dy_vec7);
+                acc_dyxm7 = bng_f32x16_add(acc_dyxm7, bng_f32x16_mul(dy_vec7, xm7));
+                acc_dy8 = bng_f32x16_add(acc_dy8, dy_vec8);
+                acc_dyxm8 = bng_f32x16_add(acc_dyxm8, bng_f32x16_mul(dy_vec8, xm8));
+                acc_dy9 = bng_f32x16_add(acc_dy9, dy_vec9);
+                acc_dyxm9 = bng_f32x16_add(acc_dyxm9, bng_f32x16_mul(dy_vec9, xm9));
+                acc_dy10 = bng_f32x16_add(acc_dy10, dy_vec10);
+                acc_dyxm10 = bng_f32x16_add(acc_dyxm10, bng_f32x16_mul(dy_vec10, xm10));
+                acc_dy11 = bng_f32x16_add(acc_dy11, dy_vec11);
+                acc_dyxm11 = bng_f32x16_add(acc_dyxm11, bng_f32x16_mul(dy_vec11, xm11));
+                acc_dy12 = bng_f32x16_add(acc_dy12, dy_vec12);
+                acc_dyxm12 = bng_f32x16_add(acc_dyxm12, bng_f32x16_mul(dy_vec12, xm12));
+                acc_dy13 = bng_f32x16_add(acc_dy13, dy_vec13);
+                acc_dyxm13 = bng_f32x16_add(acc_dyxm13, bng_f32x16_mul(dy_vec13, xm13));
+                acc_dy14 = bng_f32x16_add(acc_dy14, dy_vec14);
+                acc_dyxm14 = bng_f32x16_add(acc_dyxm14, bng_f32x16_mul(dy_vec14, xm14));
+                acc_dy15 = bng_f32x16_add(acc_dy15, dy_vec15);
+                acc_dyxm15 = bng_f32x16_add(acc_dyxm15, bng_f32x16_mul(dy_vec15, xm15));
             }
             bng_f32x16_store_f32(sum_dy + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 0), acc_dy0));
             bng_f32x16_store_f32(sum_dyxm + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 0), acc_dyxm0));
@@ -909,10 +909,10 @@ void bng_f32_reduce_ukernel__mt7004_generic_v16(
             size_t i;
 
             for (i = 0; i < n; i++) {
-                const bng_f32x16 g = bng_f32x16_load_f32(dy + i * stride + c);
+                const bng_f32x16 dy_vec = bng_f32x16_load_f32(dy + i * stride + c);
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i * stride + c), m);
-                acc_dy = bng_f32x16_add(acc_dy, g);
-                acc_dyxm = bng_f32x16_add(acc_dyxm, bng_f32x16_mul(g, xm));
+                acc_dy = bng_f32x16_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x16_add(acc_dyxm, bng_f32x16_mul(dy_vec, xm));
             }
             bng_f32x16_store_f32(sum_dy + c, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c), acc_dy));
             bng_f32x16_store_f32(sum_dyxm + c, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c), acc_dyxm));
@@ -925,10 +925,10 @@ void bng_f32_reduce_ukernel__mt7004_generic_v16(
             size_t i;
 
             for (i = 0; i < n; i++) {
-                const bng_f32x1 g = bng_f32x1_load_f32(dy + i * stride + c);
+                const bng_f32x1 dy_vec = bng_f32x1_load_f32(dy + i * stride + c);
                 const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + i * stride + c), m);
-                acc_dy = bng_f32x1_add(acc_dy, g);
-                acc_dyxm = bng_f32x1_add(acc_dyxm, bng_f32x1_mul(g, xm));
+                acc_dy = bng_f32x1_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x1_add(acc_dyxm, bng_f32x1_mul(dy_vec, xm));
             }
             bng_f32x1_store_f32(sum_dy + c, bng_f32x1_add(bng_f32x1_load_f32(sum_dy + c), acc_dy));
             bng_f32x1_store_f32(sum_dyxm + c, bng_f32x1_add(bng_f32x1_load_f32(sum_dyxm + c), acc_dyxm));
@@ -956,13 +956,11 @@ void bng_f32_dx_train_ukernel__mt7004_generic_v16(
             const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + c), bng_f32x16_load_f32(mean + c));
             const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + c), bng_f32x16_load_f32(dy_mean + c));
             bng_f32x16_store_out_f32(dx + c, bng_f32x16_mul(bng_f32x16_load_f32(gain + c), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_load_f32(slope + c)))), stream);
-
         }
         for (; c < channels; c++) {
             const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + c), bng_f32x1_load_f32(mean + c));
             const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f32(dy + c), bng_f32x1_load_f32(dy_mean + c));
             bng_f32x1_store_out_f32(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_load_f32(slope + c)))), stream);
-
         }
     }
     bng_store_out_end(stream);
