@@ -39,6 +39,7 @@ extern "C" {
 #define BNG_ERANGE   (-4)  /* batch * channel elements beyond the 32-bit address space */
 #define BNG_ECOREMASK (-5) /* _s: no core of the 8 selected by core_mask */
 #define BNG_EALIGN   (-6)  /* x, dy or dx not aligned to its element type, or a per-channel array to its type */
+#define BNG_ENOMEM   (-8)  /* _s: a selected core's private memory (or another runtime resource the HAL needs) could not be had */
 
 /* Address-space qualifier for pointers into shared memory. */
 #define BNG_SHARED 
