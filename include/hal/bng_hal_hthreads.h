@@ -6,9 +6,10 @@
  *   for the library (hthread_barrier_create on the host, passed as kernel arguments).
  *   Returns 0, or -1 when an id is out of range or both are the same (then _s returns
  *   BNG_ENOMEM on this core). Calling it again (e.g. after stop_workers) starts afresh.
- * Fan-out only: every core of the group other than the one that calls _s runs
- *   bng_hal_hthreads_worker() and stays there until bng_hal_hthreads_stop_workers(),
- *   which the caller calls once it is done with _s.
+ * Fan-out only (no-ops in SPMD): every core of the group other than the one that
+ *   calls _s runs bng_hal_hthreads_worker() and stays there until
+ *   bng_hal_hthreads_stop_workers(), which the caller calls once it is done with _s.
+ *   The workers may start before or after the caller's first _s.
  */
 #ifndef BNG_HAL_HTHREADS_H
 #define BNG_HAL_HTHREADS_H

@@ -203,6 +203,8 @@ unsigned int dma_p2p(void *src, unsigned long src_row_num, unsigned int src_row_
 
     if (src_row_num != dst_row_num || src_row_size != dst_row_size || row_syn || synmask)
         bng_dma_engine_fail("dma_p2p", "the mock copies rows of equal shape only", (int)core);
+    if (src_row_step < 0 || dst_row_step < 0)     /* public code passes 0 for packed rows */
+        bng_dma_engine_fail("dma_p2p", "a negative row step", (int)core);
     return (unsigned)bng_dma_engine_issue(core, "dma_p2p", dst, dst_row_size + (size_t)dst_row_step,
                                           src, src_row_size + (size_t)src_row_step, src_row_num,
                                           src_row_size, private_side);
