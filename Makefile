@@ -343,6 +343,41 @@ dma-mutants: $(foreach r,$(MUTANT_ROOTS),$(BUILD)/$(notdir $(r))/gnu/libbatchnor
 	tests/scripts/dma_mutants.sh $(BUILD) "$(CC)" "$(CFLAGS) $(BNG_CFLAGS) $(FLAVOUR_FLAGS_gnu)" \
 	  $(foreach r,$(MUTANT_ROOTS),$(r):$(BUILD)/$(notdir $(r))/gnu/obj)
 
+# ---- HAL conformance ---------------------------------------------------------------
+
+# include/hal/bng_hal_conformance.c (shipped beside a vendored HAL) against every HAL
+# shipped, per target: the host HAL (the gnu flavour's library), the hthreads HAL on the
+# runtime mock in both launch models; the hthreads launch test (late fan-out workers,
+# BNG_ENOMEM with untouched outputs, uncreated barrier ids trap); and the proof that the
+# check catches the reference HAL without its wait for its puts before a barrier.
+CONFORMANCE_HALS := gnu hthreads_fanout hthreads_spmd
+CONFORMANCE_SOURCES := include/hal/bng_hal_conformance.c tests/c/hal_conformance_main.c
+CONFORMANCE_HEADERS := include/hal/bng_hal_conformance.h $(INCLUDE_HEADERS) $(wildcard include/hal/*.h include/host/*.h)
+# $(1) generated folder, $(2) flavour whose library (and HAL) the programs link
+define conformance_rules
+$(BUILD)/$(notdir $(1))/$(2)/hal_conformance: $(CONFORMANCE_SOURCES) $(CONFORMANCE_HEADERS) $(BUILD)/$(notdir $(1))/$(2)/libbatchnormgrad.a | deps-c
+	$$(CC) $$(CFLAGS) $(HAL_CFLAGS) $(FLAVOUR_FLAGS_$(2)) -I$(1) $(CONFORMANCE_SOURCES) $(BUILD)/$(notdir $(1))/$(2)/libbatchnormgrad.a $(LDLIBS) -o $$@
+$(BUILD)/$(notdir $(1))/$(2)/test_hthreads_launch: tests/c/test_hthreads_launch.c $(CONFORMANCE_HEADERS) $(BUILD)/$(notdir $(1))/$(2)/libbatchnormgrad.a | deps-c
+	$$(CC) $$(CFLAGS) $(HAL_CFLAGS) $(FLAVOUR_FLAGS_$(2)) -I$(1) $$< $(BUILD)/$(notdir $(1))/$(2)/libbatchnormgrad.a $(LDLIBS) -o $$@
+endef
+$(foreach r,$(GENERATED_ROOTS),$(foreach v,$(CONFORMANCE_HALS),$(eval $(call conformance_rules,$(r),$(v)))))
+CONFORMANCE_PROGRAMS := $(foreach r,$(GENERATED_ROOTS),$(foreach v,$(CONFORMANCE_HALS),$(BUILD)/$(notdir $(r))/$(v)/hal_conformance))
+LAUNCH_TESTS := $(foreach r,$(GENERATED_ROOTS),$(foreach v,hthreads_fanout hthreads_spmd,$(BUILD)/$(notdir $(r))/$(v)/test_hthreads_launch))
+
+.PHONY: hal-conformance
+hal-conformance: $(CONFORMANCE_PROGRAMS) $(LAUNCH_TESTS) ## the HAL conformance check against every HAL shipped, the hthreads launch test
+	@set -e; for p in $(CONFORMANCE_PROGRAMS) $(LAUNCH_TESTS); do timeout 300 $$p; done
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	grep -v 'bng_complete_puts(c); .*visible after the barrier' include/hal/bng_hal_hthreads.c > $$tmp/bng_hal_hthreads.c; \
+	if cmp -s include/hal/bng_hal_hthreads.c $$tmp/bng_hal_hthreads.c; then \
+	  echo "hal-conformance: the barrier's wait for puts was not found" >&2; exit 1; fi; \
+	$(foreach v,hthreads_fanout hthreads_spmd,\
+	  $(CC) $(CFLAGS) $(HAL_CFLAGS) $(FLAVOUR_FLAGS_$(v)) -Igenerated/$(FIRST_TARGET) $(CONFORMANCE_SOURCES) \
+	    $$tmp/bng_hal_hthreads.c include/host/hthread_mock.c include/host/bng_dma_engine.c $(LDLIBS) -o $$tmp/$(v); \
+	  if timeout 300 $$tmp/$(v) > $$tmp/out 2>&1; then \
+	    echo "hal-conformance: $(v) without the wait for puts before a barrier PASSED: the check misses it" >&2; exit 1; fi; \
+	  echo "hal-conformance: $(v) without its wait for puts before a barrier fails, as it must ($$(grep -c 'FAIL: puts visible' $$tmp/out) visibility failures)";)
+
 # ---- benchmark ---------------------------------------------------------------------
 
 # oneDNN (f32 peer) when libdnnl-dev is installed; make bench tries to install it.

@@ -25,11 +25,13 @@
 
 /* Shared scratch of the _s entry points: per row group, the partial sums of dy and
  * dy*(x - mean), in two slots that alternate between chunks. Host builds emulate it,
- * and the parameter block, with arrays. */
+ * and the parameter block, with arrays. Either way it is a BNG_SHARED float pointer,
+ * and every pointer derived from it keeps the qualifier (an address-space qualifier
+ * may not be dropped: clang rejects the conversion). */
 #ifdef BNG_HOST
 long long bng_host_shared_params[BNG_PARAMS_LEN];   /* BNG_SHARED_PARAMS on a host */
 static float bng_host_scratch[BNG_SCRATCH_FLOATS];
-#define BNG_SHARED_SCRATCH (bng_host_scratch)
+#define BNG_SHARED_SCRATCH ((BNG_SHARED float *)bng_host_scratch)
 #else
 #define BNG_SHARED_SCRATCH ((BNG_SHARED float *)BNG_SHARED_SCRATCH_ADDRESS)
 #endif
@@ -328,15 +330,32 @@ void bng_entry_private(const bng_dtype_config *dtype, void *x, void *dy, void *d
 
 /* ---- shared storage: tiles staged by DMA, the cores of core_mask ---- */
 
+/* The per-channel arrays of an _s call, in shared memory. */
+typedef struct {
+    const BNG_SHARED void *mean, *invar, *scale;
+    BNG_SHARED void *dbias, *dscale;
+} bng_shared_stats;
+
 typedef struct {
     const bng_dtype_config *dtype;
     const bng_kernel *kernel;
     bng_shape shape;
     unsigned mask;
-    const void *x, *dy;
-    void *dx;
-    bng_stats stats;
+    const BNG_SHARED void *x, *dy;
+    BNG_SHARED void *dx;
+    bng_shared_stats stats;
 } bng_shared_job;
+
+/* Element `index` of a shared array of `bytes`-sized elements. */
+static const BNG_SHARED void *bng_shared_at(const BNG_SHARED void *base, size_t index, size_t bytes)
+{
+    return (const BNG_SHARED unsigned char *)base + index * bytes;
+}
+
+static BNG_SHARED void *bng_shared_at_mut(BNG_SHARED void *base, size_t index, size_t bytes)
+{
+    return (BNG_SHARED unsigned char *)base + index * bytes;
+}
 
 /* A core's private memory: the workspace (BNG_WORKSPACE), then x and dy tile buffers. */
 typedef float bng_work_float;
@@ -361,14 +380,19 @@ static void *bng_take(unsigned char **next, size_t bytes)
 
 /* Lay out the core's private memory for chunks of `channels` and `slice_rows` rows:
  * resident when x and dy of the whole slice fit, else double-buffered tiles of a
- * multiple of BNG_BLOCK_ROWS rows (so that tiles never split a block). */
-static void bng_layout(const bng_dtype_config *dtype, unsigned core, size_t channels,
-                       size_t slice_rows, bng_private *p)
+ * multiple of BNG_BLOCK_ROWS rows (so that tiles never split a block). Returns 0 when
+ * the HAL has no private memory for the core (include/bng_hal.h: it never happens
+ * inside body unless the HAL cannot honour its contract, and then on every core):
+ * the core then writes nothing and leaves. */
+static int bng_layout(const bng_dtype_config *dtype, unsigned core, size_t channels,
+                      size_t slice_rows, bng_private *p)
 {
     const size_t row_bytes = channels * dtype->element_bytes;
-    size_t bytes, tile_bytes;
+    size_t bytes = 0, tile_bytes;
     unsigned char *base = bng_hal_private(core, &bytes), *next = base;
 
+    if (base == NULL || bytes < BNG_PRIVATE_BYTES)
+        return 0;
     BNG_WORKSPACE(BNG_WORK_TAKE, dtype->max_chunk, dtype->stats_bytes)
     /* targets.yaml is validated so that this leaves room for BNG_BLOCK_ROWS-row tiles. */
     tile_bytes = (bytes - (size_t)(next - base)) / 4 / BNG_ALIGN * BNG_ALIGN;
@@ -384,6 +408,7 @@ static void bng_layout(const bng_dtype_config *dtype, unsigned core, size_t chan
         p->dy_tiles[0] = bng_take(&next, tile_bytes);
         p->dy_tiles[1] = bng_take(&next, tile_bytes);
     }
+    return 1;
 }
 
 /* Rows of the tile starting at `row`: tiles never cross a row group, nor the slice. */
@@ -401,10 +426,10 @@ static void bng_fetch(const bng_shared_job *job, size_t first, size_t channels, 
     const size_t element = job->dtype->element_bytes, channel = job->shape.channel;
     const size_t at = row * channel + first;
 
-    handles[0] = with_x ? bng_hal_dma_get(x_tile, bng_at(job->x, at, element), n,
+    handles[0] = with_x ? bng_hal_dma_get(x_tile, bng_shared_at(job->x, at, element), n,
                                           channels * element, channel * element)
                         : BNG_HAL_DMA_DONE;
-    handles[1] = bng_hal_dma_get(dy_tile, bng_at(job->dy, at, element), n,
+    handles[1] = bng_hal_dma_get(dy_tile, bng_shared_at(job->dy, at, element), n,
                                  channels * element, channel * element);
 }
 
@@ -431,14 +456,15 @@ static void bng_shared_core(unsigned core, void *arg)
     for (first = 0; first < channel; first += chunk, slot ^= 1) {
         const size_t channels = bng_min(chunk, channel - first);
         const size_t row_bytes = channels * element;
-        float *scratch = BNG_SHARED_SCRATCH + slot * BNG_MAX_GROUPS * 2 * max_chunk;
+        BNG_SHARED float *scratch = BNG_SHARED_SCRATCH + slot * BNG_MAX_GROUPS * 2 * max_chunk;
         bng_hal_dma gets[2][2], puts[2] = {BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE};
         size_t g, row, t;
 
-        bng_layout(dtype, core, channels, end - begin, &p);
-        bng_hal_dma_wait(bng_hal_dma_get(p.stats_mean, bng_at(job->stats.mean, first, stat), 1, channels * stat, 0));
-        bng_hal_dma_wait(bng_hal_dma_get(p.invar, bng_at(job->stats.invar, first, stat), 1, channels * stat, 0));
-        bng_hal_dma_wait(bng_hal_dma_get(p.scale, bng_at(job->stats.scale, first, stat), 1, channels * stat, 0));
+        if (!bng_layout(dtype, core, channels, end - begin, &p))
+            return;
+        bng_hal_dma_wait(bng_hal_dma_get(p.stats_mean, bng_shared_at(job->stats.mean, first, stat), 1, channels * stat, 0));
+        bng_hal_dma_wait(bng_hal_dma_get(p.invar, bng_shared_at(job->stats.invar, first, stat), 1, channels * stat, 0));
+        bng_hal_dma_wait(bng_hal_dma_get(p.scale, bng_shared_at(job->stats.scale, first, stat), 1, channels * stat, 0));
         bng_stats_to_float(dtype, channels, p.stats_mean, p.mean);
 
         /* Pass 1: this core's groups to their partial sums in the shared scratch; the
@@ -464,7 +490,7 @@ static void bng_shared_core(unsigned core, void *arg)
             kernel->reduce(n, channels, channels, p.x_tiles[t] + at, p.dy_tiles[t] + at, p.mean,
                            p.part_dy, p.part_dyxm);
             if (next == end || next % group_rows == 0) {
-                float *group = scratch + row / group_rows * 2 * max_chunk;
+                BNG_SHARED float *group = scratch + row / group_rows * 2 * max_chunk;
                 bng_hal_dma_wait(bng_hal_dma_put(group, p.part_dy, 1, channels * sizeof(float), 0));
                 bng_hal_dma_wait(bng_hal_dma_put(group + max_chunk, p.part_dyxm, 1, channels * sizeof(float), 0));
             }
@@ -476,7 +502,7 @@ static void bng_shared_core(unsigned core, void *arg)
         bng_zero(channels, p.sum_dy);
         bng_zero(channels, p.sum_dyxm);
         for (g = 0; g < groups; g++) {
-            const float *group = scratch + g * 2 * max_chunk;
+            const BNG_SHARED float *group = scratch + g * 2 * max_chunk;
             bng_hal_dma_wait(bng_hal_dma_get(p.part_dy, group, 1, channels * sizeof(float), 0));
             bng_hal_dma_wait(bng_hal_dma_get(p.part_dyxm, group + max_chunk, 1, channels * sizeof(float), 0));
             bng_fold(channels, p.sum_dy, p.sum_dyxm, p.part_dy, p.part_dyxm);
@@ -484,8 +510,8 @@ static void bng_shared_core(unsigned core, void *arg)
         bng_finalize(dtype, channels, batch, p.invar, p.scale, p.sum_dy, p.sum_dyxm,
                      p.dbias, p.dscale, p.gain, p.dy_mean, p.slope);
         if (rank == 0) {
-            bng_hal_dma_wait(bng_hal_dma_put(bng_at_mut(job->stats.dbias, first, stat), p.dbias, 1, channels * stat, 0));
-            bng_hal_dma_wait(bng_hal_dma_put(bng_at_mut(job->stats.dscale, first, stat), p.dscale, 1, channels * stat, 0));
+            bng_hal_dma_wait(bng_hal_dma_put(bng_shared_at_mut(job->stats.dbias, first, stat), p.dbias, 1, channels * stat, 0));
+            bng_hal_dma_wait(bng_hal_dma_put(bng_shared_at_mut(job->stats.dscale, first, stat), p.dscale, 1, channels * stat, 0));
         }
 
         /* Pass 2: dx for this core's rows, in place over the dy tile, put back while the
@@ -512,7 +538,7 @@ static void bng_shared_core(unsigned core, void *arg)
             else
                 kernel->dx_infer(n, channels, channels, dy_tile, dy_tile, p.gain, 0);
             bng_hal_dma_wait(puts[t]);
-            puts[t] = bng_hal_dma_put(bng_at_mut(job->dx, row * channel + first, element), dy_tile, n,
+            puts[t] = bng_hal_dma_put(bng_shared_at_mut(job->dx, row * channel + first, element), dy_tile, n,
                                       row_bytes, channel * element);
             row = next;
         }
@@ -521,24 +547,49 @@ static void bng_shared_core(unsigned core, void *arg)
     }
 }
 
+/* The parameter block lives in shared memory (BNG_SHARED_PARAMS, a BNG_SHARED pointer):
+ * its input slots are read once into a plain copy, the status is written back. The
+ * ABI's x, dy, dx and per-channel pointers point into shared memory: they take the
+ * qualifier here, once, and keep it through the HAL. The status is written after
+ * bng_hal_parallel returns, on every core that took part (SPMD: the selected ones);
+ * BNG_ENOMEM when the HAL could not reserve a selected core's private memory, in which
+ * case no output was touched. */
 void bng_entry_shared(const bng_dtype_config *dtype, void *x, void *dy, void *dx,
                       int core_mask)
 {
-    long long *params = BNG_SHARED_PARAMS;
+    BNG_SHARED long long *shared_params = BNG_SHARED_PARAMS;
+    long long params[BNG_PARAMS_LEN];
     bng_shared_job job;
-    int status = bng_read_params(dtype, params, x, dy, dx, &job.shape);
+    int status, slot;
 
+    for (slot = 0; slot < BNG_PARAMS_LEN; slot++)     /* status and reserved slots: never read */
+        params[slot] = slot < BNG_PARAM_STATUS ? shared_params[slot] : 0;
+    status = bng_read_params(dtype, params, x, dy, dx, &job.shape);
     job.mask = (unsigned)core_mask & BNG_ALL_CORES;
     if (status == BNG_OK && job.mask == 0)
         status = BNG_ECOREMASK;
     if (status == BNG_OK) {
+        const bng_stats stats = bng_stats_from_params(params);
+
         job.dtype = dtype;
         job.kernel = dtype->kernel_for_channels(job.shape.channel);
-        job.x = x;
-        job.dy = dy;
-        job.dx = dx;
-        job.stats = bng_stats_from_params(params);
-        bng_hal_parallel(job.mask, bng_shared_core, &job, sizeof job);
+        job.x = (const BNG_SHARED void *)x;
+        job.dy = (const BNG_SHARED void *)dy;
+        job.dx = (BNG_SHARED void *)dx;
+        job.stats.mean = (const BNG_SHARED void *)stats.mean;
+        job.stats.invar = (const BNG_SHARED void *)stats.invar;
+        job.stats.scale = (const BNG_SHARED void *)stats.scale;
+        job.stats.dbias = (BNG_SHARED void *)stats.dbias;
+        job.stats.dscale = (BNG_SHARED void *)stats.dscale;
+        switch (bng_hal_parallel(job.mask, bng_shared_core, &job, sizeof job)) {
+        case BNG_HAL_OK:
+            break;
+        case BNG_HAL_IDLE:
+            return;             /* not selected (SPMD): the selected cores report */
+        default:
+            status = BNG_ENOMEM;
+            break;
+        }
     }
-    params[BNG_PARAM_STATUS] = status;
+    shared_params[BNG_PARAM_STATUS] = status;
 }

@@ -1,27 +1,53 @@
 /* Reference implementation of include/bng_hal.h for NUDT's hthreads device runtime.
  *
- * Written against the public MT-3000 hthread_device.h; every assumption about that
- * runtime (signatures' meaning, barrier ids, the launch model, memory ordering) is in
- * bng_hal_hthreads_config.h. Vendored on request (make vendor ... HAL=hthreads). The
- * host tests run the whole _s suite through it against a mock of the runtime
- * (include/host/hthread_mock.c) in both launch models.
+ * Written against public MT-3000 hthreads code; every assumption about that runtime
+ * (signatures' meaning, the launch model, memory ordering, AM sizing) is in
+ * bng_hal_hthreads_config.h, and what firmware calls besides _s in bng_hal_hthreads.h.
+ * Vendored on request (make vendor ... HAL=hthreads). The host tests run the whole _s
+ * suite through it against a mock of the runtime (include/host/hthread_mock.c) in both
+ * launch models, and include/hal/bng_hal_conformance.c checks it against the contract.
+ *
+ * A call (bng_hal_parallel), on each selected core:
+ *   1. vector_malloc its AM block (checked) and vote in GSM whether it got one;
+ *   2. meet the other selected cores (barrier_id), read their votes;
+ *   3. run body only when every selected core got its block;
+ *   4. vector_free the block, meet at the end (done_barrier_id).
+ * So either every selected core runs body, or none does and the call returns
+ * BNG_HAL_ENOMEM on every one of them.
  */
 #include <stddef.h>
+#include <stdint.h>
 
 #include "bng_hal.h"
+#include "bng_hal_hthreads.h"
 #include "bng_hal_hthreads_config.h"
 #include "bng_kernels.h"
 #include BNG_HTHREADS_HEADER
 
-/* Per core: its AM, its transfers not yet waited for (the barrier completes the puts),
- * and how many cores the current call has. Indexed by core, so it holds whether the
- * runtime gives each core its own copy of globals or one shared copy. */
+#if BNG_HTHREADS_AM_BYTES < BNG_PRIVATE_BYTES
+#error "BNG_HTHREADS_AM_BYTES must be at least BNG_PRIVATE_BYTES (targets.yaml memory.private_bytes)"
+#endif
+
+#define BNG_MAX_PUTS 4     /* the contract's outstanding transfers per core */
+
+/* Per core: the ids it was given, this call's AM block, its puts not yet waited for
+ * (the barrier completes them), how many cores the current call has, and (fan-out) how
+ * far the mailbox protocol got. Indexed by core, so it holds whether the runtime gives
+ * each core its own copy of globals or one shared copy. */
 typedef struct {
+    int initialized;
+    unsigned barrier_id, done_barrier_id;
     void *private_memory;
-    unsigned puts[4];          /* channel + 1 of each outstanding put; 0: none */
+    unsigned puts[BNG_MAX_PUTS];   /* channel + 1 of each outstanding put; 0: none */
     unsigned cores_in_call;
+    int started;                   /* fan-out caller: the workers were met */
+    unsigned posted;               /* fan-out caller: jobs posted since */
 } bng_core_state;
 static bng_core_state bng_cores[BNG_TARGET_CORES];
+
+/* Each core's vote for the current call: 1 when it holds its AM block. Written by the
+ * core before the call's first barrier, read by the others after it. */
+static BNG_HTHREADS_GSM unsigned bng_votes[BNG_TARGET_CORES];
 
 static unsigned bng_count(unsigned mask)
 {
@@ -31,39 +57,64 @@ static unsigned bng_count(unsigned mask)
     return n;
 }
 
+int bng_hal_hthreads_init(unsigned barrier_id, unsigned done_barrier_id)
+{
+    bng_core_state *c = &bng_cores[BNG_HTHREADS_CORE()];
+    size_t i;
+
+    c->initialized = 0;
+    if (barrier_id >= BNG_HTHREADS_BARRIER_IDS || done_barrier_id >= BNG_HTHREADS_BARRIER_IDS
+        || barrier_id == done_barrier_id)
+        return -1;
+    c->barrier_id = barrier_id;
+    c->done_barrier_id = done_barrier_id;
+    c->private_memory = NULL;
+    for (i = 0; i < BNG_MAX_PUTS; i++)
+        c->puts[i] = 0;
+    c->started = 0;
+    c->posted = 0;
+    c->initialized = 1;
+    return 0;
+}
+
 void *bng_hal_private(unsigned core, size_t *bytes)
 {
     bng_core_state *c = &bng_cores[core];
-    if (c->private_memory == NULL)
-        c->private_memory = vector_malloc(BNG_PRIVATE_BYTES);
-    *bytes = BNG_PRIVATE_BYTES;
+    *bytes = c->private_memory ? BNG_HTHREADS_AM_BYTES : 0;
     return c->private_memory;
 }
 
-static bng_hal_dma bng_transfer(void *dst, size_t dst_stride, const void *src,
-                                size_t src_stride, size_t rows, size_t row_bytes)
+static bng_hal_dma bng_transfer(void *dst, size_t dst_stride, void *src, size_t src_stride,
+                                size_t rows, size_t row_bytes)
 {
-    const unsigned channel = dma_p2p((void *)src, rows, (unsigned)row_bytes,
-                                     BNG_HTHREADS_ROW_STEP(src_stride, row_bytes),
-                                     dst, rows, (unsigned)row_bytes,
-                                     BNG_HTHREADS_ROW_STEP(dst_stride, row_bytes), 0, 0);
+    unsigned channel;
+
+    if (rows == 0 || row_bytes == 0)
+        return BNG_HAL_DMA_DONE;         /* nothing to copy: nothing issued */
+    if (rows == 1)
+        dst_stride = src_stride = row_bytes;      /* row step 0, as public code passes */
+    channel = dma_p2p(src, rows, (unsigned)row_bytes, BNG_HTHREADS_ROW_STEP(src_stride, row_bytes),
+                      dst, rows, (unsigned)row_bytes, BNG_HTHREADS_ROW_STEP(dst_stride, row_bytes),
+                      0, 0);
     return (bng_hal_dma)(channel + 1);   /* 0 is BNG_HAL_DMA_DONE */
 }
 
-bng_hal_dma bng_hal_dma_get(void *dst, const void *src, size_t rows, size_t row_bytes,
-                            size_t src_stride)
+bng_hal_dma bng_hal_dma_get(void *dst, const BNG_SHARED void *src, size_t rows,
+                            size_t row_bytes, size_t src_stride)
 {
-    return bng_transfer(dst, row_bytes, src, src_stride, rows, row_bytes);
+    return bng_transfer(dst, row_bytes, BNG_HTHREADS_RUNTIME_POINTER(src), src_stride, rows,
+                        row_bytes);
 }
 
-bng_hal_dma bng_hal_dma_put(void *dst, const void *src, size_t rows, size_t row_bytes,
-                            size_t dst_stride)
+bng_hal_dma bng_hal_dma_put(BNG_SHARED void *dst, const void *src, size_t rows,
+                            size_t row_bytes, size_t dst_stride)
 {
     bng_core_state *c = &bng_cores[BNG_HTHREADS_CORE()];
-    const bng_hal_dma handle = bng_transfer(dst, dst_stride, src, row_bytes, rows, row_bytes);
+    const bng_hal_dma handle = bng_transfer(BNG_HTHREADS_RUNTIME_POINTER(dst), dst_stride,
+                                            (void *)(uintptr_t)src, row_bytes, rows, row_bytes);
     size_t i;
 
-    for (i = 0; i < 4; i++)
+    for (i = 0; handle != BNG_HAL_DMA_DONE && i < BNG_MAX_PUTS; i++)
         if (c->puts[i] == 0) {
             c->puts[i] = (unsigned)handle;
             break;
@@ -79,41 +130,104 @@ void bng_hal_dma_wait(bng_hal_dma handle)
     if (handle == BNG_HAL_DMA_DONE)
         return;
     dma_wait((unsigned)handle - 1);
-    for (i = 0; i < 4; i++)
+    for (i = 0; i < BNG_MAX_PUTS; i++)
         if (c->puts[i] == (unsigned)handle)
             c->puts[i] = 0;
+}
+
+static void bng_complete_puts(bng_core_state *c)
+{
+    size_t i;
+    for (i = 0; i < BNG_MAX_PUTS; i++)
+        if (c->puts[i])
+            bng_hal_dma_wait((bng_hal_dma)c->puts[i]);
 }
 
 void bng_hal_barrier(void)
 {
     bng_core_state *c = &bng_cores[BNG_HTHREADS_CORE()];
-    size_t i;
 
-    for (i = 0; i < 4; i++)        /* the contract: puts are visible after the barrier */
-        if (c->puts[i])
-            bng_hal_dma_wait((bng_hal_dma)c->puts[i]);
-    core_barrier(BNG_HTHREADS_BARRIER_ID, c->cores_in_call);
+    bng_complete_puts(c);          /* the contract: puts are visible after the barrier */
+    core_barrier(c->barrier_id, c->cores_in_call);
+}
+
+/* Steps 1-2: this core's AM block and the selected cores' agreement. */
+static int bng_reserve(unsigned core, unsigned mask)
+{
+    bng_core_state *c = &bng_cores[core];
+    unsigned other, all = 1;
+    void *block = vector_malloc(BNG_HTHREADS_AM_BYTES);
+
+    if (block != NULL && ((uintptr_t)block & 63u) != 0) {
+        vector_free(block);        /* the contract promises 64-byte alignment */
+        block = NULL;
+    }
+    c->private_memory = block;
+    c->cores_in_call = bng_count(mask);
+    BNG_HTHREADS_STORE(&bng_votes[core], block != NULL ? 1u : 0u);
+    core_barrier(c->barrier_id, c->cores_in_call);
+    for (other = 0; other < BNG_TARGET_CORES; other++)
+        if ((mask & (1u << other)) && BNG_HTHREADS_LOAD(&bng_votes[other]) != 1u)
+            all = 0;
+    return all;
+}
+
+/* Step 4's first half: nothing in flight from this core, its block given back. */
+static void bng_release(unsigned core)
+{
+    bng_core_state *c = &bng_cores[core];
+
+    bng_complete_puts(c);
+    if (c->private_memory != NULL)
+        vector_free(c->private_memory);
+    c->private_memory = NULL;
+}
+
+/* Steps 1-4 but the final meeting, on a selected core: 1 when body ran. */
+static int bng_run_selected(unsigned core, unsigned mask, bng_hal_body body, void *arg)
+{
+    const int all = bng_reserve(core, mask);
+
+    if (all)
+        body(core, arg);
+    bng_release(core);
+    return all;
 }
 
 #if BNG_HTHREADS_LAUNCH == BNG_LAUNCH_SPMD
 
 /* Every core of the group is here with the same arguments; the selected ones work and
  * leave together. */
-void bng_hal_parallel(unsigned mask, bng_hal_body body, void *arg, size_t arg_bytes)
+int bng_hal_parallel(unsigned mask, bng_hal_body body, void *arg, size_t arg_bytes)
 {
     const unsigned core = BNG_HTHREADS_CORE();
+    bng_core_state *c = &bng_cores[core];
+    int all;
 
     (void)arg_bytes;    /* each core built its own copy of arg */
     if (!(mask & (1u << core)))
-        return;
-    bng_cores[core].cores_in_call = bng_count(mask);
-    body(core, arg);
-    core_barrier(BNG_HTHREADS_DONE_BARRIER_ID, bng_cores[core].cores_in_call);
+        return BNG_HAL_IDLE;
+    if (!c->initialized)
+        return BNG_HAL_ENOMEM;     /* no barrier ids: bng_hal_hthreads_init was not called */
+    all = bng_run_selected(core, mask, body, arg);
+    core_barrier(c->done_barrier_id, c->cores_in_call);
+    return all ? BNG_HAL_OK : BNG_HAL_ENOMEM;
+}
+
+void bng_hal_hthreads_worker(void)
+{
+}
+
+void bng_hal_hthreads_stop_workers(void)
+{
 }
 
 #elif BNG_HTHREADS_LAUNCH == BNG_LAUNCH_FANOUT
 
-/* The caller's job, in global shared memory where every core reads it. */
+/* The caller's job, in global shared memory where every core reads it. The generation
+ * counts the jobs posted since the caller met the workers (0 then): a worker waits for
+ * a generation other than the last it ran, so a worker that starts late cannot miss a
+ * job (none is posted before every worker is in its loop). */
 typedef struct {
     unsigned generation;       /* bumped (release) once the rest is written */
     unsigned mask;
@@ -127,54 +241,86 @@ typedef struct {
 } bng_mailbox_t;
 static BNG_HTHREADS_GSM bng_mailbox_t bng_mailbox;
 
+/* A call on any core of the group: the selected ones work, then the whole group meets,
+ * so that no core still reads the mailbox when the next call rewrites it. */
 static void bng_run(unsigned core, unsigned mask, bng_hal_body body, void *arg)
 {
-    if (mask & (1u << core)) {
-        bng_cores[core].cores_in_call = bng_count(mask);
-        body(core, arg);
-    }
+    if (mask & (1u << core))
+        (void)bng_run_selected(core, mask, body, arg);
+    group_barrier(bng_cores[core].done_barrier_id);
 }
 
-void bng_hal_parallel(unsigned mask, bng_hal_body body, void *arg, size_t arg_bytes)
+/* The caller's first use: the mailbox written (the .gsm section is not zeroed), then
+ * every worker met. A worker's first act is this barrier, so none reads the mailbox
+ * before it holds generation 0, and none can have missed a job. */
+static void bng_start(bng_core_state *c)
+{
+    if (c->started)
+        return;
+    bng_mailbox.mask = 0;
+    bng_mailbox.body = NULL;
+    BNG_HTHREADS_STORE(&bng_mailbox.stop, 0);
+    BNG_HTHREADS_STORE(&bng_mailbox.generation, 0u);
+    group_barrier(c->done_barrier_id);
+    c->posted = 0;
+    c->started = 1;
+}
+
+int bng_hal_parallel(unsigned mask, bng_hal_body body, void *arg, size_t arg_bytes)
 {
     const unsigned core = BNG_HTHREADS_CORE();
+    bng_core_state *c = &bng_cores[core];
+    unsigned other;
     size_t i;
 
-    if (arg_bytes > sizeof bng_mailbox.arg)
-        return;    /* never: the driver's job is about 120 bytes; the host suite would fail */
+    if (!c->initialized || arg_bytes > sizeof bng_mailbox.arg)
+        return BNG_HAL_ENOMEM;    /* no barrier ids, or an argument the mailbox cannot hold */
+    bng_start(c);
     for (i = 0; i < arg_bytes; i++)
         bng_mailbox.arg.bytes[i] = ((const unsigned char *)arg)[i];
     bng_mailbox.mask = mask;
     bng_mailbox.body = body;
-    BNG_HTHREADS_STORE(&bng_mailbox.generation, bng_mailbox.generation + 1);
+    BNG_HTHREADS_STORE(&bng_mailbox.generation, ++c->posted);
     bng_run(core, mask, body, bng_mailbox.arg.bytes);
-    /* The whole group meets here, so no core still reads this mailbox when the next
-     * call rewrites it. */
-    group_barrier(BNG_HTHREADS_DONE_BARRIER_ID);
+    /* Every selected core voted before the group barrier; no vote changes before the
+     * next job is posted. */
+    for (other = 0; other < BNG_TARGET_CORES; other++)
+        if ((mask & (1u << other)) && BNG_HTHREADS_LOAD(&bng_votes[other]) != 1u)
+            return BNG_HAL_ENOMEM;
+    return BNG_HAL_OK;
 }
 
 void bng_hal_hthreads_worker(void)
 {
     const unsigned core = BNG_HTHREADS_CORE();
-    unsigned seen = BNG_HTHREADS_LOAD(&bng_mailbox.generation);
+    unsigned seen = 0;
 
+    if (!bng_cores[core].initialized)
+        return;                    /* no barrier ids: bng_hal_hthreads_init was not called */
+    group_barrier(bng_cores[core].done_barrier_id);     /* the caller's bng_start */
     for (;;) {
         unsigned now;
         while ((now = BNG_HTHREADS_LOAD(&bng_mailbox.generation)) == seen)
             BNG_HTHREADS_IDLE();
         seen = now;
-        if (bng_mailbox.stop)
+        if (BNG_HTHREADS_LOAD(&bng_mailbox.stop))
             return;
         bng_run(core, bng_mailbox.mask, bng_mailbox.body, bng_mailbox.arg.bytes);
-        group_barrier(BNG_HTHREADS_DONE_BARRIER_ID);
     }
 }
 
-/* Make every worker return (e.g. before the group ends). */
+/* Make every worker return (e.g. before the group ends). A worker that has not started
+ * yet is met first, so it returns too. */
 void bng_hal_hthreads_stop_workers(void)
 {
-    bng_mailbox.stop = 1;
-    BNG_HTHREADS_STORE(&bng_mailbox.generation, bng_mailbox.generation + 1);
+    bng_core_state *c = &bng_cores[BNG_HTHREADS_CORE()];
+
+    if (!c->initialized)
+        return;
+    bng_start(c);
+    BNG_HTHREADS_STORE(&bng_mailbox.stop, 1);
+    BNG_HTHREADS_STORE(&bng_mailbox.generation, ++c->posted);
+    c->started = 0;                /* workers restarted later meet the caller again */
 }
 
 #else

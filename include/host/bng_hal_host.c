@@ -93,15 +93,15 @@ void *bng_hal_private(unsigned core, size_t *bytes)
     return bng_dma_engine_arena(core);
 }
 
-bng_hal_dma bng_hal_dma_get(void *dst, const void *src, size_t rows, size_t row_bytes,
-                            size_t src_stride)
+bng_hal_dma bng_hal_dma_get(void *dst, const BNG_SHARED void *src, size_t rows,
+                            size_t row_bytes, size_t src_stride)
 {
     return bng_dma_engine_issue(this_core("bng_hal_dma_get"), "bng_hal_dma_get", dst, row_bytes,
                                 src, src_stride, rows, row_bytes, dst);
 }
 
-bng_hal_dma bng_hal_dma_put(void *dst, const void *src, size_t rows, size_t row_bytes,
-                            size_t dst_stride)
+bng_hal_dma bng_hal_dma_put(BNG_SHARED void *dst, const void *src, size_t rows,
+                            size_t row_bytes, size_t dst_stride)
 {
     return bng_dma_engine_issue(this_core("bng_hal_dma_put"), "bng_hal_dma_put", dst, dst_stride,
                                 src, row_bytes, rows, row_bytes, src);
@@ -201,7 +201,7 @@ static void start_cores(void)
     started = 1;
 }
 
-void bng_hal_parallel(unsigned mask, bng_hal_body body, void *arg, size_t arg_bytes)
+int bng_hal_parallel(unsigned mask, bng_hal_body body, void *arg, size_t arg_bytes)
 {
     unsigned n = 0, core, first = BNG_TARGET_CORES, done = 0;
 
@@ -229,4 +229,5 @@ void bng_hal_parallel(unsigned mask, bng_hal_body body, void *arg, size_t arg_by
     while (done != n - 1)
         done = wait_for_change(&cores_done, done, &core_finished);
     pthread_mutex_unlock(&cluster);
+    return BNG_HAL_OK;      /* the arenas are static: nothing to reserve */
 }

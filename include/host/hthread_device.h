@@ -14,6 +14,7 @@ int get_thread_id(void);
 void group_barrier(unsigned id);
 void core_barrier(unsigned int id, unsigned int num);
 void *vector_malloc(unsigned int bytes);
+void vector_free(void *ptr);
 unsigned int dma_p2p(void *src, unsigned long src_row_num, unsigned int src_row_size, int src_row_step,
                      void *dst, unsigned long dst_row_num, unsigned int dst_row_size, int dst_row_step,
                      bool row_syn, unsigned int synmask);

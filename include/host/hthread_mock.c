@@ -1,36 +1,114 @@
 /* Host mock of the hthreads device runtime, on the host's DMA engine model
- * (bng_dma_engine.h): threads for cores, barriers by id, one array memory per core,
+ * (bng_dma_engine.h): threads for cores, barriers by id (only ids the host side
+ * created), one array memory per core (vector_malloc can be made to fail),
  * dma_p2p deferred, poisoned and checked. A call ends at the group barrier (fan-out)
  * or when the SPMD launch returns: there each core's transfers must be complete and
- * its array memory is poisoned again. Not for firmware.
+ * its array memory is poisoned again. It also plays the firmware's launcher: it
+ * creates two barriers and hands their ids to every core with bng_hal_hthreads_init
+ * before the core's work, as a __global__ function would from its arguments; and it
+ * starts fan-out workers late (after the caller's first call is posted). Not for
+ * firmware.
  */
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include "bng_dma_engine.h"
+#include "bng_hal_hthreads.h"
 #include "bng_kernels.h"
 #include "hthread_device.h"
 #include "hthread_mock.h"
 
-#define BARRIER_IDS 16
+#define BARRIER_IDS 16       /* core_barrier takes 0-15: a pool the firmware shares */
+
+/* get_clk counts cycles of an assumed clock (no public figure for the part was
+ * checked: change it to your part's). */
+#ifndef HTHREAD_MOCK_CLOCK_HZ
+#define HTHREAD_MOCK_CLOCK_HZ 1000000000ull
+#endif
+/* Fan-out workers start this long after one another (core k after k times it), the
+ * first after the caller's first call is posted. */
+#ifndef HTHREAD_MOCK_WORKER_DELAY_NS
+#define HTHREAD_MOCK_WORKER_DELAY_NS 2000000l
+#endif
 
 typedef struct {
     unsigned count, arrived, generation;
+    int created;
 } mock_barrier;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t released = PTHREAD_COND_INITIALIZER;
 static mock_barrier barriers[BARRIER_IDS];
 static int allocated[BNG_TARGET_CORES];
+static unsigned fail_mask;           /* cores whose vector_malloc returns NULL */
 static unsigned calls[BNG_TARGET_CORES];
 static pthread_once_t engine_once = PTHREAD_ONCE_INIT;
 static __thread int this_core = -1;
+static int launcher_ids[2];
+static hthread_mock_prologue prologue;
+
+static void default_prologue(unsigned core)
+{
+    (void)core;
+    if (bng_hal_hthreads_init((unsigned)launcher_ids[0], (unsigned)launcher_ids[1]) != 0)
+        bng_dma_engine_fail("bng_hal_hthreads_init", "refused the ids the launcher created", (int)core);
+}
 
 static void init_engine(void)
 {
     bng_dma_engine_init(BNG_TARGET_CORES, BNG_PRIVATE_BYTES);
+    launcher_ids[0] = hthread_barrier_create(0);
+    launcher_ids[1] = hthread_barrier_create(0);
+    if (!prologue)
+        prologue = default_prologue;
+}
+
+/* ---- the host side: barriers ---- */
+
+int hthread_barrier_create(int cluster_id)
+{
+    int id = -1, i;
+    (void)cluster_id;
+    pthread_mutex_lock(&lock);
+    for (i = 0; i < BARRIER_IDS && id < 0; i++)
+        if (!barriers[i].created) {
+            barriers[i].created = 1;
+            barriers[i].arrived = 0;
+            id = i;
+        }
+    pthread_mutex_unlock(&lock);
+    return id;
+}
+
+void hthread_barrier_destroy(int id)
+{
+    pthread_mutex_lock(&lock);
+    if (id >= 0 && id < BARRIER_IDS)
+        barriers[id].created = 0;
+    pthread_mutex_unlock(&lock);
+}
+
+void hthread_mock_set_prologue(hthread_mock_prologue fn)
+{
+    pthread_once(&engine_once, init_engine);
+    prologue = fn ? fn : default_prologue;
+}
+
+void hthread_mock_launcher_barriers(int *barrier_id, int *done_barrier_id)
+{
+    pthread_once(&engine_once, init_engine);
+    *barrier_id = launcher_ids[0];
+    *done_barrier_id = launcher_ids[1];
+}
+
+void hthread_mock_fail_vector_malloc(unsigned core_mask)
+{
+    pthread_mutex_lock(&lock);
+    fail_mask = core_mask;
+    pthread_mutex_unlock(&lock);
 }
 
 static unsigned core_of(const char *call)
@@ -60,6 +138,11 @@ void core_barrier(unsigned int id, unsigned int num)
         bng_dma_engine_fail("core_barrier", "bad barrier id or core count", this_core);
     pthread_mutex_lock(&lock);
     b = &barriers[id];
+    if (!b->created) {
+        char what[96];
+        snprintf(what, sizeof what, "barrier id %u was not created (hthread_barrier_create)", id);
+        bng_dma_engine_fail("core_barrier", what, this_core);
+    }
     if (b->arrived == 0)
         b->count = num;
     else if (b->count != num)
@@ -86,14 +169,28 @@ void group_barrier(unsigned id)
     bng_dma_engine_begin(core, ++calls[core]);
 }
 
+/* One block of at most BNG_PRIVATE_BYTES per core at a time (the mock's AM); NULL
+ * when that is taken, asked for more, or the core is in the failure mask. */
 void *vector_malloc(unsigned int bytes)
 {
     const unsigned core = core_of("vector_malloc");
+    int fail;
     pthread_once(&engine_once, init_engine);
-    if (bytes > BNG_PRIVATE_BYTES || allocated[core]++)
-        bng_dma_engine_fail("vector_malloc", "the mock serves one array of at most "
-                            "BNG_PRIVATE_BYTES per core", (int)core);
+    pthread_mutex_lock(&lock);
+    fail = (fail_mask >> core) & 1u;
+    pthread_mutex_unlock(&lock);
+    if (fail || bytes > BNG_PRIVATE_BYTES || allocated[core])
+        return NULL;
+    allocated[core] = 1;
     return bng_dma_engine_arena(core);
+}
+
+void vector_free(void *p)
+{
+    const unsigned core = core_of("vector_free");
+    if (!allocated[core] || p != (void *)bng_dma_engine_arena(core))
+        bng_dma_engine_fail("vector_free", "not the block vector_malloc gave this core", (int)core);
+    allocated[core] = 0;
 }
 
 unsigned int dma_p2p(void *src, unsigned long src_row_num, unsigned int src_row_size, int src_row_step,
@@ -106,6 +203,8 @@ unsigned int dma_p2p(void *src, unsigned long src_row_num, unsigned int src_row_
 
     if (src_row_num != dst_row_num || src_row_size != dst_row_size || row_syn || synmask)
         bng_dma_engine_fail("dma_p2p", "the mock copies rows of equal shape only", (int)core);
+    if (src_row_step < 0 || dst_row_step < 0)     /* public code passes 0 for packed rows */
+        bng_dma_engine_fail("dma_p2p", "a negative row step", (int)core);
     return (unsigned)bng_dma_engine_issue(core, "dma_p2p", dst, dst_row_size + (size_t)dst_row_step,
                                           src, src_row_size + (size_t)src_row_step, src_row_num,
                                           src_row_size, private_side);
@@ -121,11 +220,15 @@ int dma_query(unsigned int ch)
     return bng_dma_engine_done(core_of("dma_query"), (int)ch);
 }
 
+/* Cycles, as the runtime's counter counts, at HTHREAD_MOCK_CLOCK_HZ. */
 unsigned long get_clk(void)
 {
     struct timespec t;
+    unsigned long long ns;
     clock_gettime(CLOCK_MONOTONIC, &t);
-    return (unsigned long)t.tv_sec * 1000000000ul + (unsigned long)t.tv_nsec;
+    ns = (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
+    return (unsigned long)(ns / 1000000000ull * HTHREAD_MOCK_CLOCK_HZ
+                           + ns % 1000000000ull * HTHREAD_MOCK_CLOCK_HZ / 1000000000ull);
 }
 
 void hthread_mock_idle(void)
@@ -146,8 +249,12 @@ typedef struct {
 static void *run_worker(void *p)
 {
     const core_start *s = p;
+    const long long delay = HTHREAD_MOCK_WORKER_DELAY_NS * (long long)s->core;
+    const struct timespec late = {(time_t)(delay / 1000000000), (long)(delay % 1000000000)};
+    nanosleep(&late, NULL);        /* the caller's first call is posted meanwhile */
     this_core = (int)s->core;
     bng_dma_engine_begin(s->core, 0);
+    prologue(s->core);
     s->worker();
     return NULL;
 }
@@ -160,6 +267,7 @@ void hthread_mock_start_workers(void (*worker)(void))
     pthread_once(&engine_once, init_engine);
     this_core = 0;
     bng_dma_engine_begin(0, 0);
+    prologue(0);
     for (core = 1; core < BNG_TARGET_CORES; core++) {
         pthread_t thread;
         starts[core].core = core;
@@ -174,6 +282,7 @@ static void *run_spmd(void *p)
     const core_start *s = p;
     this_core = (int)s->core;
     bng_dma_engine_begin(s->core, ++calls[s->core]);
+    prologue(s->core);
     s->fn(s->arg);
     bng_dma_engine_end(s->core);
     this_core = -1;

@@ -1,12 +1,28 @@
 /* Control of the host mock of the hthreads runtime (hthread_mock.c), for the tests
- * that run the reference HAL. Not for firmware. */
+ * that run the reference HAL, and the host-side calls the mock stands in for. Not for
+ * firmware. */
 #ifndef HTHREAD_MOCK_H
 #define HTHREAD_MOCK_H
 
 /* Fan-out: the calling thread becomes core 0; cores 1 .. BNG_TARGET_CORES-1 start on
- * threads of their own running worker(). */
+ * threads of their own running worker(), late: core k after k * 2 ms
+ * (HTHREAD_MOCK_WORKER_DELAY_NS), so that the caller's first call is posted first. */
 void hthread_mock_start_workers(void (*worker)(void));
 /* SPMD: run fn(arg) on BNG_TARGET_CORES threads, cores 0 .. n-1, and wait for all. */
 void hthread_mock_spmd(void (*fn)(void *), void *arg);
+
+/* What every core runs before its work (the firmware's launcher): by default
+ * bng_hal_hthreads_init with the two barriers the mock created at start-up
+ * (hthread_mock_launcher_barriers); NULL restores the default. */
+typedef void (*hthread_mock_prologue)(unsigned core);
+void hthread_mock_set_prologue(hthread_mock_prologue fn);
+void hthread_mock_launcher_barriers(int *barrier_id, int *done_barrier_id);
+/* vector_malloc returns NULL on the cores of core_mask (0: on none). */
+void hthread_mock_fail_vector_malloc(unsigned core_mask);
+
+/* The host runtime's barrier pool (hthread_host.h): ids 0-15, shared with the
+ * firmware; core_barrier and group_barrier trap on an id not created. */
+int hthread_barrier_create(int cluster_id);
+void hthread_barrier_destroy(int id);
 
 #endif

@@ -9,7 +9,15 @@
 #   5. the GCC 8-era feature set (tests/scripts/gcc8_features.h poisons what GCC 8 lacks):
 #      every source, every backend (native with the host's emulation of the MT-3000
 #      spellings) and half, -std=c99 -Werror, under gcc, clang and
-#      Debian's oldest gcc and clang ($OLDEST_COMPILERS).
+#      Debian's oldest gcc and clang ($OLDEST_COMPILERS);
+#   6. the native spellings on the host's emulation of the MT-3000 compiler
+#      (tests/c/test_native_spelling.c), per target, under gcc and clang;
+#   7. shared memory with a real address-space qualifier: a target rendered here with
+#      shared_qualifier "__attribute__((address_space(1)))", its sources, the hthreads
+#      HAL (both launch models) and the HAL conformance check built by clang as
+#      firmware, -pedantic -Werror;
+#   8. the HAL conformance check (include/hal/bng_hal_conformance.c) freestanding for
+#      RISC-V: it ships beside a vendored HAL.
 # Usage: tests/scripts/cross_check.sh BUILD_DIR PYTHON TARGET:SOURCE,SOURCE... ...
 set -euo pipefail
 build=$1 python=$2
@@ -119,6 +127,47 @@ for t in "${targets[@]}"; do
   done
   echo "cross-check: $t: the hthreads reference HAL builds freestanding in both launch models"
 done
+
+for t in "${targets[@]}"; do
+  riscv64-unknown-elf-gcc $warn -pedantic -ffreestanding -O2 -Iinclude -Iinclude/hal -Igenerated/$t \
+    -c include/hal/bng_hal_conformance.c -o "$build/cross/bng_hal_conformance_$t.o"
+  echo "cross-check: $t: the HAL conformance check builds freestanding"
+  for cc in gcc clang; do
+    $cc $warn -pedantic -Wno-psabi -O2 -DBNG_HOST -Iinclude -Iinclude/host -Igenerated/$t \
+      tests/c/test_native_spelling.c -o "$build/cross/test_native_spelling_$t"
+    "$build/cross/test_native_spelling_$t"
+  done
+done
+
+# A target whose shared memory needs an address-space qualifier (clang's
+# address_space(1)): every pointer into shared memory must keep it (clang rejects a
+# conversion that drops it), through the driver and the HALs.
+as_dir=$(mktemp -d)
+trap 'rm -rf "$as_dir"' EXIT
+"$python" - "$as_dir/targets.yaml" <<'PY'
+import sys, yaml
+with open("targets.yaml") as f:
+    doc = yaml.safe_load(f)
+name, target = next(iter(doc["targets"].items()))
+target["memory"]["shared_qualifier"] = "__attribute__((address_space(1)))"
+target["description"] = f"{name} with an address-space qualifier on shared memory (cross-check only)"
+with open(sys.argv[1], "w") as f:
+    yaml.safe_dump({"targets": {"as_check": target}}, f)
+PY
+"$python" -m generator generate --config "$as_dir/targets.yaml" --out "$as_dir/gen" --quiet >/dev/null
+as_gen=$as_dir/gen/as_check
+grep -q 'define BNG_SHARED __attribute__((address_space(1)))' "$as_gen/batch_norm_grad.h"
+as_sources=$(sed -n 's/^BNG_SOURCES_[^ ]* := //p' "$as_gen/build.mk" | sed "s|\$(bng_dir)|$as_gen|g")
+[ -n "$as_sources" ]
+for f in $as_sources include/hal/bng_hal_conformance.c; do
+  clang $warn -pedantic -O2 -DBNG_FIRMWARE -DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE \
+    -Iinclude -Iinclude/hal -I"$as_gen" -c "$f" -o /dev/null
+done
+for launch in BNG_LAUNCH_FANOUT BNG_LAUNCH_SPMD; do
+  clang $warn -O2 -DBNG_FIRMWARE -DBNG_HTHREADS_LAUNCH=$launch -Iinclude -Iinclude/hal -Iinclude/host \
+    -I"$as_gen" -c include/hal/bng_hal_hthreads.c -o /dev/null
+done
+echo "cross-check: shared_qualifier address_space(1): sources, hthreads HAL (both launch models) and HAL conformance check build under clang -Werror"
 
 drop=$build/vendor-check
 rm -rf "$drop"

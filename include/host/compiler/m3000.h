@@ -4,6 +4,23 @@
  * backend gives the bits of the others. Not for firmware: firmware includes the vendor's
  * header. The host's lvector float holds the target's BNG_F32_LANES floats (the DSP's
  * holds 32) and needs only element alignment.
+ *
+ * Each spelling does what the public material shows it doing, not what the caller may
+ * have hoped: vec_svbcast broadcasts one 64-bit scalar into every 64-bit element of the
+ * register (the SVBCAST instruction; VVinstonSmith/BLAS-for-multi-core-DSP
+ * sgemm_release_V1.3.2/device_code/sgemm_kernel.c, C_plus_beta, packs an fp32 scalar
+ * into both halves of a 64-bit register with SBALE2 before SVBCAST). From C, public code
+ * passes a double for an lvector double (ydyhello/studydemo daxpy_mt3000/daxpy_l4.dev.c)
+ * and, for an lvector float, a 64-bit integer holding the float's bits in both halves,
+ * cast to lvector float (357877200/PolyBenchMT-vec operators/2DCONV/2DConvolution.dev.c:
+ * (lvector float)vec_svbcast(0x3F0000003F000000) for 0.5f). So here a float or double
+ * argument becomes a double's 64 bits, an integer its own 64 bits, repeated over the
+ * register; seen as lvector float, lane 2k holds the low half and lane 2k+1 the high
+ * half (a little-endian layout: an assumption; packed-both-halves spellings do not
+ * depend on it). vec_svbcast(1.5f) therefore does not give 1.5f in every lane, and a
+ * wrong spelling fails tests/c/test_native_spelling.c. The result converts to lvector
+ * float with or without a cast (as GCC's -flax-vector-conversions would); whether the
+ * target compiler wants the cast is for the firmware team to check.
  */
 #ifndef BNG_HOST_M3000_H
 #define BNG_HOST_M3000_H
@@ -27,14 +44,30 @@ static inline void bng_host_vec_st(bng_host_lvector_float v, int offset, bng_hos
     __builtin_memcpy((char *)p + offset, &v, sizeof v);
 }
 
-static inline bng_host_lvector_float vec_svbcast(float scalar)
+static inline unsigned long long bng_host_double_bits(double d)
+{
+    unsigned long long bits;
+    __builtin_memcpy(&bits, &d, sizeof bits);
+    return bits;
+}
+
+/* bits repeated over the register, 8 bytes at a time (a 1-lane register gets the low
+ * half). */
+static inline bng_host_lvector_float bng_host_vec_svbcast64(unsigned long long bits)
 {
     bng_host_lvector_float v;
-    int i;
-    for (i = 0; i < BNG_F32_LANES; i++)
-        v[i] = scalar;
+    unsigned i;
+    for (i = 0; i < sizeof v; i += 8)
+        __builtin_memcpy((char *)&v + i, &bits, sizeof v - i < 8 ? sizeof v - i : 8);
     return v;
 }
+
+/* A 64-bit scalar argument, as a function taking one would receive it: a float or a
+ * double as a double, anything else as an unsigned 64-bit integer. */
+#define bng_host_is_floating(s) (__builtin_types_compatible_p(__typeof__(s), float) \
+                                 || __builtin_types_compatible_p(__typeof__(s), double))
+#define vec_svbcast(s) bng_host_vec_svbcast64(__builtin_choose_expr(bng_host_is_floating(s), \
+    bng_host_double_bits((double)(s)), (unsigned long long)(s)))
 
 static inline bng_host_lvector_float vec_add(bng_host_lvector_float a, bng_host_lvector_float b)
 {

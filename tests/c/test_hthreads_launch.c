@@ -1,0 +1,208 @@
+/* The reference hthreads HAL's launch, on the runtime mock (make hal-conformance), in the
+ * launch model it is built for (BNG_TEST_LAUNCH_FANOUT or BNG_TEST_LAUNCH_SPMD):
+ *   1. barrier ids the host side did not create trap in the mock (a child process);
+ *   2. fan-out: the first _s call right after the workers are started, while they are
+ *      still starting (the mock starts them late), completes and matches _p;
+ *   3. vector_malloc failing on a selected core: _s returns BNG_ENOMEM and leaves dx,
+ *      dbias and dscale untouched; on a core outside core_mask: BNG_OK;
+ *   4. after the failure the next call succeeds (the AM was given back each call).
+ * A watchdog fails a hang. Exit status 0 when all hold.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "batch_norm_grad.h"
+#include "bng_kernels.h"
+#include "bng_hal_hthreads.h"
+#include "hthread_device.h"
+#include "hthread_mock.h"
+
+#define BATCH 600
+#define CHANNEL 64
+#define MARK 0x3C
+
+static float x[BATCH * CHANNEL], dy[BATCH * CHANNEL], dx[BATCH * CHANNEL];
+static float mean[CHANNEL], invar[CHANNEL], scale[CHANNEL], dbias[CHANNEL], dscale[CHANNEL];
+static float want_dx[BATCH * CHANNEL], want_dbias[CHANNEL], want_dscale[CHANNEL];
+static int failures;
+
+static void fail(const char *what)
+{
+    fprintf(stderr, "test_hthreads_launch: FAIL: %s\n", what);
+    failures++;
+}
+
+static void params(long long *p)
+{
+    memset(p, 0, BNG_PARAMS_LEN * sizeof *p);
+    p[BNG_PARAM_MEAN] = (long long)(size_t)mean;
+    p[BNG_PARAM_INVAR] = (long long)(size_t)invar;
+    p[BNG_PARAM_SCALE] = (long long)(size_t)scale;
+    p[BNG_PARAM_DBIAS] = (long long)(size_t)dbias;
+    p[BNG_PARAM_DSCALE] = (long long)(size_t)dscale;
+    p[BNG_PARAM_BATCH] = BATCH;
+    p[BNG_PARAM_CHANNEL] = CHANNEL;
+    p[BNG_PARAM_IS_TRAIN] = 1;
+    p[BNG_PARAM_STATUS] = 12345;
+}
+
+#if BNG_TEST_LAUNCH_SPMD
+static void on_every_core(void *mask)
+{
+    fp_batch_norm_grad_s(x, dy, dx, *(int *)mask);
+}
+#endif
+
+/* One _s call as the launch model makes it; returns the status. */
+static long long call_s(int mask)
+{
+    params(BNG_SHARED_PARAMS);
+#if BNG_TEST_LAUNCH_SPMD
+    hthread_mock_spmd(on_every_core, &mask);
+#else
+    fp_batch_norm_grad_s(x, dy, dx, mask);
+#endif
+    return BNG_SHARED_PARAMS[BNG_PARAM_STATUS];
+}
+
+static void mark_outputs(void)
+{
+    memset(dx, MARK, sizeof dx);
+    memset(dbias, MARK, sizeof dbias);
+    memset(dscale, MARK, sizeof dscale);
+}
+
+static int outputs_marked(void)
+{
+    const unsigned char *all[3] = {(const unsigned char *)dx, (const unsigned char *)dbias,
+                                   (const unsigned char *)dscale};
+    const size_t sizes[3] = {sizeof dx, sizeof dbias, sizeof dscale};
+    size_t k, i;
+    for (k = 0; k < 3; k++)
+        for (i = 0; i < sizes[k]; i++)
+            if (all[k][i] != MARK)
+                return 0;
+    return 1;
+}
+
+static int outputs_match(void)
+{
+    return memcmp(dx, want_dx, sizeof dx) == 0 && memcmp(dbias, want_dbias, sizeof dbias) == 0
+        && memcmp(dscale, want_dscale, sizeof dscale) == 0;
+}
+
+static void uncreated_ids(unsigned core)
+{
+    (void)core;
+    bng_hal_hthreads_init(14, 15);     /* the old fixed ids: nobody created them */
+}
+
+/* 1: in a child (before any core thread exists here), ids 14 and 15 must trap. */
+static void check_uncreated_ids(void)
+{
+    int pipe_fds[2], status;
+    char out[4096];
+    ssize_t n, got = 0;
+    pid_t child;
+
+    if (pipe(pipe_fds) != 0 || (child = fork()) < 0) {
+        fail("cannot fork");
+        return;
+    }
+    if (child == 0) {
+        dup2(pipe_fds[1], 2);
+        alarm(20);
+        hthread_mock_set_prologue(uncreated_ids);
+#if BNG_TEST_LAUNCH_FANOUT
+        hthread_mock_start_workers(bng_hal_hthreads_worker);
+#endif
+        call_s(0xff & ((1 << BNG_TARGET_CORES) - 1));
+        _exit(0);
+    }
+    close(pipe_fds[1]);
+    while (got < (ssize_t)sizeof out - 1 && (n = read(pipe_fds[0], out + got, sizeof out - 1 - (size_t)got)) > 0)
+        got += n;
+    out[got] = 0;
+    close(pipe_fds[0]);
+    waitpid(child, &status, 0);
+    if (!(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT) || !strstr(out, "was not created"))
+        fail("barrier ids 14 and 15, never created, did not trap in the mock");
+    else
+        printf("test_hthreads_launch: uncreated barrier ids trap: %.*s", (int)strcspn(out, "\n") + 1, out);
+}
+
+static void watchdog(int sig)
+{
+    (void)sig;
+    static const char msg[] = "test_hthreads_launch: FAIL: hung (watchdog)\n";
+    if (write(2, msg, sizeof msg - 1) < 0)
+        _exit(3);
+    _exit(3);
+}
+
+int main(void)
+{
+    const int all = (1 << BNG_TARGET_CORES) - 1;
+    long long p[BNG_PARAMS_LEN];
+    size_t i;
+
+    for (i = 0; i < BATCH * CHANNEL; i++) {
+        x[i] = (float)((i * 37) % 101) / 25.0f - 2.0f;
+        dy[i] = (float)((i * 53) % 97) / 30.0f - 1.5f;
+    }
+    for (i = 0; i < CHANNEL; i++) {
+        mean[i] = 0.05f * (float)(i % 7);
+        invar[i] = 1.0f + 0.01f * (float)i;
+        scale[i] = 0.5f + 0.02f * (float)i;
+    }
+    params(p);
+    p[BNG_PARAM_DBIAS] = (long long)(size_t)want_dbias;
+    p[BNG_PARAM_DSCALE] = (long long)(size_t)want_dscale;
+    fp_batch_norm_grad_p(x, dy, want_dx, p);
+    if (p[BNG_PARAM_STATUS] != BNG_OK)
+        fail("the _p reference call");
+
+    check_uncreated_ids();
+
+    signal(SIGALRM, watchdog);
+    alarm(60);
+#if BNG_TEST_LAUNCH_FANOUT
+    hthread_mock_start_workers(bng_hal_hthreads_worker);   /* late: still starting below */
+#endif
+    mark_outputs();
+    if (call_s(all) != BNG_OK || !outputs_match())
+        fail("the first call, workers still starting: status or results");
+
+    hthread_mock_fail_vector_malloc(1u << (BNG_TARGET_CORES / 2));
+    mark_outputs();
+    if (call_s(all) != BNG_ENOMEM)
+        fail("vector_malloc failing on a selected core: status is not BNG_ENOMEM");
+    if (!outputs_marked())
+        fail("vector_malloc failing on a selected core: an output was written");
+    mark_outputs();
+    if (call_s(all & ~(1 << (BNG_TARGET_CORES / 2))) != BNG_OK || !outputs_match())
+        fail("vector_malloc failing on a core outside core_mask: status or results");
+    hthread_mock_fail_vector_malloc(0);
+    mark_outputs();
+    if (call_s(all) != BNG_OK || !outputs_match())
+        fail("the call after a BNG_ENOMEM: status or results (AM not given back?)");
+    mark_outputs();
+    if (call_s(1) != BNG_OK || !outputs_match())
+        fail("one core: status or results");
+#if BNG_TEST_LAUNCH_FANOUT
+    bng_hal_hthreads_stop_workers();
+#endif
+    alarm(0);
+    printf("test_hthreads_launch (%s): %s\n",
+#if BNG_TEST_LAUNCH_FANOUT
+           "fan-out",
+#else
+           "SPMD",
+#endif
+           failures ? "FAILED" : "late workers, BNG_ENOMEM with untouched outputs, recovery: ok");
+    return failures ? 1 : 0;
+}
