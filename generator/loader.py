@@ -37,7 +37,12 @@ NATIVE_DEFAULTS = {
     "type": "lvector float",
     "load": "vec_ld(0, {ptr})",
     "store": "vec_st({value}, 0, {ptr})",
-    "broadcast": "vec_svbcast({scalar})",
+    # vec_svbcast broadcasts a 64-bit scalar: public fp32 code puts the float's bits in
+    # both halves first (VVinstonSmith/BLAS-for-multi-core-DSP sgemm_kernel.c, SBALE2
+    # then SVBCAST; 357877200/PolyBenchMT-vec 2DConvolution.dev.c,
+    # (lvector float)vec_svbcast(0x3F0000003F000000) for 0.5f); bng_native.h defines
+    # bng_native_f32_pair.
+    "broadcast": "(bng_native_f32)vec_svbcast(bng_native_f32_pair({scalar}))",
     "add": "vec_add({a}, {b})",
     "sub": "vec_sub({a}, {b})",
     "mul": "vec_muli({a}, {b})",

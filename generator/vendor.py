@@ -3,7 +3,8 @@
 The drop is rendered from the same plan as generated/<t> (so --channels gives exactly
 the kernels the MANIFEST names), plus the hand-written files it uses from include/:
 the headers its sources include and the shared driver; with --hal hthreads, also the
-reference HAL for NUDT's hthreads runtime (include/hal/). Nothing host-only
+reference HAL for NUDT's hthreads runtime (include/hal/); always the HAL conformance
+check (include/hal/bng_hal_conformance.c). Nothing host-only
 (include/host/, build.mk) goes in.
 """
 
@@ -22,6 +23,9 @@ from .render import environment, render_target
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 # Reference HALs a drop can carry: name -> sources (their headers follow by #include).
 HALS = {"hthreads": ("include/hal/bng_hal_hthreads.c", "include/hal/bng_hal_hthreads.h")}
+# Every drop carries the HAL conformance check (freestanding; a firmware team's first
+# run on a part, against its own HAL or the reference one). Its header follows.
+HAL_CHECK = ("include/hal/bng_hal_conformance.c",)
 
 
 def drop_files(root: str, tp: TargetPlan, hal: Optional[str] = None) -> Dict[str, str]:
@@ -29,7 +33,7 @@ def drop_files(root: str, tp: TargetPlan, hal: Optional[str] = None) -> Dict[str
     include/ files they use (transitively, following #include "...")."""
     files = {os.path.basename(rel): text for rel, text in render_target(environment(), tp)
              if rel.endswith((".c", ".h"))}
-    for rel in SHARED_SOURCES + (HALS[hal] if hal else ()):
+    for rel in SHARED_SOURCES + HAL_CHECK + (HALS[hal] if hal else ()):
         with open(os.path.join(root, rel), encoding="utf-8") as f:
             files[os.path.basename(rel)] = f.read()
     todo = list(files)

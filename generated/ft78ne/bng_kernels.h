@@ -19,7 +19,7 @@
 #define BNG_ADDRESS_BITS 32
 /* The largest byte address: what batch * channel * element size must fit. */
 #define BNG_ADDRESS_MAX 0xffffffffull
-#define BNG_PRIVATE_BYTES 786432u
+#define BNG_PRIVATE_BYTES 768000u
 /* Shared scratch of the _s entry points (two slots of per-group partial sums). */
 #define BNG_SCRATCH_FLOATS 65536
 #define BNG_SHARED_SCRATCH_ADDRESS 0xaff01000u

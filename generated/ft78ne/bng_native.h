@@ -15,9 +15,18 @@
 #include <compiler/m3000.h>
 
 typedef lvector float bng_native_f32;
+
+/* A float's bits in both halves of a 64-bit scalar: what a 64-bit broadcast
+ * (vec_svbcast on MT-3000) needs to fill every float lane. */
+static inline unsigned long long bng_native_f32_pair(float f)
+{
+    union { float f; unsigned int u; } v;
+    v.f = f;
+    return (unsigned long long)v.u << 32 | v.u;
+}
 #define BNG_NATIVE_LOAD(ptr) vec_ld(0, ((bng_native_f32 *)(void *)(ptr)))
 #define BNG_NATIVE_STORE(ptr, value) vec_st((value), 0, ((bng_native_f32 *)(void *)(ptr)))
-#define BNG_NATIVE_BROADCAST(scalar) vec_svbcast((scalar))
+#define BNG_NATIVE_BROADCAST(scalar) (bng_native_f32)vec_svbcast(bng_native_f32_pair((scalar)))
 #define BNG_NATIVE_ADD(a, b) vec_add((a), (b))
 #define BNG_NATIVE_SUB(a, b) vec_sub((a), (b))
 #define BNG_NATIVE_MUL(a, b) vec_muli((a), (b))

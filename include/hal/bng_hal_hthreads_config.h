@@ -77,9 +77,8 @@
  * vector_free). It must be at least BNG_PRIVATE_BYTES (targets.yaml
  * memory.private_bytes), which the kernels' tile plan assumes. The AM also holds what
  * the runtime keeps there: asking for all of it fails on a real part, so set
- * private_bytes in targets.yaml to what your runtime can give a kernel (issue 21
- * reports 768,000 bytes as the largest single vector_malloc in public kernels; the
- * default targets.yaml value, 786,432, is the whole AM). */
+ * private_bytes in targets.yaml to what your runtime can give a kernel (the shipped
+ * targets ask for 768,000 bytes of the 786,432-byte AM, an assumption to check). */
 #ifndef BNG_HTHREADS_AM_BYTES
 #define BNG_HTHREADS_AM_BYTES BNG_PRIVATE_BYTES
 #endif
