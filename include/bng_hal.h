@@ -47,7 +47,8 @@
  *   transfer is complete. With one row the stride is not used (the driver passes 0);
  *   with zero rows nothing is copied. Waiting twice on a handle, or on
  *   BNG_HAL_DMA_DONE, returns at once. At most 4 transfers are outstanding at once per
- *   core.
+ *   core (BNG_MAX_OUTSTANDING_DMA in bng_kernels.h, from generator/plan.py; the driver,
+ *   the host DMA engine and the hthreads HAL assert that they agree).
  */
 #ifndef BNG_HAL_H
 #define BNG_HAL_H

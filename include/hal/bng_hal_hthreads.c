@@ -28,7 +28,7 @@
 #error "BNG_HTHREADS_AM_BYTES must be at least BNG_PRIVATE_BYTES (targets.yaml memory.private_bytes)"
 #endif
 
-#define BNG_MAX_PUTS 4     /* the contract's outstanding transfers per core */
+#define BNG_MAX_PUTS BNG_MAX_OUTSTANDING_DMA  /* the contract's outstanding transfers per core (bng_kernels.h) */
 
 /* Per core: the ids it was given, this call's AM block, its puts not yet waited for
  * (the barrier completes them), how many cores the current call has, and (fan-out) how

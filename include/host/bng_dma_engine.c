@@ -5,6 +5,10 @@
 #include <string.h>
 
 #include "bng_dma_engine.h"
+#include "bng_kernels.h"
+
+/* The engine refuses what the HAL contract refuses: the plan's BNG_MAX_OUTSTANDING_DMA. */
+typedef char bng_dma_engine_limit_agrees[BNG_DMA_MAX_OUTSTANDING == BNG_MAX_OUTSTANDING_DMA ? 1 : -1];
 
 typedef struct {
     int handle;                    /* 0: the slot is free */
