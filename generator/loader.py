@@ -11,7 +11,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import yaml
 
 from .errors import ConfigError
-from .model import (BACKENDS, DTYPES, Config, DTypeConfig, Location, MemoryConfig,
+from .model import (BACKENDS, DTYPES, EXTENSIONS, Config, DTypeConfig, Location, MemoryConfig,
                     NativeSpellings, Target)
 
 TARGET_NAME = re.compile(r"[a-z0-9_]{1,64}\Z")
@@ -312,13 +312,28 @@ def _channels(doc: _Doc, node, key: str) -> Tuple[int, ...]:
     return channel_list(values, fail)
 
 
+def _extensions(doc: _Doc, node, key: str) -> Tuple[str, ...]:
+    """The optional extensions: list: entry points beyond the vendor's four."""
+    if node is None:
+        return ()
+    if not isinstance(node, yaml.SequenceNode):
+        doc.fail(node, key, f"expected a list of some of {', '.join(EXTENSIONS)}, e.g. [reduce, apply]")
+    seen = set()
+    for item in node.value:
+        value = doc.choice(item, key, EXTENSIONS)
+        if value in seen:
+            doc.fail(item, key, f"{value} is listed twice")
+        seen.add(value)
+    return tuple(e for e in EXTENSIONS if e in seen)     # canonical order
+
+
 def _target(doc: _Doc, name: str, knode, node) -> Target:
     key = f"targets.{name}"
     if not TARGET_NAME.match(name):
         doc.fail(knode, key, "a target name is 1 to 64 lower-case letters, digits and _")
     names = ("description", "dtypes", "cores", "vector_backend", "memory", "channels",
-             "max_unroll", "native")
-    f = doc.mapping(node, key, names, names[:-1])
+             "max_unroll", "native", "extensions")
+    f = doc.mapping(node, key, names, names[:-2])
     fields = dict(
         name=name,
         description=_description(doc, f["description"][1], f"{key}.description"),
@@ -329,6 +344,8 @@ def _target(doc: _Doc, name: str, knode, node) -> Target:
         channels=_channels(doc, f["channels"][1], f"{key}.channels"),
         max_unroll=doc.integer(f["max_unroll"][1], f"{key}.max_unroll", 1, MAX_UNROLL),
         native=_native(doc, f["native"][1] if "native" in f else None, f"{key}.native"),
+        extensions=_extensions(doc, f["extensions"][1] if "extensions" in f else None,
+                               f"{key}.extensions"),
     )
     # Where each setting stood, for the checks validate.py makes after loading.
     locations = {"": doc.location(knode)}

@@ -9,6 +9,11 @@ from typing import Dict, Optional, Tuple
 
 DTYPES = ("f32", "f16")
 BACKENDS = ("gnu", "portable", "native")
+# Entry points beyond the vendor's four a target may ask for (targets.yaml extensions:),
+# each fp and hp, _p and _s: the partial sums of this device's rows (reduce), dbias,
+# dscale and dx from global sums (apply), dx alone for a frozen batch norm (dx), and the
+# vendor-shaped call with an extended parameter block, for its accumulate flag (ext).
+EXTENSIONS = ("reduce", "apply", "dx", "ext")
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,7 @@ class Target:
     channels: Tuple[int, ...]
     max_unroll: int
     native: NativeSpellings
+    extensions: Tuple[str, ...] = ()    # in EXTENSIONS order; () : the vendor's four only
     channels_overridden: bool = False   # True when --channels replaced the YAML list
     # dotted key ("memory.private_bytes") -> where it stood; "" is the target itself
     locations: Dict[str, Location] = field(default_factory=dict, compare=False, repr=False)

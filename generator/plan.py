@@ -14,7 +14,7 @@ import functools
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-from .model import DTypeConfig, Target
+from .model import EXTENSIONS, DTypeConfig, Target
 
 # The row ukernels of a kernel, in table order: the C field names and symbol infixes.
 OPS = ("reduce", "dx_train", "dx_infer")
@@ -44,11 +44,31 @@ WORKSPACE = (
     ("stats_mean", "stats"), ("invar", "stats"), ("scale", "stats"),
     ("dbias", "stats"), ("dscale", "stats"),
 )
+# The driver's layout of the rest (bng_layout: x and dy, two buffers each) asserts that
+# it splits in BNG_TILE_BUFFERS.
 TILE_BUFFERS = 4
 ALIGN = 64
 # The private-storage driver keeps these float arrays of the target's widest chunk on
-# the stack (bng_run_private).
+# the stack (bng_run_private's bng_stack, whose size the driver asserts).
 STACK_FLOAT_ARRAYS = 8
+# DMA transfers a core may have outstanding at once: the HAL contract (bng_hal.h), the
+# host DMA engine's limit, the hthreads HAL's bookkeeping and the driver's most (pass 2:
+# the next tile's two gets, this tile's two gets or its put) all assert this number.
+MAX_OUTSTANDING_DMA = 4
+
+# The partial-sums buffer of the reduce and apply entry points (extensions): float32
+# sum of dy [channel], sum of dy*(x - mean) [channel], then the row count as
+# SUMS_COUNT_LIMBS floats of SUMS_LIMB_BITS bits each, least significant first. A
+# communication library adds buffers element-wise as floats: each limb is below
+# 2^SUMS_LIMB_BITS, so the limbs of up to SUMS_MAX_BUFFERS buffers add up exactly (below
+# 2^24) in any order, and the count is carried exactly up to 2^(bits x limbs) - 1 rows.
+SUMS_COUNT_LIMBS = 6
+SUMS_LIMB_BITS = 12
+SUMS_MAX_BUFFERS = 4096
+# The vendor's parameter block (12 slots) and the extended one of the extensions (16:
+# the vendor's slots, then the sums pointer and the flags; 9-11, 14 and 15 reserved).
+PARAMS_SLOTS = 12
+EXT_PARAMS_SLOTS = 16
 
 ELEMENT_BYTES = {"f32": 4, "f16": 2}
 API_PREFIX = {"f32": "fp", "f16": "hp"}
@@ -312,6 +332,9 @@ class TargetPlan:
             OutputFile(f"{base}/bng_kernels.h", "bng_kernels.h.j2"),
             OutputFile(f"{base}/batch_norm_grad.c", "batch_norm_grad.c.j2"),
         ]
+        if self.extensions:
+            out += [OutputFile(f"{base}/batch_norm_grad_ext.h", "batch_norm_grad_ext.h.j2"),
+                    OutputFile(f"{base}/batch_norm_grad_ext.c", "batch_norm_grad_ext.c.j2")]
         out += [OutputFile(f"{base}/bng_{d.name}_ukernels.c", "ukernels.c.j2", d.name)
                 for d in self.dtypes]
         out.append(OutputFile(f"{base}/bng_native.h", "bng_native.h.j2"))
@@ -344,6 +367,27 @@ class TargetPlan:
     def constants(self):
         return {"BLOCK_ROWS": BLOCK_ROWS, "MIN_GROUP_ROWS": MIN_GROUP_ROWS,
                 "MAX_GROUPS": MAX_GROUPS, "ALIGN": ALIGN}
+
+    @property
+    def shared_constants(self):
+        """The numbers the driver uses and Python sums, each asserted in C."""
+        return {"TILE_BUFFERS": TILE_BUFFERS, "STACK_FLOAT_ARRAYS": STACK_FLOAT_ARRAYS,
+                "MAX_OUTSTANDING_DMA": MAX_OUTSTANDING_DMA,
+                "SUMS_COUNT_LIMBS": SUMS_COUNT_LIMBS, "SUMS_LIMB_BITS": SUMS_LIMB_BITS,
+                "SUMS_MAX_BUFFERS": SUMS_MAX_BUFFERS}
+
+    @property
+    def extensions(self) -> Tuple[str, ...]:
+        return self.target.extensions
+
+    def has(self, extension: str) -> bool:
+        assert extension in EXTENSIONS, extension
+        return extension in self.target.extensions
+
+    @property
+    def shared_params_slots(self) -> int:
+        """Slots of the _s parameter block at shared_params_address."""
+        return EXT_PARAMS_SLOTS if self.extensions else PARAMS_SLOTS
 
     @property
     def command(self) -> str:

@@ -8,14 +8,13 @@ from .model import Config, Target
 from .plan import ALIGN, plan_target
 
 
-PARAMS_BLOCK_BYTES = 12 * 8     # long long params[12] at shared_params_address
-
-
-def _check_shared_ranges(target: Target, scratch_bytes: int) -> None:
-    """The parameter block and the scratch lie inside the address space and apart."""
+def _check_shared_ranges(target: Target, scratch_bytes: int, params_slots: int) -> None:
+    """The parameter block (12 slots, 16 with extensions) and the scratch lie inside the
+    address space and apart."""
     memory, top = target.memory, 2 ** target.memory.address_bits
-    ranges = (("shared_params_address", memory.shared_params_address, PARAMS_BLOCK_BYTES,
-               "the 96-byte parameter block"),
+    params_bytes = params_slots * 8     # long long params[slots] at shared_params_address
+    ranges = (("shared_params_address", memory.shared_params_address, params_bytes,
+               f"the {params_bytes}-byte parameter block"),
               ("shared_scratch_address", memory.shared_scratch_address, scratch_bytes,
                f"the {scratch_bytes}-byte _s scratch"))
     for key, start, size, what in ranges:
@@ -38,7 +37,7 @@ def validate_target(target: Target) -> Target:
     workspace and one tile; the shared ranges must fit the address space and not
     overlap."""
     tp = plan_target(target)
-    _check_shared_ranges(target, tp.scratch_bytes)
+    _check_shared_ranges(target, tp.scratch_bytes, tp.shared_params_slots)
     if target.memory.private_bytes % ALIGN:
         # The HAL hands out private memory as one block aligned to ALIGN bytes, the
         # size a multiple of it (C11's aligned_alloc requires as much on a host).

@@ -5,6 +5,14 @@
  * on the cores of core_mask (include/bng_hal.h). A storage type enters only through
  * its bng_dtype_config: element sizes, the kernel table, the per-channel conversions.
  *
+ * The vendor's call is three steps per chunk of channels: sum the rows (pass 1),
+ * finalize (dbias, dscale, the dx coefficients), dx (pass 2). The entry points beyond
+ * the vendor's four (batch_norm_grad_ext.h) run some of the same steps: reduce sums the
+ * rows and stores the sums; apply loads global sums, finalizes and computes dx; dx-only
+ * computes dx from scale and invar alone. Their code is compiled only for the families
+ * targets.yaml asks for (BNG_HAS_REDUCE, ... in bng_kernels.h: a condition that is 0
+ * removes the code).
+ *
  * Built once per target, beside the target's generated sources (-Igenerated/<t>): it
  * takes the target's constants from bng_kernels.h.
  */
@@ -13,6 +21,9 @@
 #include "batch_norm_grad.h"
 #include "bng_kernels.h"
 #include "bng_hal.h"
+#if BNG_HAS_EXTENSIONS
+#include "batch_norm_grad_ext.h"
+#endif
 
 #define BNG_ALL_CORES ((1u << BNG_TARGET_CORES) - 1u)
 
@@ -23,30 +34,60 @@
 #define BNG_STREAM_DX_BYTES ((size_t)8 << 20)
 #endif
 
+/* The extended parameter block's slots and flag (batch_norm_grad_ext.h, which asserts
+ * below that it agrees). */
+#define BNG_SLOT_SUMS 12
+#define BNG_SLOT_FLAGS 13
+#define BNG_ACCUMULATE_FLAG 1
+#if BNG_HAS_EXTENSIONS
+typedef char bng_ext_slots_agree[BNG_SLOT_SUMS == BNG_PARAM_SUMS && BNG_SLOT_FLAGS == BNG_PARAM_FLAGS
+                                 && BNG_ACCUMULATE_FLAG == BNG_FLAG_ACCUMULATE
+                                 && BNG_EXT_PARAMS_LEN == BNG_SHARED_PARAMS_SLOTS ? 1 : -1];
+#endif
+
 /* Shared scratch of the _s entry points: per row group, the partial sums of dy and
  * dy*(x - mean), in two slots that alternate between chunks. Host builds emulate it,
  * and the parameter block, with arrays. Either way it is a BNG_SHARED float pointer,
  * and every pointer derived from it keeps the qualifier (an address-space qualifier
  * may not be dropped: clang rejects the conversion). */
 #ifdef BNG_HOST
-long long bng_host_shared_params[BNG_PARAMS_LEN];   /* BNG_SHARED_PARAMS on a host */
+long long bng_host_shared_params[BNG_SHARED_PARAMS_SLOTS];   /* BNG_SHARED_PARAMS on a host */
 static float bng_host_scratch[BNG_SCRATCH_FLOATS];
 #define BNG_SHARED_SCRATCH ((BNG_SHARED float *)bng_host_scratch)
 #else
 #define BNG_SHARED_SCRATCH ((BNG_SHARED float *)BNG_SHARED_SCRATCH_ADDRESS)
 #endif
 
+/* One checked call: what it computes and on what shape. */
 typedef struct {
-    size_t batch, channel;
+    int op;                 /* BNG_OP_* (bng_driver.h) */
+    size_t batch, channel;  /* this call's rows */
+    float m;                /* the rows the sums cover, as the formulas use it */
     int is_train;
-} bng_shape;
+    int accumulate;         /* dbias and dscale += (BNG_FLAG_ACCUMULATE) */
+} bng_call;
+
+/* Which steps a call takes. A family the target does not have is a constant 0, so
+ * the compiler drops its code. */
+#define BNG_IS_REDUCE(call) (BNG_HAS_REDUCE && (call)->op == BNG_OP_REDUCE)
+#define BNG_IS_APPLY(call) (BNG_HAS_APPLY && (call)->op == BNG_OP_APPLY)
+#define BNG_IS_DX_ONLY(call) (BNG_HAS_DX_ONLY && (call)->op == BNG_OP_DX)
+/* sums the rows itself (the vendor's call, ext, reduce) */
+#define BNG_SUMS_ROWS(call) (!BNG_IS_APPLY(call) && !BNG_IS_DX_ONLY(call))
+/* writes dbias, dscale and dx from sums (the vendor's call, ext, apply) */
+#define BNG_FINALIZES(call) (!BNG_IS_REDUCE(call) && !BNG_IS_DX_ONLY(call))
+#define BNG_ACCUMULATES(call) ((BNG_HAS_EXT || BNG_HAS_APPLY) && (call)->accumulate)
+
+static size_t bng_address_max(void)
+{
+    return BNG_ADDRESS_MAX < SIZE_MAX ? (size_t)BNG_ADDRESS_MAX : SIZE_MAX;
+}
 
 /* batch * channel elements of 2^element_shift bytes fit BNG_ADDRESS_MAX. No 64-bit
  * division (a runtime-library call on 32-bit cores): 32x32-bit products only. */
 static int bng_fits(unsigned long long batch, unsigned long long channel, unsigned element_shift)
 {
-    const unsigned long long address_max = BNG_ADDRESS_MAX < SIZE_MAX ? BNG_ADDRESS_MAX : SIZE_MAX;
-    const unsigned long long limit = address_max >> element_shift;
+    const unsigned long long limit = (unsigned long long)bng_address_max() >> element_shift;
     const unsigned long long low = 0xffffffffull;
     unsigned long long big = batch > channel ? batch : channel;
     unsigned long long small = batch > channel ? channel : batch;
@@ -89,38 +130,63 @@ static int bng_same(bng_span a, bng_span b)
     return a.start == b.start && a.bytes == b.bytes;
 }
 
-/* The arrays of a call, in the order of bng_check_overlap's table. */
-enum { BNG_X, BNG_DY, BNG_DX, BNG_MEAN, BNG_INVAR, BNG_SCALE, BNG_DBIAS, BNG_DSCALE, BNG_ARRAYS };
+/* The arrays a call may have, in the order of its checks. */
+enum { BNG_X, BNG_DY, BNG_DX, BNG_MEAN, BNG_INVAR, BNG_SCALE, BNG_DBIAS, BNG_DSCALE, BNG_SUMS,
+       BNG_ARRAYS };
+#define BNG_BIT(array) (1u << (array))
+#define BNG_VENDOR_ARRAYS (BNG_BIT(BNG_SUMS) - 1u)
+
+/* Per op (bng_driver.h's order): the arrays the call reads or writes, and its outputs.
+ * An array a call does not use is not looked at: not read, not checked. */
+static const unsigned bng_op_arrays[] = {
+    BNG_VENDOR_ARRAYS, BNG_VENDOR_ARRAYS,
+    BNG_BIT(BNG_X) | BNG_BIT(BNG_DY) | BNG_BIT(BNG_MEAN) | BNG_BIT(BNG_SUMS),
+    BNG_VENDOR_ARRAYS | BNG_BIT(BNG_SUMS),
+    BNG_BIT(BNG_DY) | BNG_BIT(BNG_DX) | BNG_BIT(BNG_INVAR) | BNG_BIT(BNG_SCALE),
+};
+#define BNG_VENDOR_OUTPUTS (BNG_BIT(BNG_DX) | BNG_BIT(BNG_DBIAS) | BNG_BIT(BNG_DSCALE))
+static const unsigned bng_op_outputs[] = {
+    BNG_VENDOR_OUTPUTS, BNG_VENDOR_OUTPUTS, BNG_BIT(BNG_SUMS), BNG_VENDOR_OUTPUTS, BNG_BIT(BNG_DX),
+};
+
+/* Whether an `op` call reads a slot of its parameter block: the slots of the arrays it
+ * uses, batch and channel, is_train where it finalizes, the flags (ext, apply). The
+ * status and reserved slots are never read. */
+static int bng_reads_slot(int op, int slot)
+{
+    const unsigned used = bng_op_arrays[op];
+
+    if (slot >= BNG_PARAM_MEAN && slot <= BNG_PARAM_DSCALE)
+        return (used & BNG_BIT(BNG_MEAN + slot - BNG_PARAM_MEAN)) != 0;
+    if (slot == BNG_PARAM_BATCH || slot == BNG_PARAM_CHANNEL)
+        return 1;
+    if (slot == BNG_PARAM_IS_TRAIN)
+        return op != BNG_OP_REDUCE && op != BNG_OP_DX;
+    if (slot == BNG_SLOT_SUMS)
+        return (used & BNG_BIT(BNG_SUMS)) != 0;
+    if (slot == BNG_SLOT_FLAGS)
+        return op == BNG_OP_EXT || op == BNG_OP_APPLY;
+    return 0;
+}
 
 /* The aliasing contract: an output may share memory with an input only as the very
  * same array (dx with x or dy; dbias and dscale with mean, invar or scale), where every
  * chunk reads what it needs before it writes; any other overlap of an output with
  * another array would give wrong results, and is refused before anything is written.
- * Inputs may overlap each other: they are only read. */
-static int bng_check_overlap(const bng_dtype_config *dtype, const long long *params,
-                             const void *x, const void *dy, const void *dx,
-                             const bng_shape *shape)
+ * Inputs may overlap each other: they are only read. The partial-sums buffer is never
+ * the very same array as another (its length differs). */
+static int bng_check_overlap(const bng_span *span, unsigned used, unsigned outputs)
 {
-    static const int outputs[] = {BNG_DX, BNG_DBIAS, BNG_DSCALE};
-    const uintptr_t data = (uintptr_t)(shape->batch * shape->channel * dtype->element_bytes);
-    const uintptr_t stats = (uintptr_t)(shape->channel * dtype->stats_bytes);
-    bng_span span[BNG_ARRAYS];
-    int i, other;
+    int out, other;
 
-    span[BNG_X].start = (uintptr_t)x;
-    span[BNG_DY].start = (uintptr_t)dy;
-    span[BNG_DX].start = (uintptr_t)dx;
-    span[BNG_X].bytes = span[BNG_DY].bytes = span[BNG_DX].bytes = data;
-    for (other = BNG_MEAN; other < BNG_ARRAYS; other++) {
-        span[other].start = (uintptr_t)params[BNG_PARAM_MEAN + other - BNG_MEAN];
-        span[other].bytes = stats;
-    }
-    for (i = 0; i < 3; i++) {
-        const int out = outputs[i];
+    for (out = 0; out < BNG_ARRAYS; out++) {
+        if (!(outputs & BNG_BIT(out)))
+            continue;
         for (other = 0; other < BNG_ARRAYS; other++) {
             const int may_be_same = out == BNG_DX ? other <= BNG_DY
-                                                  : other >= BNG_MEAN && other <= BNG_SCALE;
-            if (other != out && bng_overlap(span[out], span[other])
+                                  : (out == BNG_DBIAS || out == BNG_DSCALE)
+                                    && other >= BNG_MEAN && other <= BNG_SCALE;
+            if (other != out && (used & BNG_BIT(other)) && bng_overlap(span[out], span[other])
                 && !(may_be_same && bng_same(span[out], span[other])))
                 return BNG_EOVERLAP;
         }
@@ -128,35 +194,129 @@ static int bng_check_overlap(const bng_dtype_config *dtype, const long long *par
     return BNG_OK;
 }
 
-/* Validate the parameter block and the data pointers: BNG_OK or the error status. */
-static int bng_read_params(const bng_dtype_config *dtype, const long long *params,
-                           const void *x, const void *dy, const void *dx, bng_shape *shape)
-{
-    int slot;
+/* The partial-sums buffer's count (batch_norm_grad_ext.h): limbs of BNG_SUMS_LIMB_BITS
+ * bits, least significant first. */
+#define BNG_LIMB_MAX ((1u << BNG_SUMS_LIMB_BITS) - 1u)
 
-    if (x == NULL || dy == NULL || dx == NULL)
-        return BNG_ENULL;
-    for (slot = BNG_PARAM_MEAN; slot <= BNG_PARAM_DSCALE; slot++)
-        if (params[slot] == 0)
+/* Apply: the rows a (combined) buffer covers, from its limbs. Each limb must be a whole
+ * number that BNG_SUMS_MAX_BUFFERS buffers can sum to (no NaN, no fraction, nothing
+ * negative); the count is at most 2^62. 0 when they are not. Shifts and adds only. */
+static int bng_read_count(const float *limb, unsigned long long *count)
+{
+    const float most = (float)BNG_SUMS_MAX_BUFFERS * (float)BNG_LIMB_MAX;
+    unsigned long long total = 0;
+    int i;
+
+    for (i = BNG_SUMS_COUNT_LIMBS - 1; i >= 0; i--) {
+        unsigned whole;
+        if (!(limb[i] >= 0.0f && limb[i] <= most))
+            return 0;
+        whole = (unsigned)limb[i];
+        if ((float)whole != limb[i] || total >> (62 - BNG_SUMS_LIMB_BITS))
+            return 0;
+        total = (total << BNG_SUMS_LIMB_BITS) + whole;
+    }
+    *count = total;
+    return 1;
+}
+
+/* count as a float, rounded to nearest as (float)count would be, without the 64-bit
+ * conversion a 32-bit core calls a library for: the bits below the top 32 fold into a
+ * sticky bit (below the float's rounding bit), the power of two is exact. */
+static float bng_count_to_float(unsigned long long count)
+{
+    unsigned sticky = 0, shift = 0;
+    float m;
+
+    while (count >> 32) {
+        sticky |= (unsigned)(count & 1u);
+        count >>= 1;
+        shift++;
+    }
+    m = (float)((unsigned)count | sticky);
+    while (shift--)
+        m *= 2.0f;
+    return m;
+}
+
+/* The limbs of a count of rows. */
+static void bng_write_count(size_t rows, float *limb)
+{
+    int i;
+    for (i = 0; i < BNG_SUMS_COUNT_LIMBS; i++) {
+        limb[i] = (float)(unsigned)(rows & BNG_LIMB_MAX);
+        rows >>= BNG_SUMS_LIMB_BITS;
+    }
+}
+
+/* Validate the parameter block and the data pointers of an `op` call: BNG_OK or the
+ * error status. The block has 12 slots for the vendor's call (slots 9-11 never read),
+ * 16 for the others (of which 12 and 13 are read where the op uses them). `shared`:
+ * the partial-sums buffer is in shared memory (the apply count is read from it). */
+static int bng_read_params(const bng_dtype_config *dtype, int op, const long long *params,
+                           const void *x, const void *dy, const void *dx, int shared,
+                           bng_call *call)
+{
+    const unsigned used = bng_op_arrays[op];
+    const size_t element = dtype->element_bytes, stat = dtype->stats_bytes;
+    uintptr_t at[BNG_ARRAYS];
+    size_t align[BNG_ARRAYS];
+    bng_span span[BNG_ARRAYS];
+    int i;
+
+    at[BNG_X] = (uintptr_t)x;
+    at[BNG_DY] = (uintptr_t)dy;
+    at[BNG_DX] = (uintptr_t)dx;
+    for (i = BNG_MEAN; i <= BNG_DSCALE; i++)
+        at[i] = (used & BNG_BIT(i)) ? (uintptr_t)params[BNG_PARAM_MEAN + i - BNG_MEAN] : 0;
+    at[BNG_SUMS] = (used & BNG_BIT(BNG_SUMS)) ? (uintptr_t)params[BNG_SLOT_SUMS] : 0;
+    for (i = 0; i < BNG_ARRAYS; i++)
+        if ((used & BNG_BIT(i)) && at[i] == 0)
             return BNG_ENULL;
     /* Each pointer aligned to its element type: the kernels load whole elements (and a
      * DSP may trap on a misaligned one). */
-    if (((uintptr_t)x | (uintptr_t)dy | (uintptr_t)dx) & (dtype->element_bytes - 1))
-        return BNG_EALIGN;
-    for (slot = BNG_PARAM_MEAN; slot <= BNG_PARAM_DSCALE; slot++)
-        if ((unsigned long long)params[slot] & (dtype->stats_bytes - 1))
+    for (i = 0; i < BNG_ARRAYS; i++) {
+        align[i] = i <= BNG_DX ? element : i <= BNG_DSCALE ? stat : sizeof(float);
+        if ((used & BNG_BIT(i)) && (at[i] & (align[i] - 1)))
             return BNG_EALIGN;
+    }
     if (params[BNG_PARAM_BATCH] < 1)
         return BNG_EBATCH;
     if (params[BNG_PARAM_CHANNEL] < 1)
         return BNG_ECHANNEL;
     if (!bng_fits((unsigned long long)params[BNG_PARAM_BATCH],
-                  (unsigned long long)params[BNG_PARAM_CHANNEL], bng_log2(dtype->element_bytes)))
+                  (unsigned long long)params[BNG_PARAM_CHANNEL], bng_log2(element)))
         return BNG_ERANGE;
-    shape->batch = (size_t)params[BNG_PARAM_BATCH];
-    shape->channel = (size_t)params[BNG_PARAM_CHANNEL];
-    shape->is_train = params[BNG_PARAM_IS_TRAIN] != 0;
-    return bng_check_overlap(dtype, params, x, dy, dx, shape);
+    call->op = op;
+    call->batch = (size_t)params[BNG_PARAM_BATCH];
+    call->channel = (size_t)params[BNG_PARAM_CHANNEL];
+    call->m = (float)call->batch;
+    call->is_train = bng_reads_slot(op, BNG_PARAM_IS_TRAIN) && params[BNG_PARAM_IS_TRAIN] != 0;
+    call->accumulate = bng_reads_slot(op, BNG_SLOT_FLAGS)
+                       && (params[BNG_SLOT_FLAGS] & BNG_ACCUMULATE_FLAG);
+    if (used & BNG_BIT(BNG_SUMS)) {
+        /* 2 * channel + the limbs floats: channel is below half the address space here */
+        if (call->channel > ((bng_address_max() >> 2) - BNG_SUMS_COUNT_LIMBS) >> 1)
+            return BNG_ERANGE;
+        if (BNG_IS_APPLY(call)) {
+            /* The global count: whole, at least this call's rows (read, never written). */
+            float limb[BNG_SUMS_COUNT_LIMBS];
+            unsigned long long count;
+            for (i = 0; i < BNG_SUMS_COUNT_LIMBS; i++)
+                limb[i] = shared ? ((const BNG_SHARED float *)at[BNG_SUMS])[2 * call->channel + (size_t)i]
+                                 : ((const float *)at[BNG_SUMS])[2 * call->channel + (size_t)i];
+            if (!bng_read_count(limb, &count) || count < call->batch)
+                return BNG_EBATCH;
+            call->m = bng_count_to_float(count);
+        }
+    }
+    for (i = 0; i < BNG_ARRAYS; i++) {
+        span[i].start = at[i];
+        span[i].bytes = i <= BNG_DX ? (uintptr_t)(call->batch * call->channel * element)
+                      : i <= BNG_DSCALE ? (uintptr_t)(call->channel * stat)
+                      : (uintptr_t)((2 * call->channel + BNG_SUMS_COUNT_LIMBS) * sizeof(float));
+    }
+    return bng_check_overlap(span, used, bng_op_outputs[op]);
 }
 
 bng_stats bng_stats_from_params(const long long *params)
@@ -239,15 +399,24 @@ static void bng_stats_to_float(const bng_dtype_config *dtype, size_t channels,
         out[c] = dtype->stats_load(in, c);
 }
 
-/* Per-channel results of the sums: dbias and dscale, and the dx coefficients
+/* dx-only's coefficient: gain = scale * invar, as bng_finalize forms it. */
+static void bng_gain(const bng_dtype_config *dtype, size_t channels, const void *invar,
+                     const void *scale, float *gain)
+{
+    size_t c;
+    for (c = 0; c < channels; c++)
+        gain[c] = dtype->stats_load(scale, c) * dtype->stats_load(invar, c);
+}
+
+/* Per-channel results of the sums over m rows: dbias and dscale (added to what they
+ * hold when accumulating), and the dx coefficients
  * dx = gain * ((dy - dy_mean) - (x - mean) * slope). dx uses the float sums, never
  * the rounded outputs. */
-static void bng_finalize(const bng_dtype_config *dtype, size_t channels, size_t batch,
+static void bng_finalize(const bng_dtype_config *dtype, size_t channels, float m, int accumulate,
                          const void *invar, const void *scale,
                          const float *sum_dy, const float *sum_dyxm, void *dbias, void *dscale,
                          float *gain, float *dy_mean, float *slope)
 {
-    const float m = (float)batch;
     size_t c;
 
     /* dbias and dscale may be the very array of invar or scale: each channel's inputs
@@ -256,76 +425,157 @@ static void bng_finalize(const bng_dtype_config *dtype, size_t channels, size_t 
         const float invar_c = dtype->stats_load(invar, c);
         const float scale_c = dtype->stats_load(scale, c);
         const float dscale_c = invar_c * sum_dyxm[c];
+        float dbias_out = sum_dy[c], dscale_out = dscale_c;
 
         gain[c] = scale_c * invar_c;
         dy_mean[c] = sum_dy[c] / m;
         slope[c] = invar_c * dscale_c / m;
-        dtype->stats_store(dbias, c, sum_dy[c]);
-        dtype->stats_store(dscale, c, dscale_c);
+        if (accumulate) {
+            dbias_out = dtype->stats_load(dbias, c) + dbias_out;
+            dscale_out = dtype->stats_load(dscale, c) + dscale_out;
+        }
+        dtype->stats_store(dbias, c, dbias_out);
+        dtype->stats_store(dscale, c, dscale_out);
     }
 }
 
 /* ---- private storage: the caller's memory, one core ---- */
 
+/* The float arrays of one chunk, on the stack: BNG_STACK_FLOAT_ARRAYS of the widest
+ * chunk, the figure the generator and make report give. */
+typedef struct {
+    float mean[BNG_MAX_CHUNK], sum_dy[BNG_MAX_CHUNK], sum_dyxm[BNG_MAX_CHUNK];
+    float part_dy[BNG_MAX_CHUNK], part_dyxm[BNG_MAX_CHUNK];
+    float gain[BNG_MAX_CHUNK], dy_mean[BNG_MAX_CHUNK], slope[BNG_MAX_CHUNK];
+} bng_stack;
+typedef char bng_stack_agrees[sizeof(bng_stack) == BNG_STACK_FLOAT_ARRAYS * BNG_MAX_CHUNK * sizeof(float) ? 1 : -1];
+
+/* Pass 1 on the caller's memory: every row group of the chunk to its partial sums,
+ * folded in group order. */
+static void bng_private_sum_rows(const bng_dtype_config *dtype, const bng_kernel *kernel,
+                                 const bng_call *call, size_t first, size_t channels,
+                                 const void *x, const void *dy, bng_stack *s)
+{
+    const size_t batch = call->batch, channel = call->channel;
+    const size_t group_rows = bng_group_rows(batch), element = dtype->element_bytes;
+    size_t row;
+
+    bng_zero(channels, s->sum_dy);
+    bng_zero(channels, s->sum_dyxm);
+    for (row = 0; row < batch; row += group_rows) {
+        bng_zero(channels, s->part_dy);
+        bng_zero(channels, s->part_dyxm);
+        kernel->reduce(bng_min(group_rows, batch - row), channels, channel,
+                       bng_at(x, row * channel + first, element),
+                       bng_at(dy, row * channel + first, element),
+                       s->mean, s->part_dy, s->part_dyxm);
+        bng_fold(channels, s->sum_dy, s->sum_dyxm, s->part_dy, s->part_dyxm);
+    }
+}
+
+/* Pass 2 on the caller's memory: dx of every row of the chunk. */
+static void bng_private_dx(const bng_dtype_config *dtype, const bng_kernel *kernel,
+                           const bng_call *call, size_t first, size_t channels,
+                           const void *x, const void *dy, void *dx, const bng_stack *s)
+{
+    const size_t element = dtype->element_bytes;
+    const int stream = call->batch * call->channel * element >= BNG_STREAM_DX_BYTES;
+
+    if (call->is_train)
+        kernel->dx_train(call->batch, channels, call->channel, bng_at(x, first, element),
+                         bng_at(dy, first, element), bng_at_mut(dx, first, element),
+                         s->mean, s->gain, s->dy_mean, s->slope, stream);
+    else
+        kernel->dx_infer(call->batch, channels, call->channel, bng_at(dy, first, element),
+                         bng_at_mut(dx, first, element), s->gain, stream);
+}
+
+/* One checked call on the caller's memory. Chunks are independent: each is summed,
+ * finalized and written in turn. `sums`: the partial-sums buffer (reduce: written,
+ * apply: read), else NULL. */
+static void bng_private_run(const bng_dtype_config *dtype, const bng_kernel *kernel,
+                            const bng_call *call, const void *x, const void *dy, void *dx,
+                            const bng_stats *stats, float *sums)
+{
+    const size_t chunk = bng_chunk(dtype, kernel), channel = call->channel;
+    const size_t stat = dtype->stats_bytes;
+    bng_stack s;
+    size_t first;
+
+    for (first = 0; first < channel; first += chunk) {
+        const size_t channels = bng_min(chunk, channel - first);
+        size_t c;
+
+        if (BNG_IS_DX_ONLY(call)) {
+            bng_gain(dtype, channels, bng_at(stats->invar, first, stat),
+                     bng_at(stats->scale, first, stat), s.gain);
+            bng_private_dx(dtype, kernel, call, first, channels, x, dy, dx, &s);
+            continue;
+        }
+        bng_stats_to_float(dtype, channels, bng_at(stats->mean, first, stat), s.mean);
+        if (BNG_SUMS_ROWS(call))
+            bng_private_sum_rows(dtype, kernel, call, first, channels, x, dy, &s);
+        if (BNG_IS_REDUCE(call)) {
+            for (c = 0; c < channels; c++) {
+                sums[first + c] = s.sum_dy[c];
+                sums[channel + first + c] = s.sum_dyxm[c];
+            }
+            continue;
+        }
+        if (BNG_IS_APPLY(call))
+            for (c = 0; c < channels; c++) {
+                s.sum_dy[c] = sums[first + c];
+                s.sum_dyxm[c] = sums[channel + first + c];
+            }
+        bng_finalize(dtype, channels, call->m, BNG_ACCUMULATES(call),
+                     bng_at(stats->invar, first, stat), bng_at(stats->scale, first, stat),
+                     s.sum_dy, s.sum_dyxm, bng_at_mut(stats->dbias, first, stat),
+                     bng_at_mut(stats->dscale, first, stat), s.gain, s.dy_mean, s.slope);
+        bng_private_dx(dtype, kernel, call, first, channels, x, dy, dx, &s);
+    }
+    if (BNG_IS_REDUCE(call))
+        bng_write_count(call->batch, sums + 2 * channel);
+}
+
 void bng_run_private(const bng_dtype_config *dtype, const bng_kernel *kernel,
                      size_t batch, size_t channel, int is_train,
                      const void *x, const void *dy, void *dx, const bng_stats *stats)
 {
-    const size_t chunk = bng_chunk(dtype, kernel), group_rows = bng_group_rows(batch);
-    const size_t element = dtype->element_bytes, stat = dtype->stats_bytes;
-    float mean[BNG_MAX_CHUNK], sum_dy[BNG_MAX_CHUNK], sum_dyxm[BNG_MAX_CHUNK];
-    float part_dy[BNG_MAX_CHUNK], part_dyxm[BNG_MAX_CHUNK];
-    float gain[BNG_MAX_CHUNK], dy_mean[BNG_MAX_CHUNK], slope[BNG_MAX_CHUNK];
-    const int stream = batch * channel * element >= BNG_STREAM_DX_BYTES;
-    size_t first;
+    bng_call call;
 
-    /* Chunks are independent: each is reduced, finalized and written in turn. */
-    for (first = 0; first < channel; first += chunk) {
-        const size_t channels = bng_min(chunk, channel - first);
-        size_t row;
+    call.op = BNG_OP_FULL;
+    call.batch = batch;
+    call.channel = channel;
+    call.m = (float)batch;
+    call.is_train = is_train;
+    call.accumulate = 0;
+    bng_private_run(dtype, kernel, &call, x, dy, dx, stats, NULL);
+}
 
-        bng_stats_to_float(dtype, channels, bng_at(stats->mean, first, stat), mean);
-        bng_zero(channels, sum_dy);
-        bng_zero(channels, sum_dyxm);
-        for (row = 0; row < batch; row += group_rows) {
-            bng_zero(channels, part_dy);
-            bng_zero(channels, part_dyxm);
-            kernel->reduce(bng_min(group_rows, batch - row), channels, channel,
-                           bng_at(x, row * channel + first, element),
-                           bng_at(dy, row * channel + first, element),
-                           mean, part_dy, part_dyxm);
-            bng_fold(channels, sum_dy, sum_dyxm, part_dy, part_dyxm);
-        }
-        bng_finalize(dtype, channels, batch, bng_at(stats->invar, first, stat),
-                     bng_at(stats->scale, first, stat), sum_dy, sum_dyxm,
-                     bng_at_mut(stats->dbias, first, stat), bng_at_mut(stats->dscale, first, stat),
-                     gain, dy_mean, slope);
-        if (is_train)
-            kernel->dx_train(batch, channels, channel, bng_at(x, first, element),
-                             bng_at(dy, first, element), bng_at_mut(dx, first, element),
-                             mean, gain, dy_mean, slope, stream);
-        else
-            kernel->dx_infer(batch, channels, channel, bng_at(dy, first, element),
-                             bng_at_mut(dx, first, element), gain, stream);
+static void bng_private_entry(const bng_dtype_config *dtype, int op, void *x, void *dy,
+                              void *dx, long long *params)
+{
+    bng_call call;
+    int status;
+
+    if (params == NULL)
+        return;     /* nowhere to report: touch nothing */
+    status = bng_read_params(dtype, op, params, x, dy, dx, 0, &call);
+    if (status == BNG_OK) {
+        const bng_stats stats = bng_stats_from_params(params);
+        float *sums = (bng_op_arrays[op] & BNG_BIT(BNG_SUMS))
+                      ? (float *)(intptr_t)params[BNG_SLOT_SUMS] : NULL;
+
+        bng_private_run(dtype, dtype->kernel_for_channels(call.channel), &call, x, dy, dx,
+                        &stats, sums);
     }
+    params[BNG_PARAM_STATUS] = status;
 }
 
 void bng_entry_private(const bng_dtype_config *dtype, void *x, void *dy, void *dx,
                        long long *params)
 {
-    bng_shape shape;
-    int status;
-
-    if (params == NULL)
-        return;     /* nowhere to report: touch nothing */
-    status = bng_read_params(dtype, params, x, dy, dx, &shape);
-    if (status == BNG_OK) {
-        const bng_stats stats = bng_stats_from_params(params);
-
-        bng_run_private(dtype, dtype->kernel_for_channels(shape.channel), shape.batch,
-                        shape.channel, shape.is_train, x, dy, dx, &stats);
-    }
-    params[BNG_PARAM_STATUS] = status;
+    bng_private_entry(dtype, BNG_OP_FULL, x, dy, dx, params);
 }
 
 /* ---- shared storage: tiles staged by DMA, the cores of core_mask ---- */
@@ -339,11 +589,12 @@ typedef struct {
 typedef struct {
     const bng_dtype_config *dtype;
     const bng_kernel *kernel;
-    bng_shape shape;
+    bng_call call;
     unsigned mask;
     const BNG_SHARED void *x, *dy;
     BNG_SHARED void *dx;
     bng_shared_stats stats;
+    BNG_SHARED float *sums;     /* reduce: out; apply: in */
 } bng_shared_job;
 
 /* Element `index` of a shared array of `bytes`-sized elements. */
@@ -369,6 +620,18 @@ typedef struct {
     size_t tile_rows;   /* rows per tile buffer; the whole slice when resident */
     int resident;       /* the core's rows of x and dy stay in private memory for pass 2 */
 } bng_private;
+/* The tile buffers bng_layout splits the rest of private memory into: the generator's
+ * TILE_BUFFERS, with which it checks private_bytes. */
+#define BNG_LAYOUT_TILES (sizeof(((bng_private *)0)->x_tiles) / sizeof(unsigned char *) \
+                          + sizeof(((bng_private *)0)->dy_tiles) / sizeof(unsigned char *))
+typedef char bng_tile_buffers_agree[BNG_LAYOUT_TILES == BNG_TILE_BUFFERS ? 1 : -1];
+
+/* The most DMA transfers a core has outstanding: in pass 2, after the next tile's two
+ * gets are issued, this tile's two gets (until waited) or its put and the previous
+ * tile's put; pass 1 has at most the two tiles' gets; the per-channel transfers are
+ * waited one at a time. The HAL contract allows BNG_MAX_OUTSTANDING_DMA. */
+#define BNG_DRIVER_OUTSTANDING_DMA 4
+typedef char bng_outstanding_dma_agrees[BNG_DRIVER_OUTSTANDING_DMA <= BNG_MAX_OUTSTANDING_DMA ? 1 : -1];
 
 /* Take bytes (rounded up to BNG_ALIGN) from a core's private memory. */
 static void *bng_take(unsigned char **next, size_t bytes)
@@ -379,13 +642,13 @@ static void *bng_take(unsigned char **next, size_t bytes)
 }
 
 /* Lay out the core's private memory for chunks of `channels` and `slice_rows` rows:
- * resident when x and dy of the whole slice fit, else double-buffered tiles of a
- * multiple of BNG_BLOCK_ROWS rows (so that tiles never split a block). Returns 0 when
- * the HAL has no private memory for the core (include/bng_hal.h: it never happens
- * inside body unless the HAL cannot honour its contract, and then on every core):
- * the core then writes nothing and leaves. */
+ * resident when `may_stay` and x and dy of the whole slice fit, else double-buffered
+ * tiles of a multiple of BNG_BLOCK_ROWS rows (so that tiles never split a block).
+ * Returns 0 when the HAL has no private memory for the core (include/bng_hal.h: it
+ * never happens inside body unless the HAL cannot honour its contract, and then on
+ * every core): the core then writes nothing and leaves. */
 static int bng_layout(const bng_dtype_config *dtype, unsigned core, size_t channels,
-                      size_t slice_rows, bng_private *p)
+                      size_t slice_rows, int may_stay, bng_private *p)
 {
     const size_t row_bytes = channels * dtype->element_bytes;
     size_t bytes = 0, tile_bytes;
@@ -395,8 +658,8 @@ static int bng_layout(const bng_dtype_config *dtype, unsigned core, size_t chann
         return 0;
     BNG_WORKSPACE(BNG_WORK_TAKE, dtype->max_chunk, dtype->stats_bytes)
     /* targets.yaml is validated so that this leaves room for BNG_BLOCK_ROWS-row tiles. */
-    tile_bytes = (bytes - (size_t)(next - base)) / 4 / BNG_ALIGN * BNG_ALIGN;
-    p->resident = slice_rows * row_bytes <= 2 * tile_bytes;
+    tile_bytes = (bytes - (size_t)(next - base)) / BNG_TILE_BUFFERS / BNG_ALIGN * BNG_ALIGN;
+    p->resident = may_stay && slice_rows * row_bytes <= 2 * tile_bytes;
     if (p->resident) {
         p->tile_rows = slice_rows;
         p->x_tiles[0] = p->x_tiles[1] = bng_take(&next, slice_rows * row_bytes);
@@ -418,132 +681,269 @@ static size_t bng_tile(size_t row, size_t end, size_t group_rows, size_t tile_ro
     return bng_min(tile_rows, bng_min(group_end, end) - row);
 }
 
-/* Start the DMA of rows [row, row + n) of the chunk's x (when with_x) and dy into a
- * tile buffer: handles[0] for x, handles[1] for dy. */
-static void bng_fetch(const bng_shared_job *job, size_t first, size_t channels, size_t row,
-                      size_t n, int with_x, void *x_tile, void *dy_tile, bng_hal_dma handles[2])
-{
-    const size_t element = job->dtype->element_bytes, channel = job->shape.channel;
-    const size_t at = row * channel + first;
+/* One core's state in an _s call: its rows, and the chunk it works on. */
+typedef struct {
+    const bng_shared_job *job;
+    unsigned core, rank;           /* rank: the k-th selected core */
+    size_t group_rows, groups;
+    size_t begin, end;             /* this core's rows: the rank-th run of row groups */
+    size_t first, channels;        /* the chunk */
+    size_t row_bytes;              /* one row of the chunk */
+    BNG_SHARED float *scratch;     /* the chunk's slot of the shared scratch */
+    bng_private p;                 /* the chunk's layout of private memory */
+} bng_core;
 
-    handles[0] = with_x ? bng_hal_dma_get(x_tile, bng_shared_at(job->x, at, element), n,
-                                          channels * element, channel * element)
-                        : BNG_HAL_DMA_DONE;
-    handles[1] = bng_hal_dma_get(dy_tile, bng_shared_at(job->dy, at, element), n,
-                                 channels * element, channel * element);
+/* The k-th selected core takes the k-th contiguous run of groups. */
+static void bng_core_rows(bng_core *c, const bng_shared_job *job, unsigned core)
+{
+    const size_t batch = job->call.batch;
+    const unsigned cores = bng_popcount(job->mask);
+
+    c->job = job;
+    c->core = core;
+    c->rank = bng_popcount(job->mask & ((1u << core) - 1u));
+    c->group_rows = bng_group_rows(batch);
+    c->groups = (batch + c->group_rows - 1) / c->group_rows;
+    c->begin = bng_min(c->groups * c->rank / cores * c->group_rows, batch);
+    c->end = bng_min(c->groups * (c->rank + 1) / cores * c->group_rows, batch);
 }
 
+/* Wait for a one-row transfer of `bytes` between private and shared memory. */
+static void bng_get_row(void *dst, const BNG_SHARED void *src, size_t bytes)
+{
+    bng_hal_dma_wait(bng_hal_dma_get(dst, src, 1, bytes, 0));
+}
+
+static void bng_put_row(BNG_SHARED void *dst, const void *src, size_t bytes)
+{
+    bng_hal_dma_wait(bng_hal_dma_put(dst, src, 1, bytes, 0));
+}
+
+/* Start the chunk at channel `first`: lay out private memory, bring in the
+ * per-channel inputs the call uses. Only the vendor's call (two passes over the same
+ * rows) keeps the slice resident. 0: no private memory (bng_layout). */
+static int bng_core_chunk(bng_core *c, size_t first, size_t slot)
+{
+    const bng_shared_job *job = c->job;
+    const bng_dtype_config *dtype = job->dtype;
+    const bng_call *call = &job->call;
+    const size_t stat = dtype->stats_bytes;
+
+    c->first = first;
+    c->channels = bng_min(bng_chunk(dtype, job->kernel), call->channel - first);
+    c->row_bytes = c->channels * dtype->element_bytes;
+    c->scratch = BNG_SHARED_SCRATCH + slot * BNG_MAX_GROUPS * 2 * dtype->max_chunk;
+    if (!bng_layout(dtype, c->core, c->channels, c->end - c->begin,
+                    BNG_SUMS_ROWS(call) && !BNG_IS_REDUCE(call), &c->p))
+        return 0;
+    if (!BNG_IS_DX_ONLY(call))
+        bng_get_row(c->p.stats_mean, bng_shared_at(job->stats.mean, first, stat), c->channels * stat);
+    if (!BNG_IS_REDUCE(call)) {
+        bng_get_row(c->p.invar, bng_shared_at(job->stats.invar, first, stat), c->channels * stat);
+        bng_get_row(c->p.scale, bng_shared_at(job->stats.scale, first, stat), c->channels * stat);
+    }
+    if (!BNG_IS_DX_ONLY(call))
+        bng_stats_to_float(dtype, c->channels, c->p.stats_mean, c->p.mean);
+    return 1;
+}
+
+/* Start the DMA of rows [row, row + n) of the chunk's x (when with_x) and dy into a
+ * tile buffer: handles[0] for x, handles[1] for dy. */
+static void bng_fetch(const bng_core *c, size_t row, size_t n, int with_x, void *x_tile,
+                      void *dy_tile, bng_hal_dma handles[2])
+{
+    const bng_shared_job *job = c->job;
+    const size_t element = job->dtype->element_bytes, channel = job->call.channel;
+    const size_t at = row * channel + c->first;
+
+    handles[0] = with_x ? bng_hal_dma_get(x_tile, bng_shared_at(job->x, at, element), n,
+                                          c->row_bytes, channel * element)
+                        : BNG_HAL_DMA_DONE;
+    handles[1] = bng_hal_dma_get(dy_tile, bng_shared_at(job->dy, at, element), n,
+                                 c->row_bytes, channel * element);
+}
+
+/* Pass 1: this core's groups to their partial sums in the shared scratch; the next
+ * tile arrives while this one is reduced. Resident, the slice fills one buffer tile
+ * by tile. */
+static void bng_core_sum_rows(bng_core *c)
+{
+    const bng_private *p = &c->p;
+    const size_t begin = c->begin, end = c->end, group_rows = c->group_rows;
+    const size_t max_chunk = c->job->dtype->max_chunk;
+    bng_hal_dma gets[2][2];
+    size_t row, t;
+
+    if (begin < end)
+        bng_fetch(c, begin, bng_tile(begin, end, group_rows, p->tile_rows), 1,
+                  p->x_tiles[0], p->dy_tiles[0], gets[0]);
+    for (row = begin, t = 0; row < end; t ^= 1) {
+        const size_t n = bng_tile(row, end, group_rows, p->tile_rows), next = row + n;
+        const size_t at = p->resident ? (row - begin) * c->row_bytes : 0;
+        const size_t next_at = p->resident ? (next - begin) * c->row_bytes : 0;
+
+        if (next < end)
+            bng_fetch(c, next, bng_tile(next, end, group_rows, p->tile_rows), 1,
+                      p->x_tiles[t ^ 1] + next_at, p->dy_tiles[t ^ 1] + next_at, gets[t ^ 1]);
+        bng_hal_dma_wait(gets[t][0]);
+        bng_hal_dma_wait(gets[t][1]);
+        if (row % group_rows == 0) {
+            bng_zero(c->channels, p->part_dy);
+            bng_zero(c->channels, p->part_dyxm);
+        }
+        c->job->kernel->reduce(n, c->channels, c->channels, p->x_tiles[t] + at,
+                               p->dy_tiles[t] + at, p->mean, p->part_dy, p->part_dyxm);
+        if (next == end || next % group_rows == 0) {
+            BNG_SHARED float *group = c->scratch + row / group_rows * 2 * max_chunk;
+            bng_put_row(group, p->part_dy, c->channels * sizeof(float));
+            bng_put_row(group + max_chunk, p->part_dyxm, c->channels * sizeof(float));
+        }
+        row = next;
+    }
+}
+
+/* After the barrier: every core folds all groups in order (the same bits everywhere). */
+static void bng_core_fold(bng_core *c)
+{
+    const bng_private *p = &c->p;
+    const size_t max_chunk = c->job->dtype->max_chunk;
+    size_t g;
+
+    bng_zero(c->channels, p->sum_dy);
+    bng_zero(c->channels, p->sum_dyxm);
+    for (g = 0; g < c->groups; g++) {
+        const BNG_SHARED float *group = c->scratch + g * 2 * max_chunk;
+        bng_get_row(p->part_dy, group, c->channels * sizeof(float));
+        bng_get_row(p->part_dyxm, group + max_chunk, c->channels * sizeof(float));
+        bng_fold(c->channels, p->sum_dy, p->sum_dyxm, p->part_dy, p->part_dyxm);
+    }
+}
+
+/* Reduce: the lowest selected core writes the chunk's sums (and, with the first chunk,
+ * the count) into the partial-sums buffer. */
+static void bng_core_put_sums(bng_core *c)
+{
+    const bng_shared_job *job = c->job;
+    const size_t channel = job->call.channel;
+
+    if (c->rank != 0)
+        return;
+    bng_put_row(job->sums + c->first, c->p.sum_dy, c->channels * sizeof(float));
+    bng_put_row(job->sums + channel + c->first, c->p.sum_dyxm, c->channels * sizeof(float));
+    if (c->first == 0) {
+        bng_write_count(job->call.batch, c->p.part_dy);     /* free after the fold */
+        bng_put_row(job->sums + 2 * channel, c->p.part_dy, BNG_SUMS_COUNT_LIMBS * sizeof(float));
+    }
+}
+
+/* Apply: the chunk's global sums from the partial-sums buffer. */
+static void bng_core_get_sums(bng_core *c)
+{
+    const bng_shared_job *job = c->job;
+
+    bng_get_row(c->p.sum_dy, job->sums + c->first, c->channels * sizeof(float));
+    bng_get_row(c->p.sum_dyxm, job->sums + job->call.channel + c->first, c->channels * sizeof(float));
+}
+
+/* Every core computes the dx coefficients; the lowest selected core writes dbias and
+ * dscale (accumulating: onto what they held, which it reads first). */
+static void bng_core_finalize(bng_core *c)
+{
+    const bng_shared_job *job = c->job;
+    const bng_private *p = &c->p;
+    const size_t stat = job->dtype->stats_bytes, bytes = c->channels * stat;
+    const int accumulate = BNG_ACCUMULATES(&job->call) && c->rank == 0;
+
+    if (accumulate) {
+        bng_get_row(p->dbias, bng_shared_at(job->stats.dbias, c->first, stat), bytes);
+        bng_get_row(p->dscale, bng_shared_at(job->stats.dscale, c->first, stat), bytes);
+    }
+    bng_finalize(job->dtype, c->channels, job->call.m, accumulate, p->invar, p->scale,
+                 p->sum_dy, p->sum_dyxm, p->dbias, p->dscale, p->gain, p->dy_mean, p->slope);
+    if (c->rank == 0) {
+        bng_put_row(bng_shared_at_mut(job->stats.dbias, c->first, stat), p->dbias, bytes);
+        bng_put_row(bng_shared_at_mut(job->stats.dscale, c->first, stat), p->dscale, bytes);
+    }
+}
+
+/* Pass 2: dx for this core's rows, in place over the dy tile, put back while the next
+ * tile arrives. A buffer is refilled only once its last put completed. Resident, x and
+ * dy are still in private memory from pass 1. */
+static void bng_core_dx(bng_core *c)
+{
+    const bng_shared_job *job = c->job;
+    const bng_private *p = &c->p;
+    const size_t begin = c->begin, end = c->end, group_rows = c->group_rows;
+    const size_t element = job->dtype->element_bytes, channel = job->call.channel;
+    const int is_train = job->call.is_train;
+    bng_hal_dma gets[2][2], puts[2] = {BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE};
+    size_t row, t;
+
+    if (begin < end && !p->resident)
+        bng_fetch(c, begin, bng_tile(begin, end, group_rows, p->tile_rows), is_train,
+                  p->x_tiles[0], p->dy_tiles[0], gets[0]);
+    for (row = begin, t = 0; row < end; t ^= 1) {
+        const size_t n = bng_tile(row, end, group_rows, p->tile_rows), next = row + n;
+        const size_t at = p->resident ? (row - begin) * c->row_bytes : 0;
+        unsigned char *x_tile = p->x_tiles[t] + at, *dy_tile = p->dy_tiles[t] + at;
+
+        if (next < end && !p->resident) {
+            bng_hal_dma_wait(puts[t ^ 1]);
+            bng_fetch(c, next, bng_tile(next, end, group_rows, p->tile_rows), is_train,
+                      p->x_tiles[t ^ 1], p->dy_tiles[t ^ 1], gets[t ^ 1]);
+        }
+        if (!p->resident) {
+            bng_hal_dma_wait(gets[t][0]);
+            bng_hal_dma_wait(gets[t][1]);
+        }
+        if (is_train)
+            job->kernel->dx_train(n, c->channels, c->channels, x_tile, dy_tile, dy_tile, p->mean,
+                                  p->gain, p->dy_mean, p->slope, 0);
+        else
+            job->kernel->dx_infer(n, c->channels, c->channels, dy_tile, dy_tile, p->gain, 0);
+        bng_hal_dma_wait(puts[t]);
+        puts[t] = bng_hal_dma_put(bng_shared_at_mut(job->dx, row * channel + c->first, element),
+                                  dy_tile, n, c->row_bytes, channel * element);
+        row = next;
+    }
+    bng_hal_dma_wait(puts[0]);
+    bng_hal_dma_wait(puts[1]);
+}
+
+/* One core's part of an _s call, chunk by chunk: the steps of the call's op. */
 static void bng_shared_core(unsigned core, void *arg)
 {
     const bng_shared_job *job = arg;
-    const bng_dtype_config *dtype = job->dtype;
-    const bng_kernel *kernel = job->kernel;
-    const size_t batch = job->shape.batch, channel = job->shape.channel;
-    const int is_train = job->shape.is_train;
-    const size_t chunk = bng_chunk(dtype, kernel);
-    const size_t element = dtype->element_bytes, stat = dtype->stats_bytes;
-    const size_t max_chunk = dtype->max_chunk;
-    const size_t group_rows = bng_group_rows(batch);
-    const size_t groups = (batch + group_rows - 1) / group_rows;
-    /* The k-th selected core takes the k-th contiguous run of groups. */
-    const unsigned rank = bng_popcount(job->mask & ((1u << core) - 1u));
-    const unsigned cores = bng_popcount(job->mask);
-    const size_t begin = bng_min(groups * rank / cores * group_rows, batch);
-    const size_t end = bng_min(groups * (rank + 1) / cores * group_rows, batch);
-    bng_private p;
+    const bng_call *call = &job->call;
+    const size_t chunk = bng_chunk(job->dtype, job->kernel);
+    bng_core c;
     size_t first, slot = 0;
 
-    for (first = 0; first < channel; first += chunk, slot ^= 1) {
-        const size_t channels = bng_min(chunk, channel - first);
-        const size_t row_bytes = channels * element;
-        BNG_SHARED float *scratch = BNG_SHARED_SCRATCH + slot * BNG_MAX_GROUPS * 2 * max_chunk;
-        bng_hal_dma gets[2][2], puts[2] = {BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE};
-        size_t g, row, t;
-
-        if (!bng_layout(dtype, core, channels, end - begin, &p))
+    bng_core_rows(&c, job, core);
+    for (first = 0; first < call->channel; first += chunk, slot ^= 1) {
+        if (!bng_core_chunk(&c, first, slot))
             return;
-        bng_hal_dma_wait(bng_hal_dma_get(p.stats_mean, bng_shared_at(job->stats.mean, first, stat), 1, channels * stat, 0));
-        bng_hal_dma_wait(bng_hal_dma_get(p.invar, bng_shared_at(job->stats.invar, first, stat), 1, channels * stat, 0));
-        bng_hal_dma_wait(bng_hal_dma_get(p.scale, bng_shared_at(job->stats.scale, first, stat), 1, channels * stat, 0));
-        bng_stats_to_float(dtype, channels, p.stats_mean, p.mean);
-
-        /* Pass 1: this core's groups to their partial sums in the shared scratch; the
-         * next tile arrives while this one is reduced. Resident, the slice fills one
-         * buffer tile by tile. */
-        if (begin < end)
-            bng_fetch(job, first, channels, begin, bng_tile(begin, end, group_rows, p.tile_rows),
-                      1, p.x_tiles[0], p.dy_tiles[0], gets[0]);
-        for (row = begin, t = 0; row < end; t ^= 1) {
-            const size_t n = bng_tile(row, end, group_rows, p.tile_rows), next = row + n;
-            const size_t at = p.resident ? (row - begin) * row_bytes : 0;
-            const size_t next_at = p.resident ? (next - begin) * row_bytes : 0;
-
-            if (next < end)
-                bng_fetch(job, first, channels, next, bng_tile(next, end, group_rows, p.tile_rows),
-                          1, p.x_tiles[t ^ 1] + next_at, p.dy_tiles[t ^ 1] + next_at, gets[t ^ 1]);
-            bng_hal_dma_wait(gets[t][0]);
-            bng_hal_dma_wait(gets[t][1]);
-            if (row % group_rows == 0) {
-                bng_zero(channels, p.part_dy);
-                bng_zero(channels, p.part_dyxm);
-            }
-            kernel->reduce(n, channels, channels, p.x_tiles[t] + at, p.dy_tiles[t] + at, p.mean,
-                           p.part_dy, p.part_dyxm);
-            if (next == end || next % group_rows == 0) {
-                BNG_SHARED float *group = scratch + row / group_rows * 2 * max_chunk;
-                bng_hal_dma_wait(bng_hal_dma_put(group, p.part_dy, 1, channels * sizeof(float), 0));
-                bng_hal_dma_wait(bng_hal_dma_put(group + max_chunk, p.part_dyxm, 1, channels * sizeof(float), 0));
-            }
-            row = next;
+        if (BNG_SUMS_ROWS(call)) {
+            bng_core_sum_rows(&c);
+            bng_hal_barrier();
+            bng_core_fold(&c);
         }
-        bng_hal_barrier();
-
-        /* Every core folds all groups in order (the same bits everywhere); one writes. */
-        bng_zero(channels, p.sum_dy);
-        bng_zero(channels, p.sum_dyxm);
-        for (g = 0; g < groups; g++) {
-            const BNG_SHARED float *group = scratch + g * 2 * max_chunk;
-            bng_hal_dma_wait(bng_hal_dma_get(p.part_dy, group, 1, channels * sizeof(float), 0));
-            bng_hal_dma_wait(bng_hal_dma_get(p.part_dyxm, group + max_chunk, 1, channels * sizeof(float), 0));
-            bng_fold(channels, p.sum_dy, p.sum_dyxm, p.part_dy, p.part_dyxm);
+        if (BNG_IS_REDUCE(call)) {
+            bng_core_put_sums(&c);
+            continue;
         }
-        bng_finalize(dtype, channels, batch, p.invar, p.scale, p.sum_dy, p.sum_dyxm,
-                     p.dbias, p.dscale, p.gain, p.dy_mean, p.slope);
-        if (rank == 0) {
-            bng_hal_dma_wait(bng_hal_dma_put(bng_shared_at_mut(job->stats.dbias, first, stat), p.dbias, 1, channels * stat, 0));
-            bng_hal_dma_wait(bng_hal_dma_put(bng_shared_at_mut(job->stats.dscale, first, stat), p.dscale, 1, channels * stat, 0));
-        }
-
-        /* Pass 2: dx for this core's rows, in place over the dy tile, put back while the
-         * next tile arrives. A buffer is refilled only once its last put completed. */
-        if (begin < end && !p.resident)
-            bng_fetch(job, first, channels, begin, bng_tile(begin, end, group_rows, p.tile_rows),
-                      is_train, p.x_tiles[0], p.dy_tiles[0], gets[0]);
-        for (row = begin, t = 0; row < end; t ^= 1) {
-            const size_t n = bng_tile(row, end, group_rows, p.tile_rows), next = row + n;
-            const size_t at = p.resident ? (row - begin) * row_bytes : 0;
-            unsigned char *x_tile = p.x_tiles[t] + at, *dy_tile = p.dy_tiles[t] + at;
-
-            if (next < end && !p.resident) {
-                bng_hal_dma_wait(puts[t ^ 1]);
-                bng_fetch(job, first, channels, next, bng_tile(next, end, group_rows, p.tile_rows),
-                          is_train, p.x_tiles[t ^ 1], p.dy_tiles[t ^ 1], gets[t ^ 1]);
+        if (BNG_IS_DX_ONLY(call)) {
+            bng_gain(job->dtype, c.channels, c.p.invar, c.p.scale, c.p.gain);
+        } else {
+            if (BNG_IS_APPLY(call)) {
+                bng_core_get_sums(&c);
+                /* dbias and dscale may be the very array of mean, invar or scale: every
+                 * core has the chunk's copy before the lowest one writes them. */
+                bng_hal_barrier();
             }
-            if (!p.resident) {
-                bng_hal_dma_wait(gets[t][0]);
-                bng_hal_dma_wait(gets[t][1]);
-            }
-            if (is_train)
-                kernel->dx_train(n, channels, channels, x_tile, dy_tile, dy_tile, p.mean, p.gain, p.dy_mean, p.slope, 0);
-            else
-                kernel->dx_infer(n, channels, channels, dy_tile, dy_tile, p.gain, 0);
-            bng_hal_dma_wait(puts[t]);
-            puts[t] = bng_hal_dma_put(bng_shared_at_mut(job->dx, row * channel + first, element), dy_tile, n,
-                                      row_bytes, channel * element);
-            row = next;
+            bng_core_finalize(&c);
         }
-        bng_hal_dma_wait(puts[0]);
-        bng_hal_dma_wait(puts[1]);
+        bng_core_dx(&c);
     }
 }
 
@@ -563,17 +963,19 @@ static void bng_report_status(BNG_SHARED long long *shared_params, int status)
     shared_params[BNG_PARAM_STATUS] = status;
 }
 
-void bng_entry_shared(const bng_dtype_config *dtype, void *x, void *dy, void *dx,
-                      int core_mask)
+static void bng_shared_entry(const bng_dtype_config *dtype, int op, void *x, void *dy, void *dx,
+                             int core_mask)
 {
     BNG_SHARED long long *shared_params = BNG_SHARED_PARAMS;
-    long long params[BNG_PARAMS_LEN];
+    long long params[BNG_SHARED_PARAMS_SLOTS];
     bng_shared_job job;
     int status, slot;
 
-    for (slot = 0; slot < BNG_PARAMS_LEN; slot++)     /* status and reserved slots: never read */
-        params[slot] = slot < BNG_PARAM_STATUS ? shared_params[slot] : 0;
-    status = bng_read_params(dtype, params, x, dy, dx, &job.shape);
+    /* The input slots the call uses; the status and reserved slots are never read,
+     * nor are the extended block's slots by the vendor's call. */
+    for (slot = 0; slot < BNG_SHARED_PARAMS_SLOTS; slot++)
+        params[slot] = bng_reads_slot(op, slot) ? shared_params[slot] : 0;
+    status = bng_read_params(dtype, op, params, x, dy, dx, 1, &job.call);
     job.mask = (unsigned)core_mask & BNG_ALL_CORES;
     if (status == BNG_OK && job.mask == 0)
         status = BNG_ECOREMASK;
@@ -581,7 +983,7 @@ void bng_entry_shared(const bng_dtype_config *dtype, void *x, void *dy, void *dx
         const bng_stats stats = bng_stats_from_params(params);
 
         job.dtype = dtype;
-        job.kernel = dtype->kernel_for_channels(job.shape.channel);
+        job.kernel = dtype->kernel_for_channels(job.call.channel);
         job.x = (const BNG_SHARED void *)x;
         job.dy = (const BNG_SHARED void *)dy;
         job.dx = (BNG_SHARED void *)dx;
@@ -590,6 +992,8 @@ void bng_entry_shared(const bng_dtype_config *dtype, void *x, void *dy, void *dx
         job.stats.scale = (const BNG_SHARED void *)stats.scale;
         job.stats.dbias = (BNG_SHARED void *)stats.dbias;
         job.stats.dscale = (BNG_SHARED void *)stats.dscale;
+        job.sums = (bng_op_arrays[op] & BNG_BIT(BNG_SUMS))
+                   ? (BNG_SHARED float *)(intptr_t)params[BNG_SLOT_SUMS] : NULL;
         switch (bng_hal_parallel(job.mask, bng_shared_core, &job, sizeof job)) {
         case BNG_HAL_OK:
             break;
@@ -602,3 +1006,25 @@ void bng_entry_shared(const bng_dtype_config *dtype, void *x, void *dy, void *dx
     }
     bng_report_status(shared_params, status);
 }
+
+void bng_entry_shared(const bng_dtype_config *dtype, void *x, void *dy, void *dx,
+                      int core_mask)
+{
+    bng_shared_entry(dtype, BNG_OP_FULL, x, dy, dx, core_mask);
+}
+
+#if BNG_HAS_EXTENSIONS
+/* ---- the entry points of batch_norm_grad_ext.h ---- */
+
+void bng_entry_ext_private(const bng_dtype_config *dtype, int op, void *x, void *dy,
+                           void *dx, long long *params)
+{
+    bng_private_entry(dtype, op, x, dy, dx, params);
+}
+
+void bng_entry_ext_shared(const bng_dtype_config *dtype, int op, void *x, void *dy,
+                          void *dx, int core_mask)
+{
+    bng_shared_entry(dtype, op, x, dy, dx, core_mask);
+}
+#endif

@@ -66,6 +66,20 @@ void bng_entry_private(const bng_dtype_config *dtype, void *x, void *dy, void *d
 void bng_entry_shared(const bng_dtype_config *dtype, void *x, void *dy, void *dx,
                       int core_mask);
 
+/* The entry points of batch_norm_grad_ext.h (compiled only for the families the
+ * target's targets.yaml asks for: BNG_HAS_REDUCE, ... in bng_kernels.h), on the
+ * extended parameter block. What each computes:
+ *   BNG_OP_REDUCE  this call's rows -> the partial-sums buffer (x, dy; dx unused)
+ *   BNG_OP_APPLY   a global partial-sums buffer -> dbias, dscale, dx of this call's rows
+ *   BNG_OP_DX      dx = scale * invar * dy (dy, dx; x unused)
+ *   BNG_OP_EXT     the vendor's call with the block's flags
+ * (BNG_OP_FULL is the vendor's call itself.) */
+enum { BNG_OP_FULL, BNG_OP_EXT, BNG_OP_REDUCE, BNG_OP_APPLY, BNG_OP_DX };
+void bng_entry_ext_private(const bng_dtype_config *dtype, int op, void *x, void *dy,
+                           void *dx, long long *params);
+void bng_entry_ext_shared(const bng_dtype_config *dtype, int op, void *x, void *dy,
+                          void *dx, int core_mask);
+
 /* One checked call's work on memory the calling core addresses directly (_p); the
  * shared-storage entry point runs the same pieces on tiles it stages by DMA. */
 void bng_run_private(const bng_dtype_config *dtype, const bng_kernel *kernel,

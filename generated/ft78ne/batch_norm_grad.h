@@ -52,7 +52,7 @@ extern "C" {
  * the target's fixed address, so a compiler for an operating system stops here
  * (firmware built by such a toolchain defines BNG_FIRMWARE). */
 #ifdef BNG_HOST
-extern long long bng_host_shared_params[BNG_PARAMS_LEN];
+extern long long bng_host_shared_params[16];
 #define BNG_SHARED_PARAMS (bng_host_shared_params)
 #elif !defined(BNG_FIRMWARE) && (defined(__unix__) || defined(__APPLE__) || defined(_WIN32))
 #error "batch_norm_grad.h: a host build must define BNG_HOST (compile with -DBNG_HOST and link include/host/bng_hal_host.c); firmware built by a hosted toolchain defines BNG_FIRMWARE"

@@ -36,6 +36,28 @@
 #define BNG_MAX_GROUPS 64
 #define BNG_ALIGN 64
 
+/* Numbers the driver uses and the generator sums (generator/plan.py); the driver
+ * asserts at compile time that its use agrees: the tile buffers of bng_layout, the
+ * float arrays of bng_run_private's stack, the DMA transfers a core keeps outstanding
+ * (also asserted by the host DMA engine and the hthreads HAL), the count limbs of the
+ * partial-sums buffer (batch_norm_grad_ext.h). */
+#define BNG_TILE_BUFFERS 4
+#define BNG_STACK_FLOAT_ARRAYS 8
+#define BNG_MAX_OUTSTANDING_DMA 4
+#define BNG_SUMS_COUNT_LIMBS 6
+#define BNG_SUMS_LIMB_BITS 12
+#define BNG_SUMS_MAX_BUFFERS 4096
+/* Slots of the _s parameter block (BNG_SHARED_PARAMS): 12, 16 with extensions. */
+#define BNG_SHARED_PARAMS_SLOTS 16
+
+/* The entry points beyond the vendor's four that targets.yaml asks for
+ * (batch_norm_grad_ext.h); the driver compiles only their code. */
+#define BNG_HAS_EXTENSIONS 1
+#define BNG_HAS_REDUCE 1
+#define BNG_HAS_APPLY 1
+#define BNG_HAS_DX_ONLY 1
+#define BNG_HAS_EXT 1
+
 /* The _s workspace in a core's private memory, in order (generator/plan.py WORKSPACE). */
 #define BNG_WORKSPACE(X, a, b) \
     X(a, b, mean, float) \
