@@ -182,7 +182,8 @@ FLAVOUR_FLAGS_native       := -DBNG_VEC_BACKEND=BNG_VEC_NATIVE -DBNG_HALF_PORTAB
 # The reference HAL for NUDT's hthreads runtime (include/hal/) on a mock of that runtime
 # (include/host/hthread_mock.c), in its two launch models: one caller and parked
 # workers (fanout), every core calling _s (spmd).
-HTHREADS_FLAGS := -DBNG_VEC_BACKEND=BNG_VEC_GNU -Iinclude/hal -Iinclude/host '-DBNG_HTHREADS_IDLE()=hthread_mock_idle()'
+HTHREADS_FLAGS := -DBNG_VEC_BACKEND=BNG_VEC_GNU -Iinclude/hal -Iinclude/host '-DBNG_HTHREADS_IDLE()=hthread_mock_idle()' \
+  '-DBNG_HTHREADS_CONTRACT_BREACH(what)=hthread_mock_breach(what)'
 FLAVOUR_FLAGS_hthreads_fanout := $(HTHREADS_FLAGS) -DBNG_HTHREADS_LAUNCH=BNG_LAUNCH_FANOUT -DBNG_TEST_LAUNCH_FANOUT=1
 FLAVOUR_FLAGS_hthreads_spmd   := $(HTHREADS_FLAGS) -DBNG_HTHREADS_LAUNCH=BNG_LAUNCH_SPMD -DBNG_TEST_LAUNCH_SPMD=1
 HAL_OBJECTS_hthreads_fanout   := bng_hal_hthreads.o hthread_mock.o bng_dma_engine.o
@@ -296,8 +297,9 @@ $(foreach r,$(HALF_RUNS) $(EXAMPLE_RUNS) $(WALK_RUNS) $(C_RUNS),\
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: test test-generator test-c suites check check-generator
-test: deps-c deps-python generated-fresh ## the full tier, in parallel: generator tests, every suite of every target and flavour (gnu only under SANITIZE=thread|address,undefined), the channel walk
+test: deps-c deps-python generated-fresh ## the full tier, in parallel: generator tests, every suite of every target and flavour (gnu and hthreads under SANITIZE=thread|address,undefined), the channel walk
 	@$(MAKE) --no-print-directory -j$(JOBS) -O test-generator suites
+	@echo "programs: $(words test-generator $(HALF_RUNS) $(EXAMPLE_RUNS) $(WALK_RUNS) $(C_RUNS)) passed, 0 failed"
 
 # The fast tier: the generator's tests, one target's suite on the default backend, and
 # the small channel walk.
