@@ -321,6 +321,12 @@ FORK_TEST := $(BUILD)/$(FIRST_TARGET)/test_fork
 $(FORK_TEST): tests/c/test_fork.c tests/c/bng_example.c tests/c/bng_reference.c $(BUILD)/$(FIRST_TARGET)/libbatchnormgrad.a | deps-c
 	$(CC) $(CFLAGS) $(SANITIZE_FLAGS) -std=gnu11 -Wall -Wextra -DBNG_HOST -Iinclude -Igenerated/$(FIRST_TARGET) -Itests/c \
 	  $< tests/c/bng_example.c tests/c/bng_reference.c $(BUILD)/$(FIRST_TARGET)/libbatchnormgrad.a $(LDLIBS) -o $@
+# docs/porting.md's host recipe for a vendored drop, run as written (every target).
+.PHONY: drop-on-host
+suites: $(if $(SANITIZE)$(VALGRIND),,drop-on-host)
+drop-on-host: deps-c deps-python
+	@set -e; for t in $(ALL_TARGETS); do tests/scripts/drop_on_host.sh $(BUILD) $(PY) "$(CC)" $$t; done
+
 .PHONY: fork-test
 suites: fork-test
 fork-test: $(FORK_TEST)
