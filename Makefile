@@ -41,7 +41,7 @@ LDLIBS  := $(SANITIZE_FLAGS) -lpthread -lm
 define apt_install
 	if [ "$$(id -u)" = 0 ]; then sudo=; elif sudo -n true 2>/dev/null; then sudo="sudo -n"; \
 	else echo "error: missing $(1); run: sudo apt-get install -y $(1)" >&2; exit 1; fi; \
-	echo "installing $(1)" >&2; \
+	echo "installing $(1)$(if $(2), ($(2)))" >&2; \
 	$$sudo apt-get update -qq >&2 && \
 	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $(1) >&2
 endef
@@ -74,8 +74,8 @@ CHECK_LIBS   = $(shell pkg-config --libs check)
 # TARGET, CHANNELS and DEST reach the shell only through the environment, quoted, never
 # pasted into a command line; where make itself uses TARGET in a path, it must name a
 # generated target (known_target).
-export TARGET CHANNELS DEST HAL
-GEN_ARGS := $(if $(TARGET),--target "$$TARGET") $(if $(CHANNELS),--channels "$$CHANNELS")
+export TARGET CHANNELS DEST HAL CONFIG
+GEN_ARGS := $(if $(CONFIG),--config "$$CONFIG") $(if $(TARGET),--target "$$TARGET") $(if $(CHANNELS),--channels "$$CHANNELS")
 known_target = $(if $(and $(filter 1,$(words $(TARGET))),$(filter $(ALL_TARGETS),$(TARGET))),,\
   $(error TARGET='$(TARGET)' is not a generated target; known: $(ALL_TARGETS)))
 
@@ -182,7 +182,8 @@ FLAVOUR_FLAGS_native       := -DBNG_VEC_BACKEND=BNG_VEC_NATIVE -DBNG_HALF_PORTAB
 # The reference HAL for NUDT's hthreads runtime (include/hal/) on a mock of that runtime
 # (include/host/hthread_mock.c), in its two launch models: one caller and parked
 # workers (fanout), every core calling _s (spmd).
-HTHREADS_FLAGS := -DBNG_VEC_BACKEND=BNG_VEC_GNU -Iinclude/hal -Iinclude/host '-DBNG_HTHREADS_IDLE()=hthread_mock_idle()'
+HTHREADS_FLAGS := -DBNG_VEC_BACKEND=BNG_VEC_GNU -Iinclude/hal -Iinclude/host '-DBNG_HTHREADS_IDLE()=hthread_mock_idle()' \
+  '-DBNG_HTHREADS_CONTRACT_BREACH(what)=hthread_mock_breach(what)'
 FLAVOUR_FLAGS_hthreads_fanout := $(HTHREADS_FLAGS) -DBNG_HTHREADS_LAUNCH=BNG_LAUNCH_FANOUT -DBNG_TEST_LAUNCH_FANOUT=1
 FLAVOUR_FLAGS_hthreads_spmd   := $(HTHREADS_FLAGS) -DBNG_HTHREADS_LAUNCH=BNG_LAUNCH_SPMD -DBNG_TEST_LAUNCH_SPMD=1
 HAL_OBJECTS_hthreads_fanout   := bng_hal_hthreads.o hthread_mock.o bng_dma_engine.o
@@ -296,8 +297,9 @@ $(foreach r,$(HALF_RUNS) $(EXAMPLE_RUNS) $(WALK_RUNS) $(C_RUNS),\
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: test test-generator test-c suites check check-generator
-test: deps-c deps-python generated-fresh ## the full tier, in parallel: generator tests, every suite of every target and flavour (gnu only under SANITIZE=thread|address,undefined), the channel walk
+test: deps-c deps-python generated-fresh ## the full tier, in parallel: generator tests, every suite of every target and flavour (gnu and hthreads under SANITIZE=thread|address,undefined), the channel walk
 	@$(MAKE) --no-print-directory -j$(JOBS) -O test-generator suites
+	@echo "programs: $(words test-generator $(HALF_RUNS) $(EXAMPLE_RUNS) $(WALK_RUNS) $(C_RUNS)) passed, 0 failed"
 
 # The fast tier: the generator's tests, one target's suite on the default backend, and
 # the small channel walk.
@@ -319,6 +321,12 @@ FORK_TEST := $(BUILD)/$(FIRST_TARGET)/test_fork
 $(FORK_TEST): tests/c/test_fork.c tests/c/bng_example.c tests/c/bng_reference.c $(BUILD)/$(FIRST_TARGET)/libbatchnormgrad.a | deps-c
 	$(CC) $(CFLAGS) $(SANITIZE_FLAGS) -std=gnu11 -Wall -Wextra -DBNG_HOST -Iinclude -Igenerated/$(FIRST_TARGET) -Itests/c \
 	  $< tests/c/bng_example.c tests/c/bng_reference.c $(BUILD)/$(FIRST_TARGET)/libbatchnormgrad.a $(LDLIBS) -o $@
+# docs/porting.md's host recipe for a vendored drop, run as written (every target).
+.PHONY: drop-on-host
+suites: $(if $(SANITIZE)$(VALGRIND),,drop-on-host)
+drop-on-host: deps-c deps-python
+	@set -e; for t in $(ALL_TARGETS); do tests/scripts/drop_on_host.sh $(BUILD) $(PY) "$(CC)" $$t; done
+
 .PHONY: fork-test
 suites: fork-test
 fork-test: $(FORK_TEST)
@@ -474,7 +482,13 @@ deps-cross:
 	@if ! command -v riscv64-unknown-elf-gcc >/dev/null || ! command -v arm-none-eabi-gcc >/dev/null \
 	    || ! command -v tcc >/dev/null || ! command -v clang >/dev/null \
 	    || ! command -v $(OLDEST_GCC) >/dev/null || ! command -v $(OLDEST_CLANG) >/dev/null; then \
-	  $(call apt_install,gcc-riscv64-unknown-elf gcc-arm-none-eabi tcc clang $(OLDEST_GCC) $(OLDEST_CLANG)); fi
+	  $(call apt_install,gcc-riscv64-unknown-elf gcc-arm-none-eabi tcc clang $(OLDEST_GCC) $(OLDEST_CLANG),\
+	    for make cross-check: bare-metal cross compilers and the oldest packaged gcc and clang$(comma) a large install$(comma) about 1 GB$(comma) once); fi
+
+# make report needs only the RISC-V cross compiler.
+deps-report:
+	@if ! command -v $(REPORT_CROSS)-gcc >/dev/null; then \
+	  $(call apt_install,gcc-$(REPORT_CROSS),for make report: the bare-metal RISC-V compiler$(comma) about 150 MB$(comma) once); fi
 
 cross-check: deps-cross deps-c deps-python ## bare-metal RISC-V/ARM builds and symbols, pedantic gcc/clang, tcc suite, vendor drop
 	OLDEST_COMPILERS="$(OLDEST_GCC) $(OLDEST_CLANG)" tests/scripts/cross_check.sh $(BUILD) $(PY) $(foreach r,$(GENERATED_ROOTS),$(notdir $(r)):$(subst $(space),$(comma),$(strip $(BNG_SOURCES_$(r)))))
@@ -484,15 +498,14 @@ vendor: deps-python ## render TARGET=t's drop for a firmware tree into DEST=dir,
 	$(PY) -m generator vendor $(GEN_ARGS) $(if $(HAL),--hal "$$HAL") --dest "$$DEST"
 
 REPORT_CROSS := riscv64-unknown-elf
-report: deps-python deps-cross ## per kernel of TARGET=t: shape, unroll, tile plan, code size (host and RISC-V)
-	@[ -n "$$TARGET" ] || { echo "usage: make report TARGET=<t>" >&2; exit 2; }
-	@$(known_target)$(MAKE) --no-print-directory $(BUILD)/$(TARGET)/libbatchnormgrad.a
-	@mkdir -p $(BUILD)/cross/report/$(TARGET)
-	@for f in $(BNG_SOURCES_generated/$(TARGET)); do $(REPORT_CROSS)-gcc -std=c99 -ffreestanding -O2 -Iinclude -Igenerated/$(TARGET) \
-	  -c $$f -o $(BUILD)/cross/report/$(TARGET)/$$(basename $$f .c).o; done
-	@$(PY) -m generator report --target "$$TARGET" \
-	  --objects "host,nm,$(subst $(space),$(comma),$(call objects_of,generated/$(TARGET),$(BUILD)/$(TARGET)/obj))" \
-	  --objects "riscv64,$(REPORT_CROSS)-nm,$(subst $(space),$(comma),$(call objects_of,generated/$(TARGET),$(BUILD)/cross/report/$(TARGET)))"
+REPORT_GEN   := $(BUILD)/report-gen
+# The report renders TARGET (with CHANNELS, when given) into its own tree, builds its
+# objects for the host and for bare-metal RISC-V (make rebuilds only what changed),
+# and sizes every kernel from them.
+report: deps-python deps-report ## per kernel of TARGET=t: shape, unroll, tile plan, code size (host and RISC-V) [CHANNELS=...]
+	@[ -n "$$TARGET" ] || { echo "usage: make report TARGET=<t> [CHANNELS=\"48 96\"]" >&2; exit 2; }
+	@$(PY) -m generator generate --out $(REPORT_GEN) $(GEN_ARGS) --quiet >/dev/null
+	@$(MAKE) --no-print-directory report-run REPORT_ROOT=$(REPORT_GEN)/$$TARGET
 
 # ---- housekeeping ------------------------------------------------------------------
 
@@ -503,3 +516,34 @@ clean: ## remove build/
 help: ## this list
 	@echo "usage: make <target> [TARGET=<t>] [CHANNELS=\"48 96\"]   targets: $(ALL_TARGETS)"
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## /  \1\t/' | expand -t 16
+
+# ---- make report's second stage: the rendered tree's objects ----------------------
+
+# Last in the file: the report tree's build.mk adds nothing to the lists above.
+ifdef REPORT_ROOT
+include $(REPORT_ROOT)/build.mk
+REPORT_SOURCES := $(BNG_SOURCES_$(REPORT_ROOT))
+REPORT_OBJ     := $(BUILD)/report/$(notdir $(REPORT_ROOT))
+report_objects = $(addprefix $(REPORT_OBJ)/$(1)/,$(notdir $(REPORT_SOURCES:.c=.o)))
+# A native target's compiler header (compiler/m3000.h) is the host's emulation of it
+# (include/host/compiler/, freestanding C): its sizes stand in for the real compiler's.
+REPORT_INCLUDES    := -Iinclude -I$(REPORT_ROOT) -Iinclude/host
+REPORT_CROSS_FLAGS := -std=c99 -ffreestanding -O2 -ffp-contract=off -Wall -Wextra $(REPORT_INCLUDES)
+$(REPORT_OBJ)/host/%.o: $(REPORT_ROOT)/%.c $(wildcard $(REPORT_ROOT)/*.h) $(INCLUDE_HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(BNG_CFLAGS) $(REPORT_INCLUDES) -c $< -o $@
+$(REPORT_OBJ)/host/%.o: include/%.c $(wildcard $(REPORT_ROOT)/*.h) $(INCLUDE_HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(BNG_CFLAGS) $(REPORT_INCLUDES) -c $< -o $@
+$(REPORT_OBJ)/$(REPORT_CROSS)/%.o: $(REPORT_ROOT)/%.c $(wildcard $(REPORT_ROOT)/*.h) $(INCLUDE_HEADERS)
+	@mkdir -p $(@D)
+	$(REPORT_CROSS)-gcc $(REPORT_CROSS_FLAGS) -c $< -o $@
+$(REPORT_OBJ)/$(REPORT_CROSS)/%.o: include/%.c $(wildcard $(REPORT_ROOT)/*.h) $(INCLUDE_HEADERS)
+	@mkdir -p $(@D)
+	$(REPORT_CROSS)-gcc $(REPORT_CROSS_FLAGS) -c $< -o $@
+.PHONY: report-run
+report-run: $(call report_objects,host) $(call report_objects,$(REPORT_CROSS))
+	@$(PY) -m generator report $(GEN_ARGS) \
+	  --objects "host,nm,$(subst $(space),$(comma),$(call report_objects,host))" \
+	  --objects "riscv64,$(REPORT_CROSS)-nm,$(subst $(space),$(comma),$(call report_objects,$(REPORT_CROSS)))"
+endif

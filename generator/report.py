@@ -25,14 +25,15 @@ def report(tp: TargetPlan, columns: Dict[str, Dict[str, int]]) -> str:
         missing = [k.ukernel(op) for d in tp.dtypes for k in d.kernels for op in OPS
                    if k.ukernel(op) not in sizes]
         if missing:
-            raise ConfigError(f"generated/{tp.name}", "",
+            raise ConfigError(f"--objects {label}", "",
                               f"the {label} objects lack {missing[0]} (and {len(missing) - 1} "
-                              f"more): generated/ was not made from targets.yaml as it "
-                              f"stands; run make generate TARGET={tp.name}")
+                              f"more): they were not built from this plan; "
+                              f"{tp.command.replace('make generate', 'make report')} "
+                              f"renders and builds them")
     memory = tp.target.memory
     labels = list(columns)
     head = (f"{'kernel':<38} {'ch':>5} {'dtype':<5} {'lanes':>5} {'vec/row':>7} "
-            f"{'unroll':>6}  {'_s tile plan':<26}" + "".join(f" {l:>10}" for l in labels))
+            f"{'unroll':>12}  {'_s tile plan':<26}" + "".join(f" {l:>10}" for l in labels))
     rows = [f"target {tp.name}: private memory {memory.private_bytes} B/core "
             f"(_s workspace {', '.join(f'{d.name} {d.workspace_bytes} B' for d in tp.dtypes)}), "
             f"max_unroll {tp.target.max_unroll}, shared scratch {tp.scratch_bytes} B",
@@ -55,11 +56,11 @@ def report(tp: TargetPlan, columns: Dict[str, Dict[str, int]]) -> str:
                 unroll = f"{k.vector_ops_in_code}" + (" (partial)" if k.partial else "")
             tiles = f"{d.tile_rows(memory.private_bytes, chunk)} rows x {chunk} ch / tile"
             rows.append(f"{k.table_entry:<38} {str(k.channels or 'any'):>5} {d.name:<5} "
-                        f"{k.lanes:>5} {vec:>7} {unroll:>6}  {tiles:<26}"
+                        f"{k.lanes:>5} {vec:>7} {unroll:>12}  {tiles:<26}"
                         + "".join(f" {s:>10}" for s in sizes))
     whole = {l: sum(columns[l].values()) for l in labels}
-    rows.append(f"{'kernels total':<38} {'':>5} {'':<5} {'':>5} {'':>7} {'':>6}  {'':<26}"
+    rows.append(f"{'kernels total':<38} {'':>5} {'':<5} {'':>5} {'':>7} {'':>12}  {'':<26}"
                 + "".join(f" {totals[l]:>10}" for l in labels))
     rows.append(f"{'library code total':<38} {'':>5} {'':<5} {'':>5} {'':>7} "
-                f"{'':>6}  {'':<26}" + "".join(f" {whole[l]:>10}" for l in labels))
+                f"{'':>12}  {'':<26}" + "".join(f" {whole[l]:>10}" for l in labels))
     return "\n".join(rows)

@@ -388,8 +388,9 @@ BNG_VEC_FN int bng_stream_f32(float *p, const void *v, unsigned long bytes)
  * vector unit has; selects written as ?: lose the vectorization where GCC will not
  * evaluate the floating-point operand of both arms (AVX2). The one ?: left is an
  * unsigned minimum. C99 union punning; memcpy of one half moves its bits whatever
- * type half is. */
-#include <string.h>
+ * type half is. memcpy is declared here, not by <string.h>: a freestanding build has
+ * no hosted headers, and its library provides memcpy as every compiler needs it. */
+void *memcpy(void *dst, const void *src, size_t bytes);
 typedef union { float f; uint32_t u; } bng_lane_bits;
 
 static inline float bng_half_lane_to_float(uint32_t w)

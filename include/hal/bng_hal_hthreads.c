@@ -117,8 +117,10 @@ bng_hal_dma bng_hal_dma_put(BNG_SHARED void *dst, const void *src, size_t rows,
     for (i = 0; handle != BNG_HAL_DMA_DONE && i < BNG_MAX_PUTS; i++)
         if (c->puts[i] == 0) {
             c->puts[i] = (unsigned)handle;
-            break;
+            return handle;
         }
+    if (handle != BNG_HAL_DMA_DONE)
+        BNG_HTHREADS_CONTRACT_BREACH("bng_hal_dma_put: a fifth outstanding put (bng_hal.h allows four)");
     return handle;
 }
 

@@ -199,15 +199,6 @@ void bng_dma_engine_wait(unsigned core, int handle)
             complete(core, &cores[core].slots[i]);
 }
 
-int bng_dma_engine_done(unsigned core, int handle)
-{
-    size_t i;
-    for (i = 0; handle != 0 && i < BNG_DMA_MAX_OUTSTANDING; i++)
-        if (cores[core].slots[i].handle == handle)
-            return 0;
-    return 1;
-}
-
 void bng_dma_engine_complete_puts(unsigned core)
 {
     size_t i;

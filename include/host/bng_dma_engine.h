@@ -31,7 +31,6 @@ int bng_dma_engine_issue(unsigned core, const char *call, void *dst, size_t dst_
                          const void *src, size_t src_stride, size_t rows, size_t row_bytes,
                          const void *private_side);
 void bng_dma_engine_wait(unsigned core, int handle);
-int bng_dma_engine_done(unsigned core, int handle);
 /* Complete the core's puts (what a barrier promises). */
 void bng_dma_engine_complete_puts(unsigned core);
 void bng_dma_engine_fail(const char *call, const char *what, int core);

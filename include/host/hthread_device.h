@@ -9,7 +9,6 @@
 
 #define __gsm__    /* one address space on the host */
 
-int get_group_size(void);
 int get_thread_id(void);
 void group_barrier(unsigned id);
 void core_barrier(unsigned int id, unsigned int num);
@@ -19,10 +18,10 @@ unsigned int dma_p2p(void *src, unsigned long src_row_num, unsigned int src_row_
                      void *dst, unsigned long dst_row_num, unsigned int dst_row_size, int dst_row_step,
                      bool row_syn, unsigned int synmask);
 void dma_wait(unsigned int ch);
-int dma_query(unsigned int ch);
-unsigned long get_clk(void);
 
 /* Not in the vendor's header: the mock's idle between polls (BNG_HTHREADS_IDLE). */
 void hthread_mock_idle(void);
+/* BNG_HTHREADS_CONTRACT_BREACH on the host: the message on stderr, then abort. */
+void hthread_mock_breach(const char *what);
 
 #endif

@@ -23,11 +23,6 @@
 
 #define BARRIER_IDS 16       /* core_barrier takes 0-15: a pool the firmware shares */
 
-/* get_clk counts cycles of an assumed clock (no public figure for the part was
- * checked: change it to your part's). */
-#ifndef HTHREAD_MOCK_CLOCK_HZ
-#define HTHREAD_MOCK_CLOCK_HZ 1000000000ull
-#endif
 /* Fan-out workers start this long after one another (core k after k times it), the
  * first after the caller's first call is posted. */
 #ifndef HTHREAD_MOCK_WORKER_DELAY_NS
@@ -83,25 +78,10 @@ int hthread_barrier_create(int cluster_id)
     return id;
 }
 
-void hthread_barrier_destroy(int id)
-{
-    pthread_mutex_lock(&lock);
-    if (id >= 0 && id < BARRIER_IDS)
-        barriers[id].created = 0;
-    pthread_mutex_unlock(&lock);
-}
-
 void hthread_mock_set_prologue(hthread_mock_prologue fn)
 {
     pthread_once(&engine_once, init_engine);
     prologue = fn ? fn : default_prologue;
-}
-
-void hthread_mock_launcher_barriers(int *barrier_id, int *done_barrier_id)
-{
-    pthread_once(&engine_once, init_engine);
-    *barrier_id = launcher_ids[0];
-    *done_barrier_id = launcher_ids[1];
 }
 
 void hthread_mock_fail_vector_malloc(unsigned core_mask)
@@ -116,11 +96,6 @@ static unsigned core_of(const char *call)
     if (this_core < 0)
         bng_dma_engine_fail(call, "called on a thread that is no core", -1);
     return (unsigned)this_core;
-}
-
-int get_group_size(void)
-{
-    return BNG_TARGET_CORES;
 }
 
 int get_thread_id(void)
@@ -215,20 +190,10 @@ void dma_wait(unsigned int ch)
     bng_dma_engine_wait(core_of("dma_wait"), (int)ch);
 }
 
-int dma_query(unsigned int ch)
+void hthread_mock_breach(const char *what)
 {
-    return bng_dma_engine_done(core_of("dma_query"), (int)ch);
-}
-
-/* Cycles, as the runtime's counter counts, at HTHREAD_MOCK_CLOCK_HZ. */
-unsigned long get_clk(void)
-{
-    struct timespec t;
-    unsigned long long ns;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    ns = (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
-    return (unsigned long)(ns / 1000000000ull * HTHREAD_MOCK_CLOCK_HZ
-                           + ns % 1000000000ull * HTHREAD_MOCK_CLOCK_HZ / 1000000000ull);
+    fprintf(stderr, "bng_hal_hthreads: contract breach: %s\n", what);
+    abort();
 }
 
 void hthread_mock_idle(void)

@@ -12,17 +12,15 @@ void hthread_mock_start_workers(void (*worker)(void));
 void hthread_mock_spmd(void (*fn)(void *), void *arg);
 
 /* What every core runs before its work (the firmware's launcher): by default
- * bng_hal_hthreads_init with the two barriers the mock created at start-up
- * (hthread_mock_launcher_barriers); NULL restores the default. */
+ * bng_hal_hthreads_init with the two barriers the mock created at start-up; NULL
+ * restores the default. */
 typedef void (*hthread_mock_prologue)(unsigned core);
 void hthread_mock_set_prologue(hthread_mock_prologue fn);
-void hthread_mock_launcher_barriers(int *barrier_id, int *done_barrier_id);
 /* vector_malloc returns NULL on the cores of core_mask (0: on none). */
 void hthread_mock_fail_vector_malloc(unsigned core_mask);
 
 /* The host runtime's barrier pool (hthread_host.h): ids 0-15, shared with the
  * firmware; core_barrier and group_barrier trap on an id not created. */
 int hthread_barrier_create(int cluster_id);
-void hthread_barrier_destroy(int id);
 
 #endif

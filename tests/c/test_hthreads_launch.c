@@ -1,6 +1,7 @@
 /* The reference hthreads HAL's launch, on the runtime mock (make hal-conformance), in the
  * launch model it is built for (BNG_TEST_LAUNCH_FANOUT or BNG_TEST_LAUNCH_SPMD):
- *   1. barrier ids the host side did not create trap in the mock (a child process);
+ *   1. barrier ids the host side did not create trap in the mock, and so does a fifth
+ *      outstanding put (a breach of bng_hal.h's contract), each in a child process;
  *   2. fan-out: the first _s call right after the workers are started, while they are
  *      still starting (the mock starts them late), completes and matches _p;
  *   3. vector_malloc failing on a selected core: _s returns BNG_ENOMEM and leaves dx,
@@ -17,6 +18,7 @@
 
 #include "batch_norm_grad.h"
 #include "bng_kernels.h"
+#include "bng_hal.h"
 #include "bng_hal_hthreads.h"
 #include "hthread_device.h"
 #include "hthread_mock.h"
@@ -101,8 +103,50 @@ static void uncreated_ids(unsigned core)
     bng_hal_hthreads_init(14, 15);     /* the old fixed ids: nobody created them */
 }
 
-/* 1: in a child (before any core thread exists here), ids 14 and 15 must trap. */
-static void check_uncreated_ids(void)
+/* A body that breaks bng_hal.h's contract: five puts outstanding at once. */
+static void five_puts(unsigned core, void *arg)
+{
+    static BNG_SHARED float sink[BNG_TARGET_CORES][5];
+    size_t bytes;
+    float *local = bng_hal_private(core, &bytes);
+    int i;
+
+    (void)arg;
+    for (i = 0; i < 5; i++)
+        (void)bng_hal_dma_put(&sink[core][i], local, 1, sizeof(float), 0);
+}
+
+static void uncreated_ids_call(void)
+{
+    hthread_mock_set_prologue(uncreated_ids);
+#if BNG_TEST_LAUNCH_FANOUT
+    hthread_mock_start_workers(bng_hal_hthreads_worker);
+#endif
+    call_s(0xff & ((1 << BNG_TARGET_CORES) - 1));
+}
+
+#if BNG_TEST_LAUNCH_FANOUT
+static void five_puts_call(void)
+{
+    hthread_mock_start_workers(bng_hal_hthreads_worker);
+    (void)bng_hal_parallel(1, five_puts, NULL, 0);
+}
+#else
+static void spmd_five_puts(void *unused)
+{
+    (void)unused;
+    (void)bng_hal_parallel(1, five_puts, NULL, 0);
+}
+
+static void five_puts_call(void)
+{
+    hthread_mock_spmd(spmd_five_puts, NULL);
+}
+#endif
+
+/* In a child (before any core thread exists here), `run` must abort with a message
+ * that holds `expected`. */
+static void expect_trap(void (*run)(void), const char *expected, const char *what)
 {
     int pipe_fds[2], status;
     char out[4096];
@@ -116,11 +160,7 @@ static void check_uncreated_ids(void)
     if (child == 0) {
         dup2(pipe_fds[1], 2);
         alarm(20);
-        hthread_mock_set_prologue(uncreated_ids);
-#if BNG_TEST_LAUNCH_FANOUT
-        hthread_mock_start_workers(bng_hal_hthreads_worker);
-#endif
-        call_s(0xff & ((1 << BNG_TARGET_CORES) - 1));
+        run();
         _exit(0);
     }
     close(pipe_fds[1]);
@@ -129,10 +169,10 @@ static void check_uncreated_ids(void)
     out[got] = 0;
     close(pipe_fds[0]);
     waitpid(child, &status, 0);
-    if (!(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT) || !strstr(out, "was not created"))
-        fail("barrier ids 14 and 15, never created, did not trap in the mock");
+    if (!(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT) || !strstr(out, expected))
+        fail(what);
     else
-        printf("test_hthreads_launch: uncreated barrier ids trap: %.*s", (int)strcspn(out, "\n") + 1, out);
+        printf("test_hthreads_launch: %s traps: %.*s", what, (int)strcspn(out, "\n") + 1, out);
 }
 
 static void watchdog(int sig)
@@ -166,7 +206,8 @@ int main(void)
     if (p[BNG_PARAM_STATUS] != BNG_OK)
         fail("the _p reference call");
 
-    check_uncreated_ids();
+    expect_trap(uncreated_ids_call, "was not created", "barrier ids 14 and 15, never created,");
+    expect_trap(five_puts_call, "a fifth outstanding put", "a fifth outstanding put");
 
     signal(SIGALRM, watchdog);
     alarm(60);

@@ -172,7 +172,7 @@ class ValidationTest(TempDir):
         status, _, err = run("generate", "--config", TARGETS_YAML, "--target", "mt7004",
                              "--channels", "4096", "--out", self.tmp + "/out")
         self.assertEqual(status, 2)
-        self.assertIn("error: --channels: 4096: 786432 bytes cannot hold the workspace and one "
+        self.assertIn("error: --channels: 4096: 768000 bytes cannot hold the workspace and one "
                       "tile for 4096-channel chunks; at least 2310144 needed", err)
 
     def test_bad_channels_argument(self):
@@ -280,10 +280,21 @@ class HostileInputTest(TempDir):
                              "--objects", f"host,nm,{self.tmp}/none/x.o")
         self.assertEqual(status, 2)
         self.assertIn("no object file", err)
-        status, _, err = run("report", "--config", TARGETS_YAML, "--target", "mt7004",
-                             "--channels", "48")
-        self.assertEqual(status, 2)
-        self.assertIn("report measures the objects built from generated/", err)
+
+    def test_report_names_objects_built_from_another_plan(self):
+        """--channels 48 plans a 48-channel kernel: objects without it are refused."""
+        from generator.errors import ConfigError
+        from generator.report import report
+        config = load(TARGETS_YAML)
+        target = config.target("mt7004")
+        import dataclasses
+        tp = plan_target(dataclasses.replace(target, channels=(48,), channels_overridden=True))
+        sizes = {k.ukernel(op): 1 for d in plan_target(target).dtypes for k in d.kernels
+                 for op in ("reduce", "dx_train", "dx_infer")}
+        with self.assertRaises(ConfigError) as e:
+            report(tp, {"host": sizes})
+        self.assertIn("lack bng_f32_reduce_ukernel__mt7004_c48_v16", str(e.exception))
+        self.assertIn('make report TARGET=mt7004 CHANNELS="48"', str(e.exception))
 
 
 class NativeSpellingsTest(TempDir):

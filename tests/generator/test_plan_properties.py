@@ -90,6 +90,19 @@ class ExhaustivePlanTest(unittest.TestCase):
         self.assertEqual(sum(len(g.segments) for g in plan_loops(1000, 16, 32)), 32)
 
 
+class PrivateMemoryTest(unittest.TestCase):
+    def test_private_bytes_must_be_whole_alignment_units(self):
+        """786433 was accepted and the host HAL then asked aligned_alloc(64, 786433)."""
+        text = TARGET_YAML.format(f32=16, f16=32, cap=32, channels="32", private=786433)
+        with tempfile.NamedTemporaryFile("w", suffix=".yaml") as f:
+            f.write(text)
+            f.flush()
+            with self.assertRaises(ConfigError) as e:
+                validate_target(load(f.name).targets[0])
+        self.assertIn(":10: targets.hyp.memory.private_bytes: 786433 is not a multiple of 64",
+                      str(e.exception))
+
+
 class RandomPlanTest(unittest.TestCase):
     def setUp(self):
         if given is None:

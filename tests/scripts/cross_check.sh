@@ -3,7 +3,8 @@
 #   1. every source of the plan (generated/<t>/build.mk: the generated files and
 #      include/bng_driver.c), freestanding, -Werror, for bare-metal RISC-V and
 #      Cortex-M7; undefined symbols only memcpy, memset and the bng_hal_* functions;
-#   2. -std=c99 -pedantic -Wall -Wextra -Werror under gcc and clang, both backends;
+#   2. -std=c99 -pedantic -Wall -Wextra -Werror under gcc and clang, all three backends
+#      (native on the host's emulation of the MT-3000 compiler header);
 #   3. the portable backend (and portable half) built with tcc passes the Check suite;
 #   4. a vendor drop compiles on its own in a scratch folder with a cross compiler;
 #   5. the GCC 8-era feature set (tests/scripts/gcc8_features.h poisons what GCC 8 lacks):
@@ -61,13 +62,16 @@ for t in "${targets[@]}"; do
   for cc in gcc clang; do
     for f in ${sources[$t]}; do
       $cc $warn -pedantic -O2 -DBNG_FIRMWARE -DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE -Iinclude -Igenerated/$t -c "$f" -o /dev/null
+      $cc $warn -pedantic -O2 -march=native -DBNG_FIRMWARE -DBNG_VEC_BACKEND=BNG_VEC_NATIVE -DBNG_HALF_PORTABLE -Iinclude -Iinclude/host \
+        -Igenerated/$t -c "$f" -o /dev/null 2>&1 \
+        | { grep -v "note: the ABI for passing parameters\|In function\|In file included\|from generated\|^ *|\|^ *[0-9]* |\|in expansion of macro" || true; }
       # The GNU backend's 64-byte vectors are an ABI note where the host's vectors are
       # narrower: build it for this host's vector unit, as the library is.
       $cc $warn -pedantic -O2 -march=native -DBNG_FIRMWARE -DBNG_VEC_BACKEND=BNG_VEC_GNU -Iinclude -Igenerated/$t -c "$f" -o /dev/null 2>&1 \
         | { grep -v "note: the ABI for passing parameters\|In function\|In file included\|from generated\|^ *|\|^ *[0-9]* |\|in expansion of macro" || true; }
     done
   done
-  echo "cross-check: $t: -pedantic -Werror clean under gcc and clang, both backends"
+  echo "cross-check: $t: -pedantic -Werror clean under gcc and clang, all three backends"
   # A host program that forgets -DBNG_HOST must not compile (it would write to the
   # target's fixed parameter address at its first _s call).
   if echo '#include "batch_norm_grad.h"' | gcc -std=c99 -Iinclude -Igenerated/$t -x c -c - -o /dev/null 2>"$build/nohost.err" \
