@@ -1,5 +1,8 @@
 /* The storage types of the target under test, as bng_dtype adapters. */
 #include "bng_dtypes.h"
+#if BNG_HAS_EXTENSIONS
+#include "batch_norm_grad_ext.h"
+#endif
 
 
 #define AS_ELEMENT(c) c,
@@ -31,6 +34,27 @@ static void f32_run_kernel(int generic, size_t batch, size_t channel, int is_tra
 
 static const bng_kernel *f32_registered(size_t channel) { return bng_f32_config.kernel_for_channels(channel); }
 
+/* The extension entry points the target has (batch_norm_grad_ext.h), else NULL. */
+#define EXT_ENTRIES(api, T)                                                                        \
+    static void api##_reduce_p(void *x, void *dy, long long *p) { api##_batch_norm_grad_reduce_p(x, dy, p); }      \
+    static void api##_reduce_s(void *x, void *dy, int m) { api##_batch_norm_grad_reduce_s(x, dy, m); }             \
+    static void api##_apply_p(void *x, void *dy, void *dx, long long *p) { api##_batch_norm_grad_apply_p(x, dy, dx, p); } \
+    static void api##_apply_s(void *x, void *dy, void *dx, int m) { api##_batch_norm_grad_apply_s(x, dy, dx, m); } \
+    static void api##_dx_p(void *dy, void *dx, long long *p) { api##_batch_norm_grad_dx_p(dy, dx, p); }            \
+    static void api##_dx_s(void *dy, void *dx, int m) { api##_batch_norm_grad_dx_s(dy, dx, m); }                   \
+    static void api##_ext_p(void *x, void *dy, void *dx, long long *p) { api##_batch_norm_grad_ext_p(x, dy, dx, p); } \
+    static void api##_ext_s(void *x, void *dy, void *dx, int m) { api##_batch_norm_grad_ext_s(x, dy, dx, m); }
+#if BNG_HAS_REDUCE && BNG_HAS_APPLY && BNG_HAS_DX_ONLY && BNG_HAS_EXT
+EXT_ENTRIES(fp, float)
+#define FP_EXT fp_reduce_p, fp_reduce_s, fp_apply_p, fp_apply_s, fp_dx_p, fp_dx_s, fp_ext_p, fp_ext_s
+#define HP_EXT hp_reduce_p, hp_reduce_s, hp_apply_p, hp_apply_s, hp_dx_p, hp_dx_s, hp_ext_p, hp_ext_s
+#elif BNG_HAS_EXTENSIONS
+#error "the suite tests targets with every extension or none"
+#else
+#define FP_EXT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+#define HP_EXT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+#endif
+
 static const size_t f32_specialized[] = { BNG_F32_SPECIALIZED(AS_ELEMENT) };
 
 const bng_dtype bng_dtype_f32 = {
@@ -40,6 +64,7 @@ const bng_dtype bng_dtype_f32 = {
     BNG_F32_GENERIC_CHUNK,
     1.0 / 8388608.0, 1.1754943508222875e-38, 0,
     3.4028235677973366e38, 3.4028235677973366e38,    /* FLT_MAX + half an ulp */
+    FP_EXT
 };
 
 #if BNG_HAS_F16
@@ -90,6 +115,9 @@ static void f16_run_kernel(int generic, size_t batch, size_t channel, int is_tra
 }
 
 static const bng_kernel *f16_registered(size_t channel) { return bng_f16_config.kernel_for_channels(channel); }
+#if BNG_HAS_EXTENSIONS
+EXT_ENTRIES(hp, half)
+#endif
 
 static const size_t f16_specialized[] = { BNG_F16_SPECIALIZED(AS_ELEMENT) };
 
@@ -101,6 +129,7 @@ const bng_dtype bng_dtype_f16 = {
     BNG_F16_GENERIC_CHUNK,
     1.0 / 1024.0, 1.0 / 16384.0, HP_STATS_ARE_HALF ? BNG_REF_HALF_DX | BNG_REF_HALF_STATS : BNG_REF_HALF_DX,
     65520.0, HP_STATS_ARE_HALF ? 65520.0 : 3.4028235677973366e38,   /* max + half an ulp */
+    HP_EXT
 };
 #endif
 

@@ -77,6 +77,8 @@ void bng_case_init(bng_case *k, const bng_dtype *t, size_t batch, size_t channel
     k->scale = buffer_alloc(channel * t->stats_size);
     k->dbias = buffer_alloc(channel * t->stats_size);
     k->dscale = buffer_alloc(channel * t->stats_size);
+    k->sums = buffer_alloc((2 * channel + BNG_SUMS_COUNT_LIMBS) * sizeof(float));
+    memset(k->sums.p, OUTPUT_MARK, k->sums.bytes);
 
     for (c = 0; c < channel; c++) {
         /* A large mean against a small spread (16 ulps of the mean) is what exposes
@@ -114,6 +116,9 @@ void bng_case_init(bng_case *k, const bng_dtype *t, size_t batch, size_t channel
     k->params[BNG_PARAM_IS_TRAIN] = is_train;
     k->params[BNG_PARAM_STATUS] = SENTINEL;
     k->params[9] = k->params[10] = k->params[11] = SENTINEL;
+    k->params[BNG_CASE_SUMS] = (long long)(intptr_t)k->sums.p;
+    k->params[BNG_CASE_FLAGS] = 0;
+    k->params[14] = k->params[15] = SENTINEL;
     bng_case_mark_outputs(k);
 }
 
@@ -124,10 +129,34 @@ void bng_case_mark_outputs(bng_case *k)
     memset(k->dscale.p, OUTPUT_MARK, k->dscale.bytes);
 }
 
+int bng_dtype_has(const bng_dtype *t, int op)
+{
+    switch (op) {
+    case BNG_OP_FULL: return 1;
+    case BNG_OP_EXT: return t->ext_p != NULL;
+    case BNG_OP_REDUCE: return t->reduce_p != NULL;
+    case BNG_OP_APPLY: return t->apply_p != NULL;
+    default: return t->dx_p != NULL;
+    }
+}
+
+/* One _s call of `op` on this core. */
+static void call_shared(const bng_dtype *t, int op, void *x, void *dy, void *dx, int core_mask)
+{
+    switch (op) {
+    case BNG_OP_FULL: t->entry_s(x, dy, dx, core_mask); break;
+    case BNG_OP_EXT: t->ext_s(x, dy, dx, core_mask); break;
+    case BNG_OP_REDUCE: t->reduce_s(x, dy, core_mask); break;
+    case BNG_OP_APPLY: t->apply_s(x, dy, dx, core_mask); break;
+    default: t->dx_s(dy, dx, core_mask); break;
+    }
+}
+
 #if BNG_TEST_LAUNCH_SPMD
 /* The SPMD launch model (the reference HAL for hthreads): every core calls _s. */
 typedef struct {
     const bng_dtype *t;
+    int op;
     void *x, *dy, *dx;
     int core_mask;
 } shared_call;
@@ -135,17 +164,19 @@ typedef struct {
 static void call_on_every_core(void *p)
 {
     const shared_call *c = p;
-    c->t->entry_s(c->x, c->dy, c->dx, c->core_mask);
+    call_shared(c->t, c->op, c->x, c->dy, c->dx, c->core_mask);
 }
 #endif
 
-void bng_case_run_shared(bng_case *k, void *x, void *dy, void *dx, int core_mask)
+/* The _s block is BNG_SHARED_PARAMS_SLOTS long (12, 16 with extensions). */
+static void run_shared(bng_case *k, int op, void *x, void *dy, void *dx, int core_mask)
 {
-    memcpy(BNG_SHARED_PARAMS, k->params, sizeof k->params);
+    memcpy(BNG_SHARED_PARAMS, k->params, BNG_SHARED_PARAMS_SLOTS * sizeof k->params[0]);
 #if BNG_TEST_LAUNCH_SPMD
     {
         shared_call c;
         c.t = k->t;
+        c.op = op;
         c.x = x;
         c.dy = dy;
         c.dx = dx;
@@ -153,9 +184,33 @@ void bng_case_run_shared(bng_case *k, void *x, void *dy, void *dx, int core_mask
         hthread_mock_spmd(call_on_every_core, &c);
     }
 #else
-    k->t->entry_s(x, dy, dx, core_mask);
+    call_shared(k->t, op, x, dy, dx, core_mask);
 #endif
-    memcpy(k->params, BNG_SHARED_PARAMS, sizeof k->params);
+    memcpy(k->params, BNG_SHARED_PARAMS, BNG_SHARED_PARAMS_SLOTS * sizeof k->params[0]);
+}
+
+void bng_case_run_shared(bng_case *k, void *x, void *dy, void *dx, int core_mask)
+{
+    run_shared(k, BNG_OP_FULL, x, dy, dx, core_mask);
+}
+
+void bng_case_call(bng_case *k, int op, int shared, void *x, void *dy, void *dx, int core_mask)
+{
+    const bng_dtype *t = k->t;
+
+    if (!bng_dtype_has(t, op))
+        ck_abort_msg("%s: the target has no entry point for op %d", t->name, op);
+    if (shared) {
+        run_shared(k, op, x, dy, dx, core_mask);
+        return;
+    }
+    switch (op) {
+    case BNG_OP_FULL: t->entry_p(x, dy, dx, k->params); break;
+    case BNG_OP_EXT: t->ext_p(x, dy, dx, k->params); break;
+    case BNG_OP_REDUCE: t->reduce_p(x, dy, k->params); break;
+    case BNG_OP_APPLY: t->apply_p(x, dy, dx, k->params); break;
+    default: t->dx_p(dy, dx, k->params); break;
+    }
 }
 
 static int ftz_mode;
@@ -171,7 +226,7 @@ void bng_test_init(void)
 void bng_case_free(bng_case *k)
 {
     bng_buffer *all[] = {&k->x, &k->dy, &k->dx, &k->mean, &k->invar, &k->scale,
-                         &k->dbias, &k->dscale};
+                         &k->dbias, &k->dscale, &k->sums};
     size_t i;
     for (i = 0; i < sizeof all / sizeof all[0]; i++)
         free(all[i]->raw);
@@ -180,15 +235,16 @@ void bng_case_free(bng_case *k)
 void bng_case_check_guards(const bng_case *k)
 {
     const bng_buffer *all[] = {&k->x, &k->dy, &k->dx, &k->mean, &k->invar, &k->scale,
-                               &k->dbias, &k->dscale};
-    const char *names[] = {"x", "dy", "dx", "mean", "invar", "scale", "dbias", "dscale"};
+                               &k->dbias, &k->dscale, &k->sums};
+    const char *names[] = {"x", "dy", "dx", "mean", "invar", "scale", "dbias", "dscale", "sums"};
+    static const size_t reserved[] = {9, 10, 11, 14, 15};
     size_t i;
     for (i = 0; i < sizeof all / sizeof all[0]; i++)
         if (!bng_buffer_guards_intact(all[i]))
             ck_abort_msg("%s: guard bytes around %s were written", k->t->name, names[i]);
-    for (i = 9; i < BNG_PARAMS_LEN; i++)
-        if (k->params[i] != SENTINEL)
-            ck_abort_msg("%s: reserved params[%zu] was written", k->t->name, i);
+    for (i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
+        if (k->params[reserved[i]] != SENTINEL)
+            ck_abort_msg("%s: reserved params[%zu] was written", k->t->name, reserved[i]);
 }
 
 /* ---- error ratios, for the closing summary ---- */

@@ -31,7 +31,22 @@ typedef struct {
     double min_normal;                   /* smallest normal value of the storage type */
     int half_output;                     /* BNG_REF_HALF_* bits */
     double overflow_dx, overflow_stats;  /* |ref| at or above which the output is Inf */
+    /* The entry points of batch_norm_grad_ext.h, NULL where the target has none. */
+    void (*reduce_p)(void *x, void *dy, long long *params);
+    void (*reduce_s)(void *x, void *dy, int core_mask);
+    void (*apply_p)(void *x, void *dy, void *dx, long long *params);
+    void (*apply_s)(void *x, void *dy, void *dx, int core_mask);
+    void (*dx_p)(void *dy, void *dx, long long *params);
+    void (*dx_s)(void *dy, void *dx, int core_mask);
+    void (*ext_p)(void *x, void *dy, void *dx, long long *params);
+    void (*ext_s)(void *x, void *dy, void *dx, int core_mask);
 } bng_dtype;
+
+/* The extended parameter block's slots (batch_norm_grad_ext.h); a case's block has
+ * them all, and the vendor's calls see its first BNG_PARAMS_LEN. */
+#define BNG_CASE_PARAMS 16
+#define BNG_CASE_SUMS 12
+#define BNG_CASE_FLAGS 13
 
 #define BNG_GUARD 64
 #define BNG_GUARD_BYTE 0xA5
@@ -47,7 +62,8 @@ typedef struct {
     size_t batch, channel;
     int is_train;
     bng_buffer x, dy, dx, mean, invar, scale, dbias, dscale;
-    long long params[BNG_PARAMS_LEN];
+    bng_buffer sums;       /* the partial-sums buffer (2 * channel + the count's limbs floats) */
+    long long params[BNG_CASE_PARAMS];
 } bng_case;
 
 enum bng_data { BNG_DATA_RANDOM, BNG_DATA_LARGE_MEAN };
@@ -64,10 +80,17 @@ int bng_buffer_is_marked(const bng_buffer *b);
  * the block back (status and reserved slots included). Built with
  * BNG_TEST_LAUNCH_SPMD (the reference hthreads HAL, SPMD model), every core calls it. */
 void bng_case_run_shared(bng_case *k, void *x, void *dy, void *dx, int core_mask);
+/* Call the entry point of `op` (BNG_OP_FULL: the vendor's; BNG_OP_EXT, _REDUCE,
+ * _APPLY, _DX: batch_norm_grad_ext.h's) with k->params, _p or _s (core_mask), on the
+ * given data pointers (dx-only passes dy and dx, reduce x and dy). */
+void bng_case_call(bng_case *k, int op, int shared, void *x, void *dy, void *dx, int core_mask);
+/* 1 when the target has the entry points of `op`. */
+int bng_dtype_has(const bng_dtype *t, int op);
 /* Compare the outputs with the float64 reference under the contract's bound (docs/contract.md section 9);
  * ck_abort_msg on the first violation. */
 void bng_case_check(const bng_case *k);
-/* Check all guard bytes and that params[9..11] still hold their sentinels. */
+/* Check all guard bytes and that the reserved params[9..11] and [14..15] still hold
+ * their sentinels. */
 void bng_case_check_guards(const bng_case *k);
 
 /* Before any test: the FPU mode (BNG_TEST_FTZ=1: flush-to-zero, as on the DSP), and the

@@ -1,20 +1,29 @@
 /* libFuzzer harness for the run-time contract of every entry point (make fuzz).
  *
- * The fuzzer's bytes choose the entry point (fp/hp, _p/_s), batch and channel (small,
- * or a hostile value: 0, negative, LLONG_MIN/MAX, beyond the address space), which
- * pointer is NULL, core_mask, is_train, in-place dx, and the data. Buffers are exactly
- * as large as a small shape needs, with guard bytes around them; an entry point that
- * accepted a hostile shape would run off them (AddressSanitizer stops it). Checked on
- * every input: the status is the one docs/contract.md section 4 gives, params[9..11] are untouched,
- * guards are intact, and on an error dx, dbias and dscale are unchanged.
+ * The fuzzer's bytes choose the entry point (fp/hp, _p/_s; with flag bit 6 one of
+ * batch_norm_grad_ext.h's: reduce, apply, dx-only or ext, with or without
+ * BNG_FLAG_ACCUMULATE), batch and channel (small, or a hostile value: 0, negative,
+ * LLONG_MIN/MAX, beyond the address space), which pointer is NULL, core_mask,
+ * is_train, in-place dx, an aliasing choice (extensions: also over the partial-sums
+ * buffer, and a misaligned one), apply's global count (exact, larger, smaller than
+ * batch, a limb that is a fraction or NaN), and the data. Buffers are exactly as large
+ * as a small shape needs, with guard bytes around them; an entry point that accepted a
+ * hostile shape would run off them (AddressSanitizer stops it). Checked on every input:
+ * the status is the one docs/contract.md sections 4 and 13 give, the reserved slots
+ * (9-11, 14-15) are untouched, guards are intact, on an error dx, dbias, dscale and the
+ * sums buffer are unchanged, and on success nothing the call does not write changed.
  */
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "batch_norm_grad.h"
 #include "bng_kernels.h"
+#if BNG_HAS_EXTENSIONS
+#include "batch_norm_grad_ext.h"
+#endif
 
 #define GUARD 32
 #define MAX_BATCH 40
@@ -64,25 +73,108 @@ static void check_guards(const unsigned char *p, size_t bytes_n)
             abort();
 }
 
+/* The arrays an op uses (x, dy, dx, mean, invar, scale, dbias, dscale, sums) and the
+ * ones it writes, as docs/contract.md section 13 lists them. */
+enum { A_X, A_DY, A_DX, A_MEAN, A_INVAR, A_SCALE, A_DBIAS, A_DSCALE, A_SUMS };
+#define B(a) (1u << (a))
+static unsigned op_uses(int op)
+{
+    switch (op) {
+    case BNG_OP_REDUCE: return B(A_X) | B(A_DY) | B(A_MEAN) | B(A_SUMS);
+    case BNG_OP_APPLY: return 0xffu | B(A_SUMS);
+    case BNG_OP_DX: return B(A_DY) | B(A_DX) | B(A_INVAR) | B(A_SCALE);
+    default: return 0xffu;
+    }
+}
+static unsigned op_writes(int op)
+{
+    return op == BNG_OP_REDUCE ? B(A_SUMS) : op == BNG_OP_DX ? B(A_DX) : B(A_DX) | B(A_DBIAS) | B(A_DSCALE);
+}
+
+/* The harness's own reading of apply's count (docs/contract.md section 13): each limb a
+ * whole number from 0 to 4096 * 4095, the count below 2^62 and at least batch. */
+static int count_ok(const float *limb, long long batch)
+{
+    unsigned long long count = 0;
+    int i;
+    for (i = BNG_SUMS_COUNT_LIMBS - 1; i >= 0; i--) {
+        const double v = limb[i];
+        if (!(v >= 0 && v <= 4096.0 * 4095.0) || v != (double)(unsigned long)v || count >= (1ull << 50))
+            return 0;
+        count = (count << BNG_SUMS_LIMB_BITS) + (unsigned long long)v;
+    }
+    return count >= (unsigned long long)batch;
+}
+
+static void call(int op, int half_data, int shared, void *x, void *dy, void *dx, long long *params,
+                 int core_mask)
+{
+    (void)half_data;
+    if (shared)
+        memcpy(BNG_SHARED_PARAMS, params, BNG_SHARED_PARAMS_SLOTS * sizeof *params);
+#if BNG_HAS_EXTENSIONS
+#define EXT_CALLS(api)                                                                   \
+    switch (op) {                                                                        \
+    case BNG_OP_EXT: shared ? api##_batch_norm_grad_ext_s(x, dy, dx, core_mask)          \
+                            : api##_batch_norm_grad_ext_p(x, dy, dx, params); return;    \
+    case BNG_OP_REDUCE: shared ? api##_batch_norm_grad_reduce_s(x, dy, core_mask)        \
+                               : api##_batch_norm_grad_reduce_p(x, dy, params); return;  \
+    case BNG_OP_APPLY: shared ? api##_batch_norm_grad_apply_s(x, dy, dx, core_mask)      \
+                              : api##_batch_norm_grad_apply_p(x, dy, dx, params); return; \
+    case BNG_OP_DX: shared ? api##_batch_norm_grad_dx_s(dy, dx, core_mask)               \
+                           : api##_batch_norm_grad_dx_p(dy, dx, params); return;         \
+    default: break;                                                                      \
+    }
+#if BNG_HAS_F16
+    if (half_data) {
+        EXT_CALLS(hp)
+    } else
+#endif
+    {
+        EXT_CALLS(fp)
+    }
+#endif
+#if BNG_HAS_F16
+    if (half_data && shared)
+        hp_batch_norm_grad_s(x, dy, dx, core_mask);
+    else if (half_data)
+        hp_batch_norm_grad_p(x, dy, dx, params);
+    else
+#endif
+    if (shared)
+        fp_batch_norm_grad_s(x, dy, dx, core_mask);
+    else
+        fp_batch_norm_grad_p(x, dy, dx, params);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     bytes in = {data, size};
-    const unsigned flags = take(&in), null_slot = take(&in) % 12;
+    const unsigned flags = take(&in);
+    const unsigned ext = BNG_HAS_EXTENSIONS && (flags & 0x40);
+    const unsigned op_byte = ext ? take(&in) : 0;
+    /* BNG_OP_FULL, _EXT, _REDUCE, _APPLY, _DX */
+    const int op = ext ? (int)((op_byte & 7) % 5) : BNG_OP_FULL;
+    const int accumulate = (op_byte >> 3) & 1;
+    const unsigned count_kind = (op_byte >> 4) % 5;   /* apply: exact, larger, smaller, fraction, NaN */
+    const unsigned null_slot = take(&in) % 12;          /* 0-7 an array, 8 the sums (ext), else none */
     const int half_data = BNG_HAS_F16 && (flags & 1), shared = flags & 2;
     const unsigned in_place = (flags >> 2) % 3;       /* 0: no, 1: dx = dy, 2: dx = x */
-    const unsigned alias = take(&in) % 8;   /* an aliasing choice (below) */
+    const unsigned alias = take(&in) % (ext ? 11 : 8);   /* an aliasing choice (below) */
     const int is_train = (flags >> 4) & 1;
     const long long batch = shape(&in, MAX_BATCH), channel = shape(&in, MAX_CHANNEL);
     int core_mask = (int)(take(&in) | take(&in) << 8 | take(&in) << 16 | take(&in) << 24);
     const int small = batch >= 1 && batch <= MAX_BATCH && channel >= 1 && channel <= MAX_CHANNEL;
     /* Buffers for the shape when it is small, else for a 1x1 call that must never run. */
     const size_t n = small ? (size_t)(batch * channel) : 1, c = small ? (size_t)channel : 1;
-    const size_t elem = half_data ? 2 : 4;
+    const size_t elem = half_data ? 2 : 4, sums_bytes = (2 * c + BNG_SUMS_COUNT_LIMBS) * sizeof(float);
+    const unsigned uses = op_uses(op), writes = op_writes(op);
     size_t stats_elem = 4, i;
-    unsigned char *x, *dy, *dx, *stats[5], *before;
-    long long params[BNG_PARAMS_LEN], *block;
+    unsigned char *x, *dy, *dx, *stats[5], *sums, *before;
+    long long params[16], *block;
     long long expected;
-    int refused_alias;
+    int refused_alias = 0, null_used, misaligned = 0, no_null;
+    void *xp, *dyp, *dxp;
 
 #if BNG_HAS_F16
     if (half_data)
@@ -104,6 +196,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (j = 0; j < c * stats_elem; j++)
             stats[i][j] = (unsigned char)(i < 3 ? take(&in) : j);
     }
+    /* The partial-sums buffer: fuzzed sums, then apply's count as count_kind says. */
+    sums = guarded(sums_bytes);
+    for (i = 0; i < 2 * c * sizeof(float); i++)
+        sums[i] = (unsigned char)take(&in);
+    {
+        float limb[BNG_SUMS_COUNT_LIMBS];
+        unsigned long long count = small ? (unsigned long long)batch : 1;
+        count = count_kind == 1 ? count + 1000 + take(&in) : count_kind == 2 ? count - 1 : count;
+        for (i = 0; i < BNG_SUMS_COUNT_LIMBS; i++, count >>= BNG_SUMS_LIMB_BITS)
+            limb[i] = (float)(count & 4095u);
+        if (count_kind == 3)
+            limb[take(&in) % BNG_SUMS_COUNT_LIMBS] += 0.5f;
+        if (count_kind == 4)
+            limb[take(&in) % BNG_SUMS_COUNT_LIMBS] = (float)NAN;
+        memcpy(sums + 2 * c * sizeof(float), limb, sizeof limb);
+    }
     for (i = 0; i < 5; i++)
         params[i] = (long long)(intptr_t)stats[i];
     params[BNG_PARAM_BATCH] = batch;
@@ -111,38 +219,66 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     params[BNG_PARAM_IS_TRAIN] = is_train;
     params[BNG_PARAM_STATUS] = SENTINEL;
     params[9] = params[10] = params[11] = SENTINEL;
+    params[12] = (long long)(intptr_t)sums;
+    params[13] = accumulate;
+    params[14] = params[15] = SENTINEL;
     if (null_slot >= 3 && null_slot < 8)
         params[null_slot - 3] = 0;
+    if (null_slot == 8 && ext)
+        params[12] = 0;
+    no_null = null_slot >= 9 || (null_slot == 8 && !ext);
+    null_used = null_slot < 8 ? (uses & B(null_slot)) != 0 : null_slot == 8 && ext && (uses & B(A_SUMS));
     /* Aliasing, on calls without a NULL: 1-3 dbias or dscale the very array of an
      * input (allowed); 4 dbias = dscale, 5 dscale one element into mean, 6 dbias inside
-     * x, 7 dx one element into x: refused with BNG_EOVERLAP (5 and 7 overlap only when
-     * the arrays have two elements or more; 7 yields to dx in place). */
-    refused_alias = null_slot >= 8 && (alias == 4 || alias == 6 || (alias == 5 && c >= 2)
-                                       || (alias == 7 && !in_place && n >= 2));
-    if (null_slot >= 8) {
+     * x, 7 dx one element into x: refused with BNG_EOVERLAP where the call uses both
+     * arrays (5 and 7 overlap only when the arrays have two elements or more; 7 yields
+     * to dx in place; 7 only where the call uses x, so that dx stays in a buffer of its
+     * size). Extensions: 8 dscale at the start of the sums buffer (refused where the call
+     * uses both), 9 the sums buffer at x (reduce only: refused), 10 a misaligned sums
+     * buffer (BNG_EALIGN where the call uses it). */
+    if (no_null) {
         if (alias == 1)
             params[BNG_PARAM_DBIAS] = params[BNG_PARAM_MEAN];
         else if (alias == 2)
             params[BNG_PARAM_DSCALE] = params[BNG_PARAM_INVAR];
         else if (alias == 3)
             params[BNG_PARAM_DBIAS] = params[BNG_PARAM_SCALE];
-        else if (alias == 4)
+        else if (alias == 4) {
             params[BNG_PARAM_DBIAS] = params[BNG_PARAM_DSCALE];
-        else if (alias == 5 && c >= 2)
+            refused_alias = (uses & B(A_DBIAS)) != 0;
+        } else if (alias == 5 && c >= 2) {
             params[BNG_PARAM_DSCALE] = params[BNG_PARAM_MEAN] + (long long)stats_elem;
-        else if (alias == 6)
+            refused_alias = (uses & B(A_DSCALE)) && (uses & B(A_MEAN));
+        } else if (alias == 6) {
             params[BNG_PARAM_DBIAS] = (long long)(intptr_t)x;
+            refused_alias = (uses & B(A_DBIAS)) && (uses & B(A_X));
+        } else if (alias == 7) {
+            refused_alias = !in_place && n >= 2 && (uses & B(A_X)) && (uses & B(A_DX));
+        } else if (alias == 8 && (uses & B(A_DSCALE)) && c * stats_elem <= sums_bytes) {
+            params[BNG_PARAM_DSCALE] = (long long)(intptr_t)sums;
+            refused_alias = (uses & B(A_SUMS)) != 0;
+        } else if (alias == 9 && op == BNG_OP_REDUCE) {
+            params[12] = (long long)(intptr_t)x;
+            refused_alias = 1;
+        } else if (alias == 10 && (uses & B(A_SUMS))) {
+            params[12] += 2;
+            misaligned = 1;
+        }
     }
 
-    /* What docs/contract.md section 4 says the status must be, in its order. */
-    if (null_slot < 8)
+    /* What docs/contract.md sections 4 and 13 say the status must be, in their order. */
+    if (null_used)
         expected = BNG_ENULL;
+    else if (misaligned)
+        expected = BNG_EALIGN;
     else if (batch < 1)
         expected = BNG_EBATCH;
     else if (channel < 1)
         expected = BNG_ECHANNEL;
     else if (!small)
         expected = BNG_ERANGE;
+    else if (op == BNG_OP_APPLY && !count_ok((const float *)(const void *)(sums + 2 * c * sizeof(float)), batch))
+        expected = BNG_EBATCH;
     else if (refused_alias)
         expected = BNG_EOVERLAP;
     else if (shared && (core_mask & ((1 << BNG_TARGET_CORES) - 1)) == 0)
@@ -152,41 +288,43 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* A hostile shape that still fits the address space would be legal: with 32-bit
      * addresses every hostile value above is either < 1 or beyond it. */
 
-    before = malloc(n * elem + 2 * c * stats_elem);
+    before = malloc(n * elem + 2 * c * stats_elem + sums_bytes);
     memcpy(before, dx, n * elem);
     memcpy(before + n * elem, stats[3], c * stats_elem);
     memcpy(before + n * elem + c * stats_elem, stats[4], c * stats_elem);
-    {
-        void *xp = null_slot == 0 ? NULL : x, *dyp = null_slot == 1 ? NULL : dy;
-        void *dxp = null_slot == 2 ? NULL : in_place == 1 ? dyp : in_place == 2 ? xp
-                  : alias == 7 && null_slot >= 8 && n >= 2 ? x + elem : dx;
-        block = params;
-        if (shared) {
-            memcpy(BNG_SHARED_PARAMS, params, sizeof params);
-            block = BNG_SHARED_PARAMS;
-        }
-#if BNG_HAS_F16
-        if (half_data && shared)
-            hp_batch_norm_grad_s(xp, dyp, dxp, core_mask);
-        else if (half_data)
-            hp_batch_norm_grad_p(xp, dyp, dxp, params);
-        else
-#endif
-        if (shared)
-            fp_batch_norm_grad_s(xp, dyp, dxp, core_mask);
-        else
-            fp_batch_norm_grad_p(xp, dyp, dxp, params);
-    }
+    memcpy(before + n * elem + 2 * c * stats_elem, sums, sums_bytes);
+    xp = null_slot == 0 ? NULL : x;
+    dyp = null_slot == 1 ? NULL : dy;
+    dxp = null_slot == 2 ? NULL : in_place == 1 ? dyp : in_place == 2 ? xp
+        : alias == 7 && no_null && n >= 2 && (uses & B(A_X)) ? x + elem : dx;
+    if (op == BNG_OP_DX && in_place == 2)
+        dxp = null_slot == 2 ? NULL : dx;       /* dx-only has no x */
+    block = params;
+    call(op, half_data, shared, xp, dyp, dxp, params, core_mask);
+    if (shared)
+        block = BNG_SHARED_PARAMS;
     if (block[BNG_PARAM_STATUS] != expected || block[9] != SENTINEL || block[10] != SENTINEL
         || block[11] != SENTINEL)
         abort();
-    if (expected != BNG_OK
-        && (memcmp(before, dx, n * elem) || memcmp(before + n * elem, stats[3], c * stats_elem)
+    if (!shared && (params[14] != SENTINEL || params[15] != SENTINEL))
+        abort();
+    if (shared && BNG_SHARED_PARAMS_SLOTS > 14 && (block[14] != SENTINEL || block[15] != SENTINEL))
+        abort();
+    /* Unchanged: everything on an error; on success what the call does not write (dx
+     * when dx is not an input, dbias and dscale when they are not aliased). */
+    if ((expected != BNG_OK || !(writes & B(A_DX))) && memcmp(before, dx, n * elem))
+        abort();
+    if ((expected != BNG_OK || !(writes & B(A_DBIAS)))
+        && (memcmp(before + n * elem, stats[3], c * stats_elem)
             || memcmp(before + n * elem + c * stats_elem, stats[4], c * stats_elem)))
+        abort();
+    if ((expected != BNG_OK || !(writes & B(A_SUMS))) && alias != 8
+        && memcmp(before + n * elem + 2 * c * stats_elem, sums, sums_bytes))
         abort();
     check_guards(x, n * elem);
     check_guards(dy, n * elem);
     check_guards(dx, n * elem);
+    check_guards(sums, sums_bytes);
     for (i = 0; i < 5; i++) {
         check_guards(stats[i], c * stats_elem);
         free(stats[i] - GUARD);
@@ -195,5 +333,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(x - GUARD);
     free(dy - GUARD);
     free(dx - GUARD);
+    free(sums - GUARD);
     return 0;
 }
