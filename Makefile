@@ -299,7 +299,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 .PHONY: test test-generator test-c suites check check-generator
 test: deps-c deps-python generated-fresh ## the full tier, in parallel: generator tests, every suite of every target and flavour (gnu and hthreads under SANITIZE=thread|address,undefined), the channel walk
 	@$(MAKE) --no-print-directory -j$(JOBS) -O test-generator suites
-	@echo "programs: $(words test-generator $(HALF_RUNS) $(EXAMPLE_RUNS) $(WALK_RUNS) $(C_RUNS)) passed, 0 failed"
+	@echo "programs: $(words test-generator $(HALF_RUNS) $(EXAMPLE_RUNS) $(WALK_RUNS) $(C_RUNS) $(SYNCBN_RUNS)) passed, 0 failed"
 
 # The fast tier: the generator's tests, one target's suite on the default backend, and
 # the small channel walk.
@@ -331,6 +331,45 @@ drop-on-host: deps-c deps-python
 suites: fork-test
 fork-test: $(FORK_TEST)
 	$(if $(filter thread,$(subst $(comma), ,$(SANITIZE))),@echo "fork-test: not under ThreadSanitizer",$(RUN) $<)
+
+# ---- synchronized batch norm over MPI ----------------------------------------------
+
+# tests/mpi/syncbn.c: one synchronized backward step (batch_norm_grad_ext.h's reduce,
+# an all-gather summed in rank order, apply) across MPI ranks that hold different
+# numbers of rows, checked against the whole batch in one process and against itself
+# run after run. Open MPI from Debian (openmpi-bin, libopenmpi-dev), installed like
+# Check. make syncbn NP=4 runs it; make test runs 1, 2 and 3 ranks, each twice (the two
+# runs' hashes must agree). Not under ThreadSanitizer or valgrind (Open MPI's threads
+# and shared-memory transport are not ours to check); under AddressSanitizer without
+# leak reports (Open MPI keeps its allocations until exit).
+MPICC  ?= mpicc
+MPIRUN ?= mpirun
+NP     ?= 4
+SYNCBN := $(BUILD)/$(HALF_TARGET)/syncbn
+MPIRUN_FLAGS := --oversubscribe $(if $(filter 0,$(shell id -u)),--allow-run-as-root)
+SYNCBN_ENV := $(if $(SANITIZE),ASAN_OPTIONS=detect_leaks=0)
+.PHONY: deps-mpi syncbn
+deps-mpi:
+	@if ! command -v $(MPICC) >/dev/null 2>&1 || ! command -v $(MPIRUN) >/dev/null 2>&1; then \
+	  $(call apt_install,openmpi-bin libopenmpi-dev); fi
+$(SYNCBN): tests/mpi/syncbn.c tests/c/bng_reference.c tests/c/bng_reference.h $(BUILD)/$(HALF_TARGET)/libbatchnormgrad.a | deps-mpi deps-c
+	$(MPICC) $(CFLAGS) $(SANITIZE_FLAGS) -std=c99 -Wall -Wextra -ffp-contract=off -DBNG_HOST -Iinclude \
+	  -Igenerated/$(HALF_TARGET) -Itests/c $< tests/c/bng_reference.c $(BUILD)/$(HALF_TARGET)/libbatchnormgrad.a $(LDLIBS) -o $@
+syncbn: generated-fresh $(SYNCBN) ## one synchronized batch-norm backward step over MPI ranks, checked against one process [NP=4]
+	$(SYNCBN_ENV) $(MPIRUN) $(MPIRUN_FLAGS) -np $(NP) $(SYNCBN)
+# run/<syncbn>/np<N>: N ranks, twice; the second run's hash must be the first's.
+define syncbn_run
+.PHONY: run/$(SYNCBN)/np$(1)
+run/$(SYNCBN)/np$(1): $(SYNCBN)
+	@echo "== $(SYNCBN) ($(1) rank(s), two runs)"; set -e; \
+	a=$$$$($(SYNCBN_ENV) $(MPIRUN) $(MPIRUN_FLAGS) -np $(1) $(SYNCBN)); echo "$$$$a"; \
+	b=$$$$($(SYNCBN_ENV) $(MPIRUN) $(MPIRUN_FLAGS) -np $(1) $(SYNCBN) --repeat 1); \
+	[ "$$$$(echo "$$$$a" | grep -o 'hash [0-9a-f]*')" = "$$$$(echo "$$$$b" | grep -o 'hash [0-9a-f]*')" ] \
+	  || { echo "syncbn: $(1) rank(s): a second run gave other bits" >&2; exit 1; }
+endef
+SYNCBN_RUNS := $(if $(VALGRIND)$(filter thread,$(subst $(comma), ,$(SANITIZE))),,$(foreach n,1 2 3,run/$(SYNCBN)/np$(n)))
+$(foreach n,1 2 3,$(eval $(call syncbn_run,$(n))))
+suites: $(SYNCBN_RUNS)
 
 # Every output of a sweep of shapes through the public ABI, hashed, per target and
 # flavour: run before and after a refactor and diff the folders.
