@@ -1,6 +1,9 @@
 /* make bench: times one target's library against the naive loop, oneDNN (f32, when
  * libdnnl-dev is installed) and a traffic-only roofline loop, all in this process,
- * interleaved (one call of each contender per round) and reported as the median.
+ * interleaved (one call of each contender per round) and reported as the median. With
+ * the target's extensions (batch_norm_grad_ext.h) also: the vendor's inference call
+ * (is_train = 0) against dx-only, and reduce + apply on one device against the vendor's
+ * call, each pair summed up in a line that names the ISA the library was built for.
  *
  *   bench [--backend NAME] [--shapes 4096x64,...] [--seconds S] [--csv FILE]
  *
@@ -17,11 +20,15 @@
 
 #include "batch_norm_grad.h"
 #include "bng_kernels.h"
+#if BNG_HAS_REDUCE && BNG_HAS_APPLY && BNG_HAS_DX_ONLY
+#include "batch_norm_grad_ext.h"
+#define BNG_BENCH_EXT 1
+#endif
 #ifdef BNG_BENCH_DNNL
 #include <oneapi/dnnl/dnnl.h>
 #endif
 
-#define MAX_CONTENDERS 8
+#define MAX_CONTENDERS 12
 #define MAX_ROUNDS 400
 
 typedef struct {
@@ -31,6 +38,11 @@ typedef struct {
     void *mean, *invar, *scale, *dbias, *dscale;
     long long params[BNG_PARAMS_LEN];
     int mask;                           /* _s: every host core the target has */
+#ifdef BNG_BENCH_EXT
+    long long infer_params[BNG_PARAMS_LEN];     /* the vendor's call with is_train = 0 */
+    long long ext_params[BNG_EXT_PARAMS_LEN];   /* reduce, apply and dx-only */
+    float *sums;                                /* one device's partial sums */
+#endif
 #ifdef BNG_BENCH_DNNL
     dnnl_primitive_t dnnl_bwd;
     dnnl_stream_t dnnl_stream;
@@ -63,6 +75,25 @@ static void *alloc(size_t bytes)
         exit(1);
     }
     return p;
+}
+
+/* The ISA the library and this program were compiled for (-march): every figure is
+ * for it. */
+static const char *isa(void)
+{
+#if defined(__AVX512F__)
+    return "x86-64 AVX-512F";
+#elif defined(__AVX2__)
+    return "x86-64 AVX2";
+#elif defined(__AVX__)
+    return "x86-64 AVX";
+#elif defined(__x86_64__)
+    return "x86-64 SSE2";
+#elif defined(__aarch64__)
+    return "AArch64";
+#else
+    return "scalar C";
+#endif
 }
 
 /* ---- the contenders ---- */
@@ -104,8 +135,27 @@ static void run_naive_f32(problem *p)
         }
 }
 
+#ifdef BNG_BENCH_EXT
+static void run_infer_f32(problem *p) { fp_batch_norm_grad_p(p->x, p->dy, p->dx, p->infer_params); }
+static void run_dx_only_f32(problem *p) { fp_batch_norm_grad_dx_p(p->dy, p->dx, p->ext_params); }
+static void run_reduce_apply_f32(problem *p)
+{
+    fp_batch_norm_grad_reduce_p(p->x, p->dy, p->ext_params);
+    fp_batch_norm_grad_apply_p(p->x, p->dy, p->dx, p->ext_params);
+}
+#endif
+
 #if BNG_HAS_F16
 static void run_p_f16(problem *p) { hp_batch_norm_grad_p(p->x, p->dy, p->dx, p->params); }
+#ifdef BNG_BENCH_EXT
+static void run_infer_f16(problem *p) { hp_batch_norm_grad_p(p->x, p->dy, p->dx, p->infer_params); }
+static void run_dx_only_f16(problem *p) { hp_batch_norm_grad_dx_p(p->dy, p->dx, p->ext_params); }
+static void run_reduce_apply_f16(problem *p)
+{
+    hp_batch_norm_grad_reduce_p(p->x, p->dy, p->ext_params);
+    hp_batch_norm_grad_apply_p(p->x, p->dy, p->dx, p->ext_params);
+}
+#endif
 
 static void run_generic_f16(problem *p)
 {
@@ -352,7 +402,7 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
     problem p;
     contender v[MAX_CONTENDERS];
     double median[MAX_CONTENDERS];
-    int nv = 0, i, dnnl_at = -1, roof_at;
+    int nv = 0, i, dnnl_at = -1, roof_at, infer_at = -1;
 #ifdef BNG_BENCH_DNNL
     const char *impl = NULL;
 #endif
@@ -409,6 +459,14 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
     p.params[BNG_PARAM_CHANNEL] = (long long)channel;
     p.params[BNG_PARAM_IS_TRAIN] = 1;
     p.mask = (1 << host_cores()) - 1;
+#ifdef BNG_BENCH_EXT
+    memcpy(p.infer_params, p.params, sizeof p.params);
+    p.infer_params[BNG_PARAM_IS_TRAIN] = 0;
+    p.sums = alloc(BNG_SUMS_FLOATS(channel) * sizeof(float));
+    memset(p.ext_params, 0, sizeof p.ext_params);
+    memcpy(p.ext_params, p.params, sizeof p.params);
+    p.ext_params[BNG_PARAM_SUMS] = (long long)(intptr_t)p.sums;
+#endif
 
     if (f16) {
 #if BNG_HAS_F16
@@ -417,6 +475,12 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
         v[nv++] = (contender){"generic _p", run_generic_f16};
         v[nv++] = (contender){"_s all cores", run_s_f16};
         v[nv++] = (contender){"naive loop", run_naive_f16};
+#ifdef BNG_BENCH_EXT
+        infer_at = nv;
+        v[nv++] = (contender){"_p is_train=0", run_infer_f16};
+        v[nv++] = (contender){"dx-only _p", run_dx_only_f16};
+        v[nv++] = (contender){"reduce+apply _p, 1 device", run_reduce_apply_f16};
+#endif
 #endif
     } else {
         snprintf(specialized, sizeof specialized, "%s _p", bng_f32_config.kernel_for_channels(channel)->channels ? "specialized" : "generic (no spec.)");
@@ -424,6 +488,12 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
         v[nv++] = (contender){"generic _p", run_generic_f32};
         v[nv++] = (contender){"_s all cores", run_s_f32};
         v[nv++] = (contender){"naive loop", run_naive_f32};
+#ifdef BNG_BENCH_EXT
+        infer_at = nv;
+        v[nv++] = (contender){"_p is_train=0", run_infer_f32};
+        v[nv++] = (contender){"dx-only _p", run_dx_only_f32};
+        v[nv++] = (contender){"reduce+apply _p, 1 device", run_reduce_apply_f32};
+#endif
 #ifdef BNG_BENCH_DNNL
         {
             float *variance = alloc(channel * sizeof(float));
@@ -482,10 +552,24 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
                     batch, channel, v[i].name, median[i] * 1e6, gbps,
                     dnnl_at >= 0 ? vs_dnnl : "", median[roof_at] / median[i]);
     }
+    /* The extensions against today's calls (contender 0 is the vendor's _p). */
+    if (infer_at >= 0)
+        printf("  %s %s %s %zux%zu on %s: dx-only %.2fx as fast as the inference call (goal 1.6x); "
+               "reduce + apply %+.1f%% against the vendor's call (goal within 10%%)\n", BNG_TARGET_NAME,
+               backend, dtype, batch, channel, isa(), median[infer_at] / median[infer_at + 1],
+               100.0 * (median[infer_at + 2] / median[0] - 1.0));
     if (p.params[BNG_PARAM_STATUS] != BNG_OK) {
         fprintf(stderr, "bench: status %lld\n", p.params[BNG_PARAM_STATUS]);
         exit(1);
     }
+#ifdef BNG_BENCH_EXT
+    if (p.infer_params[BNG_PARAM_STATUS] != BNG_OK || p.ext_params[BNG_PARAM_STATUS] != BNG_OK) {
+        fprintf(stderr, "bench: status %lld / %lld\n", p.infer_params[BNG_PARAM_STATUS],
+                p.ext_params[BNG_PARAM_STATUS]);
+        exit(1);
+    }
+    free(p.sums);
+#endif
 #ifdef BNG_BENCH_DNNL
     if (dnnl_at >= 0) {
         dnnl_primitive_destroy(p.dnnl_bwd);
