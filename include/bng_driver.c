@@ -154,7 +154,7 @@ static const unsigned bng_op_outputs[] = {
  * status and reserved slots are never read. */
 static int bng_reads_slot(int op, int slot)
 {
-    const unsigned used = bng_op_arrays[op];
+    const unsigned used = bng_op_arrays[BNG_HAS_EXTENSIONS ? op : BNG_OP_FULL];
 
     if (slot >= BNG_PARAM_MEAN && slot <= BNG_PARAM_DSCALE)
         return (used & BNG_BIT(BNG_MEAN + slot - BNG_PARAM_MEAN)) != 0;
@@ -257,7 +257,7 @@ static int bng_read_params(const bng_dtype_config *dtype, int op, const long lon
                            const void *x, const void *dy, const void *dx, int shared,
                            bng_call *call)
 {
-    const unsigned used = bng_op_arrays[op];
+    const unsigned used = bng_op_arrays[BNG_HAS_EXTENSIONS ? op : BNG_OP_FULL];
     const size_t element = dtype->element_bytes, stat = dtype->stats_bytes;
     uintptr_t at[BNG_ARRAYS];
     size_t align[BNG_ARRAYS];
