@@ -708,17 +708,6 @@ static void bng_core_rows(bng_core *c, const bng_shared_job *job, unsigned core)
     c->end = bng_min(c->groups * (c->rank + 1) / cores * c->group_rows, batch);
 }
 
-/* Wait for a one-row transfer of `bytes` between private and shared memory. */
-static void bng_get_row(void *dst, const BNG_SHARED void *src, size_t bytes)
-{
-    bng_hal_dma_wait(bng_hal_dma_get(dst, src, 1, bytes, 0));
-}
-
-static void bng_put_row(BNG_SHARED void *dst, const void *src, size_t bytes)
-{
-    bng_hal_dma_wait(bng_hal_dma_put(dst, src, 1, bytes, 0));
-}
-
 /* Start the chunk at channel `first`: lay out private memory, bring in the
  * per-channel inputs the call uses. Only the vendor's call (two passes over the same
  * rows) keeps the slice resident. 0: no private memory (bng_layout). */
@@ -737,10 +726,10 @@ static int bng_core_chunk(bng_core *c, size_t first, size_t slot)
                     BNG_SUMS_ROWS(call) && !BNG_IS_REDUCE(call), &c->p))
         return 0;
     if (!BNG_IS_DX_ONLY(call))
-        bng_get_row(c->p.stats_mean, bng_shared_at(job->stats.mean, first, stat), c->channels * stat);
+        bng_hal_dma_wait(bng_hal_dma_get(c->p.stats_mean, bng_shared_at(job->stats.mean, first, stat), 1, c->channels * stat, 0));
     if (!BNG_IS_REDUCE(call)) {
-        bng_get_row(c->p.invar, bng_shared_at(job->stats.invar, first, stat), c->channels * stat);
-        bng_get_row(c->p.scale, bng_shared_at(job->stats.scale, first, stat), c->channels * stat);
+        bng_hal_dma_wait(bng_hal_dma_get(c->p.invar, bng_shared_at(job->stats.invar, first, stat), 1, c->channels * stat, 0));
+        bng_hal_dma_wait(bng_hal_dma_get(c->p.scale, bng_shared_at(job->stats.scale, first, stat), 1, c->channels * stat, 0));
     }
     if (!BNG_IS_DX_ONLY(call))
         bng_stats_to_float(dtype, c->channels, c->p.stats_mean, c->p.mean);
@@ -795,8 +784,8 @@ static void bng_core_sum_rows(bng_core *c)
                                p->dy_tiles[t] + at, p->mean, p->part_dy, p->part_dyxm);
         if (next == end || next % group_rows == 0) {
             BNG_SHARED float *group = c->scratch + row / group_rows * 2 * max_chunk;
-            bng_put_row(group, p->part_dy, c->channels * sizeof(float));
-            bng_put_row(group + max_chunk, p->part_dyxm, c->channels * sizeof(float));
+            bng_hal_dma_wait(bng_hal_dma_put(group, p->part_dy, 1, c->channels * sizeof(float), 0));
+            bng_hal_dma_wait(bng_hal_dma_put(group + max_chunk, p->part_dyxm, 1, c->channels * sizeof(float), 0));
         }
         row = next;
     }
@@ -813,8 +802,8 @@ static void bng_core_fold(bng_core *c)
     bng_zero(c->channels, p->sum_dyxm);
     for (g = 0; g < c->groups; g++) {
         const BNG_SHARED float *group = c->scratch + g * 2 * max_chunk;
-        bng_get_row(p->part_dy, group, c->channels * sizeof(float));
-        bng_get_row(p->part_dyxm, group + max_chunk, c->channels * sizeof(float));
+        bng_hal_dma_wait(bng_hal_dma_get(p->part_dy, group, 1, c->channels * sizeof(float), 0));
+        bng_hal_dma_wait(bng_hal_dma_get(p->part_dyxm, group + max_chunk, 1, c->channels * sizeof(float), 0));
         bng_fold(c->channels, p->sum_dy, p->sum_dyxm, p->part_dy, p->part_dyxm);
     }
 }
@@ -828,11 +817,11 @@ static void bng_core_put_sums(bng_core *c)
 
     if (c->rank != 0)
         return;
-    bng_put_row(job->sums + c->first, c->p.sum_dy, c->channels * sizeof(float));
-    bng_put_row(job->sums + channel + c->first, c->p.sum_dyxm, c->channels * sizeof(float));
+    bng_hal_dma_wait(bng_hal_dma_put(job->sums + c->first, c->p.sum_dy, 1, c->channels * sizeof(float), 0));
+    bng_hal_dma_wait(bng_hal_dma_put(job->sums + channel + c->first, c->p.sum_dyxm, 1, c->channels * sizeof(float), 0));
     if (c->first == 0) {
         bng_write_count(job->call.batch, c->p.part_dy);     /* free after the fold */
-        bng_put_row(job->sums + 2 * channel, c->p.part_dy, BNG_SUMS_COUNT_LIMBS * sizeof(float));
+        bng_hal_dma_wait(bng_hal_dma_put(job->sums + 2 * channel, c->p.part_dy, 1, BNG_SUMS_COUNT_LIMBS * sizeof(float), 0));
     }
 }
 
@@ -841,8 +830,8 @@ static void bng_core_get_sums(bng_core *c)
 {
     const bng_shared_job *job = c->job;
 
-    bng_get_row(c->p.sum_dy, job->sums + c->first, c->channels * sizeof(float));
-    bng_get_row(c->p.sum_dyxm, job->sums + job->call.channel + c->first, c->channels * sizeof(float));
+    bng_hal_dma_wait(bng_hal_dma_get(c->p.sum_dy, job->sums + c->first, 1, c->channels * sizeof(float), 0));
+    bng_hal_dma_wait(bng_hal_dma_get(c->p.sum_dyxm, job->sums + job->call.channel + c->first, 1, c->channels * sizeof(float), 0));
 }
 
 /* Every core computes the dx coefficients; the lowest selected core writes dbias and
@@ -855,14 +844,14 @@ static void bng_core_finalize(bng_core *c)
     const int accumulate = BNG_ACCUMULATES(&job->call) && c->rank == 0;
 
     if (accumulate) {
-        bng_get_row(p->dbias, bng_shared_at(job->stats.dbias, c->first, stat), bytes);
-        bng_get_row(p->dscale, bng_shared_at(job->stats.dscale, c->first, stat), bytes);
+        bng_hal_dma_wait(bng_hal_dma_get(p->dbias, bng_shared_at(job->stats.dbias, c->first, stat), 1, bytes, 0));
+        bng_hal_dma_wait(bng_hal_dma_get(p->dscale, bng_shared_at(job->stats.dscale, c->first, stat), 1, bytes, 0));
     }
     bng_finalize(job->dtype, c->channels, job->call.m, accumulate, p->invar, p->scale,
                  p->sum_dy, p->sum_dyxm, p->dbias, p->dscale, p->gain, p->dy_mean, p->slope);
     if (c->rank == 0) {
-        bng_put_row(bng_shared_at_mut(job->stats.dbias, c->first, stat), p->dbias, bytes);
-        bng_put_row(bng_shared_at_mut(job->stats.dscale, c->first, stat), p->dscale, bytes);
+        bng_hal_dma_wait(bng_hal_dma_put(bng_shared_at_mut(job->stats.dbias, c->first, stat), p->dbias, 1, bytes, 0));
+        bng_hal_dma_wait(bng_hal_dma_put(bng_shared_at_mut(job->stats.dscale, c->first, stat), p->dscale, 1, bytes, 0));
     }
 }
 
