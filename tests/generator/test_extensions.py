@@ -1,0 +1,97 @@
+"""targets.yaml extensions: (the entry points beyond the vendor's four): the loader's
+checks, the files and flags they render, the parameter block's range, and that the
+driver compiles for every family alone (its code behind BNG_HAS_* conditions)."""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from test_generator import GOOD, ROOT, TempDir, run   # noqa: E402
+
+from generator.loader import load                      # noqa: E402
+from generator.plan import plan_target                 # noqa: E402
+
+
+def with_extensions(value):
+    return GOOD + f"    extensions: {value}\n"
+
+
+class ExtensionsTest(TempDir):
+    def generate(self, text):
+        path = self.write_config(text)
+        out = os.path.join(self.tmp, "out")
+        status, _, err = run("generate", "--config", path, "--out", out, "--quiet")
+        return status, err, os.path.join(out, "dsp")
+
+    def test_loader_takes_a_list_in_canonical_order(self):
+        path = self.write_config(with_extensions("[ext, reduce]"))
+        self.assertEqual(load(path).targets[0].extensions, ("reduce", "ext"))
+        self.assertEqual(load(self.write_config(GOOD)).targets[0].extensions, ())
+        self.assertEqual(load(self.write_config(with_extensions("[]"))).targets[0].extensions, ())
+
+    def test_loader_refuses_unknown_duplicate_and_wrong_shapes(self):
+        for value, fragment in (("[reduce, bogus]", "'bogus' is not allowed; allowed: reduce, apply, dx, ext"),
+                                ("[dx, dx]", "dx is listed twice"),
+                                ("reduce", "expected a list of some of reduce, apply, dx, ext")):
+            status, err, _ = self.generate(with_extensions(value))
+            self.assertEqual(status, 2, err)
+            self.assertIn(f"{self.tmp}/targets.yaml:16: targets.dsp.extensions", err)
+            self.assertIn(fragment, err)
+
+    def test_files_and_flags_follow_the_list(self):
+        status, err, out = self.generate(GOOD)
+        self.assertEqual(status, 0, err)
+        self.assertFalse(os.path.exists(os.path.join(out, "batch_norm_grad_ext.h")))
+        with open(os.path.join(out, "bng_kernels.h")) as f:
+            kernels = f.read()
+        self.assertIn("#define BNG_HAS_EXTENSIONS 0", kernels)
+        self.assertIn("#define BNG_SHARED_PARAMS_SLOTS 12", kernels)
+        status, err, out = self.generate(with_extensions("[dx]"))
+        self.assertEqual(status, 0, err)
+        with open(os.path.join(out, "batch_norm_grad_ext.h")) as f:
+            header = f.read()
+        self.assertIn("fp_batch_norm_grad_dx_p(float *dy, float *dx, long long *params);", header)
+        self.assertNotIn("reduce_p", header)
+        with open(os.path.join(out, "build.mk")) as f:
+            self.assertIn("batch_norm_grad_ext.c", f.read())
+
+    def test_the_extended_block_is_128_bytes(self):
+        near = GOOD.replace("0xAFF00000", "0xAFF00FA0")       # the block ends 96 bytes on, at the scratch
+        status, err, _ = self.generate(near)
+        self.assertEqual(status, 0, err)
+        status, err, _ = self.generate(near + "    extensions: [apply]\n")
+        self.assertEqual(status, 2, err)
+        self.assertIn("overlaps the 128-byte parameter block", err)
+
+    def test_plan_constants(self):
+        tp = plan_target(load(os.path.join(ROOT, "targets.yaml")).target("mt7004"))
+        self.assertEqual(tp.extensions, ("reduce", "apply", "dx", "ext"))
+        self.assertEqual(tp.shared_constants["TILE_BUFFERS"], 4)
+        self.assertEqual(tp.shared_params_slots, 16)
+
+    @unittest.skipUnless(shutil.which("cc"), "no C compiler")
+    def test_the_driver_compiles_for_each_family_alone(self):
+        for family in ("", "reduce", "apply", "dx", "ext"):
+            text = with_extensions(f"[{family}]") if family else GOOD
+            status, err, out = self.generate(text)
+            self.assertEqual(status, 0, err)
+            sources = [os.path.join(ROOT, "include", "bng_driver.c")]
+            if family:
+                sources.append(os.path.join(out, "batch_norm_grad_ext.c"))
+            for source in sources:
+                result = subprocess.run(
+                    ["cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-fsyntax-only",
+                     "-DBNG_HOST", "-DBNG_VEC_BACKEND=BNG_VEC_PORTABLE", "-DBNG_HALF_PORTABLE",
+                     "-I" + os.path.join(ROOT, "include"), "-I" + out, source],
+                    capture_output=True, text=True)
+                self.assertEqual(result.returncode, 0, (family, source, result.stderr))
+
+
+if __name__ == "__main__":
+    unittest.main()
