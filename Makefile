@@ -481,9 +481,11 @@ FUZZ_TARGET  := $(HALF_TARGET)
 FUZZ         := $(BUILD)/fuzz/fuzz_params
 
 .PHONY: fuzz memcheck deps-fuzz deps-valgrind
+# (the probe is a whole fuzz target: libFuzzer links only with one)
 deps-fuzz:
-	@if ! command -v clang >/dev/null || ! clang -fsanitize=fuzzer -x c /dev/null -o /dev/null 2>/dev/null; then \
-	  $(call apt_install,clang libclang-rt-14-dev); fi
+	@if ! command -v clang >/dev/null || ! echo 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }' \
+	    | clang -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null; then \
+	  $(call apt_install,clang libclang-rt-14-dev,for make fuzz: libFuzzer); fi
 
 # libFuzzer on every entry point of $(FUZZ_TARGET) (it has fp and hp), with
 # AddressSanitizer and UndefinedBehaviorSanitizer; then the generator's loader fuzz.

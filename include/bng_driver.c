@@ -39,9 +39,10 @@
 #define BNG_SLOT_SUMS 12
 #define BNG_SLOT_FLAGS 13
 #define BNG_ACCUMULATE_FLAG 1
+#define BNG_STATUS_EFLAGS (-9)
 #if BNG_HAS_EXTENSIONS
 typedef char bng_ext_slots_agree[BNG_SLOT_SUMS == BNG_PARAM_SUMS && BNG_SLOT_FLAGS == BNG_PARAM_FLAGS
-                                 && BNG_ACCUMULATE_FLAG == BNG_FLAG_ACCUMULATE
+                                 && BNG_ACCUMULATE_FLAG == BNG_FLAG_ACCUMULATE && BNG_STATUS_EFLAGS == BNG_EFLAGS
                                  && BNG_EXT_PARAMS_LEN == BNG_SHARED_PARAMS_SLOTS ? 1 : -1];
 #endif
 
@@ -292,23 +293,24 @@ static int bng_read_params(const bng_dtype_config *dtype, int op, const long lon
     call->channel = (size_t)params[BNG_PARAM_CHANNEL];
     call->m = (float)call->batch;
     call->is_train = bng_reads_slot(op, BNG_PARAM_IS_TRAIN) && params[BNG_PARAM_IS_TRAIN] != 0;
+    /* 2 * channel + the limbs floats: channel is below half the address space here */
+    if ((used & BNG_BIT(BNG_SUMS))
+        && call->channel > ((bng_address_max() >> 2) - BNG_SUMS_COUNT_LIMBS) >> 1)
+        return BNG_ERANGE;
+    if (bng_reads_slot(op, BNG_SLOT_FLAGS) && (params[BNG_SLOT_FLAGS] & ~(long long)BNG_ACCUMULATE_FLAG))
+        return BNG_STATUS_EFLAGS;
     call->accumulate = bng_reads_slot(op, BNG_SLOT_FLAGS)
                        && (params[BNG_SLOT_FLAGS] & BNG_ACCUMULATE_FLAG);
-    if (used & BNG_BIT(BNG_SUMS)) {
-        /* 2 * channel + the limbs floats: channel is below half the address space here */
-        if (call->channel > ((bng_address_max() >> 2) - BNG_SUMS_COUNT_LIMBS) >> 1)
-            return BNG_ERANGE;
-        if (BNG_IS_APPLY(call)) {
-            /* The global count: whole, at least this call's rows (read, never written). */
-            float limb[BNG_SUMS_COUNT_LIMBS];
-            unsigned long long count;
-            for (i = 0; i < BNG_SUMS_COUNT_LIMBS; i++)
-                limb[i] = shared ? ((const BNG_SHARED float *)at[BNG_SUMS])[2 * call->channel + (size_t)i]
-                                 : ((const float *)at[BNG_SUMS])[2 * call->channel + (size_t)i];
-            if (!bng_read_count(limb, &count) || count < call->batch)
-                return BNG_EBATCH;
-            call->m = bng_count_to_float(count);
-        }
+    if (BNG_IS_APPLY(call)) {
+        /* The global count: whole, at least this call's rows (read, never written). */
+        float limb[BNG_SUMS_COUNT_LIMBS];
+        unsigned long long count;
+        for (i = 0; i < BNG_SUMS_COUNT_LIMBS; i++)
+            limb[i] = shared ? ((const BNG_SHARED float *)at[BNG_SUMS])[2 * call->channel + (size_t)i]
+                             : ((const float *)at[BNG_SUMS])[2 * call->channel + (size_t)i];
+        if (!bng_read_count(limb, &count) || count < call->batch)
+            return BNG_EBATCH;
+        call->m = bng_count_to_float(count);
     }
     for (i = 0; i < BNG_ARRAYS; i++) {
         span[i].start = at[i];

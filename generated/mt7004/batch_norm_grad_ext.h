@@ -44,6 +44,10 @@ extern "C" {
  * old value plus the new result, in float32, rounded once to the per-channel type. */
 #define BNG_FLAG_ACCUMULATE 1
 
+/* apply, ext: a flag bit this version does not know is refused (rather than ignored, so
+ * that a caller built for a later version learns it at once). After BNG_ERANGE. */
+#define BNG_EFLAGS   (-9)
+
 /* The partial-sums buffer: float32 throughout, also for hp_ calls.
  *   [0, channel)               sum over rows of dy
  *   [channel, 2*channel)       sum over rows of dy * (x - mean)

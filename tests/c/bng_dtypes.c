@@ -2,6 +2,9 @@
 #include "bng_dtypes.h"
 #if BNG_HAS_EXTENSIONS
 #include "batch_norm_grad_ext.h"
+/* The tests' copy of the extended block's layout agrees with the header's. */
+typedef char bng_case_block_agrees[BNG_CASE_PARAMS == BNG_EXT_PARAMS_LEN && BNG_CASE_SUMS == BNG_PARAM_SUMS
+                                   && BNG_CASE_FLAGS == BNG_PARAM_FLAGS && BNG_CASE_EFLAGS == BNG_EFLAGS ? 1 : -1];
 #endif
 
 

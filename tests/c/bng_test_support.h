@@ -47,6 +47,7 @@ typedef struct {
 #define BNG_CASE_PARAMS 16
 #define BNG_CASE_SUMS 12
 #define BNG_CASE_FLAGS 13
+#define BNG_CASE_EFLAGS (-9)      /* the status of an unknown flag bit */
 
 #define BNG_GUARD 64
 #define BNG_GUARD_BYTE 0xA5

@@ -1096,6 +1096,14 @@ static void ext_errors(const bng_dtype *t, int shared)
         k.params[BNG_PARAM_CHANNEL] = LLONG_MAX;
         expect_op_error(&k, op, shared, xp, dy, dxp, mask, BNG_ERANGE, "channel LLONG_MAX");
         k.params[BNG_PARAM_CHANNEL] = (long long)channel;
+        /* A flag bit this version does not know (apply, ext): refused, not ignored. */
+        if (op == BNG_OP_APPLY || op == BNG_OP_EXT) {
+            k.params[BNG_CASE_FLAGS] = 2;
+            expect_op_error(&k, op, shared, xp, dy, dxp, mask, BNG_CASE_EFLAGS, "an unknown flag bit");
+            k.params[BNG_CASE_FLAGS] = (long long)1 << 40 | 1;
+            expect_op_error(&k, op, shared, xp, dy, dxp, mask, BNG_CASE_EFLAGS, "an unknown high flag bit");
+            k.params[BNG_CASE_FLAGS] = 0;
+        }
         if (shared)
             expect_op_error(&k, op, shared, xp, dy, dxp, 0, BNG_ECOREMASK, "core_mask 0");
         /* Counts that do not add up (apply): fewer rows than this call's, a limb that

@@ -156,6 +156,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* BNG_OP_FULL, _EXT, _REDUCE, _APPLY, _DX */
     const int op = ext ? (int)((op_byte & 7) % 5) : BNG_OP_FULL;
     const int accumulate = (op_byte >> 3) & 1;
+    /* a flag bit this version does not know, beside accumulate (ext, apply: BNG_EFLAGS) */
+    const int unknown_flag = ext && (flags & 0x80);
     const unsigned count_kind = (op_byte >> 4) % 5;   /* apply: exact, larger, smaller, fraction, NaN */
     const unsigned null_slot = take(&in) % 12;          /* 0-7 an array, 8 the sums (ext), else none */
     const int half_data = BNG_HAS_F16 && (flags & 1), shared = flags & 2;
@@ -220,7 +222,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     params[BNG_PARAM_STATUS] = SENTINEL;
     params[9] = params[10] = params[11] = SENTINEL;
     params[12] = (long long)(intptr_t)sums;
-    params[13] = accumulate;
+    params[13] = accumulate | (unknown_flag ? 4 : 0);
     params[14] = params[15] = SENTINEL;
     if (null_slot >= 3 && null_slot < 8)
         params[null_slot - 3] = 0;
@@ -277,6 +279,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         expected = BNG_ECHANNEL;
     else if (!small)
         expected = BNG_ERANGE;
+    else if (unknown_flag && (op == BNG_OP_APPLY || op == BNG_OP_EXT))
+        expected = BNG_EFLAGS;
     else if (op == BNG_OP_APPLY && !count_ok((const float *)(const void *)(sums + 2 * c * sizeof(float)), batch))
         expected = BNG_EBATCH;
     else if (refused_alias)
