@@ -215,7 +215,7 @@ void bng_case_call(bng_case *k, int op, int shared, void *x, void *dy, void *dx,
 
 static int ftz_mode;
 
-void bng_test_init(void)
+static void bng_test_init(void)
 {
     ftz_mode = bng_test_enable_ftz();
 #if BNG_TEST_LAUNCH_FANOUT
@@ -267,7 +267,7 @@ static double *ratio_slot(const char *type, const char *what)
     return what[1] == 'x' ? &ratios[i].dx : what[1] == 'b' ? &ratios[i].dbias : &ratios[i].dscale;
 }
 
-void bng_report_error_ratios(void)
+static void bng_report_error_ratios(void)
 {
     int i;
     for (i = 0; i < MAX_TYPES && ratios[i].name; i++)
@@ -347,4 +347,19 @@ void bng_case_check(const bng_case *k)
     free(mean);
     free(invar);
     free(scale);
+}
+
+int bng_run_suite(Suite *suite)
+{
+    SRunner *sr = srunner_create(suite);
+    int failed;
+
+    bng_test_init();
+    srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_SILENT);
+    bng_report_error_ratios();
+    srunner_print(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

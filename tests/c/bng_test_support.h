@@ -4,6 +4,7 @@
 #ifndef BNG_TEST_SUPPORT_H
 #define BNG_TEST_SUPPORT_H
 
+#include <check.h>
 #include <stddef.h>
 #include "batch_norm_grad.h"
 #include "bng_kernels.h"
@@ -94,11 +95,11 @@ void bng_case_check(const bng_case *k);
  * their sentinels. */
 void bng_case_check_guards(const bng_case *k);
 
-/* Before any test: the FPU mode (BNG_TEST_FTZ=1: flush-to-zero, as on the DSP), and the
- * cores a launch model needs (BNG_TEST_LAUNCH_FANOUT: the reference HAL's workers). */
-void bng_test_init(void);
-
-/* Largest error seen as a fraction of the bound, per storage type name (max 8 types). */
-void bng_report_error_ratios(void);
+/* Run a suite as every test program here does, and return the exit status: first the
+ * FPU mode (BNG_TEST_FTZ=1: flush-to-zero, as on the DSP) and the cores a launch model
+ * needs (BNG_TEST_LAUNCH_FANOUT: the reference HAL's workers); the tests in this process
+ * (no fork: the largest error seen as a fraction of the bound, per storage type, is
+ * gathered across tests and printed at the end), then Check's summary. */
+int bng_run_suite(Suite *suite);
 
 #endif

@@ -1229,16 +1229,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    int failed;
-
-    bng_test_init();
-    /* No fork: the error ratios gathered across tests are reported at the end. */
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_SILENT);
-    bng_report_error_ratios();
-    srunner_print(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return bng_run_suite(suite());
 }

@@ -72,19 +72,9 @@ int main(void)
 {
     Suite *s = suite_create("channel walk " BNG_TARGET_NAME);
     TCase *tc = tcase_create("walk");
-    SRunner *sr;
-    int failed;
 
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, test_walk_every_count, 0, bng_dtype_count);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    bng_test_init();
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_SILENT);
-    bng_report_error_ratios();
-    srunner_print(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return bng_run_suite(s);
 }
