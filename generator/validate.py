@@ -43,6 +43,11 @@ def validate_target(target: Target) -> Target:
         raise ConfigError(str(target.where("memory.spaces")), f"targets.{target.name}.memory.spaces",
                           "a split target needs vector_backend gnu or portable for now: the "
                           "native backend has no vector division spelling")
+    if target.memory.split and tp.stack_bytes > target.memory.scalar_bytes:
+        # _p's float arrays are on the stack, which is scalar memory on a split part.
+        raise ConfigError(str(target.where("memory.spaces")), f"targets.{target.name}.memory.spaces.scalar_bytes",
+                          f"{target.memory.scalar_bytes} bytes of scalar memory cannot hold _p's "
+                          f"{tp.stack_bytes}-byte stack arrays (8 floats x the widest chunk)")
     if target.memory.split:
         # _s puts the partial-sums count limb by limb, each limb a vector of the workspace's
         # part_dy (include/bng_driver.c bng_core_put_sums).

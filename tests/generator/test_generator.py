@@ -252,6 +252,12 @@ class MemorySpacesTest(TempDir):
         for text, line, fragment in cases:
             self.expect_error(self.with_spaces(text), line, fragment)
 
+    def test_split_scalar_memory_holds_the_p_stack(self):
+        self.expect_error(GOOD.replace('      shared_qualifier: ""\n', SPLIT)
+                          .replace("scalar_bytes: 65536", "scalar_bytes: 2048"), 14,
+                          "targets.dsp.memory.spaces.scalar_bytes: 2048 bytes of scalar memory "
+                          "cannot hold _p's 4096-byte stack arrays")
+
     def test_split_needs_a_backend_with_division(self):
         self.expect_error(GOOD.replace('      shared_qualifier: ""\n', SPLIT)
                           .replace("vector_backend: gnu", "vector_backend: native"), 14,
