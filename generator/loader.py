@@ -256,10 +256,41 @@ def _dtypes(doc: _Doc, node, key: str) -> Tuple[DTypeConfig, ...]:
     return tuple(out)
 
 
+SPACES = ("unified", "split")
+MAX_SPACE_BYTES = 2**31
+
+
+def _spaces(doc: _Doc, node, key: str, private_bytes: int) -> Tuple[str, int, int]:
+    """The optional memory.spaces: {kind: unified} (the default), or {kind: split,
+    scalar_bytes: S, vector_bytes: V}, whose vector memory holds private_bytes."""
+    if node is None:
+        return "unified", 0, 0
+    f = doc.mapping(node, key, ("kind", "scalar_bytes", "vector_bytes"), ("kind",))
+    kind = doc.choice(f["kind"][1], f"{key}.kind", SPACES)
+    sizes = ("scalar_bytes", "vector_bytes")
+    if kind == "unified":
+        for name in sizes:
+            if name in f:
+                doc.fail(f[name][0], f"{key}.{name}",
+                         "only a split target has separate memories; remove it, or set kind: split")
+        return kind, 0, 0
+    for name in sizes:
+        if name not in f:
+            doc.fail(node, f"{key}.{name}", "missing required key (kind: split)")
+    scalar = doc.integer(f["scalar_bytes"][1], f"{key}.scalar_bytes", 1024, MAX_SPACE_BYTES)
+    vnode = f["vector_bytes"][1]
+    vector = doc.integer(vnode, f"{key}.vector_bytes", MIN_PRIVATE_BYTES, MAX_SPACE_BYTES)
+    if vector < private_bytes:
+        doc.fail(vnode, f"{key}.vector_bytes",
+                 f"{vector} is smaller than memory.private_bytes ({private_bytes}), which "
+                 "the _s entry points take from vector memory on a split target")
+    return kind, scalar, vector
+
+
 def _memory(doc: _Doc, node, key: str) -> MemoryConfig:
     names = ("private_bytes", "address_bits", "shared_params_address",
              "shared_scratch_address", "shared_qualifier")
-    f = doc.mapping(node, key, names, names)
+    f = doc.mapping(node, key, names + ("spaces",), names)
     address_bits = doc.integer(f["address_bits"][1], f"{key}.address_bits", 16, 64)
 
     def address(name: str, align: int, lowest: int) -> int:
@@ -276,10 +307,13 @@ def _memory(doc: _Doc, node, key: str) -> MemoryConfig:
         doc.fail(qnode, f"{key}.shared_qualifier", f"{problem}; allowed: empty, or "
                  "identifiers each with an optional (...) list, e.g. __gsm__ or "
                  "__attribute__((address_space(1)))")
+    private_bytes = doc.integer(f["private_bytes"][1], f"{key}.private_bytes",
+                                MIN_PRIVATE_BYTES, min(MAX_PRIVATE_BYTES, 2**address_bits - 1))
+    spaces, scalar_bytes, vector_bytes = _spaces(
+        doc, f["spaces"][1] if "spaces" in f else None, f"{key}.spaces", private_bytes)
     return MemoryConfig(
-        private_bytes=doc.integer(f["private_bytes"][1], f"{key}.private_bytes",
-                                  MIN_PRIVATE_BYTES,
-                                  min(MAX_PRIVATE_BYTES, 2**address_bits - 1)),
+        private_bytes=private_bytes,
+        spaces=spaces, scalar_bytes=scalar_bytes, vector_bytes=vector_bytes,
         address_bits=address_bits,
         shared_params_address=address("shared_params_address", 8, 1),
         shared_scratch_address=address("shared_scratch_address", 64, 1),

@@ -40,6 +40,17 @@ class MemoryConfig:
     shared_params_address: int
     shared_scratch_address: int
     shared_qualifier: str
+    # Which memories a core's private data lives in (targets.yaml memory.spaces):
+    # "unified", one memory both the scalar and the vector unit reach (the default), or
+    # "split", a scalar memory (SM) of scalar_bytes and a vector memory (AM) of
+    # vector_bytes per core, crossed only through registers or DMA (docs/contract.md).
+    spaces: str = "unified"
+    scalar_bytes: int = 0
+    vector_bytes: int = 0
+
+    @property
+    def split(self) -> bool:
+        return self.spaces == "split"
 
 
 @dataclass(frozen=True)

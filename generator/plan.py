@@ -227,6 +227,10 @@ class DTypePlan:
     config: DTypeConfig
     specialized: Tuple[Kernel, ...]
     generic: Kernel
+    # Split memory spaces: every per-channel array of the _s workspace holds whole
+    # vectors of this many floats (the driver works on them with vector operations
+    # only, padding lanes included); 1 on a unified target.
+    pad_lanes: int = 1
 
     @property
     def name(self) -> str:
@@ -259,6 +263,11 @@ class DTypePlan:
         return max([self.generic_chunk] + [k.channels for k in self.specialized])
 
     @property
+    def workspace_chunk(self) -> int:
+        """Elements of each workspace array: max_chunk, whole vectors on a split target."""
+        return -(-self.max_chunk // self.pad_lanes) * self.pad_lanes
+
+    @property
     def element_bytes(self) -> int:
         return ELEMENT_BYTES[self.name]
 
@@ -270,7 +279,7 @@ class DTypePlan:
     def workspace_bytes(self) -> int:
         """Private memory per core for the _s workspace, tiles excluded."""
         element = {"float": 4, "stats": self.stats_bytes}
-        return sum(_aligned(element[kind] * self.max_chunk) for _, kind in WORKSPACE)
+        return sum(_aligned(element[kind] * self.workspace_chunk) for _, kind in WORKSPACE)
 
     def tile_bytes(self, private_bytes: int) -> int:
         """One tile buffer: what the workspace leaves, split in TILE_BUFFERS."""
@@ -364,6 +373,12 @@ class TargetPlan:
         return STACK_FLOAT_ARRAYS * 4 * self.max_chunk
 
     @property
+    def vector_lanes(self) -> int:
+        """Floats in one vector register: the f32 lanes (else the f16 lanes, which the
+        kernels hold as floats)."""
+        return self.dtypes[0].config.lanes
+
+    @property
     def constants(self):
         return {"BLOCK_ROWS": BLOCK_ROWS, "MIN_GROUP_ROWS": MIN_GROUP_ROWS,
                 "MAX_GROUPS": MAX_GROUPS, "ALIGN": ALIGN}
@@ -403,5 +418,6 @@ def plan_target(target: Target) -> TargetPlan:
     for d in target.dtypes:
         spec = tuple(Kernel(target.name, d.name, d.lanes, c, target.max_unroll)
                      for c in target.channels)
-        dtypes.append(DTypePlan(d, spec, Kernel(target.name, d.name, d.lanes, None)))
+        pad = target.dtypes[0].lanes if target.memory.split else 1
+        dtypes.append(DTypePlan(d, spec, Kernel(target.name, d.name, d.lanes, None), pad))
     return TargetPlan(target, tuple(dtypes))

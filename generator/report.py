@@ -37,6 +37,10 @@ def report(tp: TargetPlan, columns: Dict[str, Dict[str, int]]) -> str:
     rows = [f"target {tp.name}: private memory {memory.private_bytes} B/core "
             f"(_s workspace {', '.join(f'{d.name} {d.workspace_bytes} B' for d in tp.dtypes)}), "
             f"max_unroll {tp.target.max_unroll}, shared scratch {tp.scratch_bytes} B",
+            (f"memory spaces: split, SM {memory.scalar_bytes} B and AM {memory.vector_bytes} B "
+             f"per core; private memory is AM, workspace arrays padded to "
+             f"{tp.vector_lanes}-float vectors" if memory.split else
+             "memory spaces: unified (scalar and vector code reach private memory)"),
             f"_p stack: {STACK_FLOAT_ARRAYS} float arrays of the widest chunk = "
             f"{STACK_FLOAT_ARRAYS} x 4 x {tp.max_chunk} = {tp.stack_bytes} B in bng_run_private",
             head]

@@ -5,7 +5,7 @@ Each names the location the model kept for the setting at fault.
 
 from .errors import ConfigError
 from .model import Config, Target
-from .plan import ALIGN, plan_target
+from .plan import ALIGN, SUMS_COUNT_LIMBS, plan_target
 
 
 def _check_shared_ranges(target: Target, scratch_bytes: int, params_slots: int) -> None:
@@ -37,6 +37,25 @@ def validate_target(target: Target) -> Target:
     workspace and one tile; the shared ranges must fit the address space and not
     overlap."""
     tp = plan_target(target)
+    if target.memory.split and target.vector_backend == "native":
+        # The split driver's per-channel steps divide lane-wise (dy_mean = sum_dy / m),
+        # an operation native: does not spell yet.
+        raise ConfigError(str(target.where("memory.spaces")), f"targets.{target.name}.memory.spaces",
+                          "a split target needs vector_backend gnu or portable for now: the "
+                          "native backend has no vector division spelling")
+    if target.memory.split and tp.stack_bytes > target.memory.scalar_bytes:
+        # _p's float arrays are on the stack, which is scalar memory on a split part.
+        raise ConfigError(str(target.where("memory.spaces")), f"targets.{target.name}.memory.spaces.scalar_bytes",
+                          f"{target.memory.scalar_bytes} bytes of scalar memory cannot hold _p's "
+                          f"{tp.stack_bytes}-byte stack arrays (8 floats x the widest chunk)")
+    if target.memory.split:
+        # _s puts the partial-sums count limb by limb, each limb a vector of the workspace's
+        # part_dy (include/bng_driver.c bng_core_put_sums).
+        for d in tp.dtypes:
+            if d.workspace_chunk < SUMS_COUNT_LIMBS * tp.vector_lanes:
+                raise ConfigError(str(target.where("dtypes")), f"targets.{target.name}.dtypes.{d.name}.lanes",
+                                  f"{d.config.lanes} lanes: on a split target the {d.name} workspace "
+                                  f"needs room for {SUMS_COUNT_LIMBS} vectors of {tp.vector_lanes} floats")
     _check_shared_ranges(target, tp.scratch_bytes, tp.shared_params_slots)
     if target.memory.private_bytes % ALIGN:
         # The HAL hands out private memory as one block aligned to ALIGN bytes, the

@@ -24,6 +24,14 @@
 #if BNG_HAS_EXTENSIONS
 #include "batch_norm_grad_ext.h"
 #endif
+#if BNG_SPLIT_MEMORY
+/* The per-channel steps of _s work on vector memory with vector operations of
+ * BNG_VECTOR_LANES floats (the vector register), with the kernels' backend. */
+#ifndef BNG_VEC_BACKEND
+#define BNG_VEC_BACKEND BNG_VECTOR_BACKEND
+#endif
+#include "bng_vec.h"
+#endif
 
 #define BNG_ALL_CORES ((1u << BNG_TARGET_CORES) - 1u)
 
@@ -441,7 +449,129 @@ static void bng_finalize(const bng_dtype_config *dtype, size_t channels, float m
     }
 }
 
+#if BNG_SPLIT_MEMORY
+/* ---- the per-channel steps on vector memory (split targets) ----
+ *
+ * On a split target the _s workspace is in vector memory (AM), which scalar code may
+ * not touch: each step above has a twin here that works on whole vectors of
+ * BNG_VECTOR_LANES floats, the workspace arrays padded to whole vectors (the padding
+ * lanes are zeroed with the chunk, computed on, and never put back: every DMA moves
+ * exactly the chunk's channels). Lane by lane, the same IEEE operations in the same
+ * order as the scalar steps, so _s on a split target gives _p's bits. A scalar value
+ * reaches vector memory only through a register (bng_vbroadcast). */
+#define BNG_VT2(n) bng_f32x##n
+#define BNG_VT(n) BNG_VT2(n)
+#define BNG_VOP2(n, op) bng_f32x##n##_##op
+#define BNG_VOP(n, op) BNG_VOP2(n, op)
+#define BNG_V BNG_VECTOR_LANES
+typedef BNG_VT(BNG_V) bng_vec;
+#define bng_vload BNG_VOP(BNG_V, load_f32)
+#define bng_vstore BNG_VOP(BNG_V, store_f32)
+#define bng_vload_f16 BNG_VOP(BNG_V, load_f16)
+#define bng_vstore_f16 BNG_VOP(BNG_V, store_f16)
+#define bng_vzero_vec BNG_VOP(BNG_V, zero)
+#define bng_vadd BNG_VOP(BNG_V, add)
+#define bng_vmul BNG_VOP(BNG_V, mul)
+#define bng_vdiv BNG_VOP(BNG_V, div)
+#define bng_vbroadcast BNG_VOP(BNG_V, broadcast)
+
+/* Element i (a multiple of BNG_V) of a per-channel array of the call's stats type. */
+static bng_vec bng_vstats_load(const bng_dtype_config *dtype, const BNG_VMEM void *stats, size_t i)
+{
+    if (dtype->stats_bytes == sizeof(float))
+        return bng_vload((const BNG_VMEM float *)stats + i);
+    return bng_vload_f16((const BNG_VMEM half *)stats + i);
+}
+
+static void bng_vstats_store(const bng_dtype_config *dtype, BNG_VMEM void *stats, size_t i,
+                             bng_vec v)
+{
+    if (dtype->stats_bytes == sizeof(float))
+        bng_vstore((BNG_VMEM float *)stats + i, v);
+    else
+        bng_vstore_f16((BNG_VMEM half *)stats + i, v);
+}
+
+static void bng_vzero(size_t channels, BNG_VMEM float *a)
+{
+    size_t c;
+    for (c = 0; c < channels; c += BNG_V)
+        bng_vstore(a + c, bng_vzero_vec());
+}
+
+static void bng_vzero_stats(const bng_dtype_config *dtype, size_t channels, BNG_VMEM void *a)
+{
+    size_t c;
+    for (c = 0; c < channels; c += BNG_V)
+        bng_vstats_store(dtype, a, c, bng_vzero_vec());
+}
+
+static void bng_vfold(size_t channels, BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm,
+                      const BNG_VMEM float *part_dy, const BNG_VMEM float *part_dyxm)
+{
+    size_t c;
+    for (c = 0; c < channels; c += BNG_V) {
+        bng_vstore(sum_dy + c, bng_vadd(bng_vload(sum_dy + c), bng_vload(part_dy + c)));
+        bng_vstore(sum_dyxm + c, bng_vadd(bng_vload(sum_dyxm + c), bng_vload(part_dyxm + c)));
+    }
+}
+
+static void bng_vstats_to_float(const bng_dtype_config *dtype, size_t channels,
+                                const BNG_VMEM void *in, BNG_VMEM float *out)
+{
+    size_t c;
+    for (c = 0; c < channels; c += BNG_V)
+        bng_vstore(out + c, bng_vstats_load(dtype, in, c));
+}
+
+static void bng_vgain(const bng_dtype_config *dtype, size_t channels, const BNG_VMEM void *invar,
+                      const BNG_VMEM void *scale, BNG_VMEM float *gain)
+{
+    size_t c;
+    for (c = 0; c < channels; c += BNG_V)
+        bng_vstore(gain + c, bng_vmul(bng_vstats_load(dtype, scale, c),
+                                      bng_vstats_load(dtype, invar, c)));
+}
+
+/* bng_finalize on vectors; dbias and dscale are workspace arrays of their own here. */
+static void bng_vfinalize(const bng_dtype_config *dtype, size_t channels, float m, int accumulate,
+                          const BNG_VMEM void *invar, const BNG_VMEM void *scale,
+                          const BNG_VMEM float *sum_dy, const BNG_VMEM float *sum_dyxm,
+                          BNG_VMEM void *dbias, BNG_VMEM void *dscale, BNG_VMEM float *gain,
+                          BNG_VMEM float *dy_mean, BNG_VMEM float *slope)
+{
+    const bng_vec m_vec = bng_vbroadcast(m);
+    size_t c;
+
+    for (c = 0; c < channels; c += BNG_V) {
+        const bng_vec invar_c = bng_vstats_load(dtype, invar, c);
+        const bng_vec scale_c = bng_vstats_load(dtype, scale, c);
+        const bng_vec sum_dy_c = bng_vload(sum_dy + c);
+        const bng_vec dscale_c = bng_vmul(invar_c, bng_vload(sum_dyxm + c));
+        bng_vec dbias_out = sum_dy_c, dscale_out = dscale_c;
+
+        bng_vstore(gain + c, bng_vmul(scale_c, invar_c));
+        bng_vstore(dy_mean + c, bng_vdiv(sum_dy_c, m_vec));
+        bng_vstore(slope + c, bng_vdiv(bng_vmul(invar_c, dscale_c), m_vec));
+        if (accumulate) {
+            dbias_out = bng_vadd(bng_vstats_load(dtype, dbias, c), dbias_out);
+            dscale_out = bng_vadd(bng_vstats_load(dtype, dscale, c), dscale_out);
+        }
+        bng_vstats_store(dtype, dbias, c, dbias_out);
+        bng_vstats_store(dtype, dscale, c, dscale_out);
+    }
+}
+#endif
+
 /* ---- private storage: the caller's memory, one core ---- */
+
+/* _p on a split target is not memory-space clean yet (docs/contract.md, "Memory
+ * spaces"): its float arrays are on the stack, which is scalar memory (SM) on the part,
+ * and the ukernels load them as vectors. Each place a _p pointer enters a ukernel says
+ * so with this cast, so that sparse (make cross-check) checks everything else; the
+ * check counts them, and fails if a new one appears. */
+#define BNG_P_UNCHECKED(ptr) ((BNG_FORCE BNG_VMEM void *)(ptr))
+#define BNG_P_UNCHECKED_CONST(ptr) ((const BNG_FORCE BNG_VMEM void *)(ptr))
 
 /* The float arrays of one chunk, on the stack: BNG_STACK_FLOAT_ARRAYS of the widest
  * chunk, the figure the generator and make report give. */
@@ -468,9 +598,10 @@ static void bng_private_sum_rows(const bng_dtype_config *dtype, const bng_kernel
         bng_zero(channels, s->part_dy);
         bng_zero(channels, s->part_dyxm);
         kernel->reduce(bng_min(group_rows, batch - row), channels, channel,
-                       bng_at(x, row * channel + first, element),
-                       bng_at(dy, row * channel + first, element),
-                       s->mean, s->part_dy, s->part_dyxm);
+                       BNG_P_UNCHECKED_CONST(bng_at(x, row * channel + first, element)),
+                       BNG_P_UNCHECKED_CONST(bng_at(dy, row * channel + first, element)),
+                       BNG_P_UNCHECKED_CONST(s->mean), BNG_P_UNCHECKED(s->part_dy),
+                       BNG_P_UNCHECKED(s->part_dyxm));
         bng_fold(channels, s->sum_dy, s->sum_dyxm, s->part_dy, s->part_dyxm);
     }
 }
@@ -484,12 +615,17 @@ static void bng_private_dx(const bng_dtype_config *dtype, const bng_kernel *kern
     const int stream = call->batch * call->channel * element >= BNG_STREAM_DX_BYTES;
 
     if (call->is_train)
-        kernel->dx_train(call->batch, channels, call->channel, bng_at(x, first, element),
-                         bng_at(dy, first, element), bng_at_mut(dx, first, element),
-                         s->mean, s->gain, s->dy_mean, s->slope, stream);
+        kernel->dx_train(call->batch, channels, call->channel,
+                         BNG_P_UNCHECKED_CONST(bng_at(x, first, element)),
+                         BNG_P_UNCHECKED_CONST(bng_at(dy, first, element)),
+                         BNG_P_UNCHECKED(bng_at_mut(dx, first, element)),
+                         BNG_P_UNCHECKED_CONST(s->mean), BNG_P_UNCHECKED_CONST(s->gain),
+                         BNG_P_UNCHECKED_CONST(s->dy_mean), BNG_P_UNCHECKED_CONST(s->slope), stream);
     else
-        kernel->dx_infer(call->batch, channels, call->channel, bng_at(dy, first, element),
-                         bng_at_mut(dx, first, element), s->gain, stream);
+        kernel->dx_infer(call->batch, channels, call->channel,
+                         BNG_P_UNCHECKED_CONST(bng_at(dy, first, element)),
+                         BNG_P_UNCHECKED(bng_at_mut(dx, first, element)),
+                         BNG_P_UNCHECKED_CONST(s->gain), stream);
 }
 
 /* One checked call on the caller's memory. Chunks are independent: each is summed,
@@ -582,6 +718,22 @@ void bng_entry_private(const bng_dtype_config *dtype, void *x, void *dy, void *d
 
 /* ---- shared storage: tiles staged by DMA, the cores of core_mask ---- */
 
+/* The per-channel steps of _s on the core's private memory: the scalar ones, or on a
+ * split target their vector twins (private memory is vector memory there). */
+#if BNG_SPLIT_MEMORY
+#define BNG_S_ZERO bng_vzero
+#define BNG_S_FOLD bng_vfold
+#define BNG_S_STATS_TO_FLOAT bng_vstats_to_float
+#define BNG_S_GAIN bng_vgain
+#define BNG_S_FINALIZE bng_vfinalize
+#else
+#define BNG_S_ZERO bng_zero
+#define BNG_S_FOLD bng_fold
+#define BNG_S_STATS_TO_FLOAT bng_stats_to_float
+#define BNG_S_GAIN bng_gain
+#define BNG_S_FINALIZE bng_finalize
+#endif
+
 /* The per-channel arrays of an _s call, in shared memory. */
 typedef struct {
     const BNG_SHARED void *mean, *invar, *scale;
@@ -613,19 +765,20 @@ static BNG_SHARED void *bng_shared_at_mut(BNG_SHARED void *base, size_t index, s
 /* A core's private memory: the workspace (BNG_WORKSPACE), then x and dy tile buffers. */
 typedef float bng_work_float;
 typedef unsigned char bng_work_stats;
-#define BNG_WORK_FIELD(unused1, unused2, name, kind) bng_work_##kind *name;
+#define BNG_WORK_FIELD(unused1, unused2, name, kind) BNG_VMEM bng_work_##kind *name;
 #define BNG_WORK_TAKE(max_chunk, stats_bytes, name, kind) \
-    p->name = bng_take(&next, (max_chunk) * BNG_WORK_ELEMENT_##kind(stats_bytes));
+    p->name = bng_take(&next, BNG_WORK_ARRAY_CHUNK(max_chunk) * BNG_WORK_ELEMENT_##kind(stats_bytes));
+/* All of it is vector memory (BNG_VMEM) on a split target. */
 typedef struct {
     BNG_WORKSPACE(BNG_WORK_FIELD, 0, 0)
-    unsigned char *x_tiles[2], *dy_tiles[2];
+    BNG_VMEM unsigned char *x_tiles[2], *dy_tiles[2];
     size_t tile_rows;   /* rows per tile buffer; the whole slice when resident */
     int resident;       /* the core's rows of x and dy stay in private memory for pass 2 */
 } bng_private;
 /* The tile buffers bng_layout splits the rest of private memory into: the generator's
  * TILE_BUFFERS, with which it checks private_bytes. */
-#define BNG_LAYOUT_TILES (sizeof(((bng_private *)0)->x_tiles) / sizeof(unsigned char *) \
-                          + sizeof(((bng_private *)0)->dy_tiles) / sizeof(unsigned char *))
+#define BNG_LAYOUT_TILES (sizeof(((bng_private *)0)->x_tiles) / sizeof(((bng_private *)0)->x_tiles[0]) \
+                          + sizeof(((bng_private *)0)->dy_tiles) / sizeof(((bng_private *)0)->dy_tiles[0]))
 typedef char bng_tile_buffers_agree[BNG_LAYOUT_TILES == BNG_TILE_BUFFERS ? 1 : -1];
 
 /* The most DMA transfers a core has outstanding: in pass 2, after the next tile's two
@@ -636,9 +789,9 @@ typedef char bng_tile_buffers_agree[BNG_LAYOUT_TILES == BNG_TILE_BUFFERS ? 1 : -
 typedef char bng_outstanding_dma_agrees[BNG_DRIVER_OUTSTANDING_DMA <= BNG_MAX_OUTSTANDING_DMA ? 1 : -1];
 
 /* Take bytes (rounded up to BNG_ALIGN) from a core's private memory. */
-static void *bng_take(unsigned char **next, size_t bytes)
+static BNG_VMEM void *bng_take(BNG_VMEM unsigned char **next, size_t bytes)
 {
-    void *p = *next;
+    BNG_VMEM void *p = *next;
     *next += BNG_ALIGN_UP(bytes);
     return p;
 }
@@ -654,7 +807,7 @@ static int bng_layout(const bng_dtype_config *dtype, unsigned core, size_t chann
 {
     const size_t row_bytes = channels * dtype->element_bytes;
     size_t bytes = 0, tile_bytes;
-    unsigned char *base = bng_hal_private(core, &bytes), *next = base;
+    BNG_VMEM unsigned char *base = bng_hal_private(core, &bytes), *next = base;
 
     if (base == NULL || bytes < BNG_PRIVATE_BYTES)
         return 0;
@@ -673,6 +826,15 @@ static int bng_layout(const bng_dtype_config *dtype, unsigned core, size_t chann
         p->dy_tiles[0] = bng_take(&next, tile_bytes);
         p->dy_tiles[1] = bng_take(&next, tile_bytes);
     }
+#if BNG_SPLIT_MEMORY
+    {   /* the padding lanes of every workspace array: zero, with vector stores */
+        const size_t n = BNG_WORK_ARRAY_CHUNK(dtype->max_chunk);
+#define BNG_WORK_ZERO_float(name) bng_vzero(n, p->name);
+#define BNG_WORK_ZERO_stats(name) bng_vzero_stats(dtype, n, p->name);
+#define BNG_WORK_ZERO(unused1, unused2, name, kind) BNG_WORK_ZERO_##kind(name)
+        BNG_WORKSPACE(BNG_WORK_ZERO, 0, 0)
+    }
+#endif
     return 1;
 }
 
@@ -734,14 +896,14 @@ static int bng_core_chunk(bng_core *c, size_t first, size_t slot)
         bng_hal_dma_wait(bng_hal_dma_get(c->p.scale, bng_shared_at(job->stats.scale, first, stat), 1, c->channels * stat, 0));
     }
     if (!BNG_IS_DX_ONLY(call))
-        bng_stats_to_float(dtype, c->channels, c->p.stats_mean, c->p.mean);
+        BNG_S_STATS_TO_FLOAT(dtype, c->channels, c->p.stats_mean, c->p.mean);
     return 1;
 }
 
 /* Start the DMA of rows [row, row + n) of the chunk's x (when with_x) and dy into a
  * tile buffer: handles[0] for x, handles[1] for dy. */
-static void bng_fetch(const bng_core *c, size_t row, size_t n, int with_x, void *x_tile,
-                      void *dy_tile, bng_hal_dma handles[2])
+static void bng_fetch(const bng_core *c, size_t row, size_t n, int with_x, BNG_VMEM void *x_tile,
+                      BNG_VMEM void *dy_tile, bng_hal_dma handles[2])
 {
     const bng_shared_job *job = c->job;
     const size_t element = job->dtype->element_bytes, channel = job->call.channel;
@@ -779,8 +941,8 @@ static void bng_core_sum_rows(bng_core *c)
         bng_hal_dma_wait(gets[t][0]);
         bng_hal_dma_wait(gets[t][1]);
         if (row % group_rows == 0) {
-            bng_zero(c->channels, p->part_dy);
-            bng_zero(c->channels, p->part_dyxm);
+            BNG_S_ZERO(c->channels, p->part_dy);
+            BNG_S_ZERO(c->channels, p->part_dyxm);
         }
         c->job->kernel->reduce(n, c->channels, c->channels, p->x_tiles[t] + at,
                                p->dy_tiles[t] + at, p->mean, p->part_dy, p->part_dyxm);
@@ -800,13 +962,13 @@ static void bng_core_fold(bng_core *c)
     const size_t max_chunk = c->job->dtype->max_chunk;
     size_t g;
 
-    bng_zero(c->channels, p->sum_dy);
-    bng_zero(c->channels, p->sum_dyxm);
+    BNG_S_ZERO(c->channels, p->sum_dy);
+    BNG_S_ZERO(c->channels, p->sum_dyxm);
     for (g = 0; g < c->groups; g++) {
         const BNG_SHARED float *group = c->scratch + g * 2 * max_chunk;
         bng_hal_dma_wait(bng_hal_dma_get(p->part_dy, group, 1, c->channels * sizeof(float), 0));
         bng_hal_dma_wait(bng_hal_dma_get(p->part_dyxm, group + max_chunk, 1, c->channels * sizeof(float), 0));
-        bng_fold(c->channels, p->sum_dy, p->sum_dyxm, p->part_dy, p->part_dyxm);
+        BNG_S_FOLD(c->channels, p->sum_dy, p->sum_dyxm, p->part_dy, p->part_dyxm);
     }
 }
 
@@ -822,8 +984,21 @@ static void bng_core_put_sums(bng_core *c)
     bng_hal_dma_wait(bng_hal_dma_put(job->sums + c->first, c->p.sum_dy, 1, c->channels * sizeof(float), 0));
     bng_hal_dma_wait(bng_hal_dma_put(job->sums + channel + c->first, c->p.sum_dyxm, 1, c->channels * sizeof(float), 0));
     if (c->first == 0) {
+#if BNG_SPLIT_MEMORY
+        /* Each limb through a register into vector memory (part_dy is free after the
+         * fold, and holds at least one vector per limb), then one float put each. */
+        size_t rows = job->call.batch;
+        int i;
+        for (i = 0; i < BNG_SUMS_COUNT_LIMBS; i++) {
+            bng_vstore(c->p.part_dy + (size_t)i * BNG_V,
+                       bng_vbroadcast((float)(unsigned)(rows & BNG_LIMB_MAX)));
+            rows >>= BNG_SUMS_LIMB_BITS;
+            bng_hal_dma_wait(bng_hal_dma_put(job->sums + 2 * channel + (size_t)i, c->p.part_dy + (size_t)i * BNG_V, 1, sizeof(float), 0));
+        }
+#else
         bng_write_count(job->call.batch, c->p.part_dy);     /* free after the fold */
         bng_hal_dma_wait(bng_hal_dma_put(job->sums + 2 * channel, c->p.part_dy, 1, BNG_SUMS_COUNT_LIMBS * sizeof(float), 0));
+#endif
     }
 }
 
@@ -849,8 +1024,8 @@ static void bng_core_finalize(bng_core *c)
         bng_hal_dma_wait(bng_hal_dma_get(p->dbias, bng_shared_at(job->stats.dbias, c->first, stat), 1, bytes, 0));
         bng_hal_dma_wait(bng_hal_dma_get(p->dscale, bng_shared_at(job->stats.dscale, c->first, stat), 1, bytes, 0));
     }
-    bng_finalize(job->dtype, c->channels, job->call.m, accumulate, p->invar, p->scale,
-                 p->sum_dy, p->sum_dyxm, p->dbias, p->dscale, p->gain, p->dy_mean, p->slope);
+    BNG_S_FINALIZE(job->dtype, c->channels, job->call.m, accumulate, p->invar, p->scale,
+                   p->sum_dy, p->sum_dyxm, p->dbias, p->dscale, p->gain, p->dy_mean, p->slope);
     if (c->rank == 0) {
         bng_hal_dma_wait(bng_hal_dma_put(bng_shared_at_mut(job->stats.dbias, c->first, stat), p->dbias, 1, bytes, 0));
         bng_hal_dma_wait(bng_hal_dma_put(bng_shared_at_mut(job->stats.dscale, c->first, stat), p->dscale, 1, bytes, 0));
@@ -876,7 +1051,7 @@ static void bng_core_dx(bng_core *c)
     for (row = begin, t = 0; row < end; t ^= 1) {
         const size_t n = bng_tile(row, end, group_rows, p->tile_rows), next = row + n;
         const size_t at = p->resident ? (row - begin) * c->row_bytes : 0;
-        unsigned char *x_tile = p->x_tiles[t] + at, *dy_tile = p->dy_tiles[t] + at;
+        BNG_VMEM unsigned char *x_tile = p->x_tiles[t] + at, *dy_tile = p->dy_tiles[t] + at;
 
         if (next < end && !p->resident) {
             bng_hal_dma_wait(puts[t ^ 1]);
@@ -924,7 +1099,7 @@ static void bng_shared_core(unsigned core, void *arg)
             continue;
         }
         if (BNG_IS_DX_ONLY(call)) {
-            bng_gain(job->dtype, c.channels, c.p.invar, c.p.scale, c.p.gain);
+            BNG_S_GAIN(job->dtype, c.channels, c.p.invar, c.p.scale, c.p.gain);
         } else {
             if (BNG_IS_APPLY(call)) {
                 bng_core_get_sums(&c);

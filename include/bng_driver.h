@@ -13,6 +13,25 @@
 
 #include <stddef.h>
 
+/* Memory spaces (targets.yaml memory.spaces, docs/contract.md "Memory spaces"). On a
+ * split target (BNG_SPLIT_MEMORY 1, defined by bng_kernels.h before it includes this
+ * header) a core has scalar memory (SM) and vector memory (AM): the scalar unit
+ * reaches only SM, vector loads and stores only AM, and data crosses through registers
+ * (a broadcast) or DMA. Every pointer into vector memory is declared BNG_VMEM, in the
+ * style of the Linux kernel's __iomem and __user: empty for compilers, and under
+ * sparse (make cross-check) an address space of its own that no code may dereference
+ * (noderef), nor convert to or from another space without a BNG_FORCE cast. The casts
+ * are in two places: bng_vec.h's loads and stores, and the HAL's DMA and private
+ * memory (bng_hal.h). A unified target has no separate space: the macros are empty
+ * there under sparse too. */
+#if defined(__CHECKER__) && defined(BNG_SPLIT_MEMORY) && BNG_SPLIT_MEMORY
+#define BNG_VMEM __attribute__((noderef, address_space(2)))
+#define BNG_FORCE __attribute__((force))
+#else
+#define BNG_VMEM
+#define BNG_FORCE
+#endif
+
 /* The row ukernels of one kernel, on `channels` channels of each of `rows` rows, rows
  * `stride` elements apart. x, dy and dx hold elements of the storage type; the
  * per-channel arrays and all arithmetic are float32.
@@ -23,14 +42,17 @@
  * dx may be x or dy (in place). stream != 0: dx is larger than the host's caches, so
  * its stores may bypass them (bng_vec.h's store_out); it changes no bit. */
 typedef void bng_reduce_ukernel(size_t rows, size_t channels, size_t stride,
-                                const void *x, const void *dy, const float *mean,
-                                float *sum_dy, float *sum_dyxm);
+                                const BNG_VMEM void *x, const BNG_VMEM void *dy,
+                                const BNG_VMEM float *mean,
+                                BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm);
 typedef void bng_dx_train_ukernel(size_t rows, size_t channels, size_t stride,
-                                  const void *x, const void *dy, void *dx,
-                                  const float *mean, const float *gain,
-                                  const float *dy_mean, const float *slope, int stream);
+                                  const BNG_VMEM void *x, const BNG_VMEM void *dy,
+                                  BNG_VMEM void *dx, const BNG_VMEM float *mean,
+                                  const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
+                                  const BNG_VMEM float *slope, int stream);
 typedef void bng_dx_infer_ukernel(size_t rows, size_t channels, size_t stride,
-                                  const void *dy, void *dx, const float *gain, int stream);
+                                  const BNG_VMEM void *dy, BNG_VMEM void *dx,
+                                  const BNG_VMEM float *gain, int stream);
 
 /* One kernel table entry. */
 typedef struct {
@@ -88,11 +110,20 @@ void bng_run_private(const bng_dtype_config *dtype, const bng_kernel *kernel,
 
 /* The _s workspace in a core's private memory: BNG_WORKSPACE(X, a, b) (from the
  * generator's plan) lists its arrays in order as X(a, b, name, float) or
- * X(a, b, name, stats), each of max_chunk
+ * X(a, b, name, stats), each of BNG_WORK_ARRAY_CHUNK(max_chunk)
  * elements rounded up to BNG_ALIGN bytes; the tiles take the rest. The generator
  * checks private_bytes with the same sum, and the generated sources assert that the
  * two agree (BNG_ASSERT_WORKSPACE_BYTES). */
 #define BNG_ALIGN_UP(bytes) (((bytes) + BNG_ALIGN - 1) / BNG_ALIGN * BNG_ALIGN)
+/* Elements of each workspace array for a widest chunk of max_chunk: on a split target
+ * whole vectors of BNG_VECTOR_LANES floats (the driver's per-channel steps are vector
+ * operations there), else max_chunk. */
+#if defined(BNG_SPLIT_MEMORY) && BNG_SPLIT_MEMORY
+#define BNG_WORK_ARRAY_CHUNK(max_chunk) \
+    (((max_chunk) + BNG_VECTOR_LANES - 1) / BNG_VECTOR_LANES * BNG_VECTOR_LANES)
+#else
+#define BNG_WORK_ARRAY_CHUNK(max_chunk) (max_chunk)
+#endif
 #define BNG_WORK_ELEMENT_float(stats_bytes) sizeof(float)
 #define BNG_WORK_ELEMENT_stats(stats_bytes) (stats_bytes)
 #define BNG_WORK_ARRAY_BYTES(max_chunk, stats_bytes, name, kind) \

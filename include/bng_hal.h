@@ -42,6 +42,8 @@
  *   *bytes = 0 (the driver then writes nothing and returns from body).
  * - bng_hal_dma_get(dst, src, rows, row_bytes, src_stride): copy rows rows of row_bytes
  *   from shared memory (rows src_stride bytes apart) to private memory (rows packed).
+ *   On a split target (targets.yaml memory.spaces) private memory is the core's vector
+ *   memory (AM), and transfers of 4 bytes (one float) happen (the partial-sums count).
  *   bng_hal_dma_put(dst, src, rows, row_bytes, dst_stride): the reverse. Both may run
  *   asynchronously: the returned handle is passed to bng_hal_dma_wait, after which the
  *   transfer is complete. With one row the stride is not used (the driver passes 0);
@@ -56,6 +58,7 @@
 #include <stddef.h>
 
 #include "batch_norm_grad.h"   /* BNG_SHARED */
+#include "bng_kernels.h"       /* BNG_VMEM (bng_driver.h) */
 
 typedef void (*bng_hal_body)(unsigned core, void *arg);
 typedef int bng_hal_dma;
@@ -67,10 +70,14 @@ typedef int bng_hal_dma;
 
 int bng_hal_parallel(unsigned mask, bng_hal_body body, void *arg, size_t arg_bytes);
 void bng_hal_barrier(void);
-void *bng_hal_private(unsigned core, size_t *bytes);
-bng_hal_dma bng_hal_dma_get(void *dst, const BNG_SHARED void *src, size_t rows,
+/* Private memory is vector memory (BNG_VMEM: on a split target the _s workspace and
+ * tiles are in AM, which only vector loads and stores and DMA touch); the HAL, which
+ * sparse does not check, takes and gives it as plain memory: these prototypes are the
+ * one place where the DMA's pointers leave the annotation. */
+BNG_VMEM void *bng_hal_private(unsigned core, size_t *bytes);
+bng_hal_dma bng_hal_dma_get(BNG_VMEM void *dst, const BNG_SHARED void *src, size_t rows,
                             size_t row_bytes, size_t src_stride);
-bng_hal_dma bng_hal_dma_put(BNG_SHARED void *dst, const void *src, size_t rows,
+bng_hal_dma bng_hal_dma_put(BNG_SHARED void *dst, const BNG_VMEM void *src, size_t rows,
                             size_t row_bytes, size_t dst_stride);
 void bng_hal_dma_wait(bng_hal_dma handle);
 

@@ -18,6 +18,12 @@
 
 #include "bng_half.h"
 
+/* The memory-space annotations (bng_driver.h); a user of this header alone gets none. */
+#ifndef BNG_VMEM
+#define BNG_VMEM
+#define BNG_FORCE
+#endif
+
 #define BNG_VEC_GNU 1
 #define BNG_VEC_PORTABLE 2
 #define BNG_VEC_NATIVE 3
@@ -83,7 +89,7 @@
     typedef unsigned int bng_u32x##N __attribute__((vector_size(4 * N)));            \
     typedef int bng_i32x##N __attribute__((vector_size(4 * N)));                     \
     typedef unsigned short bng_u16x##N __attribute__((vector_size(2 * N)));          \
-    BNG_VEC_FN bng_f32x##N bng_f32x##N##_load_f16(const half *p)                     \
+    BNG_VEC_FN bng_f32x##N bng_f32x##N##_ld_f16(const half *p)                     \
     {                                                                                \
         bng_u32x##N w = {0}, magnitude, bits, subnormal, special;                    \
         bng_f32x##N f;                                                               \
@@ -102,7 +108,7 @@
         __builtin_memcpy(&f, &bits, sizeof f);                                       \
         return f;                                                                    \
     }                                                                                \
-    BNG_VEC_FN void bng_f32x##N##_store_f16(half *p, bng_f32x##N v)                  \
+    BNG_VEC_FN void bng_f32x##N##_st_f16(half *p, bng_f32x##N v)                  \
     {                                                                                \
         bng_u32x##N x, a, h, sub, mask;                                              \
         bng_f32x##N af;                                                              \
@@ -121,10 +127,10 @@
         h |= (x >> 16) & 0x8000u;                                                    \
         BNG_STORE_HALF_BITS(N, p, h);                                                \
     }                                                                                \
-    BNG_VEC_FN void bng_f32x##N##_store_out_f16(half *p, bng_f32x##N v, int stream)  \
+    BNG_VEC_FN void bng_f32x##N##_st_out_f16(half *p, bng_f32x##N v, int stream)  \
     {                                                                                \
         (void)stream;                                                                \
-        bng_f32x##N##_store_f16(p, v);                                               \
+        bng_f32x##N##_st_f16(p, v);                                               \
     }
 
 #if defined(__x86_64__) && (defined(__AVX512F__) || defined(__F16C__))
@@ -150,7 +156,7 @@ typedef __m256 bng_x86_f32;
     _mm_stream_si128((__m128i *)(void *)(p), _mm256_cvtps_ph((v), _MM_FROUND_TO_NEAREST_INT))
 #endif
 #define BNG_F16_MEMORY_WIDE(N)                                                       \
-    BNG_VEC_FN bng_f32x##N bng_f32x##N##_load_f16(const half *p)                     \
+    BNG_VEC_FN bng_f32x##N bng_f32x##N##_ld_f16(const half *p)                     \
     {                                                                                \
         bng_f32x##N f;                                                               \
         int i;                                                                       \
@@ -160,7 +166,7 @@ typedef __m256 bng_x86_f32;
         }                                                                            \
         return f;                                                                    \
     }                                                                                \
-    BNG_VEC_FN void bng_f32x##N##_store_f16(half *p, bng_f32x##N v)                  \
+    BNG_VEC_FN void bng_f32x##N##_st_f16(half *p, bng_f32x##N v)                  \
     {                                                                                \
         int i;                                                                       \
         for (i = 0; i < N; i += BNG_F16_HW_LANES) {                                 \
@@ -169,11 +175,11 @@ typedef __m256 bng_x86_f32;
             BNG_X86_STORE_F16(p + i, part);                                          \
         }                                                                            \
     }                                                                                \
-    BNG_VEC_FN void bng_f32x##N##_store_out_f16(half *p, bng_f32x##N v, int stream)  \
+    BNG_VEC_FN void bng_f32x##N##_st_out_f16(half *p, bng_f32x##N v, int stream)  \
     {                                                                                \
         int i;                                                                       \
         if (!stream || (unsigned long)p % (2 * BNG_F16_HW_LANES) != 0) {             \
-            bng_f32x##N##_store_f16(p, v);                                           \
+            bng_f32x##N##_st_f16(p, v);                                           \
             return;                                                                  \
         }                                                                            \
         for (i = 0; i < N; i += BNG_F16_HW_LANES) {                                 \
@@ -222,7 +228,7 @@ BNG_VEC_FN int bng_stream_f32(float *p, const void *v, unsigned long bytes)
 
 #define BNG_F32_VECTOR(N)                                                            \
     typedef float bng_f32x##N __attribute__((vector_size(4 * N)));                   \
-    BNG_VEC_FN void bng_f32x##N##_store_out_f32(float *p, bng_f32x##N v, int stream) \
+    BNG_VEC_FN void bng_f32x##N##_st_out_f32(float *p, bng_f32x##N v, int stream) \
     {                                                                                \
         if (!stream || !bng_stream_f32(p, &v, sizeof v))                             \
             __builtin_memcpy(p, &v, sizeof v);                                       \
@@ -232,13 +238,13 @@ BNG_VEC_FN int bng_stream_f32(float *p, const void *v, unsigned long bytes)
         bng_f32x##N v = {0};                                                         \
         return v;                                                                    \
     }                                                                                \
-    BNG_VEC_FN bng_f32x##N bng_f32x##N##_load_f32(const float *p)                 \
+    BNG_VEC_FN bng_f32x##N bng_f32x##N##_ld_f32(const float *p)                 \
     {                                                                                \
         bng_f32x##N v;                                                               \
         __builtin_memcpy(&v, p, sizeof v);                                           \
         return v;                                                                    \
     }                                                                                \
-    BNG_VEC_FN void bng_f32x##N##_store_f32(float *p, bng_f32x##N v)              \
+    BNG_VEC_FN void bng_f32x##N##_st_f32(float *p, bng_f32x##N v)              \
     {                                                                                \
         __builtin_memcpy(p, &v, sizeof v);                                           \
     }                                                                                \
@@ -253,6 +259,18 @@ BNG_VEC_FN int bng_stream_f32(float *p, const void *v, unsigned long bytes)
     BNG_VEC_FN bng_f32x##N bng_f32x##N##_mul(bng_f32x##N a, bng_f32x##N b)        \
     {                                                                                \
         return a * b;                                                                \
+    }                                                                                \
+    BNG_VEC_FN bng_f32x##N bng_f32x##N##_div(bng_f32x##N a, bng_f32x##N b)        \
+    {                                                                                \
+        return a / b;                                                                \
+    }                                                                                \
+    BNG_VEC_FN bng_f32x##N bng_f32x##N##_broadcast(float s)                       \
+    {                                                                                \
+        bng_f32x##N v;                                                               \
+        int i;                                                                       \
+        for (i = 0; i < N; i++)                                                      \
+            v[i] = s;                                                                \
+        return v;                                                                    \
     }
 
 /* A vector wider than the compiler's vector registers: GCC lowers such a generic vector
@@ -279,39 +297,39 @@ BNG_VEC_FN int bng_stream_f32(float *p, const void *v, unsigned long bytes)
         v.hi = bng_f32x##H##_zero();                                                 \
         return v;                                                                    \
     }                                                                                \
-    BNG_VEC_FN bng_f32x##N bng_f32x##N##_load_f32(const float *p)                    \
+    BNG_VEC_FN bng_f32x##N bng_f32x##N##_ld_f32(const float *p)                    \
     {                                                                                \
         bng_f32x##N v;                                                               \
-        v.lo = bng_f32x##H##_load_f32(p);                                            \
-        v.hi = bng_f32x##H##_load_f32(p + H);                                        \
+        v.lo = bng_f32x##H##_ld_f32(p);                                            \
+        v.hi = bng_f32x##H##_ld_f32(p + H);                                        \
         return v;                                                                    \
     }                                                                                \
-    BNG_VEC_FN void bng_f32x##N##_store_f32(float *p, bng_f32x##N v)                 \
+    BNG_VEC_FN void bng_f32x##N##_st_f32(float *p, bng_f32x##N v)                 \
     {                                                                                \
-        bng_f32x##H##_store_f32(p, v.lo);                                            \
-        bng_f32x##H##_store_f32(p + H, v.hi);                                        \
+        bng_f32x##H##_st_f32(p, v.lo);                                            \
+        bng_f32x##H##_st_f32(p + H, v.hi);                                        \
     }                                                                                \
-    BNG_VEC_FN void bng_f32x##N##_store_out_f32(float *p, bng_f32x##N v, int stream) \
+    BNG_VEC_FN void bng_f32x##N##_st_out_f32(float *p, bng_f32x##N v, int stream) \
     {                                                                                \
-        bng_f32x##H##_store_out_f32(p, v.lo, stream);                                \
-        bng_f32x##H##_store_out_f32(p + H, v.hi, stream);                            \
+        bng_f32x##H##_st_out_f32(p, v.lo, stream);                                \
+        bng_f32x##H##_st_out_f32(p + H, v.hi, stream);                            \
     }                                                                                \
-    BNG_VEC_FN bng_f32x##N bng_f32x##N##_load_f16(const half *p)                     \
+    BNG_VEC_FN bng_f32x##N bng_f32x##N##_ld_f16(const half *p)                     \
     {                                                                                \
         bng_f32x##N v;                                                               \
-        v.lo = bng_f32x##H##_load_f16(p);                                            \
-        v.hi = bng_f32x##H##_load_f16(p + H);                                        \
+        v.lo = bng_f32x##H##_ld_f16(p);                                            \
+        v.hi = bng_f32x##H##_ld_f16(p + H);                                        \
         return v;                                                                    \
     }                                                                                \
-    BNG_VEC_FN void bng_f32x##N##_store_f16(half *p, bng_f32x##N v)                  \
+    BNG_VEC_FN void bng_f32x##N##_st_f16(half *p, bng_f32x##N v)                  \
     {                                                                                \
-        bng_f32x##H##_store_f16(p, v.lo);                                            \
-        bng_f32x##H##_store_f16(p + H, v.hi);                                        \
+        bng_f32x##H##_st_f16(p, v.lo);                                            \
+        bng_f32x##H##_st_f16(p + H, v.hi);                                        \
     }                                                                                \
-    BNG_VEC_FN void bng_f32x##N##_store_out_f16(half *p, bng_f32x##N v, int stream)  \
+    BNG_VEC_FN void bng_f32x##N##_st_out_f16(half *p, bng_f32x##N v, int stream)  \
     {                                                                                \
-        bng_f32x##H##_store_out_f16(p, v.lo, stream);                                \
-        bng_f32x##H##_store_out_f16(p + H, v.hi, stream);                            \
+        bng_f32x##H##_st_out_f16(p, v.lo, stream);                                \
+        bng_f32x##H##_st_out_f16(p + H, v.hi, stream);                            \
     }                                                                                \
     BNG_VEC_FN bng_f32x##N bng_f32x##N##_add(bng_f32x##N a, bng_f32x##N b)           \
     {                                                                                \
@@ -330,6 +348,19 @@ BNG_VEC_FN int bng_stream_f32(float *p, const void *v, unsigned long bytes)
         a.lo = bng_f32x##H##_mul(a.lo, b.lo);                                        \
         a.hi = bng_f32x##H##_mul(a.hi, b.hi);                                        \
         return a;                                                                    \
+    }                                                                                \
+    BNG_VEC_FN bng_f32x##N bng_f32x##N##_div(bng_f32x##N a, bng_f32x##N b)           \
+    {                                                                                \
+        a.lo = bng_f32x##H##_div(a.lo, b.lo);                                        \
+        a.hi = bng_f32x##H##_div(a.hi, b.hi);                                        \
+        return a;                                                                    \
+    }                                                                                \
+    BNG_VEC_FN bng_f32x##N bng_f32x##N##_broadcast(float s)                          \
+    {                                                                                \
+        bng_f32x##N v;                                                               \
+        v.lo = bng_f32x##H##_broadcast(s);                                           \
+        v.hi = bng_f32x##H##_broadcast(s);                                           \
+        return v;                                                                    \
     }
 /* Width N is two halves. */
 #define BNG_IS_HALVES(N) (N > BNG_GNU_LANES)
@@ -346,7 +377,7 @@ BNG_VEC_FN int bng_stream_f32(float *p, const void *v, unsigned long bytes)
             v.lane[i] = 0.0f;                                                        \
         return v;                                                                    \
     }                                                                                \
-    static inline bng_f32x##N bng_f32x##N##_load_f32(const float *p)                 \
+    static inline bng_f32x##N bng_f32x##N##_ld_f32(const float *p)                 \
     {                                                                                \
         bng_f32x##N v;                                                               \
         int i;                                                                       \
@@ -354,7 +385,7 @@ BNG_VEC_FN int bng_stream_f32(float *p, const void *v, unsigned long bytes)
             v.lane[i] = p[i];                                                        \
         return v;                                                                    \
     }                                                                                \
-    static inline void bng_f32x##N##_store_f32(float *p, bng_f32x##N v)              \
+    static inline void bng_f32x##N##_st_f32(float *p, bng_f32x##N v)              \
     {                                                                                \
         int i;                                                                       \
         for (i = 0; i < N; i++)                                                      \
@@ -380,6 +411,21 @@ BNG_VEC_FN int bng_stream_f32(float *p, const void *v, unsigned long bytes)
         for (i = 0; i < N; i++)                                                      \
             a.lane[i] *= b.lane[i];                                                  \
         return a;                                                                    \
+    }                                                                                \
+    static inline bng_f32x##N bng_f32x##N##_div(bng_f32x##N a, bng_f32x##N b)        \
+    {                                                                                \
+        int i;                                                                       \
+        for (i = 0; i < N; i++)                                                      \
+            a.lane[i] /= b.lane[i];                                                  \
+        return a;                                                                    \
+    }                                                                                \
+    static inline bng_f32x##N bng_f32x##N##_broadcast(float s)                       \
+    {                                                                                \
+        bng_f32x##N v;                                                               \
+        int i;                                                                       \
+        for (i = 0; i < N; i++)                                                      \
+            v.lane[i] = s;                                                           \
+        return v;                                                                    \
     }
 
 /* Half memory lane by lane, branch-free: the GNU backend's arithmetic on one lane
@@ -429,7 +475,7 @@ static inline uint32_t bng_float_lane_to_half(float value)
 }
 
 #define BNG_F16_MEMORY(N)                                                            \
-    static inline bng_f32x##N bng_f32x##N##_load_f16(const half *p)                  \
+    static inline bng_f32x##N bng_f32x##N##_ld_f16(const half *p)                  \
     {                                                                                \
         bng_f32x##N v;                                                               \
         int i;                                                                       \
@@ -440,7 +486,7 @@ static inline uint32_t bng_float_lane_to_half(float value)
         }                                                                            \
         return v;                                                                    \
     }                                                                                \
-    static inline void bng_f32x##N##_store_f16(half *p, bng_f32x##N v)               \
+    static inline void bng_f32x##N##_st_f16(half *p, bng_f32x##N v)               \
     {                                                                                \
         int i;                                                                       \
         for (i = 0; i < N; i++) {                                                    \
@@ -496,13 +542,13 @@ static inline void bng_native_store_f16(half *p, bng_native_f32 v)
 #define BNG_NATIVE_VECTOR(N)                                                         \
     typedef bng_native_f32 bng_f32x##N;                                              \
     static inline bng_f32x##N bng_f32x##N##_zero(void) { return BNG_NATIVE_BROADCAST(0.0f); } \
-    static inline bng_f32x##N bng_f32x##N##_load_f32(const float *p) { return BNG_NATIVE_LOAD(p); } \
-    static inline void bng_f32x##N##_store_f32(float *p, bng_f32x##N v) { BNG_NATIVE_STORE(p, v); } \
+    static inline bng_f32x##N bng_f32x##N##_ld_f32(const float *p) { return BNG_NATIVE_LOAD(p); } \
+    static inline void bng_f32x##N##_st_f32(float *p, bng_f32x##N v) { BNG_NATIVE_STORE(p, v); } \
     static inline bng_f32x##N bng_f32x##N##_add(bng_f32x##N a, bng_f32x##N b) { return BNG_NATIVE_ADD(a, b); } \
     static inline bng_f32x##N bng_f32x##N##_sub(bng_f32x##N a, bng_f32x##N b) { return BNG_NATIVE_SUB(a, b); } \
     static inline bng_f32x##N bng_f32x##N##_mul(bng_f32x##N a, bng_f32x##N b) { return BNG_NATIVE_MUL(a, b); } \
-    static inline bng_f32x##N bng_f32x##N##_load_f16(const half *p) { return BNG_NATIVE_LOAD_F16(p); } \
-    static inline void bng_f32x##N##_store_f16(half *p, bng_f32x##N v) { BNG_NATIVE_STORE_F16(p, v); }
+    static inline bng_f32x##N bng_f32x##N##_ld_f16(const half *p) { return BNG_NATIVE_LOAD_F16(p); } \
+    static inline void bng_f32x##N##_st_f16(half *p, bng_f32x##N v) { BNG_NATIVE_STORE_F16(p, v); }
 /* A width is native when it is the target's f32 width. */
 #define BNG_IS_NATIVE(N) (BNG_NATIVE_LANES == N)
 #else
@@ -578,15 +624,15 @@ BNG_F16_MEMORY_WIDE(64)
 #define BNG_STORE_OUT(N)
 #else
 #define BNG_STORE_OUT(N)                                                             \
-    static inline void bng_f32x##N##_store_out_f32(float *p, bng_f32x##N v, int stream) \
+    static inline void bng_f32x##N##_st_out_f32(float *p, bng_f32x##N v, int stream) \
     {                                                                                \
         (void)stream;                                                                \
-        bng_f32x##N##_store_f32(p, v);                                               \
+        bng_f32x##N##_st_f32(p, v);                                               \
     }                                                                                \
-    static inline void bng_f32x##N##_store_out_f16(half *p, bng_f32x##N v, int stream) \
+    static inline void bng_f32x##N##_st_out_f16(half *p, bng_f32x##N v, int stream) \
     {                                                                                \
         (void)stream;                                                                \
-        bng_f32x##N##_store_f16(p, v);                                               \
+        bng_f32x##N##_st_f16(p, v);                                               \
     }
 #endif
 BNG_STORE_OUT(1)
@@ -611,5 +657,52 @@ static inline void bng_store_out_end(int stream)
     (void)stream;
 }
 #endif
+
+/* Memory spaces (docs/contract.md, "Memory spaces"). The kernels' loads and stores take
+ * pointers into vector memory, BNG_VMEM (bng_driver.h: empty for compilers; under
+ * sparse, on a split target, a noderef address space, so that scalar code cannot
+ * dereference vector memory and a pointer into scalar memory cannot reach a vector
+ * load). Here, in one place, each access drops the space with a BNG_FORCE cast and
+ * goes to the backend's load or store above (_ld, _st); inlined, they are the same
+ * code. */
+#if BNG_VEC_BACKEND == BNG_VEC_GNU
+#define BNG_VMEM_FN BNG_VEC_FN
+#else
+#define BNG_VMEM_FN static inline
+#endif
+#define BNG_VMEM_ACCESS(N)                                                           \
+    BNG_VMEM_FN bng_f32x##N bng_f32x##N##_load_f32(const BNG_VMEM float *p)          \
+    {                                                                                \
+        return bng_f32x##N##_ld_f32((const BNG_FORCE float *)p);                     \
+    }                                                                                \
+    BNG_VMEM_FN void bng_f32x##N##_store_f32(BNG_VMEM float *p, bng_f32x##N v)       \
+    {                                                                                \
+        bng_f32x##N##_st_f32((BNG_FORCE float *)p, v);                               \
+    }                                                                                \
+    BNG_VMEM_FN void bng_f32x##N##_store_out_f32(BNG_VMEM float *p, bng_f32x##N v,   \
+                                                 int stream)                         \
+    {                                                                                \
+        bng_f32x##N##_st_out_f32((BNG_FORCE float *)p, v, stream);                   \
+    }                                                                                \
+    BNG_VMEM_FN bng_f32x##N bng_f32x##N##_load_f16(const BNG_VMEM half *p)           \
+    {                                                                                \
+        return bng_f32x##N##_ld_f16((const BNG_FORCE half *)p);                      \
+    }                                                                                \
+    BNG_VMEM_FN void bng_f32x##N##_store_f16(BNG_VMEM half *p, bng_f32x##N v)        \
+    {                                                                                \
+        bng_f32x##N##_st_f16((BNG_FORCE half *)p, v);                                \
+    }                                                                                \
+    BNG_VMEM_FN void bng_f32x##N##_store_out_f16(BNG_VMEM half *p, bng_f32x##N v,    \
+                                                 int stream)                         \
+    {                                                                                \
+        bng_f32x##N##_st_out_f16((BNG_FORCE half *)p, v, stream);                    \
+    }
+BNG_VMEM_ACCESS(1)
+BNG_VMEM_ACCESS(2)
+BNG_VMEM_ACCESS(4)
+BNG_VMEM_ACCESS(8)
+BNG_VMEM_ACCESS(16)
+BNG_VMEM_ACCESS(32)
+BNG_VMEM_ACCESS(64)
 
 #endif /* BNG_VEC_H */

@@ -62,7 +62,7 @@ const bng_dtype_config bng_f32_config = {
 
 /* The generator checked private_bytes against a 13312-byte workspace: the
  * driver's layout of the same arrays must agree. */
-BNG_ASSERT_WORKSPACE_BYTES(f32, 256, sizeof(float), 13312);
+BNG_ASSERT_WORKSPACE_BYTES(f32, BNG_WORK_ARRAY_CHUNK(256), sizeof(float), 13312);
 
 void fp_batch_norm_grad_p(float *x, float *dy, float *dx, long long *params)
 {

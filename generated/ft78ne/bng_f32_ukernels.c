@@ -20,17 +20,17 @@
 
 void bng_f32_reduce_ukernel__ft78ne_c32_v16(
     size_t rows, size_t channels, size_t stride,
-    const void *x_data, const void *dy_data, const float *mean,
-    float *sum_dy, float *sum_dyxm)
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM float *mean,
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
 {
-    const float *x = x_data, *dy = dy_data;
+    const BNG_VMEM float *x = x_data, *dy = dy_data;
 
     (void)channels;    /* always 32: the table registers this kernel for it alone */
     {
         const size_t c = 0;
         const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + c + 0);
         const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + c + 16);
-        const float *xr = x + c, *dyr = dy + c;
+        const BNG_VMEM float *xr = x + c, *dyr = dy + c;
         size_t left = rows;
 
         while (left != 0) {
@@ -61,12 +61,12 @@ void bng_f32_reduce_ukernel__ft78ne_c32_v16(
 
 void bng_f32_dx_train_ukernel__ft78ne_c32_v16(
     size_t rows, size_t channels, size_t stride,
-    const void *x_data, const void *dy_data, void *dx_data,
-    const float *mean, const float *gain, const float *dy_mean, const float *slope,
-    int stream)
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
+    const BNG_VMEM float *slope, int stream)
 {
-    const float *x = x_data, *dy = dy_data;
-    float *dx = dx_data;
+    const BNG_VMEM float *x = x_data, *dy = dy_data;
+    BNG_VMEM float *dx = dx_data;
 
     (void)channels;    /* always 32 */
     {
@@ -79,8 +79,8 @@ void bng_f32_dx_train_ukernel__ft78ne_c32_v16(
         const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + c + 16);
         const bng_f32x16 dy_mean1 = bng_f32x16_load_f32(dy_mean + c + 16);
         const bng_f32x16 slope1 = bng_f32x16_load_f32(slope + c + 16);
-        const float *xr = x + c, *dyr = dy + c;
-        float *dxr = dx + c;
+        const BNG_VMEM float *xr = x + c, *dyr = dy + c;
+        BNG_VMEM float *dxr = dx + c;
         size_t left;
 
         /* dx may be x or dy: each segment is loaded before it is stored. */
@@ -102,18 +102,18 @@ void bng_f32_dx_train_ukernel__ft78ne_c32_v16(
 
 void bng_f32_dx_infer_ukernel__ft78ne_c32_v16(
     size_t rows, size_t channels, size_t stride,
-    const void *dy_data, void *dx_data, const float *gain, int stream)
+    const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
 {
-    const float *dy = dy_data;
-    float *dx = dx_data;
+    const BNG_VMEM float *dy = dy_data;
+    BNG_VMEM float *dx = dx_data;
 
     (void)channels;    /* always 32 */
     {
         const size_t c = 0;
         const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + c + 0);
         const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + c + 16);
-        const float *dyr = dy + c;
-        float *dxr = dx + c;
+        const BNG_VMEM float *dyr = dy + c;
+        BNG_VMEM float *dxr = dx + c;
         size_t left;
 
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride) {
@@ -128,10 +128,10 @@ void bng_f32_dx_infer_ukernel__ft78ne_c32_v16(
 
 void bng_f32_reduce_ukernel__ft78ne_c64_v16(
     size_t rows, size_t channels, size_t stride,
-    const void *x_data, const void *dy_data, const float *mean,
-    float *sum_dy, float *sum_dyxm)
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM float *mean,
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
 {
-    const float *x = x_data, *dy = dy_data;
+    const BNG_VMEM float *x = x_data, *dy = dy_data;
 
     (void)channels;    /* always 64: the table registers this kernel for it alone */
     {
@@ -140,7 +140,7 @@ void bng_f32_reduce_ukernel__ft78ne_c64_v16(
         const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + c + 16);
         const bng_f32x16 mean2 = bng_f32x16_load_f32(mean + c + 32);
         const bng_f32x16 mean3 = bng_f32x16_load_f32(mean + c + 48);
-        const float *xr = x + c, *dyr = dy + c;
+        const BNG_VMEM float *xr = x + c, *dyr = dy + c;
         size_t left = rows;
 
         while (left != 0) {
@@ -187,12 +187,12 @@ void bng_f32_reduce_ukernel__ft78ne_c64_v16(
 
 void bng_f32_dx_train_ukernel__ft78ne_c64_v16(
     size_t rows, size_t channels, size_t stride,
-    const void *x_data, const void *dy_data, void *dx_data,
-    const float *mean, const float *gain, const float *dy_mean, const float *slope,
-    int stream)
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
+    const BNG_VMEM float *slope, int stream)
 {
-    const float *x = x_data, *dy = dy_data;
-    float *dx = dx_data;
+    const BNG_VMEM float *x = x_data, *dy = dy_data;
+    BNG_VMEM float *dx = dx_data;
 
     (void)channels;    /* always 64 */
     {
@@ -213,8 +213,8 @@ void bng_f32_dx_train_ukernel__ft78ne_c64_v16(
         const bng_f32x16 gain3 = bng_f32x16_load_f32(gain + c + 48);
         const bng_f32x16 dy_mean3 = bng_f32x16_load_f32(dy_mean + c + 48);
         const bng_f32x16 slope3 = bng_f32x16_load_f32(slope + c + 48);
-        const float *xr = x + c, *dyr = dy + c;
-        float *dxr = dx + c;
+        const BNG_VMEM float *xr = x + c, *dyr = dy + c;
+        BNG_VMEM float *dxr = dx + c;
         size_t left;
 
         /* dx may be x or dy: each segment is loaded before it is stored. */
@@ -246,10 +246,10 @@ void bng_f32_dx_train_ukernel__ft78ne_c64_v16(
 
 void bng_f32_dx_infer_ukernel__ft78ne_c64_v16(
     size_t rows, size_t channels, size_t stride,
-    const void *dy_data, void *dx_data, const float *gain, int stream)
+    const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
 {
-    const float *dy = dy_data;
-    float *dx = dx_data;
+    const BNG_VMEM float *dy = dy_data;
+    BNG_VMEM float *dx = dx_data;
 
     (void)channels;    /* always 64 */
     {
@@ -258,8 +258,8 @@ void bng_f32_dx_infer_ukernel__ft78ne_c64_v16(
         const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + c + 16);
         const bng_f32x16 gain2 = bng_f32x16_load_f32(gain + c + 32);
         const bng_f32x16 gain3 = bng_f32x16_load_f32(gain + c + 48);
-        const float *dyr = dy + c;
-        float *dxr = dx + c;
+        const BNG_VMEM float *dyr = dy + c;
+        BNG_VMEM float *dxr = dx + c;
         size_t left;
 
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride) {
@@ -276,10 +276,10 @@ void bng_f32_dx_infer_ukernel__ft78ne_c64_v16(
 
 void bng_f32_reduce_ukernel__ft78ne_c128_v16(
     size_t rows, size_t channels, size_t stride,
-    const void *x_data, const void *dy_data, const float *mean,
-    float *sum_dy, float *sum_dyxm)
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM float *mean,
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
 {
-    const float *x = x_data, *dy = dy_data;
+    const BNG_VMEM float *x = x_data, *dy = dy_data;
 
     (void)channels;    /* always 128: the table registers this kernel for it alone */
     {
@@ -292,7 +292,7 @@ void bng_f32_reduce_ukernel__ft78ne_c128_v16(
         const bng_f32x16 mean5 = bng_f32x16_load_f32(mean + c + 80);
         const bng_f32x16 mean6 = bng_f32x16_load_f32(mean + c + 96);
         const bng_f32x16 mean7 = bng_f32x16_load_f32(mean + c + 112);
-        const float *xr = x + c, *dyr = dy + c;
+        const BNG_VMEM float *xr = x + c, *dyr = dy + c;
         size_t left = rows;
 
         while (left != 0) {
@@ -371,12 +371,12 @@ void bng_f32_reduce_ukernel__ft78ne_c128_v16(
 
 void bng_f32_dx_train_ukernel__ft78ne_c128_v16(
     size_t rows, size_t channels, size_t stride,
-    const void *x_data, const void *dy_data, void *dx_data,
-    const float *mean, const float *gain, const float *dy_mean, const float *slope,
-    int stream)
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
+    const BNG_VMEM float *slope, int stream)
 {
-    const float *x = x_data, *dy = dy_data;
-    float *dx = dx_data;
+    const BNG_VMEM float *x = x_data, *dy = dy_data;
+    BNG_VMEM float *dx = dx_data;
 
     (void)channels;    /* always 128 */
     {
@@ -413,8 +413,8 @@ void bng_f32_dx_train_ukernel__ft78ne_c128_v16(
         const bng_f32x16 gain7 = bng_f32x16_load_f32(gain + c + 112);
         const bng_f32x16 dy_mean7 = bng_f32x16_load_f32(dy_mean + c + 112);
         const bng_f32x16 slope7 = bng_f32x16_load_f32(slope + c + 112);
-        const float *xr = x + c, *dyr = dy + c;
-        float *dxr = dx + c;
+        const BNG_VMEM float *xr = x + c, *dyr = dy + c;
+        BNG_VMEM float *dxr = dx + c;
         size_t left;
 
         /* dx may be x or dy: each segment is loaded before it is stored. */
@@ -466,10 +466,10 @@ void bng_f32_dx_train_ukernel__ft78ne_c128_v16(
 
 void bng_f32_dx_infer_ukernel__ft78ne_c128_v16(
     size_t rows, size_t channels, size_t stride,
-    const void *dy_data, void *dx_data, const float *gain, int stream)
+    const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
 {
-    const float *dy = dy_data;
-    float *dx = dx_data;
+    const BNG_VMEM float *dy = dy_data;
+    BNG_VMEM float *dx = dx_data;
 
     (void)channels;    /* always 128 */
     {
@@ -482,8 +482,8 @@ void bng_f32_dx_infer_ukernel__ft78ne_c128_v16(
         const bng_f32x16 gain5 = bng_f32x16_load_f32(gain + c + 80);
         const bng_f32x16 gain6 = bng_f32x16_load_f32(gain + c + 96);
         const bng_f32x16 gain7 = bng_f32x16_load_f32(gain + c + 112);
-        const float *dyr = dy + c;
-        float *dxr = dx + c;
+        const BNG_VMEM float *dyr = dy + c;
+        BNG_VMEM float *dxr = dx + c;
         size_t left;
 
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride) {
@@ -504,10 +504,10 @@ void bng_f32_dx_infer_ukernel__ft78ne_c128_v16(
 
 void bng_f32_reduce_ukernel__ft78ne_c256_v16(
     size_t rows, size_t channels, size_t stride,
-    const void *x_data, const void *dy_data, const float *mean,
-    float *sum_dy, float *sum_dyxm)
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM float *mean,
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
 {
-    const float *x = x_data, *dy = dy_data;
+    const BNG_VMEM float *x = x_data, *dy = dy_data;
 
     (void)channels;    /* always 256: the table registers this kernel for it alone */
     {
@@ -528,7 +528,7 @@ void bng_f32_reduce_ukernel__ft78ne_c256_v16(
         const bng_f32x16 mean13 = bng_f32x16_load_f32(mean + c + 208);
         const bng_f32x16 mean14 = bng_f32x16_load_f32(mean + c + 224);
         const bng_f32x16 mean15 = bng_f32x16_load_f32(mean + c + 240);
-        const float *xr = x + c, *dyr = dy + c;
+        const BNG_VMEM float *xr = x + c, *dyr = dy + c;
         size_t left = rows;
 
         while (left != 0) {
@@ -671,12 +671,12 @@ void bng_f32_reduce_ukernel__ft78ne_c256_v16(
 
 void bng_f32_dx_train_ukernel__ft78ne_c256_v16(
     size_t rows, size_t channels, size_t stride,
-    const void *x_data, const void *dy_data, void *dx_data,
-    const float *mean, const float *gain, const float *dy_mean, const float *slope,
-    int stream)
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
+    const BNG_VMEM float *slope, int stream)
 {
-    const float *x = x_data, *dy = dy_data;
-    float *dx = dx_data;
+    const BNG_VMEM float *x = x_data, *dy = dy_data;
+    BNG_VMEM float *dx = dx_data;
 
     (void)channels;    /* always 256 */
     {
@@ -745,8 +745,8 @@ void bng_f32_dx_train_ukernel__ft78ne_c256_v16(
         const bng_f32x16 gain15 = bng_f32x16_load_f32(gain + c + 240);
         const bng_f32x16 dy_mean15 = bng_f32x16_load_f32(dy_mean + c + 240);
         const bng_f32x16 slope15 = bng_f32x16_load_f32(slope + c + 240);
-        const float *xr = x + c, *dyr = dy + c;
-        float *dxr = dx + c;
+        const BNG_VMEM float *xr = x + c, *dyr = dy + c;
+        BNG_VMEM float *dxr = dx + c;
         size_t left;
 
         /* dx may be x or dy: each segment is loaded before it is stored. */
@@ -838,10 +838,10 @@ void bng_f32_dx_train_ukernel__ft78ne_c256_v16(
 
 void bng_f32_dx_infer_ukernel__ft78ne_c256_v16(
     size_t rows, size_t channels, size_t stride,
-    const void *dy_data, void *dx_data, const float *gain, int stream)
+    const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
 {
-    const float *dy = dy_data;
-    float *dx = dx_data;
+    const BNG_VMEM float *dy = dy_data;
+    BNG_VMEM float *dx = dx_data;
 
     (void)channels;    /* always 256 */
     {
@@ -862,8 +862,8 @@ void bng_f32_dx_infer_ukernel__ft78ne_c256_v16(
         const bng_f32x16 gain13 = bng_f32x16_load_f32(gain + c + 208);
         const bng_f32x16 gain14 = bng_f32x16_load_f32(gain + c + 224);
         const bng_f32x16 gain15 = bng_f32x16_load_f32(gain + c + 240);
-        const float *dyr = dy + c;
-        float *dxr = dx + c;
+        const BNG_VMEM float *dyr = dy + c;
+        BNG_VMEM float *dxr = dx + c;
         size_t left;
 
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride) {
@@ -892,10 +892,10 @@ void bng_f32_dx_infer_ukernel__ft78ne_c256_v16(
 
 void bng_f32_reduce_ukernel__ft78ne_generic_v16(
     size_t rows, size_t channels, size_t stride,
-    const void *x_data, const void *dy_data, const float *mean,
-    float *sum_dy, float *sum_dyxm)
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM float *mean,
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
 {
-    const float *x = x_data, *dy = dy_data;
+    const BNG_VMEM float *x = x_data, *dy = dy_data;
 
     while (rows != 0) {
         const size_t n = rows < BNG_BLOCK_ROWS ? rows : BNG_BLOCK_ROWS;
@@ -942,12 +942,12 @@ void bng_f32_reduce_ukernel__ft78ne_generic_v16(
 
 void bng_f32_dx_train_ukernel__ft78ne_generic_v16(
     size_t rows, size_t channels, size_t stride,
-    const void *x_data, const void *dy_data, void *dx_data,
-    const float *mean, const float *gain, const float *dy_mean, const float *slope,
-    int stream)
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
+    const BNG_VMEM float *slope, int stream)
 {
-    const float *x = x_data, *dy = dy_data;
-    float *dx = dx_data;
+    const BNG_VMEM float *x = x_data, *dy = dy_data;
+    BNG_VMEM float *dx = dx_data;
 
     for (; rows != 0; rows--, x += stride, dy += stride, dx += stride) {
         size_t c;
@@ -968,10 +968,10 @@ void bng_f32_dx_train_ukernel__ft78ne_generic_v16(
 
 void bng_f32_dx_infer_ukernel__ft78ne_generic_v16(
     size_t rows, size_t channels, size_t stride,
-    const void *dy_data, void *dx_data, const float *gain, int stream)
+    const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
 {
-    const float *dy = dy_data;
-    float *dx = dx_data;
+    const BNG_VMEM float *dy = dy_data;
+    BNG_VMEM float *dx = dx_data;
 
     for (; rows != 0; rows--, dy += stride, dx += stride) {
         size_t c;

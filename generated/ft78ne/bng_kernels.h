@@ -10,6 +10,12 @@
 #ifndef BNG_KERNELS_H
 #define BNG_KERNELS_H
 
+/* Memory spaces (targets.yaml memory.spaces): 0, unified private memory that scalar and
+ * vector code both reach; 1, split: scalar memory (SM) and vector memory (AM), which
+ * only registers and DMA cross (docs/contract.md, "Memory spaces"). Defined before
+ * bng_driver.h, which annotates pointers into vector memory by it. */
+#define BNG_SPLIT_MEMORY 0
+
 #include <stddef.h>
 #include "batch_norm_grad.h"
 #include "bng_driver.h"

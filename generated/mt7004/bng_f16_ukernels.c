@@ -20,16 +20,16 @@
 
 void bng_f16_reduce_ukernel__mt7004_c32_v32(
     size_t rows, size_t channels, size_t stride,
-    const void *x_data, const void *dy_data, const float *mean,
-    float *sum_dy, float *sum_dyxm)
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM float *mean,
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
 {
-    const half *x = x_data, *dy = dy_data;
+    const BNG_VMEM half *x = x_data, *dy = dy_data;
 
     (void)channels;    /* always 32: the table registers this kernel for it alone */
     {
         const size_t c = 0;
         const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
-        const half *xr = x + c, *dyr = dy + c;
+        const BNG_VMEM half *xr = x + c, *dyr = dy + c;
         size_t left = rows;
 
         while (left != 0) {
@@ -52,12 +52,12 @@ void bng_f16_reduce_ukernel__mt7004_c32_v32(
 
 void bng_f16_dx_train_ukernel__mt7004_c32_v32(
     size_t rows, size_t channels, size_t stride,
-    const void *x_data, const void *dy_data, void *dx_data,
-    const float *mean, const float *gain, const float *dy_mean, const float *slope,
-    int stream)
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
+    const BNG_VMEM float *slope, int stream)
 {
-    const half *x = x_data, *dy = dy_data;
-    half *dx = dx_data;
+    const BNG_VMEM half *x = x_data, *dy = dy_data;
+    BNG_VMEM half *dx = dx_data;
 
     (void)channels;    /* always 32 */
     {
@@ -66,8 +66,8 @@ void bng_f16_dx_train_ukernel__mt7004_c32_v32(
         const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0);
         const bng_f32x32 dy_mean0 = bng_f32x32_load_f32(dy_mean + c + 0);
         const bng_f32x32 slope0 = bng_f32x32_load_f32(slope + c + 0);
-        const half *xr = x + c, *dyr = dy + c;
-        half *dxr = dx + c;
+        const BNG_VMEM half *xr = x + c, *dyr = dy + c;
+        BNG_VMEM half *dxr = dx + c;
         size_t left;
 
         /* dx may be x or dy: each segment is loaded before it is stored. */
@@ -84,17 +84,17 @@ void bng_f16_dx_train_ukernel__mt7004_c32_v32(
 
 void bng_f16_dx_infer_ukernel__mt7004_c32_v32(
     size_t rows, size_t channels, size_t stride,
-    const void *dy_data, void *dx_data, const float *gain, int stream)
+    const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
 {
-    const half *dy = dy_data;
-    half *dx = dx_data;
+    const BNG_VMEM half *dy = dy_data;
+    BNG_VMEM half *dx = dx_data;
 
     (void)channels;    /* always 32 */
     {
         const size_t c = 0;
         const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0);
-        const half *dyr = dy + c;
-        half *dxr = dx + c;
+        const BNG_VMEM half *dyr = dy + c;
+        BNG_VMEM half *dxr = dx + c;
         size_t left;
 
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride) {
@@ -108,17 +108,17 @@ void bng_f16_dx_infer_ukernel__mt7004_c32_v32(
 
 void bng_f16_reduce_ukernel__mt7004_c64_v32(
     size_t rows, size_t channels, size_t stride,
-    const void *x_data, const void *dy_data, const float *mean,
-    float *sum_dy, float *sum_dyxm)
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM float *mean,
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
 {
-    const half *x = x_data, *dy = dy_data;
+    const BNG_VMEM half *x = x_data, *dy = dy_data;
 
     (void)channels;    /* always 64: the table registers this kernel for it alone */
     {
         const size_t c = 0;
         const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
         const bng_f32x32 mean1 = bng_f32x32_load_f32(mean + c + 32);
-        const half *xr = x + c, *dyr = dy + c;
+        const BNG_VMEM half *xr = x + c, *dyr = dy + c;
         size_t left = rows;
 
         while (left != 0) {
@@ -149,12 +149,12 @@ void bng_f16_reduce_ukernel__mt7004_c64_v32(
 
 void bng_f16_dx_train_ukernel__mt7004_c64_v32(
     size_t rows, size_t channels, size_t stride,
-    const void *x_data, const void *dy_data, void *dx_data,
-    const float *mean, const float *gain, const float *dy_mean, const float *slope,
-    int stream)
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
+    const BNG_VMEM float *slope, int stream)
 {
-    const half *x = x_data, *dy = dy_data;
-    half *dx = dx_data;
+    const BNG_VMEM half *x = x_data, *dy = dy_data;
+    BNG_VMEM half *dx = dx_data;
 
     (void)channels;    /* always 64 */
     {
@@ -167,8 +167,8 @@ void bng_f16_dx_train_ukernel__mt7004_c64_v32(
         const bng_f32x32 gain1 = bng_f32x32_load_f32(gain + c + 32);
         const bng_f32x32 dy_mean1 = bng_f32x32_load_f32(dy_mean + c + 32);
         const bng_f32x32 slope1 = bng_f32x32_load_f32(slope + c + 32);
-        const half *xr = x + c, *dyr = dy + c;
-        half *dxr = dx + c;
+        const BNG_VMEM half *xr = x + c, *dyr = dy + c;
+        BNG_VMEM half *dxr = dx + c;
         size_t left;
 
         /* dx may be x or dy: each segment is loaded before it is stored. */
@@ -190,18 +190,18 @@ void bng_f16_dx_train_ukernel__mt7004_c64_v32(
 
 void bng_f16_dx_infer_ukernel__mt7004_c64_v32(
     size_t rows, size_t channels, size_t stride,
-    const void *dy_data, void *dx_data, const float *gain, int stream)
+    const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
 {
-    const half *dy = dy_data;
-    half *dx = dx_data;
+    const BNG_VMEM half *dy = dy_data;
+    BNG_VMEM half *dx = dx_data;
 
     (void)channels;    /* always 64 */
     {
         const size_t c = 0;
         const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0);
         const bng_f32x32 gain1 = bng_f32x32_load_f32(gain + c + 32);
-        const half *dyr = dy + c;
-        half *dxr = dx + c;
+        const BNG_VMEM half *dyr = dy + c;
+        BNG_VMEM half *dxr = dx + c;
         size_t left;
 
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride) {
@@ -216,10 +216,10 @@ void bng_f16_dx_infer_ukernel__mt7004_c64_v32(
 
 void bng_f16_reduce_ukernel__mt7004_c128_v32(
     size_t rows, size_t channels, size_t stride,
-    const void *x_data, const void *dy_data, const float *mean,
-    float *sum_dy, float *sum_dyxm)
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM float *mean,
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
 {
-    const half *x = x_data, *dy = dy_data;
+    const BNG_VMEM half *x = x_data, *dy = dy_data;
 
     (void)channels;    /* always 128: the table registers this kernel for it alone */
     {
@@ -228,7 +228,7 @@ void bng_f16_reduce_ukernel__mt7004_c128_v32(
         const bng_f32x32 mean1 = bng_f32x32_load_f32(mean + c + 32);
         const bng_f32x32 mean2 = bng_f32x32_load_f32(mean + c + 64);
         const bng_f32x32 mean3 = bng_f32x32_load_f32(mean + c + 96);
-        const half *xr = x + c, *dyr = dy + c;
+        const BNG_VMEM half *xr = x + c, *dyr = dy + c;
         size_t left = rows;
 
         while (left != 0) {
@@ -275,12 +275,12 @@ void bng_f16_reduce_ukernel__mt7004_c128_v32(
 
 void bng_f16_dx_train_ukernel__mt7004_c128_v32(
     size_t rows, size_t channels, size_t stride,
-    const void *x_data, const void *dy_data, void *dx_data,
-    const float *mean, const float *gain, const float *dy_mean, const float *slope,
-    int stream)
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
+    const BNG_VMEM float *slope, int stream)
 {
-    const half *x = x_data, *dy = dy_data;
-    half *dx = dx_data;
+    const BNG_VMEM half *x = x_data, *dy = dy_data;
+    BNG_VMEM half *dx = dx_data;
 
     (void)channels;    /* always 128 */
     {
@@ -301,8 +301,8 @@ void bng_f16_dx_train_ukernel__mt7004_c128_v32(
         const bng_f32x32 gain3 = bng_f32x32_load_f32(gain + c + 96);
         const bng_f32x32 dy_mean3 = bng_f32x32_load_f32(dy_mean + c + 96);
         const bng_f32x32 slope3 = bng_f32x32_load_f32(slope + c + 96);
-        const half *xr = x + c, *dyr = dy + c;
-        half *dxr = dx + c;
+        const BNG_VMEM half *xr = x + c, *dyr = dy + c;
+        BNG_VMEM half *dxr = dx + c;
         size_t left;
 
         /* dx may be x or dy: each segment is loaded before it is stored. */
@@ -334,10 +334,10 @@ void bng_f16_dx_train_ukernel__mt7004_c128_v32(
 
 void bng_f16_dx_infer_ukernel__mt7004_c128_v32(
     size_t rows, size_t channels, size_t stride,
-    const void *dy_data, void *dx_data, const float *gain, int stream)
+    const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
 {
-    const half *dy = dy_data;
-    half *dx = dx_data;
+    const BNG_VMEM half *dy = dy_data;
+    BNG_VMEM half *dx = dx_data;
 
     (void)channels;    /* always 128 */
     {
@@ -346,8 +346,8 @@ void bng_f16_dx_infer_ukernel__mt7004_c128_v32(
         const bng_f32x32 gain1 = bng_f32x32_load_f32(gain + c + 32);
         const bng_f32x32 gain2 = bng_f32x32_load_f32(gain + c + 64);
         const bng_f32x32 gain3 = bng_f32x32_load_f32(gain + c + 96);
-        const half *dyr = dy + c;
-        half *dxr = dx + c;
+        const BNG_VMEM half *dyr = dy + c;
+        BNG_VMEM half *dxr = dx + c;
         size_t left;
 
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride) {
@@ -364,10 +364,10 @@ void bng_f16_dx_infer_ukernel__mt7004_c128_v32(
 
 void bng_f16_reduce_ukernel__mt7004_c256_v32(
     size_t rows, size_t channels, size_t stride,
-    const void *x_data, const void *dy_data, const float *mean,
-    float *sum_dy, float *sum_dyxm)
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM float *mean,
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
 {
-    const half *x = x_data, *dy = dy_data;
+    const BNG_VMEM half *x = x_data, *dy = dy_data;
 
     (void)channels;    /* always 256: the table registers this kernel for it alone */
     {
@@ -380,7 +380,7 @@ void bng_f16_reduce_ukernel__mt7004_c256_v32(
         const bng_f32x32 mean5 = bng_f32x32_load_f32(mean + c + 160);
         const bng_f32x32 mean6 = bng_f32x32_load_f32(mean + c + 192);
         const bng_f32x32 mean7 = bng_f32x32_load_f32(mean + c + 224);
-        const half *xr = x + c, *dyr = dy + c;
+        const BNG_VMEM half *xr = x + c, *dyr = dy + c;
         size_t left = rows;
 
         while (left != 0) {
@@ -459,12 +459,12 @@ void bng_f16_reduce_ukernel__mt7004_c256_v32(
 
 void bng_f16_dx_train_ukernel__mt7004_c256_v32(
     size_t rows, size_t channels, size_t stride,
-    const void *x_data, const void *dy_data, void *dx_data,
-    const float *mean, const float *gain, const float *dy_mean, const float *slope,
-    int stream)
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
+    const BNG_VMEM float *slope, int stream)
 {
-    const half *x = x_data, *dy = dy_data;
-    half *dx = dx_data;
+    const BNG_VMEM half *x = x_data, *dy = dy_data;
+    BNG_VMEM half *dx = dx_data;
 
     (void)channels;    /* always 256 */
     {
@@ -501,8 +501,8 @@ void bng_f16_dx_train_ukernel__mt7004_c256_v32(
         const bng_f32x32 gain7 = bng_f32x32_load_f32(gain + c + 224);
         const bng_f32x32 dy_mean7 = bng_f32x32_load_f32(dy_mean + c + 224);
         const bng_f32x32 slope7 = bng_f32x32_load_f32(slope + c + 224);
-        const half *xr = x + c, *dyr = dy + c;
-        half *dxr = dx + c;
+        const BNG_VMEM half *xr = x + c, *dyr = dy + c;
+        BNG_VMEM half *dxr = dx + c;
         size_t left;
 
         /* dx may be x or dy: each segment is loaded before it is stored. */
@@ -554,10 +554,10 @@ void bng_f16_dx_train_ukernel__mt7004_c256_v32(
 
 void bng_f16_dx_infer_ukernel__mt7004_c256_v32(
     size_t rows, size_t channels, size_t stride,
-    const void *dy_data, void *dx_data, const float *gain, int stream)
+    const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
 {
-    const half *dy = dy_data;
-    half *dx = dx_data;
+    const BNG_VMEM half *dy = dy_data;
+    BNG_VMEM half *dx = dx_data;
 
     (void)channels;    /* always 256 */
     {
@@ -570,8 +570,8 @@ void bng_f16_dx_infer_ukernel__mt7004_c256_v32(
         const bng_f32x32 gain5 = bng_f32x32_load_f32(gain + c + 160);
         const bng_f32x32 gain6 = bng_f32x32_load_f32(gain + c + 192);
         const bng_f32x32 gain7 = bng_f32x32_load_f32(gain + c + 224);
-        const half *dyr = dy + c;
-        half *dxr = dx + c;
+        const BNG_VMEM half *dyr = dy + c;
+        BNG_VMEM half *dxr = dx + c;
         size_t left;
 
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride) {
@@ -592,10 +592,10 @@ void bng_f16_dx_infer_ukernel__mt7004_c256_v32(
 
 void bng_f16_reduce_ukernel__mt7004_generic_v32(
     size_t rows, size_t channels, size_t stride,
-    const void *x_data, const void *dy_data, const float *mean,
-    float *sum_dy, float *sum_dyxm)
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM float *mean,
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
 {
-    const half *x = x_data, *dy = dy_data;
+    const BNG_VMEM half *x = x_data, *dy = dy_data;
 
     while (rows != 0) {
         const size_t n = rows < BNG_BLOCK_ROWS ? rows : BNG_BLOCK_ROWS;
@@ -642,12 +642,12 @@ void bng_f16_reduce_ukernel__mt7004_generic_v32(
 
 void bng_f16_dx_train_ukernel__mt7004_generic_v32(
     size_t rows, size_t channels, size_t stride,
-    const void *x_data, const void *dy_data, void *dx_data,
-    const float *mean, const float *gain, const float *dy_mean, const float *slope,
-    int stream)
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
+    const BNG_VMEM float *slope, int stream)
 {
-    const half *x = x_data, *dy = dy_data;
-    half *dx = dx_data;
+    const BNG_VMEM half *x = x_data, *dy = dy_data;
+    BNG_VMEM half *dx = dx_data;
 
     for (; rows != 0; rows--, x += stride, dy += stride, dx += stride) {
         size_t c;
@@ -668,10 +668,10 @@ void bng_f16_dx_train_ukernel__mt7004_generic_v32(
 
 void bng_f16_dx_infer_ukernel__mt7004_generic_v32(
     size_t rows, size_t channels, size_t stride,
-    const void *dy_data, void *dx_data, const float *gain, int stream)
+    const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
 {
-    const half *dy = dy_data;
-    half *dx = dx_data;
+    const BNG_VMEM half *dy = dy_data;
+    BNG_VMEM half *dx = dx_data;
 
     for (; rows != 0; rows--, dy += stride, dx += stride) {
         size_t c;

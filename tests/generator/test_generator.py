@@ -184,6 +184,92 @@ class ValidationTest(TempDir):
             self.assertIn(fragment, err)
 
 
+SPLIT = '      shared_qualifier: ""\n      spaces: {kind: split, scalar_bytes: 65536, vector_bytes: 786432}\n'
+
+
+class MemorySpacesTest(TempDir):
+    """targets.yaml memory.spaces: unified (the default) or split with its two sizes."""
+
+    expect_error = ValidationTest.expect_error
+
+    def with_spaces(self, text):
+        return GOOD.replace('      shared_qualifier: ""\n', '      shared_qualifier: ""\n' + text)
+
+    def test_default_and_explicit_unified(self):
+        for text in (GOOD, self.with_spaces("      spaces: {kind: unified}\n")):
+            memory = load(self.write_config(text)).targets[0].memory
+            self.assertEqual((memory.spaces, memory.split), ("unified", False))
+
+    def test_split_loads_and_renders(self):
+        config = load(self.write_config(GOOD.replace('      shared_qualifier: ""\n', SPLIT)))
+        memory = config.targets[0].memory
+        self.assertEqual((memory.spaces, memory.scalar_bytes, memory.vector_bytes),
+                         ("split", 65536, 786432))
+        plan = plan_target(config.targets[0])
+        self.assertEqual(plan.vector_lanes, 16)
+        self.assertEqual(plan.dtypes[0].workspace_chunk, plan.dtypes[0].max_chunk)
+        out = self.tmp + "/out"
+        path = self.write_config(GOOD.replace('      shared_qualifier: ""\n', SPLIT)
+                                 .replace("[32, 64]", "[200]"))
+        status, _, err = run("generate", "--config", path, "--out", out)
+        self.assertEqual(status, 0, err)
+        with open(os.path.join(out, "dsp", "bng_kernels.h")) as f:
+            header = f.read()
+        for line in ("#define BNG_SPLIT_MEMORY 1", "#define BNG_SCALAR_BYTES 65536u",
+                     "#define BNG_VECTOR_BYTES 786432u", "#define BNG_VECTOR_LANES 16",
+                     "#define BNG_VECTOR_BACKEND BNG_VEC_GNU"):
+            self.assertIn(line, header)
+        with open(os.path.join(out, "dsp", "build.mk")) as f:
+            self.assertIn("BNG_MEMORY_$(bng_dir) := split", f.read())
+        # A 200-channel kernel: each workspace array padded to 208 floats (13 vectors).
+        padded = plan_target(load(path).targets[0]).dtypes[0]
+        self.assertEqual((padded.max_chunk, padded.workspace_chunk), (200, 208))
+
+    def test_unified_target_renders_no_split_constants(self):
+        out = self.tmp + "/out"
+        status, _, err = run("generate", "--config", self.write_config(GOOD), "--out", out)
+        self.assertEqual(status, 0, err)
+        with open(os.path.join(out, "dsp", "bng_kernels.h")) as f:
+            header = f.read()
+        self.assertIn("#define BNG_SPLIT_MEMORY 0", header)
+        self.assertNotIn("BNG_VECTOR_LANES", header)
+
+    def test_spaces_errors_name_line_and_key(self):
+        cases = (
+            ("      spaces: {kind: both}\n", 14, "targets.dsp.memory.spaces.kind: "),
+            ("      spaces: {kind: split, scalar_bytes: 65536}\n", 14,
+             "targets.dsp.memory.spaces.vector_bytes: missing required key (kind: split)"),
+            ("      spaces: {kind: unified, scalar_bytes: 65536}\n", 14,
+             "targets.dsp.memory.spaces.scalar_bytes: only a split target has separate memories"),
+            ("      spaces: {kind: split, scalar_bytes: 65536, vector_bytes: 786432, am: 1}\n", 14,
+             "targets.dsp.memory.spaces.am: unknown key; allowed: kind, scalar_bytes, vector_bytes"),
+            ("      spaces: {kind: split, scalar_bytes: 65536, vector_bytes: 65536}\n", 14,
+             "targets.dsp.memory.spaces.vector_bytes: 65536 is smaller than memory.private_bytes (786432)"),
+            ("      spaces: {kind: split, scalar_bytes: 12, vector_bytes: 786432}\n", 14,
+             "targets.dsp.memory.spaces.scalar_bytes: 12 is out of range"),
+            ("      spaces: split\n", 14, "targets.dsp.memory.spaces: expected a mapping"),
+        )
+        for text, line, fragment in cases:
+            self.expect_error(self.with_spaces(text), line, fragment)
+
+    def test_split_scalar_memory_holds_the_p_stack(self):
+        self.expect_error(GOOD.replace('      shared_qualifier: ""\n', SPLIT)
+                          .replace("scalar_bytes: 65536", "scalar_bytes: 2048"), 14,
+                          "targets.dsp.memory.spaces.scalar_bytes: 2048 bytes of scalar memory "
+                          "cannot hold _p's 4096-byte stack arrays")
+
+    def test_split_needs_a_backend_with_division(self):
+        self.expect_error(GOOD.replace('      shared_qualifier: ""\n', SPLIT)
+                          .replace("vector_backend: gnu", "vector_backend: native"), 14,
+                          "targets.dsp.memory.spaces: a split target needs vector_backend gnu or portable")
+
+    def test_split_workspace_holds_the_count_limbs(self):
+        # f16 at 2 lanes beside 16 f32 lanes: a generic chunk of 16 halves, 1 vector.
+        text = (GOOD.replace('      shared_qualifier: ""\n', SPLIT)
+                .replace("      f32: {lanes: 16}\n", "      f32: {lanes: 16}\n      f16: {lanes: 2}\n")
+                .replace("[32, 64]", "[4]"))
+        self.expect_error(text, 5, "on a split target the f16 workspace needs room for 6 vectors of 16 floats")
+
 class HostileInputTest(TempDir):
     """Each input a hostile or careless user could give: one line on stderr with the
     location, exit 2, no traceback, nothing written."""
