@@ -1,4 +1,4 @@
-/* fork() after the host HAL's core threads exist (issue 20): a child calling _s with
+/* fork() after the host HAL's core threads exist: a child calling _s with
  * several cores must get its own threads, not wait forever for its parent's. Each
  * child and the whole program run under alarm(): a regression fails, it does not hang.
  *

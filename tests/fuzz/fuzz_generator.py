@@ -27,14 +27,14 @@ TOKENS = ["0", "-1", "1", "3", "16", "31", "32", "64", "65", "4097", "0x10", "01
           "f32", "gnu", "portable", "../x", "A", "&a", "*a", "!!str 5", "!!python/none",
           "lanes", "stats", "cores", "memory", "channels", "targets", ":", "-", "#", "\t",
           "    ", "\n", "0xAFF00004", "99999999999999999999", "?", "|", ">",
-          # the kinds that found tracebacks and injections (issue 13): tags forcing a
+          # the kinds that found tracebacks and injections: tags forcing a
           # type, numbers past Python's digit limit, deep nesting, comment terminators
           "!!int abc", "!!int ''", "!!int 0x", "!!float 1", "!!binary AAAA", "!!map {}",
           "9" * 5000, "0x" + "f" * 5000, "[" * 600 + "]" * 600, "{a: " * 300 + "1" + "}" * 300,
           "x */ extern int injected; /*", '"a\\n#error x"', "'??/'", '")("', '"int"',
           "0xFFFFFFFF", "0xAFF00000", "18446744073709551616", "\u00b2", "\u0664\u0668",
           '"\\0"', "\\",
-          # issue 20: octal-looking integers, merge keys, aliases of whole targets
+          # octal-looking integers, merge keys, aliases of whole targets
           "032", "064", "0_8", "<<: *a", "{<<: *a}", "*x", "&x"]
 
 # Hostile variants of targets.yaml the fuzz also starts from (each a clean error).
@@ -47,7 +47,7 @@ SEEDS = [
     ('shared_qualifier: ""', 'shared_qualifier: ")("'),
     ("private_bytes: 786432", "private_bytes: " + "9" * 5000),
     ("channels: [32, 64, 128, 256]", "channels: [032, 064]"),
-    # a target aliased past the node limit (issue 20): several replacements at once
+    # a target aliased past the node limit: several replacements at once
     [("  ft78ne:", "  ft78ne: &x"),
      ("\n\n  mt7004:", "\n" + "".join(f"  a{i}: *x\n" for i in range(800)) + "\n  mt7004:")],
 ]

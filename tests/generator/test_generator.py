@@ -718,7 +718,7 @@ class AccidentsTest(TempDir):
         manifest_is_true(self, dest)
 
     def test_vendor_uses_the_file_manager(self):
-        # one copy of the all-or-nothing machinery (issue 20: no second copy of it)
+        # one copy of the all-or-nothing machinery (no second copy of it)
         import inspect
         import generator.vendor as vendor
         source = inspect.getsource(vendor)
