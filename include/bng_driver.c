@@ -972,6 +972,14 @@ static void bng_core_fold(bng_core *c)
     }
 }
 
+/* Where limb i of the count stands in part_dy before its put: one vector each on a
+ * split target (a limb reaches vector memory through a register), packed otherwise. */
+#if BNG_SPLIT_MEMORY
+#define BNG_LIMB_STRIDE ((size_t)BNG_V)
+#else
+#define BNG_LIMB_STRIDE ((size_t)1)
+#endif
+
 /* Reduce: the lowest selected core writes the chunk's sums (and, with the first chunk,
  * the count) into the partial-sums buffer. */
 static void bng_core_put_sums(bng_core *c)
@@ -984,21 +992,24 @@ static void bng_core_put_sums(bng_core *c)
     bng_hal_dma_wait(bng_hal_dma_put(job->sums + c->first, c->p.sum_dy, 1, c->channels * sizeof(float), 0));
     bng_hal_dma_wait(bng_hal_dma_put(job->sums + channel + c->first, c->p.sum_dyxm, 1, c->channels * sizeof(float), 0));
     if (c->first == 0) {
+        size_t i;
+        /* The count's limbs into part_dy (free after the fold), limb i at
+         * i * BNG_LIMB_STRIDE; then one float put each (one call site for every kind
+         * of target, so that make dma-mutants removes its wait everywhere). */
 #if BNG_SPLIT_MEMORY
-        /* Each limb through a register into vector memory (part_dy is free after the
-         * fold, and holds at least one vector per limb), then one float put each. */
+        /* Each limb through a register into vector memory (part_dy holds at least one
+         * vector per limb). */
         size_t rows = job->call.batch;
-        int i;
         for (i = 0; i < BNG_SUMS_COUNT_LIMBS; i++) {
-            bng_vstore(c->p.part_dy + (size_t)i * BNG_V,
+            bng_vstore(c->p.part_dy + i * BNG_LIMB_STRIDE,
                        bng_vbroadcast((float)(unsigned)(rows & BNG_LIMB_MAX)));
             rows >>= BNG_SUMS_LIMB_BITS;
-            bng_hal_dma_wait(bng_hal_dma_put(job->sums + 2 * channel + (size_t)i, c->p.part_dy + (size_t)i * BNG_V, 1, sizeof(float), 0));
         }
 #else
-        bng_write_count(job->call.batch, c->p.part_dy);     /* free after the fold */
-        bng_hal_dma_wait(bng_hal_dma_put(job->sums + 2 * channel, c->p.part_dy, 1, BNG_SUMS_COUNT_LIMBS * sizeof(float), 0));
+        bng_write_count(job->call.batch, c->p.part_dy);
 #endif
+        for (i = 0; i < BNG_SUMS_COUNT_LIMBS; i++)
+            bng_hal_dma_wait(bng_hal_dma_put(job->sums + 2 * channel + i, c->p.part_dy + i * BNG_LIMB_STRIDE, 1, sizeof(float), 0));
     }
 }
 
