@@ -260,20 +260,21 @@ SPACES = ("unified", "split")
 MAX_SPACE_BYTES = 2**31
 
 
-def _spaces(doc: _Doc, node, key: str, private_bytes: int) -> Tuple[str, int, int]:
+def _spaces(doc: _Doc, node, key: str, private_bytes: int) -> Tuple[str, int, int, int]:
     """The optional memory.spaces: {kind: unified} (the default), or {kind: split,
-    scalar_bytes: S, vector_bytes: V}, whose vector memory holds private_bytes."""
+    scalar_bytes: S, vector_bytes: V, p_workspace_bytes: P (optional)}, whose vector
+    memory holds private_bytes (and _p's workspace: 0 for the plan's least)."""
     if node is None:
-        return "unified", 0, 0
-    f = doc.mapping(node, key, ("kind", "scalar_bytes", "vector_bytes"), ("kind",))
-    kind = doc.choice(f["kind"][1], f"{key}.kind", SPACES)
+        return "unified", 0, 0, 0
     sizes = ("scalar_bytes", "vector_bytes")
+    f = doc.mapping(node, key, ("kind",) + sizes + ("p_workspace_bytes",), ("kind",))
+    kind = doc.choice(f["kind"][1], f"{key}.kind", SPACES)
     if kind == "unified":
-        for name in sizes:
+        for name in sizes + ("p_workspace_bytes",):
             if name in f:
                 doc.fail(f[name][0], f"{key}.{name}",
                          "only a split target has separate memories; remove it, or set kind: split")
-        return kind, 0, 0
+        return kind, 0, 0, 0
     for name in sizes:
         if name not in f:
             doc.fail(node, f"{key}.{name}", "missing required key (kind: split)")
@@ -284,7 +285,11 @@ def _spaces(doc: _Doc, node, key: str, private_bytes: int) -> Tuple[str, int, in
         doc.fail(vnode, f"{key}.vector_bytes",
                  f"{vector} is smaller than memory.private_bytes ({private_bytes}), which "
                  "the _s entry points take from vector memory on a split target")
-    return kind, scalar, vector
+    p_workspace = 0
+    if "p_workspace_bytes" in f:
+        pnode = f["p_workspace_bytes"][1]
+        p_workspace = doc.integer(pnode, f"{key}.p_workspace_bytes", 1, vector)
+    return kind, scalar, vector, p_workspace
 
 
 def _memory(doc: _Doc, node, key: str) -> MemoryConfig:
@@ -309,11 +314,12 @@ def _memory(doc: _Doc, node, key: str) -> MemoryConfig:
                  "__attribute__((address_space(1)))")
     private_bytes = doc.integer(f["private_bytes"][1], f"{key}.private_bytes",
                                 MIN_PRIVATE_BYTES, min(MAX_PRIVATE_BYTES, 2**address_bits - 1))
-    spaces, scalar_bytes, vector_bytes = _spaces(
+    spaces, scalar_bytes, vector_bytes, p_workspace_bytes = _spaces(
         doc, f["spaces"][1] if "spaces" in f else None, f"{key}.spaces", private_bytes)
     return MemoryConfig(
         private_bytes=private_bytes,
         spaces=spaces, scalar_bytes=scalar_bytes, vector_bytes=vector_bytes,
+        p_workspace_bytes=p_workspace_bytes,
         address_bits=address_bits,
         shared_params_address=address("shared_params_address", 8, 1),
         shared_scratch_address=address("shared_scratch_address", 64, 1),
@@ -384,7 +390,10 @@ def _target(doc: _Doc, name: str, knode, node) -> Target:
     # Where each setting stood, for the checks validate.py makes after loading.
     locations = {"": doc.location(knode)}
     locations.update({k: doc.location(v) for k, (_, v) in f.items()})
-    locations.update({f"memory.{k.value}": doc.location(v) for k, v in f["memory"][1].value})
+    for k, v in f["memory"][1].value:
+        locations[f"memory.{k.value}"] = doc.location(v)
+        if k.value == "spaces":
+            locations.update({f"memory.spaces.{sk.value}": doc.location(sv) for sk, sv in v.value})
     return Target(locations=locations, **fields)
 
 

@@ -47,6 +47,9 @@ class MemoryConfig:
     spaces: str = "unified"
     scalar_bytes: int = 0
     vector_bytes: int = 0
+    # Split only: the vector memory _p stages the caller's arrays through (0: the least
+    # the plan needs, TargetPlan.p_workspace_bytes).
+    p_workspace_bytes: int = 0
 
     @property
     def split(self) -> bool:

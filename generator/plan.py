@@ -160,6 +160,11 @@ def plan_loops(channels: int, lanes: int, cap: int) -> Tuple[SegmentLoop, ...]:
     return _full_vector_loops(vectors, lanes, budget) + tail_loops
 
 
+def padded(channels: int, pad_lanes: int) -> int:
+    """``channels`` rounded up to whole vectors of ``pad_lanes`` (1: unchanged)."""
+    return -(-channels // pad_lanes) * pad_lanes
+
+
 @dataclass(frozen=True)
 class Kernel:
     """One kernel table entry: the row ukernels for one channel count (None: any)."""
@@ -168,6 +173,10 @@ class Kernel:
     lanes: int
     channels: Optional[int]
     max_unroll: int = 0    # vector operations per row the code may spell out (0: no cap)
+    # Split memory spaces: rows are padded to whole vectors of this many lanes (a
+    # multiple of ``lanes``) and the kernel runs over the padding too, whole vectors
+    # only, no narrower tail; 1 on a unified target.
+    pad_lanes: int = 1
 
     @property
     def suffix(self) -> str:
@@ -189,9 +198,14 @@ class Kernel:
         return f"bng_{self.dtype}_kernel__{self.suffix}"
 
     @property
-    def loops(self) -> Tuple[SegmentLoop, ...]:
+    def row_channels(self) -> int:
+        """The channels of a row the kernel covers: the count, padded on a split target."""
         assert self.channels is not None
-        return plan_loops(self.channels, self.lanes, self.max_unroll)
+        return padded(self.channels, self.pad_lanes)
+
+    @property
+    def loops(self) -> Tuple[SegmentLoop, ...]:
+        return plan_loops(self.row_channels, self.lanes, self.max_unroll)
 
     @property
     def layout(self) -> str:
@@ -199,12 +213,14 @@ class Kernel:
         def lanes(g: SegmentLoop) -> str:
             return " + ".join(str(s.lanes) for s in g.segments) + " lanes"
         loops = self.loops
+        pad = (f", rows padded to {self.row_channels} channels"
+               if self.row_channels != self.channels else "")
         if len(loops) == 1 and loops[0].repeat == 1:
-            return f"({lanes(loops[0])})"
+            return f"({lanes(loops[0])}){pad}"
         parts = [f"[{g.start}, {g.end}) {g.repeat} x ({lanes(g)})" if g.repeat > 1
                  else f"[{g.start}, {g.end}) ({lanes(g)})" for g in loops]
         return (f"partially unrolled, {self.vector_ops_in_code} written out (the target's "
-                f"max_unroll {self.max_unroll}):\n *      " + ";\n *      ".join(parts))
+                f"max_unroll {self.max_unroll}){pad}:\n *      " + ";\n *      ".join(parts))
 
     @property
     def partial(self) -> bool:
@@ -227,9 +243,10 @@ class DTypePlan:
     config: DTypeConfig
     specialized: Tuple[Kernel, ...]
     generic: Kernel
-    # Split memory spaces: every per-channel array of the _s workspace holds whole
-    # vectors of this many floats (the driver works on them with vector operations
-    # only, padding lanes included); 1 on a unified target.
+    # Split memory spaces: every row of a tile and every per-channel array of the
+    # workspace holds whole vectors of this many lanes (the widest dtype's: the kernels
+    # and the driver's per-channel steps work on them with whole vectors only, padding
+    # lanes included); 1 on a unified target.
     pad_lanes: int = 1
 
     @property
@@ -265,7 +282,7 @@ class DTypePlan:
     @property
     def workspace_chunk(self) -> int:
         """Elements of each workspace array: max_chunk, whole vectors on a split target."""
-        return -(-self.max_chunk // self.pad_lanes) * self.pad_lanes
+        return padded(self.max_chunk, self.pad_lanes)
 
     @property
     def element_bytes(self) -> int:
@@ -286,14 +303,16 @@ class DTypePlan:
         return (private_bytes - self.workspace_bytes) // TILE_BUFFERS // ALIGN * ALIGN
 
     def tile_rows(self, private_bytes: int, channels: int) -> int:
-        """Rows per streamed _s tile for a chunk of ``channels``: whole blocks."""
-        rows = self.tile_bytes(private_bytes) // (channels * self.element_bytes)
+        """Rows per streamed tile for a chunk of ``channels`` (rows padded on a split
+        target): whole blocks."""
+        rows = self.tile_bytes(private_bytes) // (padded(channels, self.pad_lanes) * self.element_bytes)
         return rows // BLOCK_ROWS * BLOCK_ROWS
 
     @property
     def min_private_bytes(self) -> int:
-        """The workspace and tiles of one block of rows of the widest chunk."""
-        tile = _aligned(BLOCK_ROWS * self.max_chunk * self.element_bytes)
+        """The workspace and tiles of one block of rows of the widest chunk: what the
+        _s private memory (and on a split target _p's workspace) must hold at least."""
+        tile = _aligned(BLOCK_ROWS * self.workspace_chunk * self.element_bytes)
         return self.workspace_bytes + TILE_BUFFERS * tile
 
     @property
@@ -369,8 +388,17 @@ class TargetPlan:
 
     @property
     def stack_bytes(self) -> int:
-        """The float arrays bng_run_private keeps on the stack."""
-        return STACK_FLOAT_ARRAYS * 4 * self.max_chunk
+        """The float arrays _p keeps on the stack (none on a split target, where _p
+        stages through its workspace in vector memory)."""
+        return 0 if self.target.memory.split else STACK_FLOAT_ARRAYS * 4 * self.max_chunk
+
+    @property
+    def p_workspace_bytes(self) -> int:
+        """Split targets: the vector memory _p asks the HAL for (targets.yaml
+        memory.spaces.p_workspace_bytes, else the least the plan needs); 0 otherwise."""
+        if not self.target.memory.split:
+            return 0
+        return self.target.memory.p_workspace_bytes or self.min_private_bytes
 
     @property
     def vector_lanes(self) -> int:
@@ -414,10 +442,18 @@ class TargetPlan:
 
 
 def plan_target(target: Target) -> TargetPlan:
+    pad = pad_lanes(target)
     dtypes = []
     for d in target.dtypes:
-        spec = tuple(Kernel(target.name, d.name, d.lanes, c, target.max_unroll)
+        spec = tuple(Kernel(target.name, d.name, d.lanes, c, target.max_unroll, pad)
                      for c in target.channels)
-        pad = target.dtypes[0].lanes if target.memory.split else 1
-        dtypes.append(DTypePlan(d, spec, Kernel(target.name, d.name, d.lanes, None), pad))
+        generic = Kernel(target.name, d.name, d.lanes, None, pad_lanes=pad)
+        dtypes.append(DTypePlan(d, spec, generic, pad))
     return TargetPlan(target, tuple(dtypes))
+
+
+def pad_lanes(target: Target) -> int:
+    """Split memory spaces: rows and per-channel arrays in vector memory are whole
+    vectors of the widest dtype's lanes (a multiple of every dtype's, all powers of
+    two), so that no kernel and no per-channel step touches part of a vector there."""
+    return max(d.lanes for d in target.dtypes) if target.memory.split else 1

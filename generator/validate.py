@@ -32,6 +32,20 @@ def _check_shared_ranges(target: Target, scratch_bytes: int, params_slots: int) 
                           f"parameters on the target")
 
 
+def _check_p_workspace(target: Target, workspace: int, need: int, max_chunk: int) -> None:
+    """_p's workspace on a split target: whole ALIGN-byte units, room for the workspace
+    arrays and one tile of each kind."""
+    key = f"targets.{target.name}.memory.spaces.p_workspace_bytes"
+    where = str(target.where("memory.spaces.p_workspace_bytes"))
+    if workspace % ALIGN:
+        raise ConfigError(where, key, f"{workspace} is not a multiple of {ALIGN}; "
+                          f"allowed: e.g. {(workspace // ALIGN + 1) * ALIGN}")
+    if workspace < need:
+        raise ConfigError(where, key, f"{workspace} bytes cannot hold _p's workspace and one "
+                          f"tile for {max_chunk}-channel chunks; at least {need} needed "
+                          f"(or leave it out for that)")
+
+
 def validate_target(target: Target) -> Target:
     """Private memory must be whole ALIGN-byte units and hold the shared-storage
     workspace and one tile; the shared ranges must fit the address space and not
@@ -43,12 +57,8 @@ def validate_target(target: Target) -> Target:
         raise ConfigError(str(target.where("memory.spaces")), f"targets.{target.name}.memory.spaces",
                           "a split target needs vector_backend gnu or portable for now: the "
                           "native backend has no vector division spelling")
-    if target.memory.split and tp.stack_bytes > target.memory.scalar_bytes:
-        # _p's float arrays are on the stack, which is scalar memory on a split part.
-        raise ConfigError(str(target.where("memory.spaces")), f"targets.{target.name}.memory.spaces.scalar_bytes",
-                          f"{target.memory.scalar_bytes} bytes of scalar memory cannot hold _p's "
-                          f"{tp.stack_bytes}-byte stack arrays (8 floats x the widest chunk)")
     if target.memory.split:
+        _check_p_workspace(target, tp.p_workspace_bytes, tp.min_private_bytes, tp.max_chunk)
         # _s puts the partial-sums count limb by limb, each limb a vector of the workspace's
         # part_dy (include/bng_driver.c bng_core_put_sums).
         for d in tp.dtypes:

@@ -248,7 +248,9 @@ static float bng_count_to_float(unsigned long long count)
     return m;
 }
 
-/* The limbs of a count of rows. */
+#if !BNG_SPLIT_MEMORY
+/* The limbs of a count of rows (a split target writes them with vector stores:
+ * bng_core_put_sums). */
 static void bng_write_count(size_t rows, float *limb)
 {
     int i;
@@ -257,6 +259,7 @@ static void bng_write_count(size_t rows, float *limb)
         rows >>= BNG_SUMS_LIMB_BITS;
     }
 }
+#endif
 
 /* Validate the parameter block and the data pointers of an `op` call: BNG_OK or the
  * error status. The block has 12 slots for the vendor's call (slots 9-11 never read),
@@ -341,17 +344,6 @@ bng_stats bng_stats_from_params(const long long *params)
     return stats;
 }
 
-/* Element `index` of an array of `bytes`-sized elements. */
-static const void *bng_at(const void *base, size_t index, size_t bytes)
-{
-    return (const unsigned char *)base + index * bytes;
-}
-
-static void *bng_at_mut(void *base, size_t index, size_t bytes)
-{
-    return (unsigned char *)base + index * bytes;
-}
-
 /* Rows per group (the last may be shorter): a multiple of BNG_BLOCK_ROWS. */
 static size_t bng_group_rows(size_t batch)
 {
@@ -367,6 +359,35 @@ static size_t bng_group_rows(size_t batch)
 static size_t bng_min(size_t a, size_t b)
 {
     return a < b ? a : b;
+}
+
+static unsigned bng_popcount(unsigned v)
+{
+    unsigned n = 0;
+    for (; v; v &= v - 1)
+        n++;
+    return n;
+}
+
+/* Channels one pass handles: a specialized count, or the generic chunk. */
+static size_t bng_chunk(const bng_dtype_config *dtype, const bng_kernel *kernel)
+{
+    return kernel->channels ? kernel->channels : dtype->generic_chunk;
+}
+
+#if !BNG_SPLIT_MEMORY
+/* ---- the per-channel steps in scalar code (unified targets: both units reach
+ * private memory; a split target has their vector twins below) ---- */
+
+/* Element `index` of an array of `bytes`-sized elements. */
+static const void *bng_at(const void *base, size_t index, size_t bytes)
+{
+    return (const unsigned char *)base + index * bytes;
+}
+
+static void *bng_at_mut(void *base, size_t index, size_t bytes)
+{
+    return (unsigned char *)base + index * bytes;
 }
 
 static void bng_zero(size_t n, float *a)
@@ -385,20 +406,6 @@ static void bng_fold(size_t channels, float *sum_dy, float *sum_dyxm,
         sum_dy[c] += part_dy[c];
         sum_dyxm[c] += part_dyxm[c];
     }
-}
-
-static unsigned bng_popcount(unsigned v)
-{
-    unsigned n = 0;
-    for (; v; v &= v - 1)
-        n++;
-    return n;
-}
-
-/* Channels one pass handles: a specialized count, or the generic chunk. */
-static size_t bng_chunk(const bng_dtype_config *dtype, const bng_kernel *kernel)
-{
-    return kernel->channels ? kernel->channels : dtype->generic_chunk;
 }
 
 static void bng_stats_to_float(const bng_dtype_config *dtype, size_t channels,
@@ -448,6 +455,7 @@ static void bng_finalize(const bng_dtype_config *dtype, size_t channels, float m
         dtype->stats_store(dscale, c, dscale_out);
     }
 }
+#endif
 
 #if BNG_SPLIT_MEMORY
 /* ---- the per-channel steps on vector memory (split targets) ----
@@ -565,14 +573,16 @@ static void bng_vfinalize(const bng_dtype_config *dtype, size_t channels, float 
 
 /* ---- private storage: the caller's memory, one core ---- */
 
-/* _p on a split target is not memory-space clean yet (docs/contract.md, "Memory
- * spaces"): its float arrays are on the stack, which is scalar memory (SM) on the part,
- * and the ukernels load them as vectors. Each place a _p pointer enters a ukernel says
- * so with this cast, so that sparse (make cross-check) checks everything else; the
- * check counts them, and fails if a new one appears. */
-#define BNG_P_UNCHECKED(ptr) ((BNG_FORCE BNG_VMEM void *)(ptr))
-#define BNG_P_UNCHECKED_CONST(ptr) ((const BNG_FORCE BNG_VMEM void *)(ptr))
-
+/* On a split target _p's arrays are in the calling core's vector memory, which the
+ * driver's scalar code may not touch and whose rows the kernels may not read part of a
+ * vector of: there _p stages them through padded tiles in a workspace of the same
+ * memory, with the staged pipeline below on the calling core alone
+ * (bng_staged_private_run). On a unified target it works on them directly. */
+#if BNG_SPLIT_MEMORY
+static int bng_staged_private_run(const bng_dtype_config *dtype, const bng_kernel *kernel,
+                                  const bng_call *call, const void *x, const void *dy,
+                                  void *dx, const bng_stats *stats, float *sums);
+#else
 /* The float arrays of one chunk, on the stack: BNG_STACK_FLOAT_ARRAYS of the widest
  * chunk, the figure the generator and make report give. */
 typedef struct {
@@ -598,10 +608,9 @@ static void bng_private_sum_rows(const bng_dtype_config *dtype, const bng_kernel
         bng_zero(channels, s->part_dy);
         bng_zero(channels, s->part_dyxm);
         kernel->reduce(bng_min(group_rows, batch - row), channels, channel,
-                       BNG_P_UNCHECKED_CONST(bng_at(x, row * channel + first, element)),
-                       BNG_P_UNCHECKED_CONST(bng_at(dy, row * channel + first, element)),
-                       BNG_P_UNCHECKED_CONST(s->mean), BNG_P_UNCHECKED(s->part_dy),
-                       BNG_P_UNCHECKED(s->part_dyxm));
+                       bng_at(x, row * channel + first, element),
+                       bng_at(dy, row * channel + first, element), s->mean, s->part_dy,
+                       s->part_dyxm);
         bng_fold(channels, s->sum_dy, s->sum_dyxm, s->part_dy, s->part_dyxm);
     }
 }
@@ -615,25 +624,20 @@ static void bng_private_dx(const bng_dtype_config *dtype, const bng_kernel *kern
     const int stream = call->batch * call->channel * element >= BNG_STREAM_DX_BYTES;
 
     if (call->is_train)
-        kernel->dx_train(call->batch, channels, call->channel,
-                         BNG_P_UNCHECKED_CONST(bng_at(x, first, element)),
-                         BNG_P_UNCHECKED_CONST(bng_at(dy, first, element)),
-                         BNG_P_UNCHECKED(bng_at_mut(dx, first, element)),
-                         BNG_P_UNCHECKED_CONST(s->mean), BNG_P_UNCHECKED_CONST(s->gain),
-                         BNG_P_UNCHECKED_CONST(s->dy_mean), BNG_P_UNCHECKED_CONST(s->slope), stream);
+        kernel->dx_train(call->batch, channels, call->channel, bng_at(x, first, element),
+                         bng_at(dy, first, element), bng_at_mut(dx, first, element), s->mean,
+                         s->gain, s->dy_mean, s->slope, stream);
     else
-        kernel->dx_infer(call->batch, channels, call->channel,
-                         BNG_P_UNCHECKED_CONST(bng_at(dy, first, element)),
-                         BNG_P_UNCHECKED(bng_at_mut(dx, first, element)),
-                         BNG_P_UNCHECKED_CONST(s->gain), stream);
+        kernel->dx_infer(call->batch, channels, call->channel, bng_at(dy, first, element),
+                         bng_at_mut(dx, first, element), s->gain, stream);
 }
 
 /* One checked call on the caller's memory. Chunks are independent: each is summed,
  * finalized and written in turn. `sums`: the partial-sums buffer (reduce: written,
  * apply: read), else NULL. */
-static void bng_private_run(const bng_dtype_config *dtype, const bng_kernel *kernel,
-                            const bng_call *call, const void *x, const void *dy, void *dx,
-                            const bng_stats *stats, float *sums)
+static void bng_direct_private_run(const bng_dtype_config *dtype, const bng_kernel *kernel,
+                                   const bng_call *call, const void *x, const void *dy,
+                                   void *dx, const bng_stats *stats, float *sums)
 {
     const size_t chunk = bng_chunk(dtype, kernel), channel = call->channel;
     const size_t stat = dtype->stats_bytes;
@@ -674,10 +678,25 @@ static void bng_private_run(const bng_dtype_config *dtype, const bng_kernel *ker
     if (BNG_IS_REDUCE(call))
         bng_write_count(call->batch, sums + 2 * channel);
 }
+#endif
 
-void bng_run_private(const bng_dtype_config *dtype, const bng_kernel *kernel,
-                     size_t batch, size_t channel, int is_train,
-                     const void *x, const void *dy, void *dx, const bng_stats *stats)
+/* One checked call on the caller's memory: BNG_OK, or BNG_ENOMEM when a split target's
+ * HAL had no workspace for it (nothing written). */
+static int bng_private_run(const bng_dtype_config *dtype, const bng_kernel *kernel,
+                           const bng_call *call, const void *x, const void *dy, void *dx,
+                           const bng_stats *stats, float *sums)
+{
+#if BNG_SPLIT_MEMORY
+    return bng_staged_private_run(dtype, kernel, call, x, dy, dx, stats, sums);
+#else
+    bng_direct_private_run(dtype, kernel, call, x, dy, dx, stats, sums);
+    return BNG_OK;
+#endif
+}
+
+int bng_run_private(const bng_dtype_config *dtype, const bng_kernel *kernel,
+                    size_t batch, size_t channel, int is_train,
+                    const void *x, const void *dy, void *dx, const bng_stats *stats)
 {
     bng_call call;
 
@@ -687,7 +706,7 @@ void bng_run_private(const bng_dtype_config *dtype, const bng_kernel *kernel,
     call.m = (float)batch;
     call.is_train = is_train;
     call.accumulate = 0;
-    bng_private_run(dtype, kernel, &call, x, dy, dx, stats, NULL);
+    return bng_private_run(dtype, kernel, &call, x, dy, dx, stats, NULL);
 }
 
 static void bng_private_entry(const bng_dtype_config *dtype, int op, void *x, void *dy,
@@ -704,8 +723,8 @@ static void bng_private_entry(const bng_dtype_config *dtype, int op, void *x, vo
         float *sums = (bng_op_arrays[op] & BNG_BIT(BNG_SUMS))
                       ? (float *)(intptr_t)params[BNG_SLOT_SUMS] : NULL;
 
-        bng_private_run(dtype, dtype->kernel_for_channels(call.channel), &call, x, dy, dx,
-                        &stats, sums);
+        status = bng_private_run(dtype, dtype->kernel_for_channels(call.channel), &call, x, dy,
+                                 dx, &stats, sums);
     }
     params[BNG_PARAM_STATUS] = status;
 }
@@ -716,7 +735,8 @@ void bng_entry_private(const bng_dtype_config *dtype, void *x, void *dy, void *d
     bng_private_entry(dtype, BNG_OP_FULL, x, dy, dx, params);
 }
 
-/* ---- shared storage: tiles staged by DMA, the cores of core_mask ---- */
+/* ---- staged storage: tiles by DMA; _s on the cores of core_mask, and on a split
+ * target _p on the calling core alone ---- */
 
 /* The per-channel steps of _s on the core's private memory: the scalar ones, or on a
  * split target their vector twins (private memory is vector memory there). */
@@ -740,6 +760,10 @@ typedef struct {
     BNG_SHARED void *dbias, *dscale;
 } bng_shared_stats;
 
+/* A staged call. For _p on a split target (`alone`) the "shared" arrays are the
+ * caller's, in its vector memory (the DMA moves them; the sums stay in scalar memory),
+ * the one core folds its row groups itself (no barrier, no shared scratch) and its
+ * private memory is the workspace the HAL gave _p. */
 typedef struct {
     const bng_dtype_config *dtype;
     const bng_kernel *kernel;
@@ -749,7 +773,13 @@ typedef struct {
     BNG_SHARED void *dx;
     bng_shared_stats stats;
     BNG_SHARED float *sums;     /* reduce: out; apply: in */
-} bng_shared_job;
+    int alone;
+    BNG_VMEM unsigned char *workspace;
+    size_t workspace_bytes;
+} bng_staged_job;
+/* _p staged on the calling core: only a split target has it (0 elsewhere, so that the
+ * compiler drops its code). */
+#define BNG_ALONE(job) (BNG_SPLIT_MEMORY && (job)->alone)
 
 /* Element `index` of a shared array of `bytes`-sized elements. */
 static const BNG_SHARED void *bng_shared_at(const BNG_SHARED void *base, size_t index, size_t bytes)
@@ -796,21 +826,17 @@ static BNG_VMEM void *bng_take(BNG_VMEM unsigned char **next, size_t bytes)
     return p;
 }
 
-/* Lay out the core's private memory for chunks of `channels` and `slice_rows` rows:
- * resident when `may_stay` and x and dy of the whole slice fit, else double-buffered
- * tiles of a multiple of BNG_BLOCK_ROWS rows (so that tiles never split a block).
- * Returns 0 when the HAL has no private memory for the core (include/bng_hal.h: it
- * never happens inside body unless the HAL cannot honour its contract, and then on
- * every core): the core then writes nothing and leaves. */
-static int bng_layout(const bng_dtype_config *dtype, unsigned core, size_t channels,
-                      size_t slice_rows, int may_stay, bng_private *p)
+/* Lay out private memory (`bytes` at `base`) for rows of `row_pitch` bytes and
+ * `slice_rows` rows: resident when `may_stay` and x and dy of the whole slice fit, else
+ * double-buffered tiles of a multiple of BNG_BLOCK_ROWS rows (so that tiles never split
+ * a block). */
+static void bng_layout(const bng_dtype_config *dtype, BNG_VMEM unsigned char *base, size_t bytes,
+                       size_t row_pitch, size_t slice_rows, int may_stay, bng_private *p)
 {
-    const size_t row_bytes = channels * dtype->element_bytes;
-    size_t bytes = 0, tile_bytes;
-    BNG_VMEM unsigned char *base = bng_hal_private(core, &bytes), *next = base;
+    const size_t row_bytes = row_pitch;
+    size_t tile_bytes;
+    BNG_VMEM unsigned char *next = base;
 
-    if (base == NULL || bytes < BNG_PRIVATE_BYTES)
-        return 0;
     BNG_WORKSPACE(BNG_WORK_TAKE, dtype->max_chunk, dtype->stats_bytes)
     /* targets.yaml is validated so that this leaves room for BNG_BLOCK_ROWS-row tiles. */
     tile_bytes = (bytes - (size_t)(next - base)) / BNG_TILE_BUFFERS / BNG_ALIGN * BNG_ALIGN;
@@ -835,7 +861,24 @@ static int bng_layout(const bng_dtype_config *dtype, unsigned core, size_t chann
         BNG_WORKSPACE(BNG_WORK_ZERO, 0, 0)
     }
 #endif
-    return 1;
+}
+
+/* The core's private memory for the call: the workspace the HAL gave _p (alone), or
+ * the core's from bng_hal_private. NULL when there is none (include/bng_hal.h: inside
+ * body it never happens unless the HAL cannot honour its contract, and then on every
+ * core): the core then writes nothing and leaves. */
+static BNG_VMEM unsigned char *bng_core_memory(const bng_staged_job *job, unsigned core,
+                                              size_t *bytes)
+{
+    BNG_VMEM unsigned char *base;
+
+    if (BNG_ALONE(job)) {
+        *bytes = job->workspace_bytes;
+        return job->workspace;
+    }
+    *bytes = 0;
+    base = bng_hal_private(core, bytes);
+    return base != NULL && *bytes >= BNG_PRIVATE_BYTES ? base : NULL;
 }
 
 /* Rows of the tile starting at `row`: tiles never cross a row group, nor the slice. */
@@ -847,18 +890,19 @@ static size_t bng_tile(size_t row, size_t end, size_t group_rows, size_t tile_ro
 
 /* One core's state in an _s call: its rows, and the chunk it works on. */
 typedef struct {
-    const bng_shared_job *job;
+    const bng_staged_job *job;
     unsigned core, rank;           /* rank: the k-th selected core */
     size_t group_rows, groups;
     size_t begin, end;             /* this core's rows: the rank-th run of row groups */
     size_t first, channels;        /* the chunk */
     size_t row_bytes;              /* one row of the chunk */
+    size_t row_channels, pitch;    /* a row in private memory: padded on a split target */
     BNG_SHARED float *scratch;     /* the chunk's slot of the shared scratch */
     bng_private p;                 /* the chunk's layout of private memory */
 } bng_core;
 
 /* The k-th selected core takes the k-th contiguous run of groups. */
-static void bng_core_rows(bng_core *c, const bng_shared_job *job, unsigned core)
+static void bng_core_rows(bng_core *c, const bng_staged_job *job, unsigned core)
 {
     const size_t batch = job->call.batch;
     const unsigned cores = bng_popcount(job->mask);
@@ -877,23 +921,29 @@ static void bng_core_rows(bng_core *c, const bng_shared_job *job, unsigned core)
  * rows) keeps the slice resident. 0: no private memory (bng_layout). */
 static int bng_core_chunk(bng_core *c, size_t first, size_t slot)
 {
-    const bng_shared_job *job = c->job;
+    const bng_staged_job *job = c->job;
     const bng_dtype_config *dtype = job->dtype;
     const bng_call *call = &job->call;
     const size_t stat = dtype->stats_bytes;
 
+    size_t bytes;
+    BNG_VMEM unsigned char *memory = bng_core_memory(job, c->core, &bytes);
+
+    if (memory == NULL)
+        return 0;
     c->first = first;
     c->channels = bng_min(bng_chunk(dtype, job->kernel), call->channel - first);
     c->row_bytes = c->channels * dtype->element_bytes;
+    c->row_channels = BNG_PADDED(c->channels);
+    c->pitch = c->row_channels * dtype->element_bytes;
     c->scratch = BNG_SHARED_SCRATCH + slot * BNG_MAX_GROUPS * 2 * dtype->max_chunk;
-    if (!bng_layout(dtype, c->core, c->channels, c->end - c->begin,
-                    BNG_SUMS_ROWS(call) && !BNG_IS_REDUCE(call), &c->p))
-        return 0;
+    bng_layout(dtype, memory, bytes, c->pitch, c->end - c->begin,
+               BNG_SUMS_ROWS(call) && !BNG_IS_REDUCE(call), &c->p);
     if (!BNG_IS_DX_ONLY(call))
-        bng_hal_dma_wait(bng_hal_dma_get(c->p.stats_mean, bng_shared_at(job->stats.mean, first, stat), 1, c->channels * stat, 0));
+        bng_hal_dma_wait(bng_hal_dma_get(c->p.stats_mean, bng_shared_at(job->stats.mean, first, stat), 1, c->channels * stat, 0, 0));
     if (!BNG_IS_REDUCE(call)) {
-        bng_hal_dma_wait(bng_hal_dma_get(c->p.invar, bng_shared_at(job->stats.invar, first, stat), 1, c->channels * stat, 0));
-        bng_hal_dma_wait(bng_hal_dma_get(c->p.scale, bng_shared_at(job->stats.scale, first, stat), 1, c->channels * stat, 0));
+        bng_hal_dma_wait(bng_hal_dma_get(c->p.invar, bng_shared_at(job->stats.invar, first, stat), 1, c->channels * stat, 0, 0));
+        bng_hal_dma_wait(bng_hal_dma_get(c->p.scale, bng_shared_at(job->stats.scale, first, stat), 1, c->channels * stat, 0, 0));
     }
     if (!BNG_IS_DX_ONLY(call))
         BNG_S_STATS_TO_FLOAT(dtype, c->channels, c->p.stats_mean, c->p.mean);
@@ -905,35 +955,53 @@ static int bng_core_chunk(bng_core *c, size_t first, size_t slot)
 static void bng_fetch(const bng_core *c, size_t row, size_t n, int with_x, BNG_VMEM void *x_tile,
                       BNG_VMEM void *dy_tile, bng_hal_dma handles[2])
 {
-    const bng_shared_job *job = c->job;
+    const bng_staged_job *job = c->job;
     const size_t element = job->dtype->element_bytes, channel = job->call.channel;
     const size_t at = row * channel + c->first;
 
     handles[0] = with_x ? bng_hal_dma_get(x_tile, bng_shared_at(job->x, at, element), n,
-                                          c->row_bytes, channel * element)
+                                          c->row_bytes, channel * element, c->pitch)
                         : BNG_HAL_DMA_DONE;
     handles[1] = bng_hal_dma_get(dy_tile, bng_shared_at(job->dy, at, element), n,
-                                 c->row_bytes, channel * element);
+                                 c->row_bytes, channel * element, c->pitch);
 }
 
-/* Pass 1: this core's groups to their partial sums in the shared scratch; the next
- * tile arrives while this one is reduced. Resident, the slice fills one buffer tile
- * by tile. */
+/* The end of a row group's partial sums: into the shared scratch, or alone added to the
+ * total at once (the groups come in order). */
+static void bng_core_group_done(bng_core *c, size_t row)
+{
+    const bng_private *p = &c->p;
+    const size_t max_chunk = c->job->dtype->max_chunk;
+    BNG_SHARED float *group = c->scratch + row / c->group_rows * 2 * max_chunk;
+
+    if (BNG_ALONE(c->job)) {
+        BNG_S_FOLD(c->channels, p->sum_dy, p->sum_dyxm, p->part_dy, p->part_dyxm);
+        return;
+    }
+    bng_hal_dma_wait(bng_hal_dma_put(group, p->part_dy, 1, c->channels * sizeof(float), 0, 0));
+    bng_hal_dma_wait(bng_hal_dma_put(group + max_chunk, p->part_dyxm, 1, c->channels * sizeof(float), 0, 0));
+}
+
+/* Pass 1: this core's groups to their partial sums; the next tile arrives while this
+ * one is reduced. Resident, the slice fills one buffer tile by tile. */
 static void bng_core_sum_rows(bng_core *c)
 {
     const bng_private *p = &c->p;
     const size_t begin = c->begin, end = c->end, group_rows = c->group_rows;
-    const size_t max_chunk = c->job->dtype->max_chunk;
     bng_hal_dma gets[2][2];
     size_t row, t;
 
+    if (BNG_ALONE(c->job)) {
+        BNG_S_ZERO(c->channels, p->sum_dy);
+        BNG_S_ZERO(c->channels, p->sum_dyxm);
+    }
     if (begin < end)
         bng_fetch(c, begin, bng_tile(begin, end, group_rows, p->tile_rows), 1,
                   p->x_tiles[0], p->dy_tiles[0], gets[0]);
     for (row = begin, t = 0; row < end; t ^= 1) {
         const size_t n = bng_tile(row, end, group_rows, p->tile_rows), next = row + n;
-        const size_t at = p->resident ? (row - begin) * c->row_bytes : 0;
-        const size_t next_at = p->resident ? (next - begin) * c->row_bytes : 0;
+        const size_t at = p->resident ? (row - begin) * c->pitch : 0;
+        const size_t next_at = p->resident ? (next - begin) * c->pitch : 0;
 
         if (next < end)
             bng_fetch(c, next, bng_tile(next, end, group_rows, p->tile_rows), 1,
@@ -944,13 +1012,10 @@ static void bng_core_sum_rows(bng_core *c)
             BNG_S_ZERO(c->channels, p->part_dy);
             BNG_S_ZERO(c->channels, p->part_dyxm);
         }
-        c->job->kernel->reduce(n, c->channels, c->channels, p->x_tiles[t] + at,
+        c->job->kernel->reduce(n, c->row_channels, c->row_channels, p->x_tiles[t] + at,
                                p->dy_tiles[t] + at, p->mean, p->part_dy, p->part_dyxm);
-        if (next == end || next % group_rows == 0) {
-            BNG_SHARED float *group = c->scratch + row / group_rows * 2 * max_chunk;
-            bng_hal_dma_wait(bng_hal_dma_put(group, p->part_dy, 1, c->channels * sizeof(float), 0));
-            bng_hal_dma_wait(bng_hal_dma_put(group + max_chunk, p->part_dyxm, 1, c->channels * sizeof(float), 0));
-        }
+        if (next == end || next % group_rows == 0)
+            bng_core_group_done(c, row);
         row = next;
     }
 }
@@ -966,8 +1031,8 @@ static void bng_core_fold(bng_core *c)
     BNG_S_ZERO(c->channels, p->sum_dyxm);
     for (g = 0; g < c->groups; g++) {
         const BNG_SHARED float *group = c->scratch + g * 2 * max_chunk;
-        bng_hal_dma_wait(bng_hal_dma_get(p->part_dy, group, 1, c->channels * sizeof(float), 0));
-        bng_hal_dma_wait(bng_hal_dma_get(p->part_dyxm, group + max_chunk, 1, c->channels * sizeof(float), 0));
+        bng_hal_dma_wait(bng_hal_dma_get(p->part_dy, group, 1, c->channels * sizeof(float), 0, 0));
+        bng_hal_dma_wait(bng_hal_dma_get(p->part_dyxm, group + max_chunk, 1, c->channels * sizeof(float), 0, 0));
         BNG_S_FOLD(c->channels, p->sum_dy, p->sum_dyxm, p->part_dy, p->part_dyxm);
     }
 }
@@ -984,13 +1049,13 @@ static void bng_core_fold(bng_core *c)
  * the count) into the partial-sums buffer. */
 static void bng_core_put_sums(bng_core *c)
 {
-    const bng_shared_job *job = c->job;
+    const bng_staged_job *job = c->job;
     const size_t channel = job->call.channel;
 
     if (c->rank != 0)
         return;
-    bng_hal_dma_wait(bng_hal_dma_put(job->sums + c->first, c->p.sum_dy, 1, c->channels * sizeof(float), 0));
-    bng_hal_dma_wait(bng_hal_dma_put(job->sums + channel + c->first, c->p.sum_dyxm, 1, c->channels * sizeof(float), 0));
+    bng_hal_dma_wait(bng_hal_dma_put(job->sums + c->first, c->p.sum_dy, 1, c->channels * sizeof(float), 0, 0));
+    bng_hal_dma_wait(bng_hal_dma_put(job->sums + channel + c->first, c->p.sum_dyxm, 1, c->channels * sizeof(float), 0, 0));
     if (c->first == 0) {
         size_t i;
         /* The count's limbs into part_dy (free after the fold), limb i at
@@ -1009,37 +1074,37 @@ static void bng_core_put_sums(bng_core *c)
         bng_write_count(job->call.batch, c->p.part_dy);
 #endif
         for (i = 0; i < BNG_SUMS_COUNT_LIMBS; i++)
-            bng_hal_dma_wait(bng_hal_dma_put(job->sums + 2 * channel + i, c->p.part_dy + i * BNG_LIMB_STRIDE, 1, sizeof(float), 0));
+            bng_hal_dma_wait(bng_hal_dma_put(job->sums + 2 * channel + i, c->p.part_dy + i * BNG_LIMB_STRIDE, 1, sizeof(float), 0, 0));
     }
 }
 
 /* Apply: the chunk's global sums from the partial-sums buffer. */
 static void bng_core_get_sums(bng_core *c)
 {
-    const bng_shared_job *job = c->job;
+    const bng_staged_job *job = c->job;
 
-    bng_hal_dma_wait(bng_hal_dma_get(c->p.sum_dy, job->sums + c->first, 1, c->channels * sizeof(float), 0));
-    bng_hal_dma_wait(bng_hal_dma_get(c->p.sum_dyxm, job->sums + job->call.channel + c->first, 1, c->channels * sizeof(float), 0));
+    bng_hal_dma_wait(bng_hal_dma_get(c->p.sum_dy, job->sums + c->first, 1, c->channels * sizeof(float), 0, 0));
+    bng_hal_dma_wait(bng_hal_dma_get(c->p.sum_dyxm, job->sums + job->call.channel + c->first, 1, c->channels * sizeof(float), 0, 0));
 }
 
 /* Every core computes the dx coefficients; the lowest selected core writes dbias and
  * dscale (accumulating: onto what they held, which it reads first). */
 static void bng_core_finalize(bng_core *c)
 {
-    const bng_shared_job *job = c->job;
+    const bng_staged_job *job = c->job;
     const bng_private *p = &c->p;
     const size_t stat = job->dtype->stats_bytes, bytes = c->channels * stat;
     const int accumulate = BNG_ACCUMULATES(&job->call) && c->rank == 0;
 
     if (accumulate) {
-        bng_hal_dma_wait(bng_hal_dma_get(p->dbias, bng_shared_at(job->stats.dbias, c->first, stat), 1, bytes, 0));
-        bng_hal_dma_wait(bng_hal_dma_get(p->dscale, bng_shared_at(job->stats.dscale, c->first, stat), 1, bytes, 0));
+        bng_hal_dma_wait(bng_hal_dma_get(p->dbias, bng_shared_at(job->stats.dbias, c->first, stat), 1, bytes, 0, 0));
+        bng_hal_dma_wait(bng_hal_dma_get(p->dscale, bng_shared_at(job->stats.dscale, c->first, stat), 1, bytes, 0, 0));
     }
     BNG_S_FINALIZE(job->dtype, c->channels, job->call.m, accumulate, p->invar, p->scale,
                    p->sum_dy, p->sum_dyxm, p->dbias, p->dscale, p->gain, p->dy_mean, p->slope);
     if (c->rank == 0) {
-        bng_hal_dma_wait(bng_hal_dma_put(bng_shared_at_mut(job->stats.dbias, c->first, stat), p->dbias, 1, bytes, 0));
-        bng_hal_dma_wait(bng_hal_dma_put(bng_shared_at_mut(job->stats.dscale, c->first, stat), p->dscale, 1, bytes, 0));
+        bng_hal_dma_wait(bng_hal_dma_put(bng_shared_at_mut(job->stats.dbias, c->first, stat), p->dbias, 1, bytes, 0, 0));
+        bng_hal_dma_wait(bng_hal_dma_put(bng_shared_at_mut(job->stats.dscale, c->first, stat), p->dscale, 1, bytes, 0, 0));
     }
 }
 
@@ -1048,7 +1113,7 @@ static void bng_core_finalize(bng_core *c)
  * dy are still in private memory from pass 1. */
 static void bng_core_dx(bng_core *c)
 {
-    const bng_shared_job *job = c->job;
+    const bng_staged_job *job = c->job;
     const bng_private *p = &c->p;
     const size_t begin = c->begin, end = c->end, group_rows = c->group_rows;
     const size_t element = job->dtype->element_bytes, channel = job->call.channel;
@@ -1061,7 +1126,7 @@ static void bng_core_dx(bng_core *c)
                   p->x_tiles[0], p->dy_tiles[0], gets[0]);
     for (row = begin, t = 0; row < end; t ^= 1) {
         const size_t n = bng_tile(row, end, group_rows, p->tile_rows), next = row + n;
-        const size_t at = p->resident ? (row - begin) * c->row_bytes : 0;
+        const size_t at = p->resident ? (row - begin) * c->pitch : 0;
         BNG_VMEM unsigned char *x_tile = p->x_tiles[t] + at, *dy_tile = p->dy_tiles[t] + at;
 
         if (next < end && !p->resident) {
@@ -1074,23 +1139,23 @@ static void bng_core_dx(bng_core *c)
             bng_hal_dma_wait(gets[t][1]);
         }
         if (is_train)
-            job->kernel->dx_train(n, c->channels, c->channels, x_tile, dy_tile, dy_tile, p->mean,
-                                  p->gain, p->dy_mean, p->slope, 0);
+            job->kernel->dx_train(n, c->row_channels, c->row_channels, x_tile, dy_tile, dy_tile,
+                                  p->mean, p->gain, p->dy_mean, p->slope, 0);
         else
-            job->kernel->dx_infer(n, c->channels, c->channels, dy_tile, dy_tile, p->gain, 0);
+            job->kernel->dx_infer(n, c->row_channels, c->row_channels, dy_tile, dy_tile, p->gain, 0);
         bng_hal_dma_wait(puts[t]);
         puts[t] = bng_hal_dma_put(bng_shared_at_mut(job->dx, row * channel + c->first, element),
-                                  dy_tile, n, c->row_bytes, channel * element);
+                                  dy_tile, n, c->row_bytes, channel * element, c->pitch);
         row = next;
     }
     bng_hal_dma_wait(puts[0]);
     bng_hal_dma_wait(puts[1]);
 }
 
-/* One core's part of an _s call, chunk by chunk: the steps of the call's op. */
-static void bng_shared_core(unsigned core, void *arg)
+/* One core's part of a staged call, chunk by chunk: the steps of the call's op. */
+static void bng_staged_core(unsigned core, void *arg)
 {
-    const bng_shared_job *job = arg;
+    const bng_staged_job *job = arg;
     const bng_call *call = &job->call;
     const size_t chunk = bng_chunk(job->dtype, job->kernel);
     bng_core c;
@@ -1102,8 +1167,10 @@ static void bng_shared_core(unsigned core, void *arg)
             return;
         if (BNG_SUMS_ROWS(call)) {
             bng_core_sum_rows(&c);
-            bng_hal_barrier();
-            bng_core_fold(&c);
+            if (!BNG_ALONE(job)) {
+                bng_hal_barrier();
+                bng_core_fold(&c);
+            }
         }
         if (BNG_IS_REDUCE(call)) {
             bng_core_put_sums(&c);
@@ -1116,7 +1183,8 @@ static void bng_shared_core(unsigned core, void *arg)
                 bng_core_get_sums(&c);
                 /* dbias and dscale may be the very array of mean, invar or scale: every
                  * core has the chunk's copy before the lowest one writes them. */
-                bng_hal_barrier();
+                if (!BNG_ALONE(job))
+                    bng_hal_barrier();
             }
             bng_core_finalize(&c);
         }
@@ -1145,7 +1213,7 @@ static void bng_shared_entry(const bng_dtype_config *dtype, int op, void *x, voi
 {
     BNG_SHARED long long *shared_params = BNG_SHARED_PARAMS;
     long long params[BNG_SHARED_PARAMS_SLOTS];
-    bng_shared_job job;
+    bng_staged_job job;
     int status, slot;
 
     /* The input slots the call uses; the status and reserved slots are never read,
@@ -1161,6 +1229,9 @@ static void bng_shared_entry(const bng_dtype_config *dtype, int op, void *x, voi
 
         job.dtype = dtype;
         job.kernel = dtype->kernel_for_channels(job.call.channel);
+        job.alone = 0;
+        job.workspace = NULL;
+        job.workspace_bytes = 0;
         job.x = (const BNG_SHARED void *)x;
         job.dy = (const BNG_SHARED void *)dy;
         job.dx = (BNG_SHARED void *)dx;
@@ -1171,7 +1242,7 @@ static void bng_shared_entry(const bng_dtype_config *dtype, int op, void *x, voi
         job.stats.dscale = (BNG_SHARED void *)stats.dscale;
         job.sums = (bng_op_arrays[op] & BNG_BIT(BNG_SUMS))
                    ? (BNG_SHARED float *)(intptr_t)params[BNG_SLOT_SUMS] : NULL;
-        switch (bng_hal_parallel(job.mask, bng_shared_core, &job, sizeof job)) {
+        switch (bng_hal_parallel(job.mask, bng_staged_core, &job, sizeof job)) {
         case BNG_HAL_OK:
             break;
         case BNG_HAL_IDLE:
@@ -1189,6 +1260,44 @@ void bng_entry_shared(const bng_dtype_config *dtype, void *x, void *dy, void *dx
 {
     bng_shared_entry(dtype, BNG_OP_FULL, x, dy, dx, core_mask);
 }
+
+#if BNG_SPLIT_MEMORY
+/* _p on a split target: the staged pipeline on the calling core alone, its private
+ * memory the workspace bng_hal_p_workspace gives. The caller's arrays are reached by
+ * DMA only; the partial-sums buffer is in scalar memory with the parameter block. */
+static int bng_staged_private_run(const bng_dtype_config *dtype, const bng_kernel *kernel,
+                                  const bng_call *call, const void *x, const void *dy,
+                                  void *dx, const bng_stats *stats, float *sums)
+{
+    bng_staged_job job;
+
+    job.dtype = dtype;
+    job.kernel = kernel;
+    job.call = *call;
+    job.mask = 1u;      /* one core: rank 0 of one, all row groups */
+    job.x = (const BNG_SHARED void *)x;
+    job.dy = (const BNG_SHARED void *)dy;
+    job.dx = (BNG_SHARED void *)dx;
+    job.stats.mean = (const BNG_SHARED void *)stats->mean;
+    job.stats.invar = (const BNG_SHARED void *)stats->invar;
+    job.stats.scale = (const BNG_SHARED void *)stats->scale;
+    job.stats.dbias = (BNG_SHARED void *)stats->dbias;
+    job.stats.dscale = (BNG_SHARED void *)stats->dscale;
+    job.sums = (BNG_SHARED float *)sums;
+    job.alone = 1;
+    job.workspace_bytes = 0;
+    job.workspace = bng_hal_p_workspace(&job.workspace_bytes);
+    if (job.workspace == NULL)
+        return BNG_ENOMEM;
+    if (job.workspace_bytes < BNG_P_WORKSPACE_BYTES) {
+        bng_hal_p_workspace_release(job.workspace);     /* a HAL that broke its contract */
+        return BNG_ENOMEM;
+    }
+    bng_staged_core(0, &job);
+    bng_hal_p_workspace_release(job.workspace);
+    return BNG_OK;
+}
+#endif
 
 #if BNG_HAS_EXTENSIONS
 /* ---- the entry points of batch_norm_grad_ext.h ---- */

@@ -102,9 +102,11 @@ void bng_entry_ext_private(const bng_dtype_config *dtype, int op, void *x, void 
 void bng_entry_ext_shared(const bng_dtype_config *dtype, int op, void *x, void *dy,
                           void *dx, int core_mask);
 
-/* One checked call's work on memory the calling core addresses directly (_p); the
- * shared-storage entry point runs the same pieces on tiles it stages by DMA. */
-void bng_run_private(const bng_dtype_config *dtype, const bng_kernel *kernel,
+/* One checked call's work on the calling core's memory (_p) with the given kernel:
+ * BNG_OK, or on a split target BNG_ENOMEM when the HAL had no workspace (nothing
+ * written). The shared-storage entry point runs the same pieces on tiles it stages by
+ * DMA, as _p does on a split target. */
+int bng_run_private(const bng_dtype_config *dtype, const bng_kernel *kernel,
                      size_t batch, size_t channel, int is_train,
                      const void *x, const void *dy, void *dx, const bng_stats *stats);
 
@@ -115,15 +117,16 @@ void bng_run_private(const bng_dtype_config *dtype, const bng_kernel *kernel,
  * checks private_bytes with the same sum, and the generated sources assert that the
  * two agree (BNG_ASSERT_WORKSPACE_BYTES). */
 #define BNG_ALIGN_UP(bytes) (((bytes) + BNG_ALIGN - 1) / BNG_ALIGN * BNG_ALIGN)
-/* Elements of each workspace array for a widest chunk of max_chunk: on a split target
- * whole vectors of BNG_VECTOR_LANES floats (the driver's per-channel steps are vector
- * operations there), else max_chunk. */
+/* A row of `channels` as it lies in vector memory: whole vectors of BNG_PAD_LANES on a
+ * split target (the kernels and the per-channel steps work on whole vectors only
+ * there), else just the channels. Also the elements of each workspace array for a
+ * widest chunk of max_chunk. */
 #if defined(BNG_SPLIT_MEMORY) && BNG_SPLIT_MEMORY
-#define BNG_WORK_ARRAY_CHUNK(max_chunk) \
-    (((max_chunk) + BNG_VECTOR_LANES - 1) / BNG_VECTOR_LANES * BNG_VECTOR_LANES)
+#define BNG_PADDED(channels) (((channels) + BNG_PAD_LANES - 1) / BNG_PAD_LANES * BNG_PAD_LANES)
 #else
-#define BNG_WORK_ARRAY_CHUNK(max_chunk) (max_chunk)
+#define BNG_PADDED(channels) (channels)
 #endif
+#define BNG_WORK_ARRAY_CHUNK(max_chunk) BNG_PADDED(max_chunk)
 #define BNG_WORK_ELEMENT_float(stats_bytes) sizeof(float)
 #define BNG_WORK_ELEMENT_stats(stats_bytes) (stats_bytes)
 #define BNG_WORK_ARRAY_BYTES(max_chunk, stats_bytes, name, kind) \

@@ -4,7 +4,9 @@
  * implementation for NUDT's hthreads device runtime (include/hal/bng_hal_hthreads.c);
  * include/host/bng_hal_host.c emulates them on a host (a thread per core, a bounded
  * arena per core, DMA deferred and checked). The private-storage entry points (_p) use
- * none of them. include/hal/bng_hal_conformance.c checks an implementation against
+ * none of them on a unified target; on a split target (targets.yaml memory.spaces) _p
+ * stages the caller's arrays through a workspace of vector memory
+ * (bng_hal_p_workspace) with the DMA functions, on the calling core. include/hal/bng_hal_conformance.c checks an implementation against
  * the contracts below.
  *
  * Shared memory: every pointer into shared memory (the caller's x, dy, dx, the
@@ -40,17 +42,29 @@
  *   the HAL reserved it before body ran (or bng_hal_parallel returned BNG_HAL_ENOMEM
  *   and body did not run). A HAL that finds it cannot honour this returns NULL with
  *   *bytes = 0 (the driver then writes nothing and returns from body).
- * - bng_hal_dma_get(dst, src, rows, row_bytes, src_stride): copy rows rows of row_bytes
- *   from shared memory (rows src_stride bytes apart) to private memory (rows packed).
+ * - bng_hal_dma_get(dst, src, rows, row_bytes, shared_stride, private_stride): copy rows
+ *   rows of row_bytes from shared memory (rows shared_stride bytes apart) to private
+ *   memory (rows private_stride bytes apart: row_bytes, packed, on a unified target; on a
+ *   split target a row padded to whole vectors, so that the kernels never touch part
+ *   of a vector, and the padding bytes of each private row are left as they are).
  *   On a split target (targets.yaml memory.spaces) private memory is the core's vector
- *   memory (AM), and transfers of 4 bytes (one float) happen (the partial-sums count).
- *   bng_hal_dma_put(dst, src, rows, row_bytes, dst_stride): the reverse. Both may run
- *   asynchronously: the returned handle is passed to bng_hal_dma_wait, after which the
- *   transfer is complete. With one row the stride is not used (the driver passes 0);
+ *   memory (AM), transfers of 4 bytes (one float) happen (the partial-sums count), and
+ *   the "shared" side may also be the calling core's own vector memory (_p, which stages
+ *   the caller's arrays through its workspace: see bng_hal_p_workspace).
+ *   bng_hal_dma_put(dst, src, rows, row_bytes, shared_stride, private_stride): the
+ *   reverse. Both may run asynchronously: the returned handle is passed to
+ *   bng_hal_dma_wait, after which the transfer is complete. With one row the strides are not used (the driver passes 0);
  *   with zero rows nothing is copied. Waiting twice on a handle, or on
  *   BNG_HAL_DMA_DONE, returns at once. At most 4 transfers are outstanding at once per
  *   core (BNG_MAX_OUTSTANDING_DMA in bng_kernels.h, from generator/plan.py; the driver,
  *   the host DMA engine and the hthreads HAL assert that they agree).
+ * - Split targets only (BNG_SPLIT_MEMORY): bng_hal_p_workspace(&bytes), called by _p
+ *   outside any bng_hal_parallel call: a block of the calling core's vector memory of
+ *   at least BNG_P_WORKSPACE_BYTES (targets.yaml memory.spaces.p_workspace_bytes),
+ *   aligned to 64 bytes, *bytes its size; or NULL with *bytes = 0 when it cannot be had
+ *   (the _p call then reports BNG_ENOMEM and writes nothing). The DMA functions work
+ *   between it and the caller's arrays in the same core's vector memory.
+ *   bng_hal_p_workspace_release(block) gives it back before _p returns.
  */
 #ifndef BNG_HAL_H
 #define BNG_HAL_H
@@ -76,9 +90,13 @@ void bng_hal_barrier(void);
  * one place where the DMA's pointers leave the annotation. */
 BNG_VMEM void *bng_hal_private(unsigned core, size_t *bytes);
 bng_hal_dma bng_hal_dma_get(BNG_VMEM void *dst, const BNG_SHARED void *src, size_t rows,
-                            size_t row_bytes, size_t src_stride);
+                            size_t row_bytes, size_t shared_stride, size_t private_stride);
 bng_hal_dma bng_hal_dma_put(BNG_SHARED void *dst, const BNG_VMEM void *src, size_t rows,
-                            size_t row_bytes, size_t dst_stride);
+                            size_t row_bytes, size_t shared_stride, size_t private_stride);
 void bng_hal_dma_wait(bng_hal_dma handle);
+#if BNG_SPLIT_MEMORY
+BNG_VMEM void *bng_hal_p_workspace(size_t *bytes);
+void bng_hal_p_workspace_release(BNG_VMEM void *block);
+#endif
 
 #endif /* BNG_HAL_H */

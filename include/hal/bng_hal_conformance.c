@@ -19,6 +19,7 @@
 /* A 2-D block: 4 rows of 48 bytes at byte 16 of each 128-byte row. */
 #define BLOCK_OFFSET 16u
 #define BLOCK_ROW 48u
+#define PADDED_ROW 64u      /* a private row pitch wider than BLOCK_ROW */
 #define GUARD 0x5Au
 #define FILL 0xA5u
 #define MAGIC 0xB6C0FFEEu
@@ -27,14 +28,15 @@
 enum {
     F_ARG = 1 << 0, F_PRIVATE = 1 << 1, F_PRIVATE_RW = 1 << 2, F_VISIBLE = 1 << 3,
     F_GET_2D = 1 << 4, F_OUTSTANDING = 1 << 5, F_ONE_ROW = 1 << 6, F_ZERO_ROW = 1 << 7,
-    F_PUT_2D = 1 << 8
+    F_PUT_2D = 1 << 8, F_PITCH = 1 << 9
 };
 static const char *const check_names[] = {
     "the argument reached the core", "bng_hal_private: size, alignment, same memory twice",
     "bng_hal_private: all of it writable", "puts visible to other cores after bng_hal_barrier",
     "2-D get (row stride > row size)", "4 transfers outstanding, waited in any order",
     "one-row transfer (stride 0)", "zero-row transfer writes nothing",
-    "2-D put (row stride > row size)"
+    "2-D put (row stride > row size)",
+    "private row pitch > row size (padding bytes left as they were)"
 };
 #define CHECKS (sizeof check_names / sizeof check_names[0])
 
@@ -123,11 +125,11 @@ static void body(unsigned core, void *p)
         if (rank == 0) {
             for (i = 0; i < SRC_BYTES; i++)
                 mem[i] = src_byte(tag, i);
-            own[0] = bng_hal_dma_put(shared, mem, SRC_ROWS, SRC_PITCH, SRC_PITCH);
+            own[0] = bng_hal_dma_put(shared, mem, SRC_ROWS, SRC_PITCH, SRC_PITCH, SRC_PITCH);
         }
         for (i = 0; i < SLOT_WORDS; i++)
             slot[i] = token(tag, core, i);
-        own[1] = bng_hal_dma_put(shared + SLOT_AT(core), slot, 1, SLOT_WORDS * 4, 0);
+        own[1] = bng_hal_dma_put(shared + SLOT_AT(core), slot, 1, SLOT_WORDS * 4, 0, 0);
     }
     bng_hal_barrier();
     if (mem != NULL) {
@@ -135,12 +137,12 @@ static void body(unsigned core, void *p)
         for (other = 0; other < BNG_TARGET_CORES; other++)
             if (mask & (1u << other)) {
                 const uint32_t *w = (const uint32_t *)(void *)got;
-                bng_hal_dma_wait(bng_hal_dma_get(got, shared + SLOT_AT(other), 1, SLOT_WORDS * 4, 0));
+                bng_hal_dma_wait(bng_hal_dma_get(got, shared + SLOT_AT(other), 1, SLOT_WORDS * 4, 0, 0));
                 for (i = 0; i < SLOT_WORDS; i++)
                     if (w[i] != token(tag, other, i))
                         failures |= F_VISIBLE;
             }
-        bng_hal_dma_wait(bng_hal_dma_get(got, shared, 1, SRC_BYTES, 0));
+        bng_hal_dma_wait(bng_hal_dma_get(got, shared, 1, SRC_BYTES, 0, 0));
         for (i = 0; i < SRC_BYTES; i++)
             if (got[i] != src_byte(tag, i))
                 failures |= F_VISIBLE;
@@ -158,17 +160,17 @@ static void body(unsigned core, void *p)
 
         /* One 2-D get on its own. */
         fill(a, 256, FILL);
-        bng_hal_dma_wait(bng_hal_dma_get(a, shared + BLOCK_OFFSET, SRC_ROWS, BLOCK_ROW, SRC_PITCH));
+        bng_hal_dma_wait(bng_hal_dma_get(a, shared + BLOCK_OFFSET, SRC_ROWS, BLOCK_ROW, SRC_PITCH, BLOCK_ROW));
         if (!block_ok(a, tag, 0, SRC_ROWS, 1) || a[SRC_ROWS * BLOCK_ROW] != FILL)
             failures |= F_GET_2D;
 
         /* Four at once, waited in reverse order: a 2-D get, a one-row get (stride 0),
          * a zero-row get, and every other row. */
         fill(mem, 1024, FILL);
-        h[0] = bng_hal_dma_get(a, shared + BLOCK_OFFSET, SRC_ROWS, BLOCK_ROW, SRC_PITCH);
-        h[1] = bng_hal_dma_get(b, shared + 2 * SRC_PITCH + BLOCK_OFFSET, 1, BLOCK_ROW, 0);
-        h[2] = bng_hal_dma_get(c, shared + BLOCK_OFFSET, 0, BLOCK_ROW, SRC_PITCH);
-        h[3] = bng_hal_dma_get(d, shared + SRC_PITCH + BLOCK_OFFSET, 2, BLOCK_ROW, 2 * SRC_PITCH);
+        h[0] = bng_hal_dma_get(a, shared + BLOCK_OFFSET, SRC_ROWS, BLOCK_ROW, SRC_PITCH, BLOCK_ROW);
+        h[1] = bng_hal_dma_get(b, shared + 2 * SRC_PITCH + BLOCK_OFFSET, 1, BLOCK_ROW, 0, 0);
+        h[2] = bng_hal_dma_get(c, shared + BLOCK_OFFSET, 0, BLOCK_ROW, SRC_PITCH, BLOCK_ROW);
+        h[3] = bng_hal_dma_get(d, shared + SRC_PITCH + BLOCK_OFFSET, 2, BLOCK_ROW, 2 * SRC_PITCH, BLOCK_ROW);
         bng_hal_dma_wait(h[3]);
         bng_hal_dma_wait(h[2]);
         bng_hal_dma_wait(h[1]);
@@ -185,15 +187,15 @@ static void body(unsigned core, void *p)
          * block, a one-row put (stride 0) into the last row's gap, a zero-row put;
          * then the whole image read back. */
         fill(c, 512, GUARD);
-        bng_hal_dma_wait(bng_hal_dma_put(shared + DST_AT(core), c, 1, 512, 0));
-        h[0] = bng_hal_dma_put(shared + DST_AT(core) + BLOCK_OFFSET, a, SRC_ROWS, BLOCK_ROW, SRC_PITCH);
-        h[1] = bng_hal_dma_put(shared + DST_AT(core) + 3 * SRC_PITCH + 80, b, 1, BLOCK_ROW, 0);
-        h[2] = bng_hal_dma_put(shared + DST_AT(core), d, 0, BLOCK_ROW, SRC_PITCH);
+        bng_hal_dma_wait(bng_hal_dma_put(shared + DST_AT(core), c, 1, 512, 0, 0));
+        h[0] = bng_hal_dma_put(shared + DST_AT(core) + BLOCK_OFFSET, a, SRC_ROWS, BLOCK_ROW, SRC_PITCH, BLOCK_ROW);
+        h[1] = bng_hal_dma_put(shared + DST_AT(core) + 3 * SRC_PITCH + 80, b, 1, BLOCK_ROW, 0, 0);
+        h[2] = bng_hal_dma_put(shared + DST_AT(core), d, 0, BLOCK_ROW, SRC_PITCH, BLOCK_ROW);
         bng_hal_dma_wait(h[2]);
         bng_hal_dma_wait(h[0]);
         bng_hal_dma_wait(h[1]);
         fill(c, 512, FILL);
-        bng_hal_dma_wait(bng_hal_dma_get(c, shared + DST_AT(core), 1, 512, 0));
+        bng_hal_dma_wait(bng_hal_dma_get(c, shared + DST_AT(core), 1, 512, 0, 0));
         for (i = 0; i < 512; i++) {
             const unsigned row = i / SRC_PITCH, col = i % SRC_PITCH;
             const int one_row = row == 3 && col >= 80;
@@ -211,15 +213,44 @@ static void body(unsigned core, void *p)
                 failures |= F_ZERO_ROW;
     }
 
+    /* A private row pitch (split targets pad each private row to whole vectors): the
+     * block got into rows of PADDED_ROW bytes, the padding untouched, then put back
+     * from them into the destination image between guards. */
+    if (mem != NULL) {
+        unsigned char *padded = mem, *image = mem + 1024;
+        unsigned r;
+
+        fill(padded, SRC_ROWS * PADDED_ROW, FILL);
+        bng_hal_dma_wait(bng_hal_dma_get(padded, shared + BLOCK_OFFSET, SRC_ROWS, BLOCK_ROW,
+                                         SRC_PITCH, PADDED_ROW));
+        for (r = 0; r < SRC_ROWS; r++)
+            for (i = 0; i < PADDED_ROW; i++)
+                if (padded[r * PADDED_ROW + i]
+                    != (i < BLOCK_ROW ? src_byte(tag, r * SRC_PITCH + BLOCK_OFFSET + i) : FILL))
+                    failures |= F_PITCH;
+        fill(image, 512, GUARD);
+        bng_hal_dma_wait(bng_hal_dma_put(shared + DST_AT(core), image, 1, 512, 0, 0));
+        bng_hal_dma_wait(bng_hal_dma_put(shared + DST_AT(core) + BLOCK_OFFSET, padded, SRC_ROWS,
+                                         BLOCK_ROW, SRC_PITCH, PADDED_ROW));
+        fill(image, 512, FILL);
+        bng_hal_dma_wait(bng_hal_dma_get(image, shared + DST_AT(core), 1, 512, 0, 0));
+        for (i = 0; i < 512; i++) {
+            const unsigned col = i % SRC_PITCH;
+            const int in_block = col >= BLOCK_OFFSET && col < BLOCK_OFFSET + BLOCK_ROW;
+            if (image[i] != (in_block ? src_byte(tag, i) : GUARD))
+                failures |= F_PITCH;
+        }
+    }
+
     /* The record: runs counted across bodies on this core in this round. */
     if (mem != NULL) {
         record *rec = (record *)(void *)(mem + 3072);
-        bng_hal_dma_wait(bng_hal_dma_get(rec, shared + REC_AT(core), 1, sizeof *rec, 0));
+        bng_hal_dma_wait(bng_hal_dma_get(rec, shared + REC_AT(core), 1, sizeof *rec, 0, 0));
         rec->runs = rec->tag == tag ? rec->runs + 1 : 1;
         rec->tag = tag;
         rec->failures = failures;
         rec->core = core;
-        bng_hal_dma_wait(bng_hal_dma_put(shared + REC_AT(core), rec, 1, sizeof *rec, 0));
+        bng_hal_dma_wait(bng_hal_dma_put(shared + REC_AT(core), rec, 1, sizeof *rec, 0, 0));
     }
     bng_hal_barrier();
 }

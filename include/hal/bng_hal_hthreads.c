@@ -37,7 +37,7 @@
 typedef struct {
     int initialized;
     unsigned barrier_id, done_barrier_id;
-    void *private_memory;
+    BNG_VMEM void *private_memory;
     unsigned puts[BNG_MAX_PUTS];   /* channel + 1 of each outstanding put; 0: none */
     unsigned cores_in_call;
     int started;                   /* fan-out caller: the workers were met */
@@ -77,7 +77,7 @@ int bng_hal_hthreads_init(unsigned barrier_id, unsigned done_barrier_id)
     return 0;
 }
 
-void *bng_hal_private(unsigned core, size_t *bytes)
+BNG_VMEM void *bng_hal_private(unsigned core, size_t *bytes)
 {
     bng_core_state *c = &bng_cores[core];
     *bytes = c->private_memory ? BNG_HTHREADS_AM_BYTES : 0;
@@ -99,19 +99,20 @@ static bng_hal_dma bng_transfer(void *dst, size_t dst_stride, void *src, size_t 
     return (bng_hal_dma)(channel + 1);   /* 0 is BNG_HAL_DMA_DONE */
 }
 
-bng_hal_dma bng_hal_dma_get(void *dst, const BNG_SHARED void *src, size_t rows,
-                            size_t row_bytes, size_t src_stride)
+bng_hal_dma bng_hal_dma_get(BNG_VMEM void *dst, const BNG_SHARED void *src, size_t rows,
+                            size_t row_bytes, size_t shared_stride, size_t private_stride)
 {
-    return bng_transfer(dst, row_bytes, BNG_HTHREADS_RUNTIME_POINTER(src), src_stride, rows,
-                        row_bytes);
+    return bng_transfer((BNG_FORCE void *)dst, private_stride, BNG_HTHREADS_RUNTIME_POINTER(src), shared_stride,
+                        rows, row_bytes);
 }
 
-bng_hal_dma bng_hal_dma_put(BNG_SHARED void *dst, const void *src, size_t rows,
-                            size_t row_bytes, size_t dst_stride)
+bng_hal_dma bng_hal_dma_put(BNG_SHARED void *dst, const BNG_VMEM void *src, size_t rows,
+                            size_t row_bytes, size_t shared_stride, size_t private_stride)
 {
     bng_core_state *c = &bng_cores[BNG_HTHREADS_CORE()];
-    const bng_hal_dma handle = bng_transfer(BNG_HTHREADS_RUNTIME_POINTER(dst), dst_stride,
-                                            (void *)(uintptr_t)src, row_bytes, rows, row_bytes);
+    const bng_hal_dma handle = bng_transfer(BNG_HTHREADS_RUNTIME_POINTER(dst), shared_stride,
+                                            (BNG_FORCE void *)(uintptr_t)src, private_stride, rows,
+                                            row_bytes);
     size_t i;
 
     for (i = 0; handle != BNG_HAL_DMA_DONE && i < BNG_MAX_PUTS; i++)
@@ -153,17 +154,29 @@ void bng_hal_barrier(void)
     core_barrier(c->barrier_id, c->cores_in_call);
 }
 
+/* A block of AM from vector_malloc, checked: NULL unless 64-byte aligned, as the
+ * contract promises. AM is vector memory (BNG_VMEM): this file only hands it to the
+ * runtime and the driver, never dereferences it (make cross-check runs sparse over it
+ * for a split target); the casts below are where it crosses the runtime's plain
+ * pointers. */
+static BNG_VMEM void *bng_vector_block(size_t bytes)
+{
+    void *block = vector_malloc((unsigned)bytes);
+
+    if (block != NULL && ((uintptr_t)block & 63u) != 0) {
+        vector_free(block);
+        block = NULL;
+    }
+    return (BNG_FORCE BNG_VMEM void *)block;
+}
+
 /* Steps 1-2: this core's AM block and the selected cores' agreement. */
 static int bng_reserve(unsigned core, unsigned mask)
 {
     bng_core_state *c = &bng_cores[core];
     unsigned other, all = 1;
-    void *block = vector_malloc(BNG_HTHREADS_AM_BYTES);
+    BNG_VMEM void *block = bng_vector_block(BNG_HTHREADS_AM_BYTES);
 
-    if (block != NULL && ((uintptr_t)block & 63u) != 0) {
-        vector_free(block);        /* the contract promises 64-byte alignment */
-        block = NULL;
-    }
     c->private_memory = block;
     c->cores_in_call = bng_count(mask);
     BNG_HTHREADS_STORE(&bng_votes[core], block != NULL ? 1u : 0u);
@@ -181,9 +194,25 @@ static void bng_release(unsigned core)
 
     bng_complete_puts(c);
     if (c->private_memory != NULL)
-        vector_free(c->private_memory);
+        vector_free((BNG_FORCE void *)c->private_memory);
     c->private_memory = NULL;
 }
+
+#if BNG_SPLIT_MEMORY
+/* _p on a split target: its workspace from the calling core's AM for the call. */
+BNG_VMEM void *bng_hal_p_workspace(size_t *bytes)
+{
+    BNG_VMEM void *block = bng_vector_block(BNG_P_WORKSPACE_BYTES);
+
+    *bytes = block != NULL ? BNG_P_WORKSPACE_BYTES : 0;
+    return block;
+}
+
+void bng_hal_p_workspace_release(BNG_VMEM void *block)
+{
+    vector_free((BNG_FORCE void *)block);
+}
+#endif
 
 /* Steps 1-4 but the final meeting, on a selected core: 1 when body ran. */
 static int bng_run_selected(unsigned core, unsigned mask, bng_hal_body body, void *arg)

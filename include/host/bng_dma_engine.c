@@ -25,11 +25,10 @@ typedef struct {
     int last_handle;
     unsigned random;
     unsigned char *arena;
+    size_t arena_bytes;
 } core_state;
 
 static int checking = 1;
-static unsigned core_count;
-static size_t arena_size;
 static core_state *cores;
 
 void bng_dma_engine_fail(const char *call, const char *what, int core)
@@ -38,19 +37,20 @@ void bng_dma_engine_fail(const char *call, const char *what, int core)
     abort();
 }
 
-void bng_dma_engine_init(unsigned count, size_t arena_bytes)
+void bng_dma_engine_init(unsigned count, size_t arena_bytes, size_t extra_arena_bytes)
 {
     const char *mode = getenv("BNG_HAL_HOST");
+    const unsigned engines = count + (extra_arena_bytes != 0);
     unsigned c;
 
     checking = !(mode && strcmp(mode, "fast") == 0);
-    core_count = count;
-    arena_size = arena_bytes;
-    if (!(cores = calloc(count, sizeof *cores)))
+    if (!(cores = calloc(engines, sizeof *cores)))
         bng_dma_engine_fail("bng_dma_engine_init", "out of memory", -1);
-    for (c = 0; c < count; c++)
-        if (!(cores[c].arena = aligned_alloc(64, arena_bytes)))
+    for (c = 0; c < engines; c++) {
+        cores[c].arena_bytes = c < count ? arena_bytes : extra_arena_bytes;
+        if (!(cores[c].arena = aligned_alloc(64, cores[c].arena_bytes)))
             bng_dma_engine_fail("bng_dma_engine_init", "cannot allocate a private arena", (int)c);
+    }
 }
 
 unsigned char *bng_dma_engine_arena(unsigned core)
@@ -62,7 +62,7 @@ void bng_dma_engine_begin(unsigned core, unsigned call)
 {
     cores[core].random = 2654435761u * (core + 1) + call;
     if (checking)
-        memset(cores[core].arena, BNG_DMA_POISON, arena_size);
+        memset(cores[core].arena, BNG_DMA_POISON, cores[core].arena_bytes);
 }
 
 void bng_dma_engine_end(unsigned core)
@@ -149,10 +149,12 @@ int bng_dma_engine_issue(unsigned core, const char *call, void *dst, size_t dst_
     core_state *c = &cores[core];
     const uintptr_t base = (uintptr_t)c->arena, at = (uintptr_t)private_side;
     const size_t bytes = rows * row_bytes;
+    const size_t private_stride = private_side == src ? src_stride : dst_stride;
+    const size_t span = rows ? (rows - 1) * private_stride + row_bytes : 0;
     transfer *t = NULL;
     size_t i;
 
-    if (at < base || at - base > arena_size || bytes > arena_size - (at - base))
+    if (at < base || at - base > c->arena_bytes || span > c->arena_bytes - (at - base))
         bng_dma_engine_fail(call, "the private side leaves the calling core's private memory",
                             (int)core);
     if (!checking) {

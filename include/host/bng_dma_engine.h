@@ -18,8 +18,10 @@
 #define BNG_DMA_MAX_OUTSTANDING 4
 #define BNG_DMA_POISON 0xFF
 
-/* Reads BNG_HAL_HOST once, allocates `cores` arenas of `arena_bytes`. */
-void bng_dma_engine_init(unsigned cores, size_t arena_bytes);
+/* Reads BNG_HAL_HOST once, allocates `cores` arenas of `arena_bytes`, and when
+ * `extra_arena_bytes` is not 0 one more engine (number `cores`) with an arena of that
+ * size: the host HAL's stand-in for the calling core in _p on a split target. */
+void bng_dma_engine_init(unsigned cores, size_t arena_bytes, size_t extra_arena_bytes);
 unsigned char *bng_dma_engine_arena(unsigned core);
 /* Start of a core's work in a call: poison its arena, seed its timing. */
 void bng_dma_engine_begin(unsigned core, unsigned call);

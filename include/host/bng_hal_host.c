@@ -37,7 +37,7 @@ static atomic_uint cores_done;                  /* cores other than the caller's
 static atomic_uint barrier_arrived, barrier_phase;
 static unsigned barrier_cores;
 static int started;                             /* core threads of this process */
-static int engine_ready;                        /* arenas: kept across fork() */
+static pthread_once_t engine_once = PTHREAD_ONCE_INIT;   /* arenas: kept across fork() */
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 static unsigned generation;
 static bng_hal_body call_body;
@@ -94,17 +94,17 @@ void *bng_hal_private(unsigned core, size_t *bytes)
 }
 
 bng_hal_dma bng_hal_dma_get(void *dst, const BNG_SHARED void *src, size_t rows,
-                            size_t row_bytes, size_t src_stride)
+                            size_t row_bytes, size_t shared_stride, size_t private_stride)
 {
-    return bng_dma_engine_issue(this_core("bng_hal_dma_get"), "bng_hal_dma_get", dst, row_bytes,
-                                src, src_stride, rows, row_bytes, dst);
+    return bng_dma_engine_issue(this_core("bng_hal_dma_get"), "bng_hal_dma_get", dst,
+                                private_stride, src, shared_stride, rows, row_bytes, dst);
 }
 
 bng_hal_dma bng_hal_dma_put(BNG_SHARED void *dst, const void *src, size_t rows,
-                            size_t row_bytes, size_t dst_stride)
+                            size_t row_bytes, size_t shared_stride, size_t private_stride)
 {
-    return bng_dma_engine_issue(this_core("bng_hal_dma_put"), "bng_hal_dma_put", dst, dst_stride,
-                                src, row_bytes, rows, row_bytes, src);
+    return bng_dma_engine_issue(this_core("bng_hal_dma_put"), "bng_hal_dma_put", dst,
+                                shared_stride, src, private_stride, rows, row_bytes, src);
 }
 
 void bng_hal_dma_wait(bng_hal_dma handle)
@@ -175,6 +175,17 @@ static void after_fork_child(void)
     started = 0;
 }
 
+/* The cores' arenas and, on a split target, the engine _p stages through (P_ENGINE). */
+#if BNG_SPLIT_MEMORY
+#define BNG_HOST_P_ARENA_BYTES BNG_P_WORKSPACE_BYTES
+#else
+#define BNG_HOST_P_ARENA_BYTES 0        /* _p needs no workspace */
+#endif
+static void init_engine(void)
+{
+    bng_dma_engine_init(BNG_TARGET_CORES, BNG_PRIVATE_BYTES, BNG_HOST_P_ARENA_BYTES);
+}
+
 static void register_atfork(void)
 {
     if (pthread_atfork(before_fork, after_fork_parent, after_fork_child) != 0)
@@ -186,9 +197,7 @@ static void start_cores(void)
     unsigned core;
 
     pthread_once(&atfork_once, register_atfork);
-    if (!engine_ready)
-        bng_dma_engine_init(BNG_TARGET_CORES, BNG_PRIVATE_BYTES);
-    engine_ready = 1;
+    pthread_once(&engine_once, init_engine);
     if (pthread_cond_init(&barrier_passed, NULL) != 0 || pthread_cond_init(&core_finished, NULL) != 0)
         bng_dma_engine_fail("bng_hal_parallel", "cannot create a condition variable", -1);
     for (core = 0; core < BNG_TARGET_CORES; core++) {
@@ -200,6 +209,36 @@ static void start_cores(void)
     }
     started = 1;
 }
+
+#if BNG_SPLIT_MEMORY
+/* _p on a split target: the calling thread plays its core, on an engine and arena of its
+ * own (the engine after the cores'). _p calls on a host take turns on it. */
+#define P_ENGINE BNG_TARGET_CORES
+static pthread_mutex_t p_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned p_calls;
+
+void *bng_hal_p_workspace(size_t *bytes)
+{
+    if (current_core >= 0)
+        bng_dma_engine_fail("bng_hal_p_workspace", "_p called inside a core's body", current_core);
+    pthread_once(&engine_once, init_engine);
+    pthread_mutex_lock(&p_lock);
+    current_core = P_ENGINE;
+    bng_dma_engine_begin(P_ENGINE, ++p_calls);
+    *bytes = BNG_P_WORKSPACE_BYTES;
+    return bng_dma_engine_arena(P_ENGINE);
+}
+
+void bng_hal_p_workspace_release(void *block)
+{
+    if (current_core != P_ENGINE || block != bng_dma_engine_arena(P_ENGINE))
+        bng_dma_engine_fail("bng_hal_p_workspace_release", "not the block bng_hal_p_workspace gave",
+                            current_core);
+    bng_dma_engine_end(P_ENGINE);
+    current_core = -1;
+    pthread_mutex_unlock(&p_lock);
+}
+#endif
 
 int bng_hal_parallel(unsigned mask, bng_hal_body body, void *arg, size_t arg_bytes)
 {

@@ -54,7 +54,7 @@ static void default_prologue(unsigned core)
 
 static void init_engine(void)
 {
-    bng_dma_engine_init(BNG_TARGET_CORES, BNG_PRIVATE_BYTES);
+    bng_dma_engine_init(BNG_TARGET_CORES, BNG_PRIVATE_BYTES, 0);
     launcher_ids[0] = hthread_barrier_create(0);
     launcher_ids[1] = hthread_barrier_create(0);
     if (!prologue)

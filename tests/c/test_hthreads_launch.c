@@ -113,7 +113,7 @@ static void five_puts(unsigned core, void *arg)
 
     (void)arg;
     for (i = 0; i < 5; i++)
-        (void)bng_hal_dma_put(&sink[core][i], local, 1, sizeof(float), 0);
+        (void)bng_hal_dma_put(&sink[core][i], local, 1, sizeof(float), 0, 0);
 }
 
 static void uncreated_ids_call(void)

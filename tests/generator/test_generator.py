@@ -252,11 +252,46 @@ class MemorySpacesTest(TempDir):
         for text, line, fragment in cases:
             self.expect_error(self.with_spaces(text), line, fragment)
 
-    def test_split_scalar_memory_holds_the_p_stack(self):
-        self.expect_error(GOOD.replace('      shared_qualifier: ""\n', SPLIT)
-                          .replace("scalar_bytes: 65536", "scalar_bytes: 2048"), 14,
-                          "targets.dsp.memory.spaces.scalar_bytes: 2048 bytes of scalar memory "
-                          "cannot hold _p's 4096-byte stack arrays")
+    def test_split_p_workspace_default_and_checks(self):
+        split = GOOD.replace('      shared_qualifier: ""\n', SPLIT)
+        plan = plan_target(load(self.write_config(split)).targets[0])
+        # The default: the least the plan needs (the workspace arrays, four one-block tiles).
+        self.assertEqual(plan.p_workspace_bytes, plan.min_private_bytes)
+        self.assertEqual(plan.stack_bytes, 0)
+        given = split.replace("vector_bytes: 786432", "vector_bytes: 786432, p_workspace_bytes: 262144")
+        self.assertEqual(plan_target(load(self.write_config(given)).targets[0]).p_workspace_bytes, 262144)
+        need = plan.min_private_bytes
+        cases = (
+            (f"p_workspace_bytes: {need + 8}", f"{need + 8} is not a multiple of 64"),
+            (f"p_workspace_bytes: {need - 64}",
+             f"{need - 64} bytes cannot hold _p's workspace and one tile"),
+            ("p_workspace_bytes: 786433", "786433 is out of range"),
+        )
+        for key, fragment in cases:
+            self.expect_error(split.replace("vector_bytes: 786432", "vector_bytes: 786432, " + key), 14,
+                              "targets.dsp.memory.spaces.p_workspace_bytes: " + fragment)
+        self.expect_error(self.with_spaces("      spaces: {kind: unified, p_workspace_bytes: 4096}\n"), 14,
+                          "targets.dsp.memory.spaces.p_workspace_bytes: only a split target")
+
+    def test_split_kernels_run_whole_vectors_over_padded_rows(self):
+        # 200 channels at 16 lanes: 13 whole vectors over rows padded to 208; the
+        # generic kernels have no one-lane loop.
+        path = self.write_config(GOOD.replace('      shared_qualifier: ""\n', SPLIT)
+                                 .replace("[32, 64]", "[200]"))
+        kernel = plan_target(load(path).targets[0]).dtypes[0].specialized[0]
+        self.assertEqual(kernel.row_channels, 208)
+        self.assertEqual({s.lanes for g in kernel.loops for s in g.segments}, {16})
+        self.assertIn("rows padded to 208 channels", kernel.layout)
+        out = self.tmp + "/out"
+        status, _, err = run("generate", "--config", path, "--out", out)
+        self.assertEqual(status, 0, err)
+        with open(os.path.join(out, "dsp", "bng_f32_ukernels.c")) as f:
+            source = f.read()
+        self.assertNotRegex(source, r"bng_f32x1_|bng_f32x[248]_")
+        self.assertNotIn("c < channels; c++", source)
+        with open(os.path.join(out, "dsp", "bng_kernels.h")) as f:
+            self.assertIn(f"#define BNG_P_WORKSPACE_BYTES {plan_target(load(path).targets[0]).p_workspace_bytes}u",
+                          f.read())
 
     def test_split_needs_a_backend_with_division(self):
         self.expect_error(GOOD.replace('      shared_qualifier: ""\n', SPLIT)

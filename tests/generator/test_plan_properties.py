@@ -8,7 +8,9 @@ MAX_UNROLL, channels 1 to MAX_SPECIALIZED_CHANNELS), the plan must:
   - write out at most max_unroll vector operations per row (the code-size cap);
   - be fully unrolled exactly when the straight segments fit the cap, and then be
     exactly those segments (the kernel the tests of fully unrolled counts run);
-  - call itself partial exactly when some channels run in a loop.
+  - call itself partial exactly when some channels run in a loop;
+  - on a split target (rows padded to whole vectors of the widest dtype's lanes), run
+    whole vectors of the dtype's lanes only, over the padded row.
 The exhaustive part walks every lanes x every channel count x the caps around every
 boundary a plan has (1 to 40, and the large caps); hypothesis draws the rest of the
 caps, and whole targets through the loader, both dtypes.
@@ -25,7 +27,8 @@ sys.path.insert(0, ROOT)
 from generator.errors import ConfigError                                  # noqa: E402
 from generator.loader import (MAX_LANES, MAX_SPECIALIZED_CHANNELS,        # noqa: E402
                               MAX_UNROLL, load)
-from generator.plan import SegmentLoop, plan_loops, plan_target, segments              # noqa: E402
+from generator.plan import (SegmentLoop, Kernel, padded, plan_loops,    # noqa: E402
+                            plan_target, segments)
 from generator.validate import validate_target                             # noqa: E402
 
 try:
@@ -90,6 +93,30 @@ class ExhaustivePlanTest(unittest.TestCase):
         self.assertEqual(sum(len(g.segments) for g in plan_loops(1000, 16, 32)), 32)
 
 
+def padded_problem(kernel):
+    """None when a split target's kernel runs whole vectors over its padded row."""
+    row = kernel.row_channels
+    if row % kernel.pad_lanes or not kernel.channels <= row < kernel.channels + kernel.pad_lanes:
+        return f"row of {row} channels for {kernel.channels} padded to {kernel.pad_lanes}"
+    widths = {s.lanes for g in kernel.loops for s in g.segments}
+    if widths != {kernel.lanes}:
+        return f"vectors of {sorted(widths)} lanes, not only {kernel.lanes}"
+    return plan_problem(row, kernel.lanes, kernel.max_unroll)
+
+
+class PaddedPlanTest(unittest.TestCase):
+    def test_every_lanes_pad_and_channel_count(self):
+        for lanes in LANES:
+            for pad in sorted({lanes, min(2 * lanes, MAX_LANES), MAX_LANES}):
+                for cap in (1, 2, 3, 32, MAX_UNROLL):
+                    for channels in range(1, MAX_SPECIALIZED_CHANNELS + 1):
+                        kernel = Kernel("t", "f32", lanes, channels, cap, pad)
+                        problem = padded_problem(kernel)
+                        if problem:
+                            self.fail(f"channels={channels} lanes={lanes} pad={pad} "
+                                      f"max_unroll={cap}: {problem}")
+
+
 class PrivateMemoryTest(unittest.TestCase):
     def test_private_bytes_must_be_whole_alignment_units(self):
         """786433 was accepted and the host HAL then asked aligned_alloc(64, 786433)."""
@@ -123,11 +150,15 @@ class RandomPlanTest(unittest.TestCase):
         @given(st.sampled_from(LANES), st.sampled_from(LANES), st.integers(1, MAX_UNROLL),
                st.lists(st.integers(1, MAX_SPECIALIZED_CHANNELS), min_size=1, max_size=6,
                         unique=True),
-               st.integers(4096 // 64, 2**20 // 64).map(lambda n: n * 64))
-        def check(f32_lanes, f16_lanes, cap, channels, private_bytes):
+               st.integers(4096 // 64, 2**20 // 64).map(lambda n: n * 64), st.booleans())
+        def check(f32_lanes, f16_lanes, cap, channels, private_bytes, split):
             text = TARGET_YAML.format(f32=f32_lanes, f16=f16_lanes, cap=cap,
                                       channels=", ".join(map(str, channels)),
                                       private=private_bytes)
+            if split:
+                text = text.replace('shared_qualifier: ""\n', 'shared_qualifier: ""\n'
+                                    f"      spaces: {{kind: split, scalar_bytes: 65536, "
+                                    f"vector_bytes: {private_bytes}}}\n")
             with tempfile.NamedTemporaryFile("w", suffix=".yaml") as f:
                 f.write(text)
                 f.flush()
@@ -140,11 +171,17 @@ class RandomPlanTest(unittest.TestCase):
                              sorted(channels * 2))
             for d in tp.dtypes:
                 for k in d.specialized:
-                    self.assertEqual(k.loops, plan_loops(k.channels, d.config.lanes, cap))
-                    self.assertIsNone(plan_problem(k.channels, d.config.lanes, cap))
+                    if split:
+                        self.assertEqual(k.pad_lanes, max(f32_lanes, f16_lanes))
+                        self.assertIsNone(padded_problem(k))
+                    else:
+                        self.assertEqual(k.loops, plan_loops(k.channels, d.config.lanes, cap))
+                        self.assertIsNone(plan_problem(k.channels, d.config.lanes, cap))
                     self.assertLessEqual(k.vector_ops_in_code, cap)
                     self.assertLessEqual(k.channels, d.max_chunk)
+                    self.assertLessEqual(k.row_channels, d.workspace_chunk)
                 self.assertGreaterEqual(private_bytes, d.min_private_bytes)
+                self.assertGreaterEqual(tp.p_workspace_bytes, d.min_private_bytes if split else 0)
         check()
 
 
