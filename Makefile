@@ -126,7 +126,7 @@ HALF_TARGET     := $(firstword $(foreach r,$(GENERATED_ROOTS),$(if $(filter f16,
 # a goal needs them; when stale, make regenerates them and restarts with their lists.
 TEST_CONFIG := tests/c/targets-test.yaml
 TEST_GEN    := $(BUILD)/gen-test
-ifneq ($(filter test test-c suites bit-sweep dma-mutants run/% $(BUILD)/%,$(MAKECMDGOALS)),)
+ifneq ($(filter test test-c suites bit-sweep dma-mutants hal-conformance run/% $(BUILD)/%,$(MAKECMDGOALS)),)
 include $(TEST_GEN)/roots.mk
 endif
 $(TEST_GEN)/roots.mk: $(TEST_CONFIG) $(wildcard templates/*.j2 generator/*.py) | deps-python
@@ -402,8 +402,9 @@ dma-mutants: $(foreach r,$(MUTANT_ROOTS),$(BUILD)/$(notdir $(r))/gnu/libbatchnor
 # ---- HAL conformance ---------------------------------------------------------------
 
 # include/hal/bng_hal_conformance.c (shipped beside a vendored HAL) against every HAL
-# shipped, per target: the host HAL (the gnu flavour's library), the hthreads HAL on the
-# runtime mock in both launch models; the hthreads launch test (late fan-out workers,
+# shipped, per target (and the split-memory test targets, where it checks through DMA
+# only and adds _p's workspace): the host HAL (the gnu flavour's library), the hthreads
+# HAL on the runtime mock in both launch models; the hthreads launch test (late fan-out workers,
 # BNG_ENOMEM with untouched outputs, uncreated barrier ids trap); and the proof that the
 # check catches the reference HAL without its wait for its puts before a barrier.
 CONFORMANCE_HALS := gnu hthreads_fanout hthreads_spmd
@@ -416,8 +417,9 @@ $(BUILD)/$(notdir $(1))/$(2)/hal_conformance: $(CONFORMANCE_SOURCES) $(CONFORMAN
 $(BUILD)/$(notdir $(1))/$(2)/test_hthreads_launch: tests/c/test_hthreads_launch.c $(CONFORMANCE_HEADERS) $(BUILD)/$(notdir $(1))/$(2)/libbatchnormgrad.a | deps-c
 	$$(CC) $$(CFLAGS) $(HAL_CFLAGS) $(FLAVOUR_FLAGS_$(2)) -I$(1) $$< $(BUILD)/$(notdir $(1))/$(2)/libbatchnormgrad.a $(LDLIBS) -o $$@
 endef
-$(foreach r,$(GENERATED_ROOTS),$(foreach v,$(CONFORMANCE_HALS),$(eval $(call conformance_rules,$(r),$(v)))))
-CONFORMANCE_PROGRAMS := $(foreach r,$(GENERATED_ROOTS),$(foreach v,$(CONFORMANCE_HALS),$(BUILD)/$(notdir $(r))/$(v)/hal_conformance))
+CONFORMANCE_ROOTS := $(GENERATED_ROOTS) $(foreach r,$(filter-out $(GENERATED_ROOTS),$(SUITE_ROOTS)),$(if $(filter split,$(BNG_MEMORY_$(r))),$(r)))
+$(foreach r,$(CONFORMANCE_ROOTS),$(foreach v,$(CONFORMANCE_HALS),$(eval $(call conformance_rules,$(r),$(v)))))
+CONFORMANCE_PROGRAMS := $(foreach r,$(CONFORMANCE_ROOTS),$(foreach v,$(CONFORMANCE_HALS),$(BUILD)/$(notdir $(r))/$(v)/hal_conformance))
 LAUNCH_TESTS := $(foreach r,$(GENERATED_ROOTS),$(foreach v,hthreads_fanout hthreads_spmd,$(BUILD)/$(notdir $(r))/$(v)/test_hthreads_launch))
 
 .PHONY: hal-conformance

@@ -89,171 +89,311 @@ static int block_ok(const unsigned char *got, unsigned tag, unsigned first_row, 
     return 1;
 }
 
+/* Private memory as the checks' scalar code sees it: its first VIEW_BYTES. On a
+ * unified target that is private memory itself. On a split target private memory is
+ * vector memory (AM), which scalar code may not touch: the checks work on a copy in
+ * the core's scalar memory (its stack), moved to and from private memory by DMA, as
+ * the driver moves data between the two memories. */
+#define VIEW_BYTES 4096u
+
+/* Bytes [at, at + n) of the view into private memory (split targets; nothing to do
+ * when the view is private memory). */
+static void view_out(unsigned char *mem, const unsigned char *v, size_t at, size_t n)
+{
+#if BNG_SPLIT_MEMORY
+    bng_hal_dma_wait(bng_hal_dma_get(mem + at, (const BNG_SHARED unsigned char *)(v + at), 1, n, 0, 0));
+#else
+    (void)mem, (void)v, (void)at, (void)n;
+#endif
+}
+
+/* Bytes [at, at + n) of private memory into the view. */
+static void view_in(unsigned char *mem, unsigned char *v, size_t at, size_t n)
+{
+#if BNG_SPLIT_MEMORY
+    bng_hal_dma_wait(bng_hal_dma_put((BNG_SHARED unsigned char *)(v + at), mem + at, 1, n, 0, 0));
+#else
+    (void)mem, (void)v, (void)at, (void)n;
+#endif
+}
+
+static uint32_t word_pattern(size_t k, unsigned tag)
+{
+    return (uint32_t)(k * 2654435761u) ^ tag;
+}
+
+/* All of private memory: a word pattern written, then read back, through the view
+ * VIEW_BYTES at a time on a split target. */
+static unsigned check_writable(unsigned char *mem, unsigned char *v, size_t bytes, unsigned tag)
+{
+    const size_t step = BNG_SPLIT_MEMORY ? VIEW_BYTES : bytes;
+    unsigned failures = 0;
+    size_t at, k;
+
+    for (at = 0; at < bytes; at += step) {
+        const size_t n = bytes - at < step ? bytes - at : step;
+        uint32_t *w = (uint32_t *)(void *)(BNG_SPLIT_MEMORY ? v : mem + at);
+        for (k = 0; k < n / 4; k++)
+            w[k] = word_pattern(at / 4 + k, tag);
+        view_out(mem + at, v, 0, n);
+    }
+    for (at = 0; at < bytes; at += step) {
+        const size_t n = bytes - at < step ? bytes - at : step;
+        const uint32_t *w = (const uint32_t *)(void *)(BNG_SPLIT_MEMORY ? v : mem + at);
+        view_in(mem + at, v, 0, n);
+        for (k = 0; k < n / 4; k++)
+            if (w[k] != word_pattern(at / 4 + k, tag))
+                failures |= F_PRIVATE_RW;
+    }
+    return failures;
+}
+
+/* Puts left in flight across the barrier: the matrix (rank 0) and every core's token;
+ * every core reads all of them right after it, then the putting core waits. */
+static unsigned check_visible(unsigned char *mem, unsigned char *v, BNG_SHARED unsigned char *shared,
+                              unsigned core, unsigned rank, unsigned mask, unsigned tag)
+{
+    bng_hal_dma own[2] = {BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE};
+    uint32_t *slot = (uint32_t *)(void *)(v + 1024), *got_words = (uint32_t *)(void *)(v + 2048);
+    unsigned char *got = v + 2048;
+    unsigned failures = 0, other, i;
+
+    if (rank == 0) {
+        for (i = 0; i < SRC_BYTES; i++)
+            v[i] = src_byte(tag, i);
+        view_out(mem, v, 0, SRC_BYTES);
+        own[0] = bng_hal_dma_put(shared, mem, SRC_ROWS, SRC_PITCH, SRC_PITCH, SRC_PITCH);
+    }
+    for (i = 0; i < SLOT_WORDS; i++)
+        slot[i] = token(tag, core, i);
+    view_out(mem, v, 1024, SLOT_WORDS * 4);
+    own[1] = bng_hal_dma_put(shared + SLOT_AT(core), mem + 1024, 1, SLOT_WORDS * 4, 0, 0);
+    bng_hal_barrier();
+    for (other = 0; other < BNG_TARGET_CORES; other++)
+        if (mask & (1u << other)) {
+            bng_hal_dma_wait(bng_hal_dma_get(mem + 2048, shared + SLOT_AT(other), 1, SLOT_WORDS * 4, 0, 0));
+            view_in(mem, v, 2048, SLOT_WORDS * 4);
+            for (i = 0; i < SLOT_WORDS; i++)
+                if (got_words[i] != token(tag, other, i))
+                    failures |= F_VISIBLE;
+        }
+    bng_hal_dma_wait(bng_hal_dma_get(mem + 2048, shared, 1, SRC_BYTES, 0, 0));
+    view_in(mem, v, 2048, SRC_BYTES);
+    for (i = 0; i < SRC_BYTES; i++)
+        if (got[i] != src_byte(tag, i))
+            failures |= F_VISIBLE;
+    /* Now the putting core waits: twice, and on DONE, all return at once. */
+    bng_hal_dma_wait(own[0]);
+    bng_hal_dma_wait(own[1]);
+    bng_hal_dma_wait(own[1]);
+    bng_hal_dma_wait(BNG_HAL_DMA_DONE);
+    return failures;
+}
+
+/* Gets: a 2-D one alone, then four at once waited in reverse order (a 2-D get, a
+ * one-row get, a zero-row get, every other row), into a, b, c, d of 256 bytes. */
+static unsigned check_gets(unsigned char *mem, unsigned char *v, const BNG_SHARED unsigned char *shared,
+                           unsigned tag)
+{
+    unsigned char *a = v, *b = v + 256, *c = v + 512, *d = v + 768;
+    unsigned failures = 0, i;
+    bng_hal_dma h[4];
+
+    fill(a, 256, FILL);
+    view_out(mem, v, 0, 256);
+    bng_hal_dma_wait(bng_hal_dma_get(mem, shared + BLOCK_OFFSET, SRC_ROWS, BLOCK_ROW, SRC_PITCH, BLOCK_ROW));
+    view_in(mem, v, 0, 256);
+    if (!block_ok(a, tag, 0, SRC_ROWS, 1) || a[SRC_ROWS * BLOCK_ROW] != FILL)
+        failures |= F_GET_2D;
+
+    fill(v, 1024, FILL);
+    view_out(mem, v, 0, 1024);
+    h[0] = bng_hal_dma_get(mem, shared + BLOCK_OFFSET, SRC_ROWS, BLOCK_ROW, SRC_PITCH, BLOCK_ROW);
+    h[1] = bng_hal_dma_get(mem + 256, shared + 2 * SRC_PITCH + BLOCK_OFFSET, 1, BLOCK_ROW, 0, 0);
+    h[2] = bng_hal_dma_get(mem + 512, shared + BLOCK_OFFSET, 0, BLOCK_ROW, SRC_PITCH, BLOCK_ROW);
+    h[3] = bng_hal_dma_get(mem + 768, shared + SRC_PITCH + BLOCK_OFFSET, 2, BLOCK_ROW, 2 * SRC_PITCH, BLOCK_ROW);
+    bng_hal_dma_wait(h[3]);
+    bng_hal_dma_wait(h[2]);
+    bng_hal_dma_wait(h[1]);
+    bng_hal_dma_wait(h[0]);
+    view_in(mem, v, 0, 1024);
+    if (!block_ok(a, tag, 0, SRC_ROWS, 1) || !block_ok(d, tag, 1, 2, 2))
+        failures |= F_OUTSTANDING;
+    if (!block_ok(b, tag, 2, 1, 1) || b[BLOCK_ROW] != FILL)
+        failures |= F_ONE_ROW;
+    for (i = 0; i < 256; i++)
+        if (c[i] != FILL)
+            failures |= F_ZERO_ROW;
+    return failures;
+}
+
+/* Puts into this core's destination image: guards first, then a 2-D put of the block
+ * got by check_gets (at a), a one-row put of its row (at b) into the last row's gap, a
+ * zero-row put; then the whole image read back (into c). */
+static unsigned check_puts(unsigned char *mem, unsigned char *v, BNG_SHARED unsigned char *shared,
+                           unsigned core, unsigned tag)
+{
+    unsigned char *c = v + 512;
+    unsigned failures = 0, i;
+    bng_hal_dma h[3];
+
+    fill(c, 512, GUARD);
+    view_out(mem, v, 512, 512);
+    bng_hal_dma_wait(bng_hal_dma_put(shared + DST_AT(core), mem + 512, 1, 512, 0, 0));
+    h[0] = bng_hal_dma_put(shared + DST_AT(core) + BLOCK_OFFSET, mem, SRC_ROWS, BLOCK_ROW, SRC_PITCH, BLOCK_ROW);
+    h[1] = bng_hal_dma_put(shared + DST_AT(core) + 3 * SRC_PITCH + 80, mem + 256, 1, BLOCK_ROW, 0, 0);
+    h[2] = bng_hal_dma_put(shared + DST_AT(core), mem + 768, 0, BLOCK_ROW, SRC_PITCH, BLOCK_ROW);
+    bng_hal_dma_wait(h[2]);
+    bng_hal_dma_wait(h[0]);
+    bng_hal_dma_wait(h[1]);
+    fill(c, 512, FILL);
+    view_out(mem, v, 512, 512);
+    bng_hal_dma_wait(bng_hal_dma_get(mem + 512, shared + DST_AT(core), 1, 512, 0, 0));
+    view_in(mem, v, 512, 512);
+    for (i = 0; i < 512; i++) {
+        const unsigned row = i / SRC_PITCH, col = i % SRC_PITCH;
+        const int one_row = row == 3 && col >= 80;
+        unsigned char want = GUARD;
+        if (one_row)
+            want = src_byte(tag, 2 * SRC_PITCH + BLOCK_OFFSET + (col - 80));
+        else if (col >= BLOCK_OFFSET && col < BLOCK_OFFSET + BLOCK_ROW)
+            want = src_byte(tag, row * SRC_PITCH + col);
+        if (c[i] != want)
+            failures |= one_row ? F_ONE_ROW : F_PUT_2D;
+    }
+    /* (the zero-row put aimed at the image's first bytes: they must be guards) */
+    for (i = 0; i < BLOCK_OFFSET; i++)
+        if (c[i] != GUARD)
+            failures |= F_ZERO_ROW;
+    return failures;
+}
+
+/* A private row pitch (split targets pad each private row to whole vectors): the
+ * block got into rows of PADDED_ROW bytes, the padding untouched, then put back from
+ * them into the destination image between guards. */
+static unsigned check_pitch(unsigned char *mem, unsigned char *v, BNG_SHARED unsigned char *shared,
+                            unsigned core, unsigned tag)
+{
+    unsigned char *padded = v, *image = v + 1024;
+    unsigned failures = 0, r, i;
+
+    fill(padded, SRC_ROWS * PADDED_ROW, FILL);
+    view_out(mem, v, 0, SRC_ROWS * PADDED_ROW);
+    bng_hal_dma_wait(bng_hal_dma_get(mem, shared + BLOCK_OFFSET, SRC_ROWS, BLOCK_ROW, SRC_PITCH, PADDED_ROW));
+    view_in(mem, v, 0, SRC_ROWS * PADDED_ROW);
+    for (r = 0; r < SRC_ROWS; r++)
+        for (i = 0; i < PADDED_ROW; i++)
+            if (padded[r * PADDED_ROW + i]
+                != (i < BLOCK_ROW ? src_byte(tag, r * SRC_PITCH + BLOCK_OFFSET + i) : FILL))
+                failures |= F_PITCH;
+    fill(image, 512, GUARD);
+    view_out(mem, v, 1024, 512);
+    bng_hal_dma_wait(bng_hal_dma_put(shared + DST_AT(core), mem + 1024, 1, 512, 0, 0));
+    bng_hal_dma_wait(bng_hal_dma_put(shared + DST_AT(core) + BLOCK_OFFSET, mem, SRC_ROWS, BLOCK_ROW,
+                                     SRC_PITCH, PADDED_ROW));
+    fill(image, 512, FILL);
+    view_out(mem, v, 1024, 512);
+    bng_hal_dma_wait(bng_hal_dma_get(mem + 1024, shared + DST_AT(core), 1, 512, 0, 0));
+    view_in(mem, v, 1024, 512);
+    for (i = 0; i < 512; i++) {
+        const unsigned col = i % SRC_PITCH;
+        const int in_block = col >= BLOCK_OFFSET && col < BLOCK_OFFSET + BLOCK_ROW;
+        if (image[i] != (in_block ? src_byte(tag, i) : GUARD))
+            failures |= F_PITCH;
+    }
+    return failures;
+}
+
+/* The record: runs counted across bodies on this core in this round. */
+static void write_record(unsigned char *mem, unsigned char *v, BNG_SHARED unsigned char *shared,
+                         unsigned core, unsigned tag, unsigned failures)
+{
+    record *rec = (record *)(void *)(v + 3072);
+
+    bng_hal_dma_wait(bng_hal_dma_get(mem + 3072, shared + REC_AT(core), 1, sizeof *rec, 0, 0));
+    view_in(mem, v, 3072, sizeof *rec);
+    rec->runs = rec->tag == tag ? rec->runs + 1 : 1;
+    rec->tag = tag;
+    rec->failures = failures;
+    rec->core = core;
+    view_out(mem, v, 3072, sizeof *rec);
+    bng_hal_dma_wait(bng_hal_dma_put(shared + REC_AT(core), mem + 3072, 1, sizeof *rec, 0, 0));
+}
+
 static void body(unsigned core, void *p)
 {
     const round_arg *arg = p;
     const unsigned tag = arg->tag, mask = arg->mask;
     BNG_SHARED unsigned char *const shared = arg->shared;
-    unsigned rank = 0, other, failures = 0, i;
+    const unsigned rank = popcount(mask & ((1u << core) - 1u));
+    unsigned failures = 0;
     size_t bytes = 0, bytes2 = 0;
     unsigned char *mem = bng_hal_private(core, &bytes), *mem2 = bng_hal_private(core, &bytes2);
-    bng_hal_dma own[2] = {BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE};
+#if BNG_SPLIT_MEMORY
+    uint32_t copy[VIEW_BYTES / 4];          /* the view: scalar memory */
+    unsigned char *v = (unsigned char *)copy;
+#else
+    unsigned char *v = mem;                 /* the view: private memory itself */
+#endif
 
     if (arg->magic != MAGIC || !(mask & (1u << core)))
         failures |= F_ARG;
-    rank = popcount(mask & ((1u << core) - 1u));
     if (mem == NULL || bytes < BNG_PRIVATE_BYTES || ((uintptr_t)mem & 63u) != 0 || mem2 != mem
         || bytes2 != bytes) {
         failures |= F_PRIVATE;
         mem = NULL;
     }
-    if (mem != NULL) {
-        /* All of it: a word pattern written, then read back. */
-        uint32_t *w = (uint32_t *)(void *)mem;
-        size_t words = bytes / 4, k;
-        for (k = 0; k < words; k++)
-            w[k] = (uint32_t)(k * 2654435761u) ^ tag;
-        for (k = 0; k < words; k++)
-            if (w[k] != ((uint32_t)(k * 2654435761u) ^ tag))
-                failures |= F_PRIVATE_RW;
-    }
-
-    /* Puts left in flight across the barrier: the matrix (rank 0) and every core's
-     * token. The other cores read them right after it. */
-    if (mem != NULL) {
-        uint32_t *slot = (uint32_t *)(void *)(mem + 1024);
-        if (rank == 0) {
-            for (i = 0; i < SRC_BYTES; i++)
-                mem[i] = src_byte(tag, i);
-            own[0] = bng_hal_dma_put(shared, mem, SRC_ROWS, SRC_PITCH, SRC_PITCH, SRC_PITCH);
-        }
-        for (i = 0; i < SLOT_WORDS; i++)
-            slot[i] = token(tag, core, i);
-        own[1] = bng_hal_dma_put(shared + SLOT_AT(core), slot, 1, SLOT_WORDS * 4, 0, 0);
-    }
-    bng_hal_barrier();
-    if (mem != NULL) {
-        unsigned char *got = mem + 2048;
-        for (other = 0; other < BNG_TARGET_CORES; other++)
-            if (mask & (1u << other)) {
-                const uint32_t *w = (const uint32_t *)(void *)got;
-                bng_hal_dma_wait(bng_hal_dma_get(got, shared + SLOT_AT(other), 1, SLOT_WORDS * 4, 0, 0));
-                for (i = 0; i < SLOT_WORDS; i++)
-                    if (w[i] != token(tag, other, i))
-                        failures |= F_VISIBLE;
-            }
-        bng_hal_dma_wait(bng_hal_dma_get(got, shared, 1, SRC_BYTES, 0, 0));
-        for (i = 0; i < SRC_BYTES; i++)
-            if (got[i] != src_byte(tag, i))
-                failures |= F_VISIBLE;
-        /* Now the putting core waits: twice, and on DONE, all return at once. */
-        bng_hal_dma_wait(own[0]);
-        bng_hal_dma_wait(own[1]);
-        bng_hal_dma_wait(own[1]);
-        bng_hal_dma_wait(BNG_HAL_DMA_DONE);
-    }
+    if (mem != NULL)
+        failures |= check_writable(mem, v, bytes, tag);
+    if (mem != NULL)
+        failures |= check_visible(mem, v, shared, core, rank, mask, tag);
+    else
+        bng_hal_barrier();
     bng_hal_barrier();      /* every put waited for: the checks below do not depend on it */
-
     if (mem != NULL) {
-        unsigned char *a = mem, *b = mem + 256, *c = mem + 512, *d = mem + 768;
-        bng_hal_dma h[4];
-
-        /* One 2-D get on its own. */
-        fill(a, 256, FILL);
-        bng_hal_dma_wait(bng_hal_dma_get(a, shared + BLOCK_OFFSET, SRC_ROWS, BLOCK_ROW, SRC_PITCH, BLOCK_ROW));
-        if (!block_ok(a, tag, 0, SRC_ROWS, 1) || a[SRC_ROWS * BLOCK_ROW] != FILL)
-            failures |= F_GET_2D;
-
-        /* Four at once, waited in reverse order: a 2-D get, a one-row get (stride 0),
-         * a zero-row get, and every other row. */
-        fill(mem, 1024, FILL);
-        h[0] = bng_hal_dma_get(a, shared + BLOCK_OFFSET, SRC_ROWS, BLOCK_ROW, SRC_PITCH, BLOCK_ROW);
-        h[1] = bng_hal_dma_get(b, shared + 2 * SRC_PITCH + BLOCK_OFFSET, 1, BLOCK_ROW, 0, 0);
-        h[2] = bng_hal_dma_get(c, shared + BLOCK_OFFSET, 0, BLOCK_ROW, SRC_PITCH, BLOCK_ROW);
-        h[3] = bng_hal_dma_get(d, shared + SRC_PITCH + BLOCK_OFFSET, 2, BLOCK_ROW, 2 * SRC_PITCH, BLOCK_ROW);
-        bng_hal_dma_wait(h[3]);
-        bng_hal_dma_wait(h[2]);
-        bng_hal_dma_wait(h[1]);
-        bng_hal_dma_wait(h[0]);
-        if (!block_ok(a, tag, 0, SRC_ROWS, 1) || !block_ok(d, tag, 1, 2, 2))
-            failures |= F_OUTSTANDING;
-        if (!block_ok(b, tag, 2, 1, 1) || b[BLOCK_ROW] != FILL)
-            failures |= F_ONE_ROW;
-        for (i = 0; i < 256; i++)
-            if (c[i] != FILL)
-                failures |= F_ZERO_ROW;
-
-        /* Puts into this core's destination image: guards first, then a 2-D put of the
-         * block, a one-row put (stride 0) into the last row's gap, a zero-row put;
-         * then the whole image read back. */
-        fill(c, 512, GUARD);
-        bng_hal_dma_wait(bng_hal_dma_put(shared + DST_AT(core), c, 1, 512, 0, 0));
-        h[0] = bng_hal_dma_put(shared + DST_AT(core) + BLOCK_OFFSET, a, SRC_ROWS, BLOCK_ROW, SRC_PITCH, BLOCK_ROW);
-        h[1] = bng_hal_dma_put(shared + DST_AT(core) + 3 * SRC_PITCH + 80, b, 1, BLOCK_ROW, 0, 0);
-        h[2] = bng_hal_dma_put(shared + DST_AT(core), d, 0, BLOCK_ROW, SRC_PITCH, BLOCK_ROW);
-        bng_hal_dma_wait(h[2]);
-        bng_hal_dma_wait(h[0]);
-        bng_hal_dma_wait(h[1]);
-        fill(c, 512, FILL);
-        bng_hal_dma_wait(bng_hal_dma_get(c, shared + DST_AT(core), 1, 512, 0, 0));
-        for (i = 0; i < 512; i++) {
-            const unsigned row = i / SRC_PITCH, col = i % SRC_PITCH;
-            const int one_row = row == 3 && col >= 80;
-            unsigned char want = GUARD;
-            if (one_row)
-                want = src_byte(tag, 2 * SRC_PITCH + BLOCK_OFFSET + (col - 80));
-            else if (col >= BLOCK_OFFSET && col < BLOCK_OFFSET + BLOCK_ROW)
-                want = src_byte(tag, row * SRC_PITCH + col);
-            if (c[i] != want)
-                failures |= one_row ? F_ONE_ROW : F_PUT_2D;
-        }
-        /* (the zero-row put aimed at the image's first bytes: they must be guards) */
-        for (i = 0; i < BLOCK_OFFSET; i++)
-            if (c[i] != GUARD)
-                failures |= F_ZERO_ROW;
-    }
-
-    /* A private row pitch (split targets pad each private row to whole vectors): the
-     * block got into rows of PADDED_ROW bytes, the padding untouched, then put back
-     * from them into the destination image between guards. */
-    if (mem != NULL) {
-        unsigned char *padded = mem, *image = mem + 1024;
-        unsigned r;
-
-        fill(padded, SRC_ROWS * PADDED_ROW, FILL);
-        bng_hal_dma_wait(bng_hal_dma_get(padded, shared + BLOCK_OFFSET, SRC_ROWS, BLOCK_ROW,
-                                         SRC_PITCH, PADDED_ROW));
-        for (r = 0; r < SRC_ROWS; r++)
-            for (i = 0; i < PADDED_ROW; i++)
-                if (padded[r * PADDED_ROW + i]
-                    != (i < BLOCK_ROW ? src_byte(tag, r * SRC_PITCH + BLOCK_OFFSET + i) : FILL))
-                    failures |= F_PITCH;
-        fill(image, 512, GUARD);
-        bng_hal_dma_wait(bng_hal_dma_put(shared + DST_AT(core), image, 1, 512, 0, 0));
-        bng_hal_dma_wait(bng_hal_dma_put(shared + DST_AT(core) + BLOCK_OFFSET, padded, SRC_ROWS,
-                                         BLOCK_ROW, SRC_PITCH, PADDED_ROW));
-        fill(image, 512, FILL);
-        bng_hal_dma_wait(bng_hal_dma_get(image, shared + DST_AT(core), 1, 512, 0, 0));
-        for (i = 0; i < 512; i++) {
-            const unsigned col = i % SRC_PITCH;
-            const int in_block = col >= BLOCK_OFFSET && col < BLOCK_OFFSET + BLOCK_ROW;
-            if (image[i] != (in_block ? src_byte(tag, i) : GUARD))
-                failures |= F_PITCH;
-        }
-    }
-
-    /* The record: runs counted across bodies on this core in this round. */
-    if (mem != NULL) {
-        record *rec = (record *)(void *)(mem + 3072);
-        bng_hal_dma_wait(bng_hal_dma_get(rec, shared + REC_AT(core), 1, sizeof *rec, 0, 0));
-        rec->runs = rec->tag == tag ? rec->runs + 1 : 1;
-        rec->tag = tag;
-        rec->failures = failures;
-        rec->core = core;
-        bng_hal_dma_wait(bng_hal_dma_put(shared + REC_AT(core), rec, 1, sizeof *rec, 0, 0));
+        failures |= check_gets(mem, v, shared, tag);
+        failures |= check_puts(mem, v, shared, core, tag);
+        failures |= check_pitch(mem, v, shared, core, tag);
+        write_record(mem, v, shared, core, tag, failures);
     }
     bng_hal_barrier();
 }
+
+#if BNG_SPLIT_MEMORY
+/* _p's workspace (split targets), outside any parallel call: its size and alignment,
+ * and the transfers _p makes with it: scalar memory into it, within the core's vector
+ * memory at a row pitch (the caller's rows into padded tile rows), back to scalar
+ * memory. The core's own AM stands in for the caller's arrays. */
+static unsigned check_p_workspace(unsigned tag)
+{
+    uint32_t copy[VIEW_BYTES / 4];
+    unsigned char *v = (unsigned char *)copy, *ws;
+    size_t bytes = 0;
+    unsigned r, i, ok = 1;
+
+    ws = bng_hal_p_workspace(&bytes);
+    if (ws == NULL)
+        return 1;
+    if (bytes < BNG_P_WORKSPACE_BYTES || ((uintptr_t)ws & 63u) != 0 || bytes < VIEW_BYTES) {
+        bng_hal_p_workspace_release(ws);
+        return 1;
+    }
+    for (i = 0; i < SRC_BYTES; i++)
+        v[i] = src_byte(tag, i);
+    fill(v + 1024, SRC_ROWS * PADDED_ROW, FILL);
+    view_out(ws, v, 0, 1024 + SRC_ROWS * PADDED_ROW);
+    bng_hal_dma_wait(bng_hal_dma_get(ws + 1024, (const BNG_SHARED unsigned char *)(ws + BLOCK_OFFSET),
+                                     SRC_ROWS, BLOCK_ROW, SRC_PITCH, PADDED_ROW));
+    view_in(ws, v, 1024, SRC_ROWS * PADDED_ROW);
+    for (r = 0; r < SRC_ROWS; r++)
+        for (i = 0; i < PADDED_ROW; i++)
+            if (v[1024 + r * PADDED_ROW + i]
+                != (i < BLOCK_ROW ? src_byte(tag, r * SRC_PITCH + BLOCK_OFFSET + i) : FILL))
+                ok = 0;
+    bng_hal_p_workspace_release(ws);
+    return ok ? 0 : 1;
+}
+#endif
 
 static unsigned report_failures(unsigned bits, unsigned core, bng_hal_conformance_report report,
                                 void *ctx)
@@ -314,5 +454,13 @@ int bng_hal_conformance(BNG_SHARED void *shared_memory, unsigned seed,
     }
     if (sync)
         sync(ctx);
+#if BNG_SPLIT_MEMORY
+    if (check_p_workspace(seed * 8u + 7u)) {
+        failures++;
+        if (report)
+            report(ctx, "bng_hal_p_workspace: size, alignment, transfers within vector memory "
+                        "and with scalar memory", BNG_TARGET_CORES);
+    }
+#endif
     return (int)failures;
 }

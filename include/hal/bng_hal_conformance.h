@@ -13,7 +13,13 @@
  *   - 2-D gets and puts (a row stride other than the row size), one-row transfers
  *     (stride 0), zero-row transfers (nothing written), 4 transfers outstanding at once
  *     waited in any order, waiting twice, waiting on BNG_HAL_DMA_DONE;
- *   - body run exactly once on every selected core and on no other.
+ *   - a private row pitch wider than the row (the padding bytes left alone);
+ *   - body run exactly once on every selected core and on no other;
+ *   - on a split target (BNG_SPLIT_MEMORY), after the calls: bng_hal_p_workspace's
+ *     size and alignment, and transfers between it and scalar memory and within the
+ *     core's vector memory at a row pitch, as _p makes them.
+ * On a split target the checks never touch vector memory with scalar code: they work
+ * on a copy in scalar memory (the stack, 4 KiB) moved by DMA.
  * shared: BNG_HAL_CONFORMANCE_SHARED_BYTES of shared memory the HAL's DMA reaches
  * (64-byte aligned); its contents are overwritten. seed: any number, different for
  * each run into the same buffer. report(ctx, check, core) is called for each failure

@@ -71,7 +71,7 @@ int main(void)
 #if BNG_TEST_LAUNCH_FANOUT
     bng_hal_hthreads_stop_workers();
 #endif
-    printf("hal-conformance: %s, %u cores, %d runs: %s\n",
+    printf("hal-conformance: %s: %s, %u cores, %d runs: %s\n", BNG_TARGET_NAME,
 #if BNG_TEST_LAUNCH_FANOUT
            "hthreads HAL (fan-out) on the runtime mock",
 #elif BNG_TEST_LAUNCH_SPMD
