@@ -242,6 +242,14 @@ void hthread_mock_start_workers(void (*worker)(void))
     }
 }
 
+void hthread_mock_adopt_core_0(void)
+{
+    pthread_once(&engine_once, init_engine);
+    this_core = 0;
+    bng_dma_engine_begin(0, 0);
+    prologue(0);
+}
+
 static void *run_spmd(void *p)
 {
     const core_start *s = p;

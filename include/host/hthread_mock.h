@@ -10,6 +10,10 @@
 void hthread_mock_start_workers(void (*worker)(void));
 /* SPMD: run fn(arg) on BNG_TARGET_CORES threads, cores 0 .. n-1, and wait for all. */
 void hthread_mock_spmd(void (*fn)(void *), void *arg);
+/* SPMD: between launches the calling thread plays core 0, as code a kernel runs on one
+ * core would (the suite's _p calls, which on a split target take their workspace from
+ * the core's vector memory). Never while a launch runs. */
+void hthread_mock_adopt_core_0(void);
 
 /* What every core runs before its work (the firmware's launcher): by default
  * bng_hal_hthreads_init with the two barriers the mock created at start-up; NULL

@@ -220,6 +220,8 @@ static void bng_test_init(void)
     ftz_mode = bng_test_enable_ftz();
 #if BNG_TEST_LAUNCH_FANOUT
     hthread_mock_start_workers(bng_hal_hthreads_worker);   /* this thread is core 0 */
+#elif BNG_TEST_LAUNCH_SPMD
+    hthread_mock_adopt_core_0();    /* its _p calls run as core 0's between launches */
 #endif
 }
 
