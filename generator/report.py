@@ -38,11 +38,13 @@ def report(tp: TargetPlan, columns: Dict[str, Dict[str, int]]) -> str:
             f"(_s workspace {', '.join(f'{d.name} {d.workspace_bytes} B' for d in tp.dtypes)}), "
             f"max_unroll {tp.target.max_unroll}, shared scratch {tp.scratch_bytes} B",
             (f"memory spaces: split, SM {memory.scalar_bytes} B and AM {memory.vector_bytes} B "
-             f"per core; private memory is AM, workspace arrays padded to "
-             f"{tp.vector_lanes}-float vectors" if memory.split else
+             f"per core; private memory is AM, rows and workspace arrays padded to "
+             f"{tp.dtypes[0].pad_lanes}-lane vectors" if memory.split else
              "memory spaces: unified (scalar and vector code reach private memory)"),
-            f"_p stack: {STACK_FLOAT_ARRAYS} float arrays of the widest chunk = "
-            f"{STACK_FLOAT_ARRAYS} x 4 x {tp.max_chunk} = {tp.stack_bytes} B in bng_run_private",
+            (f"_p: no stack arrays; a workspace of {tp.p_workspace_bytes} B of AM from "
+             f"bng_hal_p_workspace" if memory.split else
+             f"_p stack: {STACK_FLOAT_ARRAYS} float arrays of the widest chunk = "
+             f"{STACK_FLOAT_ARRAYS} x 4 x {tp.max_chunk} = {tp.stack_bytes} B in bng_run_private"),
             head]
     totals = {l: 0 for l in labels}
     for d in tp.dtypes:
