@@ -68,13 +68,13 @@ for t in "${targets[@]}"; do
   for cc in gcc clang; do
     for f in ${sources[$t]}; do
       $cc $warn -pedantic -O2 -DBNG_FIRMWARE -DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE -Iinclude -Igenerated/$t -c "$f" -o /dev/null
-      $cc $warn -pedantic -O2 -march=native -DBNG_FIRMWARE -DBNG_VEC_BACKEND=BNG_VEC_NATIVE -DBNG_HALF_PORTABLE -Iinclude -Iinclude/host \
-        -Igenerated/$t -c "$f" -o /dev/null 2>&1 \
-        | { grep -v "note: the ABI for passing parameters\|In function\|In file included\|from generated\|^ *|\|^ *[0-9]* |\|in expansion of macro" || true; }
-      # The GNU backend's 64-byte vectors are an ABI note where the host's vectors are
-      # narrower: build it for this host's vector unit, as the library is.
-      $cc $warn -pedantic -O2 -march=native -DBNG_FIRMWARE -DBNG_VEC_BACKEND=BNG_VEC_GNU -Iinclude -Igenerated/$t -c "$f" -o /dev/null 2>&1 \
-        | { grep -v "note: the ABI for passing parameters\|In function\|In file included\|from generated\|^ *|\|^ *[0-9]* |\|in expansion of macro" || true; }
+      # The native and GNU backends' 64-byte vectors, passed between inline helpers,
+      # would be ABI warnings on a host whose vectors are narrower (AVX2): -Wno-psabi,
+      # as the library's own builds use (the firmware compiler builds for its DSP).
+      $cc $warn -pedantic -Wno-psabi -O2 -march=native -DBNG_FIRMWARE -DBNG_VEC_BACKEND=BNG_VEC_NATIVE -DBNG_HALF_PORTABLE \
+        -Iinclude -Iinclude/host -Igenerated/$t -c "$f" -o /dev/null
+      $cc $warn -pedantic -Wno-psabi -O2 -march=native -DBNG_FIRMWARE -DBNG_VEC_BACKEND=BNG_VEC_GNU -Iinclude \
+        -Igenerated/$t -c "$f" -o /dev/null
     done
   done
   echo "cross-check: $t: -pedantic -Werror clean under gcc and clang, all three backends"
