@@ -547,6 +547,7 @@ static inline void bng_native_store_f16(half *p, bng_native_f32 v)
     static inline bng_f32x##N bng_f32x##N##_add(bng_f32x##N a, bng_f32x##N b) { return BNG_NATIVE_ADD(a, b); } \
     static inline bng_f32x##N bng_f32x##N##_sub(bng_f32x##N a, bng_f32x##N b) { return BNG_NATIVE_SUB(a, b); } \
     static inline bng_f32x##N bng_f32x##N##_mul(bng_f32x##N a, bng_f32x##N b) { return BNG_NATIVE_MUL(a, b); } \
+    static inline bng_f32x##N bng_f32x##N##_div(bng_f32x##N a, bng_f32x##N b) { return BNG_NATIVE_DIV(a, b); } \
     static inline bng_f32x##N bng_f32x##N##_ld_f16(const half *p) { return BNG_NATIVE_LOAD_F16(p); } \
     static inline void bng_f32x##N##_st_f16(half *p, bng_f32x##N v) { BNG_NATIVE_STORE_F16(p, v); }
 /* A width is native when it is the target's f32 width. */
