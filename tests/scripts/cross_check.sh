@@ -68,7 +68,10 @@ for t in "${targets[@]}"; do
   for cc in gcc clang; do
     for f in ${sources[$t]}; do
       $cc $warn -pedantic -O2 -DBNG_FIRMWARE -DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE -Iinclude -Igenerated/$t -c "$f" -o /dev/null
-      $cc $warn -pedantic -O2 -march=native -DBNG_FIRMWARE -DBNG_VEC_BACKEND=BNG_VEC_NATIVE -DBNG_HALF_PORTABLE -Iinclude -Iinclude/host \
+      # The host's emulated lvector float is one GCC vector of the target's width: on a
+      # host whose vector unit is narrower (AVX2 for 16 lanes), returning it is a -Wpsabi
+      # warning about the host's ABI, which firmware never uses.
+      $cc $warn -pedantic -Wno-psabi -O2 -march=native -DBNG_FIRMWARE -DBNG_VEC_BACKEND=BNG_VEC_NATIVE -DBNG_HALF_PORTABLE -Iinclude -Iinclude/host \
         -Igenerated/$t -c "$f" -o /dev/null 2>&1 \
         | { grep -v "note: the ABI for passing parameters\|In function\|In file included\|from generated\|^ *|\|^ *[0-9]* |\|in expansion of macro" || true; }
       # The GNU backend's 64-byte vectors are an ABI note where the host's vectors are
