@@ -46,14 +46,14 @@ NATIVE_DEFAULTS = {
     "add": "vec_add({a}, {b})",
     "sub": "vec_sub({a}, {b})",
     "mul": "vec_muli({a}, {b})",
-    # Lane-wise IEEE division, bit for bit the scalar a / b (a reciprocal times a is
+    # Lane-wise IEEE division, bit for bit the scalar a / b (a times a reciprocal of b is
     # not). The public material shows no vector division in the compiler header; libvm's
     # vm_fdivf32 (ydyhello/studydemo helloSin/libvm_mt_public/include/vector_math.h) is
-    # a library call (libvm.a) whose accuracy that header does not state, and libvm
-    # reads subnormal inputs as zero. The compiler is GCC 8.3 based (libvm's
-    # BlackScholes_mt3000/libvm_mt_public/README.md there) and public code applies GNU
-    # vector operators to lvector float (BlackScholes_mt3000/bsKernel.dev.c there: d1 +
-    # d4), so the default is GCC's vector division, one IEEE division per lane.
+    # a library call whose accuracy that header does not state (and libvm reads most
+    # subnormal inputs as zero). The compiler is GCC 8.3 based (ydyhello/studydemo
+    # BlackScholes_mt3000/libvm_mt_public/README.md: libvm built with "GCC830") and
+    # public code applies GCC's vector operators to lvector float (bsKernel.dev.c
+    # beside it: d1 + d4), so the default is GCC's vector division, exact in every lane.
     "div": "{a} / {b}",
     "half_load": "",
     "half_store": "",
