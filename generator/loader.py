@@ -46,17 +46,27 @@ NATIVE_DEFAULTS = {
     "add": "vec_add({a}, {b})",
     "sub": "vec_sub({a}, {b})",
     "mul": "vec_muli({a}, {b})",
+    # Lane-wise IEEE division, bit for bit the scalar a / b (a times a reciprocal of b is
+    # not). The public material shows no vector division in the compiler header; libvm's
+    # vm_fdivf32 (ydyhello/studydemo helloSin/libvm_mt_public/include/vector_math.h) is
+    # a library call whose accuracy that header does not state (and libvm reads most
+    # subnormal inputs as zero). The compiler is GCC 8.3 based (ydyhello/studydemo
+    # BlackScholes_mt3000/libvm_mt_public/README.md: libvm built with "GCC830") and
+    # public code applies GCC's vector operators to lvector float (bsKernel.dev.c
+    # beside it: d1 + d4), so the default is GCC's vector division, exact in every lane.
+    "div": "{a} / {b}",
     "half_load": "",
     "half_store": "",
 }
 NATIVE_PLACEHOLDERS = {
     "load": ("ptr",), "store": ("value", "ptr"), "broadcast": ("scalar",),
-    "add": ("a", "b"), "sub": ("a", "b"), "mul": ("a", "b"),
+    "add": ("a", "b"), "sub": ("a", "b"), "mul": ("a", "b"), "div": ("a", "b"),
     "half_load": ("ptr",), "half_store": ("value", "ptr"),
 }
-# An operation: identifiers, numbers, parentheses, commas, + - * and placeholders;
-# nothing that could end the expression or the macro (; { } # " ' \ / newlines).
-NATIVE_EXPRESSION = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[(),+*\- ]|\{[a-z]+\})*\Z")
+# An operation: identifiers, numbers, parentheses, commas, + - * /, and placeholders;
+# nothing that could end the expression or the macro (; { } # " ' \ newlines), and no /
+# that opens a comment (// or /*).
+NATIVE_EXPRESSION = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[(),+*\- ]|/(?![/*])|\{[a-z]+\})*\Z")
 NATIVE_TYPE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?: [A-Za-z_][A-Za-z0-9_]*){0,3}\Z")
 NATIVE_HEADER = re.compile(r"(?:[A-Za-z0-9_][A-Za-z0-9_.\-]*/)*[A-Za-z0-9_][A-Za-z0-9_.\-]*\.h\Z")
 MAX_LANES = 64          # the widest vector include/bng_vec.h defines
@@ -211,7 +221,7 @@ def _native(doc: _Doc, node, key: str) -> NativeSpellings:
                 pass
             elif not NATIVE_EXPRESSION.match(text) or sorted(used) != sorted(wanted) \
                     or text.count("(") != text.count(")"):
-                doc.fail(vnode, k, "a C expression of identifiers, numbers, ( ) , + - * "
+                doc.fail(vnode, k, "a C expression of identifiers, numbers, ( ) , + - * / "
                          f"using {', '.join('{' + w + '}' for w in wanted)} once each"
                          + (", or \"\" for the lane-wise conversion" if name.startswith("half_") else "")
                          + f"; e.g. {NATIVE_DEFAULTS[name] or 'vec_ldh({ptr})'}")

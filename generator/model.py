@@ -68,6 +68,7 @@ class NativeSpellings:
     add: str
     sub: str
     mul: str
+    div: str                  # exact lane-wise division (IEEE a / b in every lane)
     half_load: str            # "" : lane-wise conversion through bng_half.h
     half_store: str
 

@@ -46,17 +46,28 @@ def _check_p_workspace(target: Target, workspace: int, need: int, max_chunk: int
                           f"(or leave it out for that)")
 
 
+def check_split_native_halves(target: Target) -> None:
+    """A split target's native f16 loads and stores need the half spellings: without
+    them bng_vec.h converts lane by lane (bng_native_load_f16, bng_native_store_f16),
+    scalar code reading and writing the half array, which lies in vector memory."""
+    if not (target.memory.split and target.vector_backend == "native" and target.dtype("f16")):
+        return
+    missing = [k for k in ("half_load", "half_store") if not getattr(target.native, k)]
+    if missing:
+        where = target.where("native" if "native" in target.locations else "vector_backend")
+        raise ConfigError(str(where), f"targets.{target.name}.native.{missing[0]}",
+                          "a split target with f16 and the native backend needs "
+                          f"native.half_load and native.half_store (missing: {', '.join(missing)}): "
+                          "without them f16 vectors are converted lane by lane in scalar "
+                          "code, which cannot reach the halves in vector memory")
+
+
 def validate_target(target: Target) -> Target:
     """Private memory must be whole ALIGN-byte units and hold the shared-storage
     workspace and one tile; the shared ranges must fit the address space and not
     overlap."""
     tp = plan_target(target)
-    if target.memory.split and target.vector_backend == "native":
-        # The split driver's per-channel steps divide lane-wise (dy_mean = sum_dy / m),
-        # an operation native: does not spell yet.
-        raise ConfigError(str(target.where("memory.spaces")), f"targets.{target.name}.memory.spaces",
-                          "a split target needs vector_backend gnu or portable for now: the "
-                          "native backend has no vector division spelling")
+    check_split_native_halves(target)
     if target.memory.split:
         _check_p_workspace(target, tp.p_workspace_bytes, tp.min_private_bytes, tp.max_chunk)
         # _s puts the partial-sums count limb by limb, each limb a vector of the workspace's

@@ -833,20 +833,19 @@ static BNG_VMEM void *bng_take(BNG_VMEM unsigned char **next, size_t bytes)
 static void bng_layout(const bng_dtype_config *dtype, BNG_VMEM unsigned char *base, size_t bytes,
                        size_t row_pitch, size_t slice_rows, int may_stay, bng_private *p)
 {
-    const size_t row_bytes = row_pitch;
     size_t tile_bytes;
     BNG_VMEM unsigned char *next = base;
 
     BNG_WORKSPACE(BNG_WORK_TAKE, dtype->max_chunk, dtype->stats_bytes)
     /* targets.yaml is validated so that this leaves room for BNG_BLOCK_ROWS-row tiles. */
     tile_bytes = (bytes - (size_t)(next - base)) / BNG_TILE_BUFFERS / BNG_ALIGN * BNG_ALIGN;
-    p->resident = may_stay && slice_rows * row_bytes <= 2 * tile_bytes;
+    p->resident = may_stay && slice_rows * row_pitch <= 2 * tile_bytes;
     if (p->resident) {
         p->tile_rows = slice_rows;
-        p->x_tiles[0] = p->x_tiles[1] = bng_take(&next, slice_rows * row_bytes);
-        p->dy_tiles[0] = p->dy_tiles[1] = bng_take(&next, slice_rows * row_bytes);
+        p->x_tiles[0] = p->x_tiles[1] = bng_take(&next, slice_rows * row_pitch);
+        p->dy_tiles[0] = p->dy_tiles[1] = bng_take(&next, slice_rows * row_pitch);
     } else {
-        p->tile_rows = tile_bytes / row_bytes / BNG_BLOCK_ROWS * BNG_BLOCK_ROWS;
+        p->tile_rows = tile_bytes / row_pitch / BNG_BLOCK_ROWS * BNG_BLOCK_ROWS;
         p->x_tiles[0] = bng_take(&next, tile_bytes);
         p->x_tiles[1] = bng_take(&next, tile_bytes);
         p->dy_tiles[0] = bng_take(&next, tile_bytes);
@@ -918,7 +917,7 @@ static void bng_core_rows(bng_core *c, const bng_staged_job *job, unsigned core)
 
 /* Start the chunk at channel `first`: lay out private memory, bring in the
  * per-channel inputs the call uses. Only the vendor's call (two passes over the same
- * rows) keeps the slice resident. 0: no private memory (bng_layout). */
+ * rows) keeps the slice resident. 0: no private memory (bng_core_memory). */
 static int bng_core_chunk(bng_core *c, size_t first, size_t slot)
 {
     const bng_staged_job *job = c->job;

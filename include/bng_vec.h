@@ -505,7 +505,10 @@ static inline uint32_t bng_float_lane_to_half(float value)
 /* The target's own vector type at BNG_F32_LANES (bng_kernels.h) lanes, through the
  * spellings of bng_native.h; half memory through its half spellings when targets.yaml
  * gives them, else lane by lane (bng_half_lane_to_float above). Loads and stores are handed
- * element-aligned pointers: the spelled load must accept them. */
+ * element-aligned pointers: the spelled load must accept them. _div and _broadcast serve
+ * the split driver's per-channel steps (include/bng_driver.c bng_vfinalize: a broadcast
+ * batch count divides each sum); tests/c/test_native_spelling.c checks both spellings
+ * for any float. */
 #include "bng_native.h"
 #define BNG_NATIVE_LANES BNG_F32_LANES
 #ifdef BNG_NATIVE_HALF_LOAD
@@ -547,6 +550,8 @@ static inline void bng_native_store_f16(half *p, bng_native_f32 v)
     static inline bng_f32x##N bng_f32x##N##_add(bng_f32x##N a, bng_f32x##N b) { return BNG_NATIVE_ADD(a, b); } \
     static inline bng_f32x##N bng_f32x##N##_sub(bng_f32x##N a, bng_f32x##N b) { return BNG_NATIVE_SUB(a, b); } \
     static inline bng_f32x##N bng_f32x##N##_mul(bng_f32x##N a, bng_f32x##N b) { return BNG_NATIVE_MUL(a, b); } \
+    static inline bng_f32x##N bng_f32x##N##_div(bng_f32x##N a, bng_f32x##N b) { return BNG_NATIVE_DIV(a, b); } \
+    static inline bng_f32x##N bng_f32x##N##_broadcast(float s) { return BNG_NATIVE_BROADCAST(s); } \
     static inline bng_f32x##N bng_f32x##N##_ld_f16(const half *p) { return BNG_NATIVE_LOAD_F16(p); } \
     static inline void bng_f32x##N##_st_f16(half *p, bng_f32x##N v) { BNG_NATIVE_STORE_F16(p, v); }
 /* A width is native when it is the target's f32 width. */

@@ -30,5 +30,6 @@ static inline unsigned long long bng_native_f32_pair(float f)
 #define BNG_NATIVE_ADD(a, b) vec_add((a), (b))
 #define BNG_NATIVE_SUB(a, b) vec_sub((a), (b))
 #define BNG_NATIVE_MUL(a, b) vec_muli((a), (b))
+#define BNG_NATIVE_DIV(a, b) (a) / (b)
 
 #endif /* BNG_NATIVE_H */

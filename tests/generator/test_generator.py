@@ -13,9 +13,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, ROOT)
 
 from generator.cli import main                       # noqa: E402
+from generator.errors import ConfigError             # noqa: E402
 from generator.files import FileManager, is_temporary  # noqa: E402
 from generator.loader import load                    # noqa: E402
 from generator.plan import plan_target, segments     # noqa: E402
+from generator.validate import check_split_native_halves  # noqa: E402
 
 TARGETS_YAML = os.path.join(ROOT, "targets.yaml")
 
@@ -185,6 +187,9 @@ class ValidationTest(TempDir):
 
 
 SPLIT = '      shared_qualifier: ""\n      spaces: {kind: split, scalar_bytes: 65536, vector_bytes: 786432}\n'
+# GOOD with an f16 dtype beside its f32: GOOD.replace(*WITH_F16).
+WITH_F16 = ("      f32: {lanes: 16}\n", "      f32: {lanes: 16}\n      f16: {lanes: 16}\n")
+NATIVE_BACKEND = ("vector_backend: gnu", "vector_backend: native")
 
 
 class MemorySpacesTest(TempDir):
@@ -293,10 +298,55 @@ class MemorySpacesTest(TempDir):
             self.assertIn(f"#define BNG_P_WORKSPACE_BYTES {plan_target(load(path).targets[0]).p_workspace_bytes}u",
                           f.read())
 
-    def test_split_needs_a_backend_with_division(self):
-        self.expect_error(GOOD.replace('      shared_qualifier: ""\n', SPLIT)
-                          .replace("vector_backend: gnu", "vector_backend: native"), 14,
-                          "targets.dsp.memory.spaces: a split target needs vector_backend gnu or portable")
+    def test_split_native_renders_whole_vectors_and_division(self):
+        out = self.tmp + "/native-out"
+        path = self.write_config(GOOD.replace('      shared_qualifier: ""\n', SPLIT)
+                                 .replace(*NATIVE_BACKEND).replace("[32, 64]", "[40]"))
+        status, _, err = run("generate", "--config", path, "--out", out)
+        self.assertEqual(status, 0, err)
+        with open(os.path.join(out, "dsp", "bng_native.h")) as f:
+            self.assertIn("#define BNG_NATIVE_DIV(a, b) (a) / (b)", f.read())
+        with open(os.path.join(out, "dsp", "bng_f32_ukernels.c")) as f:
+            source = f.read()
+        self.assertIn("rows padded to 48 channels", source)
+        self.assertNotRegex(source, r"bng_f32x[1248]_")
+        # With f16 the half spellings are required, through the command line too.
+        self.expect_error(GOOD.replace('      shared_qualifier: ""\n', SPLIT).replace(*NATIVE_BACKEND)
+                          .replace(*WITH_F16), 8,
+                          "targets.dsp.native.half_load: a split target with f16 and the native backend")
+
+    def split_native_f16(self, native_body=()):
+        """A split native target with f16, as loaded (validate_target refuses it unless
+        both half spellings are given)."""
+        text = GOOD.replace('      shared_qualifier: ""\n', SPLIT).replace(*NATIVE_BACKEND).replace(*WITH_F16)
+        if native_body:
+            text += "    native:\n" + "".join(f"      {line}\n" for line in native_body)
+        path = self.write_config(text)
+        return path, load(path).targets[0]
+
+    def test_split_native_f16_needs_the_half_spellings(self):
+        path, target = self.split_native_f16()
+        with self.assertRaises(ConfigError) as e:
+            check_split_native_halves(target)
+        # No native: key: the vector_backend line, where native was chosen.
+        self.assertIn(f"{path}:8: targets.dsp.native.half_load: a split target with f16 and "
+                      "the native backend needs native.half_load and native.half_store "
+                      "(missing: half_load, half_store)", str(e.exception))
+        path, target = self.split_native_f16(['half_load: "vld_h2f({ptr})"'])
+        with self.assertRaises(ConfigError) as e:
+            check_split_native_halves(target)
+        self.assertIn(f"{path}:19: targets.dsp.native.half_store: ", str(e.exception))   # under native:
+        self.assertIn("(missing: half_store)", str(e.exception))
+
+    def test_split_native_halves_check_passes(self):
+        _, target = self.split_native_f16(['half_load: "vld_h2f({ptr})"',
+                                           'half_store: "vst_f2h({value}, {ptr})"'])
+        check_split_native_halves(target)
+        # Without f16, on a unified target, or with another backend: nothing to check.
+        split = GOOD.replace('      shared_qualifier: ""\n', SPLIT)
+        for text in (split.replace(*NATIVE_BACKEND), GOOD.replace(*NATIVE_BACKEND).replace(*WITH_F16),
+                     split.replace(*WITH_F16)):
+            check_split_native_halves(load(self.write_config(text)).targets[0])
 
     def test_split_workspace_holds_the_count_limbs(self):
         # f16 at 2 lanes beside 16 f32 lanes: a generic chunk of 16 halves, 1 vector.
@@ -435,6 +485,25 @@ class NativeSpellingsTest(TempDir):
         self.assertIn("typedef lvector float bng_native_f32;", text)
         self.assertIn("#define BNG_NATIVE_LOAD(ptr) vec_ld(0, ((bng_native_f32 *)(void *)(ptr)))", text)
 
+    def test_div_defaults_to_gcc_vector_division(self):
+        t = load(self.write_config(self.NATIVE)).targets[0]
+        self.assertEqual(t.native.div, "{a} / {b}")
+        out = self.tmp + "/out"
+        self.assertEqual(run("generate", "--config", self.write_config(self.NATIVE), "--out", out)[0], 0)
+        with open(out + "/dsp/bng_native.h") as f:
+            self.assertIn("#define BNG_NATIVE_DIV(a, b) (a) / (b)\n", f.read())
+
+    def test_div_spelling_renders(self):
+        for spelling, line in (("vm_fdivf32({a}, {b})", "vm_fdivf32((a), (b))"),
+                               ("vec_div({a},{b})", "vec_div((a),(b))")):
+            out = self.tmp + "/out-" + spelling[:3]
+            status, _, err = run("generate", "--config",
+                                 self.write_config(self.with_native([f'div: "{spelling}"'])),
+                                 "--out", out)
+            self.assertEqual(status, 0, err)
+            with open(out + "/dsp/bng_native.h") as f:
+                self.assertIn(f"#define BNG_NATIVE_DIV(a, b) {line}\n", f.read())
+
     def test_spellings_are_checked(self):
         path_line = 17      # the first line under native:
         for body, fragment in (
@@ -444,6 +513,12 @@ class NativeSpellingsTest(TempDir):
                 (['store: "vec_st({value}, 0, {ptr}) /* x */"'], "targets.dsp.native.store"),
                 (['add: "{a} + {a}"'], "using {a}, {b} once each"),
                 (['mul: "f({a}, {b}"'], "targets.dsp.native.mul"),
+                (['div: 2'], "targets.dsp.native.div: expected a string"),
+                (['div: [a, b]'], "targets.dsp.native.div: expected a string"),
+                (['div: "{a} / {a}"'], "targets.dsp.native.div: a C expression"),
+                (['div: "{a} // {b}"'], "targets.dsp.native.div: a C expression"),
+                (['div: "{a} /* {b} */"'], "targets.dsp.native.div: a C expression"),
+                (['div: "{a} / {b}; f()"'], "targets.dsp.native.div: a C expression"),
                 (['half_load: "{ptr}[0]"'], "targets.dsp.native.half_load"),
                 (['type: "struct v"'], "targets.dsp.native.type: one to four C words"),
                 (['type: "float; int"'], "targets.dsp.native.type"),

@@ -182,30 +182,38 @@ echo "cross-check: shared_qualifier address_space(1): sources, hthreads HAL (bot
 # Split memory spaces: sparse proves that the driver and the kernels of a split target
 # keep scalar code off vector memory (BNG_VMEM is a noderef address space under sparse
 # there, include/bng_driver.h), and the mutants prove that the check bites.
-split_target=mt3000_split
+# Each split test target (gnu and native backends): rendered, built freestanding for
+# RISC-V with its own backend (the native spellings from the host's copy of the
+# compiler header), sparse over its driver and kernels, and its kernels checked to
+# spell whole vectors only (rows are padded; a narrower vector or a lane loop would
+# touch part of one).
 split_dir=$as_dir/split
-"$python" -m generator generate --config tests/c/targets-test.yaml --target $split_target --out "$split_dir" --quiet >/dev/null
-split_gen=$split_dir/$split_target
-grep -q 'define BNG_SPLIT_MEMORY 1' "$split_gen/bng_kernels.h"
-split_sources=$(sed -n 's/^BNG_SOURCES_[^ ]* := //p' "$split_gen/build.mk" | sed "s|\$(bng_dir)|$split_gen|g")
-[ -n "$split_sources" ]
-for f in $split_sources; do
-  riscv64-unknown-elf-gcc $warn -ffreestanding -O2 -Iinclude -I"$split_gen" -c "$f" -o /dev/null
-done
 # sparse parses plain C99: the portable backend (the annotations are the same in all).
-sparse_flags="-Wsparse-error -std=c99 -DBNG_FIRMWARE -DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE -Iinclude -I$split_gen"
-for f in $split_sources; do
-  # shellcheck disable=SC2086
-  sparse $sparse_flags "$f"
-done
-# No part of a vector: the split target's kernels spell vectors of its lanes only (rows
-# are padded to whole vectors; a narrower vector or a lane loop would touch part of one).
-split_lanes=$(sed -n 's/^#define BNG_PAD_LANES //p' "$split_gen/bng_kernels.h")
-widths=$(cat "$split_gen"/bng_*_ukernels.c | grep -o 'bng_f32x[0-9]*_' | sort -u | tr -d '\n')
-if [ "$widths" != "bng_f32x${split_lanes}_" ]; then
-  echo "cross-check: $split_target kernels use vectors $widths, not only bng_f32x${split_lanes}_" >&2
-  exit 1
-fi
+split_sparse_flags() {
+  echo "-Wsparse-error -std=c99 -DBNG_FIRMWARE -DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE -Iinclude -I$1"
+}
+check_split_target() {
+  local target=$1 gen=$split_dir/$1/$1 sources lanes widths f
+  "$python" -m generator generate --config tests/c/targets-test.yaml --target "$target" --out "$split_dir/$target" --quiet >/dev/null
+  grep -q 'define BNG_SPLIT_MEMORY 1' "$gen/bng_kernels.h"
+  sources=$(sed -n 's/^BNG_SOURCES_[^ ]* := //p' "$gen/build.mk" | sed "s|\$(bng_dir)|$gen|g")
+  [ -n "$sources" ]
+  for f in $sources; do
+    riscv64-unknown-elf-gcc $warn -ffreestanding -O2 -Iinclude -Iinclude/host -I"$gen" -c "$f" -o /dev/null
+    # shellcheck disable=SC2046
+    sparse $(split_sparse_flags "$gen") "$f"
+  done
+  lanes=$(sed -n 's/^#define BNG_PAD_LANES //p' "$gen/bng_kernels.h")
+  widths=$(cat "$gen"/bng_*_ukernels.c | grep -o 'bng_f32x[0-9]*_' | sort -u | tr -d '\n')
+  if [ "$widths" != "bng_f32x${lanes}_" ]; then
+    echo "cross-check: $target kernels use vectors $widths, not only bng_f32x${lanes}_" >&2
+    exit 1
+  fi
+  echo "cross-check: $target (split memory spaces): freestanding RISC-V build clean; sparse -Wsparse-error clean on the driver (_p and _s) and kernels; kernels use $lanes-lane vectors only"
+}
+check_split_target mt3000_split
+check_split_target mt3000_split_native
+sparse_flags=$(split_sparse_flags "$split_dir/mt3000_split/mt3000_split")
 # The reference HAL hands AM to the runtime and the driver and never touches it: sparse
 # over it too, in both launch models (the runtime's header: the host mock's copy, with
 # the public signatures).
@@ -251,7 +259,6 @@ for m in scalar_read:'dereference of noderef expression' vector_load_sm:'differe
   fi
   echo "cross-check: split mutant $name: sparse fails ($(grep -m1 "$expect" "$mutant_dir/$name.log" | sed 's|.*/||'))"
 done
-echo "cross-check: $split_target (split memory spaces): freestanding RISC-V build clean; sparse -Wsparse-error clean on the driver and kernels (_p and _s); kernels use $split_lanes-lane vectors only"
 
 drop=$build/vendor-check
 rm -rf "$drop"

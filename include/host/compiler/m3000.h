@@ -1,7 +1,7 @@
 /* Host emulation of the MT-3000 compiler's vector spellings (compiler/m3000.h), as the
  * native backend's defaults use them: lvector, vec_ld, vec_st, vec_svbcast, vec_add,
- * vec_sub, vec_muli. Over GCC vectors, one IEEE operation per lane, so the native
- * backend gives the bits of the others. Not for firmware: firmware includes the vendor's
+ * vec_sub, vec_muli, and the / operator on lvector float. Over GCC vectors, one IEEE
+ * operation per lane, so the native backend gives the bits of the others. Not for firmware: firmware includes the vendor's
  * header. The host's lvector float holds the target's BNG_F32_LANES floats (the DSP's
  * holds 32) and needs only element alignment.
  *
@@ -21,6 +21,17 @@
  * wrong spelling fails tests/c/test_native_spelling.c. The result converts to lvector
  * float with or without a cast (as GCC's -flax-vector-conversions would); whether the
  * target compiler wants the cast is for the firmware team to check.
+ *
+ * Division: the public material shows no division among the compiler's intrinsics.
+ * The compiler is GCC 8.3 based (ydyhello/studydemo
+ * BlackScholes_mt3000/libvm_mt_public/README.md) and public code applies GCC's vector
+ * operators to lvector float (BlackScholes_mt3000/bsKernel.dev.c there: d1 + d4, d7 -
+ * ...); lvector here is a GCC vector, so a / b is GCC's: an IEEE division in every
+ * lane, which is what the native default {a} / {b} needs from the target compiler.
+ * libvm's vm_fdivf32 and vm_frecf32 (helloSin/libvm_mt_public/include/vector_math.h
+ * there) are library functions, not the compiler header's, and are not emulated: a
+ * division spelled through a reciprocal would differ in the last bit for some inputs,
+ * which tests/c/test_native_spelling.c checks.
  */
 #ifndef BNG_HOST_M3000_H
 #define BNG_HOST_M3000_H
