@@ -83,6 +83,18 @@
 #define BNG_HTHREADS_AM_BYTES BNG_PRIVATE_BYTES
 #endif
 
+/* Split targets (targets.yaml memory.spaces kind: split) only, assumed and to check:
+ * - _p's workspace is vector_malloc(BNG_P_WORKSPACE_BYTES) on the calling core,
+ *   outside any bng_hal_parallel, beside the AM the caller's arrays occupy, and
+ *   vector_free'd before _p returns (bng_hal_p_workspace).
+ * - dma_p2p moves data within one core's AM (the caller's rows into padded tile rows,
+ *   _p) and between AM and SM (_p's partial-sums buffer of the extensions), at any
+ *   byte row pitch and any row length, 4 bytes included. Public hthreads code moves
+ *   data with dma_p2p into a scalar_malloc buffer (SM), but aligns the address down to
+ *   32 bytes and rounds the length up to 64 (a software-cache header's CACHEb_RD_K
+ *   macro): if the part's DMA has such rules, transfers that break them must be split
+ *   or widened here, in bng_transfer. */
+
 /* Shared state of the HAL (the fan-out mailbox, each core's private-memory vote): in
  * global shared memory (GSM), as public kernels place shared arrays
  * (VVinstonSmith/BLAS-for-multi-core-DSP sgemm_release_V1.3.2/device_code/sgemm_kernel.c:
