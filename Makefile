@@ -422,7 +422,7 @@ endef
 CONFORMANCE_ROOTS := $(GENERATED_ROOTS) $(foreach r,$(filter-out $(GENERATED_ROOTS),$(SUITE_ROOTS)),$(if $(filter split,$(BNG_MEMORY_$(r))),$(r)))
 $(foreach r,$(CONFORMANCE_ROOTS),$(foreach v,$(CONFORMANCE_HALS),$(eval $(call conformance_rules,$(r),$(v)))))
 CONFORMANCE_PROGRAMS := $(foreach r,$(CONFORMANCE_ROOTS),$(foreach v,$(CONFORMANCE_HALS),$(BUILD)/$(notdir $(r))/$(v)/hal_conformance))
-LAUNCH_TESTS := $(foreach r,$(GENERATED_ROOTS),$(foreach v,hthreads_fanout hthreads_spmd,$(BUILD)/$(notdir $(r))/$(v)/test_hthreads_launch))
+LAUNCH_TESTS := $(foreach r,$(CONFORMANCE_ROOTS),$(foreach v,hthreads_fanout hthreads_spmd,$(BUILD)/$(notdir $(r))/$(v)/test_hthreads_launch))
 
 .PHONY: hal-conformance
 hal-conformance: $(CONFORMANCE_PROGRAMS) $(LAUNCH_TESTS) ## the HAL conformance check against every HAL shipped, the hthreads launch test

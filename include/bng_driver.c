@@ -1,8 +1,9 @@
 /* The driver of every entry point, written once for all storage types: parameter
  * checks, the row-group split, the fold of row groups, finalize, and the two memory
  * drivers around one compute core (the kernel's row ukernels). _p works on the
- * caller's memory directly; _s stages tiles between shared and private memory by DMA
- * on the cores of core_mask (include/bng_hal.h). A storage type enters only through
+ * caller's memory directly (on a split target it stages it, like _s, on the calling
+ * core alone); _s stages tiles between shared and private memory by DMA on the cores
+ * of core_mask (include/bng_hal.h). A storage type enters only through
  * its bng_dtype_config: element sizes, the kernel table, the per-channel conversions.
  *
  * The vendor's call is three steps per chunk of channels: sum the rows (pass 1),
@@ -25,8 +26,9 @@
 #include "batch_norm_grad_ext.h"
 #endif
 #if BNG_SPLIT_MEMORY
-/* The per-channel steps of _s work on vector memory with vector operations of
- * BNG_VECTOR_LANES floats (the vector register), with the kernels' backend. */
+/* The per-channel steps of the staged calls (_s, and _p on a split target) work on
+ * vector memory with vector operations of BNG_VECTOR_LANES floats (the vector
+ * register), with the kernels' backend. */
 #ifndef BNG_VEC_BACKEND
 #define BNG_VEC_BACKEND BNG_VECTOR_BACKEND
 #endif
@@ -887,7 +889,7 @@ static size_t bng_tile(size_t row, size_t end, size_t group_rows, size_t tile_ro
     return bng_min(tile_rows, bng_min(group_end, end) - row);
 }
 
-/* One core's state in an _s call: its rows, and the chunk it works on. */
+/* One core's state in a staged call: its rows, and the chunk it works on. */
 typedef struct {
     const bng_staged_job *job;
     unsigned core, rank;           /* rank: the k-th selected core */

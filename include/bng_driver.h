@@ -34,7 +34,9 @@
 
 /* The row ukernels of one kernel, on `channels` channels of each of `rows` rows, rows
  * `stride` elements apart. x, dy and dx hold elements of the storage type; the
- * per-channel arrays and all arithmetic are float32.
+ * per-channel arrays and all arithmetic are float32. On a split target `channels` is
+ * the count padded to whole vectors (BNG_PADDED): every row and per-channel array holds
+ * that many elements, and the padding lanes are read and written like the others.
  *   reduce:   per block of BNG_BLOCK_ROWS rows (from the first row), its sums of dy and
  *             dy*(x - mean) are added to sum_dy and sum_dyxm: the caller zeroes them
  *   dx_train: dx = gain * ((dy - dy_mean) - (x - mean) * slope)

@@ -53,8 +53,8 @@
  *   the caller's arrays through its workspace: see bng_hal_p_workspace).
  *   bng_hal_dma_put(dst, src, rows, row_bytes, shared_stride, private_stride): the
  *   reverse. Both may run asynchronously: the returned handle is passed to
- *   bng_hal_dma_wait, after which the transfer is complete. With one row the strides are not used (the driver passes 0);
- *   with zero rows nothing is copied. Waiting twice on a handle, or on
+ *   bng_hal_dma_wait, after which the transfer is complete. With one row the strides
+ *   are not used (the driver passes 0); with zero rows nothing is copied. Waiting twice on a handle, or on
  *   BNG_HAL_DMA_DONE, returns at once. At most 4 transfers are outstanding at once per
  *   core (BNG_MAX_OUTSTANDING_DMA in bng_kernels.h, from generator/plan.py; the driver,
  *   the host DMA engine and the hthreads HAL assert that they agree).
@@ -63,7 +63,8 @@
  *   at least BNG_P_WORKSPACE_BYTES (targets.yaml memory.spaces.p_workspace_bytes),
  *   aligned to 64 bytes, *bytes its size; or NULL with *bytes = 0 when it cannot be had
  *   (the _p call then reports BNG_ENOMEM and writes nothing). The DMA functions work
- *   between it and the caller's arrays in the same core's vector memory.
+ *   between it and the caller's arrays in the same core's vector memory, and between
+ *   it and the extensions' partial-sums buffer, which _p keeps in scalar memory.
  *   bng_hal_p_workspace_release(block) gives it back before _p returns.
  */
 #ifndef BNG_HAL_H

@@ -43,7 +43,7 @@ extern "C" {
 #define BNG_EALIGN   (-6)  /* x, dy or dx not aligned to its element type, or a per-channel array to its type */
 #define BNG_EOVERLAP (-7)  /* an output overlaps another array other than as the very same one:
                             * dx may be x or dy, dbias and dscale may be mean, invar or scale */
-#define BNG_ENOMEM   (-8)  /* _s: a selected core's private memory (or another runtime resource the HAL needs) could not be had */
+#define BNG_ENOMEM   (-8)  /* _s: a selected core's private memory (or another runtime resource the HAL needs) could not be had; _p on a split target: its workspace */
 
 /* Address-space qualifier for pointers into shared memory. */
 #define BNG_SHARED 

@@ -44,7 +44,7 @@
 
 /* Numbers the driver uses and the generator sums (generator/plan.py); the driver
  * asserts at compile time that its use agrees: the tile buffers of bng_layout, the
- * float arrays of bng_run_private's stack, the DMA transfers a core keeps outstanding
+ * float arrays of _p's stack (unified targets), the DMA transfers a core keeps outstanding
  * (also asserted by the host DMA engine and the hthreads HAL), the count limbs of the
  * partial-sums buffer (batch_norm_grad_ext.h). */
 #define BNG_TILE_BUFFERS 4

@@ -24,12 +24,12 @@ static inline unsigned long long bng_native_f32_pair(float f)
     v.f = f;
     return (unsigned long long)v.u << 32 | v.u;
 }
-#define BNG_NATIVE_LOAD(ptr) vec_ld(0, ((bng_native_f32 *)(void *)(ptr)))
+#define BNG_NATIVE_LOAD(ptr) (vec_ld(0, ((bng_native_f32 *)(void *)(ptr))))
 #define BNG_NATIVE_STORE(ptr, value) vec_st((value), 0, ((bng_native_f32 *)(void *)(ptr)))
-#define BNG_NATIVE_BROADCAST(scalar) (bng_native_f32)vec_svbcast(bng_native_f32_pair((scalar)))
-#define BNG_NATIVE_ADD(a, b) vec_add((a), (b))
-#define BNG_NATIVE_SUB(a, b) vec_sub((a), (b))
-#define BNG_NATIVE_MUL(a, b) vec_muli((a), (b))
-#define BNG_NATIVE_DIV(a, b) (a) / (b)
+#define BNG_NATIVE_BROADCAST(scalar) ((bng_native_f32)vec_svbcast(bng_native_f32_pair((scalar))))
+#define BNG_NATIVE_ADD(a, b) (vec_add((a), (b)))
+#define BNG_NATIVE_SUB(a, b) (vec_sub((a), (b)))
+#define BNG_NATIVE_MUL(a, b) (vec_muli((a), (b)))
+#define BNG_NATIVE_DIV(a, b) ((a) / (b))
 
 #endif /* BNG_NATIVE_H */

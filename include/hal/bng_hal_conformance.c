@@ -98,7 +98,7 @@ static int block_ok(const unsigned char *got, unsigned tag, unsigned first_row, 
 
 /* Bytes [at, at + n) of the view into private memory (split targets; nothing to do
  * when the view is private memory). */
-static void view_out(unsigned char *mem, const unsigned char *v, size_t at, size_t n)
+static void view_out(BNG_VMEM unsigned char *mem, const unsigned char *v, size_t at, size_t n)
 {
 #if BNG_SPLIT_MEMORY
     bng_hal_dma_wait(bng_hal_dma_get(mem + at, (const BNG_SHARED unsigned char *)(v + at), 1, n, 0, 0));
@@ -108,12 +108,25 @@ static void view_out(unsigned char *mem, const unsigned char *v, size_t at, size
 }
 
 /* Bytes [at, at + n) of private memory into the view. */
-static void view_in(unsigned char *mem, unsigned char *v, size_t at, size_t n)
+static void view_in(BNG_VMEM unsigned char *mem, unsigned char *v, size_t at, size_t n)
 {
 #if BNG_SPLIT_MEMORY
     bng_hal_dma_wait(bng_hal_dma_put((BNG_SHARED unsigned char *)(v + at), mem + at, 1, n, 0, 0));
 #else
     (void)mem, (void)v, (void)at, (void)n;
+#endif
+}
+
+/* Where scalar code reads and writes private memory at `mem`: the view (split targets),
+ * or private memory itself. */
+static unsigned char *scalar_view(BNG_VMEM unsigned char *mem, unsigned char *v)
+{
+#if BNG_SPLIT_MEMORY
+    (void)mem;
+    return v;
+#else
+    (void)v;
+    return mem;
 #endif
 }
 
@@ -124,7 +137,7 @@ static uint32_t word_pattern(size_t k, unsigned tag)
 
 /* All of private memory: a word pattern written, then read back, through the view
  * VIEW_BYTES at a time on a split target. */
-static unsigned check_writable(unsigned char *mem, unsigned char *v, size_t bytes, unsigned tag)
+static unsigned check_writable(BNG_VMEM unsigned char *mem, unsigned char *v, size_t bytes, unsigned tag)
 {
     const size_t step = BNG_SPLIT_MEMORY ? VIEW_BYTES : bytes;
     unsigned failures = 0;
@@ -132,14 +145,14 @@ static unsigned check_writable(unsigned char *mem, unsigned char *v, size_t byte
 
     for (at = 0; at < bytes; at += step) {
         const size_t n = bytes - at < step ? bytes - at : step;
-        uint32_t *w = (uint32_t *)(void *)(BNG_SPLIT_MEMORY ? v : mem + at);
+        uint32_t *w = (uint32_t *)(void *)scalar_view(mem + at, v);
         for (k = 0; k < n / 4; k++)
             w[k] = word_pattern(at / 4 + k, tag);
         view_out(mem + at, v, 0, n);
     }
     for (at = 0; at < bytes; at += step) {
         const size_t n = bytes - at < step ? bytes - at : step;
-        const uint32_t *w = (const uint32_t *)(void *)(BNG_SPLIT_MEMORY ? v : mem + at);
+        const uint32_t *w = (const uint32_t *)(void *)scalar_view(mem + at, v);
         view_in(mem + at, v, 0, n);
         for (k = 0; k < n / 4; k++)
             if (w[k] != word_pattern(at / 4 + k, tag))
@@ -150,7 +163,7 @@ static unsigned check_writable(unsigned char *mem, unsigned char *v, size_t byte
 
 /* Puts left in flight across the barrier: the matrix (rank 0) and every core's token;
  * every core reads all of them right after it, then the putting core waits. */
-static unsigned check_visible(unsigned char *mem, unsigned char *v, BNG_SHARED unsigned char *shared,
+static unsigned check_visible(BNG_VMEM unsigned char *mem, unsigned char *v, BNG_SHARED unsigned char *shared,
                               unsigned core, unsigned rank, unsigned mask, unsigned tag)
 {
     bng_hal_dma own[2] = {BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE};
@@ -192,7 +205,7 @@ static unsigned check_visible(unsigned char *mem, unsigned char *v, BNG_SHARED u
 
 /* Gets: a 2-D one alone, then four at once waited in reverse order (a 2-D get, a
  * one-row get, a zero-row get, every other row), into a, b, c, d of 256 bytes. */
-static unsigned check_gets(unsigned char *mem, unsigned char *v, const BNG_SHARED unsigned char *shared,
+static unsigned check_gets(BNG_VMEM unsigned char *mem, unsigned char *v, const BNG_SHARED unsigned char *shared,
                            unsigned tag)
 {
     unsigned char *a = v, *b = v + 256, *c = v + 512, *d = v + 768;
@@ -230,7 +243,7 @@ static unsigned check_gets(unsigned char *mem, unsigned char *v, const BNG_SHARE
 /* Puts into this core's destination image: guards first, then a 2-D put of the block
  * got by check_gets (at a), a one-row put of its row (at b) into the last row's gap, a
  * zero-row put; then the whole image read back (into c). */
-static unsigned check_puts(unsigned char *mem, unsigned char *v, BNG_SHARED unsigned char *shared,
+static unsigned check_puts(BNG_VMEM unsigned char *mem, unsigned char *v, BNG_SHARED unsigned char *shared,
                            unsigned core, unsigned tag)
 {
     unsigned char *c = v + 512;
@@ -271,7 +284,7 @@ static unsigned check_puts(unsigned char *mem, unsigned char *v, BNG_SHARED unsi
 /* A private row pitch (split targets pad each private row to whole vectors): the
  * block got into rows of PADDED_ROW bytes, the padding untouched, then put back from
  * them into the destination image between guards. */
-static unsigned check_pitch(unsigned char *mem, unsigned char *v, BNG_SHARED unsigned char *shared,
+static unsigned check_pitch(BNG_VMEM unsigned char *mem, unsigned char *v, BNG_SHARED unsigned char *shared,
                             unsigned core, unsigned tag)
 {
     unsigned char *padded = v, *image = v + 1024;
@@ -305,7 +318,7 @@ static unsigned check_pitch(unsigned char *mem, unsigned char *v, BNG_SHARED uns
 }
 
 /* The record: runs counted across bodies on this core in this round. */
-static void write_record(unsigned char *mem, unsigned char *v, BNG_SHARED unsigned char *shared,
+static void write_record(BNG_VMEM unsigned char *mem, unsigned char *v, BNG_SHARED unsigned char *shared,
                          unsigned core, unsigned tag, unsigned failures)
 {
     record *rec = (record *)(void *)(v + 3072);
@@ -328,12 +341,12 @@ static void body(unsigned core, void *p)
     const unsigned rank = popcount(mask & ((1u << core) - 1u));
     unsigned failures = 0;
     size_t bytes = 0, bytes2 = 0;
-    unsigned char *mem = bng_hal_private(core, &bytes), *mem2 = bng_hal_private(core, &bytes2);
+    BNG_VMEM unsigned char *mem = bng_hal_private(core, &bytes), *mem2 = bng_hal_private(core, &bytes2);
 #if BNG_SPLIT_MEMORY
     uint32_t copy[VIEW_BYTES / 4];          /* the view: scalar memory */
-    unsigned char *v = (unsigned char *)copy;
+    unsigned char *v = scalar_view(mem, (unsigned char *)copy);
 #else
-    unsigned char *v = mem;                 /* the view: private memory itself */
+    unsigned char *v = scalar_view(mem, NULL);   /* the view: private memory itself */
 #endif
 
     if (arg->magic != MAGIC || !(mask & (1u << core)))
@@ -361,13 +374,18 @@ static void body(unsigned core, void *p)
 
 #if BNG_SPLIT_MEMORY
 /* _p's workspace (split targets), outside any parallel call: its size and alignment,
- * and the transfers _p makes with it: scalar memory into it, within the core's vector
- * memory at a row pitch (the caller's rows into padded tile rows), back to scalar
- * memory. The core's own AM stands in for the caller's arrays. */
+ * and the transfers _p makes with it, with the workspace's own start standing in for
+ * the caller's arrays in the same AM: the caller's rows into padded tile rows, the
+ * padded rows back into the caller's rows (dx: the padding must not reach them), and a
+ * single float between AM and scalar memory (the partial-sums count). Layout of the
+ * workspace: the matrix at 0, the tile at 1024, the caller's dx image at 2048, the
+ * float at 3072. */
 static unsigned check_p_workspace(unsigned tag)
 {
     uint32_t copy[VIEW_BYTES / 4];
-    unsigned char *v = (unsigned char *)copy, *ws;
+    unsigned char *v = (unsigned char *)copy;
+    BNG_VMEM unsigned char *ws;
+    uint32_t word = 0x3f800000u ^ tag, back = 0;
     size_t bytes = 0;
     unsigned r, i, ok = 1;
 
@@ -381,15 +399,31 @@ static unsigned check_p_workspace(unsigned tag)
     for (i = 0; i < SRC_BYTES; i++)
         v[i] = src_byte(tag, i);
     fill(v + 1024, SRC_ROWS * PADDED_ROW, FILL);
-    view_out(ws, v, 0, 1024 + SRC_ROWS * PADDED_ROW);
-    bng_hal_dma_wait(bng_hal_dma_get(ws + 1024, (const BNG_SHARED unsigned char *)(ws + BLOCK_OFFSET),
+    fill(v + 2048, 512, GUARD);
+    view_out(ws, v, 0, SRC_BYTES);
+    view_out(ws, v, 1024, SRC_ROWS * PADDED_ROW);
+    view_out(ws, v, 2048, 512);
+    bng_hal_dma_wait(bng_hal_dma_get(ws + 1024, (const BNG_SHARED unsigned char *)(BNG_FORCE unsigned char *)(ws + BLOCK_OFFSET),
                                      SRC_ROWS, BLOCK_ROW, SRC_PITCH, PADDED_ROW));
+    bng_hal_dma_wait(bng_hal_dma_put((BNG_SHARED unsigned char *)(BNG_FORCE unsigned char *)(ws + 2048 + BLOCK_OFFSET),
+                                     ws + 1024, SRC_ROWS, BLOCK_ROW, SRC_PITCH, PADDED_ROW));
     view_in(ws, v, 1024, SRC_ROWS * PADDED_ROW);
+    view_in(ws, v, 2048, 512);
     for (r = 0; r < SRC_ROWS; r++)
         for (i = 0; i < PADDED_ROW; i++)
             if (v[1024 + r * PADDED_ROW + i]
                 != (i < BLOCK_ROW ? src_byte(tag, r * SRC_PITCH + BLOCK_OFFSET + i) : FILL))
                 ok = 0;
+    for (i = 0; i < 512; i++) {
+        const unsigned col = i % SRC_PITCH;
+        const int in_block = col >= BLOCK_OFFSET && col < BLOCK_OFFSET + BLOCK_ROW;
+        if (v[2048 + i] != (in_block ? src_byte(tag, i) : GUARD))
+            ok = 0;
+    }
+    bng_hal_dma_wait(bng_hal_dma_get(ws + 3072, (const BNG_SHARED uint32_t *)&word, 1, sizeof word, 0, 0));
+    bng_hal_dma_wait(bng_hal_dma_put((BNG_SHARED uint32_t *)&back, ws + 3072, 1, sizeof back, 0, 0));
+    if (back != word)
+        ok = 0;
     bng_hal_p_workspace_release(ws);
     return ok ? 0 : 1;
 }

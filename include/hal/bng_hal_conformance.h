@@ -16,8 +16,9 @@
  *   - a private row pitch wider than the row (the padding bytes left alone);
  *   - body run exactly once on every selected core and on no other;
  *   - on a split target (BNG_SPLIT_MEMORY), after the calls: bng_hal_p_workspace's
- *     size and alignment, and transfers between it and scalar memory and within the
- *     core's vector memory at a row pitch, as _p makes them.
+ *     size and alignment, and the transfers _p makes with it: within the core's vector
+ *     memory into and out of padded rows (the padding never copied out), and one float
+ *     between vector and scalar memory.
  * On a split target the checks never touch vector memory with scalar code: they work
  * on a copy in scalar memory (the stack, 4 KiB) moved by DMA.
  * shared: BNG_HAL_CONFORMANCE_SHARED_BYTES of shared memory the HAL's DMA reaches

@@ -5,7 +5,8 @@
  * call costs a wake-up, not a thread start. A core spins a little (BNG_HOST_SPIN_NS)
  * for its next call and at a barrier before it sleeps, as a DSP core waiting on its
  * cluster would, so that back-to-back calls do not each pay the host's thread wake-ups.
- * Each core's private memory is an arena of BNG_PRIVATE_BYTES, and DMA goes through the
+ * Each core's private memory is an arena of BNG_PRIVATE_BYTES (on a split target _p's
+ * workspace is one more, with an engine of its own), and DMA goes through the
  * host's model of the DSP's engine (bng_dma_engine.h): deferred, poisoned and checked,
  * or with BNG_HAL_HOST=fast in the environment plain synchronous copies (what make
  * bench times). Built per target: the core count and arena size come from

@@ -23,6 +23,14 @@
 
 #define BARRIER_IDS 16       /* core_barrier takes 0-15: a pool the firmware shares */
 
+/* A core's AM: what the larger of the HAL's two blocks needs (the block of a parallel
+ * call, and on a split target _p's workspace). */
+#if BNG_SPLIT_MEMORY && BNG_P_WORKSPACE_BYTES > BNG_PRIVATE_BYTES
+#define MOCK_AM_BYTES BNG_P_WORKSPACE_BYTES
+#else
+#define MOCK_AM_BYTES BNG_PRIVATE_BYTES
+#endif
+
 /* Fan-out workers start this long after one another (core k after k times it), the
  * first after the caller's first call is posted. */
 #ifndef HTHREAD_MOCK_WORKER_DELAY_NS
@@ -54,7 +62,7 @@ static void default_prologue(unsigned core)
 
 static void init_engine(void)
 {
-    bng_dma_engine_init(BNG_TARGET_CORES, BNG_PRIVATE_BYTES, 0);
+    bng_dma_engine_init(BNG_TARGET_CORES, MOCK_AM_BYTES, 0);
     launcher_ids[0] = hthread_barrier_create(0);
     launcher_ids[1] = hthread_barrier_create(0);
     if (!prologue)
@@ -144,7 +152,7 @@ void group_barrier(unsigned id)
     bng_dma_engine_begin(core, ++calls[core]);
 }
 
-/* One block of at most BNG_PRIVATE_BYTES per core at a time (the mock's AM); NULL
+/* One block of at most MOCK_AM_BYTES per core at a time (the mock's AM); NULL
  * when that is taken, asked for more, or the core is in the failure mask. */
 void *vector_malloc(unsigned int bytes)
 {
@@ -154,7 +162,7 @@ void *vector_malloc(unsigned int bytes)
     pthread_mutex_lock(&lock);
     fail = (fail_mask >> core) & 1u;
     pthread_mutex_unlock(&lock);
-    if (fail || bytes > BNG_PRIVATE_BYTES || allocated[core])
+    if (fail || bytes > MOCK_AM_BYTES || allocated[core])
         return NULL;
     allocated[core] = 1;
     return bng_dma_engine_arena(core);
@@ -174,7 +182,7 @@ unsigned int dma_p2p(void *src, unsigned long src_row_num, unsigned int src_row_
 {
     const unsigned core = core_of("dma_p2p");
     const uintptr_t arena = (uintptr_t)bng_dma_engine_arena(core), at = (uintptr_t)dst;
-    const void *private_side = at >= arena && at - arena < BNG_PRIVATE_BYTES ? dst : src;
+    const void *private_side = at >= arena && at - arena < MOCK_AM_BYTES ? dst : src;
 
     if (src_row_num != dst_row_num || src_row_size != dst_row_size || row_syn || synmask)
         bng_dma_engine_fail("dma_p2p", "the mock copies rows of equal shape only", (int)core);

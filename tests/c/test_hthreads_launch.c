@@ -6,7 +6,9 @@
  *      still starting (the mock starts them late), completes and matches _p;
  *   3. vector_malloc failing on a selected core: _s returns BNG_ENOMEM and leaves dx,
  *      dbias and dscale untouched; on a core outside core_mask: BNG_OK;
- *   4. after the failure the next call succeeds (the AM was given back each call).
+ *   4. after the failure the next call succeeds (the AM was given back each call);
+ *   5. split targets: _p, which takes its workspace from the calling core's AM, returns
+ *      BNG_ENOMEM with its outputs untouched when vector_malloc refuses, then succeeds.
  * A watchdog fails a hang. Exit status 0 when all hold.
  */
 #include <signal.h>
@@ -175,6 +177,26 @@ static void expect_trap(void (*run)(void), const char *expected, const char *wha
         printf("test_hthreads_launch: %s traps: %.*s", what, (int)strcspn(out, "\n") + 1, out);
 }
 
+#if BNG_SPLIT_MEMORY
+/* _p on core 0 (this thread) with vector_malloc refusing there, then granting. */
+static void p_without_workspace(void)
+{
+    long long p[BNG_PARAMS_LEN];
+
+    hthread_mock_fail_vector_malloc(1u);
+    mark_outputs();
+    params(p);
+    fp_batch_norm_grad_p(x, dy, dx, p);
+    if (p[BNG_PARAM_STATUS] != BNG_ENOMEM || !outputs_marked())
+        fail("_p without a workspace: status is not BNG_ENOMEM, or an output was written");
+    hthread_mock_fail_vector_malloc(0);
+    params(p);
+    fp_batch_norm_grad_p(x, dy, dx, p);
+    if (p[BNG_PARAM_STATUS] != BNG_OK || !outputs_match())
+        fail("_p after its BNG_ENOMEM: status or results");
+}
+#endif
+
 static void watchdog(int sig)
 {
     (void)sig;
@@ -199,15 +221,18 @@ int main(void)
         invar[i] = 1.0f + 0.01f * (float)i;
         scale[i] = 0.5f + 0.02f * (float)i;
     }
+    expect_trap(uncreated_ids_call, "was not created", "barrier ids 14 and 15, never created,");
+    expect_trap(five_puts_call, "a fifth outstanding put", "a fifth outstanding put");
+
+#if BNG_SPLIT_MEMORY
+    hthread_mock_adopt_core_0();    /* _p takes its workspace from a core's AM */
+#endif
     params(p);
     p[BNG_PARAM_DBIAS] = (long long)(size_t)want_dbias;
     p[BNG_PARAM_DSCALE] = (long long)(size_t)want_dscale;
     fp_batch_norm_grad_p(x, dy, want_dx, p);
     if (p[BNG_PARAM_STATUS] != BNG_OK)
         fail("the _p reference call");
-
-    expect_trap(uncreated_ids_call, "was not created", "barrier ids 14 and 15, never created,");
-    expect_trap(five_puts_call, "a fifth outstanding put", "a fifth outstanding put");
 
     signal(SIGALRM, watchdog);
     alarm(60);
@@ -234,16 +259,20 @@ int main(void)
     mark_outputs();
     if (call_s(1) != BNG_OK || !outputs_match())
         fail("one core: status or results");
+#if BNG_SPLIT_MEMORY
+    p_without_workspace();
+#endif
 #if BNG_TEST_LAUNCH_FANOUT
     bng_hal_hthreads_stop_workers();
 #endif
     alarm(0);
-    printf("test_hthreads_launch (%s): %s\n",
+    printf("test_hthreads_launch (%s): %s%s\n",
 #if BNG_TEST_LAUNCH_FANOUT
            "fan-out",
 #else
            "SPMD",
 #endif
-           failures ? "FAILED" : "late workers, BNG_ENOMEM with untouched outputs, recovery: ok");
+           failures ? "FAILED" : "late workers, BNG_ENOMEM with untouched outputs, recovery: ok",
+           BNG_SPLIT_MEMORY && !failures ? "; _p without a workspace: BNG_ENOMEM, outputs untouched: ok" : "");
     return failures ? 1 : 0;
 }

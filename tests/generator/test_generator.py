@@ -305,7 +305,7 @@ class MemorySpacesTest(TempDir):
         status, _, err = run("generate", "--config", path, "--out", out)
         self.assertEqual(status, 0, err)
         with open(os.path.join(out, "dsp", "bng_native.h")) as f:
-            self.assertIn("#define BNG_NATIVE_DIV(a, b) (a) / (b)", f.read())
+            self.assertIn("#define BNG_NATIVE_DIV(a, b) ((a) / (b))", f.read())
         with open(os.path.join(out, "dsp", "bng_f32_ukernels.c")) as f:
             source = f.read()
         self.assertIn("rows padded to 48 channels", source)
@@ -483,7 +483,7 @@ class NativeSpellingsTest(TempDir):
         with open(out + "/dsp/bng_native.h") as f:
             text = f.read()
         self.assertIn("typedef lvector float bng_native_f32;", text)
-        self.assertIn("#define BNG_NATIVE_LOAD(ptr) vec_ld(0, ((bng_native_f32 *)(void *)(ptr)))", text)
+        self.assertIn("#define BNG_NATIVE_LOAD(ptr) (vec_ld(0, ((bng_native_f32 *)(void *)(ptr))))", text)
 
     def test_div_defaults_to_gcc_vector_division(self):
         t = load(self.write_config(self.NATIVE)).targets[0]
@@ -491,7 +491,7 @@ class NativeSpellingsTest(TempDir):
         out = self.tmp + "/out"
         self.assertEqual(run("generate", "--config", self.write_config(self.NATIVE), "--out", out)[0], 0)
         with open(out + "/dsp/bng_native.h") as f:
-            self.assertIn("#define BNG_NATIVE_DIV(a, b) (a) / (b)\n", f.read())
+            self.assertIn("#define BNG_NATIVE_DIV(a, b) ((a) / (b))\n", f.read())
 
     def test_div_spelling_renders(self):
         for spelling, line in (("vm_fdivf32({a}, {b})", "vm_fdivf32((a), (b))"),
@@ -502,7 +502,7 @@ class NativeSpellingsTest(TempDir):
                                  "--out", out)
             self.assertEqual(status, 0, err)
             with open(out + "/dsp/bng_native.h") as f:
-                self.assertIn(f"#define BNG_NATIVE_DIV(a, b) {line}\n", f.read())
+                self.assertIn(f"#define BNG_NATIVE_DIV(a, b) ({line})\n", f.read())
 
     def test_spellings_are_checked(self):
         path_line = 17      # the first line under native:
@@ -536,7 +536,7 @@ class NativeSpellingsTest(TempDir):
         with open(out + "/dsp/bng_native.h") as f:
             text = f.read()
         self.assertNotIn("#include", text)
-        self.assertIn("#define BNG_NATIVE_ADD(a, b) (a) + (b)", text)
+        self.assertIn("#define BNG_NATIVE_ADD(a, b) ((a) + (b))", text)
         self.assertIn("#define BNG_NATIVE_HALF_STORE(ptr, value) vst_f2h((value), (ptr))", text)
 
     config_error = HostileInputTest.config_error

@@ -203,13 +203,16 @@ check_split_target() {
     # shellcheck disable=SC2046
     sparse $(split_sparse_flags "$gen") "$f"
   done
-  lanes=$(sed -n 's/^#define BNG_PAD_LANES //p' "$gen/bng_kernels.h")
-  widths=$(cat "$gen"/bng_*_ukernels.c | grep -o 'bng_f32x[0-9]*_' | sort -u | tr -d '\n')
-  if [ "$widths" != "bng_f32x${lanes}_" ]; then
-    echo "cross-check: $target kernels use vectors $widths, not only bng_f32x${lanes}_" >&2
-    exit 1
-  fi
-  echo "cross-check: $target (split memory spaces): freestanding RISC-V build clean; sparse -Wsparse-error clean on the driver (_p and _s) and kernels; kernels use $lanes-lane vectors only"
+  for dtype in f32 f16; do
+    [ -f "$gen/bng_${dtype}_ukernels.c" ] || continue
+    lanes=$(sed -n "s/^#define BNG_${dtype^^}_LANES //p" "$gen/bng_kernels.h")
+    widths=$(grep -o 'bng_f32x[0-9]*_' "$gen/bng_${dtype}_ukernels.c" | sort -u | tr -d '\n')
+    if [ "$widths" != "bng_f32x${lanes}_" ]; then
+      echo "cross-check: $target $dtype kernels use vectors $widths, not only bng_f32x${lanes}_" >&2
+      exit 1
+    fi
+  done
+  echo "cross-check: $target (split memory spaces): freestanding RISC-V build clean; sparse -Wsparse-error clean on the driver (_p and _s) and kernels; each dtype's kernels use whole vectors of its lanes only"
 }
 check_split_target mt3000_split
 check_split_target mt3000_split_native
@@ -240,6 +243,25 @@ if sparse $hal_sparse_flags -DBNG_HTHREADS_LAUNCH=BNG_LAUNCH_SPMD "$mutant_dir/h
   exit 1
 fi
 echo "cross-check: hthreads HAL: sparse clean in both launch models; mutant hal_scalar_write fails"
+# The HAL conformance check on a split target reaches vector memory by DMA only (its
+# scalar code works on a copy in scalar memory): sparse over it, and a mutant that
+# writes private memory with scalar code must fail.
+# shellcheck disable=SC2086
+sparse $hal_sparse_flags include/hal/bng_hal_conformance.c
+sed 's|^        failures \|= check_writable(mem, v, bytes, tag);$|&\n    if (mem != NULL) mem[0] = 0;|' \
+  include/hal/bng_hal_conformance.c > "$mutant_dir/conformance_scalar_write.c"
+if cmp -s include/hal/bng_hal_conformance.c "$mutant_dir/conformance_scalar_write.c"; then
+  echo "cross-check: mutant conformance_scalar_write: the injection did not apply" >&2
+  exit 1
+fi
+# shellcheck disable=SC2086
+if sparse $hal_sparse_flags "$mutant_dir/conformance_scalar_write.c" > "$mutant_dir/conformance_scalar_write.log" 2>&1 \
+   || ! grep -q 'dereference of noderef expression' "$mutant_dir/conformance_scalar_write.log"; then
+  echo "cross-check: mutant conformance_scalar_write: sparse did not fail" >&2
+  cat "$mutant_dir/conformance_scalar_write.log" >&2
+  exit 1
+fi
+echo "cross-check: HAL conformance check (split target): sparse clean; mutant conformance_scalar_write fails"
 # 1: the scalar unit reads an AM array (the fold's sums).
 sed 's|^    for (g = 0; g < c->groups; g++) {$|    if (p->sum_dy[0] != 0.0f) return;\n&|' include/bng_driver.c > "$mutant_dir/scalar_read.c"
 # 2: a vector load from scalar memory (a stack array).

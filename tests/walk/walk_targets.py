@@ -20,13 +20,14 @@ from generator.plan import GENERIC_CHUNK_VECTORS, plan_loops   # noqa: E402
 # name: (f32 lanes, f16 lanes, max_unroll, private bytes per core, split memory). The
 # shipped lane counts and cap; small lanes with a small cap (every plan shape within
 # 200 channels, walked by make check); 64 lanes with a cap below the tail's six
-# segments; and small lanes on split memory spaces (rows padded to whole vectors, _p
-# staged through its workspace).
+# segments; and small lanes on split memory spaces (rows padded to whole vectors of
+# the wider dtype's lanes, wider than the f32 kernels' own; _p staged through its
+# workspace).
 WALK_TARGETS = {
     "walk_small": (4, 8, 3, 4 << 20, False),
     "walk_shipped": (16, 32, 32, 4 << 20, False),
     "walk_wide": (64, 64, 3, 4 << 20, False),
-    "walk_split": (8, 8, 3, 4 << 20, True),
+    "walk_split": (8, 16, 3, 4 << 20, True),
 }
 
 
