@@ -227,60 +227,49 @@ for launch in BNG_LAUNCH_FANOUT BNG_LAUNCH_SPMD; do
 done
 mutant_dir=$as_dir/mutants
 mkdir -p "$mutant_dir"
-# 0: the HAL writes AM with scalar code (the block it just reserved).
-sed 's|^    c->private_memory = block;$|    if (block != NULL) *(BNG_VMEM unsigned char *)block = 0;\n&|' \
-  include/hal/bng_hal_hthreads.c > "$mutant_dir/hal_scalar_write.c"
-if cmp -s include/hal/bng_hal_hthreads.c "$mutant_dir/hal_scalar_write.c"; then
-  echo "cross-check: mutant hal_scalar_write: the injection did not apply" >&2
-  exit 1
-fi
-# shellcheck disable=SC2086
-if sparse $hal_sparse_flags -DBNG_HTHREADS_LAUNCH=BNG_LAUNCH_SPMD "$mutant_dir/hal_scalar_write.c" \
-     > "$mutant_dir/hal_scalar_write.log" 2>&1 \
-   || ! grep -q 'dereference of noderef expression' "$mutant_dir/hal_scalar_write.log"; then
-  echo "cross-check: mutant hal_scalar_write: sparse did not fail" >&2
-  cat "$mutant_dir/hal_scalar_write.log" >&2
-  exit 1
-fi
-echo "cross-check: hthreads HAL: sparse clean in both launch models; mutant hal_scalar_write fails"
-# The HAL conformance check on a split target reaches vector memory by DMA only (its
-# scalar code works on a copy in scalar memory): sparse over it, and a mutant that
-# writes private memory with scalar code must fail.
-# shellcheck disable=SC2086
-sparse $hal_sparse_flags include/hal/bng_hal_conformance.c
-sed 's|^        failures \|= check_writable(mem, v, bytes, tag);$|&\n    if (mem != NULL) mem[0] = 0;|' \
-  include/hal/bng_hal_conformance.c > "$mutant_dir/conformance_scalar_write.c"
-if cmp -s include/hal/bng_hal_conformance.c "$mutant_dir/conformance_scalar_write.c"; then
-  echo "cross-check: mutant conformance_scalar_write: the injection did not apply" >&2
-  exit 1
-fi
-# shellcheck disable=SC2086
-if sparse $hal_sparse_flags "$mutant_dir/conformance_scalar_write.c" > "$mutant_dir/conformance_scalar_write.log" 2>&1 \
-   || ! grep -q 'dereference of noderef expression' "$mutant_dir/conformance_scalar_write.log"; then
-  echo "cross-check: mutant conformance_scalar_write: sparse did not fail" >&2
-  cat "$mutant_dir/conformance_scalar_write.log" >&2
-  exit 1
-fi
-echo "cross-check: HAL conformance check (split target): sparse clean; mutant conformance_scalar_write fails"
-# 1: the scalar unit reads an AM array (the fold's sums).
-sed 's|^    for (g = 0; g < c->groups; g++) {$|    if (p->sum_dy[0] != 0.0f) return;\n&|' include/bng_driver.c > "$mutant_dir/scalar_read.c"
-# 2: a vector load from scalar memory (a stack array).
-sed 's|^    for (c = 0; c < channels; c += BNG_V) {$|    { float sm[BNG_V] = {0}; (void)bng_vload(sm); }\n&|' include/bng_driver.c > "$mutant_dir/vector_load_sm.c"
-for m in scalar_read:'dereference of noderef expression' vector_load_sm:'different address spaces'; do
-  name=${m%%:*} expect=${m#*:}
-  if cmp -s include/bng_driver.c "$mutant_dir/$name.c"; then
+# mutant NAME SOURCE SED_SCRIPT EXPECTED SPARSE_FLAGS...: SOURCE with SED_SCRIPT applied
+# must fail sparse with EXPECTED in its messages.
+mutant() {
+  local name=$1 source=$2 script=$3 expect=$4
+  shift 4
+  sed "$script" "$source" > "$mutant_dir/$name.c"
+  if cmp -s "$source" "$mutant_dir/$name.c"; then
     echo "cross-check: mutant $name: the injection did not apply" >&2
     exit 1
   fi
-  # shellcheck disable=SC2086
-  if sparse $sparse_flags "$mutant_dir/$name.c" > "$mutant_dir/$name.log" 2>&1 \
+  if sparse "$@" "$mutant_dir/$name.c" > "$mutant_dir/$name.log" 2>&1 \
      || ! grep -q "$expect" "$mutant_dir/$name.log"; then
     echo "cross-check: mutant $name: sparse did not fail with '$expect'" >&2
     cat "$mutant_dir/$name.log" >&2
     exit 1
   fi
   echo "cross-check: split mutant $name: sparse fails ($(grep -m1 "$expect" "$mutant_dir/$name.log" | sed 's|.*/||'))"
-done
+}
+# The HAL writes AM with scalar code (the block it just reserved).
+# shellcheck disable=SC2086
+mutant hal_scalar_write include/hal/bng_hal_hthreads.c \
+  's|^    c->private_memory = block;$|    if (block != NULL) *(BNG_VMEM unsigned char *)block = 0;\n&|' \
+  'dereference of noderef expression' $hal_sparse_flags -DBNG_HTHREADS_LAUNCH=BNG_LAUNCH_SPMD
+# The HAL conformance check on a split target reaches vector memory by DMA only (its
+# scalar code works on a copy in scalar memory): sparse over it, and it must not write
+# private memory with scalar code.
+# shellcheck disable=SC2086
+sparse $hal_sparse_flags include/hal/bng_hal_conformance.c
+# shellcheck disable=SC2086
+mutant conformance_scalar_write include/hal/bng_hal_conformance.c \
+  's|^        failures \|= check_writable(mem, v, bytes, tag);$|&\n    if (mem != NULL) mem[0] = 0;|' \
+  'dereference of noderef expression' $hal_sparse_flags
+# The driver: the scalar unit reads an AM array (the fold's sums); a vector load from
+# scalar memory (a stack array).
+# shellcheck disable=SC2086
+mutant scalar_read include/bng_driver.c \
+  's|^    for (g = 0; g < c->groups; g++) {$|    if (p->sum_dy[0] != 0.0f) return;\n&|' \
+  'dereference of noderef expression' $sparse_flags
+# shellcheck disable=SC2086
+mutant vector_load_sm include/bng_driver.c \
+  's|^    for (c = 0; c < channels; c += BNG_V) {$|    { float sm[BNG_V] = {0}; (void)bng_vload(sm); }\n&|' \
+  'different address spaces' $sparse_flags
+echo "cross-check: hthreads HAL and HAL conformance check (split target): sparse clean"
 
 drop=$build/vendor-check
 rm -rf "$drop"
