@@ -926,7 +926,6 @@ static int bng_core_chunk(bng_core *c, size_t first, size_t slot)
     const bng_dtype_config *dtype = job->dtype;
     const bng_call *call = &job->call;
     const size_t stat = dtype->stats_bytes;
-
     size_t bytes;
     BNG_VMEM unsigned char *memory = bng_core_memory(job, c->core, &bytes);
 
@@ -973,12 +972,13 @@ static void bng_core_group_done(bng_core *c, size_t row)
 {
     const bng_private *p = &c->p;
     const size_t max_chunk = c->job->dtype->max_chunk;
-    BNG_SHARED float *group = c->scratch + row / c->group_rows * 2 * max_chunk;
+    BNG_SHARED float *group;
 
     if (BNG_ALONE(c->job)) {
         BNG_S_FOLD(c->channels, p->sum_dy, p->sum_dyxm, p->part_dy, p->part_dyxm);
         return;
     }
+    group = c->scratch + row / c->group_rows * 2 * max_chunk;
     bng_hal_dma_wait(bng_hal_dma_put(group, p->part_dy, 1, c->channels * sizeof(float), 0, 0));
     bng_hal_dma_wait(bng_hal_dma_put(group + max_chunk, p->part_dyxm, 1, c->channels * sizeof(float), 0, 0));
 }
@@ -1193,13 +1193,30 @@ static void bng_staged_core(unsigned core, void *arg)
     }
 }
 
-/* The parameter block lives in shared memory (BNG_SHARED_PARAMS, a BNG_SHARED pointer):
- * its input slots are read once into a plain copy, the status is written back. The
- * ABI's x, dy, dx and per-channel pointers point into shared memory: they take the
- * qualifier here, once, and keep it through the HAL. The status is written after
- * bng_hal_parallel returns, on every core that took part (SPMD: the selected ones);
- * BNG_ENOMEM when the HAL could not reserve a selected core's private memory, in which
- * case no output was touched. */
+/* A staged job's storage type, kernel and arrays; the rest is the caller's to set.
+ * The ABI's x, dy, dx, per-channel and sums pointers are where the DMA's "shared" side
+ * reads and writes (_s: shared memory; _p on a split target: the caller's memories):
+ * they take the qualifier here, once, and keep it through the HAL. */
+static void bng_job_init(bng_staged_job *job, const bng_dtype_config *dtype,
+                         const bng_kernel *kernel, const void *x, const void *dy, void *dx,
+                         const bng_stats *stats, float *sums)
+{
+    job->dtype = dtype;
+    job->kernel = kernel;
+    job->x = (const BNG_SHARED void *)x;
+    job->dy = (const BNG_SHARED void *)dy;
+    job->dx = (BNG_SHARED void *)dx;
+    job->stats.mean = (const BNG_SHARED void *)stats->mean;
+    job->stats.invar = (const BNG_SHARED void *)stats->invar;
+    job->stats.scale = (const BNG_SHARED void *)stats->scale;
+    job->stats.dbias = (BNG_SHARED void *)stats->dbias;
+    job->stats.dscale = (BNG_SHARED void *)stats->dscale;
+    job->sums = (BNG_SHARED float *)sums;
+    job->alone = 0;
+    job->workspace = NULL;
+    job->workspace_bytes = 0;
+}
+
 /* The status of an _s call. In the SPMD launch model every core of the group that
  * computes it writes the same value here, at the same time: harmless on the part, a
  * race by the letter of C11, which ThreadSanitizer is told to accept for this one store
@@ -1209,6 +1226,11 @@ static void bng_report_status(BNG_SHARED long long *shared_params, int status)
     shared_params[BNG_PARAM_STATUS] = status;
 }
 
+/* The parameter block lives in shared memory (BNG_SHARED_PARAMS, a BNG_SHARED pointer):
+ * its input slots are read once into a plain copy, the status is written back. The
+ * status is written after bng_hal_parallel returns, on every core that took part (SPMD:
+ * the selected ones); BNG_ENOMEM when the HAL could not reserve a selected core's
+ * private memory, in which case no output was touched. */
 static void bng_shared_entry(const bng_dtype_config *dtype, int op, void *x, void *dy, void *dx,
                              int core_mask)
 {
@@ -1228,21 +1250,9 @@ static void bng_shared_entry(const bng_dtype_config *dtype, int op, void *x, voi
     if (status == BNG_OK) {
         const bng_stats stats = bng_stats_from_params(params);
 
-        job.dtype = dtype;
-        job.kernel = dtype->kernel_for_channels(job.call.channel);
-        job.alone = 0;
-        job.workspace = NULL;
-        job.workspace_bytes = 0;
-        job.x = (const BNG_SHARED void *)x;
-        job.dy = (const BNG_SHARED void *)dy;
-        job.dx = (BNG_SHARED void *)dx;
-        job.stats.mean = (const BNG_SHARED void *)stats.mean;
-        job.stats.invar = (const BNG_SHARED void *)stats.invar;
-        job.stats.scale = (const BNG_SHARED void *)stats.scale;
-        job.stats.dbias = (BNG_SHARED void *)stats.dbias;
-        job.stats.dscale = (BNG_SHARED void *)stats.dscale;
-        job.sums = (bng_op_arrays[op] & BNG_BIT(BNG_SUMS))
-                   ? (BNG_SHARED float *)(intptr_t)params[BNG_SLOT_SUMS] : NULL;
+        bng_job_init(&job, dtype, dtype->kernel_for_channels(job.call.channel), x, dy, dx,
+                     &stats, (bng_op_arrays[op] & BNG_BIT(BNG_SUMS))
+                             ? (float *)(intptr_t)params[BNG_SLOT_SUMS] : NULL);
         switch (bng_hal_parallel(job.mask, bng_staged_core, &job, sizeof job)) {
         case BNG_HAL_OK:
             break;
@@ -1272,21 +1282,10 @@ static int bng_staged_private_run(const bng_dtype_config *dtype, const bng_kerne
 {
     bng_staged_job job;
 
-    job.dtype = dtype;
-    job.kernel = kernel;
+    bng_job_init(&job, dtype, kernel, x, dy, dx, stats, sums);
     job.call = *call;
     job.mask = 1u;      /* one core: rank 0 of one, all row groups */
-    job.x = (const BNG_SHARED void *)x;
-    job.dy = (const BNG_SHARED void *)dy;
-    job.dx = (BNG_SHARED void *)dx;
-    job.stats.mean = (const BNG_SHARED void *)stats->mean;
-    job.stats.invar = (const BNG_SHARED void *)stats->invar;
-    job.stats.scale = (const BNG_SHARED void *)stats->scale;
-    job.stats.dbias = (BNG_SHARED void *)stats->dbias;
-    job.stats.dscale = (BNG_SHARED void *)stats->dscale;
-    job.sums = (BNG_SHARED float *)sums;
     job.alone = 1;
-    job.workspace_bytes = 0;
     job.workspace = bng_hal_p_workspace(&job.workspace_bytes);
     if (job.workspace == NULL)
         return BNG_ENOMEM;

@@ -89,6 +89,33 @@ static int block_ok(const unsigned char *got, unsigned tag, unsigned first_row, 
     return 1;
 }
 
+/* Do `rows` (SRC_ROWS rows of PADDED_ROW) hold the block's rows, with their padding
+ * still FILL? */
+static int padded_rows_ok(const unsigned char *rows, unsigned tag)
+{
+    unsigned r, i;
+    for (r = 0; r < SRC_ROWS; r++)
+        for (i = 0; i < PADDED_ROW; i++)
+            if (rows[r * PADDED_ROW + i]
+                != (i < BLOCK_ROW ? src_byte(tag, r * SRC_PITCH + BLOCK_OFFSET + i) : FILL))
+                return 0;
+    return 1;
+}
+
+/* Does the 512-byte image hold the block where it stands in the matrix and GUARD
+ * everywhere else? */
+static int image_ok(const unsigned char *image, unsigned tag)
+{
+    unsigned i;
+    for (i = 0; i < 512; i++) {
+        const unsigned col = i % SRC_PITCH;
+        const int in_block = col >= BLOCK_OFFSET && col < BLOCK_OFFSET + BLOCK_ROW;
+        if (image[i] != (in_block ? src_byte(tag, i) : GUARD))
+            return 0;
+    }
+    return 1;
+}
+
 /* Private memory as the checks' scalar code sees it: its first VIEW_BYTES. On a
  * unified target that is private memory itself. On a split target private memory is
  * vector memory (AM), which scalar code may not touch: the checks work on a copy in
@@ -288,17 +315,14 @@ static unsigned check_pitch(BNG_VMEM unsigned char *mem, unsigned char *v, BNG_S
                             unsigned core, unsigned tag)
 {
     unsigned char *padded = v, *image = v + 1024;
-    unsigned failures = 0, r, i;
+    unsigned failures = 0;
 
     fill(padded, SRC_ROWS * PADDED_ROW, FILL);
     view_out(mem, v, 0, SRC_ROWS * PADDED_ROW);
     bng_hal_dma_wait(bng_hal_dma_get(mem, shared + BLOCK_OFFSET, SRC_ROWS, BLOCK_ROW, SRC_PITCH, PADDED_ROW));
     view_in(mem, v, 0, SRC_ROWS * PADDED_ROW);
-    for (r = 0; r < SRC_ROWS; r++)
-        for (i = 0; i < PADDED_ROW; i++)
-            if (padded[r * PADDED_ROW + i]
-                != (i < BLOCK_ROW ? src_byte(tag, r * SRC_PITCH + BLOCK_OFFSET + i) : FILL))
-                failures |= F_PITCH;
+    if (!padded_rows_ok(padded, tag))
+        failures |= F_PITCH;
     fill(image, 512, GUARD);
     view_out(mem, v, 1024, 512);
     bng_hal_dma_wait(bng_hal_dma_put(shared + DST_AT(core), mem + 1024, 1, 512, 0, 0));
@@ -308,12 +332,8 @@ static unsigned check_pitch(BNG_VMEM unsigned char *mem, unsigned char *v, BNG_S
     view_out(mem, v, 1024, 512);
     bng_hal_dma_wait(bng_hal_dma_get(mem + 1024, shared + DST_AT(core), 1, 512, 0, 0));
     view_in(mem, v, 1024, 512);
-    for (i = 0; i < 512; i++) {
-        const unsigned col = i % SRC_PITCH;
-        const int in_block = col >= BLOCK_OFFSET && col < BLOCK_OFFSET + BLOCK_ROW;
-        if (image[i] != (in_block ? src_byte(tag, i) : GUARD))
-            failures |= F_PITCH;
-    }
+    if (!image_ok(image, tag))
+        failures |= F_PITCH;
     return failures;
 }
 
@@ -387,7 +407,8 @@ static unsigned check_p_workspace(unsigned tag)
     BNG_VMEM unsigned char *ws;
     uint32_t word = 0x3f800000u ^ tag, back = 0;
     size_t bytes = 0;
-    unsigned r, i, ok = 1;
+    unsigned i;
+    int ok;
 
     ws = bng_hal_p_workspace(&bytes);
     if (ws == NULL)
@@ -409,21 +430,10 @@ static unsigned check_p_workspace(unsigned tag)
                                      ws + 1024, SRC_ROWS, BLOCK_ROW, SRC_PITCH, PADDED_ROW));
     view_in(ws, v, 1024, SRC_ROWS * PADDED_ROW);
     view_in(ws, v, 2048, 512);
-    for (r = 0; r < SRC_ROWS; r++)
-        for (i = 0; i < PADDED_ROW; i++)
-            if (v[1024 + r * PADDED_ROW + i]
-                != (i < BLOCK_ROW ? src_byte(tag, r * SRC_PITCH + BLOCK_OFFSET + i) : FILL))
-                ok = 0;
-    for (i = 0; i < 512; i++) {
-        const unsigned col = i % SRC_PITCH;
-        const int in_block = col >= BLOCK_OFFSET && col < BLOCK_OFFSET + BLOCK_ROW;
-        if (v[2048 + i] != (in_block ? src_byte(tag, i) : GUARD))
-            ok = 0;
-    }
+    ok = padded_rows_ok(v + 1024, tag) && image_ok(v + 2048, tag);
     bng_hal_dma_wait(bng_hal_dma_get(ws + 3072, (const BNG_SHARED uint32_t *)&word, 1, sizeof word, 0, 0));
     bng_hal_dma_wait(bng_hal_dma_put((BNG_SHARED uint32_t *)&back, ws + 3072, 1, sizeof back, 0, 0));
-    if (back != word)
-        ok = 0;
+    ok = ok && back == word;
     bng_hal_p_workspace_release(ws);
     return ok ? 0 : 1;
 }

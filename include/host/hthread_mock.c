@@ -232,15 +232,20 @@ static void *run_worker(void *p)
     return NULL;
 }
 
+void hthread_mock_adopt_core_0(void)
+{
+    pthread_once(&engine_once, init_engine);
+    this_core = 0;
+    bng_dma_engine_begin(0, 0);
+    prologue(0);
+}
+
 void hthread_mock_start_workers(void (*worker)(void))
 {
     static core_start starts[BNG_TARGET_CORES];
     unsigned core;
 
-    pthread_once(&engine_once, init_engine);
-    this_core = 0;
-    bng_dma_engine_begin(0, 0);
-    prologue(0);
+    hthread_mock_adopt_core_0();
     for (core = 1; core < BNG_TARGET_CORES; core++) {
         pthread_t thread;
         starts[core].core = core;
@@ -248,14 +253,6 @@ void hthread_mock_start_workers(void (*worker)(void))
         if (pthread_create(&thread, NULL, run_worker, &starts[core]) != 0 || pthread_detach(thread) != 0)
             bng_dma_engine_fail("hthread_mock_start_workers", "cannot start a core", (int)core);
     }
-}
-
-void hthread_mock_adopt_core_0(void)
-{
-    pthread_once(&engine_once, init_engine);
-    this_core = 0;
-    bng_dma_engine_begin(0, 0);
-    prologue(0);
 }
 
 static void *run_spmd(void *p)
