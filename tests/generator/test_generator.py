@@ -973,7 +973,7 @@ class AccidentsTest(TempDir):
             self.skipTest("no make")
         copy = self.tmp + "/project"
         os.makedirs(copy)
-        for name in ("Makefile", "targets.yaml", "generator", "templates", "generated"):
+        for name in ("Makefile", "mk", "targets.yaml", "generator", "templates", "generated"):
             (shutil.copytree if os.path.isdir(os.path.join(ROOT, name)) else shutil.copy)(
                 os.path.join(ROOT, name), os.path.join(copy, name))
         with open(copy + "/generated/mt7004/NOTES.txt", "w") as f:

@@ -1,0 +1,67 @@
+# Debian packages, installed on demand, all from here: a goal that needs a tool depends
+# on its deps-<name> target, which probes for the tool and, when it is missing, installs
+# the packages (as root or with password-less sudo; otherwise it says what to run).
+
+# $(1) packages, $(2) why (shown when installing)
+define apt_install
+	if [ "$$(id -u)" = 0 ]; then sudo=; elif sudo -n true 2>/dev/null; then sudo="sudo -n"; \
+	else echo "error: missing $(1); run: sudo apt-get install -y $(1)" >&2; exit 1; fi; \
+	echo "installing $(1)$(if $(2), ($(2)))" >&2; \
+	$$sudo apt-get update -qq >&2 && \
+	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $(1) >&2
+endef
+
+# A python3 that imports what it needs (the generator: jinja2 and yaml; its tests:
+# hypothesis too): the first python3 on PATH may not be Debian's.
+find_python = for p in $(PYTHON) python3 /usr/bin/python3; do \
+	command -v $$p >/dev/null 2>&1 \
+	&& $$p -c 'import $(subst $(space),$(comma),$(or $(1),jinja2 yaml))' 2>/dev/null \
+	&& { command -v $$p; break; }; done
+PY      = $(shell $(find_python))
+PY_TEST = $(shell $(call find_python,jinja2 yaml hypothesis))
+
+CHECK_CFLAGS = $(shell pkg-config --cflags check)
+CHECK_LIBS   = $(shell pkg-config --libs check)
+
+# deps-<name>: DEPS_PROBE_<name> a shell test that the tools are there, DEPS_PACKAGES_<name>
+# what installs them, DEPS_WHY_<name> what for (large installs say so),
+# DEPS_OPTIONAL_<name> a note printed instead of failing when they cannot be installed.
+DEPS := python python-test c mpi bench fuzz valgrind cross report
+
+DEPS_PROBE_python         = [ -n "$$($(find_python))" ]
+DEPS_PACKAGES_python      = python3 python3-jinja2 python3-yaml
+DEPS_PROBE_python-test    = [ -n "$$($(call find_python,jinja2 yaml hypothesis))" ]
+DEPS_PACKAGES_python-test = python3 python3-jinja2 python3-yaml python3-hypothesis
+DEPS_PROBE_c              = command -v $(CC) && command -v pkg-config && pkg-config --exists check
+DEPS_PACKAGES_c           = gcc pkg-config check
+DEPS_PROBE_mpi            = command -v $(MPICC) && command -v $(MPIRUN)
+DEPS_PACKAGES_mpi         = openmpi-bin libopenmpi-dev
+DEPS_PROBE_bench          = [ -f $(DNNL_HEADER) ] && command -v gnuplot
+DEPS_PACKAGES_bench       = libdnnl-dev gnuplot-nox
+DEPS_OPTIONAL_bench       = continuing without oneDNN or the plot
+DEPS_PROBE_valgrind       = command -v valgrind
+DEPS_PACKAGES_valgrind    = valgrind
+# (the probe is a whole fuzz target: libFuzzer links only with one)
+FUZZ_PROBE := 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) \
+  { (void)d; (void)n; return 0; }'
+DEPS_PROBE_fuzz           = command -v clang \
+  && echo $(FUZZ_PROBE) | clang -fsanitize=fuzzer -x c - -o /dev/null
+DEPS_PACKAGES_fuzz        = clang libclang-rt-14-dev
+DEPS_WHY_fuzz             = for make fuzz: libFuzzer
+DEPS_PROBE_cross          = command -v riscv64-unknown-elf-gcc && command -v arm-none-eabi-gcc \
+  && command -v tcc && command -v clang && command -v $(OLDEST_GCC) && command -v $(OLDEST_CLANG)
+DEPS_PACKAGES_cross       = gcc-riscv64-unknown-elf gcc-arm-none-eabi tcc clang \
+  $(OLDEST_GCC) $(OLDEST_CLANG)
+DEPS_WHY_cross            = for make cross-check: bare-metal cross compilers and the oldest \
+  packaged gcc and clang$(comma) a large install$(comma) about 1 GB$(comma) once
+# make report needs only the RISC-V cross compiler.
+DEPS_PROBE_report         = command -v $(REPORT_CROSS)-gcc
+DEPS_PACKAGES_report      = gcc-$(REPORT_CROSS)
+DEPS_WHY_report           = for make report: the bare-metal RISC-V compiler$(comma) \
+  about 150 MB$(comma) once
+
+.PHONY: $(DEPS:%=deps-%)
+$(DEPS:%=deps-%): deps-%:
+	@if ! { $(DEPS_PROBE_$*); } >/dev/null 2>&1; then \
+	  ( $(call apt_install,$(strip $(DEPS_PACKAGES_$*)),$(strip $(DEPS_WHY_$*))) ) \
+	  $(if $(DEPS_OPTIONAL_$*),|| echo "note: $(DEPS_OPTIONAL_$*)"); fi

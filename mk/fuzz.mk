@@ -1,0 +1,40 @@
+# make fuzz (libFuzzer on the entry points, then the generator's loader fuzz) and
+# make memcheck (the gnu suites under valgrind).
+
+FUZZ_SECONDS ?= 60
+FUZZ_TARGET  := $(HALF_TARGET)
+FUZZ         := $(BUILD)/fuzz/fuzz_params
+
+.PHONY: fuzz memcheck
+
+# libFuzzer on every entry point of $(FUZZ_TARGET) (it has fp and hp), with
+# AddressSanitizer and UndefinedBehaviorSanitizer; then the generator's loader fuzz.
+# Artifacts (crash-*, leak-*) go to $(BUILD)/fuzz/artifacts, never into the tree; a
+# finding worth keeping becomes a regression input in tests/fuzz/corpus/.
+FUZZ_SOURCES := $(BNG_SOURCES_generated/$(FUZZ_TARGET)) include/host/bng_hal_host.c \
+  include/host/bng_dma_engine.c
+FUZZ_FLAGS := -std=gnu11 -g -O1 -march=native -Wno-psabi -ffp-contract=off \
+  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+  -DBNG_HOST -DBNG_VEC_BACKEND=BNG_VEC_GNU -Iinclude -Iinclude/host -Igenerated/$(FUZZ_TARGET)
+$(FUZZ): tests/fuzz/fuzz_params.c $(FUZZ_SOURCES) $(wildcard generated/$(FUZZ_TARGET)/*.h) \
+  $(INCLUDE_HEADERS) | deps-fuzz
+	@mkdir -p $(@D)
+	clang $(FUZZ_FLAGS) $< $(FUZZ_SOURCES) -lpthread -lm -o $@
+
+# The lines of libFuzzer's output the log keeps.
+FUZZ_STATS := $(subst $(space),|,^stat::number_of_executed_units ^stat::peak_rss Done ERROR \
+  SUMMARY ==[0-9]+== deadly artifact)
+## libFuzzer on the entry points, then the loader fuzz [FUZZ_SECONDS=60]
+fuzz: $(FUZZ) deps-python
+	@rm -rf $(BUILD)/fuzz/corpus && mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/artifacts \
+	  && cp tests/fuzz/corpus/* $(BUILD)/fuzz/corpus/
+	$(FUZZ) -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	  -artifact_prefix=$(BUILD)/fuzz/artifacts/ $(BUILD)/fuzz/corpus 2>&1 | \
+	  grep -E "$(FUZZ_STATS)" ; exit $${PIPESTATUS[0]}
+	$(PY) tests/fuzz/fuzz_generator.py --seconds $(FUZZ_SECONDS)
+
+# Valgrind 3.19 cannot run AVX-512 code: memcheck builds without it.
+NO_AVX512 = $(if $(filter x86_64,$(shell uname -m)),-mno-avx512f)
+## the Check suites (gnu flavour) under valgrind: any error fails
+memcheck: deps-valgrind
+	@BNG_TEST_QUICK=1 $(MAKE) --no-print-directory test-c VALGRIND=1 CFLAGS="$(CFLAGS) $(NO_AVX512)"
