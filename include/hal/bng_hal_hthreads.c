@@ -3,9 +3,11 @@
  * Written against public MT-3000 hthreads code; every assumption about that runtime
  * (signatures' meaning, the launch model, memory ordering, AM sizing) is in
  * bng_hal_hthreads_config.h, and what firmware calls besides _s in bng_hal_hthreads.h.
- * Vendored on request (make vendor ... HAL=hthreads). The host tests run the whole _s
- * suite through it against a mock of the runtime (include/host/hthread_mock.c) in both
- * launch models, and include/hal/bng_hal_conformance.c checks it against the contract.
+ * Vendored on request (make vendor ... HAL=hthreads): the one file of the hthreads path
+ * a firmware build takes. The host tests run the whole _s suite through it against a
+ * mock of the runtime (include/host/hthread_mock.c), started by a host launcher
+ * (include/host/hthread_launch.c), in both launch models, and
+ * include/hal/bng_hal_conformance.c checks it against the contract.
  *
  * A call (bng_hal_parallel), on each selected core:
  *   1. vector_malloc its AM block (checked) and vote in GSM whether it got one;
@@ -121,7 +123,8 @@ bng_hal_dma bng_hal_dma_put(BNG_SHARED void *dst, const BNG_VMEM void *src, size
             return handle;
         }
     if (handle != BNG_HAL_DMA_DONE)
-        BNG_HTHREADS_CONTRACT_BREACH("bng_hal_dma_put: a fifth outstanding put (bng_hal.h allows four)");
+        BNG_HTHREADS_CONTRACT_BREACH("bng_hal_dma_put: a fifth outstanding put, a breach of "
+                                     "bng_hal.h's contract (it allows four)");
     return handle;
 }
 
@@ -245,8 +248,15 @@ int bng_hal_parallel(unsigned mask, bng_hal_body body, void *arg, size_t arg_byt
     return all ? BNG_HAL_OK : BNG_HAL_ENOMEM;
 }
 
+/* No workers in this model: a core that runs the worker is start-up code written for
+ * fan-out, and its _s caller would wait for it at the call's first barrier forever. */
 void bng_hal_hthreads_worker(void)
 {
+    BNG_HTHREADS_CONTRACT_BREACH("bng_hal_hthreads_worker: this HAL is built for the SPMD launch "
+                                 "model (BNG_HTHREADS_LAUNCH=BNG_LAUNCH_SPMD, the default), which "
+                                 "has no workers: call _s on every core of the group, or build the "
+                                 "HAL with -DBNG_HTHREADS_LAUNCH=BNG_LAUNCH_FANOUT for one caller "
+                                 "and workers");
 }
 
 void bng_hal_hthreads_stop_workers(void)

@@ -112,10 +112,12 @@
 #ifndef BNG_HTHREADS_IDLE
 #define BNG_HTHREADS_IDLE() ((void)0)
 #endif
-/* A breach of include/bng_hal.h's contract by its caller (a fifth outstanding put): the
- * HAL stops there rather than lose track of a transfer. The default spins on the
- * message, where a debugger finds it; firmware may define its own trap or log (the host
- * mock prints the message and aborts). */
+/* A misuse the HAL cannot survive: a breach of include/bng_hal.h's contract by its
+ * caller (a fifth outstanding put: the HAL stops rather than lose track of a transfer),
+ * or bng_hal_hthreads_worker in an SPMD build (start-up code written for fan-out, whose
+ * caller would wait forever). The default spins on the message, where a debugger finds
+ * it; firmware may define its own trap or log (the host mock prints the message and
+ * aborts). */
 #ifndef BNG_HTHREADS_CONTRACT_BREACH
 #define BNG_HTHREADS_CONTRACT_BREACH(what) \
     do { volatile const char *const bng_why_ = (what); for (;;) (void)*bng_why_; } while (0)

@@ -3,11 +3,10 @@
  * created), one array memory per core (vector_malloc can be made to fail),
  * dma_p2p deferred, poisoned and checked. A call ends at the group barrier (fan-out)
  * or when the SPMD launch returns: there each core's transfers must be complete and
- * its array memory is poisoned again. It also plays the firmware's launcher: it
- * creates two barriers and hands their ids to every core with bng_hal_hthreads_init
- * before the core's work, as a __global__ function would from its arguments; and it
- * starts fan-out workers late (after the caller's first call is posted). Not for
- * firmware.
+ * its array memory is poisoned again. It is the runtime only: it starts cores on the
+ * functions it is given and calls nothing of the HAL (the launcher, hthread_launch.c,
+ * hands the HAL its barrier ids). Fan-out cores start late, after what core 0 does
+ * first. Not for firmware.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -16,7 +15,6 @@
 #include <time.h>
 
 #include "bng_dma_engine.h"
-#include "bng_hal_hthreads.h"
 #include "bng_kernels.h"
 #include "hthread_device.h"
 #include "hthread_mock.h"
@@ -31,10 +29,10 @@
 #define MOCK_AM_BYTES BNG_PRIVATE_BYTES
 #endif
 
-/* Fan-out workers start this long after one another (core k after k times it), the
+/* Fan-out cores start this long after one another (core k after k times it), the
  * first after the caller's first call is posted. */
-#ifndef HTHREAD_MOCK_WORKER_DELAY_NS
-#define HTHREAD_MOCK_WORKER_DELAY_NS 2000000l
+#ifndef HTHREAD_MOCK_CORE_DELAY_NS
+#define HTHREAD_MOCK_CORE_DELAY_NS 2000000l
 #endif
 
 typedef struct {
@@ -50,23 +48,21 @@ static unsigned fail_mask;           /* cores whose vector_malloc returns NULL *
 static unsigned calls[BNG_TARGET_CORES];
 static pthread_once_t engine_once = PTHREAD_ONCE_INIT;
 static __thread int this_core = -1;
-static int launcher_ids[2];
-static hthread_mock_prologue prologue;
 
-static void default_prologue(unsigned core)
+/* A misuse of the runtime, as the mock names it: the message (and the core, on one),
+ * then abort. */
+static void mock_fail(const char *call, const char *what, int core)
 {
-    (void)core;
-    if (bng_hal_hthreads_init((unsigned)launcher_ids[0], (unsigned)launcher_ids[1]) != 0)
-        bng_dma_engine_fail("bng_hal_hthreads_init", "refused the ids the launcher created", (int)core);
+    if (core >= 0)
+        fprintf(stderr, "hthread_mock: %s: %s (core %d)\n", call, what, core);
+    else
+        fprintf(stderr, "hthread_mock: %s: %s\n", call, what);
+    abort();
 }
 
 static void init_engine(void)
 {
     bng_dma_engine_init(BNG_TARGET_CORES, MOCK_AM_BYTES, 0);
-    launcher_ids[0] = hthread_barrier_create(0);
-    launcher_ids[1] = hthread_barrier_create(0);
-    if (!prologue)
-        prologue = default_prologue;
 }
 
 /* ---- the host side: barriers ---- */
@@ -86,12 +82,6 @@ int hthread_barrier_create(int cluster_id)
     return id;
 }
 
-void hthread_mock_set_prologue(hthread_mock_prologue fn)
-{
-    pthread_once(&engine_once, init_engine);
-    prologue = fn ? fn : default_prologue;
-}
-
 void hthread_mock_fail_vector_malloc(unsigned core_mask)
 {
     pthread_mutex_lock(&lock);
@@ -99,10 +89,16 @@ void hthread_mock_fail_vector_malloc(unsigned core_mask)
     pthread_mutex_unlock(&lock);
 }
 
+/* The calling thread's core. A thread the mock did not start as a core (e.g. main
+ * calling _s with no launch) has none: a core exists only once it is launched. */
 static unsigned core_of(const char *call)
 {
     if (this_core < 0)
-        bng_dma_engine_fail(call, "called on a thread that is no core", -1);
+        mock_fail(call, "called on a thread that is no core. Launch the cores first "
+                  "(hthread_launch.h): in the fan-out model (BNG_HTHREADS_LAUNCH=BNG_LAUNCH_FANOUT) "
+                  "call hthread_launch_fanout() once before the first _s; in the SPMD model "
+                  "(the default) call _s inside the function hthread_launch_spmd(fn, arg) runs "
+                  "on every core", -1);
     return (unsigned)this_core;
 }
 
@@ -118,18 +114,18 @@ void core_barrier(unsigned int id, unsigned int num)
 
     core_of("core_barrier");
     if (id >= BARRIER_IDS || num == 0 || num > BNG_TARGET_CORES)
-        bng_dma_engine_fail("core_barrier", "bad barrier id or core count", this_core);
+        mock_fail("core_barrier", "bad barrier id or core count", this_core);
     pthread_mutex_lock(&lock);
     b = &barriers[id];
     if (!b->created) {
         char what[96];
         snprintf(what, sizeof what, "barrier id %u was not created (hthread_barrier_create)", id);
-        bng_dma_engine_fail("core_barrier", what, this_core);
+        mock_fail("core_barrier", what, this_core);
     }
     if (b->arrived == 0)
         b->count = num;
     else if (b->count != num)
-        bng_dma_engine_fail("core_barrier", "cores arrived with different counts", this_core);
+        mock_fail("core_barrier", "cores arrived with different counts", this_core);
     generation = b->generation;
     if (++b->arrived == b->count) {
         b->arrived = 0;
@@ -172,7 +168,7 @@ void vector_free(void *p)
 {
     const unsigned core = core_of("vector_free");
     if (!allocated[core] || p != (void *)bng_dma_engine_arena(core))
-        bng_dma_engine_fail("vector_free", "not the block vector_malloc gave this core", (int)core);
+        mock_fail("vector_free", "not the block vector_malloc gave this core", (int)core);
     allocated[core] = 0;
 }
 
@@ -185,9 +181,9 @@ unsigned int dma_p2p(void *src, unsigned long src_row_num, unsigned int src_row_
     const void *private_side = at >= arena && at - arena < MOCK_AM_BYTES ? dst : src;
 
     if (src_row_num != dst_row_num || src_row_size != dst_row_size || row_syn || synmask)
-        bng_dma_engine_fail("dma_p2p", "the mock copies rows of equal shape only", (int)core);
+        mock_fail("dma_p2p", "the mock copies rows of equal shape only", (int)core);
     if (src_row_step < 0 || dst_row_step < 0)     /* public code passes 0 for packed rows */
-        bng_dma_engine_fail("dma_p2p", "a negative row step", (int)core);
+        mock_fail("dma_p2p", "a negative row step", (int)core);
     return (unsigned)bng_dma_engine_issue(core, "dma_p2p", dst, dst_row_size + (size_t)dst_row_step,
                                           src, src_row_size + (size_t)src_row_step, src_row_num,
                                           src_row_size, private_side);
@@ -200,7 +196,7 @@ void dma_wait(unsigned int ch)
 
 void hthread_mock_breach(const char *what)
 {
-    fprintf(stderr, "bng_hal_hthreads: contract breach: %s\n", what);
+    fprintf(stderr, "bng_hal_hthreads: %s\n", what);
     abort();
 }
 
@@ -210,25 +206,25 @@ void hthread_mock_idle(void)
     nanosleep(&pause, NULL);
 }
 
-/* ---- launching cores ---- */
+/* ---- starting cores ---- */
 
 typedef struct {
     unsigned core;
-    void (*worker)(void);
+    void (*core_main)(void);
     void (*fn)(void *);
     void *arg;
 } core_start;
 
-static void *run_worker(void *p)
+static void *run_late_core(void *p)
 {
     const core_start *s = p;
-    const long long delay = HTHREAD_MOCK_WORKER_DELAY_NS * (long long)s->core;
+    const long long delay = HTHREAD_MOCK_CORE_DELAY_NS * (long long)s->core;
     const struct timespec late = {(time_t)(delay / 1000000000), (long)(delay % 1000000000)};
-    nanosleep(&late, NULL);        /* the caller's first call is posted meanwhile */
+    nanosleep(&late, NULL);        /* core 0's first call is posted meanwhile */
     this_core = (int)s->core;
     bng_dma_engine_begin(s->core, 0);
-    prologue(s->core);
-    s->worker();
+    s->core_main();
+    this_core = -1;
     return NULL;
 }
 
@@ -237,37 +233,35 @@ void hthread_mock_adopt_core_0(void)
     pthread_once(&engine_once, init_engine);
     this_core = 0;
     bng_dma_engine_begin(0, 0);
-    prologue(0);
 }
 
-void hthread_mock_start_workers(void (*worker)(void))
+void hthread_mock_start_other_cores(void (*core_main)(void))
 {
     static core_start starts[BNG_TARGET_CORES];
     unsigned core;
 
-    hthread_mock_adopt_core_0();
+    pthread_once(&engine_once, init_engine);
     for (core = 1; core < BNG_TARGET_CORES; core++) {
         pthread_t thread;
         starts[core].core = core;
-        starts[core].worker = worker;
-        if (pthread_create(&thread, NULL, run_worker, &starts[core]) != 0 || pthread_detach(thread) != 0)
-            bng_dma_engine_fail("hthread_mock_start_workers", "cannot start a core", (int)core);
+        starts[core].core_main = core_main;
+        if (pthread_create(&thread, NULL, run_late_core, &starts[core]) != 0 || pthread_detach(thread) != 0)
+            mock_fail("hthread_mock_start_other_cores", "cannot start a core", (int)core);
     }
 }
 
-static void *run_spmd(void *p)
+static void *run_group_core(void *p)
 {
     const core_start *s = p;
     this_core = (int)s->core;
     bng_dma_engine_begin(s->core, ++calls[s->core]);
-    prologue(s->core);
     s->fn(s->arg);
     bng_dma_engine_end(s->core);
     this_core = -1;
     return NULL;
 }
 
-void hthread_mock_spmd(void (*fn)(void *), void *arg)
+void hthread_mock_run_group(void (*fn)(void *), void *arg)
 {
     pthread_t threads[BNG_TARGET_CORES];
     core_start starts[BNG_TARGET_CORES];
@@ -278,8 +272,8 @@ void hthread_mock_spmd(void (*fn)(void *), void *arg)
         starts[core].core = core;
         starts[core].fn = fn;
         starts[core].arg = arg;
-        if (pthread_create(&threads[core], NULL, run_spmd, &starts[core]) != 0)
-            bng_dma_engine_fail("hthread_mock_spmd", "cannot start a core", (int)core);
+        if (pthread_create(&threads[core], NULL, run_group_core, &starts[core]) != 0)
+            mock_fail("hthread_mock_run_group", "cannot start a core", (int)core);
     }
     for (core = 0; core < BNG_TARGET_CORES; core++)
         pthread_join(threads[core], NULL);

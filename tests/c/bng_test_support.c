@@ -2,7 +2,7 @@
 #include "bng_ftz.h"
 
 #if BNG_TEST_LAUNCH_SPMD || BNG_TEST_LAUNCH_FANOUT
-#include "bng_hal_hthreads.h"
+#include "hthread_launch.h"
 #include "hthread_mock.h"
 #endif
 
@@ -181,7 +181,7 @@ static void run_shared(bng_case *k, int op, void *x, void *dy, void *dx, int cor
         c.dy = dy;
         c.dx = dx;
         c.core_mask = core_mask;
-        hthread_mock_spmd(call_on_every_core, &c);
+        hthread_launch_spmd(call_on_every_core, &c);
     }
 #else
     call_shared(k->t, op, x, dy, dx, core_mask);
@@ -219,7 +219,7 @@ static void bng_test_init(void)
 {
     ftz_mode = bng_test_enable_ftz();
 #if BNG_TEST_LAUNCH_FANOUT
-    hthread_mock_start_workers(bng_hal_hthreads_worker);   /* this thread is core 0 */
+    hthread_launch_fanout();        /* this thread is core 0, the caller */
 #elif BNG_TEST_LAUNCH_SPMD
     hthread_mock_adopt_core_0();    /* its _p calls run as core 0's between launches */
 #endif

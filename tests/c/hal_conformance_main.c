@@ -12,7 +12,7 @@
 #if BNG_TEST_LAUNCH_FANOUT || BNG_TEST_LAUNCH_SPMD
 #include "bng_hal_hthreads.h"
 #include "hthread_device.h"
-#include "hthread_mock.h"
+#include "hthread_launch.h"
 #endif
 
 #define RUNS 4
@@ -54,14 +54,14 @@ int main(void)
     if (!(shared = aligned_alloc(64, (BNG_HAL_CONFORMANCE_SHARED_BYTES + 63) / 64 * 64)))
         return 2;
 #if BNG_TEST_LAUNCH_FANOUT
-    hthread_mock_start_workers(bng_hal_hthreads_worker);
+    hthread_launch_fanout();
 #elif BNG_TEST_LAUNCH_SPMD
     pthread_barrier_init(&group, NULL, BNG_TARGET_CORES);
 #endif
     for (run = 1; run <= RUNS; run++) {
 #if BNG_TEST_LAUNCH_SPMD
         unsigned core;
-        hthread_mock_spmd(on_every_core, &run);
+        hthread_launch_spmd(on_every_core, &run);
         for (core = 0; core < BNG_TARGET_CORES; core++)
             failures += failures_of[core];
 #else

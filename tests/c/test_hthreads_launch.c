@@ -1,7 +1,10 @@
-/* The reference hthreads HAL's launch, on the runtime mock (make hal-conformance), in the
- * launch model it is built for (BNG_TEST_LAUNCH_FANOUT or BNG_TEST_LAUNCH_SPMD):
- *   1. barrier ids the host side did not create trap in the mock, and so does a fifth
- *      outstanding put (a breach of bng_hal.h's contract), each in a child process;
+/* The reference hthreads HAL's launch, on the runtime mock and the host launcher (make
+ * hal-conformance), in the launch model it is built for (BNG_TEST_LAUNCH_FANOUT or
+ * BNG_TEST_LAUNCH_SPMD):
+ *   1. each in a child process, these stop with a message: barrier ids the host side
+ *      did not create (the mock), a fifth outstanding put (a breach of bng_hal.h's
+ *      contract), _s from a thread no launch made a core (the mock says to launch
+ *      first), and in an SPMD build the fan-out launch (the worker names the macro);
  *   2. fan-out: the first _s call right after the workers are started, while they are
  *      still starting (the mock starts them late), completes and matches _p;
  *   3. vector_malloc failing on a selected core: _s returns BNG_ENOMEM and leaves dx,
@@ -23,6 +26,7 @@
 #include "bng_hal.h"
 #include "bng_hal_hthreads.h"
 #include "hthread_device.h"
+#include "hthread_launch.h"
 #include "hthread_mock.h"
 
 #define BATCH 600
@@ -54,19 +58,17 @@ static void params(long long *p)
     p[BNG_PARAM_STATUS] = 12345;
 }
 
-#if BNG_TEST_LAUNCH_SPMD
 static void on_every_core(void *mask)
 {
     fp_batch_norm_grad_s(x, dy, dx, *(int *)mask);
 }
-#endif
 
 /* One _s call as the launch model makes it; returns the status. */
 static long long call_s(int mask)
 {
     params(BNG_SHARED_PARAMS);
 #if BNG_TEST_LAUNCH_SPMD
-    hthread_mock_spmd(on_every_core, &mask);
+    hthread_launch_spmd(on_every_core, &mask);
 #else
     fp_batch_norm_grad_s(x, dy, dx, mask);
 #endif
@@ -99,10 +101,10 @@ static int outputs_match(void)
         && memcmp(dscale, want_dscale, sizeof dscale) == 0;
 }
 
-static void uncreated_ids(unsigned core)
+/* A launcher that hands every core the old fixed ids 14 and 15, which nobody created. */
+static void init_uncreated_ids(void)
 {
-    (void)core;
-    bng_hal_hthreads_init(14, 15);     /* the old fixed ids: nobody created them */
+    (void)bng_hal_hthreads_init(14, 15);
 }
 
 /* A body that breaks bng_hal.h's contract: five puts outstanding at once. */
@@ -118,22 +120,40 @@ static void five_puts(unsigned core, void *arg)
         (void)bng_hal_dma_put(&sink[core][i], local, 1, sizeof(float), 0, 0);
 }
 
-static void uncreated_ids_call(void)
-{
-    hthread_mock_set_prologue(uncreated_ids);
 #if BNG_TEST_LAUNCH_FANOUT
-    hthread_mock_start_workers(bng_hal_hthreads_worker);
-#endif
-    call_s(0xff & ((1 << BNG_TARGET_CORES) - 1));
+static void uncreated_ids_worker(void)
+{
+    init_uncreated_ids();
+    bng_hal_hthreads_worker();
 }
 
-#if BNG_TEST_LAUNCH_FANOUT
+static void uncreated_ids_call(void)
+{
+    hthread_mock_adopt_core_0();
+    init_uncreated_ids();
+    hthread_mock_start_other_cores(uncreated_ids_worker);
+    (void)call_s((1 << BNG_TARGET_CORES) - 1);
+}
+
 static void five_puts_call(void)
 {
-    hthread_mock_start_workers(bng_hal_hthreads_worker);
+    hthread_launch_fanout();
     (void)bng_hal_parallel(1, five_puts, NULL, 0);
 }
 #else
+static void uncreated_ids_core(void *mask)
+{
+    init_uncreated_ids();
+    on_every_core(mask);
+}
+
+static void uncreated_ids_call(void)
+{
+    int mask = (1 << BNG_TARGET_CORES) - 1;
+    params(BNG_SHARED_PARAMS);
+    hthread_mock_run_group(uncreated_ids_core, &mask);
+}
+
 static void spmd_five_puts(void *unused)
 {
     (void)unused;
@@ -142,9 +162,24 @@ static void spmd_five_puts(void *unused)
 
 static void five_puts_call(void)
 {
-    hthread_mock_spmd(spmd_five_puts, NULL);
+    hthread_launch_spmd(spmd_five_puts, NULL);
+}
+
+/* Start-up code written for fan-out in an SPMD build: the workers stop the run. */
+static void fanout_launch_call(void)
+{
+    hthread_launch_fanout();
+    (void)call_s((1 << BNG_TARGET_CORES) - 1);
 }
 #endif
+
+/* The manual's example as is: _s from main, which no launch made a core. */
+static void unlaunched_call(void)
+{
+    int mask = (1 << BNG_TARGET_CORES) - 1;
+    params(BNG_SHARED_PARAMS);
+    on_every_core(&mask);
+}
 
 /* In a child (before any core thread exists here), `run` must abort with a message
  * that holds `expected`. */
@@ -223,6 +258,11 @@ int main(void)
     }
     expect_trap(uncreated_ids_call, "was not created", "barrier ids 14 and 15, never created,");
     expect_trap(five_puts_call, "a fifth outstanding put", "a fifth outstanding put");
+    expect_trap(unlaunched_call, "Launch the cores first", "_s on a thread that is no core");
+#if BNG_TEST_LAUNCH_SPMD
+    expect_trap(fanout_launch_call, "-DBNG_HTHREADS_LAUNCH=BNG_LAUNCH_FANOUT",
+                "the fan-out launch in an SPMD build");
+#endif
 
 #if BNG_SPLIT_MEMORY
     hthread_mock_adopt_core_0();    /* _p takes its workspace from a core's AM */
@@ -237,7 +277,7 @@ int main(void)
     signal(SIGALRM, watchdog);
     alarm(60);
 #if BNG_TEST_LAUNCH_FANOUT
-    hthread_mock_start_workers(bng_hal_hthreads_worker);   /* late: still starting below */
+    hthread_launch_fanout();        /* the workers start late: still starting below */
 #endif
     mark_outputs();
     if (call_s(all) != BNG_OK || !outputs_match())
