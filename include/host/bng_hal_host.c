@@ -82,7 +82,10 @@ static void publish_increment(atomic_uint *value, pthread_cond_t *changed)
 static unsigned this_core(const char *call)
 {
     if (current_core < 0)
-        bng_dma_engine_fail(call, "called outside a core's body", current_core);
+        bng_dma_engine_fail(call, "called outside a core's body: this call belongs in the body "
+                            "bng_hal_parallel runs on each core (or, on a split target, between "
+                            "bng_hal_p_workspace and its release), where the library makes it",
+                            current_core);
     return (unsigned)current_core;
 }
 
