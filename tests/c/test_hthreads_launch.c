@@ -308,11 +308,10 @@ int main(void)
     alarm(0);
     printf("test_hthreads_launch (%s): %s%s\n",
 #if BNG_TEST_LAUNCH_FANOUT
-           "fan-out",
+           "fan-out", failures ? "FAILED" : "late workers, BNG_ENOMEM with untouched outputs, recovery: ok",
 #else
-           "SPMD",
+           "SPMD", failures ? "FAILED" : "the launch, BNG_ENOMEM with untouched outputs, recovery: ok",
 #endif
-           failures ? "FAILED" : "late workers, BNG_ENOMEM with untouched outputs, recovery: ok",
            BNG_SPLIT_MEMORY && !failures ? "; _p without a workspace: BNG_ENOMEM, outputs untouched: ok" : "");
     return failures ? 1 : 0;
 }
