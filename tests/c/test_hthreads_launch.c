@@ -165,11 +165,14 @@ static void five_puts_call(void)
     hthread_launch_spmd(spmd_five_puts, NULL);
 }
 
-/* Start-up code written for fan-out in an SPMD build: the workers stop the run. */
+/* Start-up code written for fan-out in an SPMD build: _s from this thread, core 0, waits
+ * at its first barrier for cores that run the worker, which stops the run. */
 static void fanout_launch_call(void)
 {
+    int mask = (1 << BNG_TARGET_CORES) - 1;
+    params(BNG_SHARED_PARAMS);
     hthread_launch_fanout();
-    (void)call_s((1 << BNG_TARGET_CORES) - 1);
+    on_every_core(&mask);
 }
 #endif
 
@@ -206,9 +209,11 @@ static void expect_trap(void (*run)(void), const char *expected, const char *wha
     out[got] = 0;
     close(pipe_fds[0]);
     waitpid(child, &status, 0);
-    if (!(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT) || !strstr(out, expected))
+    if (!(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT) || !strstr(out, expected)) {
         fail(what);
-    else
+        fprintf(stderr, "  (the child %s %d, and said: %s)\n", WIFSIGNALED(status) ? "ended by signal"
+                : "exited with", WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), out);
+    } else
         printf("test_hthreads_launch: %s traps: %.*s", what, (int)strcspn(out, "\n") + 1, out);
 }
 
