@@ -151,7 +151,8 @@ test-generator: deps-python-test
 test-c: suites
 
 suites: $(HALF_RUNS) $(EXAMPLE_RUNS) $(WALK_RUNS) $(C_RUNS) \
-  $(if $(VALGRIND),,bench-smoke hal-conformance) $(if $(SANITIZE)$(VALGRIND),,drop-on-host) \
+  $(if $(VALGRIND),,bench-smoke hal-conformance) \
+  $(if $(SANITIZE)$(VALGRIND),,drop-on-host hthreads-on-host) \
   fork-test $(SYNCBN_RUNS)
 
 include mk/bench.mk

@@ -51,8 +51,8 @@ FLAVOUR_FLAGS_portable     := -DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORT
 # include/host/compiler/m3000.h.
 FLAVOUR_FLAGS_native       := -DBNG_VEC_BACKEND=BNG_VEC_NATIVE -DBNG_HALF_PORTABLE -Iinclude/host
 # The reference HAL for NUDT's hthreads runtime (include/hal/) on a mock of that runtime
-# (include/host/hthread_mock.c), in its two launch models: one caller and parked
-# workers (fanout), every core calling _s (spmd).
+# (include/host/hthread_mock.c) started by the host launcher (hthread_launch.c), in its
+# two launch models: one caller and parked workers (fanout), every core calling _s (spmd).
 HTHREADS_FLAGS := -DBNG_VEC_BACKEND=BNG_VEC_GNU -Iinclude/hal -Iinclude/host \
   '-DBNG_HTHREADS_IDLE()=hthread_mock_idle()' \
   '-DBNG_HTHREADS_CONTRACT_BREACH(what)=hthread_mock_breach(what)'
@@ -60,8 +60,8 @@ FLAVOUR_FLAGS_hthreads_fanout := $(HTHREADS_FLAGS) -DBNG_HTHREADS_LAUNCH=BNG_LAU
   -DBNG_TEST_LAUNCH_FANOUT=1
 FLAVOUR_FLAGS_hthreads_spmd   := $(HTHREADS_FLAGS) -DBNG_HTHREADS_LAUNCH=BNG_LAUNCH_SPMD \
   -DBNG_TEST_LAUNCH_SPMD=1
-HAL_OBJECTS_hthreads_fanout   := bng_hal_hthreads.o hthread_mock.o bng_dma_engine.o
-HAL_OBJECTS_hthreads_spmd     := $(HAL_OBJECTS_hthreads_fanout)
+HAL_OBJECTS_hthreads_fanout := bng_hal_hthreads.o hthread_mock.o hthread_launch.o bng_dma_engine.o
+HAL_OBJECTS_hthreads_spmd   := $(HAL_OBJECTS_hthreads_fanout)
 # Under a sanitizer only gnu and the hthreads HAL run (their memory and thread handling
 # is what the sanitizers check; the other flavours differ in arithmetic code only), under
 # valgrind only gnu: checked runs are slow.

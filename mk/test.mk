@@ -149,6 +149,13 @@ drop-on-host: deps-c deps-python
 	@set -e; for t in $(ALL_TARGETS); do \
 	  tests/scripts/drop_on_host.sh $(BUILD) $(PY) "$(CC)" $$t; done
 
+# docs/porting.md's hthreads recipe, its commands and program taken from the document, in
+# both launch models (every target; a hang fails by timeout).
+.PHONY: hthreads-on-host
+hthreads-on-host: deps-c deps-python
+	@set -e; for t in $(ALL_TARGETS); do \
+	  tests/scripts/hthreads_on_host.sh $(BUILD) $(PY) "$(CC)" $$t; done
+
 # ---- synchronized batch norm over MPI ----------------------------------------------
 
 # tests/mpi/syncbn.c: one synchronized backward step (batch_norm_grad_ext.h's reduce,
@@ -228,8 +235,8 @@ $(BARRIER_MUTANT): include/hal/bng_hal_hthreads.c tests/scripts/hal_barrier_muta
 $(BARRIER_MUTANTS): $(BUILD)/hal-mutant/%: $(BARRIER_MUTANT) $(CONFORMANCE_SOURCES) \
   $(CONFORMANCE_HEADERS) | deps-c
 	$(CC) $(CFLAGS) $(HAL_CFLAGS) $(FLAVOUR_FLAGS_$*) -Igenerated/$(FIRST_TARGET) \
-	  $(CONFORMANCE_SOURCES) $< include/host/hthread_mock.c include/host/bng_dma_engine.c \
-	  $(LDLIBS) -o $@
+	  $(CONFORMANCE_SOURCES) $< include/host/hthread_mock.c include/host/hthread_launch.c \
+	  include/host/bng_dma_engine.c $(LDLIBS) -o $@
 
 .PHONY: hal-conformance
 ## the HAL conformance check against every HAL shipped, the hthreads launch test
