@@ -211,7 +211,7 @@ static int bng_check_overlap(const bng_span *span, unsigned used, unsigned outpu
 
 /* Apply: the rows a (combined) buffer covers, from its limbs. Each limb must be a whole
  * number that BNG_SUMS_MAX_BUFFERS buffers can sum to (no NaN, no fraction, nothing
- * negative); the count is at most 2^62. 0 when they are not. Shifts and adds only. */
+ * negative); the count is below 2^62. 0 when they are not. Shifts and adds only. */
 static int bng_read_count(const float *limb, unsigned long long *count)
 {
     const float most = (float)BNG_SUMS_MAX_BUFFERS * (float)BNG_LIMB_MAX;
@@ -224,9 +224,11 @@ static int bng_read_count(const float *limb, unsigned long long *count)
             return 0;
         whole = (unsigned)limb[i];
         if ((float)whole != limb[i] || total >> (62 - BNG_SUMS_LIMB_BITS))
-            return 0;
+            return 0;              /* the shift would reach 2^62 */
         total = (total << BNG_SUMS_LIMB_BITS) + whole;
     }
+    if (total >> 62)
+        return 0;                  /* the last limb added reached 2^62 */
     *count = total;
     return 1;
 }
