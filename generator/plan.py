@@ -334,7 +334,7 @@ class OutputFile:
 
 
 # Hand-written sources every target's library compiles beside its generated ones.
-SHARED_SOURCES = ("include/bng_driver.c",)
+SHARED_SOURCES = ("include/bng_driver.c", "include/bng_params.c")
 
 
 @dataclass(frozen=True)

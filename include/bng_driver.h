@@ -76,13 +76,12 @@ typedef struct {
     void (*stats_store)(void *stats, size_t i, float value);
 } bng_dtype_config;
 
-/* The per-channel arrays of one call (params[0..4]), of the type's stats_bytes. */
+/* The per-channel arrays of one call (params[0..4], bng_params_stats), of the type's
+ * stats_bytes. */
 typedef struct {
     const void *mean, *invar, *scale;
     void *dbias, *dscale;
 } bng_stats;
-
-bng_stats bng_stats_from_params(const long long *params);
 
 /* The ABI entry points' bodies: check the parameter block, write the status. */
 void bng_entry_private(const bng_dtype_config *dtype, void *x, void *dy, void *dx,

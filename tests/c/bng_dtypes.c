@@ -1,5 +1,6 @@
 /* The storage types of the target under test, as bng_dtype adapters. */
 #include "bng_dtypes.h"
+#include "bng_params.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +42,7 @@ static void f32_entry_s(void *x, void *dy, void *dx, int core_mask)
 static void f32_run_kernel(int generic, size_t batch, size_t channel, int is_train,
                            void *x, void *dy, void *dx, long long *params)
 {
-    const bng_stats s = bng_stats_from_params(params);
+    const bng_stats s = bng_params_stats(params);
 
     run_private_checked(bng_run_private(&bng_f32_config,
                                         generic ? &bng_f32_generic_kernel : bng_f32_config.kernel_for_channels(channel),
@@ -123,7 +124,7 @@ static void f16_entry_s(void *x, void *dy, void *dx, int core_mask)
 static void f16_run_kernel(int generic, size_t batch, size_t channel, int is_train,
                            void *x, void *dy, void *dx, long long *params)
 {
-    const bng_stats s = bng_stats_from_params(params);
+    const bng_stats s = bng_params_stats(params);
 
     run_private_checked(bng_run_private(&bng_f16_config,
                                         generic ? &bng_f16_generic_kernel : bng_f16_config.kernel_for_channels(channel),
