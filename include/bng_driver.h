@@ -65,15 +65,14 @@ typedef struct {
     bng_dx_infer_ukernel *dx_infer;
 } bng_kernel;
 
-/* One storage type of one target, as the generator describes it. */
+/* One storage type of one target, as the generator describes it. The per-channel
+ * arrays are float (stats_bytes 4) or half (2). */
 typedef struct {
     size_t element_bytes;            /* x, dy, dx */
     size_t stats_bytes;              /* mean, invar, scale, dbias, dscale */
     size_t max_chunk;                /* widest chunk: a specialized count or the generic chunk */
     size_t generic_chunk;            /* channels per pass of the generic kernel */
     const bng_kernel *(*kernel_for_channels)(size_t channel);   /* else the generic one */
-    float (*stats_load)(const void *stats, size_t i);
-    void (*stats_store)(void *stats, size_t i, float value);
 } bng_dtype_config;
 
 /* The per-channel arrays of one call (params[0..4], bng_params_stats), of the type's
