@@ -15,8 +15,14 @@
  * removes the code).
  *
  * The memory model (BNG_SPLIT_MEMORY) decides where arrays live and how they move,
- * never how a step computes: each per-channel step and each kernel call is written
- * once, on whole vectors of BNG_V floats.
+ * never how a step computes: each per-channel step is written once, on whole vectors
+ * of BNG_V floats, and every kernel call goes through one function per kind.
+ *
+ * Names: the functions this file exports begin with bng_entry_ (bng_driver.h), those
+ * of the checks with bng_params_ (bng_params.h). Every other function here is static:
+ * bng_step_* the per-channel steps, bng_rows_* the calls of a row ukernel, bng_p_* _p,
+ * bng_s_call _s, bng_job_* a staged call and bng_core_* one core's part of it; small
+ * helpers are named for what they give.
  *
  * Built once per target, beside the target's generated sources (-Igenerated/<t>): it
  * takes the target's constants from bng_kernels.h.
@@ -294,17 +300,17 @@ typedef float bng_work_float;
 typedef unsigned char bng_work_stats;
 #define BNG_WORK_FIELD(unused1, unused2, name, kind) BNG_VMEM bng_work_##kind *name;
 #define BNG_WORK_TAKE(max_chunk, stats_bytes, name, kind) \
-    p->name = bng_take(&next, BNG_WORK_ARRAY_CHUNK(max_chunk) * BNG_WORK_ELEMENT_##kind(stats_bytes));
+    mem->name = bng_take(&next, BNG_WORK_ARRAY_CHUNK(max_chunk) * BNG_WORK_ELEMENT_##kind(stats_bytes));
 typedef struct {
     BNG_WORKSPACE(BNG_WORK_FIELD, 0, 0)
     BNG_VMEM unsigned char *x_tiles[2], *dy_tiles[2];
     size_t tile_rows;   /* rows per tile buffer; the whole slice when resident */
     int resident;       /* the core's rows of x and dy stay in private memory for pass 2 */
-} bng_private;
+} bng_core_layout;
 /* The tile buffers bng_layout splits the rest of private memory into: the generator's
  * TILE_BUFFERS, with which it checks private_bytes. */
-#define BNG_LAYOUT_TILES (sizeof(((bng_private *)0)->x_tiles) / sizeof(((bng_private *)0)->x_tiles[0]) \
-                          + sizeof(((bng_private *)0)->dy_tiles) / sizeof(((bng_private *)0)->dy_tiles[0]))
+#define BNG_LAYOUT_TILES (sizeof(((bng_core_layout *)0)->x_tiles) / sizeof(((bng_core_layout *)0)->x_tiles[0]) \
+                          + sizeof(((bng_core_layout *)0)->dy_tiles) / sizeof(((bng_core_layout *)0)->dy_tiles[0]))
 typedef char bng_tile_buffers_agree[BNG_LAYOUT_TILES == BNG_TILE_BUFFERS ? 1 : -1];
 
 /* The most DMA transfers a core has outstanding: in pass 2, after the next tile's two
@@ -327,7 +333,7 @@ static BNG_VMEM void *bng_take(BNG_VMEM unsigned char **next, size_t bytes)
  * double-buffered tiles of a multiple of BNG_BLOCK_ROWS rows (so that tiles never split
  * a block). */
 static void bng_layout(const bng_dtype_config *dtype, BNG_VMEM unsigned char *base, size_t bytes,
-                       size_t row_pitch, size_t slice_rows, int may_stay, bng_private *p)
+                       size_t row_pitch, size_t slice_rows, int may_stay, bng_core_layout *mem)
 {
     size_t tile_bytes;
     BNG_VMEM unsigned char *next = base;
@@ -335,17 +341,17 @@ static void bng_layout(const bng_dtype_config *dtype, BNG_VMEM unsigned char *ba
     BNG_WORKSPACE(BNG_WORK_TAKE, dtype->max_chunk, dtype->stats_bytes)
     /* targets.yaml is validated so that this leaves room for BNG_BLOCK_ROWS-row tiles. */
     tile_bytes = (bytes - (size_t)(next - base)) / BNG_TILE_BUFFERS / BNG_ALIGN * BNG_ALIGN;
-    p->resident = may_stay && slice_rows * row_pitch <= 2 * tile_bytes;
-    if (p->resident) {
-        p->tile_rows = slice_rows;
-        p->x_tiles[0] = p->x_tiles[1] = bng_take(&next, slice_rows * row_pitch);
-        p->dy_tiles[0] = p->dy_tiles[1] = bng_take(&next, slice_rows * row_pitch);
+    mem->resident = may_stay && slice_rows * row_pitch <= 2 * tile_bytes;
+    if (mem->resident) {
+        mem->tile_rows = slice_rows;
+        mem->x_tiles[0] = mem->x_tiles[1] = bng_take(&next, slice_rows * row_pitch);
+        mem->dy_tiles[0] = mem->dy_tiles[1] = bng_take(&next, slice_rows * row_pitch);
     } else {
-        p->tile_rows = tile_bytes / row_pitch / BNG_BLOCK_ROWS * BNG_BLOCK_ROWS;
-        p->x_tiles[0] = bng_take(&next, tile_bytes);
-        p->x_tiles[1] = bng_take(&next, tile_bytes);
-        p->dy_tiles[0] = bng_take(&next, tile_bytes);
-        p->dy_tiles[1] = bng_take(&next, tile_bytes);
+        mem->tile_rows = tile_bytes / row_pitch / BNG_BLOCK_ROWS * BNG_BLOCK_ROWS;
+        mem->x_tiles[0] = bng_take(&next, tile_bytes);
+        mem->x_tiles[1] = bng_take(&next, tile_bytes);
+        mem->dy_tiles[0] = bng_take(&next, tile_bytes);
+        mem->dy_tiles[1] = bng_take(&next, tile_bytes);
     }
 }
 
@@ -384,7 +390,7 @@ typedef struct {
     size_t row_bytes;              /* one row of the chunk */
     size_t row_channels, pitch;    /* a row in private memory: padded on a split target */
     BNG_SHARED float *scratch;     /* the chunk's slot of the shared scratch */
-    bng_private p;           /* the chunk's layout of private memory */
+    bng_core_layout mem;           /* the chunk's layout of private memory */
 } bng_core;
 
 /* The k-th selected core takes the k-th contiguous run of groups. */
@@ -408,11 +414,11 @@ static void bng_core_rows(bng_core *c, const bng_staged_job *job, unsigned core)
 static void bng_core_zero_padding(bng_core *c)
 {
     const bng_dtype_config *dtype = c->job->dtype;
-    const bng_private *p = &c->p;
+    const bng_core_layout *mem = &c->mem;
     size_t at;
 
-#define BNG_WORK_ZERO_float(name) bng_vstore(p->name + at, bng_vzero());
-#define BNG_WORK_ZERO_stats(name) bng_stats_store(dtype, p->name, at, bng_vzero());
+#define BNG_WORK_ZERO_float(name) bng_vstore(mem->name + at, bng_vzero());
+#define BNG_WORK_ZERO_stats(name) bng_stats_store(dtype, mem->name, at, bng_vzero());
 #define BNG_WORK_ZERO(unused1, unused2, name, kind) BNG_WORK_ZERO_##kind(name)
     for (at = c->channels / BNG_V * BNG_V; at < BNG_PADDED(c->channels); at += BNG_V) {
         BNG_WORKSPACE(BNG_WORK_ZERO, 0, 0)
@@ -440,23 +446,23 @@ static int bng_core_chunk(bng_core *c, size_t first, size_t slot)
     c->pitch = c->row_channels * dtype->element_bytes;
     c->scratch = BNG_SHARED_SCRATCH + slot * BNG_MAX_GROUPS * 2 * dtype->max_chunk;
     bng_layout(dtype, memory, bytes, c->pitch, c->end - c->begin,
-               BNG_SUMS_ROWS(call) && !BNG_IS_REDUCE(call), &c->p);
+               BNG_SUMS_ROWS(call) && !BNG_IS_REDUCE(call), &c->mem);
     bng_core_zero_padding(c);
     if (!BNG_IS_DX_ONLY(call))
-        bng_hal_dma_wait(bng_hal_dma_get(c->p.stats_mean, bng_shared_at(job->stats.mean, first, stat), 1, c->channels * stat, 0, 0));
+        bng_hal_dma_wait(bng_hal_dma_get(c->mem.stats_mean, bng_shared_at(job->stats.mean, first, stat), 1, c->channels * stat, 0, 0));
     if (!BNG_IS_REDUCE(call)) {
-        bng_hal_dma_wait(bng_hal_dma_get(c->p.invar, bng_shared_at(job->stats.invar, first, stat), 1, c->channels * stat, 0, 0));
-        bng_hal_dma_wait(bng_hal_dma_get(c->p.scale, bng_shared_at(job->stats.scale, first, stat), 1, c->channels * stat, 0, 0));
+        bng_hal_dma_wait(bng_hal_dma_get(c->mem.invar, bng_shared_at(job->stats.invar, first, stat), 1, c->channels * stat, 0, 0));
+        bng_hal_dma_wait(bng_hal_dma_get(c->mem.scale, bng_shared_at(job->stats.scale, first, stat), 1, c->channels * stat, 0, 0));
     }
     if (!BNG_IS_DX_ONLY(call))
-        bng_step_stats_to_float(dtype, c->channels, c->p.stats_mean, c->p.mean);
+        bng_step_stats_to_float(dtype, c->channels, c->mem.stats_mean, c->mem.mean);
     return 1;
 }
 
 /* Start the DMA of rows [row, row + n) of the chunk's x (when with_x) and dy into a
  * tile buffer: handles[0] for x, handles[1] for dy. */
-static void bng_fetch(const bng_core *c, size_t row, size_t n, int with_x,
-                      BNG_VMEM void *x_tile, BNG_VMEM void *dy_tile, bng_hal_dma handles[2])
+static void bng_core_fetch(const bng_core *c, size_t row, size_t n, int with_x,
+                           BNG_VMEM void *x_tile, BNG_VMEM void *dy_tile, bng_hal_dma handles[2])
 {
     const bng_staged_job *job = c->job;
     const size_t element = job->dtype->element_bytes, channel = job->call.channel;
@@ -473,51 +479,51 @@ static void bng_fetch(const bng_core *c, size_t row, size_t n, int with_x,
  * total at once (the groups come in order). */
 static void bng_core_group_done(bng_core *c, size_t row)
 {
-    const bng_private *p = &c->p;
+    const bng_core_layout *mem = &c->mem;
     const size_t max_chunk = c->job->dtype->max_chunk;
     BNG_SHARED float *group;
 
     if (BNG_ALONE(c->job)) {
-        bng_step_fold(c->channels, p->sum_dy, p->sum_dyxm, p->part_dy, p->part_dyxm);
+        bng_step_fold(c->channels, mem->sum_dy, mem->sum_dyxm, mem->part_dy, mem->part_dyxm);
         return;
     }
     group = c->scratch + row / c->group_rows * 2 * max_chunk;
-    bng_hal_dma_wait(bng_hal_dma_put(group, p->part_dy, 1, c->channels * sizeof(float), 0, 0));
-    bng_hal_dma_wait(bng_hal_dma_put(group + max_chunk, p->part_dyxm, 1, c->channels * sizeof(float), 0, 0));
+    bng_hal_dma_wait(bng_hal_dma_put(group, mem->part_dy, 1, c->channels * sizeof(float), 0, 0));
+    bng_hal_dma_wait(bng_hal_dma_put(group + max_chunk, mem->part_dyxm, 1, c->channels * sizeof(float), 0, 0));
 }
 
 /* Pass 1: this core's groups to their partial sums; the next tile arrives while this
  * one is reduced. Resident, the slice fills one buffer tile by tile. */
 static void bng_core_sum_rows(bng_core *c)
 {
-    const bng_private *p = &c->p;
+    const bng_core_layout *mem = &c->mem;
     const size_t begin = c->begin, end = c->end, group_rows = c->group_rows;
     bng_hal_dma gets[2][2];
     size_t row, t;
 
     if (BNG_ALONE(c->job)) {
-        bng_step_zero(c->channels, p->sum_dy);
-        bng_step_zero(c->channels, p->sum_dyxm);
+        bng_step_zero(c->channels, mem->sum_dy);
+        bng_step_zero(c->channels, mem->sum_dyxm);
     }
     if (begin < end)
-        bng_fetch(c, begin, bng_tile(begin, end, group_rows, p->tile_rows), 1,
-                       p->x_tiles[0], p->dy_tiles[0], gets[0]);
+        bng_core_fetch(c, begin, bng_tile(begin, end, group_rows, mem->tile_rows), 1,
+                       mem->x_tiles[0], mem->dy_tiles[0], gets[0]);
     for (row = begin, t = 0; row < end; t ^= 1) {
-        const size_t n = bng_tile(row, end, group_rows, p->tile_rows), next = row + n;
-        const size_t at = p->resident ? (row - begin) * c->pitch : 0;
-        const size_t next_at = p->resident ? (next - begin) * c->pitch : 0;
+        const size_t n = bng_tile(row, end, group_rows, mem->tile_rows), next = row + n;
+        const size_t at = mem->resident ? (row - begin) * c->pitch : 0;
+        const size_t next_at = mem->resident ? (next - begin) * c->pitch : 0;
 
         if (next < end)
-            bng_fetch(c, next, bng_tile(next, end, group_rows, p->tile_rows), 1,
-                           p->x_tiles[t ^ 1] + next_at, p->dy_tiles[t ^ 1] + next_at, gets[t ^ 1]);
+            bng_core_fetch(c, next, bng_tile(next, end, group_rows, mem->tile_rows), 1,
+                           mem->x_tiles[t ^ 1] + next_at, mem->dy_tiles[t ^ 1] + next_at, gets[t ^ 1]);
         bng_hal_dma_wait(gets[t][0]);
         bng_hal_dma_wait(gets[t][1]);
         if (row % group_rows == 0) {
-            bng_step_zero(c->channels, p->part_dy);
-            bng_step_zero(c->channels, p->part_dyxm);
+            bng_step_zero(c->channels, mem->part_dy);
+            bng_step_zero(c->channels, mem->part_dyxm);
         }
-        bng_rows_reduce(c->job->kernel, n, c->row_channels, c->row_channels, p->x_tiles[t] + at,
-                        p->dy_tiles[t] + at, p->mean, p->part_dy, p->part_dyxm);
+        bng_rows_reduce(c->job->kernel, n, c->row_channels, c->row_channels, mem->x_tiles[t] + at,
+                        mem->dy_tiles[t] + at, mem->mean, mem->part_dy, mem->part_dyxm);
         if (next == end || next % group_rows == 0)
             bng_core_group_done(c, row);
         row = next;
@@ -527,17 +533,17 @@ static void bng_core_sum_rows(bng_core *c)
 /* After the barrier: every core folds all groups in order (the same bits everywhere). */
 static void bng_core_fold(bng_core *c)
 {
-    const bng_private *p = &c->p;
+    const bng_core_layout *mem = &c->mem;
     const size_t max_chunk = c->job->dtype->max_chunk;
     size_t g;
 
-    bng_step_zero(c->channels, p->sum_dy);
-    bng_step_zero(c->channels, p->sum_dyxm);
+    bng_step_zero(c->channels, mem->sum_dy);
+    bng_step_zero(c->channels, mem->sum_dyxm);
     for (g = 0; g < c->groups; g++) {
         const BNG_SHARED float *group = c->scratch + g * 2 * max_chunk;
-        bng_hal_dma_wait(bng_hal_dma_get(p->part_dy, group, 1, c->channels * sizeof(float), 0, 0));
-        bng_hal_dma_wait(bng_hal_dma_get(p->part_dyxm, group + max_chunk, 1, c->channels * sizeof(float), 0, 0));
-        bng_step_fold(c->channels, p->sum_dy, p->sum_dyxm, p->part_dy, p->part_dyxm);
+        bng_hal_dma_wait(bng_hal_dma_get(mem->part_dy, group, 1, c->channels * sizeof(float), 0, 0));
+        bng_hal_dma_wait(bng_hal_dma_get(mem->part_dyxm, group + max_chunk, 1, c->channels * sizeof(float), 0, 0));
+        bng_step_fold(c->channels, mem->sum_dy, mem->sum_dyxm, mem->part_dy, mem->part_dyxm);
     }
 }
 
@@ -546,20 +552,20 @@ static void bng_core_fold(bng_core *c)
 static void bng_core_put_sums(bng_core *c)
 {
     const bng_staged_job *job = c->job;
-    const bng_private *p = &c->p;
+    const bng_core_layout *mem = &c->mem;
     const size_t channel = job->call.channel;
 
     if (c->rank != 0)
         return;
-    bng_hal_dma_wait(bng_hal_dma_put(job->sums + c->first, p->sum_dy, 1, c->channels * sizeof(float), 0, 0));
-    bng_hal_dma_wait(bng_hal_dma_put(job->sums + channel + c->first, p->sum_dyxm, 1, c->channels * sizeof(float), 0, 0));
+    bng_hal_dma_wait(bng_hal_dma_put(job->sums + c->first, mem->sum_dy, 1, c->channels * sizeof(float), 0, 0));
+    bng_hal_dma_wait(bng_hal_dma_put(job->sums + channel + c->first, mem->sum_dyxm, 1, c->channels * sizeof(float), 0, 0));
     if (c->first == 0) {
         size_t i;
         /* The count's limbs into part_dy (free after the fold: it holds a vector per
          * limb), then one float put each. */
-        bng_step_count(job->call.batch, p->part_dy);
+        bng_step_count(job->call.batch, mem->part_dy);
         for (i = 0; i < BNG_SUMS_COUNT_LIMBS; i++)
-            bng_hal_dma_wait(bng_hal_dma_put(job->sums + 2 * channel + i, p->part_dy + i * BNG_V, 1, sizeof(float), 0, 0));
+            bng_hal_dma_wait(bng_hal_dma_put(job->sums + 2 * channel + i, mem->part_dy + i * BNG_V, 1, sizeof(float), 0, 0));
     }
 }
 
@@ -568,8 +574,8 @@ static void bng_core_get_sums(bng_core *c)
 {
     const bng_staged_job *job = c->job;
 
-    bng_hal_dma_wait(bng_hal_dma_get(c->p.sum_dy, job->sums + c->first, 1, c->channels * sizeof(float), 0, 0));
-    bng_hal_dma_wait(bng_hal_dma_get(c->p.sum_dyxm, job->sums + job->call.channel + c->first, 1, c->channels * sizeof(float), 0, 0));
+    bng_hal_dma_wait(bng_hal_dma_get(c->mem.sum_dy, job->sums + c->first, 1, c->channels * sizeof(float), 0, 0));
+    bng_hal_dma_wait(bng_hal_dma_get(c->mem.sum_dyxm, job->sums + job->call.channel + c->first, 1, c->channels * sizeof(float), 0, 0));
 }
 
 /* Every core computes the dx coefficients; the lowest selected core writes dbias and
@@ -577,20 +583,20 @@ static void bng_core_get_sums(bng_core *c)
 static void bng_core_finalize(bng_core *c)
 {
     const bng_staged_job *job = c->job;
-    const bng_private *p = &c->p;
+    const bng_core_layout *mem = &c->mem;
     const size_t stat = job->dtype->stats_bytes, bytes = c->channels * stat;
     const int accumulate = BNG_ACCUMULATES(&job->call) && c->rank == 0;
 
     if (accumulate) {
-        bng_hal_dma_wait(bng_hal_dma_get(p->dbias, bng_shared_at(job->stats.dbias, c->first, stat), 1, bytes, 0, 0));
-        bng_hal_dma_wait(bng_hal_dma_get(p->dscale, bng_shared_at(job->stats.dscale, c->first, stat), 1, bytes, 0, 0));
+        bng_hal_dma_wait(bng_hal_dma_get(mem->dbias, bng_shared_at(job->stats.dbias, c->first, stat), 1, bytes, 0, 0));
+        bng_hal_dma_wait(bng_hal_dma_get(mem->dscale, bng_shared_at(job->stats.dscale, c->first, stat), 1, bytes, 0, 0));
     }
-    bng_step_finalize(job->dtype, c->channels, job->call.m, accumulate, p->invar, p->scale,
-                      p->sum_dy, p->sum_dyxm, p->dbias, p->dscale, p->gain,
-                      p->dy_mean, p->slope);
+    bng_step_finalize(job->dtype, c->channels, job->call.m, accumulate, mem->invar, mem->scale,
+                      mem->sum_dy, mem->sum_dyxm, mem->dbias, mem->dscale, mem->gain,
+                      mem->dy_mean, mem->slope);
     if (c->rank == 0) {
-        bng_hal_dma_wait(bng_hal_dma_put(bng_shared_at_mut(job->stats.dbias, c->first, stat), p->dbias, 1, bytes, 0, 0));
-        bng_hal_dma_wait(bng_hal_dma_put(bng_shared_at_mut(job->stats.dscale, c->first, stat), p->dscale, 1, bytes, 0, 0));
+        bng_hal_dma_wait(bng_hal_dma_put(bng_shared_at_mut(job->stats.dbias, c->first, stat), mem->dbias, 1, bytes, 0, 0));
+        bng_hal_dma_wait(bng_hal_dma_put(bng_shared_at_mut(job->stats.dscale, c->first, stat), mem->dscale, 1, bytes, 0, 0));
     }
 }
 
@@ -600,32 +606,32 @@ static void bng_core_finalize(bng_core *c)
 static void bng_core_dx(bng_core *c)
 {
     const bng_staged_job *job = c->job;
-    const bng_private *p = &c->p;
+    const bng_core_layout *mem = &c->mem;
     const size_t begin = c->begin, end = c->end, group_rows = c->group_rows;
     const size_t element = job->dtype->element_bytes, channel = job->call.channel;
     const int is_train = job->call.is_train;
     bng_hal_dma gets[2][2], puts[2] = {BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE};
     size_t row, t;
 
-    if (begin < end && !p->resident)
-        bng_fetch(c, begin, bng_tile(begin, end, group_rows, p->tile_rows), is_train,
-                       p->x_tiles[0], p->dy_tiles[0], gets[0]);
+    if (begin < end && !mem->resident)
+        bng_core_fetch(c, begin, bng_tile(begin, end, group_rows, mem->tile_rows), is_train,
+                       mem->x_tiles[0], mem->dy_tiles[0], gets[0]);
     for (row = begin, t = 0; row < end; t ^= 1) {
-        const size_t n = bng_tile(row, end, group_rows, p->tile_rows), next = row + n;
-        const size_t at = p->resident ? (row - begin) * c->pitch : 0;
-        BNG_VMEM unsigned char *x_tile = p->x_tiles[t] + at, *dy_tile = p->dy_tiles[t] + at;
+        const size_t n = bng_tile(row, end, group_rows, mem->tile_rows), next = row + n;
+        const size_t at = mem->resident ? (row - begin) * c->pitch : 0;
+        BNG_VMEM unsigned char *x_tile = mem->x_tiles[t] + at, *dy_tile = mem->dy_tiles[t] + at;
 
-        if (next < end && !p->resident) {
+        if (next < end && !mem->resident) {
             bng_hal_dma_wait(puts[t ^ 1]);
-            bng_fetch(c, next, bng_tile(next, end, group_rows, p->tile_rows), is_train,
-                           p->x_tiles[t ^ 1], p->dy_tiles[t ^ 1], gets[t ^ 1]);
+            bng_core_fetch(c, next, bng_tile(next, end, group_rows, mem->tile_rows), is_train,
+                           mem->x_tiles[t ^ 1], mem->dy_tiles[t ^ 1], gets[t ^ 1]);
         }
-        if (!p->resident) {
+        if (!mem->resident) {
             bng_hal_dma_wait(gets[t][0]);
             bng_hal_dma_wait(gets[t][1]);
         }
         bng_rows_dx(job->kernel, is_train, n, c->row_channels, c->row_channels, x_tile, dy_tile,
-                    dy_tile, p->mean, p->gain, p->dy_mean, p->slope, 0);
+                    dy_tile, mem->mean, mem->gain, mem->dy_mean, mem->slope, 0);
         bng_hal_dma_wait(puts[t]);
         puts[t] = bng_hal_dma_put(bng_shared_at_mut(job->dx, row * channel + c->first, element),
                                   dy_tile, n, c->row_bytes, channel * element, c->pitch);
@@ -636,7 +642,7 @@ static void bng_core_dx(bng_core *c)
 }
 
 /* One core's part of a staged call, chunk by chunk: the steps of the call's op. */
-static void bng_staged_core(unsigned core, void *arg)
+static void bng_core_steps(unsigned core, void *arg)
 {
     const bng_staged_job *job = arg;
     const bng_call *call = &job->call;
@@ -660,7 +666,7 @@ static void bng_staged_core(unsigned core, void *arg)
             continue;
         }
         if (BNG_IS_DX_ONLY(call)) {
-            bng_step_gain(job->dtype, c.channels, c.p.invar, c.p.scale, c.p.gain);
+            bng_step_gain(job->dtype, c.channels, c.mem.invar, c.mem.scale, c.mem.gain);
         } else {
             if (BNG_IS_APPLY(call)) {
                 bng_core_get_sums(&c);
@@ -702,7 +708,7 @@ static void bng_job_init(bng_staged_job *job, const bng_dtype_config *dtype,
 /* ---- private storage: _p on the caller's memory, one core ----
  *
  * Where the memory model puts _p's arrays decides how it runs a checked call
- * (bng_private_run): BNG_OK, or on a split target BNG_ENOMEM when the HAL had no workspace
+ * (bng_p_run): BNG_OK, or on a split target BNG_ENOMEM when the HAL had no workspace
  * (nothing written). `sums`: the partial-sums buffer (reduce: written, apply: read),
  * else NULL. */
 #if BNG_SPLIT_MEMORY
@@ -711,9 +717,9 @@ static void bng_job_init(bng_staged_job *job, const bng_dtype_config *dtype,
  * _p stages them like _s, through padded tiles in a workspace of that memory
  * (bng_hal_p_workspace), on the calling core alone: the caller's arrays are reached by
  * DMA only; the partial-sums buffer is in scalar memory with the parameter block. */
-static int bng_private_run(const bng_dtype_config *dtype, const bng_kernel *kernel,
-                           const bng_call *call, const void *x, const void *dy, void *dx,
-                           const bng_stats *stats, float *sums)
+static int bng_p_run(const bng_dtype_config *dtype, const bng_kernel *kernel,
+                     const bng_call *call, const void *x, const void *dy, void *dx,
+                     const bng_stats *stats, float *sums)
 {
     bng_staged_job job;
 
@@ -728,7 +734,7 @@ static int bng_private_run(const bng_dtype_config *dtype, const bng_kernel *kern
         bng_hal_p_workspace_release(job.workspace);     /* a HAL that broke its contract */
         return BNG_ENOMEM;
     }
-    bng_staged_core(0, &job);
+    bng_core_steps(0, &job);
     bng_hal_p_workspace_release(job.workspace);
     return BNG_OK;
 }
@@ -740,8 +746,8 @@ typedef struct {
     float mean[BNG_MAX_CHUNK], sum_dy[BNG_MAX_CHUNK], sum_dyxm[BNG_MAX_CHUNK];
     float part_dy[BNG_MAX_CHUNK], part_dyxm[BNG_MAX_CHUNK];
     float gain[BNG_MAX_CHUNK], dy_mean[BNG_MAX_CHUNK], slope[BNG_MAX_CHUNK];
-} bng_stack;
-typedef char bng_stack_agrees[sizeof(bng_stack) == BNG_STACK_FLOAT_ARRAYS * BNG_MAX_CHUNK * sizeof(float) ? 1 : -1];
+} bng_p_stack;
+typedef char bng_stack_agrees[sizeof(bng_p_stack) == BNG_STACK_FLOAT_ARRAYS * BNG_MAX_CHUNK * sizeof(float) ? 1 : -1];
 
 /* Element `index` of an array of `bytes`-sized elements. */
 static const void *bng_at(const void *base, size_t index, size_t bytes)
@@ -756,9 +762,9 @@ static void *bng_at_mut(void *base, size_t index, size_t bytes)
 
 /* Pass 1 on the caller's memory: every row group of the chunk to its partial sums,
  * folded in group order into sum_dy and sum_dyxm. */
-static void bng_private_sum_rows(const bng_kernel *kernel, const bng_call *call, size_t element,
-                                 size_t first, size_t channels, const void *x, const void *dy,
-                                 float *sum_dy, float *sum_dyxm, bng_stack *s)
+static void bng_p_sum_rows(const bng_kernel *kernel, const bng_call *call, size_t element,
+                           size_t first, size_t channels, const void *x, const void *dy,
+                           float *sum_dy, float *sum_dyxm, bng_p_stack *s)
 {
     const size_t batch = call->batch, channel = call->channel;
     const size_t group_rows = bng_group_rows(batch);
@@ -780,14 +786,14 @@ static void bng_private_sum_rows(const bng_kernel *kernel, const bng_call *call,
 /* Chunks are independent: each is summed, finalized and written in turn; dx in one
  * pass over all rows. reduce sums straight into the caller's buffer, apply finalizes
  * from it. */
-static int bng_private_run(const bng_dtype_config *dtype, const bng_kernel *kernel,
-                           const bng_call *call, const void *x, const void *dy, void *dx,
-                           const bng_stats *stats, float *sums)
+static int bng_p_run(const bng_dtype_config *dtype, const bng_kernel *kernel,
+                     const bng_call *call, const void *x, const void *dy, void *dx,
+                     const bng_stats *stats, float *sums)
 {
     const size_t chunk = bng_chunk(dtype, kernel), channel = call->channel;
     const size_t element = dtype->element_bytes, stat = dtype->stats_bytes;
     const int stream = call->batch * channel * element >= BNG_STREAM_DX_BYTES;
-    bng_stack s;
+    bng_p_stack s;
     size_t first;
 
     for (first = 0; first < channel; first += chunk) {
@@ -801,7 +807,7 @@ static int bng_private_run(const bng_dtype_config *dtype, const bng_kernel *kern
         } else {
             bng_step_stats_to_float(dtype, channels, bng_at(stats->mean, first, stat), s.mean);
             if (BNG_SUMS_ROWS(call))
-                bng_private_sum_rows(kernel, call, element, first, channels, x, dy, sum_dy, sum_dyxm, &s);
+                bng_p_sum_rows(kernel, call, element, first, channels, x, dy, sum_dy, sum_dyxm, &s);
             if (BNG_IS_REDUCE(call))
                 continue;
             bng_step_finalize(dtype, channels, call->m, BNG_ACCUMULATES(call),
@@ -821,9 +827,9 @@ static int bng_private_run(const bng_dtype_config *dtype, const bng_kernel *kern
 
 /* ---- the entry points ---- */
 
-int bng_run_private(const bng_dtype_config *dtype, const bng_kernel *kernel,
-                    size_t batch, size_t channel, int is_train,
-                    const void *x, const void *dy, void *dx, const bng_stats *stats)
+int bng_entry_private_kernel(const bng_dtype_config *dtype, const bng_kernel *kernel,
+                             size_t batch, size_t channel, int is_train,
+                             const void *x, const void *dy, void *dx, const bng_stats *stats)
 {
     bng_call call;
 
@@ -833,12 +839,12 @@ int bng_run_private(const bng_dtype_config *dtype, const bng_kernel *kernel,
     call.m = (float)batch;
     call.is_train = is_train;
     call.accumulate = 0;
-    return bng_private_run(dtype, kernel, &call, x, dy, dx, stats, NULL);
+    return bng_p_run(dtype, kernel, &call, x, dy, dx, stats, NULL);
 }
 
 /* An `op` call of _p: check the block, run, write the status. */
-static void bng_private_entry(const bng_dtype_config *dtype, int op, void *x, void *dy, void *dx,
-                              long long *params)
+static void bng_p_call(const bng_dtype_config *dtype, int op, void *x, void *dy, void *dx,
+                       long long *params)
 {
     bng_call call;
     int status;
@@ -849,7 +855,7 @@ static void bng_private_entry(const bng_dtype_config *dtype, int op, void *x, vo
     if (status == BNG_OK) {
         const bng_stats stats = bng_params_stats(params);
 
-        status = bng_private_run(dtype, dtype->kernel_for_channels(call.channel), &call, x, dy, dx,
+        status = bng_p_run(dtype, dtype->kernel_for_channels(call.channel), &call, x, dy, dx,
                            &stats, bng_params_sums(op, params));
     }
     params[BNG_PARAM_STATUS] = status;
@@ -858,7 +864,7 @@ static void bng_private_entry(const bng_dtype_config *dtype, int op, void *x, vo
 void bng_entry_private(const bng_dtype_config *dtype, void *x, void *dy, void *dx,
                        long long *params)
 {
-    bng_private_entry(dtype, BNG_OP_FULL, x, dy, dx, params);
+    bng_p_call(dtype, BNG_OP_FULL, x, dy, dx, params);
 }
 
 /* The status of an _s call. In the SPMD launch model every core of the group that
@@ -875,8 +881,8 @@ static void bng_report_status(BNG_SHARED long long *shared_params, int status)
  * written back. The status is written after bng_hal_parallel returns, on every core
  * that took part (SPMD: the selected ones); BNG_ENOMEM when the HAL could not reserve
  * a selected core's private memory, in which case no output was touched. */
-static void bng_shared_entry(const bng_dtype_config *dtype, int op, void *x, void *dy, void *dx,
-                             int core_mask)
+static void bng_s_call(const bng_dtype_config *dtype, int op, void *x, void *dy, void *dx,
+                       int core_mask)
 {
     BNG_SHARED long long *shared_params = BNG_SHARED_PARAMS;
     long long params[BNG_SHARED_PARAMS_SLOTS];
@@ -896,7 +902,7 @@ static void bng_shared_entry(const bng_dtype_config *dtype, int op, void *x, voi
 
         bng_job_init(&job, dtype, dtype->kernel_for_channels(job.call.channel), x, dy, dx,
                      &stats, bng_params_sums(op, params));
-        switch (bng_hal_parallel(job.mask, bng_staged_core, &job, sizeof job)) {
+        switch (bng_hal_parallel(job.mask, bng_core_steps, &job, sizeof job)) {
         case BNG_HAL_OK:
             break;
         case BNG_HAL_IDLE:
@@ -912,7 +918,7 @@ static void bng_shared_entry(const bng_dtype_config *dtype, int op, void *x, voi
 void bng_entry_shared(const bng_dtype_config *dtype, void *x, void *dy, void *dx,
                       int core_mask)
 {
-    bng_shared_entry(dtype, BNG_OP_FULL, x, dy, dx, core_mask);
+    bng_s_call(dtype, BNG_OP_FULL, x, dy, dx, core_mask);
 }
 
 #if BNG_HAS_EXTENSIONS
@@ -921,12 +927,12 @@ void bng_entry_shared(const bng_dtype_config *dtype, void *x, void *dy, void *dx
 void bng_entry_ext_private(const bng_dtype_config *dtype, int op, void *x, void *dy,
                            void *dx, long long *params)
 {
-    bng_private_entry(dtype, op, x, dy, dx, params);
+    bng_p_call(dtype, op, x, dy, dx, params);
 }
 
 void bng_entry_ext_shared(const bng_dtype_config *dtype, int op, void *x, void *dy,
                           void *dx, int core_mask)
 {
-    bng_shared_entry(dtype, op, x, dy, dx, core_mask);
+    bng_s_call(dtype, op, x, dy, dx, core_mask);
 }
 #endif
