@@ -229,7 +229,8 @@ static void bng_step_count(size_t rows, BNG_VMEM float *limbs)
 
 /* ---- the row ukernels: every call of one goes through these two ---- */
 
-/* Pass 1: rows [0, rows) (from a block boundary) added into part_dy and part_dyxm. */
+/* Pass 1: the sums of `rows` rows, from a block boundary, added into part_dy and
+ * part_dyxm block by block. */
 static void bng_rows_reduce(const bng_kernel *kernel, size_t rows, size_t channels, size_t stride,
                             const BNG_VMEM void *x, const BNG_VMEM void *dy,
                             const BNG_VMEM float *mean, BNG_VMEM float *part_dy,
