@@ -103,7 +103,7 @@ static void run_p_f32(problem *p) { fp_batch_norm_grad_p(p->x, p->dy, p->dx, p->
 static void run_generic_f32(problem *p)
 {
     bng_stats s = {p->mean, p->invar, p->scale, p->dbias, p->dscale};
-    if (bng_run_private(&bng_f32_config, &bng_f32_generic_kernel, p->batch, p->channel, 1, p->x, p->dy, p->dx, &s) != BNG_OK)
+    if (bng_entry_private_kernel(&bng_f32_config, &bng_f32_generic_kernel, p->batch, p->channel, 1, p->x, p->dy, p->dx, &s) != BNG_OK)
         abort();     /* a split target's HAL had no workspace: nothing was computed */
 }
 
@@ -161,7 +161,7 @@ static void run_reduce_apply_f16(problem *p)
 static void run_generic_f16(problem *p)
 {
     bng_stats s = {p->mean, p->invar, p->scale, p->dbias, p->dscale};
-    if (bng_run_private(&bng_f16_config, &bng_f16_generic_kernel, p->batch, p->channel, 1, p->x, p->dy, p->dx, &s) != BNG_OK)
+    if (bng_entry_private_kernel(&bng_f16_config, &bng_f16_generic_kernel, p->batch, p->channel, 1, p->x, p->dy, p->dx, &s) != BNG_OK)
         abort();     /* a split target's HAL had no workspace: nothing was computed */
 }
 

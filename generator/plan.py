@@ -49,7 +49,7 @@ WORKSPACE = (
 TILE_BUFFERS = 4
 ALIGN = 64
 # The private-storage driver keeps these float arrays of the target's widest chunk on
-# the stack on a unified target (bng_direct_private_run's bng_stack, whose size the
+# the stack on a unified target (bng_p_run's bng_p_stack, whose size the
 # driver asserts).
 STACK_FLOAT_ARRAYS = 8
 # DMA transfers a core may have outstanding at once: the HAL contract (bng_hal.h), the
@@ -334,7 +334,7 @@ class OutputFile:
 
 
 # Hand-written sources every target's library compiles beside its generated ones.
-SHARED_SOURCES = ("include/bng_driver.c",)
+SHARED_SOURCES = ("include/bng_driver.c", "include/bng_params.c")
 
 
 @dataclass(frozen=True)

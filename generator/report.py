@@ -44,7 +44,7 @@ def report(tp: TargetPlan, columns: Dict[str, Dict[str, int]]) -> str:
             (f"_p: no stack arrays; a workspace of {tp.p_workspace_bytes} B of AM from "
              f"bng_hal_p_workspace" if memory.split else
              f"_p stack: {STACK_FLOAT_ARRAYS} float arrays of the widest chunk = "
-             f"{STACK_FLOAT_ARRAYS} x 4 x {tp.max_chunk} = {tp.stack_bytes} B in bng_direct_private_run"),
+             f"{STACK_FLOAT_ARRAYS} x 4 x {tp.max_chunk} = {tp.stack_bytes} B in bng_p_run"),
             head]
     totals = {l: 0 for l in labels}
     for d in tp.dtypes:

@@ -1,6 +1,7 @@
 /* The operator code of every target and storage type, written once
- * (include/bng_driver.c): the ukernel types a generated kernel table registers, the
- * descriptor of one storage type, and the two memory drivers around one compute core.
+ * (include/bng_driver.c, its parameter checks in include/bng_params.c): the ukernel
+ * types a generated kernel table registers, the descriptor of one storage type, and the
+ * driver's entry points (bng_entry_*: the two memory drivers around one compute core).
  * Internal to the library: callers need only batch_norm_grad.h.
  *
  * Words used throughout: a *kernel* is one table entry (the ukernels for one channel
@@ -65,24 +66,22 @@ typedef struct {
     bng_dx_infer_ukernel *dx_infer;
 } bng_kernel;
 
-/* One storage type of one target, as the generator describes it. */
+/* One storage type of one target, as the generator describes it. The per-channel
+ * arrays are float (stats_bytes 4) or half (2). */
 typedef struct {
     size_t element_bytes;            /* x, dy, dx */
     size_t stats_bytes;              /* mean, invar, scale, dbias, dscale */
     size_t max_chunk;                /* widest chunk: a specialized count or the generic chunk */
     size_t generic_chunk;            /* channels per pass of the generic kernel */
     const bng_kernel *(*kernel_for_channels)(size_t channel);   /* else the generic one */
-    float (*stats_load)(const void *stats, size_t i);
-    void (*stats_store)(void *stats, size_t i, float value);
 } bng_dtype_config;
 
-/* The per-channel arrays of one call (params[0..4]), of the type's stats_bytes. */
+/* The per-channel arrays of one call (params[0..4], bng_params_stats), of the type's
+ * stats_bytes. */
 typedef struct {
     const void *mean, *invar, *scale;
     void *dbias, *dscale;
 } bng_stats;
-
-bng_stats bng_stats_from_params(const long long *params);
 
 /* The ABI entry points' bodies: check the parameter block, write the status. */
 void bng_entry_private(const bng_dtype_config *dtype, void *x, void *dy, void *dx,
@@ -104,13 +103,13 @@ void bng_entry_ext_private(const bng_dtype_config *dtype, int op, void *x, void 
 void bng_entry_ext_shared(const bng_dtype_config *dtype, int op, void *x, void *dy,
                           void *dx, int core_mask);
 
-/* One checked call's work on the calling core's memory (_p) with the given kernel:
- * BNG_OK, or on a split target BNG_ENOMEM when the HAL had no workspace (nothing
- * written). The shared-storage entry point runs the same pieces on tiles it stages by
- * DMA, as _p does on a split target. */
-int bng_run_private(const bng_dtype_config *dtype, const bng_kernel *kernel,
-                     size_t batch, size_t channel, int is_train,
-                     const void *x, const void *dy, void *dx, const bng_stats *stats);
+/* _p's work (the vendor's call) on a shape the caller has checked, with the kernel it
+ * names: for the tests and the bench, which run the generic kernel on a count that has
+ * a specialized one. BNG_OK, or on a split target BNG_ENOMEM when the HAL had no
+ * workspace (nothing written). */
+int bng_entry_private_kernel(const bng_dtype_config *dtype, const bng_kernel *kernel,
+                             size_t batch, size_t channel, int is_train,
+                             const void *x, const void *dy, void *dx, const bng_stats *stats);
 
 /* The _s workspace in a core's private memory: BNG_WORKSPACE(X, a, b) (from the
  * generator's plan) lists its arrays in order as X(a, b, name, float) or

@@ -506,7 +506,7 @@ static inline uint32_t bng_float_lane_to_half(float value)
  * spellings of bng_native.h; half memory through its half spellings when targets.yaml
  * gives them, else lane by lane (bng_half_lane_to_float above). Loads and stores are handed
  * element-aligned pointers: the spelled load must accept them. _div and _broadcast serve
- * the split driver's per-channel steps (include/bng_driver.c bng_vfinalize: a broadcast
+ * the split driver's per-channel steps (include/bng_driver.c bng_step_finalize: a broadcast
  * batch count divides each sum); tests/c/test_native_spelling.c checks both spellings
  * for any float. */
 #include "bng_native.h"

@@ -45,19 +45,9 @@ static const bng_kernel *bng_f32_kernel_for_channels(size_t channel)
     }
 }
 
-static float bng_f32_stats_load(const void *stats, size_t i)
-{
-    return ((const float *)stats)[i];
-}
-
-static void bng_f32_stats_store(void *stats, size_t i, float value)
-{
-    ((float *)stats)[i] = value;
-}
-
 const bng_dtype_config bng_f32_config = {
     sizeof(float), sizeof(float), 256, 128,
-    bng_f32_kernel_for_channels, bng_f32_stats_load, bng_f32_stats_store
+    bng_f32_kernel_for_channels
 };
 
 /* The generator checked private_bytes against a 13312-byte workspace: the

@@ -1,5 +1,6 @@
 /* The storage types of the target under test, as bng_dtype adapters. */
 #include "bng_dtypes.h"
+#include "bng_params.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,12 +14,12 @@ typedef char bng_case_block_agrees[BNG_CASE_PARAMS == BNG_EXT_PARAMS_LEN && BNG_
 
 #define AS_ELEMENT(c) c,
 
-/* bng_run_private's status: BNG_OK, or on a split target BNG_ENOMEM when the HAL had no
- * workspace, which no test of a kernel expects. */
+/* bng_entry_private_kernel's status: BNG_OK, or on a split target BNG_ENOMEM when the
+ * HAL had no workspace, which no test of a kernel expects. */
 static void run_private_checked(int status)
 {
     if (status != BNG_OK) {
-        fprintf(stderr, "bng_run_private: status %d\n", status);
+        fprintf(stderr, "bng_entry_private_kernel: status %d\n", status);
         abort();
     }
 }
@@ -41,11 +42,11 @@ static void f32_entry_s(void *x, void *dy, void *dx, int core_mask)
 static void f32_run_kernel(int generic, size_t batch, size_t channel, int is_train,
                            void *x, void *dy, void *dx, long long *params)
 {
-    const bng_stats s = bng_stats_from_params(params);
+    const bng_stats s = bng_params_stats(params);
 
-    run_private_checked(bng_run_private(&bng_f32_config,
-                                        generic ? &bng_f32_generic_kernel : bng_f32_config.kernel_for_channels(channel),
-                                        batch, channel, is_train, x, dy, dx, &s));
+    run_private_checked(bng_entry_private_kernel(
+        &bng_f32_config, generic ? &bng_f32_generic_kernel : bng_f32_config.kernel_for_channels(channel),
+        batch, channel, is_train, x, dy, dx, &s));
 }
 
 static const bng_kernel *f32_registered(size_t channel) { return bng_f32_config.kernel_for_channels(channel); }
@@ -123,11 +124,11 @@ static void f16_entry_s(void *x, void *dy, void *dx, int core_mask)
 static void f16_run_kernel(int generic, size_t batch, size_t channel, int is_train,
                            void *x, void *dy, void *dx, long long *params)
 {
-    const bng_stats s = bng_stats_from_params(params);
+    const bng_stats s = bng_params_stats(params);
 
-    run_private_checked(bng_run_private(&bng_f16_config,
-                                        generic ? &bng_f16_generic_kernel : bng_f16_config.kernel_for_channels(channel),
-                                        batch, channel, is_train, x, dy, dx, &s));
+    run_private_checked(bng_entry_private_kernel(
+        &bng_f16_config, generic ? &bng_f16_generic_kernel : bng_f16_config.kernel_for_channels(channel),
+        batch, channel, is_train, x, dy, dx, &s));
 }
 
 static const bng_kernel *f16_registered(size_t channel) { return bng_f16_config.kernel_for_channels(channel); }

@@ -1163,6 +1163,46 @@ static void ext_errors(const bng_dtype *t, int shared)
     bng_case_free(&k);
 }
 
+/* The global count's limit (apply): a count of 2^62 or more is refused, however its
+ * limbs spell it. A combined buffer's limbs are sums, not carried: {4096, 4095, 4095,
+ * 4095, 4095, 3} is 2^62 with the most significant limbs below 2^50, so that only the
+ * last limb added reaches the limit; one row fewer, {4095, ...}, is 2^62 - 1 and runs. */
+static void count_limit(const bng_dtype *t, int shared)
+{
+    static const float at_limit[] = {4096.0f, 4095.0f, 4095.0f, 4095.0f, 4095.0f, 3.0f};
+    const size_t channel = t->lanes + 3;
+    float *limb;
+    bng_case k;
+    int i;
+    if (!EXT_OPS_PRESENT(t))
+        return;
+    ck_assert_int_eq(BNG_SUMS_COUNT_LIMBS, sizeof at_limit / sizeof at_limit[0]);
+    bng_case_init(&k, t, 5, channel, 1, BNG_DATA_RANDOM, 4);
+    limb = (float *)k.sums.p + 2 * channel;
+    valid_sums(&k, 5);
+    for (i = 0; i < BNG_SUMS_COUNT_LIMBS; i++)
+        limb[i] = at_limit[i];
+    expect_op_error(&k, BNG_OP_APPLY, shared, k.x.p, k.dy.p, k.dx.p, FULL_MASK, BNG_EBATCH,
+                    "a count of 2^62 whose last limb reaches it");
+    limb[0] = 4095.0f;
+    bng_case_call(&k, BNG_OP_APPLY, shared, k.x.p, k.dy.p, k.dx.p, FULL_MASK);
+    ck_assert_int_eq(k.params[BNG_PARAM_STATUS], BNG_OK);
+    bng_case_check_guards(&k);
+    bng_case_free(&k);
+}
+
+START_TEST(test_ext_count_limit)
+{
+    count_limit(T, 0);
+}
+END_TEST
+
+START_TEST(test_ext_shared_count_limit)
+{
+    count_limit(T, 1);
+}
+END_TEST
+
 START_TEST(test_ext_errors_write_status_only)
 {
     ext_errors(T, 0);
@@ -1209,11 +1249,13 @@ static Suite *suite(void)
         {"ext_accumulate", test_ext_accumulate, "private"},
         {"ext_no_flags", test_ext_without_flags_is_vendor, "private shared"},
         {"ext_errors", test_ext_errors_write_status_only, "private"},
+        {"ext_count_limit", test_ext_count_limit, "private"},
         {"ext_shared_reduce_apply", test_ext_shared_reduce_apply_is_vendor, "shared"},
         {"ext_shared_split", test_ext_shared_split_within_bound, "shared"},
         {"ext_shared_dx_only", test_ext_shared_dx_only, "shared"},
         {"ext_shared_accumulate", test_ext_shared_accumulate, "shared"},
         {"ext_shared_errors", test_ext_shared_errors_write_status_only, "shared"},
+        {"ext_shared_count_limit", test_ext_shared_count_limit, "shared"},
     };
     size_t i;
 

@@ -81,7 +81,7 @@ class ExtensionsTest(TempDir):
             text = with_extensions(f"[{family}]") if family else GOOD
             status, err, out = self.generate(text)
             self.assertEqual(status, 0, err)
-            sources = [os.path.join(ROOT, "include", "bng_driver.c")]
+            sources = [os.path.join(ROOT, "include", name) for name in ("bng_driver.c", "bng_params.c")]
             if family:
                 sources.append(os.path.join(out, "batch_norm_grad_ext.c"))
             for source in sources:

@@ -1,0 +1,284 @@
+/* The parameter checks of every entry point: the parameter block and the data pointers
+ * of a call, read once, in the contract's order (docs/contract.md, "Status codes"),
+ * into the bng_call the driver runs. What it offers and needs: bng_params.h. Nothing
+ * here calls the HAL or a kernel, or writes anything but the bng_call.
+ *
+ * Built once per target, beside the target's generated sources (-Igenerated/<t>): it
+ * takes the target's constants from bng_kernels.h.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include "batch_norm_grad.h"
+#include "bng_params.h"
+#if BNG_HAS_EXTENSIONS
+#include "batch_norm_grad_ext.h"
+#endif
+
+/* The extended parameter block's slots, flag and status, as batch_norm_grad_ext.h has
+ * them (asserted where the target has that header). */
+#define BNG_SLOT_SUMS 12
+#define BNG_SLOT_FLAGS 13
+#define BNG_ACCUMULATE_FLAG 1
+#define BNG_STATUS_EFLAGS (-9)
+#if BNG_HAS_EXTENSIONS
+typedef char bng_ext_slots_agree[BNG_SLOT_SUMS == BNG_PARAM_SUMS && BNG_SLOT_FLAGS == BNG_PARAM_FLAGS
+                                 && BNG_ACCUMULATE_FLAG == BNG_FLAG_ACCUMULATE && BNG_STATUS_EFLAGS == BNG_EFLAGS
+                                 && BNG_EXT_PARAMS_LEN == BNG_SHARED_PARAMS_SLOTS ? 1 : -1];
+#endif
+
+static size_t bng_address_max(void)
+{
+    return BNG_ADDRESS_MAX < SIZE_MAX ? (size_t)BNG_ADDRESS_MAX : SIZE_MAX;
+}
+
+/* batch * channel elements of 2^element_shift bytes fit BNG_ADDRESS_MAX. No 64-bit
+ * division (a runtime-library call on 32-bit cores): 32x32-bit products only. */
+static int bng_fits(unsigned long long batch, unsigned long long channel, unsigned element_shift)
+{
+    const unsigned long long limit = (unsigned long long)bng_address_max() >> element_shift;
+    const unsigned long long low = 0xffffffffull;
+    unsigned long long big = batch > channel ? batch : channel;
+    unsigned long long small = batch > channel ? channel : batch;
+    unsigned long long high_part, low_part;
+
+    if (big > limit)
+        return 0;                  /* both are at least 1 */
+    if (big <= low)
+        return big * small <= limit;
+    if (small > low)
+        return 0;                  /* the product passes 2^64 */
+    high_part = (big >> 32) * small;
+    low_part = (big & low) * small;
+    if (high_part > low)
+        return 0;
+    high_part <<= 32;
+    return low_part <= limit && high_part <= limit - low_part;
+}
+
+static unsigned bng_log2(size_t power_of_two)
+{
+    unsigned shift = 0;
+    while ((size_t)1 << shift < power_of_two)
+        shift++;
+    return shift;
+}
+
+/* One array of the call: where it starts and how many bytes it spans. */
+typedef struct {
+    uintptr_t start, bytes;
+} bng_span;
+
+static int bng_overlap(bng_span a, bng_span b)
+{
+    return a.start < b.start + b.bytes && b.start < a.start + a.bytes;
+}
+
+static int bng_same(bng_span a, bng_span b)
+{
+    return a.start == b.start && a.bytes == b.bytes;
+}
+
+/* The arrays a call may have, in the order of its checks. */
+enum { BNG_X, BNG_DY, BNG_DX, BNG_MEAN, BNG_INVAR, BNG_SCALE, BNG_DBIAS, BNG_DSCALE, BNG_SUMS,
+       BNG_ARRAYS };
+#define BNG_BIT(array) (1u << (array))
+#define BNG_VENDOR_ARRAYS (BNG_BIT(BNG_SUMS) - 1u)
+
+/* Per op (bng_driver.h's order): the arrays the call reads or writes, and its outputs.
+ * An array a call does not use is not looked at: not read, not checked. */
+static const unsigned bng_op_arrays[] = {
+    BNG_VENDOR_ARRAYS, BNG_VENDOR_ARRAYS,
+    BNG_BIT(BNG_X) | BNG_BIT(BNG_DY) | BNG_BIT(BNG_MEAN) | BNG_BIT(BNG_SUMS),
+    BNG_VENDOR_ARRAYS | BNG_BIT(BNG_SUMS),
+    BNG_BIT(BNG_DY) | BNG_BIT(BNG_DX) | BNG_BIT(BNG_INVAR) | BNG_BIT(BNG_SCALE),
+};
+#define BNG_VENDOR_OUTPUTS (BNG_BIT(BNG_DX) | BNG_BIT(BNG_DBIAS) | BNG_BIT(BNG_DSCALE))
+static const unsigned bng_op_outputs[] = {
+    BNG_VENDOR_OUTPUTS, BNG_VENDOR_OUTPUTS, BNG_BIT(BNG_SUMS), BNG_VENDOR_OUTPUTS, BNG_BIT(BNG_DX),
+};
+
+/* The arrays an `op` call uses (a target without extensions has the vendor's call only). */
+static unsigned bng_arrays_used(int op)
+{
+    return bng_op_arrays[BNG_HAS_EXTENSIONS ? op : BNG_OP_FULL];
+}
+
+/* Whether an `op` call reads a slot of its parameter block: the slots of the arrays it
+ * uses, batch and channel, is_train where it finalizes, the flags (ext, apply). The
+ * status and reserved slots are never read. */
+int bng_params_reads_slot(int op, int slot)
+{
+    const unsigned used = bng_arrays_used(op);
+
+    if (slot >= BNG_PARAM_MEAN && slot <= BNG_PARAM_DSCALE)
+        return (used & BNG_BIT(BNG_MEAN + slot - BNG_PARAM_MEAN)) != 0;
+    if (slot == BNG_PARAM_BATCH || slot == BNG_PARAM_CHANNEL)
+        return 1;
+    if (slot == BNG_PARAM_IS_TRAIN)
+        return op != BNG_OP_REDUCE && op != BNG_OP_DX;
+    if (slot == BNG_SLOT_SUMS)
+        return (used & BNG_BIT(BNG_SUMS)) != 0;
+    if (slot == BNG_SLOT_FLAGS)
+        return op == BNG_OP_EXT || op == BNG_OP_APPLY;
+    return 0;
+}
+
+/* The aliasing contract: an output may share memory with an input only as the very
+ * same array (dx with x or dy; dbias and dscale with mean, invar or scale), where every
+ * chunk reads what it needs before it writes; any other overlap of an output with
+ * another array would give wrong results, and is refused before anything is written.
+ * Inputs may overlap each other: they are only read. The partial-sums buffer is never
+ * the very same array as another (its length differs). */
+static int bng_check_overlap(const bng_span *span, unsigned used, unsigned outputs)
+{
+    int out, other;
+
+    for (out = 0; out < BNG_ARRAYS; out++) {
+        if (!(outputs & BNG_BIT(out)))
+            continue;
+        for (other = 0; other < BNG_ARRAYS; other++) {
+            const int may_be_same = out == BNG_DX ? other <= BNG_DY
+                                  : (out == BNG_DBIAS || out == BNG_DSCALE)
+                                    && other >= BNG_MEAN && other <= BNG_SCALE;
+            if (other != out && (used & BNG_BIT(other)) && bng_overlap(span[out], span[other])
+                && !(may_be_same && bng_same(span[out], span[other])))
+                return BNG_EOVERLAP;
+        }
+    }
+    return BNG_OK;
+}
+
+/* Apply: the rows a (combined) buffer covers, from its limbs. Each limb must be a whole
+ * number that BNG_SUMS_MAX_BUFFERS buffers can sum to (no NaN, no fraction, nothing
+ * negative); the count is below 2^62. 0 when they are not. Shifts and adds only. */
+static int bng_read_count(const float *limb, unsigned long long *count)
+{
+    const float most = (float)BNG_SUMS_MAX_BUFFERS * (float)BNG_LIMB_MAX;
+    unsigned long long total = 0;
+    int i;
+
+    for (i = BNG_SUMS_COUNT_LIMBS - 1; i >= 0; i--) {
+        unsigned whole;
+        if (!(limb[i] >= 0.0f && limb[i] <= most))
+            return 0;
+        whole = (unsigned)limb[i];
+        if ((float)whole != limb[i] || total >> (62 - BNG_SUMS_LIMB_BITS))
+            return 0;              /* the shift would reach 2^62 */
+        total = (total << BNG_SUMS_LIMB_BITS) + whole;
+    }
+    if (total >> 62)
+        return 0;                  /* the last limb added reached 2^62 */
+    *count = total;
+    return 1;
+}
+
+/* count as a float, rounded to nearest as (float)count would be, without the 64-bit
+ * conversion a 32-bit core calls a library for: the bits below the top 32 fold into a
+ * sticky bit (below the float's rounding bit), the power of two is exact. */
+static float bng_count_to_float(unsigned long long count)
+{
+    unsigned sticky = 0, shift = 0;
+    float m;
+
+    while (count >> 32) {
+        sticky |= (unsigned)(count & 1u);
+        count >>= 1;
+        shift++;
+    }
+    m = (float)((unsigned)count | sticky);
+    while (shift--)
+        m *= 2.0f;
+    return m;
+}
+
+/* Validate the parameter block and the data pointers of an `op` call: BNG_OK and the
+ * call, or the first error status (the call then not to be run). The block has 12
+ * slots for the vendor's call (slots 9-11 never read), 16 for the others (of which 12
+ * and 13 are read where the op uses them). `shared`: the partial-sums buffer is in
+ * shared memory (the apply count is read from it). */
+int bng_params_check(const bng_dtype_config *dtype, int op, const long long *params,
+                     const void *x, const void *dy, const void *dx, int shared,
+                     bng_call *call)
+{
+    const unsigned used = bng_arrays_used(op);
+    const size_t element = dtype->element_bytes, stat = dtype->stats_bytes;
+    uintptr_t at[BNG_ARRAYS];
+    size_t align[BNG_ARRAYS];
+    bng_span span[BNG_ARRAYS];
+    int i;
+
+    at[BNG_X] = (uintptr_t)x;
+    at[BNG_DY] = (uintptr_t)dy;
+    at[BNG_DX] = (uintptr_t)dx;
+    for (i = BNG_MEAN; i <= BNG_DSCALE; i++)
+        at[i] = (used & BNG_BIT(i)) ? (uintptr_t)params[BNG_PARAM_MEAN + i - BNG_MEAN] : 0;
+    at[BNG_SUMS] = (used & BNG_BIT(BNG_SUMS)) ? (uintptr_t)params[BNG_SLOT_SUMS] : 0;
+    for (i = 0; i < BNG_ARRAYS; i++)
+        if ((used & BNG_BIT(i)) && at[i] == 0)
+            return BNG_ENULL;
+    /* Each pointer aligned to its element type: the kernels load whole elements (and a
+     * DSP may trap on a misaligned one). */
+    for (i = 0; i < BNG_ARRAYS; i++) {
+        align[i] = i <= BNG_DX ? element : i <= BNG_DSCALE ? stat : sizeof(float);
+        if ((used & BNG_BIT(i)) && (at[i] & (align[i] - 1)))
+            return BNG_EALIGN;
+    }
+    if (params[BNG_PARAM_BATCH] < 1)
+        return BNG_EBATCH;
+    if (params[BNG_PARAM_CHANNEL] < 1)
+        return BNG_ECHANNEL;
+    if (!bng_fits((unsigned long long)params[BNG_PARAM_BATCH],
+                  (unsigned long long)params[BNG_PARAM_CHANNEL], bng_log2(element)))
+        return BNG_ERANGE;
+    call->op = op;
+    call->batch = (size_t)params[BNG_PARAM_BATCH];
+    call->channel = (size_t)params[BNG_PARAM_CHANNEL];
+    call->m = (float)call->batch;
+    call->is_train = bng_params_reads_slot(op, BNG_PARAM_IS_TRAIN) && params[BNG_PARAM_IS_TRAIN] != 0;
+    /* 2 * channel + the limbs floats: channel is below half the address space here */
+    if ((used & BNG_BIT(BNG_SUMS))
+        && call->channel > ((bng_address_max() >> 2) - BNG_SUMS_COUNT_LIMBS) >> 1)
+        return BNG_ERANGE;
+    if (bng_params_reads_slot(op, BNG_SLOT_FLAGS) && (params[BNG_SLOT_FLAGS] & ~(long long)BNG_ACCUMULATE_FLAG))
+        return BNG_STATUS_EFLAGS;
+    call->accumulate = bng_params_reads_slot(op, BNG_SLOT_FLAGS)
+                       && (params[BNG_SLOT_FLAGS] & BNG_ACCUMULATE_FLAG);
+    if (BNG_IS_APPLY(call)) {
+        /* The global count: whole, at least this call's rows (read, never written). */
+        float limb[BNG_SUMS_COUNT_LIMBS];
+        unsigned long long count;
+        for (i = 0; i < BNG_SUMS_COUNT_LIMBS; i++)
+            limb[i] = shared ? ((const BNG_SHARED float *)at[BNG_SUMS])[2 * call->channel + (size_t)i]
+                             : ((const float *)at[BNG_SUMS])[2 * call->channel + (size_t)i];
+        if (!bng_read_count(limb, &count) || count < call->batch)
+            return BNG_EBATCH;
+        call->m = bng_count_to_float(count);
+    }
+    for (i = 0; i < BNG_ARRAYS; i++) {
+        span[i].start = at[i];
+        span[i].bytes = i <= BNG_DX ? (uintptr_t)(call->batch * call->channel * element)
+                      : i <= BNG_DSCALE ? (uintptr_t)(call->channel * stat)
+                      : (uintptr_t)((2 * call->channel + BNG_SUMS_COUNT_LIMBS) * sizeof(float));
+    }
+    return bng_check_overlap(span, used, bng_op_outputs[op]);
+}
+
+/* The per-channel arrays of a block (params[0..4]). */
+bng_stats bng_params_stats(const long long *params)
+{
+    bng_stats stats;
+
+    stats.mean = (const void *)(intptr_t)params[BNG_PARAM_MEAN];
+    stats.invar = (const void *)(intptr_t)params[BNG_PARAM_INVAR];
+    stats.scale = (const void *)(intptr_t)params[BNG_PARAM_SCALE];
+    stats.dbias = (void *)(intptr_t)params[BNG_PARAM_DBIAS];
+    stats.dscale = (void *)(intptr_t)params[BNG_PARAM_DSCALE];
+    return stats;
+}
+
+/* The partial-sums buffer of an `op` call's block (reduce: written; apply: read), else
+ * NULL. */
+float *bng_params_sums(int op, const long long *params)
+{
+    return (bng_arrays_used(op) & BNG_BIT(BNG_SUMS)) ? (float *)(intptr_t)params[BNG_SLOT_SUMS] : NULL;
+}

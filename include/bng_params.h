@@ -1,0 +1,61 @@
+/* The parameter checks of every entry point (include/bng_params.c): from an ABI
+ * parameter block and the data pointers of a call, either the call the driver runs or
+ * the status that refuses it. Internal to the library: callers need only
+ * batch_norm_grad.h.
+ *
+ * What it offers:
+ *   bng_call               one checked call: its op, shape, the rows its sums cover,
+ *                          is_train, accumulate; BNG_IS_* (below) say which steps it
+ *                          takes
+ *   bng_params_check       an `op` call's block and pointers -> BNG_OK and its
+ *                          bng_call, or the first error in the contract's order
+ *                          (docs/contract.md, "Status codes")
+ *   bng_params_reads_slot  whether an `op` call reads a slot of its block (an _s entry
+ *                          copies only those out of shared memory)
+ *   bng_params_stats       the block's per-channel arrays
+ *   bng_params_sums        the block's partial-sums buffer (NULL for an op without one)
+ *   BNG_LIMB_MAX           the largest limb of the buffer's row count (read here for
+ *                          apply, written by the driver for reduce)
+ * What it needs: the target's constants (bng_kernels.h: the address width, the count's
+ * limbs, the extension families the target has), the block's slots (batch_norm_grad.h,
+ * and batch_norm_grad_ext.h, whose values bng_params.c asserts) and a storage type's
+ * sizes (bng_dtype_config). It calls no HAL and no kernel, and writes nothing but the
+ * bng_call it fills.
+ */
+#ifndef BNG_PARAMS_H
+#define BNG_PARAMS_H
+
+#include <stddef.h>
+#include "bng_kernels.h"
+
+/* One checked call: what it computes and on what shape. */
+typedef struct {
+    int op;                 /* BNG_OP_* (bng_driver.h) */
+    size_t batch, channel;  /* this call's rows */
+    float m;                /* the rows the sums cover, as the formulas use it */
+    int is_train;
+    int accumulate;         /* dbias and dscale += (BNG_FLAG_ACCUMULATE) */
+} bng_call;
+
+/* Which steps a call takes. A family the target does not have is a constant 0, so
+ * the compiler drops its code. */
+#define BNG_IS_REDUCE(call) (BNG_HAS_REDUCE && (call)->op == BNG_OP_REDUCE)
+#define BNG_IS_APPLY(call) (BNG_HAS_APPLY && (call)->op == BNG_OP_APPLY)
+#define BNG_IS_DX_ONLY(call) (BNG_HAS_DX_ONLY && (call)->op == BNG_OP_DX)
+/* sums the rows itself (the vendor's call, ext, reduce) */
+#define BNG_SUMS_ROWS(call) (!BNG_IS_APPLY(call) && !BNG_IS_DX_ONLY(call))
+#define BNG_ACCUMULATES(call) ((BNG_HAS_EXT || BNG_HAS_APPLY) && (call)->accumulate)
+
+/* The partial-sums buffer's row count: limbs of BNG_SUMS_LIMB_BITS bits, least
+ * significant first (batch_norm_grad_ext.h). */
+#define BNG_LIMB_MAX ((1u << BNG_SUMS_LIMB_BITS) - 1u)
+
+/* `shared`: the partial-sums buffer is in shared memory (apply reads its count). */
+int bng_params_check(const bng_dtype_config *dtype, int op, const long long *params,
+                     const void *x, const void *dy, const void *dx, int shared,
+                     bng_call *call);
+int bng_params_reads_slot(int op, int slot);
+bng_stats bng_params_stats(const long long *params);
+float *bng_params_sums(int op, const long long *params);
+
+#endif /* BNG_PARAMS_H */
