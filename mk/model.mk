@@ -1,4 +1,4 @@
-# ---- the DSP cost model: make model, make calibrate --------------------------------
+# ---- the DSP cost model: make model, the calibration's host runner, its tests ---------
 
 # make model TARGET=t [SHAPES="BxC ..."] [CORES="1 8"]: the shipped driver runs each
 # shape's _s under the tracing HAL (include/host/bng_hal_trace.c, bench/model/trace.c);
@@ -21,7 +21,6 @@ deps-gnuplot:
 	@command -v gnuplot >/dev/null || ( $(call apt_install,gnuplot-nox) ) || echo "note: continuing without the plot"
 
 model: deps-python generated-fresh deps-gnuplot ## predicted DSP times of _s per shape and core count (a prediction, from targets.yaml part:) TARGET=t [SHAPES="BxC ..."] [CORES="1 8"]
-	@[ -n "$$TARGET" ] || { echo "usage: make model TARGET=<t> [SHAPES=\"BxC ...\"] [CORES=\"1 8\"]" >&2; exit 2; }
 	@$(known_target)$(MAKE) --no-print-directory $(BUILD)/$(TARGET)/model/trace
 	@mkdir -p $(MODEL_OUT)
 	@$(PY) -m generator.costmodel --target "$$TARGET" --trace $(BUILD)/$(TARGET)/model/trace \
