@@ -8,13 +8,13 @@ from typing import List, Tuple
 
 from ..errors import ConfigError
 from ..loader import load
-from ..plan import plan_target
+from ..plan import TargetPlan, plan_target
 from ..validate import validate
 from . import report
 from .opcount import kernel_timer
 from .replay import Machine, Prediction, predict
 from .shapes import Shape, default_shapes, parse_cores, parse_shapes
-from .trace import Call, parse
+from .trace import Call, KernelCall, parse
 
 
 def record(program: str, calls: List[str]) -> str:
@@ -25,7 +25,7 @@ def record(program: str, calls: List[str]) -> str:
     return done.stdout
 
 
-def predictions(args) -> Tuple[object, List[Tuple[Shape, Prediction]]]:
+def predictions(args) -> Tuple[TargetPlan, List[Tuple[Shape, Prediction]]]:
     config = validate(load(args.config))
     target = config.target(args.target)
     if target is None:
@@ -61,8 +61,8 @@ def main(argv=None) -> int:
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    used = [(e.entry, e.op, e.channels) for _, p in rows for r in p.call.regions
-            for events in r.values() for e in events if hasattr(e, "entry")]
+    used = {(e.entry, e.channels) for _, p in rows for r in p.call.regions
+            for events in r.values() for e in events if isinstance(e, KernelCall)}
     print(report.heading(tp))
     print(report.kernel_table(tp, used))
     for d in tp.dtypes:

@@ -3,7 +3,7 @@ kernels' operation counts, and a CSV for the plot (bench/model/plot.gp)."""
 
 import csv
 import io
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Set, Tuple
 
 from ..model import PartFigures
 from ..plan import OPS, TargetPlan
@@ -23,13 +23,13 @@ def heading(tp: TargetPlan) -> str:
             f"issues per cycle (docs/performance.md, \"The DSP cost model\")")
 
 
-def kernel_table(tp: TargetPlan, used: Sequence[Tuple[str, str, int]]) -> str:
+def kernel_table(tp: TargetPlan, used: Set[Tuple[str, int]]) -> str:
     """Issue slots per row (ALU + load/store), and per block of rows where the op adds
-    some, of each kernel (table entry, op, channels) the calls used."""
+    some, of each kernel the calls used (table entry, channels)."""
     costs = {d.name: KernelCosts(tp, d) for d in tp.dtypes}
     by_entry = {k.table_entry: (d, k) for d in tp.dtypes for k in d.kernels}
     lines = ["kernel issue slots (ALU + load/store) per row, [per 32-row block]:"]
-    for entry, channels in sorted({(e, c) for e, _, c in used}):
+    for entry, channels in sorted(used):
         d, k = by_entry[entry]
         parts = []
         for op in OPS:
