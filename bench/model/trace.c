@@ -123,11 +123,7 @@ static void place(const call *c, int copy, arrays *a)
 static void put_value(const call *c, unsigned char *base, size_t k, float v, int is_data)
 {
 #if HAS_HP
-    if (c->half && is_data) {
-        ((half *)(void *)base)[k] = bng_half_from_float(v);
-        return;
-    }
-    if (c->half && sizeof(bng_hp_stats_t) == sizeof(half)) {
+    if ((is_data ? element_bytes(c) : stats_bytes(c)) == sizeof(half)) {
         ((half *)(void *)base)[k] = bng_half_from_float(v);
         return;
     }
