@@ -103,7 +103,8 @@ static void place(const call *c, int copy, arrays *a)
     size_t i, at = 0;
 
     for (i = 0; i < ARRAYS; i++) {
-        a->bytes[i] = (size_t)c->channel * (i <= DX ? (size_t)c->batch * element_bytes(c) : stats_bytes(c));
+        const size_t per_channel = i <= DX ? (size_t)c->batch * element_bytes(c) : stats_bytes(c);
+        a->bytes[i] = (size_t)c->channel * per_channel;
         at += round_up(a->bytes[i]);
     }
     a->block_bytes = at;
@@ -162,18 +163,19 @@ static void set_params(long long *params, const call *c, const arrays *a)
     params[BNG_PARAM_IS_TRAIN] = c->is_train;
 }
 
+/* Array i of a call as its C type. */
+#define AS(type, a, i) ((type *)(void *)(a)->at[i])
+
 static void call_s(const call *c, const arrays *a)
 {
     set_params(BNG_SHARED_PARAMS, c, a);
 #if HAS_HP
     if (c->half) {
-        hp_batch_norm_grad_s((half *)(void *)a->at[X], (half *)(void *)a->at[DY], (half *)(void *)a->at[DX],
-                             (int)c->mask);
+        hp_batch_norm_grad_s(AS(half, a, X), AS(half, a, DY), AS(half, a, DX), (int)c->mask);
         return;
     }
 #endif
-    fp_batch_norm_grad_s((float *)(void *)a->at[X], (float *)(void *)a->at[DY], (float *)(void *)a->at[DX],
-                         (int)c->mask);
+    fp_batch_norm_grad_s(AS(float, a, X), AS(float, a, DY), AS(float, a, DX), (int)c->mask);
 }
 
 /* _p on copies of the inputs; 1 when dx, dbias and dscale are _s's bits. */
@@ -191,10 +193,10 @@ static int same_as_p(const call *c, const arrays *s)
     set_params(params, c, &p);
 #if HAS_HP
     if (c->half)
-        hp_batch_norm_grad_p((half *)(void *)p.at[X], (half *)(void *)p.at[DY], (half *)(void *)p.at[DX], params);
+        hp_batch_norm_grad_p(AS(half, &p, X), AS(half, &p, DY), AS(half, &p, DX), params);
     else
 #endif
-        fp_batch_norm_grad_p((float *)(void *)p.at[X], (float *)(void *)p.at[DY], (float *)(void *)p.at[DX], params);
+        fp_batch_norm_grad_p(AS(float, &p, X), AS(float, &p, DY), AS(float, &p, DX), params);
     same = params[BNG_PARAM_STATUS] == BNG_OK;
     for (i = 0; i < ARRAYS; i++)
         same = same && memcmp(p.at[i], s->at[i], s->bytes[i]) == 0;

@@ -21,7 +21,8 @@ def record(program: str, calls: List[str]) -> str:
     """The trace program's record of the calls (DTYPE:BATCHxCHANNEL:MASK each)."""
     done = subprocess.run([program, *calls], capture_output=True, text=True)
     if done.returncode != 0:
-        raise ConfigError(program, "", f"the trace failed: {done.stderr.strip() or done.returncode}")
+        raise ConfigError(program, "", "the trace failed: "
+                          f"{done.stderr.strip() or done.returncode}")
     return done.stdout
 
 
@@ -65,11 +66,10 @@ def main(argv=None) -> int:
             for events in r.values() for e in events if isinstance(e, KernelCall)}
     print(report.heading(tp))
     print(report.kernel_table(tp, used))
-    for d in tp.dtypes:
-        mine = [(s, p) for s, p in rows if p.call.dtype == d.name]
-        print(report.table(d.name, mine))
-    totals = [line for d in tp.dtypes
-              for line in report.network_totals(d.name, [(s, p) for s, p in rows if p.call.dtype == d.name])]
+    by_dtype = {d.name: [(s, p) for s, p in rows if p.call.dtype == d.name] for d in tp.dtypes}
+    for name, mine in by_dtype.items():
+        print(report.table(name, mine))
+    totals = [line for name, mine in by_dtype.items() for line in report.network_totals(name, mine)]
     if totals:
         print("all of a network's batch-norm layers, one call each:\n" + "\n".join(totals))
     if args.csv:

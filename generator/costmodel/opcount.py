@@ -81,7 +81,8 @@ class KernelCosts:
         text = {
             "reduce_row": lambda: str(m.reduce_load(lanes, 0, "x", "dy", "mean"))
             + str(m.reduce_add(lanes, 0)),
-            "reduce_block": lambda: str(m.reduce_zero(lanes, 0)) + str(m.reduce_fold(lanes, 0, "c")),
+            "reduce_block": lambda: str(m.reduce_zero(lanes, 0))
+            + str(m.reduce_fold(lanes, 0, "c")),
             "dx_train_row": lambda: str(m.dx_train_store(lanes, "x", "dy", "dx", "mean", "gain",
                                                          "dy_mean", "slope")),
             "dx_infer_row": lambda: str(m.dx_infer_store(lanes, "dy", "dx", "gain")),

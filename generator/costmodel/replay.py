@@ -82,7 +82,8 @@ class _Core:
 
 
 class _Replay:
-    def __init__(self, region: Region, machine: Machine, kernel_seconds: Callable[[KernelCall], float]):
+    def __init__(self, region: Region, machine: Machine,
+                 kernel_seconds: Callable[[KernelCall], float]):
         self.machine = machine
         self.kernel_seconds = kernel_seconds
         self.cores = [_Core(events) for _, events in sorted(region.items())]
@@ -144,7 +145,8 @@ class _Replay:
 
     def _step(self, core: _Core) -> None:
         """Run a core's events at `now` until it blocks, computes or ends."""
-        while core.waiting_for is None and core.busy_until <= self.now and core.pc < len(core.events):
+        while (core.waiting_for is None and core.busy_until <= self.now
+               and core.pc < len(core.events)):
             e = core.events[core.pc]
             if isinstance(e, Transfer):
                 self._issue(core, e)
@@ -207,8 +209,8 @@ class _Replay:
                 return max([self.now] + [c.busy_until for c in self.cores])
             self._rates()
             ends = {id(f): self._end(f) for f in self.moving}
-            later = min(list(ends.values()) + [c.busy_until for c in self.cores if c.busy_until > self.now],
-                        default=None)
+            computing = [c.busy_until for c in self.cores if c.busy_until > self.now]
+            later = min(list(ends.values()) + computing, default=None)
             if later is None:
                 raise RuntimeError("the replay is stuck: a core waits for what never comes")
             for core in self.cores:
@@ -250,7 +252,9 @@ class Prediction:
     @property
     def bound(self) -> str:
         """What the cores spent the most time on, of what can bound a call."""
-        return max(BOUNDS, key=lambda k: self.spent[k]) if any(self.spent[k] for k in BOUNDS) else "-"
+        if not any(self.spent[k] for k in BOUNDS):
+            return "-"
+        return max(BOUNDS, key=lambda k: self.spent[k])
 
 
 def predict(call: Call, machine: Machine, kernel_seconds: Callable[[KernelCall], float],

@@ -57,7 +57,8 @@ def table(dtype: str, rows: List[Tuple[Shape, Prediction]]) -> str:
     widths = [max(len(r[i]) for r in cells) for i in range(len(COLUMNS))]
     out = [f"{dtype}:"]
     for r in cells:
-        out.append("  " + "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
+        first, *rest = zip(r, widths)
+        out.append("  " + "  ".join([first[0].ljust(first[1])] + [c.rjust(w) for c, w in rest]))
     return "\n".join(out)
 
 
@@ -88,6 +89,6 @@ def write_csv(path: str, rows: List[Tuple[Shape, Prediction]]) -> None:
         w.writerow([s.label, p.call.dtype, s.batch, s.channel, p.call.cores, s.layers,
                     f"{p.seconds * 1e6:.3f}", f"{p.floor_seconds * 1e6:.3f}", p.bytes["ddr"],
                     p.min_ddr_bytes, p.bytes["gsm"], p.bytes["am"], p.bound]
-                   + [f"{p.spent[k] * 1e6:.3f}" for k in BOUNDS] + [f"{p.spent['barrier'] * 1e6:.3f}"])
+                   + [f"{p.spent[k] * 1e6:.3f}" for k in BOUNDS + ("barrier",)])
     with open(path, "w", encoding="utf-8") as f:
         f.write(out.getvalue())

@@ -30,7 +30,8 @@ BENCH = ((4, 64), (4096, 64), (2048, 256), (65536, 64), (16384, 256), (262144, 6
 
 
 def default_shapes() -> List[Shape]:
-    out = [Shape(n * pixels, c, f"resnet50 n={n} {int(pixels ** 0.5)}x{int(pixels ** 0.5)}x{c}", layers)
+    side = {pixels: int(pixels ** 0.5) for pixels, _, _ in RESNET50}
+    out = [Shape(n * pixels, c, f"resnet50 n={n} {side[pixels]}x{side[pixels]}x{c}", layers)
            for n in RESNET50_BATCHES for pixels, c, layers in RESNET50]
     return out + [Shape(b, c, "bench") for b, c in BENCH]
 

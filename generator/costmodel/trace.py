@@ -83,7 +83,8 @@ class TraceError(Exception):
 def _event(words: List[str], line: int) -> Tuple[int, Event]:
     core, kind, args = int(words[0]), words[1], words[2:]
     if kind in ("get", "put") and len(args) == 5 and args[1] in LEVELS and args[2] in LEVELS:
-        return core, Transfer(kind == "put", int(args[0]), args[1], args[2], int(args[3]), int(args[4]))
+        return core, Transfer(kind == "put", int(args[0]), args[1], args[2], int(args[3]),
+                              int(args[4]))
     if kind == "wait" and len(args) == 1:
         return core, Wait(int(args[0]))
     if kind == "barrier" and not args:

@@ -52,6 +52,7 @@ static void body(unsigned core, void *p)
     const run_arg *a = p;
     const unsigned rank = popcount(a->mask & ((1u << core) - 1u));
     BNG_SHARED unsigned char *const slice = a->memory + (size_t)rank * BNG_CALIBRATE_SLICE_BYTES;
+    const unsigned per_slice = BNG_CALIBRATE_SLICE_BYTES / a->size;
     bng_hal_dma in_flight[BNG_MAX_OUTSTANDING_DMA];
     unsigned long long start = 0;
     size_t bytes = 0;
@@ -65,7 +66,7 @@ static void body(unsigned core, void *p)
         start = a->clock(a->ctx);
     for (i = 0; mem != NULL && i < a->count; i++) {
         const unsigned k = i % BNG_MAX_OUTSTANDING_DMA;
-        BNG_SHARED unsigned char *shared = slice + (size_t)(i % (BNG_CALIBRATE_SLICE_BYTES / a->size)) * a->size;
+        BNG_SHARED unsigned char *shared = slice + (size_t)(i % per_slice) * a->size;
         BNG_VMEM unsigned char *private_side = mem + (size_t)k * a->size;
 
         bng_hal_dma_wait(in_flight[k]);
@@ -106,8 +107,8 @@ typedef struct {
 
 /* The best of ROUNDS calls of `fn` on `mask` (0: the HAL refused, or a core had no
  * private memory). */
-static unsigned long long measure(session *s, bng_hal_body fn, BNG_SHARED void *memory, unsigned mask,
-                                  unsigned size, unsigned count, int put)
+static unsigned long long measure(session *s, bng_hal_body fn, BNG_SHARED void *memory,
+                                  unsigned mask, unsigned size, unsigned count, int put)
 {
     unsigned long long best = 0;
     run_arg arg;
@@ -184,7 +185,8 @@ static unsigned long mb_per_s(const bng_calibrate_setup *setup, unsigned long lo
 
 static unsigned long ns_of(const bng_calibrate_setup *setup, unsigned long long ticks)
 {
-    return (unsigned long)divide(divide(ticks * 1000000000ull, setup->ticks_per_second), LATENCY_TRANSFERS);
+    const unsigned long long ns = divide(ticks * 1000000000ull, setup->ticks_per_second);
+    return (unsigned long)divide(ns, LATENCY_TRANSFERS);
 }
 
 /* 1, 2, 4, ... and last every core of the cluster. */
@@ -212,7 +214,8 @@ static unsigned long calibrate_memory(session *s, const char *name, BNG_SHARED v
             for (cores = 1; cores <= BNG_TARGET_CORES; cores = next_core_count(cores)) {
                 const unsigned mask = (1u << cores) - 1u;
                 const unsigned count = BNG_CALIBRATE_CORE_BYTES / sizes[z];
-                const unsigned long long ticks = measure(s, body, memory, mask, sizes[z], count, put);
+                const unsigned long long ticks = measure(s, body, memory, mask, sizes[z], count,
+                                                         put);
                 unsigned long rate;
 
                 if (ticks == 0)
@@ -268,8 +271,8 @@ int bng_calibrate(const bng_calibrate_setup *setup, bng_calibrate_result *result
     line l = {{0}, 0};
 
     s.setup = setup;
-    s.ticks = (BNG_SHARED unsigned long long *)((BNG_SHARED unsigned char *)setup->ddr
-                                                + (size_t)BNG_TARGET_CORES * BNG_CALIBRATE_SLICE_BYTES);
+    s.ticks = (BNG_SHARED unsigned long long *)(void *)((BNG_SHARED unsigned char *)setup->ddr
+              + (size_t)BNG_TARGET_CORES * BNG_CALIBRATE_SLICE_BYTES);
     s.calls = 0;
     s.refused = 0;
     add_text(&l, "# bng_calibrate: " BNG_TARGET_NAME ", ");

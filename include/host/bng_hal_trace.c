@@ -20,7 +20,8 @@
 #define CORES (BNG_TARGET_CORES + 1)
 #define P_CORE BNG_TARGET_CORES
 #if BNG_SPLIT_MEMORY
-#define ARENA_BYTES(core) ((core) == P_CORE ? (size_t)BNG_P_WORKSPACE_BYTES : (size_t)BNG_PRIVATE_BYTES)
+#define ARENA_BYTES(core) \
+    ((core) == P_CORE ? (size_t)BNG_P_WORKSPACE_BYTES : (size_t)BNG_PRIVATE_BYTES)
 #else
 #define ARENA_BYTES(core) ((size_t)BNG_PRIVATE_BYTES)
 #endif
@@ -111,9 +112,11 @@ static const char *level_of(const volatile void *p)
     const uintptr_t a = (uintptr_t)p;
     unsigned i;
 
-    for (i = 0; i < CORES; i++)
-        if (cores[i].arena && a >= (uintptr_t)cores[i].arena && a < (uintptr_t)cores[i].arena + ARENA_BYTES(i))
+    for (i = 0; i < CORES; i++) {
+        const uintptr_t start = (uintptr_t)cores[i].arena;
+        if (start && a >= start && a < start + ARENA_BYTES(i))
             return "am";
+    }
     for (i = 0; i < region_count; i++)
         if (a >= regions[i].start && a < regions[i].start + regions[i].bytes)
             return regions[i].level;
@@ -149,8 +152,8 @@ static bng_hal_dma transfer(event_kind kind, void *dst, const void *src, size_t 
         return BNG_HAL_DMA_DONE;
     if (copying)
         for (r = 0; r < rows; r++)
-            memcpy((unsigned char *)dst + r * dst_stride, (const unsigned char *)src + r * src_stride,
-                   row_bytes);
+            memcpy((unsigned char *)dst + r * dst_stride,
+                   (const unsigned char *)src + r * src_stride, row_bytes);
     e.kind = kind;
     e.handle = ++c->last_handle;
     e.from = level_of(src);
@@ -172,13 +175,15 @@ BNG_VMEM void *bng_hal_private(unsigned core, size_t *bytes)
 bng_hal_dma bng_hal_dma_get(BNG_VMEM void *dst, const BNG_SHARED void *src, size_t rows,
                             size_t row_bytes, size_t shared_stride, size_t private_stride)
 {
-    return transfer(EV_GET, (void *)dst, (const void *)src, rows, row_bytes, private_stride, shared_stride);
+    return transfer(EV_GET, (void *)dst, (const void *)src, rows, row_bytes, private_stride,
+                    shared_stride);
 }
 
 bng_hal_dma bng_hal_dma_put(BNG_SHARED void *dst, const BNG_VMEM void *src, size_t rows,
                             size_t row_bytes, size_t shared_stride, size_t private_stride)
 {
-    return transfer(EV_PUT, (void *)dst, (const void *)src, rows, row_bytes, shared_stride, private_stride);
+    return transfer(EV_PUT, (void *)dst, (const void *)src, rows, row_bytes, shared_stride,
+                    private_stride);
 }
 
 /* Transfers copy when issued: a wait only goes into the record. */
@@ -259,7 +264,8 @@ int bng_hal_parallel(unsigned mask, bng_hal_body body, void *arg, size_t arg_byt
     if (out)
         fprintf(out, "parallel %#x\n", mask);
     for (core = 0; core < BNG_TARGET_CORES; core++)
-        if ((mask & (1u << core)) && pthread_create(&threads[core], NULL, core_main, (void *)(uintptr_t)core) != 0)
+        if ((mask & (1u << core))
+            && pthread_create(&threads[core], NULL, core_main, (void *)(uintptr_t)core) != 0)
             fail("cannot start a core thread");
     for (core = 0; core < BNG_TARGET_CORES; core++)
         if (mask & (1u << core)) {

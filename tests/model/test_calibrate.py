@@ -93,8 +93,8 @@ class PartLoaderTest(unittest.TestCase):
 
     def test_a_figure_out_of_range_names_its_line(self):
         message = self.message("ddr_mb_per_s: 24000", "ddr_mb_per_s: 0")
-        self.assertIn(f"targets.yaml:{self.line_of('ddr_mb_per_s:')}: targets.{TARGET}.part.ddr_mb_per_s: "
-                      "0 is out of range", message)
+        where = f"targets.yaml:{self.line_of('ddr_mb_per_s:')}"
+        self.assertIn(f"{where}: targets.{TARGET}.part.ddr_mb_per_s: 0 is out of range", message)
 
     def test_a_missing_figure_is_named(self):
         message = self.message("      dma_in_flight: 20\n", "")
@@ -102,8 +102,8 @@ class PartLoaderTest(unittest.TestCase):
 
     def test_an_unknown_figure_names_its_line(self):
         message = self.message("clock_mhz:", "clock_ghz:")
-        self.assertIn(f"targets.yaml:{self.line_of('clock_mhz:')}: targets.{TARGET}.part.clock_ghz: "
-                      "unknown key", message)
+        where = f"targets.yaml:{self.line_of('clock_mhz:')}"
+        self.assertIn(f"{where}: targets.{TARGET}.part.clock_ghz: unknown key", message)
 
 
 if __name__ == "__main__":

@@ -38,7 +38,8 @@ def expected_bytes(dtype: str, batch: int, channel: int, cores: int, is_train: b
             end = min(groups * (rank + 1) // cores * group_rows, batch)
             row_bytes = (end - begin) * width * e
             resident = row_bytes <= 2 * tile
-            ddr += 2 * row_bytes + row_bytes + (0 if resident else (2 if is_train else 1) * row_bytes)
+            again = 0 if resident else (2 if is_train else 1) * row_bytes     # pass 2's fetch
+            ddr += 2 * row_bytes + again + row_bytes
     return {"ddr": ddr, "gsm": gsm, "am": ddr + gsm}
 
 
@@ -54,8 +55,8 @@ class TraceHalTest(unittest.TestCase):
     def test_copying_trace_gives_the_bits_of_p(self):
         """With data moved for real, _s under the tracing HAL gives _p's dx, dbias and
         dscale bit for bit (the program compares them): the trace HAL is a HAL."""
-        calls = ["f32:1000x64:0xff", "f32:3000x256:0x1", "f16:777x100:0x25", "f32:300x300:0xff:infer",
-                 "f16:5000x64:0x7", "f32:3x2048:0xff"]
+        calls = ["f32:1000x64:0xff", "f32:3000x256:0x1", "f16:777x100:0x25",
+                 "f32:300x300:0xff:infer", "f16:5000x64:0x7", "f32:3x2048:0xff"]
         ends = [line for line in trace(*calls, copy=True).splitlines() if line.startswith("end")]
         self.assertEqual(ends, ["end identical"] * len(calls))
 
