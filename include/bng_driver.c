@@ -37,6 +37,12 @@
 
 #define BNG_ALL_CORES ((1u << BNG_TARGET_CORES) - 1u)
 
+/* make model's trace build includes include/host/bng_hal_trace.h first, whose hook
+ * records each kernel call of the staged driver; everywhere else it is nothing. */
+#ifndef BNG_TRACE_KERNEL
+#define BNG_TRACE_KERNEL(kernel, op, rows, channels) ((void)0)
+#endif
+
 /* _p writes dx this large or larger with streaming stores where the vector backend has
  * them (x86 hosts): it would not stay in the caches, and a streaming store does not
  * read each line first (half of dx's traffic). The _s tiles are private: never. */
@@ -1013,6 +1019,7 @@ static void bng_core_sum_rows(bng_core *c)
             BNG_S_ZERO(c->channels, p->part_dy);
             BNG_S_ZERO(c->channels, p->part_dyxm);
         }
+        BNG_TRACE_KERNEL(c->job->kernel, "reduce", n, c->row_channels);
         c->job->kernel->reduce(n, c->row_channels, c->row_channels, p->x_tiles[t] + at,
                                p->dy_tiles[t] + at, p->mean, p->part_dy, p->part_dyxm);
         if (next == end || next % group_rows == 0)
@@ -1139,6 +1146,7 @@ static void bng_core_dx(bng_core *c)
             bng_hal_dma_wait(gets[t][0]);
             bng_hal_dma_wait(gets[t][1]);
         }
+        BNG_TRACE_KERNEL(job->kernel, is_train ? "dx_train" : "dx_infer", n, c->row_channels);
         if (is_train)
             job->kernel->dx_train(n, c->row_channels, c->row_channels, x_tile, dy_tile, dy_tile,
                                   p->mean, p->gain, p->dy_mean, p->slope, 0);
