@@ -7,6 +7,7 @@
 #   mk/build.mk     host libraries, and the build flavours the suites run in
 #   mk/test.mk      the test programs and their runs (run/<program>/<mode>)
 #   mk/bench.mk     make bench, and the smoke run make test does
+#   mk/model.mk     make model (the DSP cost model), the calibration's host runner, its tests
 #   mk/fuzz.mk      make fuzz, make memcheck
 #   mk/firmware.mk  make cross-check, vendor, report
 # Scripts the recipes run are files in tests/scripts/.
@@ -156,6 +157,7 @@ suites: $(HALF_RUNS) $(EXAMPLE_RUNS) $(WALK_RUNS) $(C_RUNS) \
   fork-test $(SYNCBN_RUNS)
 
 include mk/bench.mk
+include mk/model.mk
 include mk/fuzz.mk
 
 # ---- housekeeping ------------------------------------------------------------------

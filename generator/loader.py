@@ -12,7 +12,7 @@ import yaml
 
 from .errors import ConfigError
 from .model import (BACKENDS, DTYPES, EXTENSIONS, Config, DTypeConfig, Location, MemoryConfig,
-                    NativeSpellings, Target)
+                    NativeSpellings, PartFigures, Target)
 
 TARGET_NAME = re.compile(r"[a-z0-9_]{1,64}\Z")
 # Strings that reach generated C must stay inside their comment or token. A
@@ -377,13 +377,37 @@ def _extensions(doc: _Doc, node, key: str) -> Tuple[str, ...]:
     return tuple(e for e in EXTENSIONS if e in seen)     # canonical order
 
 
+# ---- part: the part's figures for make model (optional) ----
+# Each key of targets.yaml part: with the range it may take; every one is required
+# there, so that a prediction never rests on a default nobody wrote down.
+PART_FIGURES = {
+    "clock_mhz": (1, 100000),
+    "ddr_mb_per_s": (1, 10**7),
+    "gsm_bytes": (1, 2**40),
+    "gsm_mb_per_s": (1, 10**7),
+    "dma_latency_ns": (0, 10**7),
+    "dma_in_flight": (1, 1024),
+    "vector_alu_per_cycle": (1, 64),
+    "vector_ldst_per_cycle": (1, 64),
+}
+
+
+def _part(doc: _Doc, node, key: str) -> Optional[PartFigures]:
+    """The optional part: mapping (None without it); integers, file:line errors."""
+    if node is None:
+        return None
+    f = doc.mapping(node, key, tuple(PART_FIGURES), tuple(PART_FIGURES))
+    return PartFigures(**{name: doc.integer(f[name][1], f"{key}.{name}", lo, hi)
+                          for name, (lo, hi) in PART_FIGURES.items()})
+
+
 def _target(doc: _Doc, name: str, knode, node) -> Target:
     key = f"targets.{name}"
     if not TARGET_NAME.match(name):
         doc.fail(knode, key, "a target name is 1 to 64 lower-case letters, digits and _")
     names = ("description", "dtypes", "cores", "vector_backend", "memory", "channels",
-             "max_unroll", "native", "extensions")
-    f = doc.mapping(node, key, names, names[:-2])
+             "max_unroll", "native", "extensions", "part")
+    f = doc.mapping(node, key, names, names[:-3])
     fields = dict(
         name=name,
         description=_description(doc, f["description"][1], f"{key}.description"),
@@ -396,6 +420,7 @@ def _target(doc: _Doc, name: str, knode, node) -> Target:
         native=_native(doc, f["native"][1] if "native" in f else None, f"{key}.native"),
         extensions=_extensions(doc, f["extensions"][1] if "extensions" in f else None,
                                f"{key}.extensions"),
+        part=_part(doc, f["part"][1] if "part" in f else None, f"{key}.part"),
     )
     # Where each setting stood, for the checks validate.py makes after loading.
     locations = {"": doc.location(knode)}

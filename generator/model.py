@@ -74,6 +74,21 @@ class NativeSpellings:
 
 
 @dataclass(frozen=True)
+class PartFigures:
+    """The part's figures make model predicts from (targets.yaml part:): public
+    figures or estimates, each replaceable by what make calibrate measures on the part.
+    Integers in the units their names say (MB: 10^6 bytes)."""
+    clock_mhz: int                # core clock
+    ddr_mb_per_s: int             # DDR bandwidth one cluster achieves, shared by its cores
+    gsm_bytes: int                # the cluster's global shared memory
+    gsm_mb_per_s: int             # GSM bandwidth, shared by the cluster's cores
+    dma_latency_ns: int           # from a transfer's start to its first byte
+    dma_in_flight: int            # transfers one core's DMA engine moves at once
+    vector_alu_per_cycle: int     # vector arithmetic operations a core issues per cycle
+    vector_ldst_per_cycle: int    # vector loads and stores a core issues per cycle
+
+
+@dataclass(frozen=True)
 class Target:
     name: str
     description: str
@@ -85,6 +100,7 @@ class Target:
     max_unroll: int
     native: NativeSpellings
     extensions: Tuple[str, ...] = ()    # in EXTENSIONS order; () : the vendor's four only
+    part: Optional[PartFigures] = None  # targets.yaml part: (make model); None without it
     channels_overridden: bool = False   # True when --channels replaced the YAML list
     # dotted key ("memory.private_bytes") -> where it stood; "" is the target itself
     locations: Dict[str, Location] = field(default_factory=dict, compare=False, repr=False)

@@ -24,8 +24,10 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 # Reference HALs a drop can carry: name -> sources (their headers follow by #include).
 HALS = {"hthreads": ("include/hal/bng_hal_hthreads.c", "include/hal/bng_hal_hthreads.h")}
 # Every drop carries the HAL conformance check (freestanding; a firmware team's first
-# run on a part, against its own HAL or the reference one). Its header follows.
-HAL_CHECK = ("include/hal/bng_hal_conformance.c",)
+# run on a part, against its own HAL or the reference one) and the calibration program
+# (the part's DMA figures for make model). Their headers follow.
+HAL_CHECK = ("include/hal/bng_hal_conformance.c",
+             "include/hal/bng_calibrate.c")
 
 
 def drop_files(root: str, tp: TargetPlan, hal: Optional[str] = None) -> Dict[str, str]:

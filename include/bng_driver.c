@@ -47,6 +47,13 @@
 
 #define BNG_ALL_CORES ((1u << BNG_TARGET_CORES) - 1u)
 
+/* make model's trace build includes include/host/bng_hal_trace.h first, whose hook
+ * records each kernel call made on a core of _s (bng_rows_reduce, bng_rows_dx);
+ * everywhere else it is nothing. */
+#ifndef BNG_TRACE_KERNEL
+#define BNG_TRACE_KERNEL(kernel, op, rows, channels) ((void)0)
+#endif
+
 /* _p writes dx this large or larger with streaming stores where the vector backend has
  * them (x86 hosts): it would not stay in the caches, and a streaming store does not
  * read each line first (half of dx's traffic). The _s tiles are private: never. */
@@ -236,6 +243,7 @@ static void bng_rows_reduce(const bng_kernel *kernel, size_t rows, size_t channe
                             const BNG_VMEM float *mean, BNG_VMEM float *part_dy,
                             BNG_VMEM float *part_dyxm)
 {
+    BNG_TRACE_KERNEL(kernel, "reduce", rows, channels);
     kernel->reduce(rows, channels, stride, x, dy, mean, part_dy, part_dyxm);
 }
 
@@ -247,6 +255,7 @@ static void bng_rows_dx(const bng_kernel *kernel, int is_train, size_t rows, siz
                         const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
                         const BNG_VMEM float *slope, int stream)
 {
+    BNG_TRACE_KERNEL(kernel, is_train ? "dx_train" : "dx_infer", rows, channels);
     if (is_train)
         kernel->dx_train(rows, channels, stride, x, dy, dx, mean, gain, dy_mean, slope, stream);
     else

@@ -26,7 +26,7 @@ CHECK_LIBS   = $(shell pkg-config --libs check)
 # deps-<name>: DEPS_PROBE_<name> a shell test that the tools are there, DEPS_PACKAGES_<name>
 # what installs them, DEPS_WHY_<name> what for (large installs say so),
 # DEPS_OPTIONAL_<name> a note printed instead of failing when they cannot be installed.
-DEPS := python python-test c mpi bench fuzz valgrind cross report
+DEPS := python python-test c mpi bench plot fuzz valgrind cross report
 
 DEPS_PROBE_python         = [ -n "$$($(find_python))" ]
 DEPS_PACKAGES_python      = python3 python3-jinja2 python3-yaml
@@ -39,6 +39,9 @@ DEPS_PACKAGES_mpi         = openmpi-bin libopenmpi-dev
 DEPS_PROBE_bench          = [ -f $(DNNL_HEADER) ] && command -v gnuplot
 DEPS_PACKAGES_bench       = libdnnl-dev gnuplot-nox
 DEPS_OPTIONAL_bench       = continuing without oneDNN or the plot
+DEPS_PROBE_plot           = command -v gnuplot
+DEPS_PACKAGES_plot        = gnuplot-nox
+DEPS_OPTIONAL_plot        = continuing without the plot
 DEPS_PROBE_valgrind       = command -v valgrind
 DEPS_PACKAGES_valgrind    = valgrind
 # (the probe is a whole fuzz target: libFuzzer links only with one)

@@ -1,0 +1,28 @@
+# make model: model.csv -> model.png, predicted _s time against batch for each channel
+# count, with the DDR floor, per storage type, at the largest core count predicted.
+# gnuplot -e "csv='...'; png='...'" bench/model/plot.gp
+set terminal pngcairo size 1200,1000 font "sans,10" noenhanced
+set output png
+set datafile separator ","
+channels = system(sprintf("sed -n 's/^# channels: //p' '%s'", csv))
+dtypes = system(sprintf("cut -d, -f2 '%s' | sed -n '3,$p' | sort -u | tr '\\n' ' '", csv))
+cores = system(sprintf("cut -d, -f5 '%s' | sed -n '3,$p' | sort -n | tail -1", csv))
+set multiplot layout words(dtypes),1 title sprintf("make model: predicted DSP time of _s " \
+    . "on %s cores (a prediction from targets.yaml part:, not a measurement); " \
+    . "dashed: the DDR floor", cores)
+set logscale xy
+set xlabel "batch (rows: N*H*W)"
+set ylabel "microseconds"
+set key outside right
+set grid
+# one channel count's calls of one storage type, in batch order
+calls(dt, c) = sprintf("< awk -F, '$2 == \"%s\" && $4 == %s && $5 == %s' '%s' " \
+    . "| sort -t, -k3,3n", dt, c, cores, csv)
+do for [dt in dtypes] {
+    set title dt
+    plot for [i=1:words(channels)] calls(dt, word(channels, i)) using 3:7 \
+             with linespoints lc i title sprintf("C=%s", word(channels, i)), \
+         for [i=1:words(channels)] calls(dt, word(channels, i)) using 3:8 \
+             with lines lc i dt 2 notitle
+}
+unset multiplot

@@ -1,0 +1,150 @@
+"""Vector operations of the generated row ukernels, counted from the template that
+writes them.
+
+templates/ukernels.c.j2 spells each ukernel's arithmetic once, in macros: per row
+reduce_load and reduce_add (reduce), dx_train_store, dx_infer_store; per block of
+BLOCK_ROWS rows reduce_zero and reduce_fold; the generic kernel's columns in
+generic_reduce_columns and generic_dx_train. The plan (generator/plan.py) says which
+vector widths a kernel writes per row (its segment loops). Here each macro is rendered
+for a width and its bng_f32xN_* operations counted by name, so that a change of the
+template's arithmetic changes the counts with it.
+
+An operation on N lanes takes ceil(N / vector lanes) issue slots (a target's vector
+register holds its f32 lanes); loads and stores go to the load/store units, everything
+else to the arithmetic units, and a half load or store is also a conversion (one
+arithmetic slot). Per-call set-up (the per-channel vectors a specialized kernel loads
+into registers once) is left out.
+"""
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import Callable, Dict, Optional, Tuple
+
+from ..plan import BLOCK_ROWS, OPS, DTypePlan, Kernel, TargetPlan
+from ..render import environment
+
+OPERATION = re.compile(r"bng_f32x(\d+)_(\w+)\(")
+
+
+@dataclass(frozen=True)
+class Slots:
+    """Issue slots: vector arithmetic, vector loads and stores."""
+    alu: int = 0
+    ldst: int = 0
+
+    def __add__(self, other: "Slots") -> "Slots":
+        return Slots(self.alu + other.alu, self.ldst + other.ldst)
+
+    def __mul__(self, n: int) -> "Slots":
+        return Slots(self.alu * n, self.ldst * n)
+
+    def __sub__(self, other: "Slots") -> "Slots":
+        return Slots(self.alu - other.alu, self.ldst - other.ldst)
+
+
+@dataclass(frozen=True)
+class OpCost:
+    """One ukernel call's slots: per row, and per block of BLOCK_ROWS rows."""
+    row: Slots
+    block: Slots = Slots()
+
+    def slots(self, rows: int) -> Slots:
+        return self.row * rows + self.block * -(-rows // BLOCK_ROWS)
+
+
+def count(text: str, vector_lanes: int) -> Slots:
+    """The issue slots of the vector operations in rendered C."""
+    total = Slots()
+    for lanes, name in OPERATION.findall(text):
+        width = -(-int(lanes) // vector_lanes)
+        memory = name.startswith(("load", "store"))
+        convert = memory and name.endswith("f16")
+        total += Slots(alu=width * convert, ldst=width) if memory else Slots(alu=width)
+    return total
+
+
+class KernelCosts:
+    """The ukernels' costs of one storage type of a target."""
+
+    def __init__(self, tp: TargetPlan, dtype: DTypePlan):
+        self.dtype = dtype
+        self.vector_lanes = tp.vector_lanes
+        self.macros = environment().get_template("ukernels.c.j2").make_module(dict(
+            target=tp.target, dtype=dtype, template="templates/ukernels.c.j2",
+            command=tp.command, version=""))
+
+    @functools.lru_cache(maxsize=None)
+    def _macro(self, name: str, lanes: int) -> Slots:
+        """One vector of `lanes`: the macro rendered with placeholder operands."""
+        m = self.macros
+        text = {
+            "reduce_row": lambda: str(m.reduce_load(lanes, 0, "x", "dy", "mean"))
+            + str(m.reduce_add(lanes, 0)),
+            "reduce_block": lambda: str(m.reduce_zero(lanes, 0))
+            + str(m.reduce_fold(lanes, 0, "c")),
+            "dx_train_row": lambda: str(m.dx_train_store(lanes, "x", "dy", "dx", "mean", "gain",
+                                                         "dy_mean", "slope")),
+            "dx_infer_row": lambda: str(m.dx_infer_store(lanes, "dy", "dx", "gain")),
+            # The generic kernel's columns: its per-channel operands loaded with each vector.
+            "generic_reduce": lambda: str(m.generic_reduce_columns(lanes)),
+            "generic_dx_train_row": lambda: str(m.generic_dx_train(lanes)),
+            # (the generic dx_infer passes the gain as a load, inline in the template)
+            "generic_dx_infer_row": lambda: str(m.dx_infer_store(
+                lanes, "dy", "dx", f"{m.f32x(lanes)}_load_f32(gain + c)")),
+        }[name]()
+        return count(text, self.vector_lanes)
+
+    def _widths(self, kernel: Kernel, channels: int) -> Dict[int, int]:
+        """Vector width -> how many vectors of it one row takes."""
+        if kernel.channels is not None:
+            out: Dict[int, int] = {}
+            for loop in kernel.loops:
+                for s in loop.segments:
+                    out[s.lanes] = out.get(s.lanes, 0) + loop.repeat
+            return out
+        lanes = self.dtype.config.lanes
+        vectors, tail = divmod(channels, lanes)
+        return {w: n for w, n in ((lanes, vectors), (1, tail)) if n}
+
+    def cost(self, kernel: Kernel, op: str, channels: int) -> OpCost:
+        """A call of `op` of `kernel` over rows of `channels` (the count the driver passes:
+        padded on a split target)."""
+        assert op in OPS, op
+        row, block = Slots(), Slots()
+        generic = kernel.channels is None
+        for lanes, n in self._widths(kernel, channels).items():
+            if op == "reduce":
+                per_row = self._macro("reduce_row", lanes)
+                row += per_row * n
+                block += (self._macro("generic_reduce", lanes) - per_row if generic
+                          else self._macro("reduce_block", lanes)) * n
+            else:
+                row += self._macro(("generic_" if generic else "") + op + "_row", lanes) * n
+        return OpCost(row, block)
+
+
+def kernel_by_entry(tp: TargetPlan, entry: str) -> Optional[Tuple[DTypePlan, Kernel]]:
+    """The plan's kernel whose table entry is `entry` (a trace names them so)."""
+    for d in tp.dtypes:
+        for k in d.kernels:
+            if k.table_entry == entry:
+                return d, k
+    return None
+
+
+def kernel_timer(tp: TargetPlan, clock_hz: float, alu_per_cycle: float,
+                 ldst_per_cycle: float) -> Callable[[object], float]:
+    """Seconds of a traced kernel call (entry, op, rows, channels): its slots at the
+    issue rates, the busier kind of unit deciding, at the clock."""
+    costs = {d.name: KernelCosts(tp, d) for d in tp.dtypes}
+
+    @functools.lru_cache(maxsize=None)
+    def seconds(entry: str, op: str, rows: int, channels: int) -> float:
+        found = kernel_by_entry(tp, entry)
+        if found is None:
+            raise KeyError(f"the trace names {entry}, which the plan of {tp.name} does not have")
+        dtype, kernel = found
+        slots = costs[dtype.name].cost(kernel, op, channels).slots(rows)
+        return max(slots.alu / alu_per_cycle, slots.ldst / ldst_per_cycle) / clock_hz
+    return lambda call: seconds(call.entry, call.op, call.rows, call.channels)

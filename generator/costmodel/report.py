@@ -1,0 +1,94 @@
+"""Stage 3: the report: a table per storage type (a row per shape and core count), the
+kernels' operation counts, and a CSV for the plot (bench/model/plot.gp)."""
+
+import csv
+import io
+from typing import Dict, List, Set, Tuple
+
+from ..model import PartFigures
+from ..plan import OPS, TargetPlan
+from .opcount import KernelCosts
+from .replay import BOUNDS, Prediction
+from .shapes import Shape
+
+MB = 1e6
+
+
+def heading(tp: TargetPlan) -> str:
+    p: PartFigures = tp.target.part
+    return (f"make model: {tp.name}, a prediction (not a measurement) from targets.yaml part: "
+            f"{p.clock_mhz} MHz, DDR {p.ddr_mb_per_s} MB/s and GSM {p.gsm_mb_per_s} MB/s per "
+            f"cluster, DMA latency {p.dma_latency_ns} ns, {p.dma_in_flight} transfers in flight "
+            f"per core, {p.vector_alu_per_cycle} vector ALU + {p.vector_ldst_per_cycle} load/store "
+            f"issues per cycle (docs/performance.md, \"The DSP cost model\")")
+
+
+def kernel_table(tp: TargetPlan, used: Set[Tuple[str, int]]) -> str:
+    """Issue slots per row (ALU + load/store), and per block of rows where the op adds
+    some, of each kernel the calls used (table entry, channels)."""
+    costs = {d.name: KernelCosts(tp, d) for d in tp.dtypes}
+    by_entry = {k.table_entry: (d, k) for d in tp.dtypes for k in d.kernels}
+    lines = ["kernel issue slots (ALU + load/store) per row, [per 32-row block]:"]
+    for entry, channels in sorted(used):
+        d, k = by_entry[entry]
+        parts = []
+        for op in OPS:
+            c = costs[d.name].cost(k, op, channels)
+            block = f" [{c.block.alu}+{c.block.ldst}]" if c.block.alu or c.block.ldst else ""
+            parts.append(f"{op} {c.row.alu}+{c.row.ldst}{block}")
+        lines.append(f"  {entry} ({channels} ch): " + ", ".join(parts))
+    return "\n".join(lines)
+
+
+COLUMNS = ("shape", "batch x ch", "layers", "cores", "predicted_us", "floor_us", "floor%",
+           "DDR_MB", "min_MB", "xmin", "GSM_MB", "bound")
+
+
+def _row(shape: Shape, p: Prediction) -> Tuple[str, ...]:
+    return (shape.label, f"{shape.batch}x{shape.channel}", str(shape.layers), str(p.call.cores),
+            f"{p.seconds * 1e6:.1f}", f"{p.floor_seconds * 1e6:.1f}",
+            f"{100 * p.floor_seconds / p.seconds:.0f}", f"{p.bytes['ddr'] / MB:.2f}",
+            f"{p.min_ddr_bytes / MB:.2f}", f"{p.bytes['ddr'] / p.min_ddr_bytes:.2f}",
+            f"{p.bytes['gsm'] / MB:.3f}", p.bound)
+
+
+def table(dtype: str, rows: List[Tuple[Shape, Prediction]]) -> str:
+    cells = [COLUMNS] + [_row(s, p) for s, p in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(COLUMNS))]
+    out = [f"{dtype}:"]
+    for r in cells:
+        first, *rest = zip(r, widths)
+        out.append("  " + "  ".join([first[0].ljust(first[1])] + [c.rjust(w) for c, w in rest]))
+    return "\n".join(out)
+
+
+def network_totals(dtype: str, rows: List[Tuple[Shape, Prediction]]) -> List[str]:
+    """Per network batch and core count: all its batch-norm layers, one after the other."""
+    totals: Dict[Tuple[str, int], List[float]] = {}
+    for s, p in rows:
+        if s.label.startswith("resnet50"):
+            key = (s.label.split()[1], p.call.cores)
+            t = totals.setdefault(key, [0.0, 0.0])
+            t[0] += s.layers * p.seconds
+            t[1] += s.layers * p.floor_seconds
+    return [f"  {dtype} resnet50 {n}, {cores} cores: 53 layers {t[0] * 1e3:.2f} ms "
+            f"(DDR floor {t[1] * 1e3:.2f} ms, {100 * t[1] / t[0]:.0f}%)"
+            for (n, cores), t in totals.items()]
+
+
+def write_csv(path: str, rows: List[Tuple[Shape, Prediction]]) -> None:
+    """One line per call; a first comment line lists the channel counts (the plot's lines)."""
+    out = io.StringIO()
+    channels = sorted({s.channel for s, _ in rows})
+    out.write("# channels: " + " ".join(map(str, channels)) + "\n")
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(["label", "dtype", "batch", "channel", "cores", "layers", "predicted_us", "floor_us",
+                "ddr_bytes", "min_ddr_bytes", "gsm_bytes", "am_bytes", "bound"]
+               + [f"{k}_us" for k in BOUNDS] + ["barrier_us"])
+    for s, p in rows:
+        w.writerow([s.label, p.call.dtype, s.batch, s.channel, p.call.cores, s.layers,
+                    f"{p.seconds * 1e6:.3f}", f"{p.floor_seconds * 1e6:.3f}", p.bytes["ddr"],
+                    p.min_ddr_bytes, p.bytes["gsm"], p.bytes["am"], p.bound]
+                   + [f"{p.spent[k] * 1e6:.3f}" for k in BOUNDS + ("barrier",)])
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(out.getvalue())

@@ -1,0 +1,127 @@
+"""Stage 1: load the trace bench/model/trace.c writes (include/host/bng_hal_trace.h
+describes the record): per call, per parallel region, each core's events in order."""
+
+from dataclasses import dataclass
+from typing import Dict, List, Tuple, Union
+
+# Memories a transfer moves between: a core's private (array) memory, the cluster's
+# global shared memory, DDR.
+LEVELS = ("am", "gsm", "ddr")
+
+
+@dataclass(frozen=True)
+class Transfer:
+    put: bool                 # private -> shared (else a get)
+    handle: int
+    source: str               # a LEVELS name
+    dest: str
+    rows: int
+    row_bytes: int
+
+    @property
+    def bytes(self) -> int:
+        return self.rows * self.row_bytes
+
+
+@dataclass(frozen=True)
+class Wait:
+    handle: int
+
+
+@dataclass(frozen=True)
+class Barrier:
+    pass
+
+
+@dataclass(frozen=True)
+class KernelCall:
+    entry: str                # the kernel table entry, e.g. bng_f32_kernel__mt7004_c64_v16
+    op: str                   # reduce, dx_train, dx_infer
+    rows: int
+    channels: int
+
+
+Event = Union[Transfer, Wait, Barrier, KernelCall]
+Region = Dict[int, Tuple[Event, ...]]     # core -> its events
+
+
+@dataclass(frozen=True)
+class Call:
+    """One traced _s call: its shape and what the driver did."""
+    dtype: str
+    batch: int
+    channel: int
+    mask: int
+    is_train: bool
+    regions: Tuple[Region, ...]
+
+    @property
+    def cores(self) -> int:
+        return bin(self.mask).count("1")
+
+    def transfers(self):
+        for region in self.regions:
+            for events in region.values():
+                for e in events:
+                    if isinstance(e, Transfer):
+                        yield e
+
+    def bytes_by_level(self) -> Dict[str, int]:
+        """Bytes the call's transfers move to or from each memory."""
+        out = dict.fromkeys(LEVELS, 0)
+        for t in self.transfers():
+            out[t.source] += t.bytes
+            if t.dest != t.source:
+                out[t.dest] += t.bytes
+        return out
+
+
+class TraceError(Exception):
+    """The record does not parse: the line number and what was wrong."""
+
+
+def _event(words: List[str], line: int) -> Tuple[int, Event]:
+    core, kind, args = int(words[0]), words[1], words[2:]
+    if kind in ("get", "put") and len(args) == 5 and args[1] in LEVELS and args[2] in LEVELS:
+        return core, Transfer(kind == "put", int(args[0]), args[1], args[2], int(args[3]),
+                              int(args[4]))
+    if kind == "wait" and len(args) == 1:
+        return core, Wait(int(args[0]))
+    if kind == "barrier" and not args:
+        return core, Barrier()
+    if kind == "kernel" and len(args) == 4:
+        return core, KernelCall(args[0], args[1], int(args[2]), int(args[3]))
+    raise TraceError(f"line {line}: not an event: {' '.join(words)}")
+
+
+def parse(text: str) -> List[Call]:
+    """Every call of a record, in order."""
+    calls: List[Call] = []
+    head = None
+    regions: List[Region] = []
+    region: Dict[int, List[Event]] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        words = line.split()
+        try:
+            if words[:1] == ["call"]:
+                dtype, shape, _, mask, _, train = words[1:7]
+                batch, channel = shape.split("x")
+                head = (dtype, int(batch), int(channel), int(mask, 16), train == "1")
+                regions = []
+            elif words[:1] == ["parallel"]:
+                region = {}
+            elif words[:1] == ["done"]:
+                regions.append({c: tuple(events) for c, events in sorted(region.items())})
+            elif words[:1] == ["end"]:
+                if head is None:
+                    raise TraceError(f"line {number}: end without a call")
+                calls.append(Call(*head, regions=tuple(regions)))
+                head = None
+            elif words:
+                core, event = _event(words, number)
+                region.setdefault(core, []).append(event)
+        except (ValueError, IndexError):
+            raise TraceError(f"line {number}: cannot read: {line}") from None
+    if head is not None:
+        raise TraceError("the record ends inside a call")
+    return calls

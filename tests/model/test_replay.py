@@ -1,0 +1,172 @@
+"""The cost model against hand-computed cases: the replay's arithmetic (bandwidth shared
+by the cores, latency, the in-flight limit, barriers) and the kernels' operation
+counts, then whole traced calls in the three regimes."""
+
+import math
+import unittest
+
+from programs import target_plan
+from test_trace import trace
+
+from generator.costmodel.opcount import KernelCosts, Slots, kernel_timer
+from generator.costmodel.replay import Machine, predict, replay_region
+from generator.costmodel.trace import Barrier, KernelCall, Transfer, Wait, parse
+
+MB = 1_000_000
+# Round numbers: 1 GB/s of DDR, 2 GB/s of GSM, 1 us of latency, 1 GHz.
+MACHINE = Machine(clock_hz=1e9, bandwidth={"ddr": 1e9, "gsm": 2e9}, latency_s=1e-6, in_flight=4,
+                  alu_per_cycle=3, ldst_per_cycle=2)
+
+
+def no_kernels(call):
+    raise AssertionError("no kernel call expected")
+
+
+def get(handle, rows, row_bytes, source="ddr", dest="am"):
+    return Transfer(False, handle, source, dest, rows, row_bytes)
+
+
+class ReplayTest(unittest.TestCase):
+    def replay(self, region, machine=MACHINE, kernels=no_kernels):
+        return replay_region(region, machine, kernels)
+
+    def test_one_large_copy_is_ddr_bound(self):
+        """1 MB from DDR: the latency, then 1 MB at 1 GB/s."""
+        t = self.replay({0: (get(1, 1000, 1000), Wait(1))})
+        self.assertAlmostEqual(t.seconds, 1e-6 + 1e-3, delta=1e-12)
+        self.assertAlmostEqual(t.spent["ddr"], 1e-3, delta=1e-12)
+        self.assertAlmostEqual(t.spent["latency"], 1e-6, delta=1e-12)
+
+    def test_cores_share_ddr(self):
+        """Two cores, 1 MB each: the two stream at 0.5 GB/s each."""
+        t = self.replay({c: (get(1, 1000, 1000), Wait(1)) for c in (0, 1)})
+        self.assertAlmostEqual(t.seconds, 1e-6 + 2e-3, delta=1e-12)
+
+    def test_ddr_and_gsm_are_separate(self):
+        """1 MB from DDR on one core, 1 MB from GSM (2 GB/s) on another: neither slows
+        the other; a transfer between the two moves at the lesser bandwidth."""
+        t = self.replay({0: (get(1, 1000, 1000), Wait(1)), 1: (get(1, 1000, 1000, "gsm"), Wait(1))})
+        self.assertAlmostEqual(t.seconds, 1e-6 + 1e-3, delta=1e-12)
+        t = self.replay({0: (get(1, 1000, 1000, "gsm"), Wait(1))})
+        self.assertAlmostEqual(t.seconds, 1e-6 + 0.5e-3, delta=1e-12)
+        t = self.replay({0: (get(1, 1000, 1000, "ddr", "gsm"), Wait(1))})
+        self.assertAlmostEqual(t.seconds, 1e-6 + 1e-3, delta=1e-12)
+
+    def test_one_row_is_latency_bound(self):
+        """One 256-byte row: 1 us of latency, 0.256 us of streaming."""
+        t = self.replay({0: (get(1, 1, 256), Wait(1))})
+        self.assertAlmostEqual(t.seconds, 1.256e-6, delta=1e-15)
+        self.assertGreater(t.spent["latency"], t.spent["ddr"])
+
+    def test_in_flight_limit_serializes(self):
+        """Three 1 MB gets issued at once: with 4 in flight they share DDR (one latency,
+        3 ms); with 1 in flight each waits for the one before (three latencies)."""
+        region = {0: (get(1, 1000, 1000), get(2, 1000, 1000), get(3, 1000, 1000),
+                      Wait(1), Wait(2), Wait(3))}
+        self.assertAlmostEqual(self.replay(region).seconds, 1e-6 + 3e-3, delta=1e-12)
+        one = Machine(**{**MACHINE.__dict__, "in_flight": 1})
+        self.assertAlmostEqual(self.replay(region, one).seconds, 3 * (1e-6 + 1e-3), delta=1e-12)
+
+    def test_barrier_waits_for_the_slowest_core_and_its_puts(self):
+        """Core 0 computes 5 us then meets core 1 at a barrier; core 1 first puts 1000
+        bytes without waiting: the barrier completes them (1 us + 1 us)."""
+        kernel = KernelCall("k", "reduce", 1, 1)
+        region = {0: (kernel, Barrier()),
+                  1: (Transfer(True, 1, "am", "ddr", 1, 1000), Barrier())}
+        t = self.replay(region, kernels=lambda call: 5e-6)
+        self.assertAlmostEqual(t.seconds, 5e-6, delta=1e-15)
+        self.assertAlmostEqual(t.spent["compute"], 5e-6, delta=1e-15)
+        self.assertAlmostEqual(t.spent["barrier"], 5e-6 - 2e-6, delta=1e-15)
+
+    def test_transfers_overlap_kernels(self):
+        """A get in flight while the core computes costs only what the kernel leaves."""
+        region = {0: (get(1, 1, 1000), KernelCall("k", "reduce", 1, 1), Wait(1))}
+        t = self.replay(region, kernels=lambda c: 1.5e-6)
+        self.assertAlmostEqual(t.seconds, 2e-6, delta=1e-15)
+
+
+class OperationCountTest(unittest.TestCase):
+    """Vector issue slots per row (and per 32-row block) of mt7004's kernels, counted by
+    hand from templates/ukernels.c.j2. Per vector and row: reduce loads x and dy and
+    does sub, add, mul, add (4 + 2); dx_train loads x and dy, does sub, sub, mul, sub,
+    mul and stores (5 + 3); dx_infer loads, multiplies, stores (1 + 2). Per block and
+    vector, reduce zeroes two accumulators and adds them to the sums (4 + 4: two loads,
+    two stores). The generic kernel reloads its per-channel operands with each vector
+    (reduce: mean, once a block; dx_train: four; dx_infer: one)."""
+
+    def costs(self, dtype):
+        tp = target_plan()
+        d = tp.dtype(dtype)
+        return KernelCosts(tp, d), {k.channels: k for k in d.kernels}
+
+    def test_specialized_f32_c64(self):
+        costs, kernels = self.costs("f32")
+        k = kernels[64]             # 4 vectors of 16 lanes
+        self.assertEqual(costs.cost(k, "reduce", 64).row, Slots(16, 8))
+        self.assertEqual(costs.cost(k, "reduce", 64).block, Slots(16, 16))
+        self.assertEqual(costs.cost(k, "dx_train", 64).row, Slots(20, 12))
+        self.assertEqual(costs.cost(k, "dx_infer", 64).row, Slots(4, 8))
+
+    def test_generic_f32_over_100_channels(self):
+        """6 vectors of 16 lanes and 4 single lanes: 10 columns."""
+        costs, kernels = self.costs("f32")
+        k = kernels[None]
+        self.assertEqual(costs.cost(k, "reduce", 100).row, Slots(40, 20))
+        self.assertEqual(costs.cost(k, "reduce", 100).block, Slots(40, 50))
+        self.assertEqual(costs.cost(k, "dx_train", 100).row, Slots(50, 70))
+        self.assertEqual(costs.cost(k, "dx_infer", 100).row, Slots(10, 30))
+
+    def test_half_vectors_take_two_slots_and_convert(self):
+        """f16 at 32 lanes on a 16-float register: 2 slots an operation, and each half
+        load or store also converts (an arithmetic slot). c64: 2 vectors of 32."""
+        costs, kernels = self.costs("f16")
+        k = kernels[64]
+        self.assertEqual(costs.cost(k, "reduce", 64).row, Slots(2 * 2 * (4 + 2), 2 * 2 * 2))
+        self.assertEqual(costs.cost(k, "dx_infer", 64).row, Slots(2 * 2 * (1 + 2), 2 * 2 * 2))
+
+    def test_one_multiply_per_vector_operation_of_the_plan(self):
+        """dx_infer multiplies once per vector operation the plan gives each kernel."""
+        costs, kernels = self.costs("f32")
+        for channels, k in kernels.items():
+            if channels:
+                self.assertEqual(costs.cost(k, "dx_infer", channels).row.alu, k.vector_ops_per_row)
+
+
+class TracedCallTest(unittest.TestCase):
+    """Whole calls of the shipped driver, replayed."""
+
+    def predict(self, spec, machine):
+        tp = target_plan()
+        (call,) = parse(trace(spec))
+        d = tp.dtype(call.dtype)
+        seconds = kernel_timer(tp, machine.clock_hz, machine.alu_per_cycle, machine.ldst_per_cycle)
+        return predict(call, machine, seconds, d.element_bytes, d.stats_bytes)
+
+    def test_large_call_is_ddr_bound_and_above_its_floor(self):
+        p = self.predict("f32:100352x64:0xff", MACHINE)
+        self.assertEqual(p.bound, "ddr")
+        self.assertGreaterEqual(p.seconds, p.bytes["ddr"] / 1e9)
+        self.assertEqual(p.min_ddr_bytes, 3 * 100352 * 64 * 4 + 5 * 64 * 4)
+        self.assertAlmostEqual(p.floor_seconds, p.min_ddr_bytes / 1e9)
+
+    def test_one_row_call_is_latency_bound(self):
+        """On the part's figures (targets.yaml), one row on 8 cores: each core's
+        per-channel transfers, waited one at a time, are all latency."""
+        part = Machine.from_part(target_plan().target.part)
+        p = self.predict("f32:1x64:0xff", part)
+        self.assertEqual(p.bound, "latency")
+        self.assertGreater(p.seconds, 10 * part.latency_s)
+
+    def test_with_unlimited_bandwidth_a_call_takes_its_kernels_time(self):
+        """No latency, endless bandwidth, one core, 4096 rows of 64 channels (128 blocks):
+        reduce 16 ALU slots a row and 16 a block at 3 a cycle, dx_train 20 a row at 3
+        a cycle (the load/store units, 8 and 12 at 2, wait less): 49834.7 cycles at 1 GHz."""
+        unlimited = Machine(1e9, {"ddr": math.inf, "gsm": math.inf}, 0.0, 4, 3, 2)
+        p = self.predict("f32:4096x64:0x1", unlimited)
+        cycles = (16 * 4096 + 16 * 128) / 3 + 20 * 4096 / 3
+        self.assertAlmostEqual(p.seconds, cycles / 1e9, delta=1e-12)
+        self.assertEqual(p.bound, "compute")
+
+
+if __name__ == "__main__":
+    unittest.main()

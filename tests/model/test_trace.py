@@ -1,0 +1,105 @@
+"""The trace of the shipped driver (bench/model/trace.c under the tracing HAL): a HAL
+that gives _p's bits, and byte counts equal to the schedule's formula, exactly."""
+
+import subprocess
+import unittest
+
+from programs import program, target_plan
+
+from generator.costmodel.trace import parse
+from generator.plan import BLOCK_ROWS, MAX_GROUPS, MIN_GROUP_ROWS
+
+
+def ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def expected_bytes(dtype: str, batch: int, channel: int, cores: int, is_train: bool):
+    """What _s moves, from the contract's schedule (docs/design.md): per chunk, every
+    core fetches mean, invar and scale and its rows of x and dy (again in pass 2 unless
+    its slice stays resident: x only in training), puts its rows of dx and each of its
+    row groups' two partial sums, and reads every group's back for the fold; the lowest
+    core puts dbias and dscale."""
+    tp = target_plan()
+    d = tp.dtype(dtype)
+    e, s, f = d.element_bytes, d.stats_bytes, 4
+    chunk = channel if channel in tp.target.channels else d.generic_chunk
+    groups = min(MAX_GROUPS, ceil_div(batch, MIN_GROUP_ROWS))
+    group_rows = ceil_div(ceil_div(batch, groups), BLOCK_ROWS) * BLOCK_ROWS
+    groups = ceil_div(batch, group_rows)
+    tile = d.tile_bytes(tp.target.memory.private_bytes)
+    ddr = gsm = 0
+    for first in range(0, channel, chunk):
+        width = min(chunk, channel - first)
+        ddr += cores * 3 * width * s + 2 * width * s
+        gsm += groups * 2 * width * f + cores * groups * 2 * width * f
+        for rank in range(cores):
+            begin = min(groups * rank // cores * group_rows, batch)
+            end = min(groups * (rank + 1) // cores * group_rows, batch)
+            row_bytes = (end - begin) * width * e
+            resident = row_bytes <= 2 * tile
+            again = 0 if resident else (2 if is_train else 1) * row_bytes     # pass 2's fetch
+            ddr += 2 * row_bytes + again + row_bytes
+    return {"ddr": ddr, "gsm": gsm, "am": ddr + gsm}
+
+
+def trace(*calls: str, copy: bool = False) -> str:
+    done = subprocess.run([program("trace"), *(["--copy"] if copy else []), *calls],
+                          capture_output=True, text=True)
+    if done.returncode:
+        raise AssertionError(f"trace failed ({done.returncode}): {done.stderr}{done.stdout[-300:]}")
+    return done.stdout
+
+
+class TraceHalTest(unittest.TestCase):
+    def test_copying_trace_gives_the_bits_of_p(self):
+        """With data moved for real, _s under the tracing HAL gives _p's dx, dbias and
+        dscale bit for bit (the program compares them): the trace HAL is a HAL."""
+        calls = ["f32:1000x64:0xff", "f32:3000x256:0x1", "f16:777x100:0x25",
+                 "f32:300x300:0xff:infer", "f16:5000x64:0x7", "f32:3x2048:0xff"]
+        ends = [line for line in trace(*calls, copy=True).splitlines() if line.startswith("end")]
+        self.assertEqual(ends, ["end identical"] * len(calls))
+
+    def test_every_core_of_the_mask_and_no_other(self):
+        (call,) = parse(trace("f32:4096x64:0x25"))
+        self.assertEqual([sorted(r) for r in call.regions], [[0, 2, 5]])
+
+    def test_kernel_calls_cover_every_row(self):
+        """Each pass's kernel calls cover the batch once per chunk."""
+        (call,) = parse(trace("f32:5000x300:0xff"))
+        rows = {}
+        for events in call.regions[0].values():
+            for e in events:
+                if hasattr(e, "op"):
+                    rows[e.op] = rows.get(e.op, 0) + e.rows
+        chunks = ceil_div(300, target_plan().dtype("f32").generic_chunk)
+        self.assertEqual(rows, {"reduce": 5000 * chunks, "dx_train": 5000 * chunks})
+
+
+class TraceBytesTest(unittest.TestCase):
+    SHAPES = ((1, 1), (5, 13), (31, 64), (256, 100), (1000, 256), (3000, 256), (2049, 300),
+              (100352, 64), (7, 2048))
+
+    def test_bytes_per_level_equal_the_formula(self):
+        """A sweep of shapes, core counts, both dtypes and both modes: the bytes the trace
+        records per memory are the formula's, exactly (resident and streamed slices,
+        specialized and generic kernels, cores without rows)."""
+        cases = [(dtype, b, c, n, train) for dtype in ("f32", "f16") for b, c in self.SHAPES
+                 for n in (1, 3, 8) for train in (True, False)]
+        calls = parse(trace(*[f"{d}:{b}x{c}:{(1 << n) - 1:#x}" + ("" if t else ":infer")
+                              for d, b, c, n, t in cases]))
+        self.assertEqual(len(calls), len(cases))
+        for (dtype, b, c, n, train), call in zip(cases, calls):
+            with self.subTest(dtype=dtype, shape=f"{b}x{c}", cores=n, train=train):
+                self.assertEqual(call.bytes_by_level(), expected_bytes(dtype, b, c, n, train))
+
+    def test_the_sweep_reaches_both_kinds_of_slice(self):
+        """The sweep above has resident slices and streamed ones (else it proves less)."""
+        tp = target_plan()
+        tile = tp.dtype("f32").tile_bytes(tp.target.memory.private_bytes)
+        self.assertLess(31 * 64 * 4, 2 * tile)
+        self.assertGreater(100352 * 64 * 4 // 8, 2 * tile)
+
+
+if __name__ == "__main__":
+    unittest.main()
