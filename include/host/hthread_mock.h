@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright 2026 the batchnormgrad authors */
 /* Control of the host mock of the hthreads runtime (hthread_mock.c), for the tests
  * that run the reference HAL, and the host-side calls the mock stands in for. Not for
  * firmware. */
