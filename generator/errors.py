@@ -57,9 +57,15 @@ def option_error(name: str, value: Optional[str], message: str,
     if not _VIA_MAKE[0] or name not in MAKE_VARIABLES:
         key = shortened(item) if item is not None else shortened(value or "", SHOWN_SETTING_CHARS)
         return ConfigError(name, key, message)
-    words = (value or "").split()
-    shown = some_of(words) if len(words) > 1 or name in LISTS else \
-        shortened(value or "", SHOWN_SETTING_CHARS)
-    setting = f'{option(name)}"{shown}"' if len(words) > 1 else f"{option(name)}{shown}"
     whole = item is None or item == (value or "").strip()
-    return ConfigError(setting, "" if whole else shortened(item), message)
+    return ConfigError(setting(name, value or ""), "" if whole else shortened(item), message)
+
+
+def setting(name: str, value: str) -> str:
+    """An option and its value as the user typed them, shortened: CHANNELS="48 96" under
+    make, --channels "48 96" otherwise."""
+    words = value.split()
+    shown = some_of(words) if len(words) > 1 or name in LISTS else \
+        shortened(value, SHOWN_SETTING_CHARS)
+    quoted = f'"{shown}"' if len(words) > 1 else shown
+    return f"{option(name)}{quoted}" if _VIA_MAKE[0] else f"{name} {quoted}"

@@ -4,7 +4,7 @@ import os
 import subprocess
 from typing import Dict, List, Optional
 
-from .errors import ConfigError, option
+from .errors import ConfigError, setting
 from .plan import EXT_PARAMS_SLOTS, MAX_GROUPS, OPS, PARAMS_SLOTS, STACK_FLOAT_ARRAYS, TargetPlan
 
 # Columns of code sizes: label -> {ukernel or other code symbol: size in bytes}.
@@ -77,10 +77,10 @@ def _shared_memory(tp: TargetPlan, base: TargetPlan) -> List[str]:
     its size, and the scratch's size with targets.yaml's list when the report's differs."""
     memory = tp.target.memory
     slots = tp.shared_params_slots
-    why = (f"{EXT_PARAMS_SLOTS} slots of 8 B: the vendor's {PARAMS_SLOTS} and those of "
-           f"the extensions" if slots == EXT_PARAMS_SLOTS else
-           f"{PARAMS_SLOTS} slots of 8 B, the vendor's block (extensions would make it "
-           f"{EXT_PARAMS_SLOTS})")
+    why = (f"{EXT_PARAMS_SLOTS} slots of 8 B (the vendor's {PARAMS_SLOTS}, and "
+           f"{EXT_PARAMS_SLOTS - PARAMS_SLOTS} for the extensions)" if slots == EXT_PARAMS_SLOTS
+           else f"{PARAMS_SLOTS} slots of 8 B, the vendor's block ({EXT_PARAMS_SLOTS} with "
+           f"extensions)")
     scratch = (f"shared scratch {tp.scratch_bytes} B at {memory.shared_scratch_address:#x}: "
                f"2 slots x {MAX_GROUPS} row groups x 2 sums x {tp.max_chunk} channels (the "
                f"widest chunk) x 4 B; it grows with the widest channel count")
@@ -96,7 +96,8 @@ def _header(tp: TargetPlan, base: TargetPlan, notes: Dict[str, str]) -> List[str
     rows = [f"target {tp.name}: channels {_words(tp.target.channels)}, max_unroll "
             f"{tp.target.max_unroll}"]
     if tp.target.channels_overridden:
-        rows.append(f"what-if: {option('--channels')} replaces targets.yaml's list "
+        rows.append(f"what-if: {setting('--channels', _words(tp.target.channels))} replaces "
+                    f"targets.yaml's list "
                     f"({_words(base.target.channels)}) for this report only; nothing outside "
                     f"build/ was written (make generate TARGET={tp.name} CHANNELS=... sets the list)")
     rows.append(f"private memory {memory.private_bytes} B per core: the _s workspace "
