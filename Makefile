@@ -65,7 +65,7 @@ known_target = $(if $(and $(filter 1,$(words $(TARGET))),$(filter $(ALL_TARGETS)
 
 .PHONY: generate regen-check plan
 ## render generated/ from targets.yaml [TARGET=t]; CHANNELS="48 96" (with TARGET) first
-## sets that target's channels: list in targets.yaml (a few seconds)
+## sets that target's channels: list in targets.yaml
 generate: deps-python
 	@$(GENERATOR) generate $(GEN_ARGS)
 

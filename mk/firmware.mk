@@ -18,7 +18,6 @@ cross-check: deps-cross deps-c deps-python
 # generated/<t> first, as make generate does: the drop, the tree and CI then agree.
 ## render TARGET=t's drop for a firmware tree into DEST=dir, with build glue and a
 ## MANIFEST [HAL=hthreads]; CHANNELS="48 96" first sets the list as make generate does
-## (a few seconds)
 vendor: deps-python
 	@$(if $(CHANNELS),$(GENERATOR) generate $(CONFIG_ARG) --target "$$TARGET" --channels "$$CHANNELS")
 	@$(GENERATOR) vendor $(CONFIG_ARG) --target "$$TARGET" $(if $(HAL),--hal "$$HAL") --dest "$$DEST"

@@ -22,6 +22,14 @@ from generator.validate import check_split_native_halves  # noqa: E402
 TARGETS_YAML = os.path.join(ROOT, "targets.yaml")
 
 
+def line_of(target, key):
+    """The line of targets.yaml where target's key (e.g. "channels") stands."""
+    with open(TARGETS_YAML) as f:
+        lines = f.read().splitlines()
+    start = lines.index(f"  {target}:")
+    return next(i for i in range(start, len(lines)) if lines[i].strip().startswith(key + ":")) + 1
+
+
 def run(*argv):
     """Run the CLI in-process: (exit status, stdout, stderr)."""
     out, err = io.StringIO(), io.StringIO()
@@ -192,7 +200,7 @@ class ValidationTest(TempDir):
             self.assertEqual(status, 2)
             option = 'CHANNELS="48 2000 4096"' if style else "--channels"
             self.assertEqual(err, f"error: {option}: 2000 4096: memory.private_bytes (768000 "
-                             f"bytes, {path}:97) holds the _s workspace and one tile for at "
+                             f"bytes, {path}:{line_of('mt7004', 'private_bytes')}) holds the _s workspace and one tile for at "
                              "most 1360 channels: list no count above 1360, or set "
                              "memory.private_bytes to at least 2310144\n")
         with open(path, "rb") as f, open(TARGETS_YAML, "rb") as g:
@@ -565,21 +573,24 @@ class NativeSpellingsTest(TempDir):
 
 
 # A generate run that pauses before it writes its tree (the second commit of a run that
-# sets a list; the first writes the configuration), after touching a marker file.
+# sets a list; the first writes the configuration): it creates the file argv[1], then
+# waits for the file argv[2].
 PAUSED_RUN = """
 import os, sys, time
 sys.path.insert(0, {root!r})
 import generator.files as files
 from generator.cli import main
-marker, commit, calls = sys.argv[1], files.FileManager.commit, [0]
-def paused(self, *a, **k):
+paused, go, commit, calls = sys.argv[1], sys.argv[2], files.FileManager.commit, [0]
+def pausing(self, *a, **k):
     calls[0] += 1
     if calls[0] == 2:
-        open(marker, "w").close()
-        time.sleep(3)
+        open(paused, "w").close()
+        deadline = time.monotonic() + 120
+        while not os.path.exists(go) and time.monotonic() < deadline:
+            time.sleep(0.02)
     return commit(self, *a, **k)
-files.FileManager.commit = paused
-sys.exit(main(sys.argv[2:]))
+files.FileManager.commit = pausing
+sys.exit(main(sys.argv[3:]))
 """
 
 
@@ -606,22 +617,27 @@ class AtomicOutputTest(TempDir):
         import subprocess
         import time
         out, path = self.tmp + "/out", self.config_copy()
-        driver, marker = self.tmp + "/driver.py", self.tmp + "/paused"
+        driver, paused, go = self.tmp + "/driver.py", self.tmp + "/paused", self.tmp + "/go"
         with open(driver, "w") as f:
             f.write(PAUSED_RUN.format(root=ROOT))
         generate = ("generate", "--config", path, "--out", out, "--target", "mt7004")
-        first = subprocess.Popen([sys.executable, driver, marker, *generate, "--channels",
+        first = subprocess.Popen([sys.executable, driver, paused, go, *generate, "--channels",
                                   "48 96"], cwd=ROOT, stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE)
         deadline = time.monotonic() + 120
-        while not os.path.exists(marker) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        second = subprocess.run([sys.executable, "-m", "generator", *generate, "--channels",
-                                 "40 80 160"], cwd=ROOT, capture_output=True, timeout=120)
+        while not os.path.exists(paused) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        second = subprocess.Popen([sys.executable, "-m", "generator", *generate, "--channels",
+                                   "40 80 160"], cwd=ROOT, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+        said = second.stderr.readline()     # it waits, or it has ended without waiting
+        open(go, "w").close()
         first.communicate(timeout=120)
-        self.assertEqual((first.returncode, second.returncode), (0, 0), second.stderr)
-        self.assertIn(b"another generator run holds the lock; waiting", second.stderr)
-        self.assertIn("channels: [40, 80, 160]", open(path).read())
+        second.communicate(timeout=120)
+        self.assertEqual((first.returncode, second.returncode), (0, 0))
+        self.assertIn("another generator run holds the lock; waiting", said)
+        with open(path) as f:
+            self.assertIn("channels: [40, 80, 160]", f.read())
         self.assertEqual(run(*generate, "--check")[0], 0)
         self.assertEqual([n for n in os.listdir(out + "/mt7004") if is_temporary(n)], [])
         self.assertEqual([n for n in os.listdir(self.tmp) if is_temporary(n)], [])
@@ -679,7 +695,7 @@ class OutputTest(TempDir):
                                   "--target", "mt7004", "--channels", "96,48")
         self.assertEqual(status, 0, err)
         self.assertEqual(stdout.splitlines()[0],
-                         f"{path}:102: mt7004 channels: 32 64 128 256 -> 48 96")
+                         f"{path}:{line_of('mt7004', 'channels')}: mt7004 channels: 32 64 128 256 -> 48 96")
         with open(TARGETS_YAML) as f:
             original = f.read()
         with open(path) as f:       # that one list, and nothing else of the file
@@ -701,7 +717,8 @@ class OutputTest(TempDir):
         self.assertEqual((status, stdout), (0, f"{out}: up to date\n"))
         status, stdout, _ = run("generate", "--config", path, "--out", out,
                                 "--target", "mt7004", "--channels", "48 96")
-        self.assertEqual(stdout.splitlines()[0], f"{path}:102: mt7004 channels: 48 96 (unchanged)")
+        self.assertEqual(stdout.splitlines()[0],
+                         f"{path}:{line_of('mt7004', 'channels')}: mt7004 channels: 48 96 (unchanged)")
 
     def test_channels_edit_keeps_the_layout_or_refuses(self):
         with open(TARGETS_YAML) as f:
@@ -726,7 +743,7 @@ class OutputTest(TempDir):
                 self.assertEqual((status, after), (0, text.replace(written, expected, 1)), err)
             else:
                 self.assertEqual((status, after), (2, text))
-                self.assertIn(f"{path}:85: targets.ft78ne.channels: ", err)
+                self.assertIn(f"{path}:{line_of('ft78ne', 'channels')}: targets.ft78ne.channels: ", err)
                 self.assertIn(expected, err)
 
     def test_an_error_leaves_the_tree_unchanged(self):

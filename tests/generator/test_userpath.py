@@ -19,6 +19,11 @@ from generator.cli import main                         # noqa: E402
 from generator.vendor import source_pin                # noqa: E402
 
 TARGETS_YAML = os.path.join(ROOT, "targets.yaml")
+with open(TARGETS_YAML) as _f:
+    _LINES = _f.read().splitlines()
+# Where mt7004's memory.private_bytes stands in targets.yaml.
+PRIVATE_BYTES_LINE = next(i for i in range(_LINES.index("  mt7004:"), len(_LINES))
+                          if _LINES[i].strip().startswith("private_bytes:")) + 1
 SPDX = f"SPDX-License-Identifier: {LICENSE_ID}"
 
 
@@ -83,7 +88,7 @@ class MakeWordsTest(TempDir):
         err = self.make_error("generate", "--config", self.config, "--target", "mt7004",
                               "--channels", "2000", "--out", self.tmp + "/out")
         self.assertEqual(err, f"error: CHANNELS=2000: memory.private_bytes (768000 bytes, "
-                         f"{self.config}:97) holds the _s workspace and one tile for at most "
+                         f"{self.config}:{PRIVATE_BYTES_LINE}) holds the _s workspace and one tile for at most "
                          "1360 channels: list no count above 1360, or set "
                          "memory.private_bytes to at least 1128000\n")
         self.assertTrue(self.config_unchanged())
