@@ -12,10 +12,10 @@ import signal
 import sys
 from typing import List, Optional
 
-from .edit import plan_edit, write_edit
-from .errors import ConfigError, option, option_error, spell_options_for_make
+from .edit import set_channels
+from .errors import ConfigError, option_error, spell_options_for_make
 from .files import Terminated, differences, holding, owned_folders
-from .loader import channels_from_text, load
+from .loader import load
 from .model import Config
 from .plan import plan_target
 from .render import render_config
@@ -34,7 +34,7 @@ def cmd_generate(args) -> int:
         return _generate(args)
     with holding(args.config):      # the file read, maybe edited, and the tree agree
         if args.channels is not None:
-            _set_channels(args)
+            print(set_channels(args.config, args.target, args.channels))
         return _generate(args)
 
 
@@ -55,20 +55,6 @@ def _generate(args) -> int:
     if not changed and not args.quiet:
         print(f"{args.out}: up to date")
     return 0
-
-
-def _set_channels(args) -> None:
-    """--channels on generate: the target's channels: list in the config file, edited."""
-    config = validate(load(args.config))
-    if not args.target:
-        known = ", ".join(t.name for t in config.targets)
-        raise option_error("--channels", args.channels, f"needs {option('--target')}: the "
-                           f"target whose channels: list in {args.config} to set (known: "
-                           f"{known})")
-    select(config, args.target)                      # an unknown target, named
-    edit = plan_edit(args.config, config, args.target, channels_from_text(args.channels))
-    write_edit(edit)
-    print(edit)
 
 
 def _check(args, fm, owned) -> int:

@@ -10,15 +10,15 @@ YAML anchor, cannot be replaced in place: the user edits it by hand.
 
 import dataclasses
 import os
-from typing import Tuple
+from typing import Optional, Tuple
 
 import yaml
 
-from .errors import ConfigError, option
+from .errors import ConfigError, option, option_error
 from .files import FileManager
-from .loader import compose, load_text, read_text
+from .loader import channels_from_text, compose, load, load_text, read_text
 from .model import Config
-from .validate import validate, validate_target
+from .validate import select, validate, validate_target
 
 
 @dataclasses.dataclass(frozen=True)
@@ -106,3 +106,17 @@ def write_edit(edit: ChannelsEdit) -> None:
     fm = FileManager(folder)
     fm.add(name, edit.text)
     fm.commit([])
+
+
+def set_channels(path: str, name: Optional[str], text: str) -> ChannelsEdit:
+    """generate --target name --channels text: the edit, made (or refused: the file
+    stays byte for byte); the caller holds the file's folder (files.holding)."""
+    config = validate(load(path))
+    if not name:
+        known = ", ".join(t.name for t in config.targets)
+        raise option_error("--channels", text, f"needs {option('--target')}: the target "
+                           f"whose channels: list in {path} to set (known: {known})")
+    select(config, name)                             # an unknown target, named
+    edit = plan_edit(path, config, name, channels_from_text(text))
+    write_edit(edit)
+    return edit

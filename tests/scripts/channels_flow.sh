@@ -13,6 +13,8 @@
 # Usage: channels_flow.sh BUILD TARGET
 set -euo pipefail
 build=$1 target=$2
+# The commands run as a user types them, not as part of the make that runs this script.
+unset MAKEFLAGS MFLAGS MAKELEVEL TARGET CHANNELS DEST HAL CONFIG
 R=$PWD
 W=$R/$build/channels-flow
 P=$W/project

@@ -10,6 +10,9 @@
 #   drop_builds.sh BUILD PYTHON TARGET
 set -euo pipefail
 build=$1 python=$2 target=$3
+# The firmware's builds, not the make that runs this script: none of its settings (host
+# CFLAGS would reach the cross builds) or its jobserver.
+unset MAKEFLAGS MFLAGS MAKELEVEL CC CFLAGS CPPFLAGS LDFLAGS TARGET CHANNELS DEST HAL CONFIG
 R=$PWD
 projects=$R/tests/scripts/drop_projects
 W=$R/$build/drop-builds/$target
