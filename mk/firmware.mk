@@ -70,13 +70,16 @@ $(REPORT_OBJ)/$(REPORT_CROSS)/%.o: include/%.c $(REPORT_HEADERS)
 HOST_ISA := $(shell $(CC) $(CFLAGS) -dM -E -x c /dev/null 2>/dev/null | awk \
   '/ __AVX512F__ /{v="AVX-512"} / __AVX2__ /{if (!v) v="AVX2"} / __SSE2__ /{s="SSE2"} \
    / __ARM_NEON /{v="NEON"} END {print v ? v : (s ? s : "no vector extension")}')
-REPORT_NOTES := \
-  --note "host=this machine's build ($(CC) $(CFLAGS): $(shell uname -m), $(HOST_ISA))" \
-  --note "rv64-bound=$(REPORT_CROSS)-gcc -O2 for rv64gc, which has no vector unit: each \
-vector operation spelled lane by lane, an upper bound for the DSP (one instruction there)"
+# (through the environment: CFLAGS may hold quotes)
+report-run: export REPORT_HOST_NOTE := this machine's build ($(CC) $(CFLAGS): \
+  $(shell uname -m), $(HOST_ISA))
+report-run: export REPORT_RV64_NOTE := $(REPORT_CROSS)-gcc -O2 for rv64gc, which has no \
+  vector unit: each vector operation spelled lane by lane, an upper bound for the DSP (one \
+  instruction there)
 .PHONY: report-run
 report-run: $(call report_objects,host) $(call report_objects,$(REPORT_CROSS))
-	@$(GENERATOR) report $(GEN_ARGS) $(REPORT_NOTES) \
+	@$(GENERATOR) report $(GEN_ARGS) --note "host=$$REPORT_HOST_NOTE" \
+	  --note "rv64-bound=$$REPORT_RV64_NOTE" \
 	  --objects "host,nm,$(call report_list,host)" \
 	  --objects "rv64-bound,$(REPORT_CROSS)-nm,$(call report_list,$(REPORT_CROSS))"
 endif
