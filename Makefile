@@ -52,35 +52,37 @@ include mk/deps.mk
 
 # ---- generation --------------------------------------------------------------------
 
-# TARGET, CHANNELS and DEST reach the shell only through the environment, quoted, never
-# pasted into a command line; where make itself uses TARGET in a path, it must name a
-# generated target (known_target).
+# TARGET, CHANNELS, DEST, HAL and CONFIG reach the shell only through the environment,
+# quoted, never pasted into a command line; where make itself uses TARGET in a path, it
+# must name a generated target (known_target). The generator runs with --via-make: its
+# errors name these variables (CHANNELS=), not its options (--channels).
 export TARGET CHANNELS DEST HAL CONFIG
-GEN_ARGS := $(if $(CONFIG),--config "$$CONFIG") $(if $(TARGET),--target "$$TARGET") \
-  $(if $(CHANNELS),--channels "$$CHANNELS")
+GENERATOR   = $(PY) -m generator --via-make
+CONFIG_ARG := $(if $(CONFIG),--config "$$CONFIG")
+TARGET_ARG := $(if $(TARGET),--target "$$TARGET")
+GEN_ARGS   := $(CONFIG_ARG) $(TARGET_ARG) $(if $(CHANNELS),--channels "$$CHANNELS")
 known_target = $(if $(and $(filter 1,$(words $(TARGET))),$(filter $(ALL_TARGETS),$(TARGET))),,\
   $(error TARGET='$(TARGET)' is not a generated target; known: $(ALL_TARGETS)))
 
 .PHONY: generate regen-check plan
-## render generated/ from targets.yaml [TARGET=t] [CHANNELS="48 96"]
+## render generated/ from targets.yaml [TARGET=t]; CHANNELS="48 96" (with TARGET) first
+## sets that target's channels: list in targets.yaml
 generate: deps-python
-	$(PY) -m generator generate $(GEN_ARGS)
+	@$(GENERATOR) generate $(GEN_ARGS)
 
-## list the kernels the plan emits [TARGET=t] [CHANNELS=...]
+## list the kernels the plan emits [TARGET=t] [CHANNELS=...: a what-if, nothing written]
 plan: deps-python
-	@$(PY) -m generator plan $(GEN_ARGS)
+	@$(GENERATOR) plan $(GEN_ARGS)
 
 ## fail if a file the generator owns in generated/ differs from what targets.yaml renders
 regen-check: deps-python
-	@$(PY) -m generator generate --check
+	@$(GENERATOR) generate $(CONFIG_ARG) --check
 
 # Builds of generated/ stop when it no longer matches targets.yaml or the templates
-# (an edit not yet rendered): the libraries would silently hold the old kernels. A tree
-# rendered with CHANNELS= (its banners say so) is the user's choice, and builds as is.
+# (an edit not yet rendered): the libraries would silently hold the old kernels.
 .PHONY: generated-fresh
 generated-fresh: deps-python
-	@grep -qs 'Remake: .*CHANNELS=' generated/*/bng_kernels.h \
-	  || $(PY) -m generator generate --check >/dev/null 2>&1 || { \
+	@$(GENERATOR) generate $(CONFIG_ARG) --check >/dev/null 2>&1 || { \
 	  echo "error: generated/ does not match targets.yaml and templates/ (make regen-check" \
 	    "shows how): run make generate first" >&2; exit 2; }
 
@@ -112,6 +114,9 @@ FIRST_TARGET    := $(firstword $(ALL_TARGETS))
 HALF_TARGET     := $(firstword $(foreach r,$(GENERATED_ROOTS),\
   $(if $(filter f16,$(BNG_DTYPES_$(r))),$(notdir $(r)))) $(FIRST_TARGET))
 
+# What the generator renders with: a tree rendered from them is stale when one changes.
+GENERATOR_SOURCES := $(wildcard templates/*.j2 generator/*.py generator/*.yaml)
+
 # Test-only configurations (tests/c/targets-test.yaml), rendered into $(TEST_GEN) when
 # a goal needs them; when stale, make regenerates them and restarts with their lists.
 TEST_CONFIG := tests/c/targets-test.yaml
@@ -120,7 +125,7 @@ ifneq ($(filter test test-c suites bit-sweep dma-mutants hal-conformance run/% $
   $(MAKECMDGOALS)),)
 include $(TEST_GEN)/roots.mk
 endif
-$(TEST_GEN)/roots.mk: $(TEST_CONFIG) $(wildcard templates/*.j2 generator/*.py) | deps-python
+$(TEST_GEN)/roots.mk: $(TEST_CONFIG) $(GENERATOR_SOURCES) | deps-python
 	$(PY) -m generator generate --config $(TEST_CONFIG) --out $(TEST_GEN) --quiet
 	@echo 'include $$(wildcard $(TEST_GEN)/*/build.mk)' > $@
 
@@ -153,7 +158,7 @@ test-c: suites
 
 suites: $(HALF_RUNS) $(EXAMPLE_RUNS) $(WALK_RUNS) $(C_RUNS) \
   $(if $(VALGRIND),,bench-smoke hal-conformance) \
-  $(if $(SANITIZE)$(VALGRIND),,drop-on-host hthreads-on-host) \
+  $(if $(SANITIZE)$(VALGRIND),,drop-on-host hthreads-on-host drop-builds channels-flow) \
   fork-test $(SYNCBN_RUNS)
 
 include mk/bench.mk
@@ -167,13 +172,28 @@ include mk/fuzz.mk
 clean:
 	rm -rf $(BUILD)
 
-# A documented target has its description on the "## " lines right above it.
+# A documented target has its description on the "## " lines right above it, with the
+# time it takes on a 2-core machine where that is more than a few seconds. make help
+# lists them in two groups: using the project (a firmware engineer's commands), then
+# working on it; a documented target in neither list is an error of this file.
+HELP_USING   := generate vendor verify-drop plan report lib check test regen-check clean help
+HELP_WORKING := cross-check hal-conformance drop-builds channels-flow bit-sweep \
+  dma-mutants memcheck fuzz syncbn bench
 ## this list
 help:
-	@echo "usage: make <target> [TARGET=<t>] [CHANNELS=\"48 96\"]   targets: $(ALL_TARGETS)"
-	@awk '/^## / { doc = doc (doc == "" ? "" : " ") substr($$0, 4); next } \
-	  /^[a-z-]+:/ && doc != "" { sub(/:.*/, ""); printf "  %s\t%s\n", $$0, doc } { doc = "" }' \
-	  $(MAKEFILE_LIST) | expand -t 16
+	@echo "usage: make <command> [TARGET=<t>] [CHANNELS=\"48 96\"] [DEST=<dir>]   targets: $(ALL_TARGETS)"
+	@awk -v using="$(HELP_USING)" -v working="$(HELP_WORKING)" \
+	  'function show(name, text,   n, i, w, line) { n = split(text, w, " "); \
+	     line = sprintf("  %-17s", name); \
+	     for (i = 1; i <= n; i++) { if (length(line) + length(w[i]) > 92) { print line; \
+	       line = sprintf("%19s", "") } line = line (line ~ / $$/ ? "" : " ") w[i] } print line } \
+	   function group(title, names,   n, i, list) { print title; n = split(names, list, " "); \
+	     for (i = 1; i <= n; i++) { show(list[i], doc[list[i]]); delete doc[list[i]] } } \
+	   /^## / { text = text (text == "" ? "" : " ") substr($$0, 4); next } \
+	   /^[a-z-]+:/ && text != "" { sub(/:.*/, ""); doc[$$0] = text } { text = "" } \
+	   END { group("Using the project:", using); print ""; group("Working on it:", working); \
+	     for (t in doc) { print "make help: " t " is in neither group" > "/dev/stderr"; exit 1 } }' \
+	  $(MAKEFILE_LIST)
 
 # Last: make report's second stage includes its rendered tree's build.mk, which must add
 # nothing to the lists above.

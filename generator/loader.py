@@ -5,12 +5,13 @@ converted here by hand, so that unknown keys and wrong shapes are caught where
 they stand in the file.
 """
 
+import os
 import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import yaml
 
-from .errors import ConfigError
+from .errors import ConfigError, option_error
 from .model import (BACKENDS, DTYPES, EXTENSIONS, Config, DTypeConfig, Location, MemoryConfig,
                     NativeSpellings, PartFigures, Target)
 
@@ -29,35 +30,12 @@ NOT_A_QUALIFIER = frozenset((
     "_Bool", "_Complex", "struct", "union", "enum", "typedef", "extern", "static", "auto",
     "register", "inline", "restrict", "sizeof", "return", "if", "else", "for", "while", "do",
     "switch", "case", "default", "goto", "break", "continue", "half"))
-# The native backend's spellings: defaults from the public MT-3000 material (the
-# compiler's compiler/m3000.h), to be checked against your part's toolchain. Each
-# operation is a C expression over its placeholders.
-NATIVE_DEFAULTS = {
-    "header": "compiler/m3000.h",
-    "type": "lvector float",
-    "load": "vec_ld(0, {ptr})",
-    "store": "vec_st({value}, 0, {ptr})",
-    # vec_svbcast broadcasts a 64-bit scalar: public fp32 code puts the float's bits in
-    # both halves first (VVinstonSmith/BLAS-for-multi-core-DSP sgemm_kernel.c, SBALE2
-    # then SVBCAST; 357877200/PolyBenchMT-vec 2DConvolution.dev.c,
-    # (lvector float)vec_svbcast(0x3F0000003F000000) for 0.5f); bng_native.h defines
-    # bng_native_f32_pair.
-    "broadcast": "(bng_native_f32)vec_svbcast(bng_native_f32_pair({scalar}))",
-    "add": "vec_add({a}, {b})",
-    "sub": "vec_sub({a}, {b})",
-    "mul": "vec_muli({a}, {b})",
-    # Lane-wise IEEE division, bit for bit the scalar a / b (a times a reciprocal of b is
-    # not). The public material shows no vector division in the compiler header; libvm's
-    # vm_fdivf32 (ydyhello/studydemo helloSin/libvm_mt_public/include/vector_math.h) is
-    # a library call whose accuracy that header does not state (and libvm reads most
-    # subnormal inputs as zero). The compiler is GCC 8.3 based (ydyhello/studydemo
-    # BlackScholes_mt3000/libvm_mt_public/README.md: libvm built with "GCC830") and
-    # public code applies GCC's vector operators to lvector float (bsKernel.dev.c
-    # beside it: d1 + d4), so the default is GCC's vector division, exact in every lane.
-    "div": "{a} / {b}",
-    "half_load": "",
-    "half_store": "",
-}
+# The native backend's default spellings, with the public sources they follow: a data
+# file beside this one (every key a string).
+NATIVE_DEFAULTS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                    "native_defaults.yaml")
+with open(NATIVE_DEFAULTS_FILE, encoding="utf-8") as _f:
+    NATIVE_DEFAULTS = yaml.safe_load(_f)
 NATIVE_PLACEHOLDERS = {
     "load": ("ptr",), "store": ("value", "ptr"), "broadcast": ("scalar",),
     "add": ("a", "b"), "sub": ("a", "b"), "mul": ("a", "b"), "div": ("a", "b"),
@@ -351,6 +329,26 @@ def channel_list(values: Sequence[int], fail) -> Tuple[int, ...]:
     return tuple(sorted(values))
 
 
+# A count on the command line: ASCII digits only (int() takes any script's).
+DECIMAL = re.compile(r"[0-9]{1,9}\Z")
+
+
+def channels_from_text(text: str) -> Tuple[int, ...]:
+    """A channel list from the command line ("48 96" or "48,96"), validated; errors
+    name the option and the first offending value."""
+    words = text.replace(",", " ").split()
+    for w in words:
+        if not DECIMAL.match(w):
+            raise option_error("--channels", text, "not a positive integer (decimal digits "
+                               f"0-9, at most 9 of them); allowed: 1 to "
+                               f"{MAX_SPECIALIZED_CHANNELS}", item=w)
+    values = [int(w) for w in words]
+
+    def fail(i, message):
+        raise option_error("--channels", text, message, item=None if i is None else words[i])
+    return channel_list(values, fail)
+
+
 def _channels(doc: _Doc, node, key: str) -> Tuple[int, ...]:
     if not isinstance(node, yaml.SequenceNode):
         doc.fail(node, key, "expected a list of channel counts, e.g. [32, 64]")
@@ -486,9 +484,8 @@ def _too_many_nodes(root: yaml.Node) -> Optional[int]:
     return None
 
 
-def load(path: str) -> Config:
-    """Read and type-check targets.yaml; validate.py then checks what needs the plan."""
-    doc = _Doc(path)
+def read_text(path: str) -> str:
+    """A targets file's text: at most MAX_FILE_BYTES of UTF-8."""
     try:
         with open(path, "rb") as stream:
             data = stream.read(MAX_FILE_BYTES + 1)
@@ -497,10 +494,14 @@ def load(path: str) -> Config:
     if len(data) > MAX_FILE_BYTES:
         raise ConfigError(path, "", f"larger than {MAX_FILE_BYTES} bytes: not a targets file")
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise ConfigError(f"{path}:{_line_of(data.decode('latin-1'), e.start)}", "",
                           f"not UTF-8 text (byte {e.start})") from None
+
+
+def compose(text: str, path: str) -> yaml.Node:
+    """The text's YAML nodes (with their marks), within this file's limits."""
     deep = _too_deep(text)
     if deep:
         raise ConfigError(f"{path}:{deep}", "", f"lists or mappings nested more than "
@@ -523,7 +524,18 @@ def load(path: str) -> Config:
         raise ConfigError(f"{path}:{crowded}", "", f"more than {MAX_NODES} values, aliases "
                           "counted at each use (*name repeats its anchor's contents): not a "
                           "targets file")
-    top = doc.mapping(root, "", ("targets",), ("targets",))
+    return root
+
+
+def load_text(text: str, path: str) -> Config:
+    """Type-check a targets file's text; errors name ``path`` and the line."""
+    doc = _Doc(path)
+    top = doc.mapping(compose(text, path), "", ("targets",), ("targets",))
     targets = tuple(_target(doc, name, knode, vnode)
                     for name, knode, vnode in doc.open_mapping(top["targets"][1], "targets"))
     return Config(targets=targets)
+
+
+def load(path: str) -> Config:
+    """Read and type-check targets.yaml; validate.py then checks what needs the plan."""
+    return load_text(read_text(path), path)

@@ -1,12 +1,14 @@
-"""Jinja2 rendering of a target plan into C sources."""
+"""Jinja2 rendering of a target plan into C sources (and of a drop's build files)."""
 
 import os
 from typing import List, Tuple
 
 import jinja2
 
-from . import VERSION
-from .plan import OPS, SHARED_SOURCES, WORKSPACE, TargetPlan
+from . import COPYRIGHT, LICENSE_ID, VERSION
+from .files import FileManager
+from .model import Config
+from .plan import OPS, SHARED_SOURCES, WORKSPACE, TargetPlan, plan_target
 
 TEMPLATE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                             "templates")
@@ -23,21 +25,27 @@ def environment() -> jinja2.Environment:
     )
 
 
+def render_file(env: jinja2.Environment, template: str, tp: TargetPlan, **context) -> str:
+    """One template for one target, with what every banner needs."""
+    return env.get_template(template).render(
+        plan=tp, target=tp.target, template=f"templates/{template}", version=VERSION,
+        license_id=LICENSE_ID, copyright=COPYRIGHT, **context)
+
+
 def render_target(env: jinja2.Environment, tp: TargetPlan) -> List[Tuple[str, str]]:
     """Render every file of one target: [(relative path, content)]."""
-    out = []
-    for f in tp.files:
-        text = env.get_template(f.template).render(
-            plan=tp,
-            target=tp.target,
-            dtype=tp.dtype(f.dtype) if f.dtype else None,
-            template=f"templates/{f.template}",
-            command=tp.command,
-            version=VERSION,
-            ops=OPS,
-            workspace=WORKSPACE,
-            shared_sources=SHARED_SOURCES,
-            native=tp.target.native,
-        )
-        out.append((f.path, text))
-    return out
+    return [(f.path, render_file(env, f.template, tp,
+                                 dtype=tp.dtype(f.dtype) if f.dtype else None,
+                                 command=tp.command, ops=OPS, workspace=WORKSPACE,
+                                 shared_sources=SHARED_SOURCES, native=tp.target.native))
+            for f in tp.files]
+
+
+def render_config(config: Config, out: str) -> FileManager:
+    """Every file of every target of config, rendered and held for one commit into out."""
+    env = environment()
+    fm = FileManager(out)
+    for target in config.targets:
+        for rel, text in render_target(env, plan_target(target)):
+            fm.add(rel, text)
+    return fm

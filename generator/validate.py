@@ -1,9 +1,14 @@
-"""Checks that need the plan, made once on the loaded model (after --channels too).
+"""Checks that need the plan, made once on the loaded model (after --channels too),
+and the selection of targets a command works on.
 
 Each names the location the model kept for the setting at fault.
 """
 
-from .errors import ConfigError
+import dataclasses
+from typing import Optional
+
+from .errors import ConfigError, option, option_error, some_of
+from .loader import MAX_SPECIALIZED_CHANNELS, channels_from_text
 from .model import Config, Target
 from .plan import ALIGN, SUMS_COUNT_LIMBS, plan_target
 
@@ -62,6 +67,47 @@ def check_split_native_halves(target: Target) -> None:
                           "code, which cannot reach the halves in vector memory")
 
 
+def _widest_that_fits(target: Target, private_bytes: int) -> Optional[int]:
+    """The widest channel count whose kernels private_bytes holds (None: not even the
+    generic kernel's chunks)."""
+    def fits(c: int) -> bool:
+        return plan_target(dataclasses.replace(target, channels=(c,))).min_private_bytes \
+            <= private_bytes
+    if not fits(1):
+        return None
+    lo, hi = 1, MAX_SPECIALIZED_CHANNELS       # fits(lo); the need grows with the count
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid - 1)
+    return lo
+
+
+def _check_private_bytes(target: Target, tp) -> None:
+    """private_bytes holds the _s workspace and one tile of the widest chunk; the error
+    names the key to change, the value that would do, and the widest count that fits."""
+    have, need = target.memory.private_bytes, tp.min_private_bytes
+    if have >= need:
+        return
+    where = target.where("memory.private_bytes")
+    widest = _widest_that_fits(target, have)
+    holds = (f"{have} bytes cannot hold the _s workspace and one tile for "
+             f"{tp.max_chunk}-channel chunks")
+    if widest is None:
+        raise ConfigError(str(where), f"targets.{target.name}.memory.private_bytes",
+                          f"{holds}, even without specialized counts; at least {need} needed")
+    too_wide = [c for c in target.channels if c > widest]
+    if target.channels_overridden:      # the command line's list: blame it, name the key
+        raise option_error(
+            "--channels", " ".join(map(str, target.channels)),
+            f"memory.private_bytes ({have} bytes, {where}) holds the _s workspace and one "
+            f"tile for at most {widest} channels: list no count above {widest}, or set "
+            f"memory.private_bytes to at least {need}",
+            item=some_of(too_wide, "counts"))
+    raise ConfigError(str(where), f"targets.{target.name}.memory.private_bytes",
+                      f"{holds}; at least {need} needed: set it to {need} or more, or "
+                      f"specialize no count above {widest} (now {some_of(too_wide)})")
+
+
 def validate_target(target: Target) -> Target:
     """Private memory must be whole ALIGN-byte units and hold the shared-storage
     workspace and one tile; the shared ranges must fit the address space and not
@@ -85,17 +131,7 @@ def validate_target(target: Target) -> Target:
                           f"targets.{target.name}.memory.private_bytes",
                           f"{target.memory.private_bytes} is not a multiple of {ALIGN}; "
                           f"allowed: e.g. {target.memory.private_bytes // ALIGN * ALIGN}")
-    need = tp.min_private_bytes
-    if target.memory.private_bytes < need:
-        if target.channels_overridden:     # --channels replaced the list: blame the option
-            where, key = target.where("channels"), " ".join(str(c) for c in target.channels)
-        else:
-            where = target.where("memory.private_bytes")
-            key = f"targets.{target.name}.memory.private_bytes"
-        raise ConfigError(str(where), key,
-                          f"{target.memory.private_bytes} bytes cannot hold the workspace and "
-                          f"one tile for {tp.max_chunk}-channel chunks; at least {need} needed "
-                          f"(or specialize fewer channels)")
+    _check_private_bytes(target, tp)
     return target
 
 
@@ -103,3 +139,23 @@ def validate(config: Config) -> Config:
     for t in config.targets:
         validate_target(t)
     return config
+
+
+def select(config: Config, name: Optional[str], channels: Optional[str] = None) -> Config:
+    """The configuration's targets, or only the one named; with ``channels`` (the
+    command line's text), that target's list replaced for this run only: a what-if,
+    validated like the file's."""
+    targets = config.targets
+    if name is not None:
+        target = config.target(name)
+        if target is None:
+            known = ", ".join(t.name for t in config.targets)
+            raise option_error("--target", name, f"unknown target; known: {known}")
+        targets = (target,)
+    if channels is not None:
+        if name is None:
+            raise option_error("--channels", channels, f"needs {option('--target')} (which "
+                               "target's list to replace)")
+        targets = (validate_target(dataclasses.replace(
+            targets[0], channels=channels_from_text(channels), channels_overridden=True)),)
+    return dataclasses.replace(config, targets=targets)

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright 2026 the batchnormgrad authors */
 /* The driver of every entry point, written once for all storage types and both memory
  * models: the row-group split, the fold of row groups, finalize, and the two memory
  * drivers around one compute core (the kernel's row ukernels). The parameter checks

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright 2026 the batchnormgrad authors */
 /* The operator code of every target and storage type, written once
  * (include/bng_driver.c, its parameter checks in include/bng_params.c): the ukernel
  * types a generated kernel table registers, the descriptor of one storage type, and the

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright 2026 the batchnormgrad authors */
 /* Hardware abstraction for the shared-storage entry points (fp/hp_batch_norm_grad_s).
  *
  * Firmware implements these functions for its DSP cluster, or vendors the reference

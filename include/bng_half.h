@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright 2026 the batchnormgrad authors */
 /* half: IEEE binary16 storage for the hp entry points, and exact conversions.
  *
  * With a compiler that has _Float16 (it defines __FLT16_MAX__), half is _Float16 and

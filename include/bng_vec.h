@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright 2026 the batchnormgrad authors */
 /* A small float32 vector API for the generated kernels, with three backends.
  *
  *   BNG_VEC_GNU       GCC/clang vector extensions (__attribute__((vector_size))):

@@ -26,7 +26,7 @@ CHECK_LIBS   = $(shell pkg-config --libs check)
 # deps-<name>: DEPS_PROBE_<name> a shell test that the tools are there, DEPS_PACKAGES_<name>
 # what installs them, DEPS_WHY_<name> what for (large installs say so),
 # DEPS_OPTIONAL_<name> a note printed instead of failing when they cannot be installed.
-DEPS := python python-test c mpi bench plot fuzz valgrind cross report
+DEPS := python python-test c mpi bench plot fuzz valgrind cross report drop
 
 DEPS_PROBE_python         = [ -n "$$($(find_python))" ]
 DEPS_PACKAGES_python      = python3 python3-jinja2 python3-yaml
@@ -62,6 +62,14 @@ DEPS_PROBE_report         = command -v $(REPORT_CROSS)-gcc
 DEPS_PACKAGES_report      = gcc-$(REPORT_CROSS)
 DEPS_WHY_report           = for make report: the bare-metal RISC-V compiler$(comma) \
   about 150 MB$(comma) once
+
+# make test's drop builds: CMake, and the bare-metal compilers with the C library the
+# Cortex-M7 image links (newlib's nosys.specs).
+DEPS_PROBE_drop           = command -v cmake && command -v riscv64-unknown-elf-gcc \
+  && command -v arm-none-eabi-gcc && [ -f "$$(arm-none-eabi-gcc -print-file-name=nosys.specs)" ]
+DEPS_PACKAGES_drop        = cmake gcc-arm-none-eabi libnewlib-arm-none-eabi gcc-riscv64-unknown-elf
+DEPS_WHY_drop             = for make test's drop builds: CMake and bare-metal compilers$(comma) \
+  about 1 GB$(comma) once
 
 .PHONY: $(DEPS:%=deps-%)
 $(DEPS:%=deps-%): deps-%:

@@ -1,12 +1,12 @@
 # The generated C as firmware sees it: make cross-check (bare-metal cross builds, old
 # compilers, tcc; tests/scripts/cross_check.sh), make vendor (a drop for a firmware
-# tree), make report (code size per kernel, host and RISC-V).
+# tree) and make verify-drop, make report (code size per kernel, host and RISC-V).
 
 # Debian's oldest packaged gcc and clang, for the GCC 8-era feature-set check.
 OLDEST_GCC   := gcc-11
 OLDEST_CLANG := clang-13
 
-.PHONY: cross-check vendor report
+.PHONY: cross-check vendor verify-drop report
 # $(1) generated folder -> <target>:<source>,<source>,...
 target_sources = $(notdir $(1)):$(subst $(space),$(comma),$(strip $(BNG_SOURCES_$(1))))
 ## bare-metal RISC-V/ARM builds and symbols, pedantic gcc/clang, tcc suite, vendor drop
@@ -14,22 +14,29 @@ cross-check: deps-cross deps-c deps-python
 	OLDEST_COMPILERS="$(OLDEST_GCC) $(OLDEST_CLANG)" tests/scripts/cross_check.sh $(BUILD) $(PY) \
 	  $(foreach r,$(GENERATED_ROOTS),$(call target_sources,$(r)))
 
-## render TARGET=t's drop for a firmware tree into DEST=dir, with a MANIFEST [CHANNELS=...]
-## [HAL=hthreads]
+# With CHANNELS, vendor sets the target's list in targets.yaml and renders
+# generated/<t> first, as make generate does: the drop, the tree and CI then agree.
+## render TARGET=t's drop for a firmware tree into DEST=dir, with build glue and a
+## MANIFEST [HAL=hthreads]; CHANNELS="48 96" first sets the list as make generate does
 vendor: deps-python
-	@[ -n "$$TARGET" ] && [ -n "$$DEST" ] \
-	  || { echo "usage: make vendor TARGET=<t> DEST=<dir>" >&2; exit 2; }
-	$(PY) -m generator vendor $(GEN_ARGS) $(if $(HAL),--hal "$$HAL") --dest "$$DEST"
+	@$(if $(CHANNELS),$(GENERATOR) generate $(CONFIG_ARG) --target "$$TARGET" --channels "$$CHANNELS")
+	@$(GENERATOR) vendor $(CONFIG_ARG) --target "$$TARGET" $(if $(HAL),--hal "$$HAL") --dest "$$DEST"
+
+## check the drop in DEST=dir against its MANIFEST: each file's sha256, files missing,
+## files the MANIFEST does not list
+verify-drop: deps-python
+	@$(GENERATOR) verify-drop --dest "$$DEST"
 
 REPORT_CROSS := riscv64-unknown-elf
 REPORT_GEN   := $(BUILD)/report-gen
-# The report renders TARGET (with CHANNELS, when given) into its own tree, builds its
-# objects for the host and for bare-metal RISC-V (make rebuilds only what changed),
-# and sizes every kernel from them.
-## per kernel of TARGET=t: shape, unroll, tile plan, code size (host and RISC-V) [CHANNELS=...]
+# The report renders TARGET (with CHANNELS, a what-if: targets.yaml is not touched) into
+# its own tree, builds its objects for the host and for bare-metal RISC-V (make rebuilds
+# only what changed), and sizes every kernel from them.
+## per kernel of TARGET=t: shape, unroll, tile plan, code size in bytes (this machine's
+## build and a RISC-V upper bound), memory [CHANNELS=...: a what-if] (about a minute,
+## seconds once built)
 report: deps-python deps-report
-	@[ -n "$$TARGET" ] || { echo "usage: make report TARGET=<t> [CHANNELS=\"48 96\"]" >&2; exit 2; }
-	@$(PY) -m generator generate --out $(REPORT_GEN) $(GEN_ARGS) --quiet >/dev/null
+	@$(GENERATOR) report $(GEN_ARGS) --tree $(REPORT_GEN)
 	@$(MAKE) --no-print-directory report-run REPORT_ROOT=$(REPORT_GEN)/$$TARGET
 
 # ---- make report's second stage: the rendered tree's objects ----------------------
@@ -59,9 +66,20 @@ $(REPORT_OBJ)/$(REPORT_CROSS)/%.o: $(REPORT_ROOT)/%.c $(REPORT_HEADERS)
 $(REPORT_OBJ)/$(REPORT_CROSS)/%.o: include/%.c $(REPORT_HEADERS)
 	@mkdir -p $(@D)
 	$(REPORT_CROSS)-gcc $(REPORT_CROSS_FLAGS) -c $< -o $@
+# What the host column is: the vector extensions the host build's flags enable.
+HOST_ISA := $(shell $(CC) $(CFLAGS) -dM -E -x c /dev/null 2>/dev/null | awk \
+  '/ __AVX512F__ /{v="AVX-512"} / __AVX2__ /{if (!v) v="AVX2"} / __SSE2__ /{s="SSE2"} \
+   / __ARM_NEON /{v="NEON"} END {print v ? v : (s ? s : "no vector extension")}')
+# (through the environment: CFLAGS may hold quotes)
+report-run: export REPORT_HOST_NOTE := this machine's build ($(CC) $(CFLAGS): \
+  $(shell uname -m), $(HOST_ISA))
+report-run: export REPORT_RV64_NOTE := $(REPORT_CROSS)-gcc -O2 for rv64gc, which has no \
+  vector unit: each vector operation spelled lane by lane, an upper bound for the DSP (one \
+  instruction there)
 .PHONY: report-run
 report-run: $(call report_objects,host) $(call report_objects,$(REPORT_CROSS))
-	@$(PY) -m generator report $(GEN_ARGS) \
+	@$(GENERATOR) report $(GEN_ARGS) --note "host=$$REPORT_HOST_NOTE" \
+	  --note "rv64-bound=$$REPORT_RV64_NOTE" \
 	  --objects "host,nm,$(call report_list,host)" \
-	  --objects "riscv64,$(REPORT_CROSS)-nm,$(call report_list,$(REPORT_CROSS))"
+	  --objects "rv64-bound,$(REPORT_CROSS)-nm,$(call report_list,$(REPORT_CROSS))"
 endif

@@ -61,8 +61,7 @@ WALK_GEN   := $(BUILD)/gen-walk
 ifneq ($(filter test test-c suites check run/% $(BUILD)/%,$(MAKECMDGOALS)),)
 include $(WALK_GEN)/roots.mk
 endif
-$(WALK_GEN)/roots.mk: tests/walk/walk_targets.py $(wildcard templates/*.j2 generator/*.py) \
-  | deps-python
+$(WALK_GEN)/roots.mk: tests/walk/walk_targets.py $(GENERATOR_SOURCES) | deps-python
 	@mkdir -p $(@D)
 	$(PY) tests/walk/walk_targets.py > $(WALK_GEN)/targets.yaml
 	$(PY) -m generator generate --config $(WALK_GEN)/targets.yaml --out $(WALK_GEN) --quiet
@@ -144,7 +143,7 @@ fork-test: $(FORK_TEST)
 	$(if $(TSAN),@echo "fork-test: not under ThreadSanitizer",$(RUN) $<)
 
 # docs/porting.md's host recipe for a vendored drop, run as written (every target).
-.PHONY: drop-on-host
+.PHONY: drop-on-host drop-builds channels-flow
 drop-on-host: deps-c deps-python
 	@set -e; for t in $(ALL_TARGETS); do \
 	  tests/scripts/drop_on_host.sh $(BUILD) $(PY) "$(CC)" $$t; done
@@ -155,6 +154,22 @@ drop-on-host: deps-c deps-python
 hthreads-on-host: deps-c deps-python
 	@set -e; for t in $(ALL_TARGETS); do \
 	  tests/scripts/hthreads_on_host.sh $(BUILD) $(PY) "$(CC)" $$t; done
+
+# A drop taken in by its build glue (CMakeLists.txt, bng.mk): firmware builds with a
+# bare-metal toolchain (Cortex-M7 linked, RV64), the Make fragment, the host with CMake,
+# the hthreads HAL; on the first target (the glue is the same for every target, and the
+# first has no half kernels, whose bare-metal compiles take minutes).
+## take a drop into CMake (bare-metal Cortex-M7 and RV64 toolchain files, the host) and
+## Make-fragment builds, as a firmware team does (about a minute)
+drop-builds: deps-drop deps-python
+	tests/scripts/drop_builds.sh $(BUILD) $(PY) $(FIRST_TARGET)
+
+# The firmware engineer's sequence with new channel sizes, as make commands in a
+# scratch copy of the project (tests/scripts/channels_flow.sh).
+## new channel sizes as a user sets them: generate CHANNELS=, regen-check, vendor,
+## verify-drop, a refused list, in a scratch copy of the project (about 30 s)
+channels-flow: deps-python
+	tests/scripts/channels_flow.sh $(BUILD) $(HALF_TARGET)
 
 # ---- synchronized batch norm over MPI ----------------------------------------------
 

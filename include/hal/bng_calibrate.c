@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright 2026 the batchnormgrad authors */
 /* The calibration program: see bng_calibrate.h. Freestanding: no library calls (its
  * own number formatting and 64-bit division, which a 32-bit core would otherwise take
  * from its runtime library); ships in a vendor drop beside the HAL conformance check.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright 2026 the batchnormgrad authors */
 /* The calibration program (bng_calibrate.c): freestanding C that firmware runs on the
  * part, through its HAL (include/bng_hal.h) and a clock it supplies, to measure the DMA
  * figures make model predicts from (targets.yaml part:). Like the HAL conformance

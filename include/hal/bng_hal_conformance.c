@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright 2026 the batchnormgrad authors */
 /* Conformance check of an implementation of include/bng_hal.h: see bng_hal_conformance.h.
  * Freestanding: no library calls, no host code; ships in a vendor drop beside the HAL.
  */

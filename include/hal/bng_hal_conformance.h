@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright 2026 the batchnormgrad authors */
 /* A conformance check of an implementation of include/bng_hal.h (bng_hal_conformance.c):
  * freestanding C that needs only bng_hal.h (and the target's bng_kernels.h for its core
  * count and private memory size), so that firmware can run it on the part against its

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright 2026 the batchnormgrad authors */
 /* Reference implementation of include/bng_hal.h for NUDT's hthreads device runtime.
  *
  * Written against public MT-3000 hthreads code; every assumption about that runtime

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright 2026 the batchnormgrad authors */
 /* What firmware calls besides the entry points when it vendors the reference HAL for
  * hthreads (bng_hal_hthreads.c); bng_hal_hthreads_config.h describes the launch models.
  *

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright 2026 the batchnormgrad authors */
 /* Every assumption the reference HAL (bng_hal_hthreads.c) makes about the vendor's
  * device runtime, in one place for a firmware team to check against its part's headers
  * and change. The defaults follow public MT-3000 hthreads code (repositories named

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright 2026 the batchnormgrad authors */
 /* The host's model of a DSP's DMA engine: see bng_dma_engine.h. Not for firmware. */
 #include <stdint.h>
 #include <stdio.h>

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright 2026 the batchnormgrad authors */
 /* The host's model of a DSP's DMA engine, shared by the host HAL (bng_hal_host.c) and
  * the mock of the vendor runtime (hthread_mock.c): not for firmware.
  *

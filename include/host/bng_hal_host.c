@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright 2026 the batchnormgrad authors */
 /* Host emulation of include/bng_hal.h: not for firmware.
  *
  * The cores are threads that live across calls (created on first use; the calling

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright 2026 the batchnormgrad authors */
 /* The tracing HAL: see bng_hal_trace.h. Not for firmware.
  *
  * Each selected core is a thread started for the region (the calling thread waits for

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright 2026 the batchnormgrad authors */
 /* A tracing implementation of include/bng_hal.h for the host (bng_hal_trace.c): not for
  * firmware. It runs the shipped driver as the host HAL does (a thread per selected
  * core, a private arena per core) and records, per core, every DMA transfer (rows, row

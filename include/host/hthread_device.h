@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright 2026 the batchnormgrad authors */
 /* Host mock of the hthreads device runtime's header (MT-3000 hthread_device.h): the
  * functions the reference HAL (include/hal/bng_hal_hthreads.c) calls, with the public
  * header's signatures, implemented in hthread_mock.c on the host's DMA engine model.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright 2026 the batchnormgrad authors */
 /* The host's stand-in for a firmware's launcher of the reference hthreads HAL
  * (hthread_launch.h), on the runtime mock: it calls the mock (to create barriers and
  * start cores) and the HAL (bng_hal_hthreads_init, the fan-out worker); neither calls

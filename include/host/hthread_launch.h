@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright 2026 the batchnormgrad authors */
 /* The host's stand-in for a firmware's launcher of the reference hthreads HAL
  * (hthread_launch.c): what start-up code does around the library, on the runtime mock.
  * It creates the HAL's two barrier ids, hands them to every core with

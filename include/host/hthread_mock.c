@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright 2026 the batchnormgrad authors */
 /* Host mock of the hthreads device runtime, on the host's DMA engine model
  * (bng_dma_engine.h): threads for cores, barriers by id (only ids the host side
  * created), one array memory per core (vector_malloc can be made to fail),

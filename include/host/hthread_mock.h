@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright 2026 the batchnormgrad authors */
 /* Control of the host mock of the hthreads runtime (hthread_mock.c): what the vendor's
  * runtime does when the host starts a group of cores, and the tests' levers on it. The
  * mock is the runtime only: it knows nothing of the HAL above it. What the firmware's

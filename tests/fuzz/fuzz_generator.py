@@ -1,6 +1,8 @@
 """Fuzz the generator's loader: mutated targets.yaml texts must load and plan, or fail
 with a clean ConfigError (what the CLI prints as file:line: key: message), never with
-another exception (a traceback for the user).
+another exception (a traceback for the user). On a text that loads, a random channel
+list is set for a random target as make generate CHANNELS= sets it: a clean error, or
+a new text that loads with exactly that list and keeps every comment line.
 
     python3 tests/fuzz/fuzz_generator.py [--iterations N] [--seconds S] [--seed K]
 """
@@ -16,8 +18,9 @@ import traceback
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
 
+from generator.edit import plan_edit                 # noqa: E402
 from generator.errors import ConfigError            # noqa: E402
-from generator.loader import load                    # noqa: E402
+from generator.loader import load, load_text         # noqa: E402
 from generator.plan import plan_target               # noqa: E402
 from generator.render import environment, render_target  # noqa: E402
 from generator.validate import validate              # noqa: E402
@@ -81,6 +84,26 @@ def mutate(text: str, rng: random.Random) -> str:
     return "\n".join(lines)
 
 
+def check_edit(path: str, text: str, config, rng: random.Random) -> str:
+    """Set a random list on a random target of a loaded config: '' when all is well,
+    else what went wrong."""
+    target = rng.choice(config.targets)
+    channels = tuple(sorted({rng.choice((rng.randint(1, 300), rng.randint(1, 5000)))
+                             for _ in range(rng.randint(1, 6))}))
+    try:
+        edit = plan_edit(path, config, target.name, channels)
+    except ConfigError as e:
+        clean = str(e).startswith((path, "--channels")) and "\n" not in str(e)
+        return "" if clean else f"edit error without file or option: {e}"
+    edited = validate(load_text(edit.text, path))
+    if edited.target(target.name).channels != channels:
+        return f"the edited text holds {edited.target(target.name).channels}, not {channels}"
+
+    def comments(t):
+        return [line for line in t.splitlines() if line.lstrip().startswith("#")]
+    return "" if comments(edit.text) == comments(text) else "the edit lost a comment line"
+
+
 def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--iterations", type=int, default=3000)
@@ -107,6 +130,10 @@ def main() -> int:
                     if n % 25 == 0:
                         render_target(env, tp)
                 counts["loaded"] += 1
+                problem = check_edit(path, text, config, rng) if n % 3 == 0 else ""
+                if problem:
+                    print(f"{problem} (input {n}, seed {args.seed})\n--- input:\n{text}")
+                    return 1
             except ConfigError as e:
                 if not str(e).startswith(path) or "\n" in str(e):
                     print(f"error without file and line, or on two lines: {e}\n--- input:\n{text}")

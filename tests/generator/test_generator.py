@@ -22,6 +22,14 @@ from generator.validate import check_split_native_halves  # noqa: E402
 TARGETS_YAML = os.path.join(ROOT, "targets.yaml")
 
 
+def line_of(target, key):
+    """The line of targets.yaml where target's key (e.g. "channels") stands."""
+    with open(TARGETS_YAML) as f:
+        lines = f.read().splitlines()
+    start = lines.index(f"  {target}:")
+    return next(i for i in range(start, len(lines)) if lines[i].strip().startswith(key + ":")) + 1
+
+
 def run(*argv):
     """Run the CLI in-process: (exit status, stdout, stderr)."""
     out, err = io.StringIO(), io.StringIO()
@@ -50,6 +58,12 @@ class TempDir(unittest.TestCase):
         path = os.path.join(self.tmp, "targets.yaml")
         with open(path, "w") as f:
             f.write(textwrap.dedent(text))
+        return path
+
+    def config_copy(self):
+        """A copy of targets.yaml for a run that may edit it (generate --channels)."""
+        path = os.path.join(self.tmp, "targets.yaml")
+        shutil.copy(TARGETS_YAML, path)
         return path
 
 
@@ -167,15 +181,30 @@ class ValidationTest(TempDir):
     def test_private_memory_too_small_names_its_line(self):
         self.expect_error(GOOD.replace("private_bytes: 786432", "private_bytes: 65536")
                           .replace("[32, 64]", "[32, 256]"), 9,
-                          "targets.dsp.memory.private_bytes: 65536 bytes cannot hold the "
-                          "workspace and one tile for 256-channel chunks; at least 144384 needed")
+                          "targets.dsp.memory.private_bytes: 65536 bytes cannot hold the _s "
+                          "workspace and one tile for 256-channel chunks, even without "
+                          "specialized counts; at least 144384 needed")
+        # the key to change, the value that does, and the widest count that fits
+        self.expect_error(GOOD.replace("private_bytes: 786432", "private_bytes: 131072")
+                          .replace("[32, 64]", "[32, 256, 300]"), 9,
+                          "targets.dsp.memory.private_bytes: 131072 bytes cannot hold the _s "
+                          "workspace and one tile for 300-channel chunks; at least 169408 "
+                          "needed: set it to 169408 or more, or specialize no count above 231 "
+                          "(now 256 300)")
 
     def test_channels_too_wide_for_private_memory_blames_the_option(self):
-        status, _, err = run("generate", "--config", TARGETS_YAML, "--target", "mt7004",
-                             "--channels", "4096", "--out", self.tmp + "/out")
-        self.assertEqual(status, 2)
-        self.assertIn("error: --channels: 4096: 768000 bytes cannot hold the workspace and one "
-                      "tile for 4096-channel chunks; at least 2310144 needed", err)
+        path = self.config_copy()
+        for style in ((), ("--via-make",)):
+            status, _, err = run(*style, "generate", "--config", path, "--target", "mt7004",
+                                 "--channels", "48 2000 4096", "--out", self.tmp + "/out")
+            self.assertEqual(status, 2)
+            option = 'CHANNELS="48 2000 4096"' if style else "--channels"
+            self.assertEqual(err, f"error: {option}: 2000 4096: memory.private_bytes (768000 "
+                             f"bytes, {path}:{line_of('mt7004', 'private_bytes')}) holds the _s workspace and one tile for at "
+                             "most 1360 channels: list no count above 1360, or set "
+                             "memory.private_bytes to at least 2310144\n")
+        with open(path, "rb") as f, open(TARGETS_YAML, "rb") as g:
+            self.assertEqual(f.read(), g.read())
 
     def test_bad_channels_argument(self):
         for value, fragment in (("48 x", "not a positive integer"), ("48 48", "listed twice"),
@@ -543,6 +572,28 @@ class NativeSpellingsTest(TempDir):
     expect_clean_error = HostileInputTest.expect_clean_error
 
 
+# A generate run that pauses before it writes its tree (the second commit of a run that
+# sets a list; the first writes the configuration): it creates the file argv[1], then
+# waits for the file argv[2].
+PAUSED_RUN = """
+import os, sys, time
+sys.path.insert(0, {root!r})
+import generator.files as files
+from generator.cli import main
+paused, go, commit, calls = sys.argv[1], sys.argv[2], files.FileManager.commit, [0]
+def pausing(self, *a, **k):
+    calls[0] += 1
+    if calls[0] == 2:
+        open(paused, "w").close()
+        deadline = time.monotonic() + 120
+        while not os.path.exists(go) and time.monotonic() < deadline:
+            time.sleep(0.02)
+    return commit(self, *a, **k)
+files.FileManager.commit = pausing
+sys.exit(main(sys.argv[3:]))
+"""
+
+
 class AtomicOutputTest(TempDir):
     def test_one_unwritable_file_leaves_every_target_as_it_was(self):
         out = self.tmp + "/out"
@@ -561,22 +612,35 @@ class AtomicOutputTest(TempDir):
         self.assertEqual(tree(out), before, "ft78ne was rewritten although mt7004 failed")
 
     def test_concurrent_runs_leave_one_whole_configuration(self):
+        """A run that sets a list holds the configuration until its tree is written: a
+        second run started meanwhile waits, so the file and the tree end up agreeing."""
         import subprocess
-        out = self.tmp + "/out"
-        runs = [subprocess.Popen([sys.executable, "-m", "generator", "generate", "--config",
-                                  TARGETS_YAML, "--out", out, "--target", "mt7004",
-                                  "--channels", channels], cwd=ROOT,
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-                for channels in ("48 96", "40 80 160")]
-        for r in runs:
-            _, err = r.communicate()
-            self.assertEqual(r.returncode, 0, err)
-            self.assertNotIn(b"Traceback", err)
-        texts = [f.decode() for f in tree(out + "/mt7004").values()]
-        remakes = {line.split("Remake:")[1].strip() for t in texts for line in t.splitlines()
-                   if "Remake:" in line}
-        self.assertEqual(len(remakes), 1, remakes)   # every file from the same run
+        import time
+        out, path = self.tmp + "/out", self.config_copy()
+        driver, paused, go = self.tmp + "/driver.py", self.tmp + "/paused", self.tmp + "/go"
+        with open(driver, "w") as f:
+            f.write(PAUSED_RUN.format(root=ROOT))
+        generate = ("generate", "--config", path, "--out", out, "--target", "mt7004")
+        first = subprocess.Popen([sys.executable, driver, paused, go, *generate, "--channels",
+                                  "48 96"], cwd=ROOT, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 120
+        while not os.path.exists(paused) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        second = subprocess.Popen([sys.executable, "-m", "generator", *generate, "--channels",
+                                   "40 80 160"], cwd=ROOT, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+        said = second.stderr.readline()     # it waits, or it has ended without waiting
+        open(go, "w").close()
+        first.communicate(timeout=120)
+        second.communicate(timeout=120)
+        self.assertEqual((first.returncode, second.returncode), (0, 0))
+        self.assertIn("another generator run holds the lock; waiting", said)
+        with open(path) as f:
+            self.assertIn("channels: [40, 80, 160]", f.read())
+        self.assertEqual(run(*generate, "--check")[0], 0)
         self.assertEqual([n for n in os.listdir(out + "/mt7004") if is_temporary(n)], [])
+        self.assertEqual([n for n in os.listdir(self.tmp) if is_temporary(n)], [])
 
 
 class PlanTest(unittest.TestCase):
@@ -623,20 +687,64 @@ class OutputTest(TempDir):
         self.assertIn("up to date", stdout)
         self.assertEqual(before, {p: os.stat(os.path.join(out, p)).st_mtime_ns for p in tree(out)})
 
-    def test_channels_override_touches_only_that_target(self):
-        out = self.tmp + "/out"
-        run("generate", "--config", TARGETS_YAML, "--out", out)
+    def test_channels_sets_the_targets_list_in_the_config(self):
+        out, path = self.tmp + "/out", self.config_copy()
+        run("generate", "--config", path, "--out", out)
         ft78ne = tree(out + "/ft78ne")
-        status, _, err = run("generate", "--config", TARGETS_YAML, "--out", out,
-                             "--target", "mt7004", "--channels", "48 96")
+        status, stdout, err = run("generate", "--config", path, "--out", out,
+                                  "--target", "mt7004", "--channels", "96,48")
         self.assertEqual(status, 0, err)
+        self.assertEqual(stdout.splitlines()[0],
+                         f"{path}:{line_of('mt7004', 'channels')}: mt7004 channels: 32 64 128 256 -> 48 96")
+        with open(TARGETS_YAML) as f:
+            original = f.read()
+        with open(path) as f:       # that one list, and nothing else of the file
+            self.assertEqual(f.read(), original.replace(
+                "    channels: [32, 64, 128, 256]\n    max_unroll: 32\n    extensions: [reduce, "
+                "apply, dx, ext]\n", "    channels: [48, 96]\n    max_unroll: 32\n    "
+                "extensions: [reduce, apply, dx, ext]\n").replace(
+                "channels: [48, 96]", "channels: [32, 64, 128, 256]", 1))
         self.assertEqual(tree(out + "/ft78ne"), ft78ne)
         with open(out + "/mt7004/bng_f32_ukernels.c") as f:
             text = f.read()
-        self.assertIn('make generate TARGET=mt7004 CHANNELS="48 96"', text)
+        self.assertIn("Remake:   make generate TARGET=mt7004\n", text)   # the file holds it
         self.assertIn("bng_f32_reduce_ukernel__mt7004_c48_v16(", text)
         self.assertIn("bng_f32_reduce_ukernel__mt7004_c96_v16(", text)
         self.assertNotIn("_c64_", text)
+        # what regen-check and a plain generate see: the same list
+        self.assertEqual(run("generate", "--config", path, "--out", out, "--check")[0], 0)
+        status, stdout, _ = run("generate", "--config", path, "--out", out)
+        self.assertEqual((status, stdout), (0, f"{out}: up to date\n"))
+        status, stdout, _ = run("generate", "--config", path, "--out", out,
+                                "--target", "mt7004", "--channels", "48 96")
+        self.assertEqual(stdout.splitlines()[0],
+                         f"{path}:{line_of('mt7004', 'channels')}: mt7004 channels: 48 96 (unchanged)")
+
+    def test_channels_edit_keeps_the_layout_or_refuses(self):
+        with open(TARGETS_YAML) as f:
+            original = f.read()
+        ft78ne = "    channels: [32, 64, 128, 256]\n"
+        cases = (  # (the list as written, what --channels "48 96" makes of it, or an error)
+            ("    channels:\n      - 32\n      - 64   \n\n    # kept\n",
+             "    channels:\n      [48, 96]   \n\n    # kept\n"),
+            ("    channels: [32,\n      64]  # kept\n", "    channels: [48, 96]  # kept\n"),
+            ("    channels:\n      - 32  # one\n      - 64\n", "holds comments"),
+            ("    channels: &c [32, 64]\n", "shared with another through a YAML anchor"))
+        for written, expected in cases:
+            text = original.replace(ft78ne, written, 1)
+            if "&c" in written:
+                text = text.replace("    channels: [32, 64, 128, 256]\n", "    channels: *c\n")
+            path = self.write_config(text)
+            status, _, err = run("generate", "--config", path, "--out", self.tmp + "/out",
+                                 "--target", "ft78ne", "--channels", "48 96")
+            with open(path) as f:
+                after = f.read()
+            if expected.startswith("    "):
+                self.assertEqual((status, after), (0, text.replace(written, expected, 1)), err)
+            else:
+                self.assertEqual((status, after), (2, text))
+                self.assertIn(f"{path}:{line_of('ft78ne', 'channels')}: targets.ft78ne.channels: ", err)
+                self.assertIn(expected, err)
 
     def test_an_error_leaves_the_tree_unchanged(self):
         out = self.tmp + "/out"
@@ -645,11 +753,15 @@ class OutputTest(TempDir):
         with open(TARGETS_YAML) as f:
             bad = f.read().replace("max_unroll: 32", "max_unroll: 0", 2)
         path = self.write_config(bad)
-        for argv in (("--config", path), ("--config", TARGETS_YAML, "--target", "mt7004",
+        copy = os.path.join(self.tmp, "copy.yaml")
+        shutil.copy(TARGETS_YAML, copy)
+        for argv in (("--config", path), ("--config", copy, "--target", "mt7004",
                                           "--channels", "48 4096")):
             status, _, err = run("generate", "--out", out, *argv)
             self.assertEqual(status, 2, err)
             self.assertEqual(tree(out), before, argv)
+        with open(copy, "rb") as f, open(TARGETS_YAML, "rb") as g:
+            self.assertEqual(f.read(), g.read())
 
     def test_stale_generated_files_are_removed_and_user_files_kept(self):
         out = self.tmp + "/out"
@@ -723,7 +835,7 @@ sys.exit(main(sys.argv[3:]))
 
 
 class AccidentsTest(TempDir):
-    """Issue 20: files and trees under real-world accidents."""
+    """Files and trees under real-world accidents."""
 
     def changed_config(self):
         with open(TARGETS_YAML) as f:
@@ -798,6 +910,27 @@ class AccidentsTest(TempDir):
             compile_line = next(line for line in f if line.startswith("compile:"))
         self.assertNotIn("*.c", compile_line)
         self.assertIn("bng_f32_ukernels.c", compile_line)
+
+    def test_a_users_file_named_like_an_old_temporary_is_kept(self):
+        """.tmp- and 8 letters or digits was generator 0.1.0's temporary name; a file of
+        the user's so named is the user's, in a drop and in a generated folder."""
+        dest, out = self.tmp + "/drop", self.tmp + "/out"
+        os.makedirs(dest)
+        for name in (".tmp-notes123", ".tmp-k3j_x9a0"):
+            with open(os.path.join(dest, name), "w") as f:
+                f.write("mine\n")
+        self.assertEqual(run("vendor", "--config", TARGETS_YAML, "--target", "mt7004",
+                             "--dest", dest)[0], 0)
+        _, own = manifest_is_true(self, dest)
+        self.assertEqual(own, [".tmp-k3j_x9a0", ".tmp-notes123"])
+        run("generate", "--config", TARGETS_YAML, "--out", out)
+        with open(out + "/mt7004/.tmp-notes123", "w") as f:
+            f.write("mine\n")
+        self.assertEqual(run("generate", "--config", TARGETS_YAML, "--out", out, "--check")[0], 0)
+        status, stdout, _ = run("generate", "--config", TARGETS_YAML, "--out", out)
+        self.assertEqual(status, 0)
+        self.assertIn(f"kept (not written by the generator) {out}/mt7004/.tmp-notes123", stdout)
+        self.assertTrue(os.path.exists(out + "/mt7004/.tmp-notes123"))
 
     def test_a_file_of_the_previous_drop_the_user_edited_is_kept(self):
         dest = self.tmp + "/drop"
@@ -889,9 +1022,6 @@ class AccidentsTest(TempDir):
         left = temporaries(out)
         self.assertEqual(len(left), 1)
         self.assertEqual(os.path.getsize(left[0]), 0)      # no banner: it needs the name
-        # and one named the way generator 0.1.0 named them
-        with open(out + "/ft78ne/.tmp-k3j_x9a0", "w"):
-            pass
         status, stdout, _ = run("generate", "--config", TARGETS_YAML, "--out", out, "--check")
         self.assertEqual(status, 1)
         self.assertIn("a temporary left by an interrupted run", stdout)
@@ -1004,7 +1134,7 @@ class AccidentsTest(TempDir):
 
 
 class YamlLimitsTest(TempDir):
-    """Issue 20, case 6: YAML that multiplies work or misreads numbers."""
+    """YAML that multiplies work or misreads numbers."""
 
     def test_aliases_are_bounded_by_the_work_they_cause(self):
         import time
@@ -1048,7 +1178,7 @@ class YamlLimitsTest(TempDir):
 
 
 class CommandLineTest(TempDir):
-    """Issue 20, case 6: every argument parsed into one clean line; vendor's DEST; pipes."""
+    """Every argument parsed into one clean line; vendor's DEST; pipes."""
 
     def test_vendor_destination_inside_the_project_or_forging_the_manifest(self):
         link = self.tmp + "/link"

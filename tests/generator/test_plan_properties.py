@@ -27,7 +27,7 @@ sys.path.insert(0, ROOT)
 from generator.errors import ConfigError                                  # noqa: E402
 from generator.loader import (MAX_LANES, MAX_SPECIALIZED_CHANNELS,        # noqa: E402
                               MAX_UNROLL, load)
-from generator.plan import (SegmentLoop, Kernel, padded, plan_loops,    # noqa: E402
+from generator.plan import (SegmentLoop, Kernel, plan_loops,            # noqa: E402
                             plan_target, segments)
 from generator.validate import validate_target                             # noqa: E402
 

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright 2026 the batchnormgrad authors */
 /* Host emulation of the MT-3000 compiler's vector spellings (compiler/m3000.h), as the
  * native backend's defaults use them: lvector, vec_ld, vec_st, vec_svbcast, vec_add,
  * vec_sub, vec_muli, and the / operator on lvector float. Over GCC vectors, one IEEE

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# A vendored drop taken into builds by its own build glue, as a firmware team would:
+# the drop (with a file of the team's own in its folder, which no build may pick up)
+# through CMake's add_subdirectory with a bare-metal toolchain file (Cortex-M7: built
+# and linked into an image; RV64: the library), through its Make fragment bng.mk
+# included by a firmware Makefile (by a relative path), on the host with BNG_HOST (the
+# manual's examples run), and with the hthreads HAL. Each checks that the flags results
+# depend on reached every source of the drop, the bare-metal ones that the library
+# references nothing but memcpy, memset and the HAL. Usage:
+#   drop_builds.sh BUILD PYTHON TARGET
+set -euo pipefail
+build=$1 python=$2 target=$3
+# The firmware's builds, not the make that runs this script: none of its settings (host
+# CFLAGS would reach the cross builds) or its jobserver.
+unset MAKEFLAGS MFLAGS MAKELEVEL CC CFLAGS CPPFLAGS LDFLAGS TARGET CHANNELS DEST HAL CONFIG
+R=$PWD
+projects=$R/tests/scripts/drop_projects
+W=$R/$build/drop-builds/$target
+rm -rf "$W"
+mkdir -p "$W/drop"
+# A file of the firmware team's own beside the drop: not C any compiler takes.
+echo 'this is not C' > "$W/drop/board_notes.c"
+"$python" -m generator vendor --target "$target" --dest "$W/drop" >/dev/null
+"$python" -m generator verify-drop --dest "$W/drop" >/dev/null
+sources=$(cd "$W/drop" && ls -- *.c | grep -vx board_notes.c)
+
+fail() { echo "drop-builds: $target: $*" >&2; exit 1; }
+
+# Every drop source compiled once, with -std=c99 and -ffp-contract=off (CMake's
+# compile_commands.json, or make's echoed commands).
+flags_reached() {
+  local log=$1 what=$2 s line
+  for s in $sources; do
+    line=$(grep -F -- "/drop/$s" "$log" | grep -F -- " -c " || true)
+    [ "$(printf '%s\n' "$line" | grep -c .)" = 1 ] || fail "$what: $s compiled $(printf '%s\n' "$line" | grep -c .) times"
+    case "$line" in *-std=c99*-ffp-contract=off*|*-ffp-contract=off*-std=c99*) ;;
+      *) fail "$what: $s compiled without -std=c99 -ffp-contract=off: $line" ;; esac
+  done
+}
+
+# What the library needs from outside itself: memcpy, memset and the HAL's functions only.
+references_ok() {
+  local nm=$1 archive=$2 what=$3 other
+  other=$(comm -23 <("$nm" -u "$archive" | awk 'NF && $NF !~ /:$/ {print $NF}' | sort -u) \
+                   <("$nm" --defined-only "$archive" | awk 'NF == 3 {print $3}' | sort -u) \
+    | grep -vxE 'memcpy|memset|bng_hal_[a-z_]+' || true)
+  [ -z "$other" ] || fail "$what: the library references $(echo $other)"
+}
+
+cmake_build() {   # name toolchain [target]
+  local B=$W/cmake-$1
+  cmake -S "$projects/firmware" -B "$B" -DBNG_DROP="$W/drop" -DCMAKE_TOOLCHAIN_FILE="$projects/$2" \
+    -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >"$B.log" 2>&1 \
+    || { cat "$B.log" >&2; fail "cmake $1 configure failed"; }
+  cmake --build "$B" ${3:+--target "$3"} >>"$B.log" 2>&1 || { cat "$B.log" >&2; fail "cmake $1 build failed"; }
+  flags_reached "$B/compile_commands.json" "cmake $1"
+}
+
+cmake_build arm arm-none-eabi.cmake
+arm-none-eabi-nm "$W/cmake-arm/firmware.elf" | grep -w fp_batch_norm_grad_p >/dev/null || fail "no fp_batch_norm_grad_p in the image"
+references_ok arm-none-eabi-nm "$W/cmake-arm/bng/libbatchnormgrad.a" "cmake arm"
+echo "drop-builds: $target: CMake add_subdirectory, Cortex-M7 toolchain file: firmware.elf linked ($(arm-none-eabi-size -B "$W/cmake-arm/firmware.elf" | awk 'NR == 2 {print $1}') bytes of text)"
+
+cmake_build rv64 riscv64-unknown-elf.cmake batchnormgrad
+references_ok riscv64-unknown-elf-nm "$W/cmake-rv64/bng/libbatchnormgrad.a" "cmake rv64"
+echo "drop-builds: $target: CMake add_subdirectory, RV64 toolchain file: libbatchnormgrad.a built"
+
+# The Make fragment, included by a path relative to the firmware's folder.
+mkdir -p "$W/make-arm"
+cp "$projects/firmware/Makefile" "$projects/firmware/main.c" "$projects/firmware/hal_stubs.c" "$W/make-arm/"
+make -C "$W/make-arm" --no-print-directory BNG_DROP=../drop CC=arm-none-eabi-gcc >"$W/make-arm.log" 2>&1 \
+  || { cat "$W/make-arm.log" >&2; fail "the Make fragment build failed"; }
+sed 's|\.\./drop/|/drop/|g' "$W/make-arm.log" > "$W/make-arm.commands"
+flags_reached "$W/make-arm.commands" "bng.mk"
+echo "drop-builds: $target: Make fragment bng.mk, Cortex-M7: firmware.elf linked"
+
+# On the host: the drop as a CMake library with BNG_HOST, the repository's host HAL,
+# the manual's two examples run (tests/scripts/drop_on_host.sh runs the shell recipe).
+cmake -S "$projects/host" -B "$W/cmake-host" -DBNG_DROP="$W/drop" -DBNG_REPO="$R" \
+  -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >"$W/cmake-host.log" 2>&1 \
+  && cmake --build "$W/cmake-host" >>"$W/cmake-host.log" 2>&1 \
+  || { cat "$W/cmake-host.log" >&2; fail "the host CMake build failed"; }
+flags_reached "$W/cmake-host/compile_commands.json" "cmake host"
+for example in manual_example_p manual_example_s; do
+  "$W/cmake-host/$example" >/dev/null || fail "host CMake build: $example failed"
+done
+echo "drop-builds: $target: CMake add_subdirectory on the host (BNG_HOST=ON): the manual's examples pass"
+
+# With the hthreads HAL: the runtime's header from the firmware's SDK (the host mock's
+# stands in for it), given to the library target from the firmware's side.
+mkdir -p "$W/hthreads"
+"$python" -m generator vendor --target "$target" --hal hthreads --dest "$W/hthreads/drop" >/dev/null
+cat > "$W/hthreads/CMakeLists.txt" <<EOF
+cmake_minimum_required(VERSION 3.13)
+project(firmware_hthreads C)
+add_subdirectory(drop bng)
+target_include_directories(batchnormgrad PRIVATE "$R/include/host")
+EOF
+cmake -S "$W/hthreads" -B "$W/hthreads/build" -DCMAKE_TOOLCHAIN_FILE="$projects/riscv64-unknown-elf.cmake" \
+  >"$W/hthreads.log" 2>&1 && cmake --build "$W/hthreads/build" >>"$W/hthreads.log" 2>&1 \
+  || { cat "$W/hthreads.log" >&2; fail "the hthreads drop's CMake build failed"; }
+echo "drop-builds: $target: CMake add_subdirectory with HAL=hthreads, RV64: libbatchnormgrad.a built"
