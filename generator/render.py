@@ -25,11 +25,16 @@ def environment() -> jinja2.Environment:
     )
 
 
+def template_context(tp: TargetPlan, template: str, **context) -> dict:
+    """What a template of one target is rendered with: what every banner needs, and
+    context."""
+    return dict(plan=tp, target=tp.target, template=f"templates/{template}", version=VERSION,
+                license_id=LICENSE_ID, copyright=COPYRIGHT, **context)
+
+
 def render_file(env: jinja2.Environment, template: str, tp: TargetPlan, **context) -> str:
     """One template for one target, with what every banner needs."""
-    return env.get_template(template).render(
-        plan=tp, target=tp.target, template=f"templates/{template}", version=VERSION,
-        license_id=LICENSE_ID, copyright=COPYRIGHT, **context)
+    return env.get_template(template).render(template_context(tp, template, **context))
 
 
 def render_target(env: jinja2.Environment, tp: TargetPlan) -> List[Tuple[str, str]]:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, Optional, Tuple
 
 from ..plan import BLOCK_ROWS, OPS, DTypePlan, Kernel, TargetPlan
-from ..render import environment
+from ..render import environment, template_context
 
 OPERATION = re.compile(r"bng_f32x(\d+)_(\w+)\(")
 
@@ -70,9 +70,8 @@ class KernelCosts:
     def __init__(self, tp: TargetPlan, dtype: DTypePlan):
         self.dtype = dtype
         self.vector_lanes = tp.vector_lanes
-        self.macros = environment().get_template("ukernels.c.j2").make_module(dict(
-            target=tp.target, dtype=dtype, template="templates/ukernels.c.j2",
-            command=tp.command, version=""))
+        self.macros = environment().get_template("ukernels.c.j2").make_module(
+            template_context(tp, "ukernels.c.j2", dtype=dtype, command=tp.command))
 
     @functools.lru_cache(maxsize=None)
     def _macro(self, name: str, lanes: int) -> Slots:
