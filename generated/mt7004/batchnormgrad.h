@@ -13,11 +13,11 @@
  * -I on this folder, or copy it beside your code.
  *
  * The explicit-argument calls compute what the parameter-block calls compute, bit for
- * bit: fp_batchnormgrad_p is fp_batch_norm_grad_p given a block holding its arguments,
- * fp_batchnormgrad_s is fp_batch_norm_grad_s (and never reads or writes
- * BNG_SHARED_PARAMS), likewise hp_. They have no status slot: a call that fails a check
- * writes nothing, and bng_last_status() gives the status of the calling core's last
- * explicit-argument call (docs/contract.md section 14).
+ * bit: fp_batchnormgrad_p and _s are fp_batch_norm_grad_p and _s given a block that
+ * holds their arguments, which they build themselves (_s never reads or writes
+ * BNG_SHARED_PARAMS); hp_ likewise. They have no status slot: a call that fails a
+ * check writes nothing, and bng_last_status() gives the status of the calling core's
+ * last explicit-argument call (docs/contract.md section 14).
  */
 #ifndef BATCHNORMGRAD_H
 #define BATCHNORMGRAD_H
