@@ -957,10 +957,10 @@ void bng_entry_shared(const bng_dtype_config *dtype, void *x, void *dy, void *dx
  * slot: the status is kept for the core that made the call.
  *
  * BNG_CORE_LOCAL: the storage class of a variable of which every core has its own copy.
- * By default nothing: firmware whose cores each have their own copy of the library's
- * static data (as when a core's data section lies in its private memory). Firmware
+ * By default none, for firmware whose cores each have their own copy of the library's
+ * static data (as when a core's data section lies in its private memory); firmware
  * whose cores share one copy defines it as its per-core storage. Host builds emulate
- * the cores with threads: thread-local there, but with tcc, which has no thread-local
+ * the cores with threads: thread-local there, but under tcc, which has no thread-local
  * storage and builds only with the host HAL, where the calling thread alone enters the
  * entry points. */
 #ifndef BNG_CORE_LOCAL
