@@ -360,6 +360,7 @@ class TargetPlan:
             OutputFile(f"{base}/batchnormgrad.h", "batchnormgrad.h.j2"),
             OutputFile(f"{base}/bng_kernels.h", "bng_kernels.h.j2"),
             OutputFile(f"{base}/batch_norm_grad.c", "batch_norm_grad.c.j2"),
+            OutputFile(f"{base}/batchnormgrad.c", "batchnormgrad.c.j2"),
         ]
         if self.extensions:
             out += [OutputFile(f"{base}/batch_norm_grad_ext.h", "batch_norm_grad_ext.h.j2"),

@@ -23,7 +23,7 @@
  * Names: the functions this file exports begin with bng_entry_ (bng_driver.h), those
  * of the checks with bng_params_ (bng_params.h). Every other function here is static:
  * bng_step_* the per-channel steps, bng_rows_* the calls of a row ukernel, bng_p_* _p,
- * bng_s_call _s, bng_job_* a staged call and bng_core_* one core's part of it; small
+ * bng_s_* _s, bng_job_* a staged call and bng_core_* one core's part of it; small
  * helpers are named for what they give.
  *
  * Built once per target, beside the target's generated sources (-Igenerated/<t>): it
@@ -854,23 +854,29 @@ int bng_entry_private_kernel(const bng_dtype_config *dtype, const bng_kernel *ke
     return bng_p_run(dtype, kernel, &call, x, dy, dx, stats, NULL);
 }
 
-/* An `op` call of _p: check the block, run, write the status. */
-static void bng_p_call(const bng_dtype_config *dtype, int op, void *x, void *dy, void *dx,
-                       long long *params)
+/* An `op` call of _p on a block: check it, run; the status. */
+static int bng_p_block(const bng_dtype_config *dtype, int op, const long long *params,
+                       void *x, void *dy, void *dx)
 {
     bng_call call;
-    int status;
+    int status = bng_params_check(dtype, op, params, x, dy, dx, 0, &call);
 
-    if (params == NULL)
-        return;     /* nowhere to report: touch nothing */
-    status = bng_params_check(dtype, op, params, x, dy, dx, 0, &call);
     if (status == BNG_OK) {
         const bng_stats stats = bng_params_stats(params);
 
         status = bng_p_run(dtype, dtype->kernel_for_channels(call.channel), &call, x, dy, dx,
                            &stats, bng_params_sums(op, params));
     }
-    params[BNG_PARAM_STATUS] = status;
+    return status;
+}
+
+/* An `op` call of _p: its status goes to the block. */
+static void bng_p_call(const bng_dtype_config *dtype, int op, void *x, void *dy, void *dx,
+                       long long *params)
+{
+    if (params == NULL)
+        return;     /* nowhere to report: touch nothing */
+    params[BNG_PARAM_STATUS] = bng_p_block(dtype, op, params, x, dy, dx);
 }
 
 void bng_entry_private(const bng_dtype_config *dtype, void *x, void *dy, void *dx,
@@ -888,49 +894,106 @@ static void bng_report_status(BNG_SHARED long long *shared_params, int status)
     shared_params[BNG_PARAM_STATUS] = status;
 }
 
+/* An `op` call of _s on `params`, a plain copy of its block: the status (BNG_ENOMEM when
+ * the HAL could not reserve a selected core's private memory, in which case no output
+ * was touched), or BNG_ENTRY_NOT_SELECTED on a core outside core_mask that the SPMD
+ * launch model made call it: it took no part, the selected cores have the outcome. */
+static int bng_s_block(const bng_dtype_config *dtype, int op, const long long *params,
+                       void *x, void *dy, void *dx, int core_mask)
+{
+    bng_staged_job job;
+    bng_stats stats;
+    int status = bng_params_check(dtype, op, params, x, dy, dx, 1, &job.call);
+
+    job.mask = (unsigned)core_mask & BNG_ALL_CORES;
+    if (status == BNG_OK && job.mask == 0)
+        status = BNG_ECOREMASK;
+    if (status != BNG_OK)
+        return status;
+    stats = bng_params_stats(params);
+    bng_job_init(&job, dtype, dtype->kernel_for_channels(job.call.channel), x, dy, dx, &stats,
+                 bng_params_sums(op, params));
+    switch (bng_hal_parallel(job.mask, bng_core_steps, &job, sizeof job)) {
+    case BNG_HAL_OK:
+        return BNG_OK;
+    case BNG_HAL_IDLE:
+        return BNG_ENTRY_NOT_SELECTED;
+    default:
+        return BNG_ENOMEM;
+    }
+}
+
 /* An `op` call of _s. The parameter block lives in shared memory (BNG_SHARED_PARAMS, a
  * BNG_SHARED pointer): its input slots are read once into a plain copy, the status is
- * written back. The status is written after bng_hal_parallel returns, on every core
- * that took part (SPMD: the selected ones); BNG_ENOMEM when the HAL could not reserve
- * a selected core's private memory, in which case no output was touched. */
+ * written back, after bng_hal_parallel returns, on every core that took part (SPMD:
+ * the selected ones). */
 static void bng_s_call(const bng_dtype_config *dtype, int op, void *x, void *dy, void *dx,
                        int core_mask)
 {
     BNG_SHARED long long *shared_params = BNG_SHARED_PARAMS;
     long long params[BNG_SHARED_PARAMS_SLOTS];
-    bng_staged_job job;
     int status, slot;
 
     /* The input slots the call uses; the status and reserved slots are never read,
      * nor are the extended block's slots by the vendor's call. */
     for (slot = 0; slot < BNG_SHARED_PARAMS_SLOTS; slot++)
         params[slot] = bng_params_reads_slot(op, slot) ? shared_params[slot] : 0;
-    status = bng_params_check(dtype, op, params, x, dy, dx, 1, &job.call);
-    job.mask = (unsigned)core_mask & BNG_ALL_CORES;
-    if (status == BNG_OK && job.mask == 0)
-        status = BNG_ECOREMASK;
-    if (status == BNG_OK) {
-        const bng_stats stats = bng_params_stats(params);
-
-        bng_job_init(&job, dtype, dtype->kernel_for_channels(job.call.channel), x, dy, dx,
-                     &stats, bng_params_sums(op, params));
-        switch (bng_hal_parallel(job.mask, bng_core_steps, &job, sizeof job)) {
-        case BNG_HAL_OK:
-            break;
-        case BNG_HAL_IDLE:
-            return;             /* not selected (SPMD): the selected cores report */
-        default:
-            status = BNG_ENOMEM;
-            break;
-        }
-    }
-    bng_report_status(shared_params, status);
+    status = bng_s_block(dtype, op, params, x, dy, dx, core_mask);
+    if (status != BNG_ENTRY_NOT_SELECTED)
+        bng_report_status(shared_params, status);
 }
 
 void bng_entry_shared(const bng_dtype_config *dtype, void *x, void *dy, void *dx,
                       int core_mask)
 {
     bng_s_call(dtype, BNG_OP_FULL, x, dy, dx, core_mask);
+}
+
+/* ---- the explicit-argument calls (batchnormgrad.h) ----
+ *
+ * The vendor's call on a block built from the arguments (bng_params_block) in the
+ * caller's frame: the same checks and the same run as the block's calls, and never
+ * BNG_SHARED_PARAMS, which firmware may be using for the block's _s. There is no status
+ * slot: the status is kept for the core that made the call.
+ *
+ * BNG_CORE_LOCAL: the storage class of a variable of which every core has its own copy.
+ * By default none, for firmware whose cores each have their own copy of the library's
+ * static data (as when a core's data section lies in its private memory); firmware
+ * whose cores share one copy defines it as its per-core storage. Host builds emulate
+ * the cores with threads: thread-local there, but under tcc, which has no thread-local
+ * storage and builds only with the host HAL, where the calling thread alone enters the
+ * entry points. */
+#ifndef BNG_CORE_LOCAL
+#if defined(BNG_HOST) && !defined(__TINYC__)
+#define BNG_CORE_LOCAL __thread
+#else
+#define BNG_CORE_LOCAL
+#endif
+#endif
+static BNG_CORE_LOCAL int bng_last_status = BNG_OK;
+
+void bng_entry_private_args(const bng_dtype_config *dtype, void *x, void *dy, void *dx,
+                            const bng_stats *stats, int batch, int channel, int is_train)
+{
+    long long params[BNG_PARAMS_LEN];
+
+    bng_params_block(params, stats, batch, channel, is_train);
+    bng_last_status = bng_p_block(dtype, BNG_OP_FULL, params, x, dy, dx);
+}
+
+void bng_entry_shared_args(const bng_dtype_config *dtype, void *x, void *dy, void *dx,
+                           const bng_stats *stats, int batch, int channel, int is_train,
+                           int core_mask)
+{
+    long long params[BNG_PARAMS_LEN];
+
+    bng_params_block(params, stats, batch, channel, is_train);
+    bng_last_status = bng_s_block(dtype, BNG_OP_FULL, params, x, dy, dx, core_mask);
+}
+
+int bng_entry_last_status(void)
+{
+    return bng_last_status;
 }
 
 #if BNG_HAS_EXTENSIONS

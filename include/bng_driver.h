@@ -91,6 +91,21 @@ void bng_entry_private(const bng_dtype_config *dtype, void *x, void *dy, void *d
 void bng_entry_shared(const bng_dtype_config *dtype, void *x, void *dy, void *dx,
                       int core_mask);
 
+/* The explicit-argument calls of batchnormgrad.h (the vendor's call, its arrays and
+ * shape as arguments): checked and run as the vendor's call given the block
+ * bng_params_block builds from them, the same bits, in the caller's frame (never
+ * BNG_SHARED_PARAMS). The status is the calling core's last status,
+ * bng_entry_last_status: BNG_OK before its first call; on a core outside core_mask
+ * that the SPMD launch model made call _s, BNG_ENTRY_NOT_SELECTED when the call passed
+ * the checks (the selected cores have the outcome), else the checks' error. */
+#define BNG_ENTRY_NOT_SELECTED 1
+void bng_entry_private_args(const bng_dtype_config *dtype, void *x, void *dy, void *dx,
+                            const bng_stats *stats, int batch, int channel, int is_train);
+void bng_entry_shared_args(const bng_dtype_config *dtype, void *x, void *dy, void *dx,
+                           const bng_stats *stats, int batch, int channel, int is_train,
+                           int core_mask);
+int bng_entry_last_status(void);
+
 /* The entry points of batch_norm_grad_ext.h (compiled only for the families the
  * target's targets.yaml asks for: BNG_HAS_REDUCE, ... in bng_kernels.h), on the
  * extended parameter block. What each computes:

@@ -3,7 +3,8 @@
 /* The parameter checks of every entry point: the parameter block and the data pointers
  * of a call, read once, in the contract's order (docs/contract.md, "Status codes"),
  * into the bng_call the driver runs. What it offers and needs: bng_params.h. Nothing
- * here calls the HAL or a kernel, or writes anything but the bng_call.
+ * here calls the HAL or a kernel, or writes anything but the bng_call (and the block
+ * bng_params_block builds).
  *
  * Built once per target, beside the target's generated sources (-Igenerated/<t>): it
  * takes the target's constants from bng_kernels.h.
@@ -276,6 +277,26 @@ bng_stats bng_params_stats(const long long *params)
     stats.dbias = (void *)(intptr_t)params[BNG_PARAM_DBIAS];
     stats.dscale = (void *)(intptr_t)params[BNG_PARAM_DSCALE];
     return stats;
+}
+
+/* The inverse of bng_params_stats, with the shape: the block an explicit-argument call
+ * is checked and run on, so that it meets every check, and gives every bit, of the
+ * vendor's call given that block. */
+void bng_params_block(long long *params, const bng_stats *stats, int batch, int channel,
+                      int is_train)
+{
+    int slot;
+
+    for (slot = 0; slot < BNG_PARAMS_LEN; slot++)
+        params[slot] = 0;
+    params[BNG_PARAM_MEAN] = (long long)(intptr_t)stats->mean;
+    params[BNG_PARAM_INVAR] = (long long)(intptr_t)stats->invar;
+    params[BNG_PARAM_SCALE] = (long long)(intptr_t)stats->scale;
+    params[BNG_PARAM_DBIAS] = (long long)(intptr_t)stats->dbias;
+    params[BNG_PARAM_DSCALE] = (long long)(intptr_t)stats->dscale;
+    params[BNG_PARAM_BATCH] = batch;
+    params[BNG_PARAM_CHANNEL] = channel;
+    params[BNG_PARAM_IS_TRAIN] = is_train;
 }
 
 /* The partial-sums buffer of an `op` call's block (reduce: written; apply: read), else

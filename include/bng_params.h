@@ -15,6 +15,9 @@
  *   bng_params_reads_slot  whether an `op` call reads a slot of its block (an _s entry
  *                          copies only those out of shared memory)
  *   bng_params_stats       the block's per-channel arrays
+ *   bng_params_block       the vendor's block of a call given by its arguments (the
+ *                          explicit-argument calls of batchnormgrad.h), to check and
+ *                          run as the block's calls are
  *   bng_params_sums        the block's partial-sums buffer (NULL for an op without one)
  *   BNG_LIMB_MAX           the largest limb of the buffer's row count (read here for
  *                          apply, written by the driver for reduce)
@@ -22,7 +25,7 @@
  * limbs, the extension families the target has), the block's slots (batch_norm_grad.h,
  * and batch_norm_grad_ext.h, whose values bng_params.c asserts) and a storage type's
  * sizes (bng_dtype_config). It calls no HAL and no kernel, and writes nothing but the
- * bng_call it fills.
+ * bng_call it fills (and the block bng_params_block builds).
  */
 #ifndef BNG_PARAMS_H
 #define BNG_PARAMS_H
@@ -58,6 +61,10 @@ int bng_params_check(const bng_dtype_config *dtype, int op, const long long *par
                      bng_call *call);
 int bng_params_reads_slot(int op, int slot);
 bng_stats bng_params_stats(const long long *params);
+/* params[BNG_PARAMS_LEN]: the per-channel arrays, batch, channel and is_train in their
+ * slots (an int as the block's long long), the status and reserved slots 0. */
+void bng_params_block(long long *params, const bng_stats *stats, int batch, int channel,
+                      int is_train);
 float *bng_params_sums(int op, const long long *params);
 
 #endif /* BNG_PARAMS_H */

@@ -44,11 +44,13 @@ $(BUILD)/test_half_gcc8: $(HALF_DEPS) tests/scripts/gcc8_features.h | deps-c
 	$(CC) $(CFLAGS) $(BNG_CFLAGS) -DBNG_VEC_BACKEND=BNG_VEC_GNU \
 	  -include tests/scripts/gcc8_features.h $(CHECK_CFLAGS) $< $(CHECK_LIBS) $(LDLIBS) -o $@
 
-# The manual's two examples, built the way the README tells a caller to.
+# The manual's examples, built the way the README tells a caller to: the parameter-block
+# calls' (p, s) and the function-library page's explicit-argument calls' (explicit_p,
+# explicit_s).
 FIRST_LIB := $(BUILD)/$(FIRST_TARGET)/libbatchnormgrad.a
 EXAMPLE_FLAGS := -Wall -Wextra -DBNG_HOST -Iinclude -Igenerated/$(FIRST_TARGET) -Itests/c
 EXAMPLE_SOURCES := tests/c/bng_example.c tests/c/bng_reference.c
-MANUAL_EXAMPLES := $(foreach e,p s,$(BUILD)/$(FIRST_TARGET)/manual_example_$(e))
+MANUAL_EXAMPLES := $(foreach e,p s explicit_p explicit_s,$(BUILD)/$(FIRST_TARGET)/manual_example_$(e))
 $(BUILD)/$(FIRST_TARGET)/manual_example_%: tests/c/manual_example_%.c $(EXAMPLE_SOURCES) \
   $(FIRST_LIB)
 	$(CC) $(CFLAGS) $(SANITIZE_FLAGS) -std=c99 $(EXAMPLE_FLAGS) $< $(EXAMPLE_SOURCES) $(FIRST_LIB) \

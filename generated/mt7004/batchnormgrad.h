@@ -6,9 +6,18 @@
  * Template: templates/batchnormgrad.h.j2
  * Remake:   make generate TARGET=mt7004
  */
-/* The header the vendor manual's examples include (#include <batchnormgrad.h>): the
- * entry points of batch_norm_grad.h, and what the manual's code uses beside them
- * (int is_train = true;). Compile with -I on this folder, or copy it beside your code.
+/* The header the vendor's examples include (#include <batchnormgrad.h>): the entry
+ * points of batch_norm_grad.h, what the manual's code uses beside them (int is_train =
+ * true;), and the calls of the vendor's function-library page "Batchnormgrad", which
+ * take the arrays and the shape as arguments instead of a parameter block. Compile with
+ * -I on this folder, or copy it beside your code.
+ *
+ * The explicit-argument calls compute what the parameter-block calls compute, bit for
+ * bit: fp_batchnormgrad_p and _s are fp_batch_norm_grad_p and _s given a block that
+ * holds their arguments, which they build themselves (_s never reads or writes
+ * BNG_SHARED_PARAMS); hp_ likewise. They have no status slot: a call that fails a
+ * check writes nothing, and bng_last_status() gives the status of the calling core's
+ * last explicit-argument call (docs/contract.md section 14).
  */
 #ifndef BATCHNORMGRAD_H
 #define BATCHNORMGRAD_H
@@ -16,6 +25,33 @@
 #include "batch_norm_grad.h"
 #if !defined(__cplusplus) && (!defined(__STDC_VERSION__) || __STDC_VERSION__ < 202311L)
 #include <stdbool.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* bng_last_status() on a core outside core_mask that called _s with every core of its
+ * group (the SPMD launch model), when the call passed the checks: the core took no
+ * part, and the selected cores have the outcome. Not an error (errors are negative). */
+#define BNG_NOT_SELECTED 1
+
+/* The status of the calling core's last fp_/hp_batchnormgrad_p or _s call: BNG_OK, a
+ * negative BNG_E* code, or BNG_NOT_SELECTED; BNG_OK before the first. */
+int bng_last_status(void);
+
+/* float data, float per-channel arrays:
+ * _s shared storage, the cores of core_mask; _p private storage, the calling core. */
+void fp_batchnormgrad_s(float *x, float *dy, float *mean, float *invar, float *scale, int batch, int channel, int is_train, float *dx, float *dbias, float *dscale, int core_mask);
+void fp_batchnormgrad_p(float *x, float *dy, float *mean, float *invar, float *scale, int batch, int channel, int is_train, float *dx, float *dbias, float *dscale);
+
+/* half data, bng_hp_stats_t per-channel arrays (half on this target):
+ * _s shared storage, the cores of core_mask; _p private storage, the calling core. */
+void hp_batchnormgrad_s(half *x, half *dy, bng_hp_stats_t *mean, bng_hp_stats_t *invar, bng_hp_stats_t *scale, int batch, int channel, int is_train, half *dx, bng_hp_stats_t *dbias, bng_hp_stats_t *dscale, int core_mask);
+void hp_batchnormgrad_p(half *x, half *dy, bng_hp_stats_t *mean, bng_hp_stats_t *invar, bng_hp_stats_t *scale, int batch, int channel, int is_train, half *dx, bng_hp_stats_t *dbias, bng_hp_stats_t *dscale);
+
+#ifdef __cplusplus
+}
 #endif
 
 #endif /* BATCHNORMGRAD_H */

@@ -1,7 +1,9 @@
 /* The storage types of the target under test, as bng_dtype adapters. */
 #include "bng_dtypes.h"
+#include "batchnormgrad.h"
 #include "bng_params.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #if BNG_HAS_EXTENSIONS
@@ -72,6 +74,23 @@ EXT_ENTRIES(fp, float)
 #define HP_EXT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
 #endif
 
+/* The explicit-argument calls (batchnormgrad.h) on a block's arrays and shape. */
+#define SLOT_ARRAY(params, slot) ((void *)(intptr_t)(params)[slot])
+#define EXPLICIT_ARGS(x, dy, dx, p)                                                                \
+    x, dy, SLOT_ARRAY(p, BNG_PARAM_MEAN), SLOT_ARRAY(p, BNG_PARAM_INVAR), SLOT_ARRAY(p, BNG_PARAM_SCALE), \
+    (int)(p)[BNG_PARAM_BATCH], (int)(p)[BNG_PARAM_CHANNEL], (int)(p)[BNG_PARAM_IS_TRAIN], dx,      \
+    SLOT_ARRAY(p, BNG_PARAM_DBIAS), SLOT_ARRAY(p, BNG_PARAM_DSCALE)
+#define EXPLICIT_ENTRIES(api)                                                                      \
+    static void api##_explicit_p(void *x, void *dy, void *dx, const long long *p)                 \
+    {                                                                                              \
+        api##_batchnormgrad_p(EXPLICIT_ARGS(x, dy, dx, p));                                        \
+    }                                                                                              \
+    static void api##_explicit_s(void *x, void *dy, void *dx, const long long *p, int core_mask)  \
+    {                                                                                              \
+        api##_batchnormgrad_s(EXPLICIT_ARGS(x, dy, dx, p), core_mask);                             \
+    }
+EXPLICIT_ENTRIES(fp)
+
 static const size_t f32_specialized[] = { BNG_F32_SPECIALIZED(AS_ELEMENT) };
 
 const bng_dtype bng_dtype_f32 = {
@@ -81,7 +100,8 @@ const bng_dtype bng_dtype_f32 = {
     BNG_F32_GENERIC_CHUNK,
     1.0 / 8388608.0, 1.1754943508222875e-38, 0,
     3.4028235677973366e38, 3.4028235677973366e38,    /* FLT_MAX + half an ulp */
-    FP_EXT
+    FP_EXT,
+    fp_explicit_p, fp_explicit_s
 };
 
 #if BNG_HAS_F16
@@ -135,6 +155,7 @@ static const bng_kernel *f16_registered(size_t channel) { return bng_f16_config.
 #if BNG_HAS_EXTENSIONS
 EXT_ENTRIES(hp, half)
 #endif
+EXPLICIT_ENTRIES(hp)
 
 static const size_t f16_specialized[] = { BNG_F16_SPECIALIZED(AS_ELEMENT) };
 
@@ -146,7 +167,8 @@ const bng_dtype bng_dtype_f16 = {
     BNG_F16_GENERIC_CHUNK,
     1.0 / 1024.0, 1.0 / 16384.0, HP_STATS_ARE_HALF ? BNG_REF_HALF_DX | BNG_REF_HALF_STATS : BNG_REF_HALF_DX,
     65520.0, HP_STATS_ARE_HALF ? 65520.0 : 3.4028235677973366e38,   /* max + half an ulp */
-    HP_EXT
+    HP_EXT,
+    hp_explicit_p, hp_explicit_s
 };
 #endif
 

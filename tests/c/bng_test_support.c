@@ -1,9 +1,13 @@
 #include "bng_test_support.h"
+#include "batchnormgrad.h"
 #include "bng_ftz.h"
 
 #if BNG_TEST_LAUNCH_SPMD || BNG_TEST_LAUNCH_FANOUT
 #include "hthread_launch.h"
 #include "hthread_mock.h"
+#endif
+#if BNG_TEST_LAUNCH_SPMD
+#include "hthread_device.h"
 #endif
 
 #include <check.h>
@@ -192,6 +196,98 @@ static void run_shared(bng_case *k, int op, void *x, void *dy, void *dx, int cor
 void bng_case_run_shared(bng_case *k, void *x, void *dy, void *dx, int core_mask)
 {
     run_shared(k, BNG_OP_FULL, x, dy, dx, core_mask);
+}
+
+/* ---- the explicit-argument calls (batchnormgrad.h) ---- */
+
+/* One explicit-argument call on this core, after a refused one (batch 0, or channel 0
+ * when the call's batch is below 1 and might be refused for it) that leaves another
+ * status: the status the call left. */
+static int call_explicit(const bng_dtype *t, int shared, void *x, void *dy, void *dx,
+                         const long long *params, int core_mask)
+{
+    static double decoy[4];
+    long long refused[BNG_PARAMS_LEN];
+    int slot;
+
+    for (slot = BNG_PARAM_MEAN; slot <= BNG_PARAM_DSCALE; slot++)
+        refused[slot] = (long long)(intptr_t)decoy;
+    refused[BNG_PARAM_BATCH] = params[BNG_PARAM_BATCH] < 1;
+    refused[BNG_PARAM_CHANNEL] = params[BNG_PARAM_BATCH] < 1 ? 0 : 1;
+    refused[BNG_PARAM_IS_TRAIN] = 1;
+    t->explicit_p(decoy, decoy, decoy, refused);
+    if (shared)
+        t->explicit_s(x, dy, dx, params, core_mask);
+    else
+        t->explicit_p(x, dy, dx, params);
+    return bng_last_status();
+}
+
+#if BNG_TEST_LAUNCH_SPMD
+typedef struct {
+    const bng_dtype *t;
+    const long long *params;
+    void *x, *dy, *dx;
+    int core_mask;
+    int status[BNG_TARGET_CORES];   /* what each core's bng_last_status() gave */
+} explicit_call;
+
+static void explicit_on_every_core(void *p)
+{
+    explicit_call *c = p;
+    c->status[get_thread_id()] = call_explicit(c->t, 1, c->x, c->dy, c->dx, c->params, c->core_mask);
+}
+
+/* The status of an SPMD call from every core's: the lowest selected core's, which the
+ * other selected cores must share; a core outside the mask has BNG_NOT_SELECTED when
+ * the call passed the checks (it went to the HAL: BNG_OK or BNG_ENOMEM), else the
+ * checks' error like every core. */
+static int spmd_status(const int *status, int core_mask)
+{
+    const unsigned selected = (unsigned)core_mask & ((1u << BNG_TARGET_CORES) - 1u);
+    unsigned core = 0;
+    int first, passed;
+
+    while (core + 1 < BNG_TARGET_CORES && !(selected >> core & 1u))
+        core++;
+    first = status[core];
+    passed = first == BNG_OK || first == BNG_ENOMEM;
+    for (core = 0; core < BNG_TARGET_CORES; core++) {
+        const int expected = passed && !(selected >> core & 1u) ? BNG_NOT_SELECTED : first;
+        if (status[core] != expected)
+            ck_abort_msg("explicit _s, core_mask %#x: core %u's last status %d, expected %d",
+                         (unsigned)core_mask, core, status[core], expected);
+    }
+    return first;
+}
+#endif
+
+void bng_case_run_explicit(bng_case *k, int shared, void *x, void *dy, void *dx, int core_mask)
+{
+    int slot, status;
+
+    for (slot = 0; slot < BNG_SHARED_PARAMS_SLOTS; slot++)
+        BNG_SHARED_PARAMS[slot] = SENTINEL;
+#if BNG_TEST_LAUNCH_SPMD
+    if (shared) {
+        explicit_call c;
+        memset(&c, 0, sizeof c);
+        c.t = k->t;
+        c.params = k->params;
+        c.x = x;
+        c.dy = dy;
+        c.dx = dx;
+        c.core_mask = core_mask;
+        hthread_launch_spmd(explicit_on_every_core, &c);
+        status = spmd_status(c.status, core_mask);
+    } else
+#endif
+        status = call_explicit(k->t, shared, x, dy, dx, k->params, core_mask);
+    for (slot = 0; slot < BNG_SHARED_PARAMS_SLOTS; slot++)
+        if (BNG_SHARED_PARAMS[slot] != SENTINEL)
+            ck_abort_msg("%s: explicit %s wrote BNG_SHARED_PARAMS[%d]", k->t->name,
+                         shared ? "_s" : "_p", slot);
+    k->params[BNG_PARAM_STATUS] = status;
 }
 
 void bng_case_call(bng_case *k, int op, int shared, void *x, void *dy, void *dx, int core_mask)

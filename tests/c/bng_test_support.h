@@ -41,6 +41,10 @@ typedef struct {
     void (*dx_s)(void *dy, void *dx, int core_mask);
     void (*ext_p)(void *x, void *dy, void *dx, long long *params);
     void (*ext_s)(void *x, void *dy, void *dx, int core_mask);
+    /* The explicit-argument calls of batchnormgrad.h, on the arrays of a block's slots
+     * 0-4 and its batch, channel and is_train as int. */
+    void (*explicit_p)(void *x, void *dy, void *dx, const long long *params);
+    void (*explicit_s)(void *x, void *dy, void *dx, const long long *params, int core_mask);
 } bng_dtype;
 
 /* The extended parameter block's slots (batch_norm_grad_ext.h); a case's block has
@@ -86,6 +90,14 @@ void bng_case_run_shared(bng_case *k, void *x, void *dy, void *dx, int core_mask
  * _APPLY, _DX: batch_norm_grad_ext.h's) with k->params, _p or _s (core_mask), on the
  * given data pointers (dx-only passes dy and dx, reduce x and dy). */
 void bng_case_call(bng_case *k, int op, int shared, void *x, void *dy, void *dx, int core_mask);
+/* Call the explicit-argument call of k's type (batchnormgrad.h) on the arrays and
+ * shape of k->params, _p or _s (`shared`, core_mask), and put the status it leaves,
+ * bng_last_status(), in k->params[BNG_PARAM_STATUS]. First a refused call on the same
+ * core leaves another status, so that a call that does not record its own is caught.
+ * BNG_SHARED_PARAMS must be untouched (the explicit calls never use it). Built with
+ * BNG_TEST_LAUNCH_SPMD every core calls _s, and each must report: the selected cores
+ * the same status, the others BNG_NOT_SELECTED, or every core the checks' error. */
+void bng_case_run_explicit(bng_case *k, int shared, void *x, void *dy, void *dx, int core_mask);
 /* 1 when the target has the entry points of `op`. */
 int bng_dtype_has(const bng_dtype *t, int op);
 /* Compare the outputs with the float64 reference under the contract's bound (docs/contract.md section 9);

@@ -2,16 +2,20 @@
  *
  * The fuzzer's bytes choose the entry point (fp/hp, _p/_s; with flag bit 6 one of
  * batch_norm_grad_ext.h's: reduce, apply, dx-only or ext, with or without
- * BNG_FLAG_ACCUMULATE), batch and channel (small, or a hostile value: 0, negative,
+ * BNG_FLAG_ACCUMULATE; without it, flag bit 7 makes it the vendor's call with explicit
+ * arguments, batchnormgrad.h's, whose int batch and channel a hostile value reaches
+ * as the int it converts to), batch and channel (small, or a hostile value: 0, negative,
  * LLONG_MIN/MAX, beyond the address space), which pointer is NULL, core_mask,
  * is_train, in-place dx, an aliasing choice (extensions: also over the partial-sums
  * buffer, and a misaligned one), apply's global count (exact, larger, smaller than
  * batch, a limb that is a fraction or NaN), and the data. Buffers are exactly as large
  * as a small shape needs, with guard bytes around them; an entry point that accepted a
  * hostile shape would run off them (AddressSanitizer stops it). Checked on every input:
- * the status is the one docs/contract.md sections 4 and 13 give, the reserved slots
- * (9-11, 14-15) are untouched, guards are intact, on an error dx, dbias, dscale and the
- * sums buffer are unchanged, and on success nothing the call does not write changed.
+ * the status is the one docs/contract.md sections 4 and 13 give (an explicit call's:
+ * bng_last_status(), after a refused call left another, and no block touched, neither
+ * the caller's nor BNG_SHARED_PARAMS), the reserved slots (9-11, 14-15) are untouched,
+ * guards are intact, on an error dx, dbias, dscale and the sums buffer are unchanged,
+ * and on success nothing the call does not write changed.
  */
 #include <limits.h>
 #include <math.h>
@@ -20,6 +24,7 @@
 #include <string.h>
 
 #include "batch_norm_grad.h"
+#include "batchnormgrad.h"
 #include "bng_kernels.h"
 #if BNG_HAS_EXTENSIONS
 #include "batch_norm_grad_ext.h"
@@ -54,6 +59,12 @@ static long long shape(bytes *b, long long small_max)
     if (kind < 224)
         return 1 + (long long)(raw % (unsigned)small_max);
     return hostile[kind % (sizeof hostile / sizeof hostile[0])];
+}
+
+/* batch or channel as the call takes it: an explicit call's int, converted. */
+static long long as_argument(int explicit_args, long long v)
+{
+    return explicit_args ? (long long)(int)v : v;
 }
 
 static unsigned char *guarded(size_t bytes_n)
@@ -147,6 +158,43 @@ static void call(int op, int half_data, int shared, void *x, void *dy, void *dx,
         fp_batch_norm_grad_p(x, dy, dx, params);
 }
 
+/* The vendor's call with explicit arguments (batchnormgrad.h): the arrays of the block's
+ * slots 0-4, its batch, channel and is_train as int. */
+static void call_explicit(int half_data, int shared, void *x, void *dy, void *dx,
+                          const long long *params, int core_mask)
+{
+    void *stats[5];
+    const int batch = (int)params[BNG_PARAM_BATCH], channel = (int)params[BNG_PARAM_CHANNEL];
+    const int is_train = (int)params[BNG_PARAM_IS_TRAIN];
+    int i;
+
+    (void)half_data;
+    for (i = 0; i < 5; i++)
+        stats[i] = (void *)(intptr_t)params[BNG_PARAM_MEAN + i];
+#if BNG_HAS_F16
+    if (half_data && shared)
+        hp_batchnormgrad_s(x, dy, stats[0], stats[1], stats[2], batch, channel, is_train, dx,
+                           stats[3], stats[4], core_mask);
+    else if (half_data)
+        hp_batchnormgrad_p(x, dy, stats[0], stats[1], stats[2], batch, channel, is_train, dx,
+                           stats[3], stats[4]);
+    else
+#endif
+    if (shared)
+        fp_batchnormgrad_s(x, dy, stats[0], stats[1], stats[2], batch, channel, is_train, dx,
+                           stats[3], stats[4], core_mask);
+    else
+        fp_batchnormgrad_p(x, dy, stats[0], stats[1], stats[2], batch, channel, is_train, dx,
+                           stats[3], stats[4]);
+}
+
+/* Leave this core's last status other than `expected`: an explicit call refused for its
+ * shape (batch 0, or channel 0 when BNG_EBATCH is expected), on `any` for every array. */
+static void leave_other_status(void *any, long long expected)
+{
+    fp_batchnormgrad_p(any, any, any, any, any, expected == BNG_EBATCH, 0, 1, any, any, any);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     bytes in = {data, size};
@@ -158,13 +206,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const int accumulate = (op_byte >> 3) & 1;
     /* a flag bit this version does not know, beside accumulate (ext, apply: BNG_EFLAGS) */
     const int unknown_flag = ext && (flags & 0x80);
+    /* the vendor's call with explicit arguments */
+    const int explicit_args = !ext && (flags & 0x80);
     const unsigned count_kind = (op_byte >> 4) % 5;   /* apply: exact, larger, smaller, fraction, NaN */
     const unsigned null_slot = take(&in) % 12;          /* 0-7 an array, 8 the sums (ext), else none */
     const int half_data = BNG_HAS_F16 && (flags & 1), shared = flags & 2;
     const unsigned in_place = (flags >> 2) % 3;       /* 0: no, 1: dx = dy, 2: dx = x */
     const unsigned alias = take(&in) % (ext ? 11 : 8);   /* an aliasing choice (below) */
     const int is_train = (flags >> 4) & 1;
-    const long long batch = shape(&in, MAX_BATCH), channel = shape(&in, MAX_CHANNEL);
+    const long long batch = as_argument(explicit_args, shape(&in, MAX_BATCH));
+    const long long channel = as_argument(explicit_args, shape(&in, MAX_CHANNEL));
     int core_mask = (int)(take(&in) | take(&in) << 8 | take(&in) << 16 | take(&in) << 24);
     const int small = batch >= 1 && batch <= MAX_BATCH && channel >= 1 && channel <= MAX_CHANNEL;
     /* Buffers for the shape when it is small, else for a 1x1 call that must never run. */
@@ -174,7 +225,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t stats_elem = 4, i;
     unsigned char *x, *dy, *dx, *stats[5], *sums, *before;
     long long params[16], *block;
-    long long expected;
+    long long expected, status;
     int refused_alias = 0, null_used, misaligned = 0, no_null;
     void *xp, *dyp, *dxp;
 
@@ -303,16 +354,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         : alias == 7 && no_null && n >= 2 && (uses & B(A_X)) ? x + elem : dx;
     if (op == BNG_OP_DX && in_place == 2)
         dxp = null_slot == 2 ? NULL : dx;       /* dx-only has no x */
-    block = params;
-    call(op, half_data, shared, xp, dyp, dxp, params, core_mask);
-    if (shared)
-        block = BNG_SHARED_PARAMS;
-    if (block[BNG_PARAM_STATUS] != expected || block[9] != SENTINEL || block[10] != SENTINEL
-        || block[11] != SENTINEL)
+    if (explicit_args) {
+        for (i = 0; i < BNG_SHARED_PARAMS_SLOTS; i++)
+            BNG_SHARED_PARAMS[i] = SENTINEL;
+        leave_other_status(x, expected);
+        call_explicit(half_data, shared, xp, dyp, dxp, params, core_mask);
+        for (i = 0; i < BNG_SHARED_PARAMS_SLOTS; i++)
+            if (BNG_SHARED_PARAMS[i] != SENTINEL)
+                abort();
+    } else {
+        call(op, half_data, shared, xp, dyp, dxp, params, core_mask);
+    }
+    block = shared && !explicit_args ? BNG_SHARED_PARAMS : params;
+    status = explicit_args ? bng_last_status() : block[BNG_PARAM_STATUS];
+    if (status != expected || (explicit_args && block[BNG_PARAM_STATUS] != SENTINEL)
+        || block[9] != SENTINEL || block[10] != SENTINEL || block[11] != SENTINEL)
         abort();
-    if (!shared && (params[14] != SENTINEL || params[15] != SENTINEL))
+    if ((!shared || explicit_args) && (params[14] != SENTINEL || params[15] != SENTINEL))
         abort();
-    if (shared && BNG_SHARED_PARAMS_SLOTS > 14 && (block[14] != SENTINEL || block[15] != SENTINEL))
+    if (shared && !explicit_args && BNG_SHARED_PARAMS_SLOTS > 14
+        && (block[14] != SENTINEL || block[15] != SENTINEL))
         abort();
     /* Unchanged: everything on an error; on success what the call does not write (dx
      * when dx is not an input, dbias and dscale when they are not aliased). */

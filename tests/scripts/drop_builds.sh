@@ -75,13 +75,14 @@ flags_reached "$W/make-arm.commands" "bng.mk"
 echo "drop-builds: $target: Make fragment bng.mk, Cortex-M7: firmware.elf linked"
 
 # On the host: the drop as a CMake library with BNG_HOST, the repository's host HAL,
-# the manual's two examples run (tests/scripts/drop_on_host.sh runs the shell recipe).
+# the manual's examples and the function-library page's run (tests/scripts/
+# drop_on_host.sh runs the shell recipe).
 cmake -S "$projects/host" -B "$W/cmake-host" -DBNG_DROP="$W/drop" -DBNG_REPO="$R" \
   -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >"$W/cmake-host.log" 2>&1 \
   && cmake --build "$W/cmake-host" >>"$W/cmake-host.log" 2>&1 \
   || { cat "$W/cmake-host.log" >&2; fail "the host CMake build failed"; }
 flags_reached "$W/cmake-host/compile_commands.json" "cmake host"
-for example in manual_example_p manual_example_s; do
+for example in manual_example_p manual_example_s manual_example_explicit_p manual_example_explicit_s; do
   "$W/cmake-host/$example" >/dev/null || fail "host CMake build: $example failed"
 done
 echo "drop-builds: $target: CMake add_subdirectory on the host (BNG_HOST=ON): the manual's examples pass"

@@ -2,8 +2,8 @@
 # docs/porting.md's shell recipe for a vendored drop on a host, exactly as written
 # there: vendor TARGET's drop; in a folder of its own, compile the drop's .c files and
 # the host HAL from include/host/ into an archive of every object there; then link
-# each program (the manual's two examples, side by side in one folder) with it, and
-# run them. Usage:
+# each program (the manual's examples and the function-library page's, side by side in
+# one folder) with it, and run them. Usage:
 #   drop_on_host.sh BUILD PYTHON CC TARGET
 set -euo pipefail
 build=$1 python=$2 cc=$3 target=$4
@@ -22,7 +22,7 @@ $cc -std=gnu11 -O2 -DBNG_HOST -I"$D" -I"$R/include/host" \
 ar rcs libbng_host.a ./*.o
 cd ..
 # The recipe: each program (here with the examples' shared code from tests/c/).
-for example in manual_example_p manual_example_s; do
+for example in manual_example_p manual_example_s manual_example_explicit_p manual_example_explicit_s; do
   $cc -std=c99 -O2 -ffp-contract=off -DBNG_HOST -I"$D" -I"$R/tests/c" "$R/tests/c/$example.c" \
     "$R/tests/c/bng_example.c" "$R/tests/c/bng_reference.c" bng-host/libbng_host.a -lpthread -lm -o "$example"
   "./$example"
