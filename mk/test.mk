@@ -5,20 +5,39 @@
 
 # ---- test programs -----------------------------------------------------------------
 
-TEST_SOURCES := tests/c/test_bng.c tests/c/bng_dtypes.c tests/c/bng_test_support.c \
-  tests/c/bng_reference.c
 TEST_HEADERS := $(wildcard tests/c/*.h)
 
-# $(1) generated folder, $(2) flavour: the suite, in build/<target>/<flavour>/
-define suite_rules
-$(call flavour_dir,$(1),$(2))/test_bng: $(TEST_SOURCES) $(TEST_HEADERS) \
-  $(call flavour_dir,$(1),$(2))/libbatchnormgrad.a | deps-c
+# A suite's objects: its sources compiled per flavour like the library's (against the
+# folder's headers), with Check's flags. The hthreads flavours take gnu's objects of the
+# sources the launch model does not reach: all but bng_test_support.c.
+# $(1) generated folder, $(2) flavour
+define test_object_rules
+$(call flavour_dir,$(1),$(2))/obj/%.o: tests/c/%.c $(TEST_HEADERS) $(wildcard $(1)/*.h) \
+  $(INCLUDE_HEADERS) | deps-c
+	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) $(BNG_CFLAGS) $(FLAVOUR_FLAGS_$(2)) -I$(1) -Itests/c $$(CHECK_CFLAGS) \
-	  $(TEST_SOURCES) $(call flavour_dir,$(1),$(2))/libbatchnormgrad.a $$(CHECK_LIBS) \
-	  $(LDLIBS) -o $$@
+	  -c $$< -o $$@
+$(call flavour_dir,$(1),$(2))/obj/%.o: tests/walk/%.c $(TEST_HEADERS) $(wildcard $(1)/*.h) \
+  $(INCLUDE_HEADERS) | deps-c
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) $(BNG_CFLAGS) $(FLAVOUR_FLAGS_$(2)) -I$(1) -Itests/c $$(CHECK_CFLAGS) \
+	  -c $$< -o $$@
 endef
+# $(1) generated folder, $(2) flavour, $(3) the test's main object (test_bng.o,
+# test_walk.o) -> the objects of its program
+test_objects = $(addprefix $(call sources_dir,$(1),$(2))/,$(3) bng_dtypes.o bng_reference.o) \
+  $(call flavour_dir,$(1),$(2))/obj/bng_test_support.o
+# $(1) generated folder, $(2) flavour, $(3) the program's name (test_bng, test_walk)
+define test_program_rules
+$(call test_object_rules,$(1),$(2))
+$(call flavour_dir,$(1),$(2))/$(3): $(call test_objects,$(1),$(2),$(3).o) \
+  $(call flavour_dir,$(1),$(2))/libbatchnormgrad.a
+	$$(CC) $$(CFLAGS) $$(CHECK_CFLAGS) $$^ $$(CHECK_LIBS) $(LDLIBS) -o $$@
+endef
+
+# Each target's suite, in build/<target>/<flavour>/
 $(foreach r,$(SUITE_ROOTS),\
-  $(foreach v,$(call flavours,$(r)),$(eval $(call suite_rules,$(r),$(v)))))
+  $(foreach v,$(call flavours,$(r)),$(eval $(call test_program_rules,$(r),$(v),test_bng))))
 C_SUITES := $(foreach r,$(SUITE_ROOTS),\
   $(foreach v,$(call flavours,$(r)),$(call flavour_dir,$(r),$(v))/test_bng))
 
@@ -71,17 +90,8 @@ $(WALK_GEN)/roots.mk: tests/walk/walk_targets.py $(wildcard templates/*.j2 gener
 	$(PY) -m generator generate --config $(WALK_GEN)/targets.yaml --out $(WALK_GEN) --quiet
 	@echo 'include $$(wildcard $(WALK_GEN)/*/build.mk)' > $@
 WALK_ROOTS := $(filter-out $(SUITE_ROOTS),$(BNG_ROOTS))
-WALK_SOURCES := tests/walk/test_walk.c tests/c/bng_dtypes.c tests/c/bng_test_support.c \
-  tests/c/bng_reference.c
-define walk_rules
-$(call flavour_rules,$(1),gnu)
-$(call flavour_dir,$(1),gnu)/test_walk: $(WALK_SOURCES) $(TEST_HEADERS) \
-  $(call flavour_dir,$(1),gnu)/libbatchnormgrad.a | deps-c
-	$$(CC) $$(CFLAGS) $(BNG_CFLAGS) $(FLAVOUR_FLAGS_gnu) -I$(1) -Itests/c $$(CHECK_CFLAGS) \
-	  $(WALK_SOURCES) $(call flavour_dir,$(1),gnu)/libbatchnormgrad.a $$(CHECK_LIBS) \
-	  $(LDLIBS) -o $$@
-endef
-$(foreach r,$(WALK_ROOTS),$(eval $(call walk_rules,$(r))))
+$(foreach r,$(WALK_ROOTS),$(eval $(call flavour_rules,$(r),gnu)))
+$(foreach r,$(WALK_ROOTS),$(eval $(call test_program_rules,$(r),gnu,test_walk)))
 WALK_SUITES := $(foreach r,$(WALK_ROOTS),$(call flavour_dir,$(r),gnu)/test_walk)
 
 # tests/mpi/syncbn.c: one synchronized backward step (batch_norm_grad_ext.h's reduce,
@@ -305,7 +315,7 @@ MUTANT_ROOTS := $(if $(QUICK),$(filter %/tiny,$(SUITE_ROOTS)),$(SUITE_ROOTS))
 MUTANT_GNU_DIRS := $(foreach r,$(MUTANT_ROOTS),$(call flavour_dir,$(r),gnu))
 .PHONY: dma-mutants
 ## remove each DMA wait of the driver in turn: the suite must catch every one [QUICK=1]
-dma-mutants: $(addsuffix /libbatchnormgrad.a,$(MUTANT_GNU_DIRS)) | deps-c
+dma-mutants: $(addsuffix /test_bng,$(MUTANT_GNU_DIRS)) | deps-c
 	JOBS=$(JOBS) tests/scripts/dma_mutants.sh $(BUILD) "$(CC)" \
 	  "$(CFLAGS) $(BNG_CFLAGS) $(FLAVOUR_FLAGS_gnu)" $(join $(addsuffix :,$(MUTANT_ROOTS)),\
 	  $(addsuffix /obj,$(MUTANT_GNU_DIRS)))

@@ -3,18 +3,17 @@
 # For each bng_hal_dma_wait(...) in include/bng_driver.c in turn, turn it into
 # (void)(...) (the transfer issued, never waited for), rebuild the driver and run the
 # target's Check suite (its _s tests compare with _p bit for bit); the mutant must fail.
-# The mutants run JOBS at a time (default 2); the suite's other objects are compiled once
-# per target.
+# The mutants run JOBS at a time (default 2).
 # Usage: tests/scripts/dma_mutants.sh BUILD_DIR CC "CFLAGS" ROOT:OBJDIR...
-#   ROOT the generated folder, OBJDIR the built objects of its library (gnu flavour).
+#   ROOT the generated folder, OBJDIR the gnu flavour's objects of its library and suite
+#   (make builds them): each mutant links them all but the driver.
 set -euo pipefail
 build=$1 cc=$2 cflags=$3
 shift 3
 driver=include/bng_driver.c
 count=$(grep -o 'bng_hal_dma_wait(' "$driver" | wc -l)
-check_cflags=$(pkg-config --cflags check)
 check_libs=$(pkg-config --libs check)
-export cc cflags check_cflags check_libs driver
+export cc cflags check_libs
 
 # The k-th mutant of the driver (the same for every target): the k-th call only, awk
 # counting occurrences across the file; the line it changed beside it.
@@ -29,31 +28,17 @@ for k in $(seq 1 "$count"); do
     > "$build/mutants/where_$k"
 done
 
-# The suite's objects but the driver, per target: its library's and the test sources'.
-for spec in "$@"; do
-  root=${spec%%:*}
-  out=$build/mutants/$(basename "$root")
-  mkdir -p "$out"
-  for f in tests/c/test_bng.c tests/c/bng_dtypes.c tests/c/bng_test_support.c \
-           tests/c/bng_reference.c; do
-    # shellcheck disable=SC2086
-    $cc $cflags -I"$root" -Iinclude -Itests/c $check_cflags -c "$f" \
-      -o "$out/$(basename "$f" .c).o" &
-  done
-  wait
-done
-
 # One mutant on one target: build, run quick, record whether the suite caught it.
 # $1 ROOT:OBJDIR, $2 the mutant's number, $3 the mutants' folder
 mutant() {
   local root=${1%%:*} objs=${1#*:} k=$2 mutants=$3
   local out why
   out=$mutants/$(basename "$root")
+  mkdir -p "$out"
   # shellcheck disable=SC2086
   $cc $cflags -I"$root" -Iinclude -c "$mutants/bng_driver_$k.c" -o "$out/bng_driver_$k.o"
   # shellcheck disable=SC2046,SC2086
-  $cc $cflags "$out"/test_bng.o "$out"/bng_dtypes.o "$out"/bng_test_support.o \
-    "$out"/bng_reference.o "$out/bng_driver_$k.o" $(ls "$objs"/*.o | grep -v '/bng_driver\.o$') \
+  $cc $cflags "$out/bng_driver_$k.o" $(ls "$objs"/*.o | grep -v '/bng_driver\.o$') \
     $check_libs -lpthread -lm -o "$out/test_$k"
   # sh (not bash) runs it, so an aborting mutant is not announced by the shell
   if BNG_TEST_QUICK=1 sh -c 'timeout 600 "$0" > "$1" 2>&1; exit $?' "$out/test_$k" \
