@@ -121,7 +121,7 @@ GENERATOR_SOURCES := $(wildcard templates/*.j2 generator/*.py generator/*.yaml)
 # a goal needs them; when stale, make regenerates them and restarts with their lists.
 TEST_CONFIG := tests/c/targets-test.yaml
 TEST_GEN    := $(BUILD)/gen-test
-ifneq ($(filter test test-c suites bit-sweep dma-mutants hal-conformance run/% $(BUILD)/%,\
+ifneq ($(filter test test-c bit-sweep dma-mutants hal-conformance run/% $(BUILD)/%,\
   $(MAKECMDGOALS)),)
 include $(TEST_GEN)/roots.mk
 endif
@@ -134,32 +134,28 @@ include mk/test.mk
 
 # ---- the test tiers ----------------------------------------------------------------
 
-# -j from the core count; -O: each run's output in one piece.
+# Each tier runs its programs side by side (-j from the core count), each program's
+# seconds in the log, and closes with "programs: N passed, M failed" over every one of
+# them (mk/test.mk: runs).
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: test test-generator test-c suites check
+.PHONY: test test-generator test-c check
 ## the full tier, in parallel: generator tests, every suite of every target and flavour
 ## (gnu and hthreads under SANITIZE=thread|address,undefined), the channel walk
 test: deps-c deps-python generated-fresh
-	@$(MAKE) --no-print-directory -j$(JOBS) -O test-generator suites
-	@echo "programs: $(words test-generator $(HALF_RUNS) $(EXAMPLE_RUNS) $(WALK_RUNS) \
-	  $(C_RUNS) $(SYNCBN_RUNS)) passed, 0 failed"
+	@$(call run_and_count,run/test-generator $(TEST_RUNS))
 
 ## the fast tier (about a minute): generator and plan tests, one target's gnu suite, a quick
 ## channel walk
 check: deps-c deps-python generated-fresh
-	@$(MAKE) --no-print-directory -j$(JOBS) -O test-generator \
-	  run/$(BUILD)/$(HALF_TARGET)/gnu/test_bng/plain run/$(BUILD)/walk_small/gnu/test_walk/plain
+	@$(call run_and_count,run/test-generator run/$(BUILD)/$(HALF_TARGET)/gnu/test_bng/plain \
+	  run/$(BUILD)/walk_small/gnu/test_walk/plain)
 
-test-generator: deps-python-test
-	$(PY_TEST) -m unittest discover -s tests/generator -p 'test_*.py'
+## make test without the generator's tests (make memcheck, CI's sanitizer runs)
+test-c: deps-c generated-fresh
+	@$(call run_and_count,$(TEST_RUNS))
 
-test-c: suites
-
-suites: $(HALF_RUNS) $(EXAMPLE_RUNS) $(WALK_RUNS) $(C_RUNS) \
-  $(if $(VALGRIND),,bench-smoke hal-conformance) \
-  $(if $(SANITIZE)$(VALGRIND),,drop-on-host hthreads-on-host drop-builds channels-flow) \
-  fork-test $(SYNCBN_RUNS)
+test-generator: run/test-generator
 
 include mk/bench.mk
 include mk/model.mk
@@ -176,8 +172,8 @@ clean:
 # time it takes on a 2-core machine where that is more than a few seconds. make help
 # lists them in two groups: using the project (a firmware engineer's commands), then
 # working on it; a documented target in neither list is an error of this file.
-HELP_USING   := generate vendor verify-drop plan report lib check test regen-check clean help
-HELP_WORKING := cross-check hal-conformance drop-builds channels-flow bit-sweep \
+HELP_USING   := generate vendor verify-drop plan report model lib check test regen-check clean help
+HELP_WORKING := test-c cross-check hal-conformance drop-builds channels-flow bit-sweep \
   dma-mutants memcheck fuzz syncbn bench
 ## this list
 help:

@@ -1,6 +1,6 @@
 # make bench: fixed shapes timed on every target, gnu and portable backends, against a
-# naive loop, oneDNN and a roofline (docs/performance.md); and the smoke run make test
-# does.
+# naive loop, oneDNN and a roofline (docs/performance.md). (make test's smoke run of the
+# bench: mk/test.mk.)
 
 # oneDNN (f32 peer) when libdnnl-dev is installed; make bench tries to install it.
 DNNL_HEADER := /usr/include/oneapi/dnnl/dnnl.h
@@ -26,7 +26,7 @@ endef
 $(foreach t,$(ALL_TARGETS),$(foreach v,$(BENCH_FLAVOURS),$(eval $(call bench_rules,$(t),$(v)))))
 BENCHES := $(foreach t,$(ALL_TARGETS),$(foreach v,$(BENCH_FLAVOURS),$(BUILD)/$(t)/$(v)/bench))
 
-.PHONY: bench bench-smoke
+.PHONY: bench
 ## time fixed shapes on every target, gnu and portable backends: table, bench/results.csv,
 ## bench/results.png
 bench: deps-c deps-bench generated-fresh
@@ -40,7 +40,3 @@ bench: deps-c deps-bench generated-fresh
 	  --backend $$(basename $$(dirname $$b)) --csv bench/results.csv || exit 1; done
 	@if command -v gnuplot >/dev/null; then gnuplot bench/plot.gp && echo "plot: bench/results.png"; \
 	else echo "note: no gnuplot, no plot (the table above and bench/results.csv are complete)"; fi
-
-# make test's guard: the bench builds and runs one tiny shape (no timing is judged).
-bench-smoke: $(BUILD)/$(HALF_TARGET)/gnu/bench
-	BNG_HAL_HOST=fast OMP_NUM_THREADS=1 $< --backend gnu --shapes 4x64 --seconds 0 >/dev/null

@@ -1,44 +1,6 @@
-# Host libraries: each target's library (make lib), and the build flavours the suites
-# run in, each with its own objects.
-
-# (with the host's emulation of the target compiler's vector header, which the native
-# flavour's objects include)
-INCLUDE_HEADERS := $(wildcard include/*.h include/host/compiler/*.h)
-# The host HAL emulation every host library links (include/host/, never vendored).
-HOST_HAL_OBJECTS := bng_hal_host.o bng_dma_engine.o
-objects_of = $(addprefix $(2)/,$(notdir $(BNG_SOURCES_$(1):.c=.o)))
-
-# $(1) generated folder, $(2) output folder (objects in obj/, libbatchnormgrad.a), $(3)
-# extra flags, $(4) the HAL's objects (default: the host emulation). The archive holds the
-# plan's sources (the generated ones and the shared driver, compiled against the folder's
-# headers) and a HAL.
-define library_rules
-$(2)/obj/%.o: $(1)/%.c $(wildcard $(1)/*.h) $(INCLUDE_HEADERS) | deps-c
-	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS) $(BNG_CFLAGS) $(3) -I$(1) -c $$< -o $$@
-$(2)/obj/%.o: include/%.c $(wildcard $(1)/*.h) $(INCLUDE_HEADERS) | deps-c
-	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS) $(BNG_CFLAGS) $(3) -I$(1) -c $$< -o $$@
-$(2)/obj/%.o: include/host/%.c $(wildcard $(1)/*.h) $(INCLUDE_HEADERS) \
-  $(wildcard include/host/*.h) | deps-c
-	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS) $(HAL_CFLAGS) $(3) -I$(1) -c $$< -o $$@
-$(2)/obj/%.o: include/hal/%.c $(wildcard $(1)/*.h) $(INCLUDE_HEADERS) \
-  $(wildcard include/hal/*.h include/host/*.h) | deps-c
-	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS) $(HAL_CFLAGS) $(3) -I$(1) -c $$< -o $$@
-$(2)/libbatchnormgrad.a: $(call objects_of,$(1),$(2)/obj) \
-  $(addprefix $(2)/obj/,$(or $(4),$(HOST_HAL_OBJECTS)))
-	$$(AR) rcs $$@ $$^
-endef
-
-$(foreach r,$(GENERATED_ROOTS),$(eval $(call library_rules,$(r),$(BUILD)/$(notdir $(r)))))
-
-.PHONY: lib
-## build/<t>/libbatchnormgrad.a for TARGET=t (all targets without TARGET)
-lib: generated-fresh
-	@$(if $(TARGET),$(known_target))$(MAKE) --no-print-directory \
-	  $(foreach t,$(or $(TARGET),$(ALL_TARGETS)),$(BUILD)/$(t)/libbatchnormgrad.a)
+# Host libraries: each target's own library (make lib), and the build flavours the suites
+# run in. Every distinct object is compiled once: a library that needs an object another
+# flavour already builds with the same flags links that one.
 
 # ---- build flavours ----------------------------------------------------------------
 
@@ -60,8 +22,6 @@ FLAVOUR_FLAGS_hthreads_fanout := $(HTHREADS_FLAGS) -DBNG_HTHREADS_LAUNCH=BNG_LAU
   -DBNG_TEST_LAUNCH_FANOUT=1
 FLAVOUR_FLAGS_hthreads_spmd   := $(HTHREADS_FLAGS) -DBNG_HTHREADS_LAUNCH=BNG_LAUNCH_SPMD \
   -DBNG_TEST_LAUNCH_SPMD=1
-HAL_OBJECTS_hthreads_fanout := bng_hal_hthreads.o hthread_mock.o hthread_launch.o bng_dma_engine.o
-HAL_OBJECTS_hthreads_spmd   := $(HAL_OBJECTS_hthreads_fanout)
 # Under a sanitizer only gnu and the hthreads HAL run (their memory and thread handling
 # is what the sanitizers check; the other flavours differ in arithmetic code only), under
 # valgrind only gnu: checked runs are slow.
@@ -74,3 +34,78 @@ arithmetic_flavours = portable $(if $(call native_flavour,$(1)),native) \
 # needs; a split target on another backend has none to build with).
 native_flavour = $(filter native,\
   $(if $(filter split,$(BNG_MEMORY_$(1))),$(BNG_BACKEND_$(1)),native))
+
+# ---- libraries ---------------------------------------------------------------------
+
+# (with the host's emulation of the target compiler's vector header, which the native
+# flavour's objects include)
+INCLUDE_HEADERS := $(wildcard include/*.h include/host/compiler/*.h)
+
+# $(1) generated folder, $(2) object folder, $(3) extra flags: how each object a library
+# of the folder holds is compiled: the plan's sources (the generated ones and the shared
+# driver, against the folder's headers), the host emulation, the reference HAL.
+define object_rules
+$(2)/%.o: $(1)/%.c $(wildcard $(1)/*.h) $(INCLUDE_HEADERS) | deps-c
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) $(BNG_CFLAGS) $(3) -I$(1) -c $$< -o $$@
+$(2)/%.o: include/%.c $(wildcard $(1)/*.h) $(INCLUDE_HEADERS) | deps-c
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) $(BNG_CFLAGS) $(3) -I$(1) -c $$< -o $$@
+$(2)/%.o: include/host/%.c $(wildcard $(1)/*.h) $(INCLUDE_HEADERS) \
+  $(wildcard include/host/*.h) | deps-c
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) $(HAL_CFLAGS) $(3) -I$(1) -c $$< -o $$@
+$(2)/%.o: include/hal/%.c $(wildcard $(1)/*.h) $(INCLUDE_HEADERS) \
+  $(wildcard include/hal/*.h include/host/*.h) | deps-c
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) $(HAL_CFLAGS) $(3) -I$(1) -c $$< -o $$@
+endef
+
+# $(1) generated folder, $(2) flavour: its folder (objects in obj/, libbatchnormgrad.a)
+flavour_dir = $(BUILD)/$(notdir $(1))/$(2)
+objects_of = $(addprefix $(2)/,$(notdir $(BNG_SOURCES_$(1):.c=.o)))
+# A library holds the plan's sources and a HAL: by default the host emulation (its HAL
+# and DMA engine), compiled in the flavour's folder. The hthreads flavours differ from
+# gnu in their HAL only: they take gnu's objects of the plan's sources and of the DMA
+# engine (the same source and flags) and add their own HAL on the runtime mock.
+SOURCES_FROM_hthreads_fanout := gnu
+SOURCES_FROM_hthreads_spmd   := gnu
+HAL_OBJECTS_hthreads_fanout  := bng_hal_hthreads.o hthread_mock.o hthread_launch.o
+HAL_OBJECTS_hthreads_spmd    := bng_hal_hthreads.o hthread_mock.o hthread_launch.o
+sources_dir = $(call flavour_dir,$(1),$(or $(SOURCES_FROM_$(2)),$(2)))/obj
+library_objects = $(call objects_of,$(1),$(call sources_dir,$(1),$(2))) \
+  $(call sources_dir,$(1),$(2))/bng_dma_engine.o \
+  $(addprefix $(call flavour_dir,$(1),$(2))/obj/,$(or $(HAL_OBJECTS_$(2)),bng_hal_host.o))
+
+# $(1) generated folder, $(2) flavour
+define flavour_rules
+$(call object_rules,$(1),$(call flavour_dir,$(1),$(2))/obj,$(FLAVOUR_FLAGS_$(2)))
+$(call flavour_dir,$(1),$(2))/libbatchnormgrad.a: $(call library_objects,$(1),$(2))
+	$$(AR) rcs $$@ $$^
+endef
+
+# Every tree under test: the committed ones and the test-only configurations (when the
+# goals render them).
+SUITE_ROOTS := $(BNG_ROOTS)
+$(foreach r,$(SUITE_ROOTS),\
+  $(foreach v,$(call flavours,$(r)),$(eval $(call flavour_rules,$(r),$(v)))))
+
+# A target's own library (make lib; the manual's examples, the fork test and syncbn link
+# it) holds the objects of the flavour of its backend when that is gnu (the flag names
+# the target's default: the same objects), else objects compiled with the project flags
+# only ("default").
+FLAVOUR_FLAGS_default :=
+library_flavour = $(if $(filter gnu,$(BNG_BACKEND_$(1))),gnu,default)
+define target_library_rules
+$(call object_rules,$(1),$(call flavour_dir,$(1),default)/obj,)
+$(BUILD)/$(notdir $(1))/libbatchnormgrad.a: \
+  $(call library_objects,$(1),$(call library_flavour,$(1)))
+	$$(AR) rcs $$@ $$^
+endef
+$(foreach r,$(GENERATED_ROOTS),$(eval $(call target_library_rules,$(r))))
+
+.PHONY: lib
+## build/<t>/libbatchnormgrad.a for TARGET=t (all targets without TARGET)
+lib: generated-fresh
+	@$(if $(TARGET),$(known_target))$(MAKE) --no-print-directory \
+	  $(foreach t,$(or $(TARGET),$(ALL_TARGETS)),$(BUILD)/$(t)/libbatchnormgrad.a)

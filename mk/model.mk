@@ -42,8 +42,10 @@ $(BUILD)/%/model/calibrate: bench/model/calibrate_main.c include/hal/bng_calibra
 # (nothing of theirs is instrumented). They take mt7004's programs from make; run alone,
 # they build them themselves.
 MODEL_TEST_DIR := $(BUILD)/mt7004/model
+MODEL_RUNS := $(if $(SANITIZE)$(VALGRIND),,run/test-model)
+$(eval $(call run_rule,run/test-model,$(MODEL_TEST_DIR)/trace $(MODEL_TEST_DIR)/calibrate \
+  deps-python-test,BNG_MODEL_TRACE=$(MODEL_TEST_DIR)/trace \
+  BNG_MODEL_CALIBRATE=$(MODEL_TEST_DIR)/calibrate,$$(PY_TEST) -m unittest discover -s tests/model))
+TEST_RUNS += $(MODEL_RUNS)
 .PHONY: test-model
-test-model: $(MODEL_TEST_DIR)/trace $(MODEL_TEST_DIR)/calibrate | deps-python-test
-	BNG_MODEL_TRACE=$(MODEL_TEST_DIR)/trace BNG_MODEL_CALIBRATE=$(MODEL_TEST_DIR)/calibrate \
-	  $(PY_TEST) -m unittest discover -s tests/model
-suites: $(if $(SANITIZE)$(VALGRIND),,test-model)
+test-model: run/test-model

@@ -1,29 +1,43 @@
 # The test programs and their runs: each target's Check suite in each build flavour, the
 # half conversions, the manual's examples, the channel walk, the fork test, the host
-# recipe for a drop, the MPI run, the HAL conformance check; and the checks beside make
-# test (bit-sweep, dma-mutants). Every run of a program is a make target of its own
-# (run/<program>/<mode>), so that make -j runs them side by side.
+# recipe for a drop, the MPI run, the HAL conformance check, the bench smoke run; and the
+# checks beside make test (bit-sweep, dma-mutants).
 
-# Every tree under test: the committed ones and the test-only configurations.
-SUITE_ROOTS := $(BNG_ROOTS)
+# ---- test programs -----------------------------------------------------------------
 
-TEST_SOURCES := tests/c/test_bng.c tests/c/bng_dtypes.c tests/c/bng_test_support.c \
-  tests/c/bng_reference.c
 TEST_HEADERS := $(wildcard tests/c/*.h)
-# $(1) generated folder, $(2) flavour: where the flavour's library and programs go
-flavour_dir = $(BUILD)/$(notdir $(1))/$(2)
 
-# $(1) generated folder, $(2) flavour; output under build/<target>/<flavour>/
-define suite_rules
-$(call library_rules,$(1),$(call flavour_dir,$(1),$(2)),$(FLAVOUR_FLAGS_$(2)),$(HAL_OBJECTS_$(2)))
-$(call flavour_dir,$(1),$(2))/test_bng: $(TEST_SOURCES) $(TEST_HEADERS) \
-  $(call flavour_dir,$(1),$(2))/libbatchnormgrad.a | deps-c
+# A suite's objects: its sources compiled per flavour like the library's (against the
+# folder's headers), with Check's flags. The hthreads flavours take gnu's objects of the
+# sources the launch model does not reach: all but bng_test_support.c.
+# $(1) generated folder, $(2) flavour
+define test_object_rules
+$(call flavour_dir,$(1),$(2))/obj/%.o: tests/c/%.c $(TEST_HEADERS) $(wildcard $(1)/*.h) \
+  $(INCLUDE_HEADERS) | deps-c
+	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) $(BNG_CFLAGS) $(FLAVOUR_FLAGS_$(2)) -I$(1) -Itests/c $$(CHECK_CFLAGS) \
-	  $(TEST_SOURCES) $(call flavour_dir,$(1),$(2))/libbatchnormgrad.a $$(CHECK_LIBS) \
-	  $(LDLIBS) -o $$@
+	  -c $$< -o $$@
+$(call flavour_dir,$(1),$(2))/obj/%.o: tests/walk/%.c $(TEST_HEADERS) $(wildcard $(1)/*.h) \
+  $(INCLUDE_HEADERS) | deps-c
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) $(BNG_CFLAGS) $(FLAVOUR_FLAGS_$(2)) -I$(1) -Itests/c $$(CHECK_CFLAGS) \
+	  -c $$< -o $$@
 endef
+# $(1) generated folder, $(2) flavour, $(3) the test's main object (test_bng.o,
+# test_walk.o) -> the objects of its program
+test_objects = $(addprefix $(call sources_dir,$(1),$(2))/,$(3) bng_dtypes.o bng_reference.o) \
+  $(call flavour_dir,$(1),$(2))/obj/bng_test_support.o
+# $(1) generated folder, $(2) flavour, $(3) the program's name (test_bng, test_walk)
+define test_program_rules
+$(call test_object_rules,$(1),$(2))
+$(call flavour_dir,$(1),$(2))/$(3): $(call test_objects,$(1),$(2),$(3).o) \
+  $(call flavour_dir,$(1),$(2))/libbatchnormgrad.a
+	$$(CC) $$(CFLAGS) $$(CHECK_CFLAGS) $$^ $$(CHECK_LIBS) $(LDLIBS) -o $$@
+endef
+
+# Each target's suite, in build/<target>/<flavour>/
 $(foreach r,$(SUITE_ROOTS),\
-  $(foreach v,$(call flavours,$(r)),$(eval $(call suite_rules,$(r),$(v)))))
+  $(foreach v,$(call flavours,$(r)),$(eval $(call test_program_rules,$(r),$(v),test_bng))))
 C_SUITES := $(foreach r,$(SUITE_ROOTS),\
   $(foreach v,$(call flavours,$(r)),$(call flavour_dir,$(r),$(v))/test_bng))
 
@@ -56,11 +70,19 @@ $(BUILD)/$(FIRST_TARGET)/manual_example_%: tests/c/manual_example_%.c $(EXAMPLE_
 	$(CC) $(CFLAGS) $(SANITIZE_FLAGS) -std=c99 $(EXAMPLE_FLAGS) $< $(EXAMPLE_SOURCES) $(FIRST_LIB) \
 	  $(LDLIBS) -o $@
 
+# fork() after the host HAL's core threads exist: the child's _s starts its own (a hang
+# fails by alarm). Not under ThreadSanitizer: it does not support starting threads after
+# a multi-threaded fork.
+FORK_TEST := $(BUILD)/$(FIRST_TARGET)/test_fork
+$(FORK_TEST): tests/c/test_fork.c $(EXAMPLE_SOURCES) $(FIRST_LIB) | deps-c
+	$(CC) $(CFLAGS) $(SANITIZE_FLAGS) -std=gnu11 $(EXAMPLE_FLAGS) \
+	  $< $(EXAMPLE_SOURCES) $(FIRST_LIB) $(LDLIBS) -o $@
+
 # The channel walk (tests/walk/): test-only targets whose channel lists walk every
 # boundary of the kernel plan, computed from the plan by walk_targets.py; each runs
 # tests/walk/test_walk.c on the gnu flavour. make check walks the small one only.
 WALK_GEN   := $(BUILD)/gen-walk
-ifneq ($(filter test test-c suites check run/% $(BUILD)/%,$(MAKECMDGOALS)),)
+ifneq ($(filter test test-c check run/% $(BUILD)/%,$(MAKECMDGOALS)),)
 include $(WALK_GEN)/roots.mk
 endif
 $(WALK_GEN)/roots.mk: tests/walk/walk_targets.py $(GENERATOR_SOURCES) | deps-python
@@ -69,111 +91,9 @@ $(WALK_GEN)/roots.mk: tests/walk/walk_targets.py $(GENERATOR_SOURCES) | deps-pyt
 	$(PY) -m generator generate --config $(WALK_GEN)/targets.yaml --out $(WALK_GEN) --quiet
 	@echo 'include $$(wildcard $(WALK_GEN)/*/build.mk)' > $@
 WALK_ROOTS := $(filter-out $(SUITE_ROOTS),$(BNG_ROOTS))
-WALK_SOURCES := tests/walk/test_walk.c tests/c/bng_dtypes.c tests/c/bng_test_support.c \
-  tests/c/bng_reference.c
-define walk_rules
-$(call library_rules,$(1),$(call flavour_dir,$(1),gnu),$(FLAVOUR_FLAGS_gnu),)
-$(call flavour_dir,$(1),gnu)/test_walk: $(WALK_SOURCES) $(TEST_HEADERS) \
-  $(call flavour_dir,$(1),gnu)/libbatchnormgrad.a | deps-c
-	$$(CC) $$(CFLAGS) $(BNG_CFLAGS) $(FLAVOUR_FLAGS_gnu) -I$(1) -Itests/c $$(CHECK_CFLAGS) \
-	  $(WALK_SOURCES) $(call flavour_dir,$(1),gnu)/libbatchnormgrad.a $$(CHECK_LIBS) \
-	  $(LDLIBS) -o $$@
-endef
-$(foreach r,$(WALK_ROOTS),$(eval $(call walk_rules,$(r))))
+$(foreach r,$(WALK_ROOTS),$(eval $(call flavour_rules,$(r),gnu)))
+$(foreach r,$(WALK_ROOTS),$(eval $(call test_program_rules,$(r),gnu,test_walk)))
 WALK_SUITES := $(foreach r,$(WALK_ROOTS),$(call flavour_dir,$(r),gnu)/test_walk)
-
-# ---- runs --------------------------------------------------------------------------
-
-# VALGRIND=1: every test program under valgrind's memcheck, an error fails the run.
-# The host HAL's core threads live until exit: their stacks are "possibly lost" by design.
-# Under ThreadSanitizer: the one race the SPMD model has by design (tests/tsan.supp).
-TSAN := $(filter thread,$(subst $(comma), ,$(SANITIZE)))
-RUN := $(if $(TSAN),TSAN_OPTIONS=suppressions=$(CURDIR)/tests/tsan.supp) \
-  $(if $(VALGRIND),valgrind -q --error-exitcode=99 --leak-check=full \
-    --errors-for-leak-kinds=definite --show-possibly-lost=no,)
-
-# Every run of a test program is a make target of its own (run/<program>/<mode>), so
-# that make -j runs them side by side and -O keeps each one's output together.
-# Modes: plain; fast (the fast host HAL make bench times); ftz (an FPU flushing
-# subnormals as the DSP's does). A flavour runs the test cases it can change
-# (Check's tags): a HAL flavour those that move data (shared), an arithmetic flavour
-# those that compute on the caller's memory (private); gnu runs every case.
-CASES_hthreads_fanout := CK_INCLUDE_TAGS=shared
-CASES_hthreads_spmd   := CK_INCLUDE_TAGS=shared
-CASES_portable        := CK_INCLUDE_TAGS=private
-CASES_native          := CK_INCLUDE_TAGS=private
-CASES_gnu_softhalf    := CK_INCLUDE_TAGS=private
-# (the fast HAL changes how data moves only: a fast run runs the cases that move data)
-CASES_fast            := CK_INCLUDE_TAGS=shared
-MODE_ENV_plain :=
-MODE_ENV_fast  := BNG_HAL_HOST=fast
-MODE_ENV_ftz   := BNG_TEST_FTZ=1
-flavour_of = $(notdir $(patsubst %/,%,$(dir $(1))))
-# $(1) program, $(2) mode, $(3) extra environment
-define run_rule
-.PHONY: run/$(1)/$(2)
-run/$(1)/$(2): $(1)
-	@echo "== $(1) ($(2))"; $(MODE_ENV_$(2)) $(3) $(RUN) $(1)
-endef
-GNU_SUITES := $(filter %/gnu/test_bng,$(C_SUITES))
-FTZ_SUITES := $(HALF_SUITES) \
-  $(filter %/gnu/test_bng %/gnu_softhalf/test_bng %/portable/test_bng,$(C_SUITES))
-C_RUNS := $(foreach s,$(C_SUITES),run/$(s)/plain) \
-  $(if $(VALGRIND),,$(foreach s,$(GNU_SUITES),run/$(s)/fast) \
-    $(foreach s,$(FTZ_SUITES),run/$(s)/ftz))
-HALF_RUNS   := $(foreach s,$(HALF_SUITES),run/$(s)/plain)
-EXAMPLE_RUNS := $(foreach s,$(MANUAL_EXAMPLES),run/$(s)/plain)
-# Under a sanitizer the small walk only: the wide ones' unrolled kernels take minutes to
-# compile instrumented, and their guard bytes already catch a write past an output.
-WALK_RUNS   := $(foreach s,$(if $(SANITIZE),$(filter %/walk_small/gnu/test_walk,$(WALK_SUITES)),\
-  $(WALK_SUITES)),run/$(s)/plain)
-# run/<program>/<mode> -> the program, and the cases it runs in that mode.
-program_of = $(patsubst run/%/,%,$(dir $(1)))
-cases_of = $(or $(CASES_$(notdir $(1))),$(CASES_$(call flavour_of,$(call program_of,$(1)))))
-$(foreach r,$(HALF_RUNS) $(EXAMPLE_RUNS) $(WALK_RUNS) $(C_RUNS),\
-  $(eval $(call run_rule,$(call program_of,$(r)),$(notdir $(r)),$(call cases_of,$(r)))))
-
-# fork() after the host HAL's core threads exist: the child's _s starts its own (a hang
-# fails by alarm). Not under ThreadSanitizer: it does not support starting threads after
-# a multi-threaded fork.
-FORK_TEST := $(BUILD)/$(FIRST_TARGET)/test_fork
-$(FORK_TEST): tests/c/test_fork.c $(EXAMPLE_SOURCES) $(FIRST_LIB) | deps-c
-	$(CC) $(CFLAGS) $(SANITIZE_FLAGS) -std=gnu11 $(EXAMPLE_FLAGS) \
-	  $< $(EXAMPLE_SOURCES) $(FIRST_LIB) $(LDLIBS) -o $@
-.PHONY: fork-test
-fork-test: $(FORK_TEST)
-	$(if $(TSAN),@echo "fork-test: not under ThreadSanitizer",$(RUN) $<)
-
-# docs/porting.md's host recipe for a vendored drop, run as written (every target).
-.PHONY: drop-on-host drop-builds channels-flow
-drop-on-host: deps-c deps-python
-	@set -e; for t in $(ALL_TARGETS); do \
-	  tests/scripts/drop_on_host.sh $(BUILD) $(PY) "$(CC)" $$t; done
-
-# docs/porting.md's hthreads recipe, its commands and program taken from the document, in
-# both launch models (every target; a hang fails by timeout).
-.PHONY: hthreads-on-host
-hthreads-on-host: deps-c deps-python
-	@set -e; for t in $(ALL_TARGETS); do \
-	  tests/scripts/hthreads_on_host.sh $(BUILD) $(PY) "$(CC)" $$t; done
-
-# A drop taken in by its build glue (CMakeLists.txt, bng.mk): firmware builds with a
-# bare-metal toolchain (Cortex-M7 linked, RV64), the Make fragment, the host with CMake,
-# the hthreads HAL; on the first target (the glue is the same for every target, and the
-# first has no half kernels, whose bare-metal compiles take minutes).
-## take a drop into CMake (bare-metal Cortex-M7 and RV64 toolchain files, the host) and
-## Make-fragment builds, as a firmware team does (about a minute)
-drop-builds: deps-drop deps-python
-	tests/scripts/drop_builds.sh $(BUILD) $(PY) $(FIRST_TARGET)
-
-# The firmware engineer's sequence with new channel sizes, as make commands in a
-# scratch copy of the project (tests/scripts/channels_flow.sh).
-## new channel sizes as a user sets them: generate CHANNELS=, regen-check, vendor,
-## verify-drop, a refused list, in a scratch copy of the project (about 30 s)
-channels-flow: deps-python
-	tests/scripts/channels_flow.sh $(BUILD) $(HALF_TARGET)
-
-# ---- synchronized batch norm over MPI ----------------------------------------------
 
 # tests/mpi/syncbn.c: one synchronized backward step (batch_norm_grad_ext.h's reduce,
 # an all-gather summed in rank order, apply) across MPI ranks that hold different
@@ -189,26 +109,15 @@ NP     ?= 4
 SYNCBN := $(BUILD)/$(HALF_TARGET)/syncbn
 MPIRUN_FLAGS := --oversubscribe $(if $(filter 0,$(shell id -u)),--allow-run-as-root)
 SYNCBN_ENV := $(if $(SANITIZE),ASAN_OPTIONS=detect_leaks=0)
-.PHONY: syncbn
 $(SYNCBN): tests/mpi/syncbn.c tests/c/bng_reference.c tests/c/bng_reference.h \
   $(BUILD)/$(HALF_TARGET)/libbatchnormgrad.a | deps-mpi deps-c
 	$(MPICC) $(CFLAGS) $(SANITIZE_FLAGS) -std=c99 -Wall -Wextra -ffp-contract=off -DBNG_HOST \
 	  -Iinclude -Igenerated/$(HALF_TARGET) -Itests/c $< tests/c/bng_reference.c \
 	  $(BUILD)/$(HALF_TARGET)/libbatchnormgrad.a $(LDLIBS) -o $@
+.PHONY: syncbn
 ## one synchronized batch-norm backward step over MPI ranks, checked against one process [NP=4]
 syncbn: generated-fresh $(SYNCBN)
 	$(SYNCBN_ENV) $(MPIRUN) $(MPIRUN_FLAGS) -np $(NP) $(SYNCBN)
-# run/<syncbn>/np<N>: N ranks, twice; the second run's hash must be the first's.
-define syncbn_run
-.PHONY: run/$(SYNCBN)/np$(1)
-run/$(SYNCBN)/np$(1): $(SYNCBN)
-	@echo "== $(SYNCBN) ($(1) rank(s), two runs)"; \
-	$(SYNCBN_ENV) tests/scripts/syncbn_twice.sh $(1) $(MPIRUN) $(MPIRUN_FLAGS) -np $(1) $(SYNCBN)
-endef
-SYNCBN_RUNS := $(if $(VALGRIND)$(TSAN),,$(foreach n,1 2 3,run/$(SYNCBN)/np$(n)))
-$(foreach n,1 2 3,$(eval $(call syncbn_run,$(n))))
-
-# ---- HAL conformance ---------------------------------------------------------------
 
 # include/hal/bng_hal_conformance.c (shipped beside a vendored HAL) against every HAL
 # shipped, per target (and the split-memory test targets, where it checks through DMA
@@ -255,15 +164,155 @@ $(BARRIER_MUTANTS): $(BUILD)/hal-mutant/%: $(BARRIER_MUTANT) $(CONFORMANCE_SOURC
 	  $(CONFORMANCE_SOURCES) $< include/host/hthread_mock.c include/host/hthread_launch.c \
 	  include/host/bng_dma_engine.c $(LDLIBS) -o $@
 
-.PHONY: hal-conformance
+# ---- runs --------------------------------------------------------------------------
+
+# Every run of make test is a make target of its own, run/<program>/<mode> (or
+# run/<what>/<which> for a script), so that make -j runs them side by side and -O keeps
+# each one's output together. tests/scripts/run_test.sh prints its seconds and records
+# its result in $(RESULTS) for the closing count (tests/scripts/count_runs.sh).
+RESULTS := $(BUILD)/results
+# $(1) run target, $(2) prerequisites, $(3) environment, $(4) command
+define run_rule
+.PHONY: $(1)
+$(1): $(2)
+	@$(3) tests/scripts/run_test.sh $(RESULTS) $(1) $(4)
+endef
+# $(1) the runs: make -k runs every one (a run whose program does not build is counted
+# as failed), then the closing count, the last line: "programs: N passed, M failed".
+run_and_count = rm -rf $(RESULTS); $(MAKE) --no-print-directory -k -j$(JOBS) -O $(1); \
+  tests/scripts/count_runs.sh $(RESULTS) $(1)
+
+# VALGRIND=1: every test program under valgrind's memcheck, an error fails the run.
+# The host HAL's core threads live until exit: their stacks are "possibly lost" by design.
+# Under ThreadSanitizer: the one race the SPMD model has by design (tests/tsan.supp).
+TSAN := $(filter thread,$(subst $(comma), ,$(SANITIZE)))
+RUN_ENV  := $(if $(TSAN),TSAN_OPTIONS=suppressions=$(CURDIR)/tests/tsan.supp)
+RUN_TOOL := $(if $(VALGRIND),valgrind -q --error-exitcode=99 --leak-check=full \
+  --errors-for-leak-kinds=definite --show-possibly-lost=no)
+
+# Modes: plain; fast (the fast host HAL make bench times); ftz (an FPU flushing
+# subnormals as the DSP's does). A flavour runs the test cases it can change (Check's
+# tags): a HAL flavour those that move data (shared), an arithmetic flavour those that
+# compute on the caller's memory (private); gnu runs every case, and a mode the cases it
+# can change (fast: shared; ftz: private).
+# Each case runs at full size once per build of its code: in the plain run of the
+# flavour whose objects hold it. A run that repeats cases on code that already ran them
+# (another mode; the hthreads flavours, whose kernels and driver are gnu's objects on
+# another HAL) runs them at the quick size (BNG_TEST_QUICK: the largest sweeps shrink,
+# every path they cover still runs).
+CASES_hthreads_fanout := shared
+CASES_hthreads_spmd   := shared
+CASES_portable        := private
+CASES_native          := private
+CASES_gnu_softhalf    := private
+CASES_fast            := shared
+CASES_ftz             := private
+QUICK_ENV := BNG_TEST_QUICK=1
+MODE_ENV_fast  := BNG_HAL_HOST=fast $(QUICK_ENV)
+MODE_ENV_ftz   := BNG_TEST_FTZ=1 $(QUICK_ENV)
+FLAVOUR_ENV_hthreads_fanout := $(QUICK_ENV)
+FLAVOUR_ENV_hthreads_spmd   := $(QUICK_ENV)
+# run/<program>/<mode> -> the program, its flavour, the environment of the run (the
+# mode's; a suite's flavour's and the Check tags of its cases; the run's under a
+# sanitizer)
+program_of = $(patsubst run/%/,%,$(dir $(1)))
+flavour_of = $(notdir $(patsubst %/,%,$(dir $(call program_of,$(1)))))
+tags_of = $(or $(CASES_$(notdir $(1))),$(CASES_$(call flavour_of,$(1))))
+suite_env = $(FLAVOUR_ENV_$(call flavour_of,$(1))) \
+  $(addprefix CK_INCLUDE_TAGS=,$(call tags_of,$(1)))
+run_env = $(MODE_ENV_$(notdir $(1))) $(RUN_ENV) \
+  $(if $(filter %/test_bng,$(call program_of,$(1))),$(call suite_env,$(1)))
+
+GNU_SUITES := $(filter %/gnu/test_bng,$(C_SUITES))
+FTZ_SUITES := $(HALF_SUITES) \
+  $(filter %/gnu/test_bng %/gnu_softhalf/test_bng %/portable/test_bng,$(C_SUITES))
+C_RUNS := $(foreach s,$(C_SUITES),run/$(s)/plain) \
+  $(if $(VALGRIND),,$(foreach s,$(GNU_SUITES),run/$(s)/fast) \
+    $(foreach s,$(FTZ_SUITES),run/$(s)/ftz))
+HALF_RUNS    := $(foreach s,$(HALF_SUITES),run/$(s)/plain)
+EXAMPLE_RUNS := $(foreach s,$(MANUAL_EXAMPLES),run/$(s)/plain)
+# Under a sanitizer the small walk only: the wide ones' unrolled kernels take minutes to
+# compile instrumented, and their guard bytes already catch a write past an output.
+WALK_RUNS := $(foreach s,$(if $(SANITIZE),$(filter %/walk_small/%,$(WALK_SUITES)),$(WALK_SUITES)),\
+  run/$(s)/plain)
+FORK_RUNS := $(if $(TSAN),,run/$(FORK_TEST)/plain)
+CONFORMANCE_RUNS := $(foreach p,$(CONFORMANCE_PROGRAMS) $(LAUNCH_TESTS),run/$(p)/plain)
+# $(1) run/<program>/<mode>, $(2) environment, $(3) what the program runs under, $(4) its
+# arguments
+program_run = $(call run_rule,$(1),$(call program_of,$(1)),$(2),$(3) $(call program_of,$(1)) $(4))
+$(foreach r,$(HALF_RUNS) $(EXAMPLE_RUNS) $(WALK_RUNS) $(C_RUNS) $(FORK_RUNS),\
+  $(eval $(call program_run,$(r),$(call run_env,$(r)),$(RUN_TOOL))))
+$(foreach r,$(CONFORMANCE_RUNS),\
+  $(eval $(call program_run,$(r),$(RUN_ENV),timeout 300 $(RUN_TOOL))))
+
+# The barrier mutants must fail the check, by its visibility checks.
+MUTANT_RUNS := $(foreach m,$(BARRIER_MUTANTS),run/$(m)/must-fail)
+$(foreach m,$(BARRIER_MUTANTS),$(eval $(call run_rule,run/$(m)/must-fail,$(m),$(RUN_ENV),\
+  tests/scripts/must_fail.sh 'FAIL: puts visible' timeout 300 $(m))))
+
+# docs/porting.md's host recipe for a vendored drop, run as written (every target).
+DROP_RUNS := $(foreach t,$(ALL_TARGETS),run/drop-on-host/$(t))
+$(foreach t,$(ALL_TARGETS),$(eval $(call run_rule,run/drop-on-host/$(t),deps-c deps-python,,\
+  tests/scripts/drop_on_host.sh $(BUILD) $$(PY) "$(CC)" $(t))))
+
+# docs/porting.md's hthreads recipe, its commands and program taken from the document, in
+# both launch models (every target; a hang fails by timeout).
+HTHREADS_RECIPE_RUNS := $(foreach t,$(ALL_TARGETS),run/hthreads-on-host/$(t))
+$(foreach t,$(ALL_TARGETS),$(eval $(call run_rule,run/hthreads-on-host/$(t),deps-c deps-python,,\
+  tests/scripts/hthreads_on_host.sh $(BUILD) $$(PY) "$(CC)" $(t))))
+
+# A drop taken in by its build glue (CMakeLists.txt, bng.mk): firmware builds with a
+# bare-metal toolchain (Cortex-M7 linked, RV64), the Make fragment, the host with CMake,
+# the hthreads HAL; on the first target (the glue is the same for every target, and the
+# first has no half kernels, whose bare-metal compiles take minutes).
+DROP_BUILD_RUNS := run/drop-builds/$(FIRST_TARGET)
+$(eval $(call run_rule,$(DROP_BUILD_RUNS),deps-drop deps-python,,\
+  tests/scripts/drop_builds.sh $(BUILD) $$(PY) $(FIRST_TARGET)))
+
+# The firmware engineer's sequence with new channel sizes, as make commands in a
+# scratch copy of the project (tests/scripts/channels_flow.sh).
+CHANNELS_FLOW_RUNS := run/channels-flow/$(HALF_TARGET)
+$(eval $(call run_rule,$(CHANNELS_FLOW_RUNS),deps-python,,\
+  tests/scripts/channels_flow.sh $(BUILD) $(HALF_TARGET)))
+
+# The user's paths on the host: not under a sanitizer or valgrind (they build and run
+# programs of their own, with their own flags).
+USER_PATH_RUNS := $(if $(SANITIZE)$(VALGRIND),,\
+  $(DROP_RUNS) $(HTHREADS_RECIPE_RUNS) $(DROP_BUILD_RUNS) $(CHANNELS_FLOW_RUNS))
+
+# run/<syncbn>/np<N>: N ranks, twice; the second run's hash must be the first's.
+SYNCBN_RUNS := $(if $(VALGRIND)$(TSAN),,$(foreach n,1 2 3,run/$(SYNCBN)/np$(n)))
+$(foreach n,1 2 3,$(eval $(call run_rule,run/$(SYNCBN)/np$(n),$(SYNCBN),$(SYNCBN_ENV),\
+  tests/scripts/syncbn_twice.sh $(n) $(MPIRUN) $(MPIRUN_FLAGS) -np $(n) $(SYNCBN))))
+
+# The bench builds and runs one tiny shape (no timing is judged).
+BENCH_SMOKE := $(BUILD)/$(HALF_TARGET)/gnu/bench
+BENCH_RUNS  := $(if $(VALGRIND),,run/$(BENCH_SMOKE)/smoke)
+$(eval $(call program_run,run/$(BENCH_SMOKE)/smoke,BNG_HAL_HOST=fast OMP_NUM_THREADS=1,,\
+  --backend gnu --shapes 4x64 --seconds 0))
+
+# The generator's unit and property tests (Python).
+$(eval $(call run_rule,run/test-generator,deps-python-test,,\
+  $$(PY_TEST) -m unittest discover -s tests/generator -p 'test_*.py'))
+
+# Every C run of make test, the longest first. Under valgrind: no second mode, no
+# conformance check, bench or drop; under a sanitizer no drop.
+TEST_RUNS := $(WALK_RUNS) $(C_RUNS) $(if $(VALGRIND),,$(CONFORMANCE_RUNS) $(MUTANT_RUNS)) \
+  $(HALF_RUNS) $(EXAMPLE_RUNS) $(FORK_RUNS) $(USER_PATH_RUNS) $(SYNCBN_RUNS) $(BENCH_RUNS)
+
+.PHONY: hal-conformance fork-test drop-on-host hthreads-on-host drop-builds channels-flow bench-smoke
 ## the HAL conformance check against every HAL shipped, the hthreads launch test
-hal-conformance: $(CONFORMANCE_PROGRAMS) $(LAUNCH_TESTS) $(BARRIER_MUTANTS)
-	@set -e; for p in $(CONFORMANCE_PROGRAMS) $(LAUNCH_TESTS); do $(RUN) timeout 300 $$p; done
-	@set -e; for p in $(BARRIER_MUTANTS); do v=$$(basename $$p); \
-	  if timeout 300 $$p > $$p.out 2>&1; then echo "hal-conformance: $$v without the wait" \
-	    "for puts before a barrier PASSED: the check misses it" >&2; exit 1; fi; \
-	  echo "hal-conformance: $$v without its wait for puts before a barrier fails, as it" \
-	    "must ($$(grep -c 'FAIL: puts visible' $$p.out) visibility failures)"; done
+hal-conformance: $(CONFORMANCE_RUNS) $(MUTANT_RUNS)
+fork-test: $(FORK_RUNS)
+drop-on-host: $(DROP_RUNS)
+hthreads-on-host: $(HTHREADS_RECIPE_RUNS)
+## take a drop into CMake (bare-metal Cortex-M7 and RV64 toolchain files, the host) and
+## Make-fragment builds, as a firmware team does (about a minute)
+drop-builds: $(DROP_BUILD_RUNS)
+## new channel sizes as a user sets them: generate CHANNELS=, regen-check, vendor,
+## verify-drop, a refused list, in a scratch copy of the project (about 30 s)
+channels-flow: $(CHANNELS_FLOW_RUNS)
+bench-smoke: $(BENCH_RUNS)
 
 # ---- checks beside make test -------------------------------------------------------
 
@@ -295,8 +344,10 @@ bit-sweep: $(BIT_SWEEPS)
 # driver removed in turn must fail the suite. QUICK=1: the tiny test target only (its
 # 20 KiB private memory streams tiles), else every target and test target.
 MUTANT_ROOTS := $(if $(QUICK),$(filter %/tiny,$(SUITE_ROOTS)),$(SUITE_ROOTS))
+MUTANT_GNU_DIRS := $(foreach r,$(MUTANT_ROOTS),$(call flavour_dir,$(r),gnu))
 .PHONY: dma-mutants
 ## remove each DMA wait of the driver in turn: the suite must catch every one [QUICK=1]
-dma-mutants: $(foreach r,$(MUTANT_ROOTS),$(call flavour_dir,$(r),gnu)/libbatchnormgrad.a) | deps-c
-	tests/scripts/dma_mutants.sh $(BUILD) "$(CC)" "$(CFLAGS) $(BNG_CFLAGS) $(FLAVOUR_FLAGS_gnu)" \
-	  $(foreach r,$(MUTANT_ROOTS),$(r):$(call flavour_dir,$(r),gnu)/obj)
+dma-mutants: $(addsuffix /test_bng,$(MUTANT_GNU_DIRS)) | deps-c
+	JOBS=$(JOBS) tests/scripts/dma_mutants.sh $(BUILD) "$(CC)" \
+	  "$(CFLAGS) $(BNG_CFLAGS) $(FLAVOUR_FLAGS_gnu)" $(join $(addsuffix :,$(MUTANT_ROOTS)),\
+	  $(addsuffix /obj,$(MUTANT_GNU_DIRS)))

@@ -3,46 +3,64 @@
 # For each bng_hal_dma_wait(...) in include/bng_driver.c in turn, turn it into
 # (void)(...) (the transfer issued, never waited for), rebuild the driver and run the
 # target's Check suite (its _s tests compare with _p bit for bit); the mutant must fail.
+# The mutants run JOBS at a time (default 2).
 # Usage: tests/scripts/dma_mutants.sh BUILD_DIR CC "CFLAGS" ROOT:OBJDIR...
-#   ROOT the generated folder, OBJDIR the built objects of its library (gnu flavour).
+#   ROOT the generated folder, OBJDIR the gnu flavour's objects of its library and suite
+#   (make builds them): each mutant links them all but the driver.
 set -euo pipefail
 build=$1 cc=$2 cflags=$3
 shift 3
 driver=include/bng_driver.c
 count=$(grep -o 'bng_hal_dma_wait(' "$driver" | wc -l)
-check_cflags=$(pkg-config --cflags check)
 check_libs=$(pkg-config --libs check)
-caught=0 total=0
-for spec in "$@"; do
-  root=${spec%%:*} objs=${spec#*:}
-  t=$(basename "$root")
-  out=$build/mutants/$t
-  mkdir -p "$out"
-  others=$(ls "$objs"/*.o | grep -v '/bng_driver\.o$')
-  for k in $(seq 1 "$count"); do
-    # the k-th call only: awk counts occurrences across the file
-    awk -v k="$k" '{ line = $0; out = "";
-        while ((i = index(line, "bng_hal_dma_wait(")) > 0) {
-          n++; out = out substr(line, 1, i - 1) (n == k ? "(void)(" : "bng_hal_dma_wait(");
-          line = substr(line, i + 17) }
-        print out line }' "$driver" > "$out/bng_driver_$k.c"
-    where=$( (diff "$driver" "$out/bng_driver_$k.c" || true) | sed -n 's/^> *//p' | head -1)
-    # shellcheck disable=SC2086
-    $cc $cflags -I"$root" -Iinclude -c "$out/bng_driver_$k.c" -o "$out/bng_driver_$k.o"
-    # shellcheck disable=SC2086
-    $cc $cflags -I"$root" -Iinclude -Itests/c $check_cflags tests/c/test_bng.c tests/c/bng_dtypes.c \
-      tests/c/bng_test_support.c tests/c/bng_reference.c "$out/bng_driver_$k.o" $others \
-      $check_libs -lpthread -lm -o "$out/test_$k"
-    total=$((total + 1))
-    # sh (not bash) runs it, so an aborting mutant is not announced by the shell
-    if BNG_TEST_QUICK=1 sh -c 'timeout 600 "$0" > "$1" 2>&1; exit $?' "$out/test_$k" "$out/test_$k.log"; then
-      echo "dma-mutants: $t: NOT CAUGHT: wait $k: $where" >&2
-    else
-      caught=$((caught + 1))
-      why=$(grep -m1 -oE 'bng_hal_host: .*|_s [^:]*differs from _p|[0-9]+%: Checks: [0-9]+, Failures: [0-9]+' "$out/test_$k.log" || true)
-      echo "dma-mutants: $t: caught wait $k ($why)"
-    fi
-  done
+export cc cflags check_libs
+
+# The k-th mutant of the driver (the same for every target): the k-th call only, awk
+# counting occurrences across the file; the line it changed beside it.
+mkdir -p "$build/mutants"
+for k in $(seq 1 "$count"); do
+  awk -v k="$k" '{ line = $0; out = "";
+      while ((i = index(line, "bng_hal_dma_wait(")) > 0) {
+        n++; out = out substr(line, 1, i - 1) (n == k ? "(void)(" : "bng_hal_dma_wait(");
+        line = substr(line, i + 17) }
+      print out line }' "$driver" > "$build/mutants/bng_driver_$k.c"
+  (diff "$driver" "$build/mutants/bng_driver_$k.c" || true) | sed -n 's/^> *//p' | head -1 \
+    > "$build/mutants/where_$k"
 done
+
+# One mutant on one target: build, run quick, record whether the suite caught it.
+# $1 ROOT:OBJDIR, $2 the mutant's number, $3 the mutants' folder
+mutant() {
+  local root=${1%%:*} objs=${1#*:} k=$2 mutants=$3
+  local out why
+  out=$mutants/$(basename "$root")
+  mkdir -p "$out"
+  # shellcheck disable=SC2086
+  $cc $cflags -I"$root" -Iinclude -c "$mutants/bng_driver_$k.c" -o "$out/bng_driver_$k.o"
+  # shellcheck disable=SC2046,SC2086
+  $cc $cflags "$out/bng_driver_$k.o" $(ls "$objs"/*.o | grep -v '/bng_driver\.o$') \
+    $check_libs -lpthread -lm -o "$out/test_$k"
+  # sh (not bash) runs it, so an aborting mutant is not announced by the shell
+  if BNG_TEST_QUICK=1 sh -c 'timeout 600 "$0" > "$1" 2>&1; exit $?' "$out/test_$k" \
+      "$out/test_$k.log"; then
+    echo "dma-mutants: $(basename "$root"): NOT CAUGHT: wait $k: $(cat "$mutants/where_$k")" \
+      | tee "$out/result_$k" >&2
+  else
+    why=$(grep -m1 -oE "$caught_by" "$out/test_$k.log" || true)
+    echo "dma-mutants: $(basename "$root"): caught wait $k ($why)" | tee "$out/result_$k"
+  fi
+}
+# what the log says when the suite catches a mutant
+caught_by='bng_hal_host: .*|_s [^:]*differs from _p|[0-9]+%: Checks: [0-9]+, Failures: [0-9]+'
+export -f mutant
+export caught_by
+
+rm -f "$build"/mutants/*/result_*
+for spec in "$@"; do
+  for k in $(seq 1 "$count"); do echo "$spec $k $build/mutants"; done
+done | xargs -P "${JOBS:-2}" -n 3 bash -c 'set -euo pipefail; mutant "$@"' _
+
+total=$(cat "$build"/mutants/*/result_* | wc -l)
+caught=$(cat "$build"/mutants/*/result_* | grep -c ': caught wait ' || true)
 echo "dma-mutants: $caught of $total mutants caught"
-[ "$caught" -eq "$total" ]
+[ "$total" -eq $(($# * count)) ] && [ "$caught" -eq "$total" ]

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The closing count of make test (and make check, make test-c): every run named, passed
+# or failed as tests/scripts/run_test.sh recorded it in RESULTS; a run without a record
+# did not run (its program did not build: make's errors above say why) and counts as
+# failed. Prints the failures, the five slowest runs, and last
+# "programs: N passed, M failed". Exits 1 when any failed.
+# Usage: tests/scripts/count_runs.sh RESULTS RUN...
+set -euo pipefail
+results=$1
+shift
+passed=0 failed=0 times=()
+for run in "$@"; do
+  record=$results/${run//\//_}
+  if [ ! -f "$record" ]; then
+    echo "FAILED: $run: did not run (make's errors above say why)"
+    failed=$((failed + 1))
+    continue
+  fi
+  read -r result seconds < "$record"
+  times+=("$seconds $run")
+  if [ "$result" = passed ]; then
+    passed=$((passed + 1))
+  else
+    echo "FAILED: $run ($seconds s)"
+    failed=$((failed + 1))
+  fi
+done
+if [ ${#times[@]} -gt 0 ]; then
+  echo "slowest:"
+  printf '%s\n' "${times[@]}" | sort -rn | head -5 | awk '{ printf "  %6.1f s  %s\n", $1, $2 }'
+fi
+echo "programs: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
