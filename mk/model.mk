@@ -8,11 +8,13 @@
 export SHAPES CORES
 # The trace build: the library with the kernel hook on (the trace header included first)
 # and the tracing HAL in place of the host's.
-MODEL_TRACE_FLAGS := -include include/host/bng_hal_trace.h
-$(foreach r,$(GENERATED_ROOTS),$(eval $(call library_rules,$(r),$(BUILD)/$(notdir $(r))/model,\
-  $(MODEL_TRACE_FLAGS),bng_hal_trace.o)))
+# It is a build flavour of its own, "model", in build/<t>/model/.
+FLAVOUR_FLAGS_model := -include include/host/bng_hal_trace.h
+HAL_OBJECTS_model   := bng_hal_trace.o
+$(foreach r,$(GENERATED_ROOTS),$(eval $(call flavour_rules,$(r),model)))
 $(BUILD)/%/model/trace: bench/model/trace.c include/host/bng_hal_trace.h \
   $(BUILD)/%/model/libbatchnormgrad.a | deps-c
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -std=gnu11 -Wall -Wextra -DBNG_HOST -Iinclude -Iinclude/host \
 	  -Igenerated/$* $< $(BUILD)/$*/model/libbatchnormgrad.a $(LDLIBS) -o $@
 
@@ -35,6 +37,7 @@ model: deps-python generated-fresh deps-plot
 # for its output (tests/model/test_calibrate.py); its figures come from the part only.
 $(BUILD)/%/model/calibrate: bench/model/calibrate_main.c include/hal/bng_calibrate.c \
   include/hal/bng_calibrate.h $(BUILD)/%/libbatchnormgrad.a | deps-c
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(HAL_CFLAGS) -Wpedantic -Igenerated/$* bench/model/calibrate_main.c \
 	  include/hal/bng_calibrate.c $(BUILD)/$*/libbatchnormgrad.a $(LDLIBS) -o $@
 
