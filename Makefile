@@ -177,7 +177,8 @@ HELP_WORKING := test-c cross-check hal-conformance drop-builds channels-flow bit
   dma-mutants memcheck fuzz syncbn bench
 ## this list
 help:
-	@echo "usage: make <command> [TARGET=<t>] [CHANNELS=\"48 96\"] [DEST=<dir>]   targets: $(ALL_TARGETS)"
+	@echo "usage: make <command> [TARGET=<t>] [CHANNELS=\"48 96\"] [DEST=<dir>]"
+	@echo "targets: $(ALL_TARGETS)"
 	@awk -v using="$(HELP_USING)" -v working="$(HELP_WORKING)" \
 	  'function show(name, text,   n, i, w, line) { n = split(text, w, " "); \
 	     line = sprintf("  %-17s", name); \

@@ -64,7 +64,8 @@ $(BUILD)/test_half_gcc8: $(HALF_DEPS) tests/scripts/gcc8_features.h | deps-c
 FIRST_LIB := $(BUILD)/$(FIRST_TARGET)/libbatchnormgrad.a
 EXAMPLE_FLAGS := -Wall -Wextra -DBNG_HOST -Iinclude -Igenerated/$(FIRST_TARGET) -Itests/c
 EXAMPLE_SOURCES := tests/c/bng_example.c tests/c/bng_reference.c
-MANUAL_EXAMPLES := $(foreach e,p s explicit_p explicit_s,$(BUILD)/$(FIRST_TARGET)/manual_example_$(e))
+MANUAL_EXAMPLES := $(foreach e,p s explicit_p explicit_s,\
+  $(BUILD)/$(FIRST_TARGET)/manual_example_$(e))
 $(BUILD)/$(FIRST_TARGET)/manual_example_%: tests/c/manual_example_%.c $(EXAMPLE_SOURCES) \
   $(FIRST_LIB)
 	$(CC) $(CFLAGS) $(SANITIZE_FLAGS) -std=c99 $(EXAMPLE_FLAGS) $< $(EXAMPLE_SOURCES) $(FIRST_LIB) \
@@ -300,7 +301,8 @@ $(eval $(call run_rule,run/test-generator,deps-python-test,,\
 TEST_RUNS := $(WALK_RUNS) $(C_RUNS) $(if $(VALGRIND),,$(CONFORMANCE_RUNS) $(MUTANT_RUNS)) \
   $(HALF_RUNS) $(EXAMPLE_RUNS) $(FORK_RUNS) $(USER_PATH_RUNS) $(SYNCBN_RUNS) $(BENCH_RUNS)
 
-.PHONY: hal-conformance fork-test drop-on-host hthreads-on-host drop-builds channels-flow bench-smoke
+.PHONY: hal-conformance fork-test drop-on-host hthreads-on-host drop-builds channels-flow \
+  bench-smoke
 ## the HAL conformance check against every HAL shipped, the hthreads launch test
 hal-conformance: $(CONFORMANCE_RUNS) $(MUTANT_RUNS)
 fork-test: $(FORK_RUNS)
