@@ -47,6 +47,11 @@ WORKSPACE = (
 # The driver's layout of the rest (bng_layout: x and dy, two buffers each) asserts that
 # it splits in BNG_TILE_BUFFERS.
 TILE_BUFFERS = 4
+# A call that reads its rows twice (the vendor's) streams tiles of at most this many
+# bytes (and at most a sixteenth of what the workspace leaves; whole blocks, at least
+# one) and keeps the rest of private memory for the resident area; make model shows
+# that the size amortises a transfer's start-up.
+STREAM_TILE_BYTES = 16384
 ALIGN = 64
 # The private-storage driver keeps these float arrays of the target's widest chunk on
 # the stack on a unified target (bng_p_run's bng_p_stack, whose size the
@@ -303,11 +308,35 @@ class DTypePlan:
         """One tile buffer: what the workspace leaves, split in TILE_BUFFERS."""
         return (private_bytes - self.workspace_bytes) // TILE_BUFFERS // ALIGN * ALIGN
 
-    def tile_rows(self, private_bytes: int, channels: int) -> int:
-        """Rows per streamed tile for a chunk of ``channels`` (rows padded on a split
-        target): whole blocks."""
-        rows = self.tile_bytes(private_bytes) // (padded(channels, self.pad_lanes) * self.element_bytes)
-        return rows // BLOCK_ROWS * BLOCK_ROWS
+    def row_pitch(self, channels: int) -> int:
+        """Bytes of a row of a chunk of ``channels`` in private memory (padded on a split
+        target)."""
+        return padded(channels, self.pad_lanes) * self.element_bytes
+
+    def tile_rows(self, private_bytes: int, channels: int, keeps: bool = False) -> int:
+        """Rows per streamed tile for a chunk of ``channels``: whole blocks of a tile
+        buffer; in a call that keeps rows between its passes (``keeps``, the vendor's) no
+        more than STREAM_TILE_BYTES nor a quarter of a tile buffer, at least one block
+        (the driver's bng_stream_rows)."""
+        quarter = self.tile_bytes(private_bytes)
+        rows = quarter // self.row_pitch(channels) // BLOCK_ROWS * BLOCK_ROWS
+        if not keeps:
+            return rows
+        small = min(STREAM_TILE_BYTES, quarter // TILE_BUFFERS)
+        small = small // self.row_pitch(channels) // BLOCK_ROWS * BLOCK_ROWS
+        return min(rows, max(small, BLOCK_ROWS))
+
+    def resident_rows(self, private_bytes: int, channels: int, slice_rows: int) -> int:
+        """Rows of a core's slice of ``slice_rows`` that the vendor's call keeps in
+        private memory from pass 1 to pass 2 (the driver's bng_layout): x and dy of the
+        slice's last rows, from a block boundary, as many as the resident area (what
+        the workspace and four streamed tiles leave, halved) holds."""
+        pitch = self.row_pitch(channels)
+        tile = _aligned(self.tile_rows(private_bytes, channels, keeps=True) * pitch)
+        rest = private_bytes - self.workspace_bytes - TILE_BUFFERS * tile
+        most = rest // 2 // ALIGN * ALIGN // pitch
+        streamed = -(-max(0, slice_rows - most) // BLOCK_ROWS) * BLOCK_ROWS
+        return slice_rows - min(streamed, slice_rows)
 
     @property
     def min_private_bytes(self) -> int:
@@ -416,7 +445,8 @@ class TargetPlan:
     @property
     def shared_constants(self):
         """The numbers the driver uses and Python sums, each asserted in C."""
-        return {"TILE_BUFFERS": TILE_BUFFERS, "STACK_FLOAT_ARRAYS": STACK_FLOAT_ARRAYS,
+        return {"TILE_BUFFERS": TILE_BUFFERS, "STREAM_TILE_BYTES": STREAM_TILE_BYTES,
+                "STACK_FLOAT_ARRAYS": STACK_FLOAT_ARRAYS,
                 "MAX_OUTSTANDING_DMA": MAX_OUTSTANDING_DMA,
                 "SUMS_COUNT_LIMBS": SUMS_COUNT_LIMBS, "SUMS_LIMB_BITS": SUMS_LIMB_BITS,
                 "SUMS_MAX_BUFFERS": SUMS_MAX_BUFFERS}

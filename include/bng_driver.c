@@ -306,8 +306,10 @@ static BNG_SHARED void *bng_shared_at_mut(BNG_SHARED void *base, size_t index, s
 }
 
 /* The layout of a core's private memory for one chunk of a staged call: the workspace
- * (BNG_WORKSPACE), then x and dy tile buffers. All of it is vector memory (BNG_VMEM) on
- * a split target. */
+ * (BNG_WORKSPACE), four tile buffers (x and dy, double-buffered) for the rows that
+ * stream, then, in a call that reads its rows twice, the resident area: x and dy of
+ * the slice's last rows, which stay from pass 1 to pass 2. All of it is vector memory
+ * (BNG_VMEM) on a split target. */
 typedef float bng_work_float;
 typedef unsigned char bng_work_stats;
 #define BNG_WORK_FIELD(unused1, unused2, name, kind) BNG_VMEM bng_work_##kind *name;
@@ -315,20 +317,23 @@ typedef unsigned char bng_work_stats;
     mem->name = bng_take(&next, BNG_WORK_ARRAY_CHUNK(max_chunk) * BNG_WORK_ELEMENT_##kind(stats_bytes));
 typedef struct {
     BNG_WORKSPACE(BNG_WORK_FIELD, 0, 0)
-    BNG_VMEM unsigned char *x_tiles[2], *dy_tiles[2];
-    size_t tile_rows;   /* rows per tile buffer; the whole slice when resident */
-    int resident;       /* the core's rows of x and dy stay in private memory for pass 2 */
+    BNG_VMEM unsigned char *x_tiles[2], *dy_tiles[2];  /* contiguous: also the fold's area */
+    size_t tile_rows;       /* rows per streamed tile: whole blocks */
+    size_t tile_bytes;      /* one tile buffer */
+    BNG_VMEM unsigned char *x_resident, *dy_resident;
+    size_t resident_rows;   /* the slice's last rows, kept in the resident area (0: none) */
 } bng_core_layout;
-/* The tile buffers bng_layout splits the rest of private memory into: the generator's
- * TILE_BUFFERS, with which it checks private_bytes. */
+/* The tile buffers bng_layout takes: the generator's TILE_BUFFERS, with which it
+ * checks private_bytes. */
 #define BNG_LAYOUT_TILES (sizeof(((bng_core_layout *)0)->x_tiles) / sizeof(((bng_core_layout *)0)->x_tiles[0]) \
                           + sizeof(((bng_core_layout *)0)->dy_tiles) / sizeof(((bng_core_layout *)0)->dy_tiles[0]))
 typedef char bng_tile_buffers_agree[BNG_LAYOUT_TILES == BNG_TILE_BUFFERS ? 1 : -1];
 
 /* The most DMA transfers a core has outstanding: in pass 2, after the next tile's two
- * gets are issued, this tile's two gets (until waited) or its put and the previous
- * tile's put; pass 1 has at most the two tiles' gets; the per-channel transfers are
- * waited one at a time. The HAL contract allows BNG_MAX_OUTSTANDING_DMA. */
+ * gets are issued, this tile's two gets (until waited), or, on a resident tile, the
+ * put of the tile before the last; pass 1 has at most the two tiles' gets; the
+ * per-channel transfers and the fold's are waited one at a time. The HAL contract
+ * allows BNG_MAX_OUTSTANDING_DMA. */
 #define BNG_DRIVER_OUTSTANDING_DMA 4
 typedef char bng_outstanding_dma_agrees[BNG_DRIVER_OUTSTANDING_DMA <= BNG_MAX_OUTSTANDING_DMA ? 1 : -1];
 
@@ -340,31 +345,53 @@ static BNG_VMEM void *bng_take(BNG_VMEM unsigned char **next, size_t bytes)
     return p;
 }
 
-/* Lay out private memory (`bytes` at `base`) for rows of `row_pitch` bytes and
- * `slice_rows` rows: resident when `may_stay` and x and dy of the whole slice fit, else
- * double-buffered tiles of a multiple of BNG_BLOCK_ROWS rows (so that tiles never split
- * a block). */
-static void bng_layout(const bng_dtype_config *dtype, BNG_VMEM unsigned char *base, size_t bytes,
-                       size_t row_pitch, size_t slice_rows, int may_stay, bng_core_layout *mem)
+/* Rows per streamed tile: a quarter of what the workspace leaves, in whole blocks
+ * (tiles never split a block). In a call that keeps rows (`keeps`), fewer: no more
+ * than BNG_STREAM_TILE_BYTES, enough that a transfer's start-up is small beside its
+ * bytes, nor than a quarter of the quarter, so that at least three quarters of a small
+ * private memory are the resident area; whole blocks, at least one. targets.yaml is
+ * validated so that a quarter holds a block of the widest chunk. */
+static size_t bng_stream_rows(size_t quarter, size_t row_pitch, int keeps)
 {
-    size_t tile_bytes;
+    const size_t rows = quarter / row_pitch / BNG_BLOCK_ROWS * BNG_BLOCK_ROWS;
+    const size_t small = bng_min(BNG_STREAM_TILE_BYTES, quarter / BNG_TILE_BUFFERS)
+                         / row_pitch / BNG_BLOCK_ROWS * BNG_BLOCK_ROWS;
+
+    return keeps ? bng_min(rows, small > BNG_BLOCK_ROWS ? small : BNG_BLOCK_ROWS) : rows;
+}
+
+/* Rows of a slice of `slice_rows` that stay when `most` fit: all, or the last ones from
+ * a block boundary (a tile starts there), or none. */
+static size_t bng_resident_rows(size_t slice_rows, size_t most)
+{
+    const size_t over = slice_rows > most ? slice_rows - most : 0;
+    const size_t streamed = (over + BNG_BLOCK_ROWS - 1) / BNG_BLOCK_ROWS * BNG_BLOCK_ROWS;
+
+    return slice_rows - bng_min(streamed, slice_rows);
+}
+
+/* Lay out private memory (`bytes` at `base`) for rows of `row_pitch` bytes and a slice
+ * of `slice_rows` rows; `keeps`: the call reads its rows twice, and as many of the
+ * slice's last rows as fit the resident area stay there between the passes
+ * (generator/plan.py computes the same numbers, DTypePlan.resident_rows). */
+static void bng_layout(const bng_dtype_config *dtype, BNG_VMEM unsigned char *base, size_t bytes,
+                       size_t row_pitch, size_t slice_rows, int keeps, bng_core_layout *mem)
+{
     BNG_VMEM unsigned char *next = base;
+    size_t quarter, half_rest;
 
     BNG_WORKSPACE(BNG_WORK_TAKE, dtype->max_chunk, dtype->stats_bytes)
-    /* targets.yaml is validated so that this leaves room for BNG_BLOCK_ROWS-row tiles. */
-    tile_bytes = (bytes - (size_t)(next - base)) / BNG_TILE_BUFFERS / BNG_ALIGN * BNG_ALIGN;
-    mem->resident = may_stay && slice_rows * row_pitch <= 2 * tile_bytes;
-    if (mem->resident) {
-        mem->tile_rows = slice_rows;
-        mem->x_tiles[0] = mem->x_tiles[1] = bng_take(&next, slice_rows * row_pitch);
-        mem->dy_tiles[0] = mem->dy_tiles[1] = bng_take(&next, slice_rows * row_pitch);
-    } else {
-        mem->tile_rows = tile_bytes / row_pitch / BNG_BLOCK_ROWS * BNG_BLOCK_ROWS;
-        mem->x_tiles[0] = bng_take(&next, tile_bytes);
-        mem->x_tiles[1] = bng_take(&next, tile_bytes);
-        mem->dy_tiles[0] = bng_take(&next, tile_bytes);
-        mem->dy_tiles[1] = bng_take(&next, tile_bytes);
-    }
+    quarter = (bytes - (size_t)(next - base)) / BNG_TILE_BUFFERS / BNG_ALIGN * BNG_ALIGN;
+    mem->tile_rows = bng_stream_rows(quarter, row_pitch, keeps);
+    mem->tile_bytes = BNG_ALIGN_UP(mem->tile_rows * row_pitch);
+    mem->x_tiles[0] = bng_take(&next, mem->tile_bytes);
+    mem->x_tiles[1] = bng_take(&next, mem->tile_bytes);
+    mem->dy_tiles[0] = bng_take(&next, mem->tile_bytes);
+    mem->dy_tiles[1] = bng_take(&next, mem->tile_bytes);
+    half_rest = (bytes - (size_t)(next - base)) / 2 / BNG_ALIGN * BNG_ALIGN;
+    mem->resident_rows = keeps ? bng_resident_rows(slice_rows, half_rest / row_pitch) : 0;
+    mem->x_resident = next;
+    mem->dy_resident = next + half_rest;
 }
 
 /* The core's private memory for the call: the workspace the HAL gave _p (alone), or
@@ -504,58 +531,111 @@ static void bng_core_group_done(bng_core *c, size_t row)
     bng_hal_dma_wait(bng_hal_dma_put(group + max_chunk, mem->part_dyxm, 1, c->channels * sizeof(float), 0, 0));
 }
 
-/* Pass 1: this core's groups to their partial sums; the next tile arrives while this
- * one is reduced. Resident, the slice fills one buffer tile by tile. */
+/* Where a tile of the chunk lies in private memory: a streamed tile in tile buffer t,
+ * or rows of the resident area; its rows end at a group boundary, at the first
+ * resident row, or at the slice's end. */
+typedef struct {
+    size_t rows;
+    BNG_VMEM unsigned char *x, *dy;
+    int streamed;              /* fetched from shared memory in each pass */
+} bng_tile_place;
+
+static bng_tile_place bng_core_tile(const bng_core *c, size_t row, unsigned t)
+{
+    const bng_core_layout *mem = &c->mem;
+    const size_t split = c->end - mem->resident_rows;
+    bng_tile_place tile;
+
+    tile.streamed = row < split;
+    if (tile.streamed) {
+        tile.rows = bng_tile(row, split, c->group_rows, mem->tile_rows);
+        tile.x = mem->x_tiles[t];
+        tile.dy = mem->dy_tiles[t];
+    } else {
+        tile.rows = bng_tile(row, c->end, c->group_rows, mem->tile_rows);
+        tile.x = mem->x_resident + (row - split) * c->pitch;
+        tile.dy = mem->dy_resident + (row - split) * c->pitch;
+    }
+    return tile;
+}
+
+/* Pass 1: this core's groups to their partial sums, in row order (the summation
+ * order); the next tile arrives while this one is reduced. The streamed rows come
+ * first, then the resident ones land in the resident area, where pass 2 finds them. */
 static void bng_core_sum_rows(bng_core *c)
 {
     const bng_core_layout *mem = &c->mem;
     const size_t begin = c->begin, end = c->end, group_rows = c->group_rows;
     bng_hal_dma gets[2][2];
-    size_t row, t;
+    bng_tile_place tiles[2];
+    size_t row;
+    unsigned t;
 
     if (BNG_ALONE(c->job)) {
         bng_step_zero(c->channels, mem->sum_dy);
         bng_step_zero(c->channels, mem->sum_dyxm);
     }
-    if (begin < end)
-        bng_core_fetch(c, begin, bng_tile(begin, end, group_rows, mem->tile_rows), 1,
-                       mem->x_tiles[0], mem->dy_tiles[0], gets[0]);
+    if (begin < end) {
+        tiles[0] = bng_core_tile(c, begin, 0);
+        bng_core_fetch(c, begin, tiles[0].rows, 1, tiles[0].x, tiles[0].dy, gets[0]);
+    }
     for (row = begin, t = 0; row < end; t ^= 1) {
-        const size_t n = bng_tile(row, end, group_rows, mem->tile_rows), next = row + n;
-        const size_t at = mem->resident ? (row - begin) * c->pitch : 0;
-        const size_t next_at = mem->resident ? (next - begin) * c->pitch : 0;
+        const size_t n = tiles[t].rows, next = row + n;
 
-        if (next < end)
-            bng_core_fetch(c, next, bng_tile(next, end, group_rows, mem->tile_rows), 1,
-                           mem->x_tiles[t ^ 1] + next_at, mem->dy_tiles[t ^ 1] + next_at, gets[t ^ 1]);
+        if (next < end) {
+            tiles[t ^ 1] = bng_core_tile(c, next, t ^ 1);
+            bng_core_fetch(c, next, tiles[t ^ 1].rows, 1, tiles[t ^ 1].x, tiles[t ^ 1].dy,
+                           gets[t ^ 1]);
+        }
         bng_hal_dma_wait(gets[t][0]);
         bng_hal_dma_wait(gets[t][1]);
         if (row % group_rows == 0) {
             bng_step_zero(c->channels, mem->part_dy);
             bng_step_zero(c->channels, mem->part_dyxm);
         }
-        bng_rows_reduce(c->job->kernel, n, c->row_channels, c->row_channels, mem->x_tiles[t] + at,
-                        mem->dy_tiles[t] + at, mem->mean, mem->part_dy, mem->part_dyxm);
+        bng_rows_reduce(c->job->kernel, n, c->row_channels, c->row_channels, tiles[t].x,
+                        tiles[t].dy, mem->mean, mem->part_dy, mem->part_dyxm);
         if (next == end || next % group_rows == 0)
             bng_core_group_done(c, row);
         row = next;
     }
 }
 
-/* After the barrier: every core folds all groups in order (the same bits everywhere). */
+/* The padding lanes of `rows` float rows of the chunk at `area` (none on a unified
+ * target): zero, before a transfer that leaves them as they are fills the rows. */
+static void bng_core_zero_row_padding(const bng_core *c, BNG_VMEM float *area, size_t rows)
+{
+    size_t r, at;
+
+    for (r = 0; r < rows; r++)
+        for (at = c->channels / BNG_V * BNG_V; at < c->row_channels; at += BNG_V)
+            bng_vstore(area + r * c->row_channels + at, bng_vzero());
+}
+
+/* After the barrier: every core folds all groups in order (the same bits everywhere).
+ * The groups' partial sums come from the shared scratch a piece at a time, one
+ * transfer for as many groups as the tile buffers hold (free between the passes):
+ * rows of part_dy and part_dyxm alternate there as in the scratch. */
 static void bng_core_fold(bng_core *c)
 {
     const bng_core_layout *mem = &c->mem;
-    const size_t max_chunk = c->job->dtype->max_chunk;
-    size_t g;
+    const size_t max_chunk = c->job->dtype->max_chunk, rc = c->row_channels;
+    const size_t piece = BNG_TILE_BUFFERS * mem->tile_bytes / (2 * rc * sizeof(float));
+    BNG_VMEM float *area = (BNG_VMEM float *)mem->x_tiles[0];
+    size_t g, i;
 
     bng_step_zero(c->channels, mem->sum_dy);
     bng_step_zero(c->channels, mem->sum_dyxm);
-    for (g = 0; g < c->groups; g++) {
-        const BNG_SHARED float *group = c->scratch + g * 2 * max_chunk;
-        bng_hal_dma_wait(bng_hal_dma_get(mem->part_dy, group, 1, c->channels * sizeof(float), 0, 0));
-        bng_hal_dma_wait(bng_hal_dma_get(mem->part_dyxm, group + max_chunk, 1, c->channels * sizeof(float), 0, 0));
-        bng_step_fold(c->channels, mem->sum_dy, mem->sum_dyxm, mem->part_dy, mem->part_dyxm);
+    for (g = 0; g < c->groups; g += piece) {
+        const size_t n = bng_min(piece, c->groups - g);
+
+        bng_core_zero_row_padding(c, area, 2 * n);
+        bng_hal_dma_wait(bng_hal_dma_get(area, c->scratch + g * 2 * max_chunk, 2 * n,
+                                         c->channels * sizeof(float), max_chunk * sizeof(float),
+                                         rc * sizeof(float)));
+        for (i = 0; i < n; i++)
+            bng_step_fold(c->channels, mem->sum_dy, mem->sum_dyxm, area + 2 * i * rc,
+                          area + (2 * i + 1) * rc);
     }
 }
 
@@ -612,42 +692,59 @@ static void bng_core_finalize(bng_core *c)
     }
 }
 
-/* Pass 2: dx for this core's rows, in place over the dy tile, put back while the next
- * tile arrives. A buffer is refilled only once its last put completed. Resident, x and
- * dy are still in private memory from pass 1. */
+/* The k-th row of pass 2's order: the resident rows first (already in private memory,
+ * their dx goes out while the first streamed tile arrives), then the streamed ones. dx
+ * rows are independent: any order gives the same bits. */
+static size_t bng_core_dx_row(const bng_core *c, size_t k)
+{
+    const size_t resident = c->mem.resident_rows;
+
+    return k < resident ? c->end - resident + k : c->begin + (k - resident);
+}
+
+/* Pass 2: dx for this core's rows, in place over the dy rows in private memory, put
+ * back while the next tile arrives. A tile buffer is refilled only once its last put
+ * completed. */
 static void bng_core_dx(bng_core *c)
 {
     const bng_staged_job *job = c->job;
     const bng_core_layout *mem = &c->mem;
-    const size_t begin = c->begin, end = c->end, group_rows = c->group_rows;
+    const size_t slice = c->end - c->begin;
     const size_t element = job->dtype->element_bytes, channel = job->call.channel;
     const int is_train = job->call.is_train;
     bng_hal_dma gets[2][2], puts[2] = {BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE};
-    size_t row, t;
+    bng_tile_place tiles[2];
+    size_t k;
+    unsigned t;
 
-    if (begin < end && !mem->resident)
-        bng_core_fetch(c, begin, bng_tile(begin, end, group_rows, mem->tile_rows), is_train,
-                       mem->x_tiles[0], mem->dy_tiles[0], gets[0]);
-    for (row = begin, t = 0; row < end; t ^= 1) {
-        const size_t n = bng_tile(row, end, group_rows, mem->tile_rows), next = row + n;
-        const size_t at = mem->resident ? (row - begin) * c->pitch : 0;
-        BNG_VMEM unsigned char *x_tile = mem->x_tiles[t] + at, *dy_tile = mem->dy_tiles[t] + at;
+    if (slice > 0) {
+        const size_t row = bng_core_dx_row(c, 0);
+        tiles[0] = bng_core_tile(c, row, 0);
+        if (tiles[0].streamed)
+            bng_core_fetch(c, row, tiles[0].rows, is_train, tiles[0].x, tiles[0].dy, gets[0]);
+    }
+    for (k = 0, t = 0; k < slice; t ^= 1) {
+        const size_t row = bng_core_dx_row(c, k), n = tiles[t].rows;
 
-        if (next < end && !mem->resident) {
-            bng_hal_dma_wait(puts[t ^ 1]);
-            bng_core_fetch(c, next, bng_tile(next, end, group_rows, mem->tile_rows), is_train,
-                           mem->x_tiles[t ^ 1], mem->dy_tiles[t ^ 1], gets[t ^ 1]);
+        k += n;
+        if (k < slice) {
+            const size_t next = bng_core_dx_row(c, k);
+            tiles[t ^ 1] = bng_core_tile(c, next, t ^ 1);
+            if (tiles[t ^ 1].streamed) {
+                bng_hal_dma_wait(puts[t ^ 1]);
+                bng_core_fetch(c, next, tiles[t ^ 1].rows, is_train, tiles[t ^ 1].x,
+                               tiles[t ^ 1].dy, gets[t ^ 1]);
+            }
         }
-        if (!mem->resident) {
+        if (tiles[t].streamed) {
             bng_hal_dma_wait(gets[t][0]);
             bng_hal_dma_wait(gets[t][1]);
         }
-        bng_rows_dx(job->kernel, is_train, n, c->row_channels, c->row_channels, x_tile, dy_tile,
-                    dy_tile, mem->mean, mem->gain, mem->dy_mean, mem->slope, 0);
+        bng_rows_dx(job->kernel, is_train, n, c->row_channels, c->row_channels, tiles[t].x,
+                    tiles[t].dy, tiles[t].dy, mem->mean, mem->gain, mem->dy_mean, mem->slope, 0);
         bng_hal_dma_wait(puts[t]);
         puts[t] = bng_hal_dma_put(bng_shared_at_mut(job->dx, row * channel + c->first, element),
-                                  dy_tile, n, c->row_bytes, channel * element, c->pitch);
-        row = next;
+                                  tiles[t].dy, n, c->row_bytes, channel * element, c->pitch);
     }
     bng_hal_dma_wait(puts[0]);
     bng_hal_dma_wait(puts[1]);

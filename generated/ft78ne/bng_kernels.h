@@ -51,6 +51,7 @@
  * (also asserted by the host DMA engine and the hthreads HAL), the count limbs of the
  * partial-sums buffer (batch_norm_grad_ext.h). */
 #define BNG_TILE_BUFFERS 4
+#define BNG_STREAM_TILE_BYTES 16384
 #define BNG_STACK_FLOAT_ARRAYS 8
 #define BNG_MAX_OUTSTANDING_DMA 4
 #define BNG_SUMS_COUNT_LIMBS 6

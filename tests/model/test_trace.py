@@ -7,39 +7,49 @@ import unittest
 from programs import program, target_plan
 
 from generator.costmodel.trace import parse
-from generator.plan import BLOCK_ROWS, MAX_GROUPS, MIN_GROUP_ROWS
+from generator.plan import ALIGN, BLOCK_ROWS, MAX_GROUPS, MIN_GROUP_ROWS
 
 
 def ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
 
+def aligned(n: int) -> int:
+    return ceil_div(n, ALIGN) * ALIGN
+
+
+def slices(batch: int, cores: int):
+    """Each rank's rows (begin, end): the k-th run of row groups (docs/design.md)."""
+    groups = min(MAX_GROUPS, ceil_div(batch, MIN_GROUP_ROWS))
+    group_rows = ceil_div(ceil_div(batch, groups), BLOCK_ROWS) * BLOCK_ROWS
+    groups = ceil_div(batch, group_rows)
+    return groups, [(min(groups * rank // cores * group_rows, batch),
+                     min(groups * (rank + 1) // cores * group_rows, batch)) for rank in range(cores)]
+
+
 def expected_bytes(dtype: str, batch: int, channel: int, cores: int, is_train: bool):
-    """What _s moves, from the contract's schedule (docs/design.md): per chunk, every
-    core fetches mean, invar and scale and its rows of x and dy (again in pass 2 unless
-    its slice stays resident: x only in training), puts its rows of dx and each of its
-    row groups' two partial sums, and reads every group's back for the fold; the lowest
-    core puts dbias and dscale."""
+    """What _s moves, from the schedule (docs/design.md): per chunk, every core fetches
+    mean, invar and scale and its rows of x and dy, and in pass 2 again those of its
+    rows that did not stay in private memory (x only in training); it puts its rows of
+    dx and each of its row groups' two partial sums, and reads every group's back for
+    the fold; the lowest core puts dbias and dscale. In DDR terms, per chunk of N bytes
+    an array: 3N + 2 (N - R) in training (N - R in inference), R the bytes of the rows
+    that stayed, plus the per-channel arrays."""
     tp = target_plan()
     d = tp.dtype(dtype)
     e, s, f = d.element_bytes, d.stats_bytes, 4
     chunk = channel if channel in tp.target.channels else d.generic_chunk
-    groups = min(MAX_GROUPS, ceil_div(batch, MIN_GROUP_ROWS))
-    group_rows = ceil_div(ceil_div(batch, groups), BLOCK_ROWS) * BLOCK_ROWS
-    groups = ceil_div(batch, group_rows)
-    tile = d.tile_bytes(tp.target.memory.private_bytes)
+    groups, ranks = slices(batch, cores)
+    private = tp.target.memory.private_bytes
     ddr = gsm = 0
     for first in range(0, channel, chunk):
         width = min(chunk, channel - first)
+        n = batch * width * e
+        stayed = sum(d.resident_rows(private, width, end - begin) for begin, end in ranks)
+        r = stayed * width * e
+        ddr += 3 * n + (2 if is_train else 1) * (n - r)
         ddr += cores * 3 * width * s + 2 * width * s
         gsm += groups * 2 * width * f + cores * groups * 2 * width * f
-        for rank in range(cores):
-            begin = min(groups * rank // cores * group_rows, batch)
-            end = min(groups * (rank + 1) // cores * group_rows, batch)
-            row_bytes = (end - begin) * width * e
-            resident = row_bytes <= 2 * tile
-            again = 0 if resident else (2 if is_train else 1) * row_bytes     # pass 2's fetch
-            ddr += 2 * row_bytes + again + row_bytes
     return {"ddr": ddr, "gsm": gsm, "am": ddr + gsm}
 
 
@@ -93,12 +103,41 @@ class TraceBytesTest(unittest.TestCase):
             with self.subTest(dtype=dtype, shape=f"{b}x{c}", cores=n, train=train):
                 self.assertEqual(call.bytes_by_level(), expected_bytes(dtype, b, c, n, train))
 
-    def test_the_sweep_reaches_both_kinds_of_slice(self):
-        """The sweep above has resident slices and streamed ones (else it proves less)."""
+    def test_the_sweep_reaches_every_kind_of_slice(self):
+        """The sweep above has cores without rows, slices that stay whole in private
+        memory and slices of which only the last rows stay (else it proves less); a
+        slice of which nothing stays takes a smaller private memory than mt7004's (the
+        tiny test target's, in the C suite)."""
         tp = target_plan()
-        tile = tp.dtype("f32").tile_bytes(tp.target.memory.private_bytes)
-        self.assertLess(31 * 64 * 4, 2 * tile)
-        self.assertGreater(100352 * 64 * 4 // 8, 2 * tile)
+        private = tp.target.memory.private_bytes
+        kinds = set()
+        for dtype in ("f32", "f16"):
+            d = tp.dtype(dtype)
+            for b, c in self.SHAPES:
+                chunk = c if c in tp.target.channels else d.generic_chunk
+                for n in (1, 3, 8):
+                    for begin, end in slices(b, n)[1]:
+                        stay = d.resident_rows(private, min(chunk, c), end - begin)
+                        kinds.add("none" if end == begin else "whole" if stay == end - begin
+                                  else "part" if stay else "streamed")
+        self.assertEqual(kinds, {"none", "whole", "part"})
+
+    def test_resident_rows_fill_the_resident_area(self):
+        """What stays is as much as private memory holds beside the workspace and the
+        four streamed tiles: one block more would not fit."""
+        tp = target_plan()
+        private = tp.target.memory.private_bytes
+        for dtype, c in (("f32", 64), ("f32", 256), ("f16", 64), ("f16", 256)):
+            d = tp.dtype(dtype)
+            big = 10 ** 7       # a whole number of blocks
+            stay = d.resident_rows(private, c, big)
+            pitch = d.row_pitch(c)
+            tiles = 4 * aligned(d.tile_rows(private, c, keeps=True) * pitch)
+            with self.subTest(dtype=dtype, channels=c):
+                self.assertLessEqual(d.workspace_bytes + tiles + 2 * aligned(stay * pitch),
+                                     private)
+                more = aligned((stay + BLOCK_ROWS) * pitch)
+                self.assertGreater(d.workspace_bytes + tiles + 2 * more, private)
 
 
 if __name__ == "__main__":
