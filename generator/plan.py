@@ -11,6 +11,7 @@ the channels one vector operation covers in an unrolled kernel.
 """
 
 import functools
+import math
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
@@ -164,6 +165,13 @@ def plan_loops(channels: int, lanes: int, cap: int) -> Tuple[SegmentLoop, ...]:
     if budget < 1:
         return (SegmentLoop(0, channels, 1, _vectors(1, 1)),)
     return _full_vector_loops(vectors, lanes, budget) + tail_loops
+
+
+def last_rows(rows: int, most: int) -> int:
+    """How many of ``rows`` rows (from a block boundary) stay where ``most`` fit: all, or
+    the last ones from a block boundary, or none (the driver's bng_last_rows)."""
+    before = -(-max(0, rows - most) // BLOCK_ROWS) * BLOCK_ROWS
+    return rows - min(before, rows)
 
 
 def padded(channels: int, pad_lanes: int) -> int:
@@ -334,9 +342,7 @@ class DTypePlan:
         pitch = self.row_pitch(channels)
         tile = _aligned(self.tile_rows(private_bytes, channels, keeps=True) * pitch)
         rest = private_bytes - self.workspace_bytes - TILE_BUFFERS * tile
-        most = rest // 2 // ALIGN * ALIGN // pitch
-        streamed = -(-max(0, slice_rows - most) // BLOCK_ROWS) * BLOCK_ROWS
-        return slice_rows - min(streamed, slice_rows)
+        return last_rows(slice_rows, rest // 2 // ALIGN * ALIGN // pitch)
 
     @property
     def min_private_bytes(self) -> int:
@@ -450,6 +456,36 @@ class TargetPlan:
                 "MAX_OUTSTANDING_DMA": MAX_OUTSTANDING_DMA,
                 "SUMS_COUNT_LIMBS": SUMS_COUNT_LIMBS, "SUMS_LIMB_BITS": SUMS_LIMB_BITS,
                 "SUMS_MAX_BUFFERS": SUMS_MAX_BUFFERS}
+
+    @property
+    def gsm_share(self) -> Tuple[int, int]:
+        """G / (G + D) in lowest terms, G and D the part's GSM and DDR bandwidths: the
+        driver keeps no more rows in GSM than make pass 2's GSM traffic take as long as
+        its DDR traffic (include/bng_driver.c bng_core_gsm); 1 / 1 (no bound) without
+        part:."""
+        part = self.target.part
+        if part is None:
+            return 1, 1
+        g, d = part.gsm_mb_per_s, part.ddr_mb_per_s
+        common = math.gcd(g, g + d)
+        return g // common, (g + d) // common
+
+    def gsm_rows(self, dtype: "DTypePlan", channels: int, cores: int, slice_rows: int,
+                 is_train: bool) -> int:
+        """Rows of a core's slice the vendor's call keeps in GSM between its passes with
+        ``cores`` cores selected (the driver's bng_core_gsm): the streamed rows just
+        before the resident ones, from a block boundary, as many as the core's share of
+        memory.gsm holds and the share G / (G + D) pays for."""
+        memory = self.target.memory
+        if not memory.gsm_bytes or not slice_rows:
+            return 0
+        streamed = slice_rows - dtype.resident_rows(memory.private_bytes, channels, slice_rows)
+        share = memory.gsm_bytes // cores // ALIGN * ALIGN
+        fit = share // 2 // ALIGN * ALIGN // (channels * dtype.element_bytes)
+        arrays = 2 if is_train else 1
+        num, den = self.gsm_share
+        pays = (slice_rows + arrays * streamed) * num // (arrays * den)
+        return last_rows(streamed, min(fit, pays))
 
     @property
     def extensions(self) -> Tuple[str, ...]:

@@ -1,13 +1,14 @@
 """The trace of the shipped driver (bench/model/trace.c under the tracing HAL): a HAL
 that gives _p's bits, and byte counts equal to the schedule's formula, exactly."""
 
+import dataclasses
 import subprocess
 import unittest
 
 from programs import program, target_plan
 
 from generator.costmodel.trace import parse
-from generator.plan import ALIGN, BLOCK_ROWS, MAX_GROUPS, MIN_GROUP_ROWS
+from generator.plan import ALIGN, BLOCK_ROWS, MAX_GROUPS, MIN_GROUP_ROWS, plan_target
 
 
 def ceil_div(a: int, b: int) -> int:
@@ -29,26 +30,29 @@ def slices(batch: int, cores: int):
 
 def expected_bytes(dtype: str, batch: int, channel: int, cores: int, is_train: bool):
     """What _s moves, from the schedule (docs/design.md): per chunk, every core fetches
-    mean, invar and scale and its rows of x and dy, and in pass 2 again those of its
-    rows that did not stay in private memory (x only in training); it puts its rows of
-    dx and each of its row groups' two partial sums, and reads every group's back for
-    the fold; the lowest core puts dbias and dscale. In DDR terms, per chunk of N bytes
-    an array: 3N + 2 (N - R) in training (N - R in inference), R the bytes of the rows
-    that stayed, plus the per-channel arrays."""
+    mean, invar and scale and its rows of x and dy; in pass 2 it fetches again those of
+    its rows that did not stay in private memory (x only in training), from GSM those it
+    put there in pass 1, the others from DDR; it puts its rows of dx and each of its row
+    groups' two partial sums, and reads every group's back for the fold; the lowest core
+    puts dbias and dscale. In DDR terms, per chunk of N bytes an array: 3N + 2 (N - R)
+    in training (N - R in inference), R the bytes of the rows that stayed in private
+    memory or GSM, plus the per-channel arrays."""
     tp = target_plan()
     d = tp.dtype(dtype)
     e, s, f = d.element_bytes, d.stats_bytes, 4
     chunk = channel if channel in tp.target.channels else d.generic_chunk
     groups, ranks = slices(batch, cores)
     private = tp.target.memory.private_bytes
+    again = 2 if is_train else 1        # the arrays pass 2 reads
     ddr = gsm = 0
     for first in range(0, channel, chunk):
         width = min(chunk, channel - first)
         n = batch * width * e
         stayed = sum(d.resident_rows(private, width, end - begin) for begin, end in ranks)
-        r = stayed * width * e
-        ddr += 3 * n + (2 if is_train else 1) * (n - r)
+        kept = sum(tp.gsm_rows(d, width, cores, end - begin, is_train) for begin, end in ranks)
+        ddr += 3 * n + again * (n - (stayed + kept) * width * e)
         ddr += cores * 3 * width * s + 2 * width * s
+        gsm += 2 * again * kept * width * e         # put in pass 1, fetched in pass 2
         gsm += groups * 2 * width * f + cores * groups * 2 * width * f
     return {"ddr": ddr, "gsm": gsm, "am": ddr + gsm}
 
@@ -105,22 +109,49 @@ class TraceBytesTest(unittest.TestCase):
 
     def test_the_sweep_reaches_every_kind_of_slice(self):
         """The sweep above has cores without rows, slices that stay whole in private
-        memory and slices of which only the last rows stay (else it proves less); a
-        slice of which nothing stays takes a smaller private memory than mt7004's (the
-        tiny test target's, in the C suite)."""
+        memory, and slices of which the last rows stay there and rows before those in
+        GSM (else it proves less). On mt7004 a slice larger than private memory always
+        keeps some rows in GSM; slices with none there, or none in private memory, take
+        a smaller memory (the tiny test target's, in the C suite)."""
         tp = target_plan()
         private = tp.target.memory.private_bytes
         kinds = set()
         for dtype in ("f32", "f16"):
             d = tp.dtype(dtype)
             for b, c in self.SHAPES:
-                chunk = c if c in tp.target.channels else d.generic_chunk
+                width = min(c if c in tp.target.channels else d.generic_chunk, c)
                 for n in (1, 3, 8):
                     for begin, end in slices(b, n)[1]:
-                        stay = d.resident_rows(private, min(chunk, c), end - begin)
-                        kinds.add("none" if end == begin else "whole" if stay == end - begin
-                                  else "part" if stay else "streamed")
-        self.assertEqual(kinds, {"none", "whole", "part"})
+                        rows = end - begin
+                        stay = d.resident_rows(private, width, rows)
+                        kept = tp.gsm_rows(d, width, n, rows, True)
+                        kinds.add("none" if not rows else "whole" if stay == rows
+                                  else ("part" if stay else "streamed")
+                                  + ("+gsm" if kept else ""))
+        self.assertEqual(kinds, {"none", "whole", "part+gsm"})
+
+    def test_gsm_rows_fill_the_share_or_balance_the_memories(self):
+        """A core keeps in GSM its streamed rows, whole blocks from the resident ones
+        back, as many as its share of memory.gsm holds and no more than make pass 2's
+        GSM traffic outlast its DDR traffic at the part's bandwidths."""
+        tp = target_plan()
+        d, memory, part = tp.dtype("f32"), tp.target.memory, tp.target.part
+        share = memory.gsm_bytes // 8 // 64 * 64 // 2 // 64 * 64
+        rows = 12544                        # 100352 x 64 on 8 cores: the share binds
+        self.assertEqual(tp.gsm_rows(d, 64, 8, rows, True), share // 256 // 32 * 32)
+        slow = dataclasses.replace(part, gsm_mb_per_s=part.ddr_mb_per_s // 40)
+        plan = plan_target(dataclasses.replace(tp.target, part=slow))
+        for train, again in ((True, 2), (False, 1)):
+            with self.subTest(train=train):
+                kept = plan.gsm_rows(plan.dtype("f32"), 64, 8, rows, train)
+                stay = d.resident_rows(memory.private_bytes, 64, rows)
+                ddr = rows + again * (rows - stay - kept)       # pass 2, in rows
+                self.assertGreater(kept, 0)
+                self.assertLess(kept, share // 256)             # the balance binds
+                self.assertLessEqual(again * kept / slow.gsm_mb_per_s, ddr / slow.ddr_mb_per_s)
+                more = kept + 32
+                self.assertGreater(again * more / slow.gsm_mb_per_s,
+                                   (rows + again * (rows - stay - more)) / slow.ddr_mb_per_s)
 
     def test_resident_rows_fill_the_resident_area(self):
         """What stays is as much as private memory holds beside the workspace and the
