@@ -436,6 +436,7 @@ typedef struct {
     size_t group_rows, groups;
     unsigned cores;                /* selected */
     size_t begin, end;             /* this core's rows: the rank-th run of row groups */
+    int idle;                      /* no rows, not the lowest: in the barriers only */
     size_t first, channels;        /* the chunk */
     size_t row_bytes;              /* one row of the chunk */
     size_t row_channels, pitch;    /* a row in private memory: padded on a split target */
@@ -457,6 +458,7 @@ static void bng_core_rows(bng_core *c, const bng_staged_job *job, unsigned core)
     c->groups = (batch + c->group_rows - 1) / c->group_rows;
     c->begin = bng_min(c->groups * c->rank / cores * c->group_rows, batch);
     c->end = bng_min(c->groups * (c->rank + 1) / cores * c->group_rows, batch);
+    c->idle = c->begin == c->end && c->rank != 0;
 }
 
 /* The chunk's padding lanes in every workspace array, from its last channel up to
@@ -507,8 +509,9 @@ static void bng_core_gsm(bng_core *c, int keeps)
 }
 
 /* Start the chunk at channel `first`: lay out private memory, bring in the
- * per-channel inputs the call uses. Only the calls that read their rows twice (the
- * vendor's, ext) keep rows between the passes. 0: no private memory (bng_core_memory). */
+ * per-channel inputs the call uses (an idle core needs none). Only the calls that read
+ * their rows twice (the vendor's, ext) keep rows between the passes. 0: no private
+ * memory (bng_core_memory). */
 static int bng_core_chunk(bng_core *c, size_t first, size_t slot)
 {
     const bng_staged_job *job = c->job;
@@ -531,6 +534,8 @@ static int bng_core_chunk(bng_core *c, size_t first, size_t slot)
     bng_layout(dtype, memory, bytes, c->pitch, c->end - c->begin, keeps, &c->mem);
     bng_core_gsm(c, keeps);
     bng_core_zero_padding(c);
+    if (c->idle)
+        return 1;
     /* The three in flight at once: one transfer's start-up for all. */
     if (!BNG_IS_DX_ONLY(call))
         stats[0] = bng_hal_dma_get(c->mem.stats_mean, bng_shared_at(job->stats.mean, first, stat), 1, c->channels * stat, 0, 0);
@@ -865,6 +870,13 @@ static void bng_core_steps(unsigned core, void *arg)
     for (first = 0; first < call->channel; first += chunk, slot ^= 1) {
         if (!bng_core_chunk(&c, first, slot))
             return;
+        if (c.idle) {
+            /* More cores than row groups: this one only meets the others at the
+             * chunk's barrier (the one below, of the calls that sum rows or apply). */
+            if (BNG_SUMS_ROWS(call) || BNG_IS_APPLY(call))
+                bng_hal_barrier();
+            continue;
+        }
         if (BNG_SUMS_ROWS(call)) {
             bng_core_sum_rows(&c);
             if (!BNG_ALONE(job)) {

@@ -29,14 +29,15 @@ def slices(batch: int, cores: int):
 
 
 def expected_bytes(dtype: str, batch: int, channel: int, cores: int, is_train: bool):
-    """What _s moves, from the schedule (docs/design.md): per chunk, every core fetches
-    mean, invar and scale and its rows of x and dy; in pass 2 it fetches again those of
-    its rows that did not stay in private memory (x only in training), from GSM those it
-    put there in pass 1, the others from DDR; it puts its rows of dx and each of its row
-    groups' two partial sums, and reads every group's back for the fold; the lowest core
-    puts dbias and dscale. In DDR terms, per chunk of N bytes an array: 3N + 2 (N - R)
-    in training (N - R in inference), R the bytes of the rows that stayed in private
-    memory or GSM, plus the per-channel arrays."""
+    """What _s moves, from the schedule (docs/design.md). Per chunk: every core with
+    rows, and the lowest (which writes dbias and dscale), fetches mean, invar and scale
+    and reads every group's partial sums back for the fold; a core fetches its rows of x
+    and dy and puts each of its row groups' two partial sums; in pass 2 it fetches again
+    those of its rows that did not stay in private memory (x only in training), from GSM
+    those it put there in pass 1, the others from DDR, and puts its rows of dx; the
+    lowest core puts dbias and dscale. In DDR terms, per chunk of N bytes an array:
+    3N + 2 (N - R) in training (N - R in inference), R the bytes of the rows that stayed
+    in private memory or GSM, plus the per-channel arrays."""
     tp = target_plan()
     d = tp.dtype(dtype)
     e, s, f = d.element_bytes, d.stats_bytes, 4
@@ -44,6 +45,7 @@ def expected_bytes(dtype: str, batch: int, channel: int, cores: int, is_train: b
     groups, ranks = slices(batch, cores)
     private = tp.target.memory.private_bytes
     again = 2 if is_train else 1        # the arrays pass 2 reads
+    active = sum(1 for rank, (begin, end) in enumerate(ranks) if end > begin or rank == 0)
     ddr = gsm = 0
     for first in range(0, channel, chunk):
         width = min(chunk, channel - first)
@@ -51,9 +53,9 @@ def expected_bytes(dtype: str, batch: int, channel: int, cores: int, is_train: b
         stayed = sum(d.resident_rows(private, width, end - begin) for begin, end in ranks)
         kept = sum(tp.gsm_rows(d, width, cores, end - begin, is_train) for begin, end in ranks)
         ddr += 3 * n + again * (n - (stayed + kept) * width * e)
-        ddr += cores * 3 * width * s + 2 * width * s
+        ddr += active * 3 * width * s + 2 * width * s
         gsm += 2 * again * kept * width * e         # put in pass 1, fetched in pass 2
-        gsm += groups * 2 * width * f + cores * groups * 2 * width * f
+        gsm += groups * 2 * width * f + active * groups * 2 * width * f
     return {"ddr": ddr, "gsm": gsm, "am": ddr + gsm}
 
 
