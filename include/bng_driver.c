@@ -432,9 +432,8 @@ static size_t bng_tile(size_t row, size_t end, size_t group_rows, size_t tile_ro
 /* One core's state in a staged call: its rows, and the chunk it works on. */
 typedef struct {
     const bng_staged_job *job;
-    unsigned core, rank;           /* rank: the k-th selected core */
+    unsigned core, rank, cores;    /* rank: the k-th of the cores selected */
     size_t group_rows, groups;
-    unsigned cores;                /* selected */
     size_t begin, end;             /* this core's rows: the rank-th run of row groups */
     int idle;                      /* no rows, not the lowest: in the barriers only */
     size_t first, channels;        /* the chunk */
@@ -478,9 +477,9 @@ static void bng_core_zero_padding(bng_core *c)
     }
 }
 
-/* The streamed rows of a call that keeps rows which stay in the core's share of the GSM
- * rows between the passes (the last ones before the resident rows, from a block
- * boundary): as many as fit, and no more than pay. In pass 2 the core moves
+/* How many of its streamed rows a core keeps in its share of the GSM rows between the
+ * passes of a call that keeps rows: the last ones before the resident rows, from a
+ * block boundary; as many as fit, and no more than pay. In pass 2 the core moves
  * S + a (S - r - g) rows' arrays through DDR (dx, and x and dy again: a = 2, dy alone
  * in inference: a = 1) and a g through GSM, S its rows, r the resident ones, g those in
  * GSM; the two take the same time at g = (S + a (S - r)) G / (a (G + D)), G and D the
@@ -496,6 +495,7 @@ static void bng_core_gsm(bng_core *c, int keeps)
     unsigned long long pays;
 
     mem->gsm_rows = 0;
+    mem->x_gsm = mem->dy_gsm = BNG_SHARED_GSM;     /* read only where rows are kept */
     if (!BNG_GSM_BYTES || !keeps || BNG_ALONE(c->job))
         return;
     share = BNG_GSM_BYTES / c->cores / BNG_ALIGN * BNG_ALIGN;

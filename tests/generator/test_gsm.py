@@ -54,7 +54,8 @@ class GsmKeyTest(TempDir):
         return {words[1]: words[2] for words in lines}
 
     def test_loader_reads_it_and_defaults_to_none(self):
-        memory = load(self.write_config(with_gsm("{address: 0xAFA00000, bytes: 4096}"))).targets[0].memory
+        text = with_gsm("{address: 0xAFA00000, bytes: 4096}")
+        memory = load(self.write_config(text)).targets[0].memory
         self.assertEqual((memory.gsm_address, memory.gsm_bytes), (0xAFA00000, 4096))
         memory = load(self.write_config(GOOD)).targets[0].memory
         self.assertEqual((memory.gsm_address, memory.gsm_bytes), (0, 0))

@@ -25,7 +25,8 @@ def slices(batch: int, cores: int):
     group_rows = ceil_div(ceil_div(batch, groups), BLOCK_ROWS) * BLOCK_ROWS
     groups = ceil_div(batch, group_rows)
     return groups, [(min(groups * rank // cores * group_rows, batch),
-                     min(groups * (rank + 1) // cores * group_rows, batch)) for rank in range(cores)]
+                     min(groups * (rank + 1) // cores * group_rows, batch))
+                    for rank in range(cores)]
 
 
 def expected_bytes(dtype: str, batch: int, channel: int, cores: int, is_train: bool):

@@ -72,7 +72,8 @@ START_TEST(test_walk_every_count)
         for (b = 0; b < sizeof batches / sizeof batches[0]; b++)
             for (train = 0; train <= 1; train++)
                 walk_one(T, batches[b], T->specialized[i], train, (unsigned)(i * 10 + b * 2 + train));
-        walk_one(T, overflow_batch(T, T->specialized[i]), T->specialized[i], 1, (unsigned)(i * 10 + 9));
+        walk_one(T, overflow_batch(T, T->specialized[i]), T->specialized[i], 1,
+                 (unsigned)(i * 10 + 9));
     }
 }
 END_TEST
