@@ -11,7 +11,6 @@ the channels one vector operation covers in an unrolled kernel.
 """
 
 import functools
-import math
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
@@ -53,6 +52,10 @@ TILE_BUFFERS = 4
 # one) and keeps the rest of private memory for the resident area; make model shows
 # that the size amortises a transfer's start-up.
 STREAM_TILE_BYTES = 16384
+# The GSM bandwidth's share of GSM and DDR together (TargetPlan.gsm_share) is rendered
+# in units of 1 / GSM_SHARE_ONE, so that the driver scales a row count by it in size_t
+# arithmetic of 32 bits.
+GSM_SHARE_ONE = 2**16
 ALIGN = 64
 # The private-storage driver keeps these float arrays of the target's widest chunk on
 # the stack on a unified target (bng_p_run's bng_p_stack, whose size the
@@ -459,24 +462,22 @@ class TargetPlan:
                 "SUMS_MAX_BUFFERS": SUMS_MAX_BUFFERS}
 
     @property
-    def gsm_share(self) -> Tuple[int, int]:
-        """G / (G + D) in lowest terms, G and D the part's GSM and DDR bandwidths: the
-        driver keeps no more rows in GSM than make pass 2's GSM traffic take as long as
-        its DDR traffic (include/bng_driver.c bng_core_gsm); 1 / 1 (no bound) without
-        part:."""
+    def gsm_share(self) -> int:
+        """G / (G + D) in units of 2^-16, rounded down, G and D the part's GSM and DDR
+        bandwidths: the driver keeps no more rows in GSM than make pass 2's GSM traffic
+        take as long as its DDR traffic (include/bng_driver.c bng_core_gsm); 2^16 (no
+        bound) without part:."""
         part = self.target.part
         if part is None:
-            return 1, 1
-        g, d = part.gsm_mb_per_s, part.ddr_mb_per_s
-        common = math.gcd(g, g + d)
-        return g // common, (g + d) // common
+            return GSM_SHARE_ONE
+        return GSM_SHARE_ONE * part.gsm_mb_per_s // (part.gsm_mb_per_s + part.ddr_mb_per_s)
 
     def gsm_rows(self, dtype: "DTypePlan", channels: int, cores: int, slice_rows: int,
                  is_train: bool) -> int:
         """Rows of a core's slice the vendor's call keeps in GSM between its passes with
         ``cores`` cores selected (the driver's bng_core_gsm): the streamed rows just
         before the resident ones, from a block boundary, as many as the core's share of
-        memory.gsm holds and the share G / (G + D) pays for."""
+        memory.gsm holds and the bandwidths' share G / (G + D) pays for."""
         memory = self.target.memory
         if not memory.gsm_bytes or not slice_rows:
             return 0
@@ -484,8 +485,7 @@ class TargetPlan:
         share = memory.gsm_bytes // cores // ALIGN * ALIGN
         fit = share // 2 // ALIGN * ALIGN // (channels * dtype.element_bytes)
         arrays = 2 if is_train else 1
-        num, den = self.gsm_share
-        pays = (slice_rows + arrays * streamed) * num // (arrays * den)
+        pays = (slice_rows // arrays + streamed) * self.gsm_share // GSM_SHARE_ONE
         return last_rows(streamed, min(fit, pays))
 
     @property

@@ -477,22 +477,29 @@ static void bng_core_zero_padding(bng_core *c)
     }
 }
 
+/* rows * BNG_GSM_SHARE / 2^16, rounded down, in size_t arithmetic that a 32-bit size_t
+ * holds for any rows below 2^32 (no 64-bit division: on a 32-bit part that is a library
+ * routine firmware may not link). */
+static size_t bng_gsm_share_of(size_t rows)
+{
+    return (rows >> 16) * BNG_GSM_SHARE + (((rows & 0xffffu) * BNG_GSM_SHARE) >> 16);
+}
+
 /* How many of its streamed rows a core keeps in its share of the GSM rows between the
  * passes of a call that keeps rows: the last ones before the resident rows, from a
  * block boundary; as many as fit, and no more than pay. In pass 2 the core moves
  * S + a (S - r - g) rows' arrays through DDR (dx, and x and dy again: a = 2, dy alone
  * in inference: a = 1) and a g through GSM, S its rows, r the resident ones, g those in
- * GSM; the two take the same time at g = (S + a (S - r)) G / (a (G + D)), G and D the
- * part's GSM and DDR bandwidths (BNG_GSM_SHARE_NUM / BNG_GSM_SHARE_DEN = G / (G + D),
- * from targets.yaml part:; 1 / 1 without it, which puts no bound). More would make GSM
- * the slower of the two. */
+ * GSM; the two take the same time at g = (S / a + S - r) G / (G + D), G and D the
+ * part's GSM and DDR bandwidths (BNG_GSM_SHARE / 2^16 = G / (G + D), from targets.yaml
+ * part:; 1 without it, which puts no bound). More would make GSM the slower of the
+ * two. */
 static void bng_core_gsm(bng_core *c, int keeps)
 {
     bng_core_layout *mem = &c->mem;
     const size_t streamed = c->end - c->begin - mem->resident_rows;
     const size_t arrays = c->job->call.is_train ? 2 : 1;
-    size_t share, half, fit;
-    unsigned long long pays;
+    size_t share, half, fit, pays;
 
     mem->gsm_rows = 0;
     mem->x_gsm = mem->dy_gsm = BNG_SHARED_GSM;     /* read only where rows are kept */
@@ -501,9 +508,8 @@ static void bng_core_gsm(bng_core *c, int keeps)
     share = BNG_GSM_BYTES / c->cores / BNG_ALIGN * BNG_ALIGN;
     half = share / 2 / BNG_ALIGN * BNG_ALIGN;
     fit = half / c->row_bytes;
-    pays = (unsigned long long)(c->end - c->begin + arrays * streamed) * BNG_GSM_SHARE_NUM
-           / (arrays * BNG_GSM_SHARE_DEN);
-    mem->gsm_rows = bng_last_rows(streamed, pays < fit ? (size_t)pays : fit);
+    pays = bng_gsm_share_of((c->end - c->begin) / arrays + streamed);
+    mem->gsm_rows = bng_last_rows(streamed, bng_min(pays, fit));
     mem->x_gsm = BNG_SHARED_GSM + c->rank * share;
     mem->dy_gsm = mem->x_gsm + half;
 }

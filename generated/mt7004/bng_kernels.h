@@ -36,12 +36,11 @@
 #define BNG_MAX_CHUNK 256
 /* The GSM rows (targets.yaml memory.gsm; 0 bytes: none): shared memory where _s keeps
  * the rows that do not fit private memory between its passes, as many as the part's
- * GSM and DDR bandwidths say pay: BNG_GSM_SHARE_NUM / BNG_GSM_SHARE_DEN is
- * GSM / (GSM + DDR) from targets.yaml part: (1 / 1 without it: no bound). */
+ * GSM and DDR bandwidths say pay: BNG_GSM_SHARE / 2^16 is GSM / (GSM + DDR) from
+ * targets.yaml part:, rounded down (2^16, no bound, without it). */
 #define BNG_GSM_ADDRESS 0xafa00000u
 #define BNG_GSM_BYTES 4194304u
-#define BNG_GSM_SHARE_NUM 2u
-#define BNG_GSM_SHARE_DEN 3u
+#define BNG_GSM_SHARE 43690u
 
 /* Summation order: a block of BNG_BLOCK_ROWS rows is summed from zero in registers and
  * added to its row group's partial sum; the groups (at most BNG_MAX_GROUPS, at least

@@ -83,16 +83,17 @@ class GsmKeyTest(TempDir):
 
     def test_constants_for_the_driver(self):
         self.assertEqual(self.constants(GOOD), {"BNG_GSM_ADDRESS": "0x0u", "BNG_GSM_BYTES": "0u",
-                                                "BNG_GSM_SHARE_NUM": "1u",
-                                                "BNG_GSM_SHARE_DEN": "1u"})
+                                                "BNG_GSM_SHARE": "65536u"})
         self.assertEqual(self.constants(with_gsm("{address: 0xAFA00000, bytes: 4194304}", PART)),
                          {"BNG_GSM_ADDRESS": "0xafa00000u", "BNG_GSM_BYTES": "4194304u",
-                          "BNG_GSM_SHARE_NUM": "2u", "BNG_GSM_SHARE_DEN": "3u"})
+                          "BNG_GSM_SHARE": "43690u"})
 
-    def test_share_is_gsm_over_gsm_and_ddr_in_lowest_terms(self):
+    def test_share_is_gsm_over_gsm_and_ddr_in_units_of_two_to_the_minus_16(self):
         text = with_gsm("{address: 0xAFA00000, bytes: 4096}",
                         PART.replace("gsm_mb_per_s: 48000", "gsm_mb_per_s: 18000"))
-        self.assertEqual(plan_target(load(self.write_config(text)).targets[0]).gsm_share, (3, 7))
+        share = plan_target(load(self.write_config(text)).targets[0]).gsm_share
+        self.assertEqual(share, 65536 * 18000 // 42000)
+        self.assertEqual(share, 28086)
 
 
 if __name__ == "__main__":
