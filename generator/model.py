@@ -50,6 +50,10 @@ class MemoryConfig:
     # Split only: the vector memory _p stages the caller's arrays through (0: the least
     # the plan needs, TargetPlan.p_workspace_bytes).
     p_workspace_bytes: int = 0
+    # The part of the cluster's global shared memory (GSM) _s may keep rows in between
+    # its passes (targets.yaml memory.gsm): gsm_bytes from gsm_address; 0 bytes: none.
+    gsm_address: int = 0
+    gsm_bytes: int = 0
 
     @property
     def split(self) -> bool:

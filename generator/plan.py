@@ -47,6 +47,15 @@ WORKSPACE = (
 # The driver's layout of the rest (bng_layout: x and dy, two buffers each) asserts that
 # it splits in BNG_TILE_BUFFERS.
 TILE_BUFFERS = 4
+# A call that reads its rows twice (the vendor's) streams tiles of at most this many
+# bytes (and at most a sixteenth of what the workspace leaves; whole blocks, at least
+# one) and keeps the rest of private memory for the resident area; make model shows
+# that the size amortises a transfer's start-up.
+STREAM_TILE_BYTES = 16384
+# The GSM bandwidth's share of GSM and DDR together (TargetPlan.gsm_share) is rendered
+# in units of 1 / GSM_SHARE_ONE, so that the driver scales a row count by it in size_t
+# arithmetic of 32 bits.
+GSM_SHARE_ONE = 2**16
 ALIGN = 64
 # The private-storage driver keeps these float arrays of the target's widest chunk on
 # the stack on a unified target (bng_p_run's bng_p_stack, whose size the
@@ -159,6 +168,13 @@ def plan_loops(channels: int, lanes: int, cap: int) -> Tuple[SegmentLoop, ...]:
     if budget < 1:
         return (SegmentLoop(0, channels, 1, _vectors(1, 1)),)
     return _full_vector_loops(vectors, lanes, budget) + tail_loops
+
+
+def last_rows(rows: int, most: int) -> int:
+    """How many of ``rows`` rows (from a block boundary) stay where ``most`` fit: all, or
+    the last ones from a block boundary, or none (the driver's bng_last_rows)."""
+    before = -(-max(0, rows - most) // BLOCK_ROWS) * BLOCK_ROWS
+    return rows - min(before, rows)
 
 
 def padded(channels: int, pad_lanes: int) -> int:
@@ -303,11 +319,33 @@ class DTypePlan:
         """One tile buffer: what the workspace leaves, split in TILE_BUFFERS."""
         return (private_bytes - self.workspace_bytes) // TILE_BUFFERS // ALIGN * ALIGN
 
-    def tile_rows(self, private_bytes: int, channels: int) -> int:
-        """Rows per streamed tile for a chunk of ``channels`` (rows padded on a split
-        target): whole blocks."""
-        rows = self.tile_bytes(private_bytes) // (padded(channels, self.pad_lanes) * self.element_bytes)
-        return rows // BLOCK_ROWS * BLOCK_ROWS
+    def row_pitch(self, channels: int) -> int:
+        """Bytes of a row of a chunk of ``channels`` in private memory (padded on a split
+        target)."""
+        return padded(channels, self.pad_lanes) * self.element_bytes
+
+    def tile_rows(self, private_bytes: int, channels: int, keeps: bool = False) -> int:
+        """Rows per streamed tile for a chunk of ``channels``: whole blocks of a tile
+        buffer; in a call that keeps rows between its passes (``keeps``, the vendor's) no
+        more than STREAM_TILE_BYTES nor a quarter of a tile buffer, at least one block
+        (the driver's bng_stream_rows)."""
+        quarter = self.tile_bytes(private_bytes)
+        rows = quarter // self.row_pitch(channels) // BLOCK_ROWS * BLOCK_ROWS
+        if not keeps:
+            return rows
+        small = min(STREAM_TILE_BYTES, quarter // TILE_BUFFERS)
+        small = small // self.row_pitch(channels) // BLOCK_ROWS * BLOCK_ROWS
+        return min(rows, max(small, BLOCK_ROWS))
+
+    def resident_rows(self, private_bytes: int, channels: int, slice_rows: int) -> int:
+        """Rows of a core's slice of ``slice_rows`` that the vendor's call keeps in
+        private memory from pass 1 to pass 2 (the driver's bng_layout): x and dy of the
+        slice's last rows, from a block boundary, as many as the resident area (what
+        the workspace and four streamed tiles leave, halved) holds."""
+        pitch = self.row_pitch(channels)
+        tile = _aligned(self.tile_rows(private_bytes, channels, keeps=True) * pitch)
+        rest = private_bytes - self.workspace_bytes - TILE_BUFFERS * tile
+        return last_rows(slice_rows, rest // 2 // ALIGN * ALIGN // pitch)
 
     @property
     def min_private_bytes(self) -> int:
@@ -415,11 +453,40 @@ class TargetPlan:
 
     @property
     def shared_constants(self):
-        """The numbers the driver uses and Python sums, each asserted in C."""
-        return {"TILE_BUFFERS": TILE_BUFFERS, "STACK_FLOAT_ARRAYS": STACK_FLOAT_ARRAYS,
+        """The numbers the driver uses and Python sums, each asserted in C but
+        STREAM_TILE_BYTES, which only sizes the layout both compute."""
+        return {"TILE_BUFFERS": TILE_BUFFERS, "STREAM_TILE_BYTES": STREAM_TILE_BYTES,
+                "STACK_FLOAT_ARRAYS": STACK_FLOAT_ARRAYS,
                 "MAX_OUTSTANDING_DMA": MAX_OUTSTANDING_DMA,
                 "SUMS_COUNT_LIMBS": SUMS_COUNT_LIMBS, "SUMS_LIMB_BITS": SUMS_LIMB_BITS,
                 "SUMS_MAX_BUFFERS": SUMS_MAX_BUFFERS}
+
+    @property
+    def gsm_share(self) -> int:
+        """G / (G + D) in units of 2^-16, rounded down, G and D the part's GSM and DDR
+        bandwidths: the driver keeps no more rows in GSM than make pass 2's GSM traffic
+        take as long as its DDR traffic (include/bng_driver.c bng_core_gsm); 2^16 (no
+        bound) without part:."""
+        part = self.target.part
+        if part is None:
+            return GSM_SHARE_ONE
+        return GSM_SHARE_ONE * part.gsm_mb_per_s // (part.gsm_mb_per_s + part.ddr_mb_per_s)
+
+    def gsm_rows(self, dtype: "DTypePlan", channels: int, cores: int, slice_rows: int,
+                 is_train: bool) -> int:
+        """Rows of a core's slice the vendor's call keeps in GSM between its passes with
+        ``cores`` cores selected (the driver's bng_core_gsm): the streamed rows just
+        before the resident ones, from a block boundary, as many as the core's share of
+        memory.gsm holds and the bandwidths' share G / (G + D) pays for."""
+        memory = self.target.memory
+        if not memory.gsm_bytes or not slice_rows:
+            return 0
+        streamed = slice_rows - dtype.resident_rows(memory.private_bytes, channels, slice_rows)
+        share = memory.gsm_bytes // cores // ALIGN * ALIGN
+        fit = share // 2 // ALIGN * ALIGN // (channels * dtype.element_bytes)
+        arrays = 2 if is_train else 1
+        pays = (slice_rows // arrays + streamed) * self.gsm_share // GSM_SHARE_ONE
+        return last_rows(streamed, min(fit, pays))
 
     @property
     def extensions(self) -> Tuple[str, ...]:

@@ -14,14 +14,17 @@ from .plan import ALIGN, SUMS_COUNT_LIMBS, plan_target
 
 
 def _check_shared_ranges(target: Target, scratch_bytes: int, params_slots: int) -> None:
-    """The parameter block (12 slots, 16 with extensions) and the scratch lie inside the
-    address space and apart."""
+    """The parameter block (12 slots, 16 with extensions), the scratch and the GSM rows
+    (memory.gsm, when it has bytes) lie inside the address space and apart."""
     memory, top = target.memory, 2 ** target.memory.address_bits
     params_bytes = params_slots * 8     # long long params[slots] at shared_params_address
-    ranges = (("shared_params_address", memory.shared_params_address, params_bytes,
+    ranges = [("shared_params_address", memory.shared_params_address, params_bytes,
                f"the {params_bytes}-byte parameter block"),
               ("shared_scratch_address", memory.shared_scratch_address, scratch_bytes,
-               f"the {scratch_bytes}-byte _s scratch"))
+               f"the {scratch_bytes}-byte _s scratch")]
+    if memory.gsm_bytes:
+        ranges.append(("gsm.address", memory.gsm_address, memory.gsm_bytes,
+                       f"the {memory.gsm_bytes}-byte GSM rows"))
     for key, start, size, what in ranges:
         if start + size > top:
             raise ConfigError(str(target.where(f"memory.{key}")),
@@ -29,12 +32,24 @@ def _check_shared_ranges(target: Target, scratch_bytes: int, params_slots: int) 
                               f"{start:#x}: {what} would run past the {memory.address_bits}-bit "
                               f"address space (its last byte at {start + size - 1:#x}); "
                               f"allowed: up to {top - size:#x}")
-    (_, a, a_size, a_what), (key, b, b_size, b_what) = ranges
-    if a < b + b_size and b < a + a_size:
-        raise ConfigError(str(target.where(f"memory.{key}")), f"targets.{target.name}.memory.{key}",
-                          f"{b:#x}: {b_what} [{b:#x}, {b + b_size:#x}) overlaps {a_what} "
-                          f"[{a:#x}, {a + a_size:#x}); the scratch would overwrite the "
-                          f"parameters on the target")
+    for i, (_, a, a_size, a_what) in enumerate(ranges):
+        for key, b, b_size, b_what in ranges[i + 1:]:
+            if a < b + b_size and b < a + a_size:
+                raise ConfigError(str(target.where(f"memory.{key}")),
+                                  f"targets.{target.name}.memory.{key}",
+                                  f"{b:#x}: {b_what} [{b:#x}, {b + b_size:#x}) overlaps "
+                                  f"{a_what} [{a:#x}, {a + a_size:#x}); one would overwrite "
+                                  f"the other on the target")
+
+
+def _check_gsm_fits_the_part(target: Target) -> None:
+    """The GSM rows take no more than the part's GSM (part:, when given)."""
+    memory, part = target.memory, target.part
+    if part is not None and memory.gsm_bytes > part.gsm_bytes:
+        raise ConfigError(str(target.where("memory.gsm.bytes")),
+                          f"targets.{target.name}.memory.gsm.bytes",
+                          f"{memory.gsm_bytes} is more than the part's GSM (part.gsm_bytes "
+                          f"{part.gsm_bytes}); allowed: up to {part.gsm_bytes}")
 
 
 def _check_p_workspace(target: Target, workspace: int, need: int, max_chunk: int) -> None:
@@ -124,6 +139,7 @@ def validate_target(target: Target) -> Target:
                                   f"{d.config.lanes} lanes: on a split target the {d.name} workspace "
                                   f"needs room for {SUMS_COUNT_LIMBS} vectors of {tp.vector_lanes} floats")
     _check_shared_ranges(target, tp.scratch_bytes, tp.shared_params_slots)
+    _check_gsm_fits_the_part(target)
     if target.memory.private_bytes % ALIGN:
         # The HAL hands out private memory as one block aligned to ALIGN bytes, the
         # size a multiple of it (C11's aligned_alloc requires as much on a host).

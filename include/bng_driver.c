@@ -67,13 +67,18 @@
  * dy*(x - mean), in two slots that alternate between chunks. Host builds emulate it,
  * and the parameter block, with arrays. Either way it is a BNG_SHARED float pointer,
  * and every pointer derived from it keeps the qualifier (an address-space qualifier
- * may not be dropped: clang rejects the conversion). */
+ * may not be dropped: clang rejects the conversion). The GSM rows (targets.yaml
+ * memory.gsm: BNG_GSM_BYTES at BNG_GSM_ADDRESS, none when 0), where _s keeps rows
+ * between its passes, are shared memory of the same kind, emulated the same way. */
 #ifdef BNG_HOST
 long long bng_host_shared_params[BNG_SHARED_PARAMS_SLOTS];   /* BNG_SHARED_PARAMS on a host */
 static float bng_host_scratch[BNG_SCRATCH_FLOATS];
 #define BNG_SHARED_SCRATCH ((BNG_SHARED float *)bng_host_scratch)
+static float bng_host_gsm[BNG_GSM_BYTES / sizeof(float) + 1];    /* + 1: none when 0 */
+#define BNG_SHARED_GSM ((BNG_SHARED unsigned char *)bng_host_gsm)
 #else
 #define BNG_SHARED_SCRATCH ((BNG_SHARED float *)BNG_SHARED_SCRATCH_ADDRESS)
+#define BNG_SHARED_GSM ((BNG_SHARED unsigned char *)BNG_GSM_ADDRESS)
 #endif
 
 /* Rows per group (the last may be shorter): a multiple of BNG_BLOCK_ROWS. */
@@ -306,8 +311,11 @@ static BNG_SHARED void *bng_shared_at_mut(BNG_SHARED void *base, size_t index, s
 }
 
 /* The layout of a core's private memory for one chunk of a staged call: the workspace
- * (BNG_WORKSPACE), then x and dy tile buffers. All of it is vector memory (BNG_VMEM) on
- * a split target. */
+ * (BNG_WORKSPACE), four tile buffers (x and dy, double-buffered) for the rows that
+ * stream, then, in a call that reads its rows twice, the resident area: x and dy of
+ * the slice's last rows, which stay from pass 1 to pass 2. All of it is vector memory
+ * (BNG_VMEM) on a split target. Such a call may also keep the streamed rows just
+ * before the resident ones in the core's share of the GSM rows (bng_core_gsm). */
 typedef float bng_work_float;
 typedef unsigned char bng_work_stats;
 #define BNG_WORK_FIELD(unused1, unused2, name, kind) BNG_VMEM bng_work_##kind *name;
@@ -315,20 +323,27 @@ typedef unsigned char bng_work_stats;
     mem->name = bng_take(&next, BNG_WORK_ARRAY_CHUNK(max_chunk) * BNG_WORK_ELEMENT_##kind(stats_bytes));
 typedef struct {
     BNG_WORKSPACE(BNG_WORK_FIELD, 0, 0)
-    BNG_VMEM unsigned char *x_tiles[2], *dy_tiles[2];
-    size_t tile_rows;   /* rows per tile buffer; the whole slice when resident */
-    int resident;       /* the core's rows of x and dy stay in private memory for pass 2 */
+    BNG_VMEM unsigned char *x_tiles[2], *dy_tiles[2];  /* contiguous: also the fold's area */
+    size_t tile_rows;       /* rows per streamed tile: whole blocks */
+    size_t tile_bytes;      /* one tile buffer */
+    BNG_VMEM unsigned char *x_resident, *dy_resident;
+    size_t resident_rows;   /* the slice's last rows, kept in the resident area (0: none) */
+    BNG_SHARED unsigned char *x_gsm, *dy_gsm;
+    size_t gsm_rows;        /* the streamed rows before those, kept in GSM (0: none) */
 } bng_core_layout;
-/* The tile buffers bng_layout splits the rest of private memory into: the generator's
- * TILE_BUFFERS, with which it checks private_bytes. */
+/* The tile buffers bng_layout takes: the generator's TILE_BUFFERS, with which it
+ * checks private_bytes. */
 #define BNG_LAYOUT_TILES (sizeof(((bng_core_layout *)0)->x_tiles) / sizeof(((bng_core_layout *)0)->x_tiles[0]) \
                           + sizeof(((bng_core_layout *)0)->dy_tiles) / sizeof(((bng_core_layout *)0)->dy_tiles[0]))
 typedef char bng_tile_buffers_agree[BNG_LAYOUT_TILES == BNG_TILE_BUFFERS ? 1 : -1];
 
 /* The most DMA transfers a core has outstanding: in pass 2, after the next tile's two
- * gets are issued, this tile's two gets (until waited) or its put and the previous
- * tile's put; pass 1 has at most the two tiles' gets; the per-channel transfers are
- * waited one at a time. The HAL contract allows BNG_MAX_OUTSTANDING_DMA. */
+ * gets are issued, this tile's two gets (until waited), or, on a resident tile, the
+ * put of the tile before the last; in pass 1, the two tiles' gets, or the next tile's
+ * gets and this tile's two puts into GSM (the tile before's are waited before the next
+ * fetch), or the next tile's gets and a group's two partial sums; the chunk's three
+ * per-channel gets at its start, two at a time in finalize, the fold's one. The HAL
+ * contract allows BNG_MAX_OUTSTANDING_DMA. */
 #define BNG_DRIVER_OUTSTANDING_DMA 4
 typedef char bng_outstanding_dma_agrees[BNG_DRIVER_OUTSTANDING_DMA <= BNG_MAX_OUTSTANDING_DMA ? 1 : -1];
 
@@ -340,31 +355,53 @@ static BNG_VMEM void *bng_take(BNG_VMEM unsigned char **next, size_t bytes)
     return p;
 }
 
-/* Lay out private memory (`bytes` at `base`) for rows of `row_pitch` bytes and
- * `slice_rows` rows: resident when `may_stay` and x and dy of the whole slice fit, else
- * double-buffered tiles of a multiple of BNG_BLOCK_ROWS rows (so that tiles never split
- * a block). */
-static void bng_layout(const bng_dtype_config *dtype, BNG_VMEM unsigned char *base, size_t bytes,
-                       size_t row_pitch, size_t slice_rows, int may_stay, bng_core_layout *mem)
+/* Rows per streamed tile: a quarter of what the workspace leaves, in whole blocks
+ * (tiles never split a block). In a call that keeps rows (`keeps`), fewer: no more
+ * than BNG_STREAM_TILE_BYTES, enough that a transfer's start-up is small beside its
+ * bytes, nor than a quarter of the quarter, so that at least three quarters of a small
+ * private memory are the resident area; whole blocks, at least one. targets.yaml is
+ * validated so that a quarter holds a block of the widest chunk. */
+static size_t bng_stream_rows(size_t quarter, size_t row_pitch, int keeps)
 {
-    size_t tile_bytes;
+    const size_t rows = quarter / row_pitch / BNG_BLOCK_ROWS * BNG_BLOCK_ROWS;
+    const size_t small = bng_min(BNG_STREAM_TILE_BYTES, quarter / BNG_TILE_BUFFERS)
+                         / row_pitch / BNG_BLOCK_ROWS * BNG_BLOCK_ROWS;
+
+    return keeps ? bng_min(rows, small > BNG_BLOCK_ROWS ? small : BNG_BLOCK_ROWS) : rows;
+}
+
+/* How many of `rows` rows (from a block boundary) stay where `most` fit: all, or the
+ * last ones from a block boundary (a tile starts there), or none. */
+static size_t bng_last_rows(size_t rows, size_t most)
+{
+    const size_t over = rows > most ? rows - most : 0;
+    const size_t before = (over + BNG_BLOCK_ROWS - 1) / BNG_BLOCK_ROWS * BNG_BLOCK_ROWS;
+
+    return rows - bng_min(before, rows);
+}
+
+/* Lay out private memory (`bytes` at `base`) for rows of `row_pitch` bytes and a slice
+ * of `slice_rows` rows; `keeps`: the call reads its rows twice, and as many of the
+ * slice's last rows as fit the resident area stay there between the passes
+ * (generator/plan.py computes the same numbers, DTypePlan.resident_rows). */
+static void bng_layout(const bng_dtype_config *dtype, BNG_VMEM unsigned char *base, size_t bytes,
+                       size_t row_pitch, size_t slice_rows, int keeps, bng_core_layout *mem)
+{
     BNG_VMEM unsigned char *next = base;
+    size_t quarter, half_rest;
 
     BNG_WORKSPACE(BNG_WORK_TAKE, dtype->max_chunk, dtype->stats_bytes)
-    /* targets.yaml is validated so that this leaves room for BNG_BLOCK_ROWS-row tiles. */
-    tile_bytes = (bytes - (size_t)(next - base)) / BNG_TILE_BUFFERS / BNG_ALIGN * BNG_ALIGN;
-    mem->resident = may_stay && slice_rows * row_pitch <= 2 * tile_bytes;
-    if (mem->resident) {
-        mem->tile_rows = slice_rows;
-        mem->x_tiles[0] = mem->x_tiles[1] = bng_take(&next, slice_rows * row_pitch);
-        mem->dy_tiles[0] = mem->dy_tiles[1] = bng_take(&next, slice_rows * row_pitch);
-    } else {
-        mem->tile_rows = tile_bytes / row_pitch / BNG_BLOCK_ROWS * BNG_BLOCK_ROWS;
-        mem->x_tiles[0] = bng_take(&next, tile_bytes);
-        mem->x_tiles[1] = bng_take(&next, tile_bytes);
-        mem->dy_tiles[0] = bng_take(&next, tile_bytes);
-        mem->dy_tiles[1] = bng_take(&next, tile_bytes);
-    }
+    quarter = (bytes - (size_t)(next - base)) / BNG_TILE_BUFFERS / BNG_ALIGN * BNG_ALIGN;
+    mem->tile_rows = bng_stream_rows(quarter, row_pitch, keeps);
+    mem->tile_bytes = BNG_ALIGN_UP(mem->tile_rows * row_pitch);
+    mem->x_tiles[0] = bng_take(&next, mem->tile_bytes);
+    mem->x_tiles[1] = bng_take(&next, mem->tile_bytes);
+    mem->dy_tiles[0] = bng_take(&next, mem->tile_bytes);
+    mem->dy_tiles[1] = bng_take(&next, mem->tile_bytes);
+    half_rest = (bytes - (size_t)(next - base)) / 2 / BNG_ALIGN * BNG_ALIGN;
+    mem->resident_rows = keeps ? bng_last_rows(slice_rows, half_rest / row_pitch) : 0;
+    mem->x_resident = next;
+    mem->dy_resident = next + half_rest;
 }
 
 /* The core's private memory for the call: the workspace the HAL gave _p (alone), or
@@ -395,9 +432,10 @@ static size_t bng_tile(size_t row, size_t end, size_t group_rows, size_t tile_ro
 /* One core's state in a staged call: its rows, and the chunk it works on. */
 typedef struct {
     const bng_staged_job *job;
-    unsigned core, rank;           /* rank: the k-th selected core */
+    unsigned core, rank, cores;    /* rank: the k-th of the cores selected */
     size_t group_rows, groups;
     size_t begin, end;             /* this core's rows: the rank-th run of row groups */
+    int idle;                      /* no rows, not the lowest: in the barriers only */
     size_t first, channels;        /* the chunk */
     size_t row_bytes;              /* one row of the chunk */
     size_t row_channels, pitch;    /* a row in private memory: padded on a split target */
@@ -413,11 +451,13 @@ static void bng_core_rows(bng_core *c, const bng_staged_job *job, unsigned core)
 
     c->job = job;
     c->core = core;
+    c->cores = cores;
     c->rank = bng_popcount(job->mask & ((1u << core) - 1u));
     c->group_rows = bng_group_rows(batch);
     c->groups = (batch + c->group_rows - 1) / c->group_rows;
     c->begin = bng_min(c->groups * c->rank / cores * c->group_rows, batch);
     c->end = bng_min(c->groups * (c->rank + 1) / cores * c->group_rows, batch);
+    c->idle = c->begin == c->end && c->rank != 0;
 }
 
 /* The chunk's padding lanes in every workspace array, from its last channel up to
@@ -437,16 +477,56 @@ static void bng_core_zero_padding(bng_core *c)
     }
 }
 
+/* rows * BNG_GSM_SHARE / 2^16, rounded down, in size_t arithmetic that a 32-bit size_t
+ * holds for any rows below 2^32 (no 64-bit division: on a 32-bit part that is a library
+ * routine firmware may not link). */
+static size_t bng_gsm_share_of(size_t rows)
+{
+    return (rows >> 16) * BNG_GSM_SHARE + (((rows & 0xffffu) * BNG_GSM_SHARE) >> 16);
+}
+
+/* How many of its streamed rows a core keeps in its share of the GSM rows between the
+ * passes of a call that keeps rows: the last ones before the resident rows, from a
+ * block boundary; as many as fit, and no more than pay. In pass 2 the core moves
+ * S + a (S - r - g) rows' arrays through DDR (dx, and x and dy again: a = 2, dy alone
+ * in inference: a = 1) and a g through GSM, S its rows, r the resident ones, g those in
+ * GSM; the two take the same time at g = (S / a + S - r) G / (G + D), G and D the
+ * part's GSM and DDR bandwidths (BNG_GSM_SHARE / 2^16 = G / (G + D), from targets.yaml
+ * part:; 1 without it, which puts no bound). More would make GSM the slower of the
+ * two. */
+static void bng_core_gsm(bng_core *c, int keeps)
+{
+    bng_core_layout *mem = &c->mem;
+    const size_t streamed = c->end - c->begin - mem->resident_rows;
+    const size_t arrays = c->job->call.is_train ? 2 : 1;
+    size_t share, half, fit, pays;
+
+    mem->gsm_rows = 0;
+    mem->x_gsm = mem->dy_gsm = BNG_SHARED_GSM;     /* read only where rows are kept */
+    if (!BNG_GSM_BYTES || !keeps || BNG_ALONE(c->job))
+        return;
+    share = BNG_GSM_BYTES / c->cores / BNG_ALIGN * BNG_ALIGN;
+    half = share / 2 / BNG_ALIGN * BNG_ALIGN;
+    fit = half / c->row_bytes;
+    pays = bng_gsm_share_of((c->end - c->begin) / arrays + streamed);
+    mem->gsm_rows = bng_last_rows(streamed, bng_min(pays, fit));
+    mem->x_gsm = BNG_SHARED_GSM + c->rank * share;
+    mem->dy_gsm = mem->x_gsm + half;
+}
+
 /* Start the chunk at channel `first`: lay out private memory, bring in the
- * per-channel inputs the call uses. Only the vendor's call (two passes over the same
- * rows) keeps the slice resident. 0: no private memory (bng_core_memory). */
+ * per-channel inputs the call uses (an idle core needs none). Only the calls that read
+ * their rows twice (the vendor's, ext) keep rows between the passes. 0: no private
+ * memory (bng_core_memory). */
 static int bng_core_chunk(bng_core *c, size_t first, size_t slot)
 {
     const bng_staged_job *job = c->job;
     const bng_dtype_config *dtype = job->dtype;
     const bng_call *call = &job->call;
     const size_t stat = dtype->stats_bytes;
-    size_t bytes;
+    const int keeps = BNG_SUMS_ROWS(call) && !BNG_IS_REDUCE(call);
+    bng_hal_dma stats[3] = {BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE};
+    size_t bytes, i;
     BNG_VMEM unsigned char *memory = bng_core_memory(job, c->core, &bytes);
 
     if (memory == NULL)
@@ -457,34 +537,23 @@ static int bng_core_chunk(bng_core *c, size_t first, size_t slot)
     c->row_channels = BNG_PADDED(c->channels);
     c->pitch = c->row_channels * dtype->element_bytes;
     c->scratch = BNG_SHARED_SCRATCH + slot * BNG_MAX_GROUPS * 2 * dtype->max_chunk;
-    bng_layout(dtype, memory, bytes, c->pitch, c->end - c->begin,
-               BNG_SUMS_ROWS(call) && !BNG_IS_REDUCE(call), &c->mem);
+    bng_layout(dtype, memory, bytes, c->pitch, c->end - c->begin, keeps, &c->mem);
+    bng_core_gsm(c, keeps);
     bng_core_zero_padding(c);
+    if (c->idle)
+        return 1;
+    /* The three in flight at once: one transfer's start-up for all. */
     if (!BNG_IS_DX_ONLY(call))
-        bng_hal_dma_wait(bng_hal_dma_get(c->mem.stats_mean, bng_shared_at(job->stats.mean, first, stat), 1, c->channels * stat, 0, 0));
+        stats[0] = bng_hal_dma_get(c->mem.stats_mean, bng_shared_at(job->stats.mean, first, stat), 1, c->channels * stat, 0, 0);
     if (!BNG_IS_REDUCE(call)) {
-        bng_hal_dma_wait(bng_hal_dma_get(c->mem.invar, bng_shared_at(job->stats.invar, first, stat), 1, c->channels * stat, 0, 0));
-        bng_hal_dma_wait(bng_hal_dma_get(c->mem.scale, bng_shared_at(job->stats.scale, first, stat), 1, c->channels * stat, 0, 0));
+        stats[1] = bng_hal_dma_get(c->mem.invar, bng_shared_at(job->stats.invar, first, stat), 1, c->channels * stat, 0, 0);
+        stats[2] = bng_hal_dma_get(c->mem.scale, bng_shared_at(job->stats.scale, first, stat), 1, c->channels * stat, 0, 0);
     }
+    for (i = 0; i < 3; i++)
+        bng_hal_dma_wait(stats[i]);
     if (!BNG_IS_DX_ONLY(call))
         bng_step_stats_to_float(dtype, c->channels, c->mem.stats_mean, c->mem.mean);
     return 1;
-}
-
-/* Start the DMA of rows [row, row + n) of the chunk's x (when with_x) and dy into a
- * tile buffer: handles[0] for x, handles[1] for dy. */
-static void bng_core_fetch(const bng_core *c, size_t row, size_t n, int with_x,
-                           BNG_VMEM void *x_tile, BNG_VMEM void *dy_tile, bng_hal_dma handles[2])
-{
-    const bng_staged_job *job = c->job;
-    const size_t element = job->dtype->element_bytes, channel = job->call.channel;
-    const size_t at = row * channel + c->first;
-
-    handles[0] = with_x ? bng_hal_dma_get(x_tile, bng_shared_at(job->x, at, element), n,
-                                          c->row_bytes, channel * element, c->pitch)
-                        : BNG_HAL_DMA_DONE;
-    handles[1] = bng_hal_dma_get(dy_tile, bng_shared_at(job->dy, at, element), n,
-                                 c->row_bytes, channel * element, c->pitch);
 }
 
 /* The end of a row group's partial sums: into the shared scratch, or alone added to the
@@ -494,68 +563,186 @@ static void bng_core_group_done(bng_core *c, size_t row)
     const bng_core_layout *mem = &c->mem;
     const size_t max_chunk = c->job->dtype->max_chunk;
     BNG_SHARED float *group;
+    bng_hal_dma puts[2];
 
     if (BNG_ALONE(c->job)) {
         bng_step_fold(c->channels, mem->sum_dy, mem->sum_dyxm, mem->part_dy, mem->part_dyxm);
         return;
     }
     group = c->scratch + row / c->group_rows * 2 * max_chunk;
-    bng_hal_dma_wait(bng_hal_dma_put(group, mem->part_dy, 1, c->channels * sizeof(float), 0, 0));
-    bng_hal_dma_wait(bng_hal_dma_put(group + max_chunk, mem->part_dyxm, 1, c->channels * sizeof(float), 0, 0));
+    puts[0] = bng_hal_dma_put(group, mem->part_dy, 1, c->channels * sizeof(float), 0, 0);
+    puts[1] = bng_hal_dma_put(group + max_chunk, mem->part_dyxm, 1, c->channels * sizeof(float), 0, 0);
+    bng_hal_dma_wait(puts[0]);
+    bng_hal_dma_wait(puts[1]);
 }
 
-/* Pass 1: this core's groups to their partial sums; the next tile arrives while this
- * one is reduced. Resident, the slice fills one buffer tile by tile. */
+/* A tile of the chunk: its rows, where they lie in private memory (a streamed tile in
+ * tile buffer t, else rows of the resident area) and where pass 2 finds them. Its rows
+ * end at a group boundary, at the first row kept in GSM, at the first resident row, or
+ * at the slice's end. */
+typedef struct {
+    size_t row, rows;
+    BNG_VMEM unsigned char *x, *dy;
+    int streamed;          /* fetched in pass 1 and again in pass 2 (else resident) */
+    int kept;              /* streamed, and between the passes in GSM: fetched from there */
+} bng_tile_place;
+
+/* The first row kept in GSM; the resident rows follow those. */
+static size_t bng_core_gsm_from(const bng_core *c)
+{
+    return c->end - c->mem.resident_rows - c->mem.gsm_rows;
+}
+
+static bng_tile_place bng_core_tile(const bng_core *c, size_t row, unsigned t)
+{
+    const bng_core_layout *mem = &c->mem;
+    const size_t gsm_from = bng_core_gsm_from(c), resident_from = gsm_from + mem->gsm_rows;
+    bng_tile_place tile;
+
+    tile.row = row;
+    tile.streamed = row < resident_from;
+    tile.kept = tile.streamed && row >= gsm_from;
+    if (tile.streamed) {
+        tile.rows = bng_tile(row, tile.kept ? resident_from : gsm_from, c->group_rows,
+                             mem->tile_rows);
+        tile.x = mem->x_tiles[t];
+        tile.dy = mem->dy_tiles[t];
+    } else {
+        tile.rows = bng_tile(row, c->end, c->group_rows, mem->tile_rows);
+        tile.x = mem->x_resident + (row - resident_from) * c->pitch;
+        tile.dy = mem->dy_resident + (row - resident_from) * c->pitch;
+    }
+    return tile;
+}
+
+/* Start the DMA of a tile's rows of x (when with_x) and dy into private memory: from
+ * the caller's arrays, or (from_gsm) from their copy in the core's share of GSM (packed
+ * rows); handles[0] for x, handles[1] for dy. */
+static void bng_core_fetch(const bng_core *c, const bng_tile_place *tile, int with_x, int from_gsm,
+                           bng_hal_dma handles[2])
+{
+    const bng_staged_job *job = c->job;
+    const size_t element = job->dtype->element_bytes, channel = job->call.channel;
+    const BNG_SHARED void *x, *dy;
+    size_t stride;
+
+    if (from_gsm) {
+        const size_t at = (tile->row - bng_core_gsm_from(c)) * c->row_bytes;
+        x = c->mem.x_gsm + at;
+        dy = c->mem.dy_gsm + at;
+        stride = c->row_bytes;
+    } else {
+        const size_t at = tile->row * channel + c->first;
+        x = bng_shared_at(job->x, at, element);
+        dy = bng_shared_at(job->dy, at, element);
+        stride = channel * element;
+    }
+    handles[0] = with_x ? bng_hal_dma_get(tile->x, x, tile->rows, c->row_bytes, stride, c->pitch)
+                        : BNG_HAL_DMA_DONE;
+    handles[1] = bng_hal_dma_get(tile->dy, dy, tile->rows, c->row_bytes, stride, c->pitch);
+}
+
+/* Pass 1: start the DMA of a kept tile's rows of x (when with_x: pass 2 reads it) and
+ * dy into the core's share of GSM, where pass 2 fetches them. */
+static void bng_core_keep(const bng_core *c, const bng_tile_place *tile, int with_x,
+                          bng_hal_dma handles[2])
+{
+    const size_t at = (tile->row - bng_core_gsm_from(c)) * c->row_bytes;
+
+    handles[0] = with_x ? bng_hal_dma_put(c->mem.x_gsm + at, tile->x, tile->rows, c->row_bytes,
+                                          c->row_bytes, c->pitch)
+                        : BNG_HAL_DMA_DONE;
+    handles[1] = bng_hal_dma_put(c->mem.dy_gsm + at, tile->dy, tile->rows, c->row_bytes,
+                                 c->row_bytes, c->pitch);
+}
+
+/* Pass 1: this core's groups to their partial sums, in row order (the summation
+ * order); the next tile arrives while this one is reduced. The streamed rows come
+ * first (those kept in GSM go there from their tile buffer once reduced: the buffer is
+ * refilled only after), then the resident ones land in the resident area, where pass
+ * 2 finds them. */
 static void bng_core_sum_rows(bng_core *c)
 {
     const bng_core_layout *mem = &c->mem;
     const size_t begin = c->begin, end = c->end, group_rows = c->group_rows;
+    const int is_train = c->job->call.is_train;
     bng_hal_dma gets[2][2];
-    size_t row, t;
+    bng_hal_dma keeps[2][2] = {{BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE},
+                               {BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE}};
+    bng_tile_place tiles[2];
+    size_t row;
+    unsigned t;
 
     if (BNG_ALONE(c->job)) {
         bng_step_zero(c->channels, mem->sum_dy);
         bng_step_zero(c->channels, mem->sum_dyxm);
     }
-    if (begin < end)
-        bng_core_fetch(c, begin, bng_tile(begin, end, group_rows, mem->tile_rows), 1,
-                       mem->x_tiles[0], mem->dy_tiles[0], gets[0]);
+    if (begin < end) {
+        tiles[0] = bng_core_tile(c, begin, 0);
+        bng_core_fetch(c, &tiles[0], 1, 0, gets[0]);
+    }
     for (row = begin, t = 0; row < end; t ^= 1) {
-        const size_t n = bng_tile(row, end, group_rows, mem->tile_rows), next = row + n;
-        const size_t at = mem->resident ? (row - begin) * c->pitch : 0;
-        const size_t next_at = mem->resident ? (next - begin) * c->pitch : 0;
+        const size_t n = tiles[t].rows, next = row + n;
 
-        if (next < end)
-            bng_core_fetch(c, next, bng_tile(next, end, group_rows, mem->tile_rows), 1,
-                           mem->x_tiles[t ^ 1] + next_at, mem->dy_tiles[t ^ 1] + next_at, gets[t ^ 1]);
+        bng_hal_dma_wait(keeps[t ^ 1][0]);
+        bng_hal_dma_wait(keeps[t ^ 1][1]);
+        if (next < end) {
+            tiles[t ^ 1] = bng_core_tile(c, next, t ^ 1);
+            bng_core_fetch(c, &tiles[t ^ 1], 1, 0, gets[t ^ 1]);
+        }
         bng_hal_dma_wait(gets[t][0]);
         bng_hal_dma_wait(gets[t][1]);
         if (row % group_rows == 0) {
             bng_step_zero(c->channels, mem->part_dy);
             bng_step_zero(c->channels, mem->part_dyxm);
         }
-        bng_rows_reduce(c->job->kernel, n, c->row_channels, c->row_channels, mem->x_tiles[t] + at,
-                        mem->dy_tiles[t] + at, mem->mean, mem->part_dy, mem->part_dyxm);
+        bng_rows_reduce(c->job->kernel, n, c->row_channels, c->row_channels, tiles[t].x,
+                        tiles[t].dy, mem->mean, mem->part_dy, mem->part_dyxm);
         if (next == end || next % group_rows == 0)
             bng_core_group_done(c, row);
+        if (tiles[t].kept)
+            bng_core_keep(c, &tiles[t], is_train, keeps[t]);
         row = next;
     }
+    /* The last tiles' puts into GSM complete at the barrier that follows (a call that
+     * keeps rows there is never alone), before the fold reuses their buffers. */
 }
 
-/* After the barrier: every core folds all groups in order (the same bits everywhere). */
+/* The padding lanes of `rows` float rows of the chunk at `area` (none on a unified
+ * target): zero, before a transfer that leaves them as they are fills the rows. */
+static void bng_core_zero_row_padding(const bng_core *c, BNG_VMEM float *area, size_t rows)
+{
+    size_t r, at;
+
+    for (r = 0; r < rows; r++)
+        for (at = c->channels / BNG_V * BNG_V; at < c->row_channels; at += BNG_V)
+            bng_vstore(area + r * c->row_channels + at, bng_vzero());
+}
+
+/* After the barrier: every core folds all groups in order (the same bits everywhere).
+ * The groups' partial sums come from the shared scratch a piece at a time, one
+ * transfer for as many groups as the tile buffers hold (free between the passes):
+ * rows of part_dy and part_dyxm alternate there as in the scratch. */
 static void bng_core_fold(bng_core *c)
 {
     const bng_core_layout *mem = &c->mem;
-    const size_t max_chunk = c->job->dtype->max_chunk;
-    size_t g;
+    const size_t max_chunk = c->job->dtype->max_chunk, rc = c->row_channels;
+    const size_t piece = BNG_TILE_BUFFERS * mem->tile_bytes / (2 * rc * sizeof(float));
+    BNG_VMEM float *area = (BNG_VMEM float *)mem->x_tiles[0];
+    size_t g, i;
 
     bng_step_zero(c->channels, mem->sum_dy);
     bng_step_zero(c->channels, mem->sum_dyxm);
-    for (g = 0; g < c->groups; g++) {
-        const BNG_SHARED float *group = c->scratch + g * 2 * max_chunk;
-        bng_hal_dma_wait(bng_hal_dma_get(mem->part_dy, group, 1, c->channels * sizeof(float), 0, 0));
-        bng_hal_dma_wait(bng_hal_dma_get(mem->part_dyxm, group + max_chunk, 1, c->channels * sizeof(float), 0, 0));
-        bng_step_fold(c->channels, mem->sum_dy, mem->sum_dyxm, mem->part_dy, mem->part_dyxm);
+    for (g = 0; g < c->groups; g += piece) {
+        const size_t n = bng_min(piece, c->groups - g);
+
+        bng_core_zero_row_padding(c, area, 2 * n);
+        bng_hal_dma_wait(bng_hal_dma_get(area, c->scratch + g * 2 * max_chunk, 2 * n,
+                                         c->channels * sizeof(float), max_chunk * sizeof(float),
+                                         rc * sizeof(float)));
+        for (i = 0; i < n; i++)
+            bng_step_fold(c->channels, mem->sum_dy, mem->sum_dyxm, area + 2 * i * rc,
+                          area + (2 * i + 1) * rc);
     }
 }
 
@@ -598,56 +785,79 @@ static void bng_core_finalize(bng_core *c)
     const bng_core_layout *mem = &c->mem;
     const size_t stat = job->dtype->stats_bytes, bytes = c->channels * stat;
     const int accumulate = BNG_ACCUMULATES(&job->call) && c->rank == 0;
+    bng_hal_dma both[2];
 
     if (accumulate) {
-        bng_hal_dma_wait(bng_hal_dma_get(mem->dbias, bng_shared_at(job->stats.dbias, c->first, stat), 1, bytes, 0, 0));
-        bng_hal_dma_wait(bng_hal_dma_get(mem->dscale, bng_shared_at(job->stats.dscale, c->first, stat), 1, bytes, 0, 0));
+        both[0] = bng_hal_dma_get(mem->dbias, bng_shared_at(job->stats.dbias, c->first, stat), 1, bytes, 0, 0);
+        both[1] = bng_hal_dma_get(mem->dscale, bng_shared_at(job->stats.dscale, c->first, stat), 1, bytes, 0, 0);
+        bng_hal_dma_wait(both[0]);
+        bng_hal_dma_wait(both[1]);
     }
     bng_step_finalize(job->dtype, c->channels, job->call.m, accumulate, mem->invar, mem->scale,
                       mem->sum_dy, mem->sum_dyxm, mem->dbias, mem->dscale, mem->gain,
                       mem->dy_mean, mem->slope);
     if (c->rank == 0) {
-        bng_hal_dma_wait(bng_hal_dma_put(bng_shared_at_mut(job->stats.dbias, c->first, stat), mem->dbias, 1, bytes, 0, 0));
-        bng_hal_dma_wait(bng_hal_dma_put(bng_shared_at_mut(job->stats.dscale, c->first, stat), mem->dscale, 1, bytes, 0, 0));
+        both[0] = bng_hal_dma_put(bng_shared_at_mut(job->stats.dbias, c->first, stat), mem->dbias, 1, bytes, 0, 0);
+        both[1] = bng_hal_dma_put(bng_shared_at_mut(job->stats.dscale, c->first, stat), mem->dscale, 1, bytes, 0, 0);
+        bng_hal_dma_wait(both[0]);
+        bng_hal_dma_wait(both[1]);
     }
 }
 
-/* Pass 2: dx for this core's rows, in place over the dy tile, put back while the next
- * tile arrives. A buffer is refilled only once its last put completed. Resident, x and
- * dy are still in private memory from pass 1. */
+/* The k-th row of pass 2's order: the resident rows first (already in private memory,
+ * their dx goes out while the next tile arrives), then those kept in GSM, then the
+ * others. dx rows are independent: any order gives the same bits. */
+static size_t bng_core_dx_row(const bng_core *c, size_t k)
+{
+    const size_t resident = c->mem.resident_rows, kept = c->mem.gsm_rows;
+    const size_t gsm_from = bng_core_gsm_from(c);
+
+    if (k < resident)
+        return c->end - resident + k;
+    k -= resident;
+    return k < kept ? gsm_from + k : c->begin + (k - kept);
+}
+
+/* Pass 2: dx for this core's rows, in place over the dy rows in private memory, put
+ * back while the next tile arrives. A tile buffer is refilled only once its last put
+ * completed. */
 static void bng_core_dx(bng_core *c)
 {
     const bng_staged_job *job = c->job;
     const bng_core_layout *mem = &c->mem;
-    const size_t begin = c->begin, end = c->end, group_rows = c->group_rows;
+    const size_t slice = c->end - c->begin;
     const size_t element = job->dtype->element_bytes, channel = job->call.channel;
     const int is_train = job->call.is_train;
     bng_hal_dma gets[2][2], puts[2] = {BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE};
-    size_t row, t;
+    bng_tile_place tiles[2];
+    size_t k;
+    unsigned t;
 
-    if (begin < end && !mem->resident)
-        bng_core_fetch(c, begin, bng_tile(begin, end, group_rows, mem->tile_rows), is_train,
-                       mem->x_tiles[0], mem->dy_tiles[0], gets[0]);
-    for (row = begin, t = 0; row < end; t ^= 1) {
-        const size_t n = bng_tile(row, end, group_rows, mem->tile_rows), next = row + n;
-        const size_t at = mem->resident ? (row - begin) * c->pitch : 0;
-        BNG_VMEM unsigned char *x_tile = mem->x_tiles[t] + at, *dy_tile = mem->dy_tiles[t] + at;
+    if (slice > 0) {
+        tiles[0] = bng_core_tile(c, bng_core_dx_row(c, 0), 0);
+        if (tiles[0].streamed)
+            bng_core_fetch(c, &tiles[0], is_train, tiles[0].kept, gets[0]);
+    }
+    for (k = 0, t = 0; k < slice; t ^= 1) {
+        const size_t row = tiles[t].row, n = tiles[t].rows;
 
-        if (next < end && !mem->resident) {
-            bng_hal_dma_wait(puts[t ^ 1]);
-            bng_core_fetch(c, next, bng_tile(next, end, group_rows, mem->tile_rows), is_train,
-                           mem->x_tiles[t ^ 1], mem->dy_tiles[t ^ 1], gets[t ^ 1]);
+        k += n;
+        if (k < slice) {
+            tiles[t ^ 1] = bng_core_tile(c, bng_core_dx_row(c, k), t ^ 1);
+            if (tiles[t ^ 1].streamed) {
+                bng_hal_dma_wait(puts[t ^ 1]);
+                bng_core_fetch(c, &tiles[t ^ 1], is_train, tiles[t ^ 1].kept, gets[t ^ 1]);
+            }
         }
-        if (!mem->resident) {
+        if (tiles[t].streamed) {
             bng_hal_dma_wait(gets[t][0]);
             bng_hal_dma_wait(gets[t][1]);
         }
-        bng_rows_dx(job->kernel, is_train, n, c->row_channels, c->row_channels, x_tile, dy_tile,
-                    dy_tile, mem->mean, mem->gain, mem->dy_mean, mem->slope, 0);
+        bng_rows_dx(job->kernel, is_train, n, c->row_channels, c->row_channels, tiles[t].x,
+                    tiles[t].dy, tiles[t].dy, mem->mean, mem->gain, mem->dy_mean, mem->slope, 0);
         bng_hal_dma_wait(puts[t]);
         puts[t] = bng_hal_dma_put(bng_shared_at_mut(job->dx, row * channel + c->first, element),
-                                  dy_tile, n, c->row_bytes, channel * element, c->pitch);
-        row = next;
+                                  tiles[t].dy, n, c->row_bytes, channel * element, c->pitch);
     }
     bng_hal_dma_wait(puts[0]);
     bng_hal_dma_wait(puts[1]);
@@ -666,6 +876,13 @@ static void bng_core_steps(unsigned core, void *arg)
     for (first = 0; first < call->channel; first += chunk, slot ^= 1) {
         if (!bng_core_chunk(&c, first, slot))
             return;
+        if (c.idle) {
+            /* More cores than row groups: this one only meets the others at the
+             * chunk's barrier (the one below, of the calls that sum rows or apply). */
+            if (BNG_SUMS_ROWS(call) || BNG_IS_APPLY(call))
+                bng_hal_barrier();
+            continue;
+        }
         if (BNG_SUMS_ROWS(call)) {
             bng_core_sum_rows(&c);
             if (!BNG_ALONE(job)) {

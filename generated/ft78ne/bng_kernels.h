@@ -34,6 +34,13 @@
 #define BNG_SHARED_SCRATCH_ADDRESS 0xaff01000u
 /* The widest chunk of any storage type: the private driver's stack arrays. */
 #define BNG_MAX_CHUNK 256
+/* The GSM rows (targets.yaml memory.gsm; 0 bytes: none): shared memory where _s keeps
+ * the rows that do not fit private memory between its passes, as many as the part's
+ * GSM and DDR bandwidths say pay: BNG_GSM_SHARE / 2^16 is GSM / (GSM + DDR) from
+ * targets.yaml part:, rounded down (2^16, no bound, without it). */
+#define BNG_GSM_ADDRESS 0xafa00000u
+#define BNG_GSM_BYTES 4194304u
+#define BNG_GSM_SHARE 43690u
 
 /* Summation order: a block of BNG_BLOCK_ROWS rows is summed from zero in registers and
  * added to its row group's partial sum; the groups (at most BNG_MAX_GROUPS, at least
@@ -45,12 +52,14 @@
 #define BNG_MAX_GROUPS 64
 #define BNG_ALIGN 64
 
-/* Numbers the driver uses and the generator sums (generator/plan.py); the driver
- * asserts at compile time that its use agrees: the tile buffers of bng_layout, the
- * float arrays of _p's stack (unified targets), the DMA transfers a core keeps outstanding
- * (also asserted by the host DMA engine and the hthreads HAL), the count limbs of the
- * partial-sums buffer (batch_norm_grad_ext.h). */
+/* Numbers the driver uses and the generator sums (generator/plan.py): the bytes a
+ * streamed tile of a call that keeps rows between its passes takes at most, and those
+ * the driver asserts at compile time that its use agrees with: the tile buffers of
+ * bng_layout, the float arrays of _p's stack (unified targets), the DMA transfers a
+ * core keeps outstanding (also asserted by the host DMA engine and the hthreads HAL),
+ * the count limbs of the partial-sums buffer (batch_norm_grad_ext.h). */
 #define BNG_TILE_BUFFERS 4
+#define BNG_STREAM_TILE_BYTES 16384
 #define BNG_STACK_FLOAT_ARRAYS 8
 #define BNG_MAX_OUTSTANDING_DMA 4
 #define BNG_SUMS_COUNT_LIMBS 6

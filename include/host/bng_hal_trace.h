@@ -18,8 +18,8 @@
  * each core's events in its program order, the cores in order; handles count from 1
  * per core and region. A memory is am (a core's private memory, as the HAL hands it
  * out), ddr (a region the caller declared so: its arrays) or gsm (any other shared
- * address: the driver's scratch and parameter block, which targets.yaml places in the
- * cluster's shared memory).
+ * address: the driver's scratch, parameter block and GSM rows, which targets.yaml
+ * places in the cluster's shared memory).
  *
  * With copying off the transfers move no data, so that x, dy and dx need not exist:
  * the trace program passes addresses of memory that may not be touched, and a call of

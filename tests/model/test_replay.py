@@ -151,11 +151,14 @@ class TracedCallTest(unittest.TestCase):
 
     def test_one_row_call_is_latency_bound(self):
         """On the part's figures (targets.yaml), one row on 8 cores: each core's
-        per-channel transfers, waited one at a time, are all latency."""
+        per-channel transfers are all latency. The longest chain is five transfer
+        start-ups: the core with the row gets mean, invar and scale (together), then x
+        and dy, puts its group's two sums (together); after the barrier the lowest core
+        gets the fold's one transfer and puts dbias and dscale (together)."""
         part = Machine.from_part(target_plan().target.part)
         p = self.predict("f32:1x64:0xff", part)
         self.assertEqual(p.bound, "latency")
-        self.assertGreater(p.seconds, 10 * part.latency_s)
+        self.assertGreater(p.seconds, 5 * part.latency_s)
 
     def test_with_unlimited_bandwidth_a_call_takes_its_kernels_time(self):
         """No latency, endless bandwidth, one core, 4096 rows of 64 channels (128 blocks):

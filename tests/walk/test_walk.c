@@ -13,8 +13,16 @@
 #define T (bng_dtypes[_i])
 #define FULL_MASK ((int)((1u << BNG_TARGET_CORES) - 1u))
 
-/* One row, a few rows, and more than a block of BNG_BLOCK_ROWS rows. */
+/* One row, a few rows, and more than a block of BNG_BLOCK_ROWS rows: every core's
+ * slice stays whole in its private memory between the passes of _s. */
 static const size_t batches[] = {1, 3, BNG_BLOCK_ROWS + 13};
+
+/* Rows whose x and dy overflow a core's private memory: on core 1 alone (mask 0x2) the
+ * slice's first rows stream and only its last ones stay between the passes of _s. */
+static size_t overflow_batch(const bng_dtype *t, size_t channel)
+{
+    return BNG_PRIVATE_BYTES / (2 * channel * t->size) + BNG_BLOCK_ROWS + 13;
+}
 
 static void expect_same(const bng_buffer *got, const bng_buffer *want, const char *what,
                         const bng_dtype *t, size_t batch, size_t channel, int train)
@@ -64,6 +72,8 @@ START_TEST(test_walk_every_count)
         for (b = 0; b < sizeof batches / sizeof batches[0]; b++)
             for (train = 0; train <= 1; train++)
                 walk_one(T, batches[b], T->specialized[i], train, (unsigned)(i * 10 + b * 2 + train));
+        walk_one(T, overflow_batch(T, T->specialized[i]), T->specialized[i], 1,
+                 (unsigned)(i * 10 + 9));
     }
 }
 END_TEST
