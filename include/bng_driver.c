@@ -49,11 +49,16 @@
 
 #define BNG_ALL_CORES ((1u << BNG_TARGET_CORES) - 1u)
 
-/* make model's trace build includes include/host/bng_hal_trace.h first, whose hook
- * records each kernel call made on a core of _s (bng_rows_reduce, bng_rows_dx);
- * everywhere else it is nothing. */
+/* make model's trace build includes include/host/bng_hal_trace.h first, whose hooks
+ * record each kernel call made on a core of _s (bng_rows_reduce, bng_rows_dx) and, per
+ * chunk of a call that reads its rows twice, where the core keeps its rows between the
+ * passes (the schedule's choice, which the model reports); everywhere else they are
+ * nothing. */
 #ifndef BNG_TRACE_KERNEL
 #define BNG_TRACE_KERNEL(kernel, op, rows, channels) ((void)0)
+#endif
+#ifndef BNG_TRACE_KEEP
+#define BNG_TRACE_KEEP(rows, am_rows, gsm_rows) ((void)0)
 #endif
 
 /* _p writes dx this large or larger with streaming stores where the vector backend has
@@ -539,6 +544,8 @@ static int bng_core_chunk(bng_core *c, size_t first, size_t slot)
     c->scratch = BNG_SHARED_SCRATCH + slot * BNG_MAX_GROUPS * 2 * dtype->max_chunk;
     bng_layout(dtype, memory, bytes, c->pitch, c->end - c->begin, keeps, &c->mem);
     bng_core_gsm(c, keeps);
+    if (keeps)
+        BNG_TRACE_KEEP(c->end - c->begin, c->mem.resident_rows, c->mem.gsm_rows);
     bng_core_zero_padding(c);
     if (c->idle)
         return 1;

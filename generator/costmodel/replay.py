@@ -248,6 +248,7 @@ class Prediction:
     bytes: Dict[str, int]           # per memory (trace.LEVELS)
     min_ddr_bytes: int
     floor_seconds: float            # min_ddr_bytes at the DDR bandwidth
+    own_seconds: float              # the call's own DDR bytes at the DDR bandwidth
 
     @property
     def bound(self) -> str:
@@ -266,8 +267,9 @@ def predict(call: Call, machine: Machine, kernel_seconds: Callable[[KernelCall],
         for k in CATEGORIES:
             spent[k] += times.spent[k]
     least = minimum_ddr_bytes(call.batch, call.channel, element_bytes, stats_bytes)
-    return Prediction(call, seconds, spent, call.bytes_by_level(), least,
-                      least / machine.bandwidth["ddr"])
+    moved = call.bytes_by_level()
+    return Prediction(call, seconds, spent, moved, least, least / machine.bandwidth["ddr"],
+                      moved["ddr"] / machine.bandwidth["ddr"])
 
 
 def minimum_ddr_bytes(batch: int, channel: int, element_bytes: int, stats_bytes: int) -> int:

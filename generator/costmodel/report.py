@@ -41,15 +41,23 @@ def kernel_table(tp: TargetPlan, used: Set[Tuple[str, int]]) -> str:
 
 
 COLUMNS = ("shape", "batch x ch", "layers", "cores", "predicted_us", "floor_us", "floor%",
-           "DDR_MB", "min_MB", "xmin", "GSM_MB", "bound")
+           "own%", "DDR_MB", "min_MB", "xmin", "GSM_MB", "kept_am/gsm%", "bound")
+
+
+def kept_share(p: Prediction) -> str:
+    """The schedule's choice: the share of the rows read in both passes that stay in
+    private memory and in GSM between them ("-": a one-pass call)."""
+    rows, am, gsm = p.call.kept()
+    return f"{100 * am / rows:.0f}/{100 * gsm / rows:.0f}" if rows else "-"
 
 
 def _row(shape: Shape, p: Prediction) -> Tuple[str, ...]:
     return (shape.label, f"{shape.batch}x{shape.channel}", str(shape.layers), str(p.call.cores),
             f"{p.seconds * 1e6:.1f}", f"{p.floor_seconds * 1e6:.1f}",
-            f"{100 * p.floor_seconds / p.seconds:.0f}", f"{p.bytes['ddr'] / MB:.2f}",
-            f"{p.min_ddr_bytes / MB:.2f}", f"{p.bytes['ddr'] / p.min_ddr_bytes:.2f}",
-            f"{p.bytes['gsm'] / MB:.3f}", p.bound)
+            f"{100 * p.floor_seconds / p.seconds:.0f}", f"{100 * p.own_seconds / p.seconds:.0f}",
+            f"{p.bytes['ddr'] / MB:.2f}", f"{p.min_ddr_bytes / MB:.2f}",
+            f"{p.bytes['ddr'] / p.min_ddr_bytes:.2f}", f"{p.bytes['gsm'] / MB:.3f}",
+            kept_share(p), p.bound)
 
 
 def table(dtype: str, rows: List[Tuple[Shape, Prediction]]) -> str:

@@ -41,7 +41,17 @@ class KernelCall:
     channels: int
 
 
-Event = Union[Transfer, Wait, Barrier, KernelCall]
+@dataclass(frozen=True)
+class Keep:
+    """The schedule's choice for one chunk on one core of a call that reads its rows
+    twice: of its `rows`, how many stay in its private memory and in GSM between the
+    passes (the rest are read from DDR again). It costs nothing."""
+    rows: int
+    am_rows: int
+    gsm_rows: int
+
+
+Event = Union[Transfer, Wait, Barrier, KernelCall, Keep]
 Region = Dict[int, Tuple[Event, ...]]     # core -> its events
 
 
@@ -65,6 +75,14 @@ class Call:
                 for e in events:
                     if isinstance(e, Transfer):
                         yield e
+
+    def kept(self) -> Tuple[int, int, int]:
+        """Rows (summed over cores and chunks) of the passes that read them twice, and
+        how many of those stay in private memory and in GSM: all 0 for a one-pass call."""
+        keeps = [e for region in self.regions for events in region.values() for e in events
+                 if isinstance(e, Keep)]
+        return (sum(k.rows for k in keeps), sum(k.am_rows for k in keeps),
+                sum(k.gsm_rows for k in keeps))
 
     def bytes_by_level(self) -> Dict[str, int]:
         """Bytes the call's transfers move to or from each memory."""
@@ -91,6 +109,8 @@ def _event(words: List[str], line: int) -> Tuple[int, Event]:
         return core, Barrier()
     if kind == "kernel" and len(args) == 4:
         return core, KernelCall(args[0], args[1], int(args[2]), int(args[3]))
+    if kind == "keep" and len(args) == 3:
+        return core, Keep(int(args[0]), int(args[1]), int(args[2]))
     raise TraceError(f"line {line}: not an event: {' '.join(words)}")
 
 

@@ -29,7 +29,7 @@
 #endif
 #define MAX_REGIONS 16
 
-typedef enum { EV_GET, EV_PUT, EV_WAIT, EV_BARRIER, EV_KERNEL } event_kind;
+typedef enum { EV_GET, EV_PUT, EV_WAIT, EV_BARRIER, EV_KERNEL, EV_KEEP } event_kind;
 
 typedef struct {
     event_kind kind;
@@ -37,6 +37,7 @@ typedef struct {
     const char *from, *to;          /* transfers: memory levels */
     const char *entry, *op;         /* kernel calls */
     size_t rows, bytes;             /* row bytes (transfers), channels (kernel calls) */
+    size_t am_rows, gsm_rows;       /* keep */
 } event;
 
 typedef struct {
@@ -134,7 +135,7 @@ static unsigned char *arena(unsigned core)
 
 void bng_hal_trace_kernel(const char *entry, const char *op, size_t rows, size_t channels)
 {
-    event e = {EV_KERNEL, 0, NULL, NULL, NULL, NULL, 0, 0};
+    event e = {EV_KERNEL, 0, NULL, NULL, NULL, NULL, 0, 0, 0, 0};
 
     if (current_core < 0)
         return;     /* a kernel of _p (the --copy check's reference): not traced */
@@ -145,11 +146,21 @@ void bng_hal_trace_kernel(const char *entry, const char *op, size_t rows, size_t
     record(e);
 }
 
+void bng_hal_trace_keep(size_t rows, size_t am_rows, size_t gsm_rows)
+{
+    event e = {EV_KEEP, 0, NULL, NULL, NULL, NULL, 0, 0, 0, 0};
+
+    e.rows = rows;
+    e.am_rows = am_rows;
+    e.gsm_rows = gsm_rows;
+    record(e);
+}
+
 static bng_hal_dma transfer(event_kind kind, void *dst, const void *src, size_t rows,
                             size_t row_bytes, size_t dst_stride, size_t src_stride)
 {
     core_trace *c = this_core();
-    event e = {EV_GET, 0, NULL, NULL, NULL, NULL, 0, 0};
+    event e = {EV_GET, 0, NULL, NULL, NULL, NULL, 0, 0, 0, 0};
     size_t r;
 
     if (rows == 0)
@@ -193,7 +204,7 @@ bng_hal_dma bng_hal_dma_put(BNG_SHARED void *dst, const BNG_VMEM void *src, size
 /* Transfers copy when issued: a wait only goes into the record. */
 void bng_hal_dma_wait(bng_hal_dma handle)
 {
-    event e = {EV_WAIT, 0, NULL, NULL, NULL, NULL, 0, 0};
+    event e = {EV_WAIT, 0, NULL, NULL, NULL, NULL, 0, 0, 0, 0};
 
     if (handle == BNG_HAL_DMA_DONE)
         return;
@@ -203,7 +214,7 @@ void bng_hal_dma_wait(bng_hal_dma handle)
 
 void bng_hal_barrier(void)
 {
-    event e = {EV_BARRIER, 0, NULL, NULL, NULL, NULL, 0, 0};
+    event e = {EV_BARRIER, 0, NULL, NULL, NULL, NULL, 0, 0, 0, 0};
 
     record(e);
     pthread_barrier_wait(&barrier);
@@ -231,6 +242,9 @@ static void flush(unsigned core)
             break;
         case EV_KERNEL:
             fprintf(out, "%u kernel %s %s %zu %zu\n", core, e->entry, e->op, e->rows, e->bytes);
+            break;
+        case EV_KEEP:
+            fprintf(out, "%u keep %zu %zu %zu\n", core, e->rows, e->am_rows, e->gsm_rows);
             break;
         }
     }

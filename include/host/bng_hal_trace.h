@@ -14,6 +14,10 @@
  *                                                       recorded: they cost nothing)
  *   <core> barrier
  *   <core> kernel <table entry> <op> <rows> <channels>  op: reduce, dx_train, dx_infer
+ *   <core> keep <rows> <am_rows> <gsm_rows>           a chunk of a call that reads its
+ *                                                       rows twice: of the core's rows,
+ *                                                       how many stay in its private
+ *                                                       memory and in GSM between passes
  *   done                                              the region returned
  * each core's events in its program order, the cores in order; handles count from 1
  * per core and region. A memory is am (a core's private memory, as the HAL hands it
@@ -41,10 +45,13 @@ void bng_hal_trace_forget(void);
 /* The kernel hook's target: one kernel call on the calling core (calls outside a
  * core's body, _p's, are not recorded). */
 void bng_hal_trace_kernel(const char *entry, const char *op, size_t rows, size_t channels);
+/* The keep hook's target: where the calling core keeps its rows between the passes. */
+void bng_hal_trace_keep(size_t rows, size_t am_rows, size_t gsm_rows);
 
 /* The driver's hook at each kernel call site (include/bng_driver.c defines it to nothing
  * unless this header is included first, as the trace build does with -include). */
 #define BNG_TRACE_KERNEL(kernel, op, rows, channels) \
     bng_hal_trace_kernel((kernel)->name, op, rows, channels)
+#define BNG_TRACE_KEEP(rows, am_rows, gsm_rows) bng_hal_trace_keep(rows, am_rows, gsm_rows)
 
 #endif

@@ -60,6 +60,23 @@ def expected_bytes(dtype: str, batch: int, channel: int, cores: int, is_train: b
     return {"ddr": ddr, "gsm": gsm, "am": ddr + gsm}
 
 
+def expected_kept(dtype: str, batch: int, channel: int, cores: int, is_train: bool):
+    """The schedule's choice from the plan: rows read in both passes (every chunk's
+    batch), and of those the ones that stay in private memory and in GSM."""
+    tp = target_plan()
+    d = tp.dtype(dtype)
+    chunk = channel if channel in tp.target.channels else d.generic_chunk
+    private = tp.target.memory.private_bytes
+    _, ranks = slices(batch, cores)
+    rows = am = gsm = 0
+    for first in range(0, channel, chunk):
+        width = min(chunk, channel - first)
+        rows += batch
+        am += sum(d.resident_rows(private, width, end - begin) for begin, end in ranks)
+        gsm += sum(tp.gsm_rows(d, width, cores, end - begin, is_train) for begin, end in ranks)
+    return rows, am, gsm
+
+
 def trace(*calls: str, copy: bool = False) -> str:
     done = subprocess.run([program("trace"), *(["--copy"] if copy else []), *calls],
                           capture_output=True, text=True)
@@ -109,6 +126,7 @@ class TraceBytesTest(unittest.TestCase):
         for (dtype, b, c, n, train), call in zip(cases, calls):
             with self.subTest(dtype=dtype, shape=f"{b}x{c}", cores=n, train=train):
                 self.assertEqual(call.bytes_by_level(), expected_bytes(dtype, b, c, n, train))
+                self.assertEqual(call.kept(), expected_kept(dtype, b, c, n, train))
 
     def test_the_sweep_reaches_every_kind_of_slice(self):
         """The sweep above has cores without rows, slices that stay whole in private
