@@ -12,8 +12,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import yaml
 
 from .errors import ConfigError, option_error
-from .model import (BACKENDS, DTYPES, EXTENSIONS, Config, DTypeConfig, Location, MemoryConfig,
-                    NativeSpellings, PartFigures, Target)
+from .model import (BACKENDS, DEFAULT_SPATIAL, DTYPES, EXTENSIONS, Config, DTypeConfig, Location,
+                    MemoryConfig, NativeSpellings, PartFigures, Target)
 
 TARGET_NAME = re.compile(r"[a-z0-9_]{1,64}\Z")
 # Strings that reach generated C must stay inside their comment or token. A
@@ -50,6 +50,7 @@ NATIVE_HEADER = re.compile(r"(?:[A-Za-z0-9_][A-Za-z0-9_.\-]*/)*[A-Za-z0-9_][A-Za
 MAX_LANES = 64          # the widest vector include/bng_vec.h defines
 MAX_CORES = 31            # core_mask is a C int: bit 31 is its sign
 MAX_SPECIALIZED_CHANNELS = 4096
+MAX_SPECIALIZED_SPATIAL = 2**24   # 4096 x 4096: a larger plane runs the generic kernel
 MIN_PRIVATE_BYTES = 4096
 MAX_PRIVATE_BYTES = 2**31   # emitted as an unsigned constant; no DSP core has more
 MAX_UNROLL = 256
@@ -396,6 +397,23 @@ def _extensions(doc: _Doc, node, key: str) -> Tuple[str, ...]:
     return tuple(e for e in EXTENSIONS if e in seen)     # canonical order
 
 
+def _spatial(doc: _Doc, node, key: str, extensions: Tuple[str, ...]) -> Tuple[int, ...]:
+    """The optional spatial: list (nchw only): the extents H*W to specialize, ascending;
+    [] for the generic kernel alone; without the key, DEFAULT_SPATIAL."""
+    if node is None:
+        return DEFAULT_SPATIAL
+    if "nchw" not in extensions:
+        doc.fail(node, key, "spatial: lists the nchw kernels' extents; add nchw to "
+                 "extensions: or remove the key")
+    if not isinstance(node, yaml.SequenceNode):
+        doc.fail(node, key, "expected a list of spatial extents (H*W), e.g. [3136, 784]")
+    values = [doc.integer(n, key, 1, MAX_SPECIALIZED_SPATIAL) for n in node.value]
+    for i, v in enumerate(values):
+        if v in values[:i]:
+            doc.fail(node.value[i], key, f"{v} is listed twice")
+    return tuple(sorted(values))
+
+
 # ---- part: the part's figures for make model (optional) ----
 # Each key of targets.yaml part: with the range it may take; every one is required
 # there, so that a prediction never rests on a default nobody wrote down.
@@ -425,8 +443,8 @@ def _target(doc: _Doc, name: str, knode, node) -> Target:
     if not TARGET_NAME.match(name):
         doc.fail(knode, key, "a target name is 1 to 64 lower-case letters, digits and _")
     names = ("description", "dtypes", "cores", "vector_backend", "memory", "channels",
-             "max_unroll", "native", "extensions", "part")
-    f = doc.mapping(node, key, names, names[:-3])
+             "max_unroll", "native", "extensions", "spatial", "part")
+    f = doc.mapping(node, key, names, names[:-4])
     fields = dict(
         name=name,
         description=_description(doc, f["description"][1], f"{key}.description"),
@@ -441,6 +459,8 @@ def _target(doc: _Doc, name: str, knode, node) -> Target:
                                f"{key}.extensions"),
         part=_part(doc, f["part"][1] if "part" in f else None, f"{key}.part"),
     )
+    fields["spatial"] = _spatial(doc, f["spatial"][1] if "spatial" in f else None,
+                                 f"{key}.spatial", fields["extensions"])
     # Where each setting stood, for the checks validate.py makes after loading.
     locations = {"": doc.location(knode)}
     locations.update({k: doc.location(v) for k, (_, v) in f.items()})

@@ -13,7 +13,12 @@ BACKENDS = ("gnu", "portable", "native")
 # each fp and hp, _p and _s: the partial sums of this device's rows (reduce), dbias,
 # dscale and dx from global sums (apply), dx alone for a frozen batch norm (dx), and the
 # vendor-shaped call with an extended parameter block, for its accumulate flag (ext).
-EXTENSIONS = ("reduce", "apply", "dx", "ext")
+# nchw is no family of its own: it gives those calls the channel-axis-1 layout
+# (BNG_FLAG_NCHW), with kernels per spatial extent (targets.yaml spatial:).
+EXTENSIONS = ("reduce", "apply", "dx", "ext", "nchw")
+# The spatial extents (H*W) the nchw kernels specialize when targets.yaml lists none:
+# ResNet's, 112x112 down to 7x7.
+DEFAULT_SPATIAL = (49, 196, 784, 3136, 12544)
 
 
 @dataclass(frozen=True)
@@ -105,6 +110,7 @@ class Target:
     native: NativeSpellings
     extensions: Tuple[str, ...] = ()    # in EXTENSIONS order; () : the vendor's four only
     part: Optional[PartFigures] = None  # targets.yaml part: (make model); None without it
+    spatial: Tuple[int, ...] = DEFAULT_SPATIAL   # nchw: the spatial extents to specialize
     channels_overridden: bool = False   # True when --channels replaced the YAML list
     # dotted key ("memory.private_bytes") -> where it stood; "" is the target itself
     locations: Dict[str, Location] = field(default_factory=dict, compare=False, repr=False)

@@ -31,6 +31,9 @@ GENERIC_CHUNK_VECTORS = 8
 BLOCK_ROWS = 32
 MIN_GROUP_ROWS = 256
 MAX_GROUPS = 64
+# NCHW (the nchw extension): a plane's vectors are summed in blocks of this many in
+# registers, the blocks added to the plane's lane sums (include/bng_driver.c, NCHW).
+NCHW_BLOCK_VECTORS = 32
 
 # The one description of a core's private memory in a shared-storage call: these
 # arrays of max_chunk elements (float, or the dtype's per-channel type), each rounded
@@ -495,6 +498,16 @@ class TargetPlan:
     def has(self, extension: str) -> bool:
         assert extension in EXTENSIONS, extension
         return extension in self.target.extensions
+
+    @property
+    def nchw_block_vectors(self) -> int:
+        return NCHW_BLOCK_VECTORS
+
+    def nchw_kernel_names(self, dtype: "DTypePlan") -> Tuple[str, ...]:
+        """The NCHW ukernel sets of a dtype, each named by its prefix: one per
+        targets.yaml spatial: extent, then the generic one."""
+        return tuple(f"bng_nchw_{dtype.name}_{s}" for s in self.target.spatial) \
+            + (f"bng_nchw_{dtype.name}_generic",)
 
     @property
     def shared_params_slots(self) -> int:

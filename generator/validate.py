@@ -123,12 +123,28 @@ def _check_private_bytes(target: Target, tp) -> None:
                       f"specialize no count above {widest} (now {some_of(too_wide)})")
 
 
+def _check_nchw(target: Target) -> None:
+    """nchw is a layout of the extended calls: it needs one of their families, and a
+    unified memory (its _s stages planes through one private memory the driver's
+    scalar code reaches; a split target's vector memory is not written for it)."""
+    if "nchw" not in target.extensions:
+        return
+    key, where = f"targets.{target.name}.extensions", str(target.where("extensions"))
+    if not set(target.extensions) - {"nchw"}:
+        raise ConfigError(where, key, "nchw is a layout of the extended calls: list at least "
+                          "one of reduce, apply, dx, ext beside it")
+    if target.memory.split:
+        raise ConfigError(where, key, "nchw is not available on a split target "
+                          "(memory.spaces kind: split); allowed: reduce, apply, dx, ext")
+
+
 def validate_target(target: Target) -> Target:
     """Private memory must be whole ALIGN-byte units and hold the shared-storage
     workspace and one tile; the shared ranges must fit the address space and not
     overlap."""
     tp = plan_target(target)
     check_split_native_halves(target)
+    _check_nchw(target)
     if target.memory.split:
         _check_p_workspace(target, tp.p_workspace_bytes, tp.min_private_bytes, tp.max_chunk)
         # _s puts the partial-sums count limb by limb, each limb a vector of the workspace's

@@ -1061,6 +1061,507 @@ static int bng_p_run(const bng_dtype_config *dtype, const bng_kernel *kernel,
 }
 #endif
 
+#if BNG_HAS_NCHW
+/* ---- channel axis 1: NCHW (BNG_FLAG_NCHW) ----
+ *
+ * x, dy and dx are x[batch][channel][spatial]: a channel is `batch` planes of `spatial`
+ * contiguous elements, channel * spatial elements apart, and its sums run over the
+ * batch * spatial elements in a fixed order that depends only on batch and spatial:
+ *   1. a plane's vectors (of the dtype's lanes) in blocks of BNG_NCHW_BLOCK_VECTORS,
+ *      each block summed lane-wise from zero in registers and added to the plane's
+ *      lane sums, which start at zero; the plane's last spatial % lanes elements each
+ *      added, from zero, to its lane's sum (the ukernel, bng_nchw_kernel);
+ *   2. the plane's lane sums added pairwise, halving (lane i += lane i + lanes/2, ...,
+ *      down to lane 0): the plane's sum;
+ *   3. the planes' sums in section 6's order over batch, a plane as a row: blocks of
+ *      BNG_BLOCK_ROWS planes from zero, each added to its group's sum, the groups of
+ *      bng_group_rows(batch) planes added to the total in order.
+ * Steps 2 and 3 are this scalar code, the same for _p and _s. A plane _s streams in
+ * pieces (each starting at a block boundary) runs step 1 piece by piece: the same
+ * operations in the same order. _s splits the channels across the selected cores, each
+ * owning whole channels (no core waits for another); _p runs them in order on the
+ * caller's arrays. The generator refuses nchw on a split target. */
+#if BNG_SPLIT_MEMORY
+#error "nchw needs a unified memory: generator/validate.py refuses it on a split target"
+#endif
+/* The widest vector bng_vec.h has: the lane sums' arrays. */
+#define BNG_NCHW_MAX_LANES 64
+
+/* One channel's sums as steps 2 and 3 build them, plane by plane. */
+typedef struct {
+    size_t batch, group_rows, lanes;
+    float total_dy, total_dyxm;      /* the groups so far */
+    float group_dy, group_dyxm;      /* this group's blocks */
+    float block_dy, block_dyxm;      /* this block's planes */
+    float lane_dy[BNG_NCHW_MAX_LANES], lane_dyxm[BNG_NCHW_MAX_LANES];   /* this plane's */
+} bng_nchw_sums;
+
+/* One channel's coefficients: its mean, sums, and dx = gain * ((dy - dy_mean) -
+ * (x - mean) * slope). */
+typedef struct {
+    float mean, sum_dy, sum_dyxm, gain, dy_mean, slope;
+} bng_nchw_channel;
+
+static void bng_nchw_sums_start(bng_nchw_sums *s, size_t batch, size_t lanes)
+{
+    s->batch = batch;
+    s->group_rows = bng_group_rows(batch);
+    s->lanes = lanes;
+    s->total_dy = s->total_dyxm = 0.0f;
+}
+
+static void bng_nchw_plane_start(bng_nchw_sums *s)
+{
+    size_t i;
+    for (i = 0; i < s->lanes; i++)
+        s->lane_dy[i] = s->lane_dyxm[i] = 0.0f;
+}
+
+/* Step 2: the lane sums, pairwise, halving. */
+static float bng_nchw_lanes_sum(float *lane, size_t lanes)
+{
+    size_t width, i;
+
+    for (width = lanes / 2; width != 0; width /= 2)
+        for (i = 0; i < width; i++)
+            lane[i] = lane[i] + lane[i + width];
+    return lane[0];
+}
+
+/* Step 3: plane `plane`'s sum into its block, a finished block into its group, a
+ * finished group into the total (groups are whole blocks). */
+static void bng_nchw_plane_done(bng_nchw_sums *s, size_t plane)
+{
+    const float dy = bng_nchw_lanes_sum(s->lane_dy, s->lanes);
+    const float dyxm = bng_nchw_lanes_sum(s->lane_dyxm, s->lanes);
+    const size_t next = plane + 1;
+
+    if (plane % s->group_rows == 0)
+        s->group_dy = s->group_dyxm = 0.0f;
+    if (plane % BNG_BLOCK_ROWS == 0)
+        s->block_dy = s->block_dyxm = 0.0f;
+    s->block_dy = s->block_dy + dy;
+    s->block_dyxm = s->block_dyxm + dyxm;
+    if (next % BNG_BLOCK_ROWS == 0 || next == s->batch) {
+        s->group_dy = s->group_dy + s->block_dy;
+        s->group_dyxm = s->group_dyxm + s->block_dyxm;
+    }
+    if (next % s->group_rows == 0 || next == s->batch) {
+        s->total_dy = s->total_dy + s->group_dy;
+        s->total_dyxm = s->total_dyxm + s->group_dyxm;
+    }
+}
+
+/* The kernel for a piece of `n` elements at `offset` into a plane: the call's (its
+ * extent's, or the generic one) for a whole plane, else the generic one. */
+static const bng_nchw_kernel *bng_nchw_piece_kernel(const bng_dtype_config *dtype,
+                                                    const bng_nchw_kernel *kernel,
+                                                    size_t spatial, size_t offset, size_t n)
+{
+    return offset == 0 && n == spatial ? kernel : dtype->nchw_kernel_for_spatial(0);
+}
+
+/* dx of `n` elements of a plane (x unread in inference, may be NULL). */
+static void bng_nchw_dx(const bng_nchw_kernel *kernel, int is_train, size_t n, const void *x,
+                        const void *dy, void *dx, const bng_nchw_channel *ch, int stream)
+{
+    if (is_train)
+        kernel->dx_train(n, x, dy, dx, ch->mean, ch->gain, ch->dy_mean, ch->slope, stream);
+    else
+        kernel->dx_infer(n, dy, dx, ch->gain, stream);
+}
+
+/* The channel's dx coefficients from its sums, and dbias, dscale (the call's arrays at
+ * the channel, or its copies in private memory): bng_step_finalize on one channel. */
+static void bng_nchw_finalize(const bng_dtype_config *dtype, const bng_call *call,
+                              const void *invar, const void *scale, void *dbias, void *dscale,
+                              bng_nchw_channel *ch)
+{
+    bng_step_finalize(dtype, 1, call->m, BNG_ACCUMULATES(call), invar, scale, &ch->sum_dy,
+                      &ch->sum_dyxm, dbias, dscale, &ch->gain, &ch->dy_mean, &ch->slope);
+}
+
+/* _p: channel c's sums, its planes straight from the caller's arrays. */
+static void bng_nchw_p_sum(const bng_dtype_config *dtype, const bng_nchw_kernel *kernel,
+                           const bng_call *call, size_t c, const void *x, const void *dy,
+                           bng_nchw_channel *ch)
+{
+    const size_t element = dtype->element_bytes;
+    bng_nchw_sums s;
+    size_t b;
+
+    bng_nchw_sums_start(&s, call->batch, kernel->lanes);
+    for (b = 0; b < call->batch; b++) {
+        const size_t at = (b * call->channel + c) * call->spatial;
+
+        bng_nchw_plane_start(&s);
+        kernel->reduce(call->spatial, bng_at(x, at, element), bng_at(dy, at, element),
+                       ch->mean, s.lane_dy, s.lane_dyxm);
+        bng_nchw_plane_done(&s, b);
+    }
+    ch->sum_dy = s.total_dy;
+    ch->sum_dyxm = s.total_dyxm;
+}
+
+/* _p in NCHW: channel by channel, its sums (or apply's from the buffer), finalize, dx
+ * plane by plane. */
+static int bng_nchw_p_run(const bng_dtype_config *dtype, const bng_call *call, const void *x,
+                          const void *dy, void *dx, const bng_stats *stats, float *sums)
+{
+    const bng_nchw_kernel *kernel = dtype->nchw_kernel_for_spatial(call->spatial);
+    const size_t element = dtype->element_bytes, stat = dtype->stats_bytes;
+    const size_t channel = call->channel, spatial = call->spatial;
+    const int stream = call->batch * channel * spatial * element >= BNG_STREAM_DX_BYTES;
+    size_t c, b;
+
+    for (c = 0; c < channel; c++) {
+        bng_nchw_channel ch;
+
+        if (BNG_IS_DX_ONLY(call)) {
+            bng_step_gain(dtype, 1, bng_at(stats->invar, c, stat), bng_at(stats->scale, c, stat),
+                          &ch.gain);
+        } else {
+            bng_step_stats_to_float(dtype, 1, bng_at(stats->mean, c, stat), &ch.mean);
+            if (BNG_SUMS_ROWS(call)) {
+                bng_nchw_p_sum(dtype, kernel, call, c, x, dy, &ch);
+            } else {
+                ch.sum_dy = sums[c];
+                ch.sum_dyxm = sums[channel + c];
+            }
+            if (BNG_IS_REDUCE(call)) {
+                sums[c] = ch.sum_dy;
+                sums[channel + c] = ch.sum_dyxm;
+                continue;
+            }
+            bng_nchw_finalize(dtype, call, bng_at(stats->invar, c, stat),
+                              bng_at(stats->scale, c, stat), bng_at_mut(stats->dbias, c, stat),
+                              bng_at_mut(stats->dscale, c, stat), &ch);
+        }
+        for (b = 0; b < call->batch; b++) {
+            const size_t at = (b * channel + c) * spatial;
+            bng_nchw_dx(kernel, call->is_train, spatial,
+                        call->is_train ? bng_at(x, at, element) : NULL, bng_at(dy, at, element),
+                        bng_at_mut(dx, at, element), &ch, stream);
+        }
+    }
+    if (BNG_IS_REDUCE(call))
+        bng_step_count(call->batch * spatial, sums + 2 * channel);
+    return BNG_OK;
+}
+
+/* _s in NCHW: a core's per-channel values, at the start of its private memory (each of
+ * the stats type in a float's room), then four tile buffers: x and dy, double-buffered. */
+typedef struct {
+    float mean, invar, scale, dbias, dscale;
+    float sums[2];                        /* reduce: out; apply: in */
+    float limbs[BNG_SUMS_COUNT_LIMBS];    /* reduce: the count */
+} bng_nchw_area;
+
+/* A tile: planes [plane, plane + planes) of the channel, `n` elements of each from
+ * `offset`: whole planes (offset 0, n = spatial) when one fits a tile buffer, else one
+ * piece of one plane, from a block boundary. */
+typedef struct {
+    size_t plane, planes, offset, n;
+} bng_nchw_tile;
+
+/* One core's part of an NCHW _s call. */
+typedef struct {
+    const bng_staged_job *job;
+    const bng_nchw_kernel *kernel;
+    size_t begin, end;                    /* its channels */
+    int lowest;                           /* the lowest selected core: writes the count */
+    bng_nchw_area *area;
+    unsigned char *x_tiles[2], *dy_tiles[2];
+    size_t tile_planes, piece;            /* planes of a tile, elements of a piece */
+} bng_nchw_core;
+
+/* The k-th selected core of `cores` takes the k-th of as many runs of channels, the
+ * first channel % cores runs one channel longer (no multiplication: channel * k could
+ * pass a 32-bit size_t). */
+static void bng_nchw_core_channels(bng_nchw_core *k, size_t channel, unsigned rank,
+                                   unsigned cores)
+{
+    const size_t base = channel / cores, extra = channel % cores;
+
+    k->begin = base * rank + bng_min(rank, extra);
+    k->end = k->begin + base + (rank < extra ? 1 : 0);
+}
+
+/* Lay out private memory: the area, four tile buffers; a tile holds as many whole
+ * planes as fit, or a piece of a plane of whole blocks (generator/validate.py checks
+ * that a buffer holds one block). */
+static void bng_nchw_core_layout(bng_nchw_core *k, unsigned char *base, size_t bytes)
+{
+    const bng_staged_job *job = k->job;
+    const size_t element = job->dtype->element_bytes, spatial = job->call.spatial;
+    const size_t block = BNG_NCHW_BLOCK_VECTORS * k->kernel->lanes;
+    unsigned char *next = base;
+    size_t quarter, fit;
+
+    k->area = bng_take(&next, sizeof(bng_nchw_area));
+    quarter = (bytes - (size_t)(next - base)) / BNG_TILE_BUFFERS / BNG_ALIGN * BNG_ALIGN;
+    fit = quarter / element;
+    k->tile_planes = spatial <= fit ? fit / spatial : 1;
+    k->piece = spatial <= fit ? spatial : fit / block * block;
+    k->x_tiles[0] = bng_take(&next, quarter);
+    k->x_tiles[1] = bng_take(&next, quarter);
+    k->dy_tiles[0] = bng_take(&next, quarter);
+    k->dy_tiles[1] = bng_take(&next, quarter);
+}
+
+static bng_nchw_tile bng_nchw_first_tile(const bng_nchw_core *k)
+{
+    bng_nchw_tile tile;
+
+    tile.plane = 0;
+    tile.planes = bng_min(k->tile_planes, k->job->call.batch);
+    tile.offset = 0;
+    tile.n = bng_min(k->piece, k->job->call.spatial);
+    return tile;
+}
+
+/* The tile after `tile`: the plane's next piece, else the next planes; 0 after the last. */
+static int bng_nchw_next_tile(const bng_nchw_core *k, const bng_nchw_tile *tile,
+                              bng_nchw_tile *next)
+{
+    const size_t spatial = k->job->call.spatial, batch = k->job->call.batch;
+
+    *next = *tile;
+    if (tile->offset + tile->n < spatial) {
+        next->offset = tile->offset + tile->n;
+        next->n = bng_min(k->piece, spatial - next->offset);
+        return 1;
+    }
+    next->plane = tile->plane + tile->planes;
+    next->planes = bng_min(k->tile_planes, batch - bng_min(next->plane, batch));
+    next->offset = 0;
+    next->n = bng_min(k->piece, spatial);
+    return next->plane < batch;
+}
+
+/* Where a tile of channel c starts in the call's arrays, in elements. */
+static size_t bng_nchw_tile_at(const bng_nchw_core *k, const bng_nchw_tile *tile, size_t c)
+{
+    return (tile->plane * k->job->call.channel + c) * k->job->call.spatial + tile->offset;
+}
+
+/* Start the DMA of a tile's x (when with_x) and dy into tile buffers t: rows of n
+ * elements, a plane apart in the call's arrays, packed in private memory. */
+static void bng_nchw_fetch(const bng_nchw_core *k, const bng_nchw_tile *tile, size_t c,
+                           unsigned t, int with_x, bng_hal_dma handles[2])
+{
+    const bng_staged_job *job = k->job;
+    const size_t element = job->dtype->element_bytes, at = bng_nchw_tile_at(k, tile, c);
+    const size_t row = tile->n * element, stride = job->call.channel * job->call.spatial * element;
+
+    handles[0] = with_x ? bng_hal_dma_get(k->x_tiles[t], bng_shared_at(job->x, at, element),
+                                          tile->planes, row, stride, row)
+                        : BNG_HAL_DMA_DONE;
+    handles[1] = bng_hal_dma_get(k->dy_tiles[t], bng_shared_at(job->dy, at, element),
+                                 tile->planes, row, stride, row);
+}
+
+/* Pass 1 of channel c: its planes' sums in the order above; the next tile arrives while
+ * this one is reduced. */
+static void bng_nchw_core_sum(const bng_nchw_core *k, size_t c, bng_nchw_channel *ch)
+{
+    const bng_staged_job *job = k->job;
+    const size_t element = job->dtype->element_bytes, spatial = job->call.spatial;
+    bng_nchw_tile tiles[2];
+    bng_hal_dma gets[2][2];
+    bng_nchw_sums s;
+    unsigned t;
+    int more;
+
+    bng_nchw_sums_start(&s, job->call.batch, k->kernel->lanes);
+    tiles[0] = bng_nchw_first_tile(k);
+    bng_nchw_fetch(k, &tiles[0], c, 0, 1, gets[0]);
+    for (t = 0, more = 1; more; t ^= 1) {
+        const bng_nchw_tile *tile = &tiles[t];
+        const bng_nchw_kernel *kernel = bng_nchw_piece_kernel(job->dtype, k->kernel, spatial,
+                                                              tile->offset, tile->n);
+        size_t p;
+
+        more = bng_nchw_next_tile(k, tile, &tiles[t ^ 1]);
+        if (more)
+            bng_nchw_fetch(k, &tiles[t ^ 1], c, t ^ 1, 1, gets[t ^ 1]);
+        bng_hal_dma_wait(gets[t][0]);
+        bng_hal_dma_wait(gets[t][1]);
+        for (p = 0; p < tile->planes; p++) {
+            if (tile->offset == 0)
+                bng_nchw_plane_start(&s);
+            kernel->reduce(tile->n, k->x_tiles[t] + p * tile->n * element,
+                           k->dy_tiles[t] + p * tile->n * element, ch->mean, s.lane_dy,
+                           s.lane_dyxm);
+            if (tile->offset + tile->n == spatial)
+                bng_nchw_plane_done(&s, tile->plane + p);
+        }
+    }
+    ch->sum_dy = s.total_dy;
+    ch->sum_dyxm = s.total_dyxm;
+}
+
+/* Pass 2 of channel c: dx in place over the dy tile, put back while the next tile
+ * arrives; a tile buffer is refilled only once its put completed. */
+static void bng_nchw_core_dx(const bng_nchw_core *k, size_t c, const bng_nchw_channel *ch)
+{
+    const bng_staged_job *job = k->job;
+    const size_t element = job->dtype->element_bytes, spatial = job->call.spatial;
+    const size_t stride = job->call.channel * spatial * element;
+    const int is_train = job->call.is_train;
+    bng_hal_dma gets[2][2], puts[2] = {BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE};
+    bng_nchw_tile tiles[2];
+    unsigned t;
+    int more;
+
+    tiles[0] = bng_nchw_first_tile(k);
+    bng_nchw_fetch(k, &tiles[0], c, 0, is_train, gets[0]);
+    for (t = 0, more = 1; more; t ^= 1) {
+        const bng_nchw_tile *tile = &tiles[t];
+        const bng_nchw_kernel *kernel = bng_nchw_piece_kernel(job->dtype, k->kernel, spatial,
+                                                              tile->offset, tile->n);
+        const size_t row = tile->n * element;
+        size_t p;
+
+        more = bng_nchw_next_tile(k, tile, &tiles[t ^ 1]);
+        if (more) {
+            bng_hal_dma_wait(puts[t ^ 1]);
+            bng_nchw_fetch(k, &tiles[t ^ 1], c, t ^ 1, is_train, gets[t ^ 1]);
+        }
+        bng_hal_dma_wait(gets[t][0]);
+        bng_hal_dma_wait(gets[t][1]);
+        for (p = 0; p < tile->planes; p++)
+            bng_nchw_dx(kernel, is_train, tile->n, k->x_tiles[t] + p * row,
+                        k->dy_tiles[t] + p * row, k->dy_tiles[t] + p * row, ch, 0);
+        puts[t] = bng_hal_dma_put(bng_shared_at_mut(job->dx, bng_nchw_tile_at(k, tile, c), element),
+                                  k->dy_tiles[t], tile->planes, row, stride, row);
+    }
+    bng_hal_dma_wait(puts[0]);
+    bng_hal_dma_wait(puts[1]);
+}
+
+/* Channel c's per-channel values the call reads, into the area (three in flight). */
+static void bng_nchw_core_stats(const bng_nchw_core *k, size_t c)
+{
+    const bng_staged_job *job = k->job;
+    const bng_call *call = &job->call;
+    const size_t stat = job->dtype->stats_bytes;
+    bng_hal_dma gets[3] = {BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE};
+    size_t i;
+
+    if (!BNG_IS_DX_ONLY(call))
+        gets[0] = bng_hal_dma_get(&k->area->mean, bng_shared_at(job->stats.mean, c, stat), 1, stat, 0, 0);
+    if (!BNG_IS_REDUCE(call)) {
+        gets[1] = bng_hal_dma_get(&k->area->invar, bng_shared_at(job->stats.invar, c, stat), 1, stat, 0, 0);
+        gets[2] = bng_hal_dma_get(&k->area->scale, bng_shared_at(job->stats.scale, c, stat), 1, stat, 0, 0);
+    }
+    for (i = 0; i < 3; i++)
+        bng_hal_dma_wait(gets[i]);
+}
+
+/* Channel c's sums to and from the partial-sums buffer (reduce: put; apply: get). */
+static void bng_nchw_core_sums(const bng_nchw_core *k, size_t c, int put)
+{
+    const bng_staged_job *job = k->job;
+    const size_t channel = job->call.channel;
+    bng_hal_dma both[2];
+
+    if (put) {
+        both[0] = bng_hal_dma_put(job->sums + c, &k->area->sums[0], 1, sizeof(float), 0, 0);
+        both[1] = bng_hal_dma_put(job->sums + channel + c, &k->area->sums[1], 1, sizeof(float), 0, 0);
+    } else {
+        both[0] = bng_hal_dma_get(&k->area->sums[0], job->sums + c, 1, sizeof(float), 0, 0);
+        both[1] = bng_hal_dma_get(&k->area->sums[1], job->sums + channel + c, 1, sizeof(float), 0, 0);
+    }
+    bng_hal_dma_wait(both[0]);
+    bng_hal_dma_wait(both[1]);
+}
+
+/* Channel c's dbias and dscale: (accumulating) the old values in, the new ones out. */
+static void bng_nchw_core_outputs(const bng_nchw_core *k, size_t c, int put)
+{
+    const bng_staged_job *job = k->job;
+    const size_t stat = job->dtype->stats_bytes;
+    bng_hal_dma both[2];
+
+    if (put) {
+        both[0] = bng_hal_dma_put(bng_shared_at_mut(job->stats.dbias, c, stat), &k->area->dbias, 1, stat, 0, 0);
+        both[1] = bng_hal_dma_put(bng_shared_at_mut(job->stats.dscale, c, stat), &k->area->dscale, 1, stat, 0, 0);
+    } else {
+        both[0] = bng_hal_dma_get(&k->area->dbias, bng_shared_at(job->stats.dbias, c, stat), 1, stat, 0, 0);
+        both[1] = bng_hal_dma_get(&k->area->dscale, bng_shared_at(job->stats.dscale, c, stat), 1, stat, 0, 0);
+    }
+    bng_hal_dma_wait(both[0]);
+    bng_hal_dma_wait(both[1]);
+}
+
+/* One channel of an NCHW _s call: the steps of its op. */
+static void bng_nchw_core_channel(const bng_nchw_core *k, size_t c)
+{
+    const bng_staged_job *job = k->job;
+    const bng_dtype_config *dtype = job->dtype;
+    const bng_call *call = &job->call;
+    bng_nchw_channel ch;
+
+    bng_nchw_core_stats(k, c);
+    if (BNG_IS_DX_ONLY(call)) {
+        bng_step_gain(dtype, 1, &k->area->invar, &k->area->scale, &ch.gain);
+    } else {
+        bng_step_stats_to_float(dtype, 1, &k->area->mean, &ch.mean);
+        if (BNG_SUMS_ROWS(call)) {
+            bng_nchw_core_sum(k, c, &ch);
+            k->area->sums[0] = ch.sum_dy;
+            k->area->sums[1] = ch.sum_dyxm;
+        } else {
+            bng_nchw_core_sums(k, c, 0);
+            ch.sum_dy = k->area->sums[0];
+            ch.sum_dyxm = k->area->sums[1];
+        }
+        if (BNG_IS_REDUCE(call)) {
+            bng_nchw_core_sums(k, c, 1);
+            return;
+        }
+        if (BNG_ACCUMULATES(call))
+            bng_nchw_core_outputs(k, c, 0);
+        bng_nchw_finalize(dtype, call, &k->area->invar, &k->area->scale, &k->area->dbias,
+                          &k->area->dscale, &ch);
+        bng_nchw_core_outputs(k, c, 1);
+    }
+    bng_nchw_core_dx(k, c, &ch);
+}
+
+/* One core's part of an NCHW _s call: its channels, each whole; reduce's count from the
+ * lowest selected core. A core without private memory (bng_core_memory) writes nothing. */
+static void bng_nchw_core_steps(unsigned core, void *arg)
+{
+    const bng_staged_job *job = arg;
+    const unsigned cores = bng_popcount(job->mask);
+    const unsigned rank = bng_popcount(job->mask & ((1u << core) - 1u));
+    bng_nchw_core k;
+    size_t bytes, c;
+    unsigned char *memory = bng_core_memory(job, core, &bytes);
+
+    if (memory == NULL)
+        return;
+    k.job = job;
+    k.kernel = job->dtype->nchw_kernel_for_spatial(job->call.spatial);
+    k.lowest = rank == 0;
+    bng_nchw_core_channels(&k, job->call.channel, rank, cores);
+    bng_nchw_core_layout(&k, memory, bytes);
+    for (c = k.begin; c < k.end; c++)
+        bng_nchw_core_channel(&k, c);
+    if (BNG_IS_REDUCE(&job->call) && k.lowest) {
+        bng_step_count(job->call.batch * job->call.spatial, k.area->limbs);
+        bng_hal_dma_wait(bng_hal_dma_put(job->sums + 2 * job->call.channel, k.area->limbs, 1,
+                                         sizeof k.area->limbs, 0, 0));
+    }
+}
+#else
+/* Without nchw no call is NCHW (BNG_IS_NCHW is a constant 0): never reached. */
+#define bng_nchw_p_run(dtype, call, x, dy, dx, stats, sums) BNG_OK
+#define bng_nchw_core_steps bng_core_steps
+#endif
+
 /* ---- the entry points ---- */
 
 int bng_entry_private_kernel(const bng_dtype_config *dtype, const bng_kernel *kernel,
@@ -1075,6 +1576,8 @@ int bng_entry_private_kernel(const bng_dtype_config *dtype, const bng_kernel *ke
     call.m = (float)batch;
     call.is_train = is_train;
     call.accumulate = 0;
+    call.nchw = 0;
+    call.spatial = 1;
     return bng_p_run(dtype, kernel, &call, x, dy, dx, stats, NULL);
 }
 
@@ -1088,8 +1591,10 @@ static int bng_p_block(const bng_dtype_config *dtype, int op, const long long *p
     if (status == BNG_OK) {
         const bng_stats stats = bng_params_stats(params);
 
-        status = bng_p_run(dtype, dtype->kernel_for_channels(call.channel), &call, x, dy, dx,
-                           &stats, bng_params_sums(op, params));
+        status = BNG_IS_NCHW(&call)
+                 ? bng_nchw_p_run(dtype, &call, x, dy, dx, &stats, bng_params_sums(op, params))
+                 : bng_p_run(dtype, dtype->kernel_for_channels(call.channel), &call, x, dy, dx,
+                             &stats, bng_params_sums(op, params));
     }
     return status;
 }
@@ -1137,7 +1642,8 @@ static int bng_s_block(const bng_dtype_config *dtype, int op, const long long *p
     stats = bng_params_stats(params);
     bng_job_init(&job, dtype, dtype->kernel_for_channels(job.call.channel), x, dy, dx, &stats,
                  bng_params_sums(op, params));
-    switch (bng_hal_parallel(job.mask, bng_core_steps, &job, sizeof job)) {
+    switch (bng_hal_parallel(job.mask, BNG_IS_NCHW(&job.call) ? bng_nchw_core_steps : bng_core_steps,
+                             &job, sizeof job)) {
     case BNG_HAL_OK:
         return BNG_OK;
     case BNG_HAL_IDLE:

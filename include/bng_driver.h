@@ -68,6 +68,33 @@ typedef struct {
     bng_dx_infer_ukernel *dx_infer;
 } bng_kernel;
 
+/* NCHW (BNG_FLAG_NCHW, BNG_HAS_NCHW): the ukernels of one plane of one channel, on `n`
+ * contiguous elements from a block boundary of the plane (its start, or a multiple of
+ * BNG_NCHW_BLOCK_VECTORS vectors into it); the channel's coefficients are scalars,
+ * broadcast. Unified memory only (the generator refuses nchw on a split target).
+ *   reduce:   per block of BNG_NCHW_BLOCK_VECTORS vectors of `lanes` elements, its lane
+ *             sums of dy and dy*(x - mean), from zero, are added to lane_dy and
+ *             lane_dyxm (`lanes` floats each: the caller zeroes them at the plane's
+ *             start); the n % lanes elements after the last whole vector are added,
+ *             each from zero, to lanes 0 .. n % lanes - 1
+ *   dx_train, dx_infer: the formulas of the NHWC ukernels above.
+ * A kernel specialized for an extent is called only on a whole plane of it. */
+typedef void bng_nchw_reduce_ukernel(size_t n, const void *x, const void *dy, float mean,
+                                     float *lane_dy, float *lane_dyxm);
+typedef void bng_nchw_dx_train_ukernel(size_t n, const void *x, const void *dy, void *dx,
+                                       float mean, float gain, float dy_mean, float slope,
+                                       int stream);
+typedef void bng_nchw_dx_infer_ukernel(size_t n, const void *dy, void *dx, float gain,
+                                       int stream);
+typedef struct {
+    const char *name;
+    size_t spatial;                  /* the one extent it serves; 0: generic */
+    size_t lanes;                    /* the lanes of its lane sums */
+    bng_nchw_reduce_ukernel *reduce;
+    bng_nchw_dx_train_ukernel *dx_train;
+    bng_nchw_dx_infer_ukernel *dx_infer;
+} bng_nchw_kernel;
+
 /* One storage type of one target, as the generator describes it. The per-channel
  * arrays are float (stats_bytes 4) or half (2). */
 typedef struct {
@@ -76,6 +103,8 @@ typedef struct {
     size_t max_chunk;                /* widest chunk: a specialized count or the generic chunk */
     size_t generic_chunk;            /* channels per pass of the generic kernel */
     const bng_kernel *(*kernel_for_channels)(size_t channel);   /* else the generic one */
+    /* NCHW: the kernel of an extent, else the generic one (NULL without BNG_HAS_NCHW) */
+    const bng_nchw_kernel *(*nchw_kernel_for_spatial)(size_t spatial);
 } bng_dtype_config;
 
 /* The per-channel arrays of one call (params[0..4], bng_params_stats), of the type's

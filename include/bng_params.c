@@ -21,9 +21,12 @@
  * them (asserted where the target has that header). */
 #define BNG_SLOT_SUMS 12
 #define BNG_SLOT_FLAGS 13
+#define BNG_SLOT_SPATIAL 14
 #define BNG_ACCUMULATE_FLAG 1
+#define BNG_NCHW_FLAG 2
 #define BNG_STATUS_EFLAGS (-9)
 #if BNG_HAS_EXTENSIONS
+typedef char bng_nchw_slots_agree[BNG_SLOT_SPATIAL == BNG_PARAM_SPATIAL && BNG_NCHW_FLAG == BNG_FLAG_NCHW ? 1 : -1];
 typedef char bng_ext_slots_agree[BNG_SLOT_SUMS == BNG_PARAM_SUMS && BNG_SLOT_FLAGS == BNG_PARAM_FLAGS
                                  && BNG_ACCUMULATE_FLAG == BNG_FLAG_ACCUMULATE && BNG_STATUS_EFLAGS == BNG_EFLAGS
                                  && BNG_EXT_PARAMS_LEN == BNG_SHARED_PARAMS_SLOTS ? 1 : -1];
@@ -107,8 +110,9 @@ static unsigned bng_arrays_used(int op)
 }
 
 /* Whether an `op` call reads a slot of its parameter block: the slots of the arrays it
- * uses, batch and channel, is_train where it finalizes, the flags (ext, apply). The
- * status and reserved slots are never read. */
+ * uses, batch and channel, is_train where it finalizes, the flags and the spatial
+ * extent (every extended call; the extent counts only with BNG_FLAG_NCHW). The status
+ * and reserved slots are never read. */
 int bng_params_reads_slot(int op, int slot)
 {
     const unsigned used = bng_arrays_used(op);
@@ -122,8 +126,23 @@ int bng_params_reads_slot(int op, int slot)
     if (slot == BNG_SLOT_SUMS)
         return (used & BNG_BIT(BNG_SUMS)) != 0;
     if (slot == BNG_SLOT_FLAGS)
-        return op == BNG_OP_EXT || op == BNG_OP_APPLY;
+        return BNG_HAS_EXTENSIONS && op != BNG_OP_FULL;
+    if (slot == BNG_SLOT_SPATIAL)
+        return BNG_HAS_NCHW && op != BNG_OP_FULL;
     return 0;
+}
+
+/* The flag bits an `op` call honours: ACCUMULATE where it writes dbias and dscale
+ * (ext, apply), NCHW on every extended call of a target that has it. */
+static long long bng_flags_honoured(int op)
+{
+    long long flags = 0;
+
+    if (op == BNG_OP_EXT || op == BNG_OP_APPLY)
+        flags |= BNG_ACCUMULATE_FLAG;
+    if (BNG_HAS_NCHW)
+        flags |= BNG_NCHW_FLAG;
+    return flags;
 }
 
 /* The aliasing contract: an output may share memory with an input only as the very
@@ -208,6 +227,8 @@ int bng_params_check(const bng_dtype_config *dtype, int op, const long long *par
     uintptr_t at[BNG_ARRAYS];
     size_t align[BNG_ARRAYS];
     bng_span span[BNG_ARRAYS];
+    long long flags;
+    unsigned long long spatial;
     int i;
 
     at[BNG_X] = (uintptr_t)x;
@@ -226,26 +247,32 @@ int bng_params_check(const bng_dtype_config *dtype, int op, const long long *par
         if ((used & BNG_BIT(i)) && (at[i] & (align[i] - 1)))
             return BNG_EALIGN;
     }
-    if (params[BNG_PARAM_BATCH] < 1)
+    flags = bng_params_reads_slot(op, BNG_SLOT_FLAGS) ? params[BNG_SLOT_FLAGS] : 0;
+    call->nchw = BNG_HAS_NCHW && (flags & BNG_NCHW_FLAG);
+    /* NCHW: a bad spatial extent is a bad batch (batch * spatial elements a channel) */
+    if (params[BNG_PARAM_BATCH] < 1 || (call->nchw && params[BNG_SLOT_SPATIAL] < 1))
         return BNG_EBATCH;
     if (params[BNG_PARAM_CHANNEL] < 1)
         return BNG_ECHANNEL;
-    if (!bng_fits((unsigned long long)params[BNG_PARAM_BATCH],
-                  (unsigned long long)params[BNG_PARAM_CHANNEL], bng_log2(element)))
+    spatial = call->nchw ? (unsigned long long)params[BNG_SLOT_SPATIAL] : 1;
+    if (!bng_fits((unsigned long long)params[BNG_PARAM_BATCH], spatial, 0)
+        || !bng_fits((unsigned long long)params[BNG_PARAM_BATCH] * spatial,
+                     (unsigned long long)params[BNG_PARAM_CHANNEL], bng_log2(element)))
         return BNG_ERANGE;
     call->op = op;
     call->batch = (size_t)params[BNG_PARAM_BATCH];
     call->channel = (size_t)params[BNG_PARAM_CHANNEL];
-    call->m = (float)call->batch;
+    call->spatial = (size_t)spatial;
+    call->m = call->nchw ? bng_count_to_float((unsigned long long)call->batch * spatial)
+                         : (float)call->batch;
     call->is_train = bng_params_reads_slot(op, BNG_PARAM_IS_TRAIN) && params[BNG_PARAM_IS_TRAIN] != 0;
     /* 2 * channel + the limbs floats: channel is below half the address space here */
     if ((used & BNG_BIT(BNG_SUMS))
         && call->channel > ((bng_address_max() >> 2) - BNG_SUMS_COUNT_LIMBS) >> 1)
         return BNG_ERANGE;
-    if (bng_params_reads_slot(op, BNG_SLOT_FLAGS) && (params[BNG_SLOT_FLAGS] & ~(long long)BNG_ACCUMULATE_FLAG))
+    if (flags & ~bng_flags_honoured(op))
         return BNG_STATUS_EFLAGS;
-    call->accumulate = bng_params_reads_slot(op, BNG_SLOT_FLAGS)
-                       && (params[BNG_SLOT_FLAGS] & BNG_ACCUMULATE_FLAG);
+    call->accumulate = (flags & BNG_ACCUMULATE_FLAG) != 0;
     if (BNG_IS_APPLY(call)) {
         /* The global count: whole, at least this call's rows (read, never written). */
         float limb[BNG_SUMS_COUNT_LIMBS];
@@ -253,13 +280,13 @@ int bng_params_check(const bng_dtype_config *dtype, int op, const long long *par
         for (i = 0; i < BNG_SUMS_COUNT_LIMBS; i++)
             limb[i] = shared ? ((const BNG_SHARED float *)at[BNG_SUMS])[2 * call->channel + (size_t)i]
                              : ((const float *)at[BNG_SUMS])[2 * call->channel + (size_t)i];
-        if (!bng_read_count(limb, &count) || count < call->batch)
+        if (!bng_read_count(limb, &count) || count < (unsigned long long)call->batch * call->spatial)
             return BNG_EBATCH;
         call->m = bng_count_to_float(count);
     }
     for (i = 0; i < BNG_ARRAYS; i++) {
         span[i].start = at[i];
-        span[i].bytes = i <= BNG_DX ? (uintptr_t)(call->batch * call->channel * element)
+        span[i].bytes = i <= BNG_DX ? (uintptr_t)(call->batch * call->spatial * call->channel * element)
                       : i <= BNG_DSCALE ? (uintptr_t)(call->channel * stat)
                       : (uintptr_t)((2 * call->channel + BNG_SUMS_COUNT_LIMBS) * sizeof(float));
     }

@@ -24,8 +24,9 @@ $(call flavour_dir,$(1),$(2))/obj/%.o: tests/walk/%.c $(TEST_HEADERS) $(wildcard
 	  -c $$< -o $$@
 endef
 # $(1) generated folder, $(2) flavour, $(3) the test's main object (test_bng.o,
-# test_walk.o) -> the objects of its program
-test_objects = $(addprefix $(call sources_dir,$(1),$(2))/,$(3) bng_dtypes.o bng_reference.o) \
+# test_walk.o) -> the objects of its program (test_bng's NCHW cases: test_nchw.o)
+test_objects = $(addprefix $(call sources_dir,$(1),$(2))/,$(3) bng_dtypes.o bng_reference.o \
+  $(if $(filter test_bng.o,$(3)),test_nchw.o)) \
   $(call flavour_dir,$(1),$(2))/obj/bng_test_support.o
 # $(1) generated folder, $(2) flavour, $(3) the program's name (test_bng, test_walk)
 define test_program_rules

@@ -7,7 +7,7 @@
  * Remake:   make generate TARGET=ft78ne
  */
 /* Batch-norm backward for ft78ne: the entry points beyond the vendor's four
- * that targets.yaml asks for (reduce, apply, dx, ext). docs/contract.md
+ * that targets.yaml asks for (reduce, apply, dx, ext, nchw). docs/contract.md
  * section 13 states their contract; nothing the vendor's four need includes this file.
  *
  * One synchronized step over devices (clusters, chips, processes), each with its own rows:
@@ -27,8 +27,9 @@
  * params[8]      status, written by every call: BNG_OK or a negative BNG_E* code
  * params[9..11]  reserved: never read, never written
  * params[12]     the partial-sums buffer (float *, as long long): reduce out, apply in
- * params[13]     flags (apply, ext): BNG_FLAG_ACCUMULATE; every other bit must be 0
- * params[14..15] reserved: never read, never written
+ * params[13]     flags, read by every call: a bit the call cannot honour is refused
+ * params[14]     the spatial extent H*W (with BNG_FLAG_NCHW)
+ * params[15]     reserved: never read, never written
  */
 #ifndef BATCH_NORM_GRAD_EXT_H
 #define BATCH_NORM_GRAD_EXT_H
@@ -42,13 +43,20 @@ extern "C" {
 #define BNG_EXT_PARAMS_LEN 16
 #define BNG_PARAM_SUMS     12
 #define BNG_PARAM_FLAGS    13
+#define BNG_PARAM_SPATIAL  14
 
 /* dbias += sum dy, dscale += sum dy*xhat (MXNet grad_req='add', cuDNN beta = 1):
  * old value plus the new result, in float32, rounded once to the per-channel type. */
 #define BNG_FLAG_ACCUMULATE 1
+/* Channel axis 1 (targets.yaml extension nchw): x, dy, dx are x[batch][channel][spatial],
+ * spatial = H*W in params[BNG_PARAM_SPATIAL]; the sums cover batch * spatial elements
+ * per channel (docs/contract.md, "Channel axis 1 (NCHW)"). Refused where not generated. */
+#define BNG_FLAG_NCHW 2
 
-/* apply, ext: a flag bit this version does not know is refused (rather than ignored, so
- * that a caller built for a later version learns it at once). After BNG_ERANGE. */
+/* A flag bit the call cannot honour (its extension not generated for the target, a bit
+ * this version does not know, or ACCUMULATE on reduce or dx-only) is refused rather
+ * than ignored, so that a caller built for a later version learns it at once. After
+ * BNG_ERANGE. */
 #define BNG_EFLAGS   (-9)
 
 /* The partial-sums buffer: float32 throughout, also for hp_ calls.

@@ -75,6 +75,12 @@
 #define BNG_HAS_APPLY 1
 #define BNG_HAS_DX_ONLY 1
 #define BNG_HAS_EXT 1
+#define BNG_HAS_NCHW 1
+/* NCHW (BNG_FLAG_NCHW) summation: a plane's vectors in blocks of this many, each block
+ * summed from zero in registers and added to the plane's lane sums (docs/design.md). */
+#define BNG_NCHW_BLOCK_VECTORS 32
+/* The spatial extents with kernels of their own (targets.yaml spatial:): X(extent) each. */
+#define BNG_NCHW_SPATIAL(X) X(49) X(196) X(784) X(3136) X(12544)
 
 /* The _s workspace in a core's private memory, in order (generator/plan.py WORKSPACE). */
 #define BNG_WORKSPACE(X, a, b) \
@@ -115,6 +121,26 @@ bng_dx_infer_ukernel bng_f32_dx_infer_ukernel__ft78ne_c256_v16;
 bng_reduce_ukernel bng_f32_reduce_ukernel__ft78ne_generic_v16;
 bng_dx_train_ukernel bng_f32_dx_train_ukernel__ft78ne_generic_v16;
 bng_dx_infer_ukernel bng_f32_dx_infer_ukernel__ft78ne_generic_v16;
+
+/* NCHW: the spatial extents specialized (targets.yaml spatial:), then the generic set. */
+bng_nchw_reduce_ukernel bng_nchw_f32_49_reduce;
+bng_nchw_dx_train_ukernel bng_nchw_f32_49_dx_train;
+bng_nchw_dx_infer_ukernel bng_nchw_f32_49_dx_infer;
+bng_nchw_reduce_ukernel bng_nchw_f32_196_reduce;
+bng_nchw_dx_train_ukernel bng_nchw_f32_196_dx_train;
+bng_nchw_dx_infer_ukernel bng_nchw_f32_196_dx_infer;
+bng_nchw_reduce_ukernel bng_nchw_f32_784_reduce;
+bng_nchw_dx_train_ukernel bng_nchw_f32_784_dx_train;
+bng_nchw_dx_infer_ukernel bng_nchw_f32_784_dx_infer;
+bng_nchw_reduce_ukernel bng_nchw_f32_3136_reduce;
+bng_nchw_dx_train_ukernel bng_nchw_f32_3136_dx_train;
+bng_nchw_dx_infer_ukernel bng_nchw_f32_3136_dx_infer;
+bng_nchw_reduce_ukernel bng_nchw_f32_12544_reduce;
+bng_nchw_dx_train_ukernel bng_nchw_f32_12544_dx_train;
+bng_nchw_dx_infer_ukernel bng_nchw_f32_12544_dx_infer;
+bng_nchw_reduce_ukernel bng_nchw_f32_generic_reduce;
+bng_nchw_dx_train_ukernel bng_nchw_f32_generic_dx_train;
+bng_nchw_dx_infer_ukernel bng_nchw_f32_generic_dx_infer;
 
 extern const bng_dtype_config bng_f32_config;
 extern const bng_kernel bng_f32_generic_kernel;

@@ -686,3 +686,422 @@ void bng_f16_dx_infer_ukernel__mt7004_generic_v32(
     }
     bng_store_out_end(stream);
 }
+
+/* ---- NCHW, spatial == 49: 1 vectors of 32 lanes, 17 lanes more ---- */
+
+void bng_nchw_f16_49_reduce(size_t n, const void *x_data, const void *dy_data, float mean,
+        float *lane_dy, float *lane_dyxm)
+{
+    const half *x = x_data, *dy = dy_data;
+    const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean);
+    size_t left = 49 / 32, i;
+
+    (void)n;    /* always 49: the table registers this kernel for it alone */
+    while (left != 0) {
+        size_t k = left < BNG_NCHW_BLOCK_VECTORS ? left : BNG_NCHW_BLOCK_VECTORS;
+            bng_f32x32 acc_dy = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm = bng_f32x32_zero();
+
+        left -= k;
+        for (; k != 0; k--, x += 32, dy += 32) {
+                const bng_f32x32 dy_vec = bng_f32x32_load_f16(dy);
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x), mean_vec);
+                acc_dy = bng_f32x32_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x32_add(acc_dyxm, bng_f32x32_mul(dy_vec, xm));
+        }
+            bng_f32x32_store_f32(lane_dy, bng_f32x32_add(bng_f32x32_load_f32(lane_dy), acc_dy));
+            bng_f32x32_store_f32(lane_dyxm, bng_f32x32_add(bng_f32x32_load_f32(lane_dyxm), acc_dyxm));
+    }
+    /* The plane's last elements, fewer than a vector: each into its lane's sums. */
+    for (i = 0; i < 49 % 32; i++) {
+            bng_f32x1 acc_dy = bng_f32x1_zero();
+            bng_f32x1 acc_dyxm = bng_f32x1_zero();
+        {
+                const bng_f32x1 dy_vec = bng_f32x1_load_f16(dy + i);
+                const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
+                acc_dy = bng_f32x1_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x1_add(acc_dyxm, bng_f32x1_mul(dy_vec, xm));
+        }
+            bng_f32x1_store_f32(lane_dy + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dy + i), acc_dy));
+            bng_f32x1_store_f32(lane_dyxm + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dyxm + i), acc_dyxm));
+    }
+}
+
+void bng_nchw_f16_49_dx_train(size_t n, const void *x_data, const void *dy_data, void *dx_data,
+        float mean, float gain, float dy_mean, float slope, int stream)
+{
+    const half *x = x_data, *dy = dy_data;
+    half *dx = dx_data;
+    size_t i;
+
+    (void)n;    /* always 49 */
+    /* dx may be x or dy: each vector is loaded before it is stored. */
+    for (i = 0; i + 32 <= 49; i += 32) {
+        const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), bng_f32x32_broadcast(mean));
+        const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + i), bng_f32x32_broadcast(dy_mean));
+        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(bng_f32x32_broadcast(gain), bng_f32x32_sub(centered, bng_f32x32_mul(xm, bng_f32x32_broadcast(slope)))), stream);
+    }
+    for (; i < 49; i++) {
+        const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
+        const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f16(dy + i), bng_f32x1_broadcast(dy_mean));
+        bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_nchw_f16_49_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
+{
+    const half *dy = dy_data;
+    half *dx = dx_data;
+    size_t i;
+
+    (void)n;    /* always 49 */
+    for (i = 0; i + 32 <= 49; i += 32)
+            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(bng_f32x32_broadcast(gain), bng_f32x32_load_f16(dy + i)), stream);
+    for (; i < 49; i++)
+            bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f16(dy + i)), stream);
+    bng_store_out_end(stream);
+}
+
+
+/* ---- NCHW, spatial == 196: 6 vectors of 32 lanes, 4 lanes more ---- */
+
+void bng_nchw_f16_196_reduce(size_t n, const void *x_data, const void *dy_data, float mean,
+        float *lane_dy, float *lane_dyxm)
+{
+    const half *x = x_data, *dy = dy_data;
+    const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean);
+    size_t left = 196 / 32, i;
+
+    (void)n;    /* always 196: the table registers this kernel for it alone */
+    while (left != 0) {
+        size_t k = left < BNG_NCHW_BLOCK_VECTORS ? left : BNG_NCHW_BLOCK_VECTORS;
+            bng_f32x32 acc_dy = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm = bng_f32x32_zero();
+
+        left -= k;
+        for (; k != 0; k--, x += 32, dy += 32) {
+                const bng_f32x32 dy_vec = bng_f32x32_load_f16(dy);
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x), mean_vec);
+                acc_dy = bng_f32x32_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x32_add(acc_dyxm, bng_f32x32_mul(dy_vec, xm));
+        }
+            bng_f32x32_store_f32(lane_dy, bng_f32x32_add(bng_f32x32_load_f32(lane_dy), acc_dy));
+            bng_f32x32_store_f32(lane_dyxm, bng_f32x32_add(bng_f32x32_load_f32(lane_dyxm), acc_dyxm));
+    }
+    /* The plane's last elements, fewer than a vector: each into its lane's sums. */
+    for (i = 0; i < 196 % 32; i++) {
+            bng_f32x1 acc_dy = bng_f32x1_zero();
+            bng_f32x1 acc_dyxm = bng_f32x1_zero();
+        {
+                const bng_f32x1 dy_vec = bng_f32x1_load_f16(dy + i);
+                const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
+                acc_dy = bng_f32x1_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x1_add(acc_dyxm, bng_f32x1_mul(dy_vec, xm));
+        }
+            bng_f32x1_store_f32(lane_dy + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dy + i), acc_dy));
+            bng_f32x1_store_f32(lane_dyxm + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dyxm + i), acc_dyxm));
+    }
+}
+
+void bng_nchw_f16_196_dx_train(size_t n, const void *x_data, const void *dy_data, void *dx_data,
+        float mean, float gain, float dy_mean, float slope, int stream)
+{
+    const half *x = x_data, *dy = dy_data;
+    half *dx = dx_data;
+    size_t i;
+
+    (void)n;    /* always 196 */
+    /* dx may be x or dy: each vector is loaded before it is stored. */
+    for (i = 0; i + 32 <= 196; i += 32) {
+        const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), bng_f32x32_broadcast(mean));
+        const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + i), bng_f32x32_broadcast(dy_mean));
+        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(bng_f32x32_broadcast(gain), bng_f32x32_sub(centered, bng_f32x32_mul(xm, bng_f32x32_broadcast(slope)))), stream);
+    }
+    for (; i < 196; i++) {
+        const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
+        const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f16(dy + i), bng_f32x1_broadcast(dy_mean));
+        bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_nchw_f16_196_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
+{
+    const half *dy = dy_data;
+    half *dx = dx_data;
+    size_t i;
+
+    (void)n;    /* always 196 */
+    for (i = 0; i + 32 <= 196; i += 32)
+            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(bng_f32x32_broadcast(gain), bng_f32x32_load_f16(dy + i)), stream);
+    for (; i < 196; i++)
+            bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f16(dy + i)), stream);
+    bng_store_out_end(stream);
+}
+
+
+/* ---- NCHW, spatial == 784: 24 vectors of 32 lanes, 16 lanes more ---- */
+
+void bng_nchw_f16_784_reduce(size_t n, const void *x_data, const void *dy_data, float mean,
+        float *lane_dy, float *lane_dyxm)
+{
+    const half *x = x_data, *dy = dy_data;
+    const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean);
+    size_t left = 784 / 32, i;
+
+    (void)n;    /* always 784: the table registers this kernel for it alone */
+    while (left != 0) {
+        size_t k = left < BNG_NCHW_BLOCK_VECTORS ? left : BNG_NCHW_BLOCK_VECTORS;
+            bng_f32x32 acc_dy = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm = bng_f32x32_zero();
+
+        left -= k;
+        for (; k != 0; k--, x += 32, dy += 32) {
+                const bng_f32x32 dy_vec = bng_f32x32_load_f16(dy);
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x), mean_vec);
+                acc_dy = bng_f32x32_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x32_add(acc_dyxm, bng_f32x32_mul(dy_vec, xm));
+        }
+            bng_f32x32_store_f32(lane_dy, bng_f32x32_add(bng_f32x32_load_f32(lane_dy), acc_dy));
+            bng_f32x32_store_f32(lane_dyxm, bng_f32x32_add(bng_f32x32_load_f32(lane_dyxm), acc_dyxm));
+    }
+    /* The plane's last elements, fewer than a vector: each into its lane's sums. */
+    for (i = 0; i < 784 % 32; i++) {
+            bng_f32x1 acc_dy = bng_f32x1_zero();
+            bng_f32x1 acc_dyxm = bng_f32x1_zero();
+        {
+                const bng_f32x1 dy_vec = bng_f32x1_load_f16(dy + i);
+                const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
+                acc_dy = bng_f32x1_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x1_add(acc_dyxm, bng_f32x1_mul(dy_vec, xm));
+        }
+            bng_f32x1_store_f32(lane_dy + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dy + i), acc_dy));
+            bng_f32x1_store_f32(lane_dyxm + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dyxm + i), acc_dyxm));
+    }
+}
+
+void bng_nchw_f16_784_dx_train(size_t n, const void *x_data, const void *dy_data, void *dx_data,
+        float mean, float gain, float dy_mean, float slope, int stream)
+{
+    const half *x = x_data, *dy = dy_data;
+    half *dx = dx_data;
+    size_t i;
+
+    (void)n;    /* always 784 */
+    /* dx may be x or dy: each vector is loaded before it is stored. */
+    for (i = 0; i + 32 <= 784; i += 32) {
+        const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), bng_f32x32_broadcast(mean));
+        const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + i), bng_f32x32_broadcast(dy_mean));
+        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(bng_f32x32_broadcast(gain), bng_f32x32_sub(centered, bng_f32x32_mul(xm, bng_f32x32_broadcast(slope)))), stream);
+    }
+    for (; i < 784; i++) {
+        const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
+        const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f16(dy + i), bng_f32x1_broadcast(dy_mean));
+        bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_nchw_f16_784_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
+{
+    const half *dy = dy_data;
+    half *dx = dx_data;
+    size_t i;
+
+    (void)n;    /* always 784 */
+    for (i = 0; i + 32 <= 784; i += 32)
+            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(bng_f32x32_broadcast(gain), bng_f32x32_load_f16(dy + i)), stream);
+    for (; i < 784; i++)
+            bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f16(dy + i)), stream);
+    bng_store_out_end(stream);
+}
+
+
+/* ---- NCHW, spatial == 3136: 98 vectors of 32 lanes ---- */
+
+void bng_nchw_f16_3136_reduce(size_t n, const void *x_data, const void *dy_data, float mean,
+        float *lane_dy, float *lane_dyxm)
+{
+    const half *x = x_data, *dy = dy_data;
+    const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean);
+    size_t left = 3136 / 32;
+
+    (void)n;    /* always 3136: the table registers this kernel for it alone */
+    while (left != 0) {
+        size_t k = left < BNG_NCHW_BLOCK_VECTORS ? left : BNG_NCHW_BLOCK_VECTORS;
+            bng_f32x32 acc_dy = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm = bng_f32x32_zero();
+
+        left -= k;
+        for (; k != 0; k--, x += 32, dy += 32) {
+                const bng_f32x32 dy_vec = bng_f32x32_load_f16(dy);
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x), mean_vec);
+                acc_dy = bng_f32x32_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x32_add(acc_dyxm, bng_f32x32_mul(dy_vec, xm));
+        }
+            bng_f32x32_store_f32(lane_dy, bng_f32x32_add(bng_f32x32_load_f32(lane_dy), acc_dy));
+            bng_f32x32_store_f32(lane_dyxm, bng_f32x32_add(bng_f32x32_load_f32(lane_dyxm), acc_dyxm));
+    }
+}
+
+void bng_nchw_f16_3136_dx_train(size_t n, const void *x_data, const void *dy_data, void *dx_data,
+        float mean, float gain, float dy_mean, float slope, int stream)
+{
+    const half *x = x_data, *dy = dy_data;
+    half *dx = dx_data;
+    size_t i;
+
+    (void)n;    /* always 3136 */
+    /* dx may be x or dy: each vector is loaded before it is stored. */
+    for (i = 0; i + 32 <= 3136; i += 32) {
+        const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), bng_f32x32_broadcast(mean));
+        const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + i), bng_f32x32_broadcast(dy_mean));
+        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(bng_f32x32_broadcast(gain), bng_f32x32_sub(centered, bng_f32x32_mul(xm, bng_f32x32_broadcast(slope)))), stream);
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_nchw_f16_3136_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
+{
+    const half *dy = dy_data;
+    half *dx = dx_data;
+    size_t i;
+
+    (void)n;    /* always 3136 */
+    for (i = 0; i + 32 <= 3136; i += 32)
+            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(bng_f32x32_broadcast(gain), bng_f32x32_load_f16(dy + i)), stream);
+    bng_store_out_end(stream);
+}
+
+
+/* ---- NCHW, spatial == 12544: 392 vectors of 32 lanes ---- */
+
+void bng_nchw_f16_12544_reduce(size_t n, const void *x_data, const void *dy_data, float mean,
+        float *lane_dy, float *lane_dyxm)
+{
+    const half *x = x_data, *dy = dy_data;
+    const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean);
+    size_t left = 12544 / 32;
+
+    (void)n;    /* always 12544: the table registers this kernel for it alone */
+    while (left != 0) {
+        size_t k = left < BNG_NCHW_BLOCK_VECTORS ? left : BNG_NCHW_BLOCK_VECTORS;
+            bng_f32x32 acc_dy = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm = bng_f32x32_zero();
+
+        left -= k;
+        for (; k != 0; k--, x += 32, dy += 32) {
+                const bng_f32x32 dy_vec = bng_f32x32_load_f16(dy);
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x), mean_vec);
+                acc_dy = bng_f32x32_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x32_add(acc_dyxm, bng_f32x32_mul(dy_vec, xm));
+        }
+            bng_f32x32_store_f32(lane_dy, bng_f32x32_add(bng_f32x32_load_f32(lane_dy), acc_dy));
+            bng_f32x32_store_f32(lane_dyxm, bng_f32x32_add(bng_f32x32_load_f32(lane_dyxm), acc_dyxm));
+    }
+}
+
+void bng_nchw_f16_12544_dx_train(size_t n, const void *x_data, const void *dy_data, void *dx_data,
+        float mean, float gain, float dy_mean, float slope, int stream)
+{
+    const half *x = x_data, *dy = dy_data;
+    half *dx = dx_data;
+    size_t i;
+
+    (void)n;    /* always 12544 */
+    /* dx may be x or dy: each vector is loaded before it is stored. */
+    for (i = 0; i + 32 <= 12544; i += 32) {
+        const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), bng_f32x32_broadcast(mean));
+        const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + i), bng_f32x32_broadcast(dy_mean));
+        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(bng_f32x32_broadcast(gain), bng_f32x32_sub(centered, bng_f32x32_mul(xm, bng_f32x32_broadcast(slope)))), stream);
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_nchw_f16_12544_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
+{
+    const half *dy = dy_data;
+    half *dx = dx_data;
+    size_t i;
+
+    (void)n;    /* always 12544 */
+    for (i = 0; i + 32 <= 12544; i += 32)
+            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(bng_f32x32_broadcast(gain), bng_f32x32_load_f16(dy + i)), stream);
+    bng_store_out_end(stream);
+}
+
+
+/* ---- NCHW, generic: any piece of a plane, 32 lanes then single lanes ---- */
+
+void bng_nchw_f16_generic_reduce(size_t n, const void *x_data, const void *dy_data, float mean,
+        float *lane_dy, float *lane_dyxm)
+{
+    const half *x = x_data, *dy = dy_data;
+    const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean);
+    size_t left = n / 32, i;
+
+    while (left != 0) {
+        size_t k = left < BNG_NCHW_BLOCK_VECTORS ? left : BNG_NCHW_BLOCK_VECTORS;
+            bng_f32x32 acc_dy = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm = bng_f32x32_zero();
+
+        left -= k;
+        for (; k != 0; k--, x += 32, dy += 32) {
+                const bng_f32x32 dy_vec = bng_f32x32_load_f16(dy);
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x), mean_vec);
+                acc_dy = bng_f32x32_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x32_add(acc_dyxm, bng_f32x32_mul(dy_vec, xm));
+        }
+            bng_f32x32_store_f32(lane_dy, bng_f32x32_add(bng_f32x32_load_f32(lane_dy), acc_dy));
+            bng_f32x32_store_f32(lane_dyxm, bng_f32x32_add(bng_f32x32_load_f32(lane_dyxm), acc_dyxm));
+    }
+    /* The plane's last elements, fewer than a vector: each into its lane's sums. */
+    for (i = 0; i < n % 32; i++) {
+            bng_f32x1 acc_dy = bng_f32x1_zero();
+            bng_f32x1 acc_dyxm = bng_f32x1_zero();
+        {
+                const bng_f32x1 dy_vec = bng_f32x1_load_f16(dy + i);
+                const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
+                acc_dy = bng_f32x1_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x1_add(acc_dyxm, bng_f32x1_mul(dy_vec, xm));
+        }
+            bng_f32x1_store_f32(lane_dy + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dy + i), acc_dy));
+            bng_f32x1_store_f32(lane_dyxm + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dyxm + i), acc_dyxm));
+    }
+}
+
+void bng_nchw_f16_generic_dx_train(size_t n, const void *x_data, const void *dy_data, void *dx_data,
+        float mean, float gain, float dy_mean, float slope, int stream)
+{
+    const half *x = x_data, *dy = dy_data;
+    half *dx = dx_data;
+    size_t i;
+
+    /* dx may be x or dy: each vector is loaded before it is stored. */
+    for (i = 0; i + 32 <= n; i += 32) {
+        const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), bng_f32x32_broadcast(mean));
+        const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + i), bng_f32x32_broadcast(dy_mean));
+        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(bng_f32x32_broadcast(gain), bng_f32x32_sub(centered, bng_f32x32_mul(xm, bng_f32x32_broadcast(slope)))), stream);
+    }
+    for (; i < n; i++) {
+        const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
+        const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f16(dy + i), bng_f32x1_broadcast(dy_mean));
+        bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_nchw_f16_generic_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
+{
+    const half *dy = dy_data;
+    half *dx = dx_data;
+    size_t i;
+
+    for (i = 0; i + 32 <= n; i += 32)
+            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(bng_f32x32_broadcast(gain), bng_f32x32_load_f16(dy + i)), stream);
+    for (; i < n; i++)
+            bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f16(dy + i)), stream);
+    bng_store_out_end(stream);
+}
+

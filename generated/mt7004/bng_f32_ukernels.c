@@ -986,3 +986,402 @@ void bng_f32_dx_infer_ukernel__mt7004_generic_v16(
     }
     bng_store_out_end(stream);
 }
+
+/* ---- NCHW, spatial == 49: 3 vectors of 16 lanes, 1 lanes more ---- */
+
+void bng_nchw_f32_49_reduce(size_t n, const void *x_data, const void *dy_data, float mean,
+        float *lane_dy, float *lane_dyxm)
+{
+    const float *x = x_data, *dy = dy_data;
+    const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean);
+    size_t left = 49 / 16, i;
+
+    (void)n;    /* always 49: the table registers this kernel for it alone */
+    while (left != 0) {
+        size_t k = left < BNG_NCHW_BLOCK_VECTORS ? left : BNG_NCHW_BLOCK_VECTORS;
+            bng_f32x16 acc_dy = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm = bng_f32x16_zero();
+
+        left -= k;
+        for (; k != 0; k--, x += 16, dy += 16) {
+                const bng_f32x16 dy_vec = bng_f32x16_load_f32(dy);
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x), mean_vec);
+                acc_dy = bng_f32x16_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x16_add(acc_dyxm, bng_f32x16_mul(dy_vec, xm));
+        }
+            bng_f32x16_store_f32(lane_dy, bng_f32x16_add(bng_f32x16_load_f32(lane_dy), acc_dy));
+            bng_f32x16_store_f32(lane_dyxm, bng_f32x16_add(bng_f32x16_load_f32(lane_dyxm), acc_dyxm));
+    }
+    /* The plane's last elements, fewer than a vector: each into its lane's sums. */
+    for (i = 0; i < 49 % 16; i++) {
+            bng_f32x1 acc_dy = bng_f32x1_zero();
+            bng_f32x1 acc_dyxm = bng_f32x1_zero();
+        {
+                const bng_f32x1 dy_vec = bng_f32x1_load_f32(dy + i);
+                const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(mean));
+                acc_dy = bng_f32x1_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x1_add(acc_dyxm, bng_f32x1_mul(dy_vec, xm));
+        }
+            bng_f32x1_store_f32(lane_dy + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dy + i), acc_dy));
+            bng_f32x1_store_f32(lane_dyxm + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dyxm + i), acc_dyxm));
+    }
+}
+
+void bng_nchw_f32_49_dx_train(size_t n, const void *x_data, const void *dy_data, void *dx_data,
+        float mean, float gain, float dy_mean, float slope, int stream)
+{
+    const float *x = x_data, *dy = dy_data;
+    float *dx = dx_data;
+    size_t i;
+
+    (void)n;    /* always 49 */
+    /* dx may be x or dy: each vector is loaded before it is stored. */
+    for (i = 0; i + 16 <= 49; i += 16) {
+        const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), bng_f32x16_broadcast(mean));
+        const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + i), bng_f32x16_broadcast(dy_mean));
+        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_broadcast(slope)))), stream);
+    }
+    for (; i < 49; i++) {
+        const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(mean));
+        const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f32(dy + i), bng_f32x1_broadcast(dy_mean));
+        bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_nchw_f32_49_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
+{
+    const float *dy = dy_data;
+    float *dx = dx_data;
+    size_t i;
+
+    (void)n;    /* always 49 */
+    for (i = 0; i + 16 <= 49; i += 16)
+            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_load_f32(dy + i)), stream);
+    for (; i < 49; i++)
+            bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f32(dy + i)), stream);
+    bng_store_out_end(stream);
+}
+
+
+/* ---- NCHW, spatial == 196: 12 vectors of 16 lanes, 4 lanes more ---- */
+
+void bng_nchw_f32_196_reduce(size_t n, const void *x_data, const void *dy_data, float mean,
+        float *lane_dy, float *lane_dyxm)
+{
+    const float *x = x_data, *dy = dy_data;
+    const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean);
+    size_t left = 196 / 16, i;
+
+    (void)n;    /* always 196: the table registers this kernel for it alone */
+    while (left != 0) {
+        size_t k = left < BNG_NCHW_BLOCK_VECTORS ? left : BNG_NCHW_BLOCK_VECTORS;
+            bng_f32x16 acc_dy = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm = bng_f32x16_zero();
+
+        left -= k;
+        for (; k != 0; k--, x += 16, dy += 16) {
+                const bng_f32x16 dy_vec = bng_f32x16_load_f32(dy);
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x), mean_vec);
+                acc_dy = bng_f32x16_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x16_add(acc_dyxm, bng_f32x16_mul(dy_vec, xm));
+        }
+            bng_f32x16_store_f32(lane_dy, bng_f32x16_add(bng_f32x16_load_f32(lane_dy), acc_dy));
+            bng_f32x16_store_f32(lane_dyxm, bng_f32x16_add(bng_f32x16_load_f32(lane_dyxm), acc_dyxm));
+    }
+    /* The plane's last elements, fewer than a vector: each into its lane's sums. */
+    for (i = 0; i < 196 % 16; i++) {
+            bng_f32x1 acc_dy = bng_f32x1_zero();
+            bng_f32x1 acc_dyxm = bng_f32x1_zero();
+        {
+                const bng_f32x1 dy_vec = bng_f32x1_load_f32(dy + i);
+                const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(mean));
+                acc_dy = bng_f32x1_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x1_add(acc_dyxm, bng_f32x1_mul(dy_vec, xm));
+        }
+            bng_f32x1_store_f32(lane_dy + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dy + i), acc_dy));
+            bng_f32x1_store_f32(lane_dyxm + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dyxm + i), acc_dyxm));
+    }
+}
+
+void bng_nchw_f32_196_dx_train(size_t n, const void *x_data, const void *dy_data, void *dx_data,
+        float mean, float gain, float dy_mean, float slope, int stream)
+{
+    const float *x = x_data, *dy = dy_data;
+    float *dx = dx_data;
+    size_t i;
+
+    (void)n;    /* always 196 */
+    /* dx may be x or dy: each vector is loaded before it is stored. */
+    for (i = 0; i + 16 <= 196; i += 16) {
+        const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), bng_f32x16_broadcast(mean));
+        const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + i), bng_f32x16_broadcast(dy_mean));
+        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_broadcast(slope)))), stream);
+    }
+    for (; i < 196; i++) {
+        const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(mean));
+        const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f32(dy + i), bng_f32x1_broadcast(dy_mean));
+        bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_nchw_f32_196_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
+{
+    const float *dy = dy_data;
+    float *dx = dx_data;
+    size_t i;
+
+    (void)n;    /* always 196 */
+    for (i = 0; i + 16 <= 196; i += 16)
+            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_load_f32(dy + i)), stream);
+    for (; i < 196; i++)
+            bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f32(dy + i)), stream);
+    bng_store_out_end(stream);
+}
+
+
+/* ---- NCHW, spatial == 784: 49 vectors of 16 lanes ---- */
+
+void bng_nchw_f32_784_reduce(size_t n, const void *x_data, const void *dy_data, float mean,
+        float *lane_dy, float *lane_dyxm)
+{
+    const float *x = x_data, *dy = dy_data;
+    const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean);
+    size_t left = 784 / 16;
+
+    (void)n;    /* always 784: the table registers this kernel for it alone */
+    while (left != 0) {
+        size_t k = left < BNG_NCHW_BLOCK_VECTORS ? left : BNG_NCHW_BLOCK_VECTORS;
+            bng_f32x16 acc_dy = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm = bng_f32x16_zero();
+
+        left -= k;
+        for (; k != 0; k--, x += 16, dy += 16) {
+                const bng_f32x16 dy_vec = bng_f32x16_load_f32(dy);
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x), mean_vec);
+                acc_dy = bng_f32x16_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x16_add(acc_dyxm, bng_f32x16_mul(dy_vec, xm));
+        }
+            bng_f32x16_store_f32(lane_dy, bng_f32x16_add(bng_f32x16_load_f32(lane_dy), acc_dy));
+            bng_f32x16_store_f32(lane_dyxm, bng_f32x16_add(bng_f32x16_load_f32(lane_dyxm), acc_dyxm));
+    }
+}
+
+void bng_nchw_f32_784_dx_train(size_t n, const void *x_data, const void *dy_data, void *dx_data,
+        float mean, float gain, float dy_mean, float slope, int stream)
+{
+    const float *x = x_data, *dy = dy_data;
+    float *dx = dx_data;
+    size_t i;
+
+    (void)n;    /* always 784 */
+    /* dx may be x or dy: each vector is loaded before it is stored. */
+    for (i = 0; i + 16 <= 784; i += 16) {
+        const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), bng_f32x16_broadcast(mean));
+        const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + i), bng_f32x16_broadcast(dy_mean));
+        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_broadcast(slope)))), stream);
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_nchw_f32_784_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
+{
+    const float *dy = dy_data;
+    float *dx = dx_data;
+    size_t i;
+
+    (void)n;    /* always 784 */
+    for (i = 0; i + 16 <= 784; i += 16)
+            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_load_f32(dy + i)), stream);
+    bng_store_out_end(stream);
+}
+
+
+/* ---- NCHW, spatial == 3136: 196 vectors of 16 lanes ---- */
+
+void bng_nchw_f32_3136_reduce(size_t n, const void *x_data, const void *dy_data, float mean,
+        float *lane_dy, float *lane_dyxm)
+{
+    const float *x = x_data, *dy = dy_data;
+    const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean);
+    size_t left = 3136 / 16;
+
+    (void)n;    /* always 3136: the table registers this kernel for it alone */
+    while (left != 0) {
+        size_t k = left < BNG_NCHW_BLOCK_VECTORS ? left : BNG_NCHW_BLOCK_VECTORS;
+            bng_f32x16 acc_dy = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm = bng_f32x16_zero();
+
+        left -= k;
+        for (; k != 0; k--, x += 16, dy += 16) {
+                const bng_f32x16 dy_vec = bng_f32x16_load_f32(dy);
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x), mean_vec);
+                acc_dy = bng_f32x16_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x16_add(acc_dyxm, bng_f32x16_mul(dy_vec, xm));
+        }
+            bng_f32x16_store_f32(lane_dy, bng_f32x16_add(bng_f32x16_load_f32(lane_dy), acc_dy));
+            bng_f32x16_store_f32(lane_dyxm, bng_f32x16_add(bng_f32x16_load_f32(lane_dyxm), acc_dyxm));
+    }
+}
+
+void bng_nchw_f32_3136_dx_train(size_t n, const void *x_data, const void *dy_data, void *dx_data,
+        float mean, float gain, float dy_mean, float slope, int stream)
+{
+    const float *x = x_data, *dy = dy_data;
+    float *dx = dx_data;
+    size_t i;
+
+    (void)n;    /* always 3136 */
+    /* dx may be x or dy: each vector is loaded before it is stored. */
+    for (i = 0; i + 16 <= 3136; i += 16) {
+        const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), bng_f32x16_broadcast(mean));
+        const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + i), bng_f32x16_broadcast(dy_mean));
+        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_broadcast(slope)))), stream);
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_nchw_f32_3136_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
+{
+    const float *dy = dy_data;
+    float *dx = dx_data;
+    size_t i;
+
+    (void)n;    /* always 3136 */
+    for (i = 0; i + 16 <= 3136; i += 16)
+            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_load_f32(dy + i)), stream);
+    bng_store_out_end(stream);
+}
+
+
+/* ---- NCHW, spatial == 12544: 784 vectors of 16 lanes ---- */
+
+void bng_nchw_f32_12544_reduce(size_t n, const void *x_data, const void *dy_data, float mean,
+        float *lane_dy, float *lane_dyxm)
+{
+    const float *x = x_data, *dy = dy_data;
+    const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean);
+    size_t left = 12544 / 16;
+
+    (void)n;    /* always 12544: the table registers this kernel for it alone */
+    while (left != 0) {
+        size_t k = left < BNG_NCHW_BLOCK_VECTORS ? left : BNG_NCHW_BLOCK_VECTORS;
+            bng_f32x16 acc_dy = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm = bng_f32x16_zero();
+
+        left -= k;
+        for (; k != 0; k--, x += 16, dy += 16) {
+                const bng_f32x16 dy_vec = bng_f32x16_load_f32(dy);
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x), mean_vec);
+                acc_dy = bng_f32x16_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x16_add(acc_dyxm, bng_f32x16_mul(dy_vec, xm));
+        }
+            bng_f32x16_store_f32(lane_dy, bng_f32x16_add(bng_f32x16_load_f32(lane_dy), acc_dy));
+            bng_f32x16_store_f32(lane_dyxm, bng_f32x16_add(bng_f32x16_load_f32(lane_dyxm), acc_dyxm));
+    }
+}
+
+void bng_nchw_f32_12544_dx_train(size_t n, const void *x_data, const void *dy_data, void *dx_data,
+        float mean, float gain, float dy_mean, float slope, int stream)
+{
+    const float *x = x_data, *dy = dy_data;
+    float *dx = dx_data;
+    size_t i;
+
+    (void)n;    /* always 12544 */
+    /* dx may be x or dy: each vector is loaded before it is stored. */
+    for (i = 0; i + 16 <= 12544; i += 16) {
+        const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), bng_f32x16_broadcast(mean));
+        const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + i), bng_f32x16_broadcast(dy_mean));
+        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_broadcast(slope)))), stream);
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_nchw_f32_12544_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
+{
+    const float *dy = dy_data;
+    float *dx = dx_data;
+    size_t i;
+
+    (void)n;    /* always 12544 */
+    for (i = 0; i + 16 <= 12544; i += 16)
+            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_load_f32(dy + i)), stream);
+    bng_store_out_end(stream);
+}
+
+
+/* ---- NCHW, generic: any piece of a plane, 16 lanes then single lanes ---- */
+
+void bng_nchw_f32_generic_reduce(size_t n, const void *x_data, const void *dy_data, float mean,
+        float *lane_dy, float *lane_dyxm)
+{
+    const float *x = x_data, *dy = dy_data;
+    const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean);
+    size_t left = n / 16, i;
+
+    while (left != 0) {
+        size_t k = left < BNG_NCHW_BLOCK_VECTORS ? left : BNG_NCHW_BLOCK_VECTORS;
+            bng_f32x16 acc_dy = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm = bng_f32x16_zero();
+
+        left -= k;
+        for (; k != 0; k--, x += 16, dy += 16) {
+                const bng_f32x16 dy_vec = bng_f32x16_load_f32(dy);
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x), mean_vec);
+                acc_dy = bng_f32x16_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x16_add(acc_dyxm, bng_f32x16_mul(dy_vec, xm));
+        }
+            bng_f32x16_store_f32(lane_dy, bng_f32x16_add(bng_f32x16_load_f32(lane_dy), acc_dy));
+            bng_f32x16_store_f32(lane_dyxm, bng_f32x16_add(bng_f32x16_load_f32(lane_dyxm), acc_dyxm));
+    }
+    /* The plane's last elements, fewer than a vector: each into its lane's sums. */
+    for (i = 0; i < n % 16; i++) {
+            bng_f32x1 acc_dy = bng_f32x1_zero();
+            bng_f32x1 acc_dyxm = bng_f32x1_zero();
+        {
+                const bng_f32x1 dy_vec = bng_f32x1_load_f32(dy + i);
+                const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(mean));
+                acc_dy = bng_f32x1_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x1_add(acc_dyxm, bng_f32x1_mul(dy_vec, xm));
+        }
+            bng_f32x1_store_f32(lane_dy + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dy + i), acc_dy));
+            bng_f32x1_store_f32(lane_dyxm + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dyxm + i), acc_dyxm));
+    }
+}
+
+void bng_nchw_f32_generic_dx_train(size_t n, const void *x_data, const void *dy_data, void *dx_data,
+        float mean, float gain, float dy_mean, float slope, int stream)
+{
+    const float *x = x_data, *dy = dy_data;
+    float *dx = dx_data;
+    size_t i;
+
+    /* dx may be x or dy: each vector is loaded before it is stored. */
+    for (i = 0; i + 16 <= n; i += 16) {
+        const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), bng_f32x16_broadcast(mean));
+        const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + i), bng_f32x16_broadcast(dy_mean));
+        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_broadcast(slope)))), stream);
+    }
+    for (; i < n; i++) {
+        const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(mean));
+        const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f32(dy + i), bng_f32x1_broadcast(dy_mean));
+        bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_nchw_f32_generic_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
+{
+    const float *dy = dy_data;
+    float *dx = dx_data;
+    size_t i;
+
+    for (i = 0; i + 16 <= n; i += 16)
+            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_load_f32(dy + i)), stream);
+    for (; i < n; i++)
+            bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f32(dy + i)), stream);
+    bng_store_out_end(stream);
+}
+

@@ -53,6 +53,9 @@ typedef struct {
 #define BNG_CASE_SUMS 12
 #define BNG_CASE_FLAGS 13
 #define BNG_CASE_EFLAGS (-9)      /* the status of an unknown flag bit */
+#define BNG_CASE_ACCUMULATE 1     /* BNG_FLAG_ACCUMULATE */
+#define BNG_CASE_NCHW 2           /* BNG_FLAG_NCHW, with the extent in BNG_CASE_SPATIAL */
+#define BNG_CASE_SPATIAL 14
 
 #define BNG_GUARD 64
 #define BNG_GUARD_BYTE 0xA5

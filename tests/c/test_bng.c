@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bng_dtypes.h"
+#include "test_nchw.h"
 
 #define T (bng_dtypes[_i])
 #define FULL_MASK ((int)((1u << BNG_TARGET_CORES) - 1u))
@@ -1096,14 +1097,17 @@ static void ext_errors(const bng_dtype *t, int shared)
         k.params[BNG_PARAM_CHANNEL] = LLONG_MAX;
         expect_op_error(&k, op, shared, xp, dy, dxp, mask, BNG_ERANGE, "channel LLONG_MAX");
         k.params[BNG_PARAM_CHANNEL] = (long long)channel;
-        /* A flag bit this version does not know (apply, ext): refused, not ignored. */
-        if (op == BNG_OP_APPLY || op == BNG_OP_EXT) {
-            k.params[BNG_CASE_FLAGS] = 2;
-            expect_op_error(&k, op, shared, xp, dy, dxp, mask, BNG_CASE_EFLAGS, "an unknown flag bit");
-            k.params[BNG_CASE_FLAGS] = (long long)1 << 40 | 1;
-            expect_op_error(&k, op, shared, xp, dy, dxp, mask, BNG_CASE_EFLAGS, "an unknown high flag bit");
-            k.params[BNG_CASE_FLAGS] = 0;
+        /* A flag bit the call cannot honour (every extended call reads the flags):
+         * refused, not ignored; ACCUMULATE only where dbias and dscale are written. */
+        k.params[BNG_CASE_FLAGS] = (long long)1 << 30;
+        expect_op_error(&k, op, shared, xp, dy, dxp, mask, BNG_CASE_EFLAGS, "an unknown flag bit");
+        k.params[BNG_CASE_FLAGS] = (long long)1 << 40 | (op == BNG_OP_APPLY || op == BNG_OP_EXT);
+        expect_op_error(&k, op, shared, xp, dy, dxp, mask, BNG_CASE_EFLAGS, "an unknown high flag bit");
+        if (op == BNG_OP_REDUCE || op == BNG_OP_DX) {
+            k.params[BNG_CASE_FLAGS] = BNG_CASE_ACCUMULATE;
+            expect_op_error(&k, op, shared, xp, dy, dxp, mask, BNG_CASE_EFLAGS, "ACCUMULATE");
         }
+        k.params[BNG_CASE_FLAGS] = 0;
         if (shared)
             expect_op_error(&k, op, shared, xp, dy, dxp, 0, BNG_ECOREMASK, "core_mask 0");
         /* Counts that do not add up (apply): fewer rows than this call's, a limb that
@@ -1476,6 +1480,7 @@ static Suite *suite(void)
         tcase_add_loop_test(tc, tests[i].test, 0, bng_dtype_count);
         suite_add_tcase(s, tc);
     }
+    bng_nchw_add_tests(s);
     return s;
 }
 

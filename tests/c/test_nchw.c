@@ -1,0 +1,489 @@
+/* The NCHW (channel axis 1, BNG_FLAG_NCHW) cases of the Check suite: every extended
+ * call, _p and _s, every storage type, against the float64 reference. An NCHW case is
+ * an NHWC case of batch * spatial rows (bng_case: its data, reference and checks) whose
+ * elements the test also lays out as x[batch][channel][spatial]: section 1's operation
+ * is the same on both, with m = batch * spatial.
+ */
+#include <check.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bng_dtypes.h"
+#include "test_nchw.h"
+
+#if BNG_HAS_NCHW
+#define T (bng_dtypes[_i])
+#define FULL_MASK ((int)((1u << BNG_TARGET_CORES) - 1u))
+#define GUARD 64
+#define GUARD_BYTE 0xA5
+#define OUTPUT_MARK 0x3C
+
+/* An NCHW case: `k` holds the NHWC layout (row b * spatial + s) and the block; x, dy, dx
+ * the NCHW layout, each inside guard bytes. k's block is set for the NCHW call (batch,
+ * flags, spatial) except while its results are checked. */
+typedef struct {
+    bng_case k;
+    size_t batch, spatial;
+    unsigned char *raw[3];
+    void *x, *dy, *dx;
+    size_t bytes;
+    long long reserved_spatial;   /* k's sentinel in slot 14, put back to check it */
+} nchw_case;
+
+/* The NHWC index of NCHW element i. */
+static size_t nhwc_index(const nchw_case *n, size_t i)
+{
+    const size_t channel = n->k.channel, s = i % n->spatial, c = i / n->spatial % channel;
+    const size_t b = i / n->spatial / channel;
+    return (b * n->spatial + s) * channel + c;
+}
+
+static void *guarded(nchw_case *n, int which)
+{
+    n->raw[which] = malloc(n->bytes + 2 * GUARD);
+    ck_assert_ptr_nonnull(n->raw[which]);
+    memset(n->raw[which], GUARD_BYTE, n->bytes + 2 * GUARD);
+    return n->raw[which] + GUARD;
+}
+
+static void nchw_use_block(nchw_case *n, int nchw)
+{
+    n->k.params[BNG_PARAM_BATCH] = (long long)(nchw ? n->batch : n->batch * n->spatial);
+    n->k.params[BNG_CASE_FLAGS] = nchw ? BNG_CASE_NCHW : 0;
+    n->k.params[BNG_CASE_SPATIAL] = nchw ? (long long)n->spatial : n->reserved_spatial;
+}
+
+static void nchw_init(nchw_case *n, const bng_dtype *t, size_t batch, size_t channel,
+                      size_t spatial, int is_train, enum bng_data data, unsigned seed)
+{
+    const size_t size = t->size;
+    size_t i;
+
+    bng_case_init(&n->k, t, batch * spatial, channel, is_train, data, seed);
+    n->batch = batch;
+    n->spatial = spatial;
+    n->bytes = batch * channel * spatial * size;
+    n->x = guarded(n, 0);
+    n->dy = guarded(n, 1);
+    n->dx = guarded(n, 2);
+    for (i = 0; i < batch * channel * spatial; i++) {
+        memcpy((unsigned char *)n->x + i * size, (unsigned char *)n->k.x.p + nhwc_index(n, i) * size, size);
+        memcpy((unsigned char *)n->dy + i * size, (unsigned char *)n->k.dy.p + nhwc_index(n, i) * size, size);
+    }
+    memset(n->dx, OUTPUT_MARK, n->bytes);
+    n->reserved_spatial = n->k.params[BNG_CASE_SPATIAL];
+    nchw_use_block(n, 1);
+}
+
+static void nchw_free(nchw_case *n)
+{
+    int i;
+    for (i = 0; i < 3; i++)
+        free(n->raw[i]);
+    bng_case_free(&n->k);
+}
+
+static void nchw_check_guards(const nchw_case *n)
+{
+    int i;
+    size_t j;
+    for (i = 0; i < 3; i++)
+        for (j = 0; j < GUARD; j++)
+            if (n->raw[i][j] != GUARD_BYTE || n->raw[i][GUARD + n->bytes + j] != GUARD_BYTE)
+                ck_abort_msg("%s: guard bytes around NCHW array %d were written", n->k.t->name, i);
+}
+
+/* The call of `op` on the case's NCHW arrays (dx-only: dy, dx; reduce: x, dy). */
+static void nchw_call(nchw_case *n, int op, int shared, int mask)
+{
+    bng_case_call(&n->k, op, shared, op == BNG_OP_DX ? NULL : n->x, n->dy,
+                  op == BNG_OP_REDUCE ? NULL : n->dx, mask);
+}
+
+/* dx back in NHWC order into k, and k's results against the float64 reference with
+ * m = batch * spatial (k has batch * spatial rows). */
+static void nchw_check(nchw_case *n)
+{
+    const size_t size = n->k.t->size;
+    size_t i;
+
+    for (i = 0; i < n->batch * n->k.channel * n->spatial; i++)
+        memcpy((unsigned char *)n->k.dx.p + nhwc_index(n, i) * size, (unsigned char *)n->dx + i * size, size);
+    nchw_use_block(n, 0);
+    bng_case_check(&n->k);
+    nchw_use_block(n, 1);
+    nchw_check_guards(n);
+}
+
+static void expect_same(const void *a, const void *b, size_t bytes, const nchw_case *n,
+                        const char *what)
+{
+    if (memcmp(a, b, bytes) != 0)
+        ck_abort_msg("%s: batch %zu channel %zu spatial %zu: %s differs", n->k.t->name, n->batch,
+                     n->k.channel, n->spatial, what);
+}
+
+/* Extents: each specialized one, and off the plan: 1, below, at and above a vector,
+ * a block and then some (two blocks and a tail). */
+#define ADD_EXTENT(s) out[n++] = (s);
+static size_t extents(const bng_dtype *t, size_t *out)
+{
+    size_t n = 0;
+    BNG_NCHW_SPATIAL(ADD_EXTENT)
+    out[n++] = 1;
+    out[n++] = t->lanes - 1 ? t->lanes - 1 : 2;
+    out[n++] = t->lanes;
+    out[n++] = t->lanes + 1;
+    out[n++] = 2 * BNG_NCHW_BLOCK_VECTORS * t->lanes + 3;
+    return n;
+}
+
+/* Batch for an extent: several blocks and row groups of planes where the planes are
+ * small, a few planes where they are large. */
+static size_t batch_for(size_t spatial)
+{
+    return spatial >= 3000 ? 2 : spatial >= 100 ? 7 : 600;
+}
+
+static void run_ext_within_bound(const bng_dtype *t, size_t batch, size_t channel, size_t spatial,
+                                 int is_train, enum bng_data data, unsigned seed)
+{
+    nchw_case n;
+    nchw_init(&n, t, batch, channel, spatial, is_train, data, seed);
+    nchw_call(&n, BNG_OP_EXT, 0, 0);
+    nchw_check(&n);
+    nchw_free(&n);
+}
+
+/* ext, training and inference, against the reference at every extent. */
+START_TEST(test_nchw_within_bound)
+{
+    size_t spatial[16], count = extents(T, spatial), i;
+    int train;
+    for (i = 0; i < count; i++)
+        for (train = 0; train <= 1; train++)
+            run_ext_within_bound(T, batch_for(spatial[i]), 3, spatial[i], train, BNG_DATA_RANDOM,
+                                 (unsigned)(i * 2 + train));
+}
+END_TEST
+
+/* A large mean against a small spread, where sum(dy*x) - mean*sum(dy) cancels, at the
+ * ResNet extents and one across blocks. */
+START_TEST(test_nchw_large_mean)
+{
+    const size_t spatial[] = {49, 784, 3136, 12544, 2 * BNG_NCHW_BLOCK_VECTORS * 32 + 5};
+    size_t i;
+    for (i = 0; i < sizeof spatial / sizeof spatial[0]; i++)
+        run_ext_within_bound(T, spatial[i] >= 3000 ? 3 : 40, 2, spatial[i], 1, BNG_DATA_LARGE_MEAN,
+                             (unsigned)i + 50);
+}
+END_TEST
+
+/* Each specialized extent's kernel gives the generic kernel's bits, and so does the
+ * generic kernel on the plane in pieces of whole blocks (as _s streams a large plane). */
+START_TEST(test_nchw_specialized_is_generic)
+{
+    const bng_dtype_config *config = T->size == 4 ? &bng_f32_config :
+#if BNG_HAS_F16
+        &bng_f16_config;
+#else
+        NULL;
+#endif
+    size_t spatial[16], count = extents(T, spatial), i, j;
+    const bng_nchw_kernel *generic = config->nchw_kernel_for_spatial(0);
+
+    ck_assert_uint_eq(generic->spatial, 0);
+    for (i = 0; i < count; i++) {
+        const bng_nchw_kernel *k = config->nchw_kernel_for_spatial(spatial[i]);
+        const size_t s = spatial[i], block = BNG_NCHW_BLOCK_VECTORS * k->lanes;
+        nchw_case n;
+        float lanes[3][2][64];
+        int way;
+
+        nchw_init(&n, T, 1, 1, s, 1, BNG_DATA_RANDOM, (unsigned)i + 90);
+        memset(lanes, 0, sizeof lanes);
+        k->reduce(s, n.x, n.dy, 0.25f, lanes[0][0], lanes[0][1]);
+        generic->reduce(s, n.x, n.dy, 0.25f, lanes[1][0], lanes[1][1]);
+        for (j = 0; j < s; j += block)
+            generic->reduce(s - j < block ? s - j : block, (unsigned char *)n.x + j * T->size,
+                            (unsigned char *)n.dy + j * T->size, 0.25f, lanes[2][0], lanes[2][1]);
+        for (way = 1; way <= 2; way++)
+            expect_same(lanes[0], lanes[way], sizeof lanes[0], &n, way == 1 ? "generic reduce" : "reduce in pieces");
+        k->dx_train(s, n.x, n.dy, n.dx, 0.25f, 1.5f, -0.125f, 0.75f, 0);
+        generic->dx_train(s, n.x, n.dy, n.k.dx.p, 0.25f, 1.5f, -0.125f, 0.75f, 0);
+        expect_same(n.dx, n.k.dx.p, n.bytes, &n, "generic dx_train");
+        k->dx_infer(s, n.dy, n.dx, 1.5f, 0);
+        generic->dx_infer(s, n.dy, n.k.dx.p, 1.5f, 0);
+        expect_same(n.dx, n.k.dx.p, n.bytes, &n, "generic dx_infer");
+        if (s != 1 && (k == generic) != (s == 1 || s == 2 || s == T->lanes || s == T->lanes - 1
+                                           || s == T->lanes + 1 || s == 2 * block + 3))
+            ck_abort_msg("%s: extent %zu dispatches to %s", T->name, s, k->name);
+        nchw_free(&n);
+    }
+}
+END_TEST
+
+/* reduce then apply with the buffer as reduce left it (count batch * spatial) gives
+ * ext's bits; dx-only gives the NHWC dx-only's bits, element for element. */
+START_TEST(test_nchw_reduce_apply_dx_only)
+{
+    const size_t spatial[] = {T->lanes + 1, 49, 3 * BNG_NCHW_BLOCK_VECTORS * T->lanes};
+    size_t i;
+    int shared;
+
+    for (i = 0; i < sizeof spatial / sizeof spatial[0]; i++)
+        for (shared = 0; shared <= 1; shared++) {
+            nchw_case n;
+            unsigned char *dx_ext, *dbias_ext, *dscale_ext;
+            const float *limb;
+            unsigned long long count = 0;
+            int l;
+
+            nchw_init(&n, T, 5, 3, spatial[i], 1, BNG_DATA_RANDOM, (unsigned)i + 120);
+            dx_ext = malloc(n.bytes);
+            dbias_ext = malloc(n.k.dbias.bytes);
+            dscale_ext = malloc(n.k.dscale.bytes);
+            nchw_call(&n, BNG_OP_EXT, shared, FULL_MASK);
+            ck_assert_int_eq(n.k.params[BNG_PARAM_STATUS], BNG_OK);
+            memcpy(dx_ext, n.dx, n.bytes);
+            memcpy(dbias_ext, n.k.dbias.p, n.k.dbias.bytes);
+            memcpy(dscale_ext, n.k.dscale.p, n.k.dscale.bytes);
+            bng_case_mark_outputs(&n.k);
+            memset(n.dx, OUTPUT_MARK, n.bytes);
+            nchw_call(&n, BNG_OP_REDUCE, shared, FULL_MASK);
+            ck_assert_int_eq(n.k.params[BNG_PARAM_STATUS], BNG_OK);
+            limb = (const float *)n.k.sums.p + 2 * n.k.channel;
+            for (l = BNG_SUMS_COUNT_LIMBS - 1; l >= 0; l--)
+                count = count << BNG_SUMS_LIMB_BITS | (unsigned long long)limb[l];
+            ck_assert_uint_eq(count, 5 * spatial[i]);
+            nchw_call(&n, BNG_OP_APPLY, shared, FULL_MASK);
+            ck_assert_int_eq(n.k.params[BNG_PARAM_STATUS], BNG_OK);
+            expect_same(n.dx, dx_ext, n.bytes, &n, "reduce + apply dx");
+            expect_same(n.k.dbias.p, dbias_ext, n.k.dbias.bytes, &n, "reduce + apply dbias");
+            expect_same(n.k.dscale.p, dscale_ext, n.k.dscale.bytes, &n, "reduce + apply dscale");
+            /* dx-only: elementwise, so NCHW's dx is NHWC's, moved. */
+            nchw_call(&n, BNG_OP_DX, shared, FULL_MASK);
+            ck_assert_int_eq(n.k.params[BNG_PARAM_STATUS], BNG_OK);
+            memcpy(dx_ext, n.dx, n.bytes);
+            nchw_use_block(&n, 0);
+            bng_case_call(&n.k, BNG_OP_DX, shared, NULL, n.k.dy.p, n.k.dx.p, FULL_MASK);
+            ck_assert_int_eq(n.k.params[BNG_PARAM_STATUS], BNG_OK);
+            nchw_use_block(&n, 1);
+            {
+                size_t e;
+                for (e = 0; e < n.batch * n.k.channel * n.spatial; e++)
+                    if (memcmp(dx_ext + e * T->size, (unsigned char *)n.k.dx.p + nhwc_index(&n, e) * T->size, T->size))
+                        ck_abort_msg("%s: dx-only element %zu differs from NHWC's", T->name, e);
+            }
+            nchw_check_guards(&n);
+            free(dx_ext);
+            free(dbias_ext);
+            free(dscale_ext);
+            nchw_free(&n);
+        }
+}
+END_TEST
+
+/* _s gives _p's bits for every op and core mask: planes in whole tiles, in pieces
+ * larger than a tile buffer of private memory, more cores than channels. */
+START_TEST(test_nchw_shared_matches_private)
+{
+    const size_t beyond = BNG_PRIVATE_BYTES / 4 / T->size + 7;   /* a plane in pieces */
+    const struct { size_t batch, channel, spatial; } shapes[] = {
+        {3, 5, T->lanes + 1}, {40, 9, 49}, {2, 3, beyond}, {1, 1, 3},
+    };
+    const int masks[] = {1, FULL_MASK, FULL_MASK & 0x55, 1 << (BNG_TARGET_CORES - 1), FULL_MASK & 6};
+    const int ops[] = {BNG_OP_EXT, BNG_OP_REDUCE, BNG_OP_APPLY, BNG_OP_DX};
+    size_t sh, m, o;
+
+    for (sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++)
+        for (o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+            nchw_case n;
+            unsigned char *dx, *dbias, *dscale, *sums;
+
+            nchw_init(&n, T, shapes[sh].batch, shapes[sh].channel, shapes[sh].spatial, 1,
+                      BNG_DATA_RANDOM, (unsigned)(sh * 7 + o));
+            if (ops[o] == BNG_OP_APPLY)
+                nchw_call(&n, BNG_OP_REDUCE, 0, 0);     /* the buffer apply reads */
+            nchw_call(&n, ops[o], 0, 0);
+            ck_assert_int_eq(n.k.params[BNG_PARAM_STATUS], BNG_OK);
+            dx = malloc(n.bytes);
+            dbias = malloc(n.k.dbias.bytes);
+            dscale = malloc(n.k.dscale.bytes);
+            sums = malloc(n.k.sums.bytes);
+            memcpy(dx, n.dx, n.bytes);
+            memcpy(dbias, n.k.dbias.p, n.k.dbias.bytes);
+            memcpy(dscale, n.k.dscale.p, n.k.dscale.bytes);
+            memcpy(sums, n.k.sums.p, n.k.sums.bytes);
+            for (m = 0; m < sizeof masks / sizeof masks[0]; m++) {
+                if (masks[m] == 0)
+                    continue;
+                bng_case_mark_outputs(&n.k);
+                memset(n.dx, OUTPUT_MARK, n.bytes);
+                if (ops[o] == BNG_OP_REDUCE)
+                    memset(n.k.sums.p, OUTPUT_MARK, n.k.sums.bytes);
+                nchw_call(&n, ops[o], 1, masks[m]);
+                ck_assert_int_eq(n.k.params[BNG_PARAM_STATUS], BNG_OK);
+                if (ops[o] != BNG_OP_REDUCE)
+                    expect_same(n.dx, dx, n.bytes, &n, "_s dx (differs from _p)");
+                if (ops[o] == BNG_OP_EXT || ops[o] == BNG_OP_APPLY) {
+                    expect_same(n.k.dbias.p, dbias, n.k.dbias.bytes, &n, "_s dbias (differs from _p)");
+                    expect_same(n.k.dscale.p, dscale, n.k.dscale.bytes, &n, "_s dscale (differs from _p)");
+                }
+                expect_same(n.k.sums.p, sums, n.k.sums.bytes, &n, "_s sums (differs from _p)");
+                nchw_check_guards(&n);
+            }
+            free(dx);
+            free(dbias);
+            free(dscale);
+            free(sums);
+            nchw_free(&n);
+        }
+}
+END_TEST
+
+/* NCHW with ACCUMULATE (ext, apply; _p and _s): onto zeros, the plain call's bits;
+ * dx unchanged by the flag. */
+START_TEST(test_nchw_accumulate)
+{
+    int shared;
+    for (shared = 0; shared <= 1; shared++) {
+        nchw_case n;
+        unsigned char *dbias, *dscale, *dx;
+
+        nchw_init(&n, T, 4, 3, 49, 1, BNG_DATA_RANDOM, 77);
+        nchw_call(&n, BNG_OP_EXT, shared, FULL_MASK);
+        dbias = malloc(n.k.dbias.bytes);
+        dscale = malloc(n.k.dscale.bytes);
+        dx = malloc(n.bytes);
+        memcpy(dbias, n.k.dbias.p, n.k.dbias.bytes);
+        memcpy(dscale, n.k.dscale.p, n.k.dscale.bytes);
+        memcpy(dx, n.dx, n.bytes);
+        memset(n.k.dbias.p, 0, n.k.dbias.bytes);
+        memset(n.k.dscale.p, 0, n.k.dscale.bytes);
+        memset(n.dx, OUTPUT_MARK, n.bytes);
+        n.k.params[BNG_CASE_FLAGS] = BNG_CASE_NCHW | BNG_CASE_ACCUMULATE;
+        nchw_call(&n, BNG_OP_EXT, shared, FULL_MASK);
+        ck_assert_int_eq(n.k.params[BNG_PARAM_STATUS], BNG_OK);
+        expect_same(n.k.dbias.p, dbias, n.k.dbias.bytes, &n, "accumulated dbias");
+        expect_same(n.k.dscale.p, dscale, n.k.dscale.bytes, &n, "accumulated dscale");
+        expect_same(n.dx, dx, n.bytes, &n, "accumulating dx");
+        /* onto the plain results: twice them */
+        nchw_call(&n, BNG_OP_EXT, shared, FULL_MASK);
+        if (T->stats_get(n.k.dbias.p, 0) != 2 * T->stats_get(dbias, 0))
+            ck_abort_msg("%s: accumulating onto dbias %g gave %g", T->name, T->stats_get(dbias, 0),
+                         T->stats_get(n.k.dbias.p, 0));
+        free(dbias);
+        free(dscale);
+        free(dx);
+        nchw_free(&n);
+    }
+}
+END_TEST
+
+/* An error: the status alone is written (dx, dbias, dscale, the buffer untouched). */
+static void expect_error(nchw_case *n, int op, int shared, long long expected, const char *what)
+{
+    unsigned char *sums = malloc(n->k.sums.bytes);
+    ck_assert_ptr_nonnull(sums);
+    bng_case_mark_outputs(&n->k);
+    memset(n->dx, OUTPUT_MARK, n->bytes);
+    memcpy(sums, n->k.sums.p, n->k.sums.bytes);
+    nchw_call(n, op, shared, FULL_MASK);
+    if (n->k.params[BNG_PARAM_STATUS] != expected)
+        ck_abort_msg("%s op %d %s %s: status %lld, expected %lld", n->k.t->name, op,
+                     shared ? "_s" : "_p", what, n->k.params[BNG_PARAM_STATUS], expected);
+    if (!bng_buffer_is_marked(&n->k.dbias) || !bng_buffer_is_marked(&n->k.dscale)
+        || memcmp(sums, n->k.sums.p, n->k.sums.bytes))
+        ck_abort_msg("%s op %d %s: an output was written", n->k.t->name, op, what);
+    {
+        size_t i;
+        for (i = 0; i < n->bytes; i++)
+            if (((unsigned char *)n->dx)[i] != OUTPUT_MARK)
+                ck_abort_msg("%s op %d %s: dx was written", n->k.t->name, op, what);
+    }
+    nchw_check_guards(n);
+    free(sums);
+}
+
+/* Hostile blocks: spatial 0, negative or overflowing; flags the call cannot honour;
+ * arrays that overlap only over the NCHW extent; apply's count below batch * spatial. */
+START_TEST(test_nchw_errors)
+{
+    const int ops[] = {BNG_OP_EXT, BNG_OP_REDUCE, BNG_OP_APPLY, BNG_OP_DX};
+    size_t o;
+    int shared;
+
+    for (shared = 0; shared <= 1; shared++)
+        for (o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+            const int op = ops[o];
+            nchw_case n;
+
+            nchw_init(&n, T, 2, 3, 20, 1, BNG_DATA_RANDOM, 5);
+            nchw_call(&n, BNG_OP_REDUCE, 0, 0);          /* apply's buffer: count 40 */
+            n.k.params[BNG_CASE_SPATIAL] = 0;
+            expect_error(&n, op, shared, BNG_EBATCH, "spatial 0");
+            n.k.params[BNG_CASE_SPATIAL] = -3;
+            expect_error(&n, op, shared, BNG_EBATCH, "spatial -3");
+            n.k.params[BNG_CASE_SPATIAL] = LLONG_MAX;
+            expect_error(&n, op, shared, BNG_ERANGE, "spatial LLONG_MAX");
+            n.k.params[BNG_CASE_SPATIAL] = (long long)1 << 31;
+            expect_error(&n, op, shared, BNG_ERANGE, "spatial 2^31 (beyond the address space)");
+            n.k.params[BNG_CASE_SPATIAL] = 20;
+            n.k.params[BNG_CASE_FLAGS] = BNG_CASE_NCHW | (long long)1 << 30;
+            expect_error(&n, op, shared, BNG_CASE_EFLAGS, "NCHW and an unknown flag bit");
+            if (op == BNG_OP_REDUCE || op == BNG_OP_DX) {
+                n.k.params[BNG_CASE_FLAGS] = BNG_CASE_NCHW | BNG_CASE_ACCUMULATE;
+                expect_error(&n, op, shared, BNG_CASE_EFLAGS, "NCHW and ACCUMULATE");
+            }
+            n.k.params[BNG_CASE_FLAGS] = BNG_CASE_NCHW;
+            /* dx over dy's NCHW extent, past its first batch * channel elements */
+            if (op != BNG_OP_REDUCE) {
+                void *dx = n.dx;
+                n.dx = (unsigned char *)n.dy + 2 * 3 * T->size;
+                bng_case_mark_outputs(&n.k);
+                nchw_call(&n, op, shared, FULL_MASK);
+                n.dx = dx;
+                if (n.k.params[BNG_PARAM_STATUS] != BNG_EOVERLAP)
+                    ck_abort_msg("%s op %d: dx inside dy's NCHW extent: status %lld", T->name, op,
+                                 n.k.params[BNG_PARAM_STATUS]);
+            }
+            if (op == BNG_OP_APPLY) {
+                n.k.params[BNG_PARAM_BATCH] = 3;         /* 60 elements, the buffer counts 40 */
+                expect_error(&n, op, shared, BNG_EBATCH, "a count below batch * spatial");
+                n.k.params[BNG_PARAM_BATCH] = 2;
+            }
+            nchw_free(&n);
+        }
+}
+END_TEST
+
+void bng_nchw_add_tests(Suite *s)
+{
+    struct { const char *name; const TTest *test; const char *tags; } tests[] = {
+        {"nchw", test_nchw_within_bound, "private"},
+        {"nchw_large_mean", test_nchw_large_mean, "private"},
+        {"nchw_specialized_is_generic", test_nchw_specialized_is_generic, "private"},
+        {"nchw_reduce_apply_dx_only", test_nchw_reduce_apply_dx_only, "private shared"},
+        {"nchw_shared_matches_private", test_nchw_shared_matches_private, "shared"},
+        {"nchw_accumulate", test_nchw_accumulate, "private shared"},
+        {"nchw_errors", test_nchw_errors, "private shared"},
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof tests / sizeof tests[0]; i++) {
+        TCase *tc = tcase_create(tests[i].name);
+        tcase_set_tags(tc, tests[i].tags);
+        tcase_set_timeout(tc, 120);
+        tcase_add_loop_test(tc, tests[i].test, 0, bng_dtype_count);
+        suite_add_tcase(s, tc);
+    }
+}
+#else
+void bng_nchw_add_tests(Suite *s)
+{
+    (void)s;     /* the target has no nchw */
+}
+#endif
