@@ -35,9 +35,9 @@ class ExtensionsTest(TempDir):
         self.assertEqual(load(self.write_config(with_extensions("[]"))).targets[0].extensions, ())
 
     def test_loader_refuses_unknown_duplicate_and_wrong_shapes(self):
-        for value, fragment in (("[reduce, bogus]", "'bogus' is not allowed; allowed: reduce, apply, dx, ext"),
+        for value, fragment in (("[reduce, bogus]", "'bogus' is not allowed; allowed: reduce, apply, dx, ext, nchw"),
                                 ("[dx, dx]", "dx is listed twice"),
-                                ("reduce", "expected a list of some of reduce, apply, dx, ext")):
+                                ("reduce", "expected a list of some of reduce, apply, dx, ext, nchw")):
             status, err, _ = self.generate(with_extensions(value))
             self.assertEqual(status, 2, err)
             self.assertIn(f"{self.tmp}/targets.yaml:16: targets.dsp.extensions", err)
@@ -70,7 +70,7 @@ class ExtensionsTest(TempDir):
 
     def test_plan_constants(self):
         tp = plan_target(load(os.path.join(ROOT, "targets.yaml")).target("mt7004"))
-        self.assertEqual(tp.extensions, ("reduce", "apply", "dx", "ext"))
+        self.assertEqual(tp.extensions, ("reduce", "apply", "dx", "ext", "nchw"))
         self.assertEqual(tp.shared_constants["TILE_BUFFERS"], 4)
         self.assertEqual(tp.shared_params_slots, 16)
 

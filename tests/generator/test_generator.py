@@ -701,8 +701,8 @@ class OutputTest(TempDir):
         with open(path) as f:       # that one list, and nothing else of the file
             self.assertEqual(f.read(), original.replace(
                 "    channels: [32, 64, 128, 256]\n    max_unroll: 32\n    extensions: [reduce, "
-                "apply, dx, ext]\n", "    channels: [48, 96]\n    max_unroll: 32\n    "
-                "extensions: [reduce, apply, dx, ext]\n").replace(
+                "apply, dx, ext, nchw]\n", "    channels: [48, 96]\n    max_unroll: 32\n    "
+                "extensions: [reduce, apply, dx, ext, nchw]\n").replace(
                 "channels: [48, 96]", "channels: [32, 64, 128, 256]", 1))
         self.assertEqual(tree(out + "/ft78ne"), ft78ne)
         with open(out + "/mt7004/bng_f32_ukernels.c") as f:

@@ -1,0 +1,91 @@
+"""targets.yaml's nchw extension (channel axis 1) and its spatial: list: the loader's
+and validator's checks, the kernels and table entries it renders, and that the driver
+compiles with nchw beside each family alone."""
+
+import os
+import shutil
+import subprocess
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from test_generator import GOOD, ROOT, TempDir, run   # noqa: E402
+
+from generator.loader import load                      # noqa: E402
+from generator.model import DEFAULT_SPATIAL            # noqa: E402
+
+SPLIT = GOOD.replace('      shared_qualifier: ""\n', '      shared_qualifier: ""\n      spaces: '
+                     '{kind: split, scalar_bytes: 65536, vector_bytes: 786432}\n')
+
+
+class NchwTest(TempDir):
+    def generate(self, text):
+        path = self.write_config(text)
+        out = os.path.join(self.tmp, "out")
+        status, _, err = run("generate", "--config", path, "--out", out, "--quiet")
+        return status, err, os.path.join(out, "dsp")
+
+    def test_spatial_defaults_to_resnet_and_is_sorted(self):
+        target = load(self.write_config(GOOD + "    extensions: [ext, nchw]\n")).targets[0]
+        self.assertEqual(target.spatial, DEFAULT_SPATIAL)
+        self.assertEqual(DEFAULT_SPATIAL, (49, 196, 784, 3136, 12544))
+        path = self.write_config(GOOD + "    extensions: [ext, nchw]\n    spatial: [784, 7]\n")
+        self.assertEqual(load(path).targets[0].spatial, (7, 784))
+        path = self.write_config(GOOD + "    extensions: [ext, nchw]\n    spatial: []\n")
+        self.assertEqual(load(path).targets[0].spatial, ())
+
+    def test_refusals(self):
+        for text, fragment in (
+                (GOOD + "    extensions: [nchw]\n", "list at least one of reduce, apply, dx, ext"),
+                (GOOD + "    extensions: [ext]\n    spatial: [49]\n", "add nchw to extensions"),
+                (GOOD + "    extensions: [ext, nchw]\n    spatial: [49, 49]\n", "49 is listed twice"),
+                (GOOD + "    extensions: [ext, nchw]\n    spatial: [0]\n", "spatial"),
+                (GOOD + "    extensions: [ext, nchw]\n    spatial: 49\n", "expected a list of spatial"),
+                (SPLIT + "    extensions: [ext, nchw]\n", "not available on a split target"),
+                (GOOD.replace("f32: {lanes: 16}", "f32: {lanes: 64}").replace("786432", "32768")
+                 .replace("channels: [32, 64]", "channels: [8]") + "    extensions: [ext, nchw]\n",
+                 "cannot hold nchw's four tile buffers")):
+            status, err, _ = self.generate(text)
+            self.assertEqual(status, 2, (text, err))
+            self.assertIn(fragment, err)
+
+    def test_kernels_and_table_follow_the_list(self):
+        status, err, out = self.generate(GOOD + "    extensions: [ext, nchw]\n    spatial: [20, 49]\n")
+        self.assertEqual(status, 0, err)
+        with open(os.path.join(out, "bng_f32_ukernels.c")) as f:
+            kernels = f.read()
+        for name in ("bng_nchw_f32_20_reduce(", "bng_nchw_f32_49_dx_train(",
+                     "bng_nchw_f32_generic_dx_infer("):
+            self.assertIn(name, kernels)
+        with open(os.path.join(out, "batch_norm_grad.c")) as f:
+            table = f.read()
+        self.assertIn("case 49: return &bng_nchw_f32_49_kernel;", table)
+        with open(os.path.join(out, "bng_kernels.h")) as f:
+            header = f.read()
+        self.assertIn("#define BNG_HAS_NCHW 1", header)
+        self.assertIn("#define BNG_NCHW_SPATIAL(X) X(20) X(49)", header)
+        status, err, out = self.generate(GOOD + "    extensions: [ext]\n")
+        with open(os.path.join(out, "bng_f32_ukernels.c")) as f:
+            self.assertNotIn("nchw", f.read())       # no code size without the extension
+
+    @unittest.skipUnless(shutil.which("cc"), "no C compiler")
+    def test_the_driver_compiles_with_nchw_beside_each_family(self):
+        for family in ("reduce", "apply", "dx", "ext"):
+            status, err, out = self.generate(GOOD + f"    extensions: [{family}, nchw]\n")
+            self.assertEqual(status, 0, err)
+            for source in (os.path.join(ROOT, "include", "bng_driver.c"),
+                           os.path.join(ROOT, "include", "bng_params.c"),
+                           os.path.join(out, "batch_norm_grad.c"),
+                           os.path.join(out, "bng_f32_ukernels.c")):
+                result = subprocess.run(
+                    ["cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-fsyntax-only",
+                     "-DBNG_HOST", "-DBNG_VEC_BACKEND=BNG_VEC_PORTABLE", "-DBNG_HALF_PORTABLE",
+                     "-I" + os.path.join(ROOT, "include"), "-I" + out, source],
+                    capture_output=True, text=True)
+                self.assertEqual(result.returncode, 0, (family, source, result.stderr))
+
+
+if __name__ == "__main__":
+    unittest.main()
