@@ -128,6 +128,9 @@ static void expect_same(const void *a, const void *b, size_t bytes, const nchw_c
 /* Extents: each specialized one, and off the plan: 1, below, at and above a vector,
  * a block and then some (two blocks and a tail). */
 #define ADD_EXTENT(s) out[n++] = (s);
+#define IGNORE_EXTENT(s) + 1
+/* The extents a case walks: the plan's and five more. */
+#define MAX_EXTENTS (5 + 0 BNG_NCHW_SPATIAL(IGNORE_EXTENT))
 static size_t extents(const bng_dtype *t, size_t *out)
 {
     size_t n = 0;
@@ -166,7 +169,7 @@ static void run_ext_within_bound(const bng_dtype *t, size_t batch, size_t channe
 /* ext, training and inference, against the reference at every extent. */
 START_TEST(test_nchw_within_bound)
 {
-    size_t spatial[16], count = extents(T, spatial), i;
+    size_t spatial[MAX_EXTENTS], count = extents(T, spatial), i;
     int train;
     for (i = 0; i < count; i++)
         for (train = 0; train <= 1; train++)
@@ -197,7 +200,7 @@ START_TEST(test_nchw_specialized_is_generic)
 #else
         NULL;
 #endif
-    size_t spatial[16], count = extents(T, spatial), i, j;
+    size_t spatial[MAX_EXTENTS], count = extents(T, spatial), i, j;
     const bng_nchw_kernel *generic = config->nchw_kernel_for_spatial(0);
 
     ck_assert_uint_eq(generic->spatial, 0);
@@ -465,6 +468,58 @@ START_TEST(test_nchw_errors)
 }
 END_TEST
 
+/* The walk: every boundary of the spatial plan for this storage type's lanes (a
+ * vector, a block, two blocks, a tile buffer of _s's private memory, where a plane
+ * starts to stream in pieces), and of the planes' order over batch (a block of planes,
+ * a row group), through ext against the reference, _s against _p. */
+static size_t walk_extents(const bng_dtype *t, size_t *out)
+{
+    const size_t lanes = t->lanes, block = BNG_NCHW_BLOCK_VECTORS * lanes;
+    /* a tile buffer, as bng_nchw_core_layout takes it: a quarter of what the area
+     * (64 bytes, aligned) leaves, in whole BNG_ALIGN units */
+    const size_t tile = (BNG_PRIVATE_BYTES - 64) / 4 / BNG_ALIGN * BNG_ALIGN / t->size;
+    const size_t edges[] = {lanes, block, 2 * block, tile, tile / block * block + block};
+    size_t n = 0, e;
+    int d;
+
+    out[n++] = 1;
+    for (e = 0; e < sizeof edges / sizeof edges[0]; e++)
+        for (d = -1; d <= 1; d++)
+            if (edges[e] + (size_t)d >= 1)
+                out[n++] = edges[e] + (size_t)d;
+    return n;
+}
+
+START_TEST(test_nchw_walk)
+{
+    const size_t plane_batches[] = {BNG_BLOCK_ROWS + 1, 2 * BNG_MIN_GROUP_ROWS + 1};
+    size_t spatial[16], count = walk_extents(T, spatial), i;
+
+    for (i = 0; i < count; i++) {
+        const size_t batch = spatial[i] > 1000 ? 2 : 3;
+        nchw_case n;
+        unsigned char *dx;
+        int mask;
+
+        nchw_init(&n, T, batch, 2, spatial[i], 1, BNG_DATA_RANDOM, (unsigned)i + 300);
+        nchw_call(&n, BNG_OP_EXT, 0, 0);
+        dx = malloc(n.bytes);
+        memcpy(dx, n.dx, n.bytes);
+        nchw_check(&n);
+        for (mask = 1; mask <= FULL_MASK; mask += FULL_MASK - 1) {
+            memset(n.dx, OUTPUT_MARK, n.bytes);
+            nchw_call(&n, BNG_OP_EXT, 1, mask);
+            ck_assert_int_eq(n.k.params[BNG_PARAM_STATUS], BNG_OK);
+            expect_same(n.dx, dx, n.bytes, &n, "_s dx differs from _p");
+        }
+        free(dx);
+        nchw_free(&n);
+    }
+    for (i = 0; i < sizeof plane_batches / sizeof plane_batches[0]; i++)
+        run_ext_within_bound(T, plane_batches[i], 2, 3, 1, BNG_DATA_RANDOM, (unsigned)i + 400);
+}
+END_TEST
+
 void bng_nchw_add_tests(Suite *s)
 {
     struct { const char *name; const TTest *test; const char *tags; } tests[] = {
@@ -475,6 +530,7 @@ void bng_nchw_add_tests(Suite *s)
         {"nchw_shared_matches_private", test_nchw_shared_matches_private, "shared"},
         {"nchw_accumulate", test_nchw_accumulate, "private shared"},
         {"nchw_errors", test_nchw_errors, "private shared"},
+        {"nchw_walk", test_nchw_walk, "private shared"},
     };
     size_t i;
 
