@@ -4,8 +4,12 @@
  * the target's extensions (batch_norm_grad_ext.h) also: the vendor's inference call
  * (is_train = 0) against dx-only, and reduce + apply on one device against the vendor's
  * call, each pair summed up in a line that names the ISA the library was built for.
+ * With the nchw extension: f32 NCHW shapes (batch x channel x spatial), ext _p with
+ * BNG_FLAG_NCHW against oneDNN's NCHW batch-norm backward, and their geometric mean at
+ * the DRAM shapes (arrays of 8 MiB or more).
  *
- *   bench [--backend NAME] [--shapes 4096x64,...] [--seconds S] [--csv FILE]
+ *   bench [--backend NAME] [--shapes 4096x64,...] [--nchw-shapes 16x256x3136,...]
+ *         [--seconds S] [--csv FILE]
  *
  * Built per target and vector backend by the Makefile (-Igenerated/<target>).
  */
@@ -23,6 +27,9 @@
 #if BNG_HAS_REDUCE && BNG_HAS_APPLY && BNG_HAS_DX_ONLY
 #include "batch_norm_grad_ext.h"
 #define BNG_BENCH_EXT 1
+#if BNG_HAS_NCHW && BNG_HAS_EXT
+#define BNG_BENCH_NCHW 1
+#endif
 #endif
 #ifdef BNG_BENCH_DNNL
 #include <oneapi/dnnl/dnnl.h>
@@ -33,6 +40,8 @@
 
 typedef struct {
     size_t batch, channel;
+    size_t spatial;                     /* NCHW: H*W; 1 for the NHWC shapes */
+    int nchw;                           /* x[batch][channel][spatial] */
     size_t elem;                        /* bytes per data element */
     void *x, *dy, *dx;
     void *mean, *invar, *scale, *dbias, *dscale;
@@ -281,15 +290,16 @@ static void run_dnnl(problem *p)
 
 #define DNNL_OK(call) do { if ((call) != dnnl_success) { fprintf(stderr, "bench: %s failed\n", #call); exit(1); } } while (0)
 
-/* oneDNN batch-norm backward, nhwc f32 (N = batch, H = W = 1), scale and shift
- * gradients, one thread (OMP_NUM_THREADS=1). Returns its implementation's name. */
+/* oneDNN batch-norm backward, f32, nhwc (N = batch, H = W = 1) or nchw (H = spatial,
+ * W = 1), scale and shift gradients, one thread (OMP_NUM_THREADS=1). Returns its
+ * implementation's name. */
 static const char *dnnl_setup(problem *p, dnnl_engine_t engine, float *variance, float *dx_out,
                               float *dbias_out, float *dscale_out)
 {
     dnnl_memory_desc_t data, stat;
     dnnl_batch_normalization_desc_t fwd_d, bwd_d;
     dnnl_primitive_desc_t fwd_pd, bwd_pd;
-    const dnnl_dims_t dims = {(dnnl_dim_t)p->batch, (dnnl_dim_t)p->channel, 1, 1};
+    const dnnl_dims_t dims = {(dnnl_dim_t)p->batch, (dnnl_dim_t)p->channel, (dnnl_dim_t)p->spatial, 1};
     const dnnl_dims_t cdims = {(dnnl_dim_t)p->channel};
     const unsigned flags = dnnl_use_scale | dnnl_use_shift;
     const char *impl;
@@ -302,7 +312,7 @@ static const char *dnnl_setup(problem *p, dnnl_engine_t engine, float *variance,
                          DNNL_ARG_SHIFT};
     int i;
 
-    DNNL_OK(dnnl_memory_desc_init_by_tag(&data, 4, dims, dnnl_f32, dnnl_nhwc));
+    DNNL_OK(dnnl_memory_desc_init_by_tag(&data, 4, dims, dnnl_f32, p->nchw ? dnnl_nchw : dnnl_nhwc));
     DNNL_OK(dnnl_memory_desc_init_by_tag(&stat, 1, cdims, dnnl_f32, dnnl_x));
     DNNL_OK(dnnl_batch_normalization_forward_desc_init(&fwd_d, dnnl_forward_training, &data, 0.0f, flags));
     DNNL_OK(dnnl_primitive_desc_create(&fwd_pd, &fwd_d, NULL, engine, NULL));
@@ -414,6 +424,7 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
     memset(&p, 0, sizeof p);
     p.batch = batch;
     p.channel = channel;
+    p.spatial = 1;
     p.elem = f16 ? 2 : 4;
 #if BNG_HAS_F16
     if (f16)
@@ -593,9 +604,154 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
     free(p.dscale);
 }
 
+#ifdef BNG_BENCH_NCHW
+static void run_nchw_f32(problem *p) { fp_batch_norm_grad_ext_p(p->x, p->dy, p->dx, p->ext_params); }
+
+/* One NCHW shape, f32: ext _p with BNG_FLAG_NCHW against oneDNN's nchw backward (one
+ * thread, this process); returns oneDNN's time over ours (0 without oneDNN). */
+static double bench_nchw_shape(const char *backend, size_t batch, size_t channel, size_t spatial,
+                               double seconds, FILE *csv)
+{
+    const size_t n = batch * channel * spatial;
+    problem p;
+    contender v[2];
+    double median[2], ratio = 0;
+    int nv = 0, i;
+    size_t c;
+
+    memset(&p, 0, sizeof p);
+    p.batch = batch;
+    p.channel = channel;
+    p.spatial = spatial;
+    p.nchw = 1;
+    p.elem = 4;
+    p.x = alloc(n * 4);
+    p.dy = alloc(n * 4);
+    p.dx = alloc(n * 4);
+    p.mean = alloc(channel * 4);
+    p.invar = alloc(channel * 4);
+    p.scale = alloc(channel * 4);
+    p.dbias = alloc(channel * 4);
+    p.dscale = alloc(channel * 4);
+    for (c = 0; c < n; c++) {
+        ((float *)p.x)[c] = uniform(-2, 2);
+        ((float *)p.dy)[c] = uniform(-1, 1);
+    }
+    for (c = 0; c < channel; c++) {
+        ((float *)p.mean)[c] = uniform(-0.1f, 0.1f);
+        ((float *)p.invar)[c] = uniform(0.5f, 1.5f);
+        ((float *)p.scale)[c] = uniform(0.5f, 2.0f);
+    }
+    p.ext_params[BNG_PARAM_MEAN] = (long long)(intptr_t)p.mean;
+    p.ext_params[BNG_PARAM_INVAR] = (long long)(intptr_t)p.invar;
+    p.ext_params[BNG_PARAM_SCALE] = (long long)(intptr_t)p.scale;
+    p.ext_params[BNG_PARAM_DBIAS] = (long long)(intptr_t)p.dbias;
+    p.ext_params[BNG_PARAM_DSCALE] = (long long)(intptr_t)p.dscale;
+    p.ext_params[BNG_PARAM_BATCH] = (long long)batch;
+    p.ext_params[BNG_PARAM_CHANNEL] = (long long)channel;
+    p.ext_params[BNG_PARAM_IS_TRAIN] = 1;
+    p.ext_params[BNG_PARAM_FLAGS] = BNG_FLAG_NCHW;
+    p.ext_params[BNG_PARAM_SPATIAL] = (long long)spatial;
+    v[nv++] = (contender){bng_f32_config.nchw_kernel_for_spatial(spatial)->spatial
+                          ? "NCHW ext _p (specialized)" : "NCHW ext _p (generic)", run_nchw_f32};
+#ifdef BNG_BENCH_DNNL
+    {
+        float *variance = alloc(channel * sizeof(float));
+        for (c = 0; c < channel; c++)
+            variance[c] = 1.0f / (((float *)p.invar)[c] * ((float *)p.invar)[c]);
+        if (!engine) {
+            DNNL_OK(dnnl_engine_create(&engine, dnnl_cpu, 0));
+            atexit(destroy_engine);
+        }
+        p.dnnl_dx = alloc(n * 4);
+        dnnl_setup(&p, engine, variance, p.dnnl_dx, alloc(channel * 4), alloc(channel * 4));
+        v[nv++] = (contender){"oneDNN nchw", run_dnnl};
+    }
+#endif
+    measure(&p, v, nv, seconds, median);
+    if (p.ext_params[BNG_PARAM_STATUS] != BNG_OK) {
+        fprintf(stderr, "bench: NCHW status %lld\n", p.ext_params[BNG_PARAM_STATUS]);
+        exit(1);
+    }
+#ifdef BNG_BENCH_DNNL
+    {
+        double worst = 0;
+        for (c = 0; c < n; c++) {
+            const double d = fabs((double)((float *)p.dx)[c] - p.dnnl_dx[c]);
+            if (d > worst)
+                worst = d;
+        }
+        if (worst > 1e-3) {
+            fprintf(stderr, "bench: oneDNN's NCHW dx differs from ours by %g\n", worst);
+            exit(1);
+        }
+        ratio = median[1] / median[0];
+        dnnl_primitive_destroy(p.dnnl_bwd);
+        dnnl_stream_destroy(p.dnnl_stream);
+        for (i = 0; i < 9; i++)
+            dnnl_memory_destroy(p.dnnl_memory[i]);
+        for (i = 0; i < 4; i++)
+            free(p.dnnl_buffers[i]);
+        free(p.dnnl_dx);
+    }
+#endif
+    for (i = 0; i < nv; i++) {
+        char shape[48], vs_dnnl[16] = "-";
+        const double gbps = 5.0 * (double)(n * 4) / median[i] / 1e9;
+        snprintf(shape, sizeof shape, "%zux%zux%zu", batch, channel, spatial);
+        if (nv > 1)
+            snprintf(vs_dnnl, sizeof vs_dnnl, "%.2fx", median[1] / median[i]);
+        printf("%-7s %-9s %-4s %14s %-26s %11.1f %8.1f %9s %9s\n", BNG_TARGET_NAME, backend, "f32",
+               shape, v[i].name, median[i] * 1e6, gbps, vs_dnnl, "-");
+        if (csv)
+            fprintf(csv, "%s,%s,f32,%zu,%zu,%s,%.3f,%.2f,%s,\n", BNG_TARGET_NAME, backend, batch,
+                    channel * spatial, v[i].name, median[i] * 1e6, gbps, nv > 1 ? vs_dnnl : "");
+    }
+    free(p.x);
+    free(p.dy);
+    free(p.dx);
+    free(p.mean);
+    free(p.invar);
+    free(p.scale);
+    free(p.dbias);
+    free(p.dscale);
+    return ratio;
+}
+
+/* The NCHW shapes, and oneDNN's time over ours as a geometric mean over the DRAM ones
+ * (arrays of 8 MiB or more). */
+static void bench_nchw(const char *backend, const char *shapes, double seconds, FILE *csv)
+{
+    char *list = strdup(shapes), *tok;
+    double log_sum = 0;
+    int dram = 0;
+
+    for (tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+        size_t batch, channel, spatial;
+        double ratio;
+        if (sscanf(tok, "%zux%zux%zu", &batch, &channel, &spatial) != 3) {
+            fprintf(stderr, "bench: bad NCHW shape %s\n", tok);
+            exit(2);
+        }
+        ratio = bench_nchw_shape(backend, batch, channel, spatial, seconds, csv);
+        if (ratio > 0 && batch * channel * spatial * 4 >= (size_t)8 << 20) {
+            log_sum += log(ratio);
+            dram++;
+        }
+    }
+    if (dram)
+        printf("  %s %s f32 NCHW on %s: oneDNN's time over ours, geometric mean at %d DRAM "
+               "shape%s: %.2fx (goal 1.3x)\n", BNG_TARGET_NAME, backend, isa(), dram,
+               dram > 1 ? "s" : "", exp(log_sum / dram));
+    free(list);
+}
+#endif
+
 int main(int argc, char **argv)
 {
     const char *backend = "default", *shapes = "4x64,4096x64,2048x256,65536x64,16384x256,262144x64";
+    /* ResNet-50's extents at batch 16, the first four DRAM shapes, and one in cache */
+    const char *nchw_shapes = "16x64x12544,16x256x3136,16x512x784,16x1024x196,2x64x3136";
     const char *csv_path = NULL;
     double seconds = 1.0;
     FILE *csv = NULL;
@@ -607,12 +763,15 @@ int main(int argc, char **argv)
             backend = argv[i + 1];
         else if (!strcmp(argv[i], "--shapes"))
             shapes = argv[i + 1];
+        else if (!strcmp(argv[i], "--nchw-shapes"))
+            nchw_shapes = argv[i + 1];
         else if (!strcmp(argv[i], "--seconds"))
             seconds = atof(argv[i + 1]);
         else if (!strcmp(argv[i], "--csv"))
             csv_path = argv[i + 1];
         else {
-            fprintf(stderr, "usage: bench [--backend NAME] [--shapes BxC,...] [--seconds S] [--csv FILE]\n");
+            fprintf(stderr, "usage: bench [--backend NAME] [--shapes BxC,...] [--nchw-shapes BxCxS,...] "
+                    "[--seconds S] [--csv FILE]\n");
             return 2;
         }
     }
@@ -633,6 +792,12 @@ int main(int argc, char **argv)
 #endif
     }
     free(list);
+#ifdef BNG_BENCH_NCHW
+    if (*nchw_shapes)
+        bench_nchw(backend, nchw_shapes, seconds, csv);
+#else
+    (void)nchw_shapes;
+#endif
     if (csv)
         fclose(csv);
     return 0;

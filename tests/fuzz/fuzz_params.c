@@ -2,7 +2,8 @@
  *
  * The fuzzer's bytes choose the entry point (fp/hp, _p/_s; with flag bit 6 one of
  * batch_norm_grad_ext.h's: reduce, apply, dx-only or ext, with or without
- * BNG_FLAG_ACCUMULATE; without it, flag bit 7 makes it the vendor's call with explicit
+ * BNG_FLAG_ACCUMULATE and, where the target has nchw, BNG_FLAG_NCHW with a spatial
+ * extent, small or hostile; without it, flag bit 7 makes it the vendor's call with explicit
  * arguments, batchnormgrad.h's, whose int batch and channel a hostile value reaches
  * as the int it converts to), batch and channel (small, or a hostile value: 0, negative,
  * LLONG_MIN/MAX, beyond the address space), which pointer is NULL, core_mask,
@@ -13,7 +14,8 @@
  * hostile shape would run off them (AddressSanitizer stops it). Checked on every input:
  * the status is the one docs/contract.md sections 4 and 13 give (an explicit call's:
  * bng_last_status(), after a refused call left another, and no block touched, neither
- * the caller's nor BNG_SHARED_PARAMS), the reserved slots (9-11, 14-15) are untouched,
+ * the caller's nor BNG_SHARED_PARAMS), the reserved slots (9-11, 15; 14 without NCHW)
+ * are untouched,
  * guards are intact, on an error dx, dbias, dscale and the sums buffer are unchanged,
  * and on success nothing the call does not write changed.
  */
@@ -33,6 +35,8 @@
 #define GUARD 32
 #define MAX_BATCH 40
 #define MAX_CHANNEL 300
+#define MAX_NCHW_CHANNEL 8     /* with a spatial extent: buffers stay small */
+#define MAX_SPATIAL 70         /* past two vectors of 32 lanes */
 #define SENTINEL 0x0123456789abcdefLL
 
 typedef struct {
@@ -103,7 +107,8 @@ static unsigned op_writes(int op)
 }
 
 /* The harness's own reading of apply's count (docs/contract.md section 13): each limb a
- * whole number from 0 to 4096 * 4095, the count below 2^62 and at least batch. */
+ * whole number from 0 to 4096 * 4095, the count below 2^62 and at least the call's
+ * elements per channel (batch, or batch * spatial in NCHW). */
 static int count_ok(const float *limb, long long batch)
 {
     unsigned long long count = 0;
@@ -204,8 +209,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* BNG_OP_FULL, _EXT, _REDUCE, _APPLY, _DX */
     const int op = ext ? (int)((op_byte & 7) % 5) : BNG_OP_FULL;
     const int accumulate = (op_byte >> 3) & 1;
-    /* a flag bit this version does not know, beside accumulate (ext, apply: BNG_EFLAGS) */
+    /* a flag bit this version does not know, beside accumulate (BNG_EFLAGS) */
     const int unknown_flag = ext && (flags & 0x80);
+    /* channel axis 1 with a spatial extent (a byte of its own: op_byte is all used) */
+    const int nchw = BNG_HAS_NCHW && ext && (take(&in) & 1);
+    /* the extended calls read the flags; the vendor's (op 0) reads neither them nor the
+     * extent */
+    const int reads_flags = op != BNG_OP_FULL, nchw_call = nchw && reads_flags;
+    const int flag_refused = reads_flags && (unknown_flag
+                                             || (accumulate && (op == BNG_OP_REDUCE || op == BNG_OP_DX)));
     /* the vendor's call with explicit arguments */
     const int explicit_args = !ext && (flags & 0x80);
     const unsigned count_kind = (op_byte >> 4) % 5;   /* apply: exact, larger, smaller, fraction, NaN */
@@ -215,11 +227,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const unsigned alias = take(&in) % (ext ? 11 : 8);   /* an aliasing choice (below) */
     const int is_train = (flags >> 4) & 1;
     const long long batch = as_argument(explicit_args, shape(&in, MAX_BATCH));
-    const long long channel = as_argument(explicit_args, shape(&in, MAX_CHANNEL));
+    const long long channel = as_argument(explicit_args, shape(&in, nchw ? MAX_NCHW_CHANNEL : MAX_CHANNEL));
+    const long long spatial = nchw ? shape(&in, MAX_SPATIAL) : 1;
+    const long long spatial_used = nchw_call ? spatial : 1;   /* the vendor's ignores it */
     int core_mask = (int)(take(&in) | take(&in) << 8 | take(&in) << 16 | take(&in) << 24);
-    const int small = batch >= 1 && batch <= MAX_BATCH && channel >= 1 && channel <= MAX_CHANNEL;
+    const int small = batch >= 1 && batch <= MAX_BATCH && channel >= 1 && channel <= MAX_CHANNEL
+                      && spatial_used >= 1 && spatial_used <= MAX_SPATIAL;
     /* Buffers for the shape when it is small, else for a 1x1 call that must never run. */
-    const size_t n = small ? (size_t)(batch * channel) : 1, c = small ? (size_t)channel : 1;
+    const size_t n = small ? (size_t)(batch * channel * spatial_used) : 1, c = small ? (size_t)channel : 1;
+    /* the elements per channel the sums count */
+    const long long count_per_channel = small ? batch * spatial_used : batch;
     const size_t elem = half_data ? 2 : 4, sums_bytes = (2 * c + BNG_SUMS_COUNT_LIMBS) * sizeof(float);
     const unsigned uses = op_uses(op), writes = op_writes(op);
     size_t stats_elem = 4, i;
@@ -255,7 +272,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         sums[i] = (unsigned char)take(&in);
     {
         float limb[BNG_SUMS_COUNT_LIMBS];
-        unsigned long long count = small ? (unsigned long long)batch : 1;
+        unsigned long long count = small ? (unsigned long long)count_per_channel : 1;
         count = count_kind == 1 ? count + 1000 + take(&in) : count_kind == 2 ? count - 1 : count;
         for (i = 0; i < BNG_SUMS_COUNT_LIMBS; i++, count >>= BNG_SUMS_LIMB_BITS)
             limb[i] = (float)(count & 4095u);
@@ -273,8 +290,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     params[BNG_PARAM_STATUS] = SENTINEL;
     params[9] = params[10] = params[11] = SENTINEL;
     params[12] = (long long)(intptr_t)sums;
-    params[13] = accumulate | (unknown_flag ? 4 : 0);
-    params[14] = params[15] = SENTINEL;
+    params[13] = accumulate | (unknown_flag ? 1 << 20 : 0) | (nchw ? 2 : 0);
+    params[14] = nchw ? spatial : SENTINEL;
+    params[15] = SENTINEL;
     if (null_slot >= 3 && null_slot < 8)
         params[null_slot - 3] = 0;
     if (null_slot == 8 && ext)
@@ -324,15 +342,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         expected = BNG_ENULL;
     else if (misaligned)
         expected = BNG_EALIGN;
-    else if (batch < 1)
+    else if (batch < 1 || (nchw_call && spatial < 1))
         expected = BNG_EBATCH;
     else if (channel < 1)
         expected = BNG_ECHANNEL;
     else if (!small)
         expected = BNG_ERANGE;
-    else if (unknown_flag && (op == BNG_OP_APPLY || op == BNG_OP_EXT))
+    else if (flag_refused)
         expected = BNG_EFLAGS;
-    else if (op == BNG_OP_APPLY && !count_ok((const float *)(const void *)(sums + 2 * c * sizeof(float)), batch))
+    else if (op == BNG_OP_APPLY
+             && !count_ok((const float *)(const void *)(sums + 2 * c * sizeof(float)), count_per_channel))
         expected = BNG_EBATCH;
     else if (refused_alias)
         expected = BNG_EOVERLAP;
@@ -370,10 +389,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (status != expected || (explicit_args && block[BNG_PARAM_STATUS] != SENTINEL)
         || block[9] != SENTINEL || block[10] != SENTINEL || block[11] != SENTINEL)
         abort();
-    if ((!shared || explicit_args) && (params[14] != SENTINEL || params[15] != SENTINEL))
+    if ((!shared || explicit_args) && (params[14] != (nchw ? spatial : SENTINEL) || params[15] != SENTINEL))
         abort();
     if (shared && !explicit_args && BNG_SHARED_PARAMS_SLOTS > 14
-        && (block[14] != SENTINEL || block[15] != SENTINEL))
+        && (block[14] != (nchw ? spatial : SENTINEL) || block[15] != SENTINEL))
         abort();
     /* Unchanged: everything on an error; on success what the call does not write (dx
      * when dx is not an input, dbias and dscale when they are not aliased). */
