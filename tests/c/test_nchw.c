@@ -391,6 +391,53 @@ START_TEST(test_nchw_accumulate)
 }
 END_TEST
 
+/* dx in place over dy or x, and dbias over mean, dscale over invar (the very arrays,
+ * section 7): the bits of separate arrays, _p and _s. */
+START_TEST(test_nchw_in_place_and_aliases)
+{
+    int shared, way;
+    for (shared = 0; shared <= 1; shared++) {
+        nchw_case n;
+        unsigned char *dx, *dbias, *dscale, *copy;
+
+        nchw_init(&n, T, 3, 4, 2 * BNG_NCHW_BLOCK_VECTORS * T->lanes + 5, 1, BNG_DATA_RANDOM, 31);
+        nchw_call(&n, BNG_OP_EXT, shared, FULL_MASK);
+        ck_assert_int_eq(n.k.params[BNG_PARAM_STATUS], BNG_OK);
+        dx = malloc(n.bytes);
+        dbias = malloc(n.k.dbias.bytes);
+        dscale = malloc(n.k.dscale.bytes);
+        copy = malloc(n.bytes);
+        memcpy(dx, n.dx, n.bytes);
+        memcpy(dbias, n.k.dbias.p, n.k.dbias.bytes);
+        memcpy(dscale, n.k.dscale.p, n.k.dscale.bytes);
+        for (way = 0; way < 2; way++) {      /* dx = dy, dx = x */
+            void *target = way == 0 ? n.dy : n.x;
+            memcpy(copy, target, n.bytes);
+            bng_case_call(&n.k, BNG_OP_EXT, shared, n.x, n.dy, target, FULL_MASK);
+            ck_assert_int_eq(n.k.params[BNG_PARAM_STATUS], BNG_OK);
+            expect_same(target, dx, n.bytes, &n, way == 0 ? "dx over dy differs" : "dx over x differs");
+            memcpy(target, copy, n.bytes);
+        }
+        /* dbias over mean, dscale over invar: copies, as the call overwrites them */
+        memcpy(n.k.dbias.p, n.k.mean.p, n.k.dbias.bytes);
+        memcpy(n.k.dscale.p, n.k.invar.p, n.k.dscale.bytes);
+        n.k.params[BNG_PARAM_MEAN] = n.k.params[BNG_PARAM_DBIAS];
+        n.k.params[BNG_PARAM_INVAR] = n.k.params[BNG_PARAM_DSCALE];
+        nchw_call(&n, BNG_OP_EXT, shared, FULL_MASK);
+        ck_assert_int_eq(n.k.params[BNG_PARAM_STATUS], BNG_OK);
+        expect_same(n.k.dbias.p, dbias, n.k.dbias.bytes, &n, "dbias over mean differs");
+        expect_same(n.k.dscale.p, dscale, n.k.dscale.bytes, &n, "dscale over invar differs");
+        expect_same(n.dx, dx, n.bytes, &n, "dx with dbias over mean differs");
+        nchw_check_guards(&n);
+        free(dx);
+        free(dbias);
+        free(dscale);
+        free(copy);
+        nchw_free(&n);
+    }
+}
+END_TEST
+
 /* An error: the status alone is written (dx, dbias, dscale, the buffer untouched). */
 static void expect_error(nchw_case *n, int op, int shared, long long expected, const char *what)
 {
@@ -531,6 +578,7 @@ void bng_nchw_add_tests(Suite *s)
         {"nchw_accumulate", test_nchw_accumulate, "private shared"},
         {"nchw_errors", test_nchw_errors, "private shared"},
         {"nchw_walk", test_nchw_walk, "private shared"},
+        {"nchw_in_place_and_aliases", test_nchw_in_place_and_aliases, "private shared"},
     };
     size_t i;
 
