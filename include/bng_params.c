@@ -270,7 +270,10 @@ int bng_params_check(const bng_dtype_config *dtype, int op, const long long *par
     if ((used & BNG_BIT(BNG_SUMS))
         && call->channel > ((bng_address_max() >> 2) - BNG_SUMS_COUNT_LIMBS) >> 1)
         return BNG_ERANGE;
-    if (flags & ~bng_flags_honoured(op))
+    /* NCHW combines with ACCUMULATE alone: a later extension's flag beside it is refused
+     * until its layout is written for it. */
+    if ((flags & ~bng_flags_honoured(op))
+        || (call->nchw && (flags & ~(long long)(BNG_NCHW_FLAG | BNG_ACCUMULATE_FLAG))))
         return BNG_STATUS_EFLAGS;
     call->accumulate = (flags & BNG_ACCUMULATE_FLAG) != 0;
     if (BNG_IS_APPLY(call)) {
