@@ -640,7 +640,7 @@ static void bng_core_fetch(const bng_core *c, const bng_tile_place *tile, int wi
         stride = c->row_bytes;
     } else {
         const size_t at = tile->row * channel + c->first;
-        x = bng_shared_at(job->x, at, element);
+        x = with_x ? bng_shared_at(job->x, at, element) : job->x;   /* dx-only's x is NULL */
         dy = bng_shared_at(job->dy, at, element);
         stride = channel * element;
     }
