@@ -12,7 +12,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import yaml
 
 from .errors import ConfigError, option_error
-from .model import (BACKENDS, DTYPES, EXTENSIONS, Config, DTypeConfig, Location, MemoryConfig,
+from .model import (BACKENDS, DTYPES, EXTENSIONS, FAMILIES, Config, DTypeConfig, Location, MemoryConfig,
                     NativeSpellings, PartFigures, Target)
 
 TARGET_NAME = re.compile(r"[a-z0-9_]{1,64}\Z")
@@ -393,6 +393,8 @@ def _extensions(doc: _Doc, node, key: str) -> Tuple[str, ...]:
         if value in seen:
             doc.fail(item, key, f"{value} is listed twice")
         seen.add(value)
+    if "relu" in seen and not seen & set(FAMILIES):
+        doc.fail(node, key, f"relu is a flag of the calls of {', '.join(FAMILIES)}: list one of them too")
     return tuple(e for e in EXTENSIONS if e in seen)     # canonical order
 
 

@@ -13,7 +13,10 @@ BACKENDS = ("gnu", "portable", "native")
 # each fp and hp, _p and _s: the partial sums of this device's rows (reduce), dbias,
 # dscale and dx from global sums (apply), dx alone for a frozen batch norm (dx), and the
 # vendor-shaped call with an extended parameter block, for its accumulate flag (ext).
-EXTENSIONS = ("reduce", "apply", "dx", "ext")
+# relu is no family of its own: BNG_FLAG_RELU on those calls (ReLU backward fused).
+EXTENSIONS = ("reduce", "apply", "dx", "ext", "relu")
+# The families of entry points (the rest of EXTENSIONS are flags on their calls).
+FAMILIES = ("reduce", "apply", "dx", "ext")
 
 
 @dataclass(frozen=True)

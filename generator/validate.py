@@ -129,6 +129,11 @@ def validate_target(target: Target) -> Target:
     overlap."""
     tp = plan_target(target)
     check_split_native_halves(target)
+    if target.memory.split and "relu" in target.extensions:
+        # The mask is scalar code on the staged tiles, which a split target keeps in
+        # vector memory where scalar code may not go.
+        raise ConfigError(str(target.where("extensions")), f"targets.{target.name}.extensions",
+                          "relu is not available on a split target (memory.spaces) in this version")
     if target.memory.split:
         _check_p_workspace(target, tp.p_workspace_bytes, tp.min_private_bytes, tp.max_chunk)
         # _s puts the partial-sums count limb by limb, each limb a vector of the workspace's

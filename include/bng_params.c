@@ -23,10 +23,15 @@
 #define BNG_SLOT_FLAGS 13
 #define BNG_ACCUMULATE_FLAG 1
 #define BNG_STATUS_EFLAGS (-9)
+#define BNG_RELU_FLAG 4
+#define BNG_SLOT_Y 15
 #if BNG_HAS_EXTENSIONS
 typedef char bng_ext_slots_agree[BNG_SLOT_SUMS == BNG_PARAM_SUMS && BNG_SLOT_FLAGS == BNG_PARAM_FLAGS
                                  && BNG_ACCUMULATE_FLAG == BNG_FLAG_ACCUMULATE && BNG_STATUS_EFLAGS == BNG_EFLAGS
                                  && BNG_EXT_PARAMS_LEN == BNG_SHARED_PARAMS_SLOTS ? 1 : -1];
+#endif
+#if BNG_HAS_RELU
+typedef char bng_relu_slots_agree[BNG_RELU_FLAG == BNG_FLAG_RELU && BNG_SLOT_Y == BNG_PARAM_Y ? 1 : -1];
 #endif
 
 static size_t bng_address_max(void)
@@ -81,11 +86,14 @@ static int bng_same(bng_span a, bng_span b)
     return a.start == b.start && a.bytes == b.bytes;
 }
 
-/* The arrays a call may have, in the order of its checks. */
+/* The arrays a call may have, in the order of its checks (y: the forward output of a
+ * call with BNG_FLAG_RELU, an input of x's type and shape). */
 enum { BNG_X, BNG_DY, BNG_DX, BNG_MEAN, BNG_INVAR, BNG_SCALE, BNG_DBIAS, BNG_DSCALE, BNG_SUMS,
-       BNG_ARRAYS };
+       BNG_Y, BNG_ARRAYS };
 #define BNG_BIT(array) (1u << (array))
 #define BNG_VENDOR_ARRAYS (BNG_BIT(BNG_SUMS) - 1u)
+/* x, dy, dx and y: batch * channel elements of the storage type */
+#define BNG_IS_ROWS(array) ((array) <= BNG_DX || (array) == BNG_Y)
 
 /* Per op (bng_driver.h's order): the arrays the call reads or writes, and its outputs.
  * An array a call does not use is not looked at: not read, not checked. */
@@ -107,8 +115,9 @@ static unsigned bng_arrays_used(int op)
 }
 
 /* Whether an `op` call reads a slot of its parameter block: the slots of the arrays it
- * uses, batch and channel, is_train where it finalizes, the flags (ext, apply). The
- * status and reserved slots are never read. */
+ * uses, batch and channel, is_train where it finalizes, the flags (every extended
+ * call), y (where the target has relu: its value is looked at only with
+ * BNG_FLAG_RELU). The status and reserved slots are never read. */
 int bng_params_reads_slot(int op, int slot)
 {
     const unsigned used = bng_arrays_used(op);
@@ -122,7 +131,9 @@ int bng_params_reads_slot(int op, int slot)
     if (slot == BNG_SLOT_SUMS)
         return (used & BNG_BIT(BNG_SUMS)) != 0;
     if (slot == BNG_SLOT_FLAGS)
-        return op == BNG_OP_EXT || op == BNG_OP_APPLY;
+        return op != BNG_OP_FULL;
+    if (slot == BNG_SLOT_Y)
+        return BNG_HAS_RELU && op != BNG_OP_FULL;
     return 0;
 }
 
@@ -194,16 +205,32 @@ static float bng_count_to_float(unsigned long long count)
     return m;
 }
 
+/* The flags an `op` call honours: ACCUMULATE where it writes dbias and dscale (apply,
+ * ext), RELU on every extended call where the target has relu. */
+static long long bng_flags_allowed(int op)
+{
+    return (op == BNG_OP_EXT || op == BNG_OP_APPLY ? BNG_ACCUMULATE_FLAG : 0)
+           | (BNG_HAS_RELU ? BNG_RELU_FLAG : 0);
+}
+
+/* The flags of an `op` call's block (0 for the vendor's call, which has none). */
+static long long bng_flags_of(int op, const long long *params)
+{
+    return bng_params_reads_slot(op, BNG_SLOT_FLAGS) ? params[BNG_SLOT_FLAGS] : 0;
+}
+
 /* Validate the parameter block and the data pointers of an `op` call: BNG_OK and the
  * call, or the first error status (the call then not to be run). The block has 12
  * slots for the vendor's call (slots 9-11 never read), 16 for the others (of which 12
- * and 13 are read where the op uses them). `shared`: the partial-sums buffer is in
- * shared memory (the apply count is read from it). */
+ * and 13, and 15 with BNG_FLAG_RELU, are read where the op uses them). `shared`: the
+ * partial-sums buffer is in shared memory (the apply count is read from it). */
 int bng_params_check(const bng_dtype_config *dtype, int op, const long long *params,
                      const void *x, const void *dy, const void *dx, int shared,
                      bng_call *call)
 {
-    const unsigned used = bng_arrays_used(op);
+    const long long flags = bng_flags_of(op, params);
+    const int relu = BNG_HAS_RELU && (flags & BNG_RELU_FLAG) != 0;
+    const unsigned used = bng_arrays_used(op) | (relu ? BNG_BIT(BNG_Y) : 0u);
     const size_t element = dtype->element_bytes, stat = dtype->stats_bytes;
     uintptr_t at[BNG_ARRAYS];
     size_t align[BNG_ARRAYS];
@@ -216,13 +243,14 @@ int bng_params_check(const bng_dtype_config *dtype, int op, const long long *par
     for (i = BNG_MEAN; i <= BNG_DSCALE; i++)
         at[i] = (used & BNG_BIT(i)) ? (uintptr_t)params[BNG_PARAM_MEAN + i - BNG_MEAN] : 0;
     at[BNG_SUMS] = (used & BNG_BIT(BNG_SUMS)) ? (uintptr_t)params[BNG_SLOT_SUMS] : 0;
+    at[BNG_Y] = relu ? (uintptr_t)params[BNG_SLOT_Y] : 0;
     for (i = 0; i < BNG_ARRAYS; i++)
         if ((used & BNG_BIT(i)) && at[i] == 0)
             return BNG_ENULL;
     /* Each pointer aligned to its element type: the kernels load whole elements (and a
      * DSP may trap on a misaligned one). */
     for (i = 0; i < BNG_ARRAYS; i++) {
-        align[i] = i <= BNG_DX ? element : i <= BNG_DSCALE ? stat : sizeof(float);
+        align[i] = BNG_IS_ROWS(i) ? element : i <= BNG_DSCALE ? stat : sizeof(float);
         if ((used & BNG_BIT(i)) && (at[i] & (align[i] - 1)))
             return BNG_EALIGN;
     }
@@ -242,10 +270,10 @@ int bng_params_check(const bng_dtype_config *dtype, int op, const long long *par
     if ((used & BNG_BIT(BNG_SUMS))
         && call->channel > ((bng_address_max() >> 2) - BNG_SUMS_COUNT_LIMBS) >> 1)
         return BNG_ERANGE;
-    if (bng_params_reads_slot(op, BNG_SLOT_FLAGS) && (params[BNG_SLOT_FLAGS] & ~(long long)BNG_ACCUMULATE_FLAG))
+    if (flags & ~bng_flags_allowed(op))
         return BNG_STATUS_EFLAGS;
-    call->accumulate = bng_params_reads_slot(op, BNG_SLOT_FLAGS)
-                       && (params[BNG_SLOT_FLAGS] & BNG_ACCUMULATE_FLAG);
+    call->accumulate = (flags & BNG_ACCUMULATE_FLAG) != 0;
+    call->y = relu ? (const void *)at[BNG_Y] : NULL;
     if (BNG_IS_APPLY(call)) {
         /* The global count: whole, at least this call's rows (read, never written). */
         float limb[BNG_SUMS_COUNT_LIMBS];
@@ -259,7 +287,7 @@ int bng_params_check(const bng_dtype_config *dtype, int op, const long long *par
     }
     for (i = 0; i < BNG_ARRAYS; i++) {
         span[i].start = at[i];
-        span[i].bytes = i <= BNG_DX ? (uintptr_t)(call->batch * call->channel * element)
+        span[i].bytes = BNG_IS_ROWS(i) ? (uintptr_t)(call->batch * call->channel * element)
                       : i <= BNG_DSCALE ? (uintptr_t)(call->channel * stat)
                       : (uintptr_t)((2 * call->channel + BNG_SUMS_COUNT_LIMBS) * sizeof(float));
     }

@@ -40,6 +40,7 @@ typedef struct {
     float m;                /* the rows the sums cover, as the formulas use it */
     int is_train;
     int accumulate;         /* dbias and dscale += (BNG_FLAG_ACCUMULATE) */
+    const void *y;          /* BNG_FLAG_RELU: the forward output, x's type and shape; else NULL */
 } bng_call;
 
 /* Which steps a call takes. A family the target does not have is a constant 0, so
@@ -50,6 +51,8 @@ typedef struct {
 /* sums the rows itself (the vendor's call, ext, reduce) */
 #define BNG_SUMS_ROWS(call) (!BNG_IS_APPLY(call) && !BNG_IS_DX_ONLY(call))
 #define BNG_ACCUMULATES(call) ((BNG_HAS_EXT || BNG_HAS_APPLY) && (call)->accumulate)
+/* dy masked by y > 0 (BNG_FLAG_RELU) */
+#define BNG_RELU(call) (BNG_HAS_RELU && (call)->y != NULL)
 
 /* The partial-sums buffer's row count: limbs of BNG_SUMS_LIMB_BITS bits, least
  * significant first (batch_norm_grad_ext.h). */

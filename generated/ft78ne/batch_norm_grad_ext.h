@@ -7,7 +7,7 @@
  * Remake:   make generate TARGET=ft78ne
  */
 /* Batch-norm backward for ft78ne: the entry points beyond the vendor's four
- * that targets.yaml asks for (reduce, apply, dx, ext). docs/contract.md
+ * that targets.yaml asks for (reduce, apply, dx, ext, relu). docs/contract.md
  * section 13 states their contract; nothing the vendor's four need includes this file.
  *
  * One synchronized step over devices (clusters, chips, processes), each with its own rows:
@@ -27,8 +27,10 @@
  * params[8]      status, written by every call: BNG_OK or a negative BNG_E* code
  * params[9..11]  reserved: never read, never written
  * params[12]     the partial-sums buffer (float *, as long long): reduce out, apply in
- * params[13]     flags (apply, ext): BNG_FLAG_ACCUMULATE; every other bit must be 0
- * params[14..15] reserved: never read, never written
+ * params[13]     flags, read by every call here: BNG_FLAG_ACCUMULATE (apply, ext), BNG_FLAG_RELU;
+ *                a bit the call cannot honour is refused (BNG_EFLAGS)
+ * params[14]     reserved: never read, never written
+ * params[15]     y, the forward output (as long long), read with BNG_FLAG_RELU only
  */
 #ifndef BATCH_NORM_GRAD_EXT_H
 #define BATCH_NORM_GRAD_EXT_H
@@ -46,9 +48,15 @@ extern "C" {
 /* dbias += sum dy, dscale += sum dy*xhat (MXNet grad_req='add', cuDNN beta = 1):
  * old value plus the new result, in float32, rounded once to the per-channel type. */
 #define BNG_FLAG_ACCUMULATE 1
+/* Fused ReLU backward (docs/contract.md, "Fused ReLU backward"): with y, the forward
+ * output (x's type and shape) in BNG_PARAM_Y, the call uses dy where y > 0 or y is NaN
+ * and +0 elsewhere, in place of dy everywhere (PyTorch's threshold_backward). */
+#define BNG_FLAG_RELU 4
+#define BNG_PARAM_Y 15
 
-/* apply, ext: a flag bit this version does not know is refused (rather than ignored, so
- * that a caller built for a later version learns it at once). After BNG_ERANGE. */
+/* A flag bit this version does not know, or the call cannot honour (ACCUMULATE on
+ * reduce or dx), is refused rather than ignored, so that a caller built for a later
+ * version learns it at once. After BNG_ERANGE. */
 #define BNG_EFLAGS   (-9)
 
 /* The partial-sums buffer: float32 throughout, also for hp_ calls.

@@ -75,6 +75,7 @@
 #define BNG_HAS_APPLY 1
 #define BNG_HAS_DX_ONLY 1
 #define BNG_HAS_EXT 1
+#define BNG_HAS_RELU 1
 
 /* The _s workspace in a core's private memory, in order (generator/plan.py WORKSPACE). */
 #define BNG_WORKSPACE(X, a, b) \
