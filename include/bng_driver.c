@@ -694,7 +694,7 @@ static void bng_core_fetch(const bng_core *c, const bng_tile_place *tile, int wi
         stride = c->row_bytes;
     } else {
         const size_t at = tile->row * channel + c->first;
-        x = bng_shared_at(job->x, at, element);
+        x = with_x ? bng_shared_at(job->x, at, element) : NULL;    /* dx-only has no x */
         dy = bng_shared_at(job->dy, at, element);
         stride = channel * element;
     }
