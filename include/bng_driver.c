@@ -290,17 +290,42 @@ static void bng_rows_dx(const bng_kernel *kernel, int is_train, size_t rows, siz
 #define BNG_RELU_KEEPS(y, sign_bit, inf) \
     ((unsigned)((y) != 0) & ((unsigned)(((y) & (sign_bit)) == 0) | (unsigned)(((y) & ~(sign_bit)) > (inf))))
 
+/* Elements a step of the masks below loads before it stores: whole vectors for a
+ * compiler that vectorizes straight-line code (out may be dy, so a loop over all the
+ * channels would need a run-time alias check, which GCC's -O2 does not make). */
+#define BNG_RELU_STEP 32
+
 static void bng_relu_mask_f32(size_t channels, const uint32_t *dy, const uint32_t *y, uint32_t *out)
 {
-    size_t c;
-    for (c = 0; c < channels; c++)
+    size_t c = 0, k;
+
+    for (; c + BNG_RELU_STEP <= channels; c += BNG_RELU_STEP) {
+        uint32_t d[BNG_RELU_STEP], m[BNG_RELU_STEP];
+        for (k = 0; k < BNG_RELU_STEP; k++) {
+            d[k] = dy[c + k];
+            m[k] = y[c + k];
+        }
+        for (k = 0; k < BNG_RELU_STEP; k++)
+            out[c + k] = d[k] & (0u - BNG_RELU_KEEPS(m[k], 0x80000000u, 0x7f800000u));
+    }
+    for (; c < channels; c++)
         out[c] = dy[c] & (0u - BNG_RELU_KEEPS(y[c], 0x80000000u, 0x7f800000u));
 }
 
 static void bng_relu_mask_f16(size_t channels, const uint16_t *dy, const uint16_t *y, uint16_t *out)
 {
-    size_t c;
-    for (c = 0; c < channels; c++)
+    size_t c = 0, k;
+
+    for (; c + BNG_RELU_STEP <= channels; c += BNG_RELU_STEP) {
+        uint16_t d[BNG_RELU_STEP], m[BNG_RELU_STEP];
+        for (k = 0; k < BNG_RELU_STEP; k++) {
+            d[k] = dy[c + k];
+            m[k] = y[c + k];
+        }
+        for (k = 0; k < BNG_RELU_STEP; k++)
+            out[c + k] = (uint16_t)(d[k] & (0u - BNG_RELU_KEEPS((unsigned)m[k], 0x8000u, 0x7c00u)));
+    }
+    for (; c < channels; c++)
         out[c] = (uint16_t)(dy[c] & (0u - BNG_RELU_KEEPS((unsigned)y[c], 0x8000u, 0x7c00u)));
 }
 
