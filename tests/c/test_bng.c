@@ -1720,6 +1720,28 @@ START_TEST(test_relu_shared_errors_write_status_only)
 END_TEST
 #endif
 
+#if !BNG_HAS_RELU
+/* A target without relu refuses BNG_FLAG_RELU (4) on every extended call, whatever
+ * slot 15 holds. */
+START_TEST(test_relu_flag_refused_without_relu)
+{
+    static const int ops[] = {BNG_OP_EXT, BNG_OP_REDUCE, BNG_OP_APPLY, BNG_OP_DX};
+    bng_case k;
+    size_t o;
+    if (!EXT_OPS_PRESENT(T))
+        return;
+    bng_case_init(&k, T, 9, T->lanes + 1, 1, BNG_DATA_RANDOM, 2);
+    valid_sums(&k, k.batch);
+    k.params[BNG_CASE_FLAGS] = 4;
+    for (o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+        expect_op_error(&k, ops[o], 0, k.x.p, k.dy.p, k.dx.p, FULL_MASK, BNG_CASE_EFLAGS, "relu flag");
+        expect_op_error(&k, ops[o], 1, k.x.p, k.dy.p, k.dx.p, FULL_MASK, BNG_CASE_EFLAGS, "relu flag");
+    }
+    bng_case_free(&k);
+}
+END_TEST
+#endif
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("batchnormgrad " BNG_TARGET_NAME);
@@ -1772,6 +1794,8 @@ static Suite *suite(void)
         {"relu_errors", test_relu_errors_write_status_only, "private"},
         {"relu_shared", test_relu_shared_is_separate_pass, "shared"},
         {"relu_shared_errors", test_relu_shared_errors_write_status_only, "shared"},
+#else
+        {"relu_refused", test_relu_flag_refused_without_relu, "private shared"},
 #endif
     };
     size_t i;
