@@ -264,8 +264,10 @@ class DropTest(TempDir):
 
 class VersionTest(unittest.TestCase):
     def test_the_changelogs_newest_entry_is_the_version(self):
+        """The newest released entry (an "Unreleased" one above it collects what the next
+        version will have)."""
         with open(os.path.join(ROOT, "CHANGELOG.md")) as f:
-            newest = next(line for line in f if line.startswith("## "))
+            newest = next(line for line in f if line.startswith("## ") and line != "## Unreleased\n")
         self.assertEqual(newest.split()[1], VERSION)
 
     def test_the_version_is_written_in_one_place(self):
