@@ -3,10 +3,13 @@
  * interleaved (one call of each contender per round) and reported as the median. With
  * the target's extensions (batch_norm_grad_ext.h) also: the vendor's inference call
  * (is_train = 0) against dx-only, and reduce + apply on one device against the vendor's
- * call, each pair summed up in a line that names the ISA the library was built for.
- * With the nchw extension: f32 NCHW shapes (batch x channel x spatial), ext _p with
- * BNG_FLAG_NCHW against oneDNN's NCHW batch-norm backward, and their geometric mean at
- * the DRAM shapes (arrays of 8 MiB or more).
+ * call, each pair summed up in a line that names the ISA the library was built for. With
+ * relu as well: the fused ReLU backward (ext with BNG_FLAG_RELU) against a separate ReLU
+ * backward pass in C followed by the vendor's call, and against oneDNN's batch-norm
+ * backward with fuse_norm_relu (f32), summed up the same way.
+ * With nchw: f32 NCHW shapes (batch x channel x spatial), ext _p with BNG_FLAG_NCHW
+ * against oneDNN's NCHW batch-norm backward, and their geometric mean at the DRAM
+ * shapes (arrays of 8 MiB or more).
  *
  *   bench [--backend NAME] [--shapes 4096x64,...] [--nchw-shapes 16x256x3136,...]
  *         [--seconds S] [--csv FILE]
@@ -27,7 +30,10 @@
 #if BNG_HAS_REDUCE && BNG_HAS_APPLY && BNG_HAS_DX_ONLY
 #include "batch_norm_grad_ext.h"
 #define BNG_BENCH_EXT 1
-#if BNG_HAS_NCHW && BNG_HAS_EXT
+#if BNG_HAS_EXT && BNG_HAS_RELU
+#define BNG_BENCH_RELU 1
+#endif
+#if BNG_HAS_EXT && BNG_HAS_NCHW
 #define BNG_BENCH_NCHW 1
 #endif
 #endif
@@ -35,7 +41,7 @@
 #include <oneapi/dnnl/dnnl.h>
 #endif
 
-#define MAX_CONTENDERS 12
+#define MAX_CONTENDERS 16
 #define MAX_ROUNDS 400
 
 typedef struct {
@@ -52,6 +58,14 @@ typedef struct {
     long long ext_params[BNG_EXT_PARAMS_LEN];   /* reduce, apply and dx-only */
     float *sums;                                /* one device's partial sums */
 #endif
+#ifdef BNG_BENCH_RELU
+    /* The relu pair's own statistics (with oneDNN: its forward's, of which y is the
+     * output), so that all three compute the same thing. */
+    void *y, *dy_masked;                        /* the forward output; the separate pass's dy */
+    void *relu_mean, *relu_invar, *relu_dbias, *relu_dscale;
+    long long relu_params[BNG_EXT_PARAMS_LEN];  /* ext with BNG_FLAG_RELU and y */
+    long long apart_params[BNG_PARAMS_LEN];     /* the vendor's call on dy_masked */
+#endif
 #ifdef BNG_BENCH_DNNL
     dnnl_primitive_t dnnl_bwd;
     dnnl_stream_t dnnl_stream;
@@ -61,6 +75,13 @@ typedef struct {
     void *dnnl_buffers[4];              /* variance, diff scale, diff shift, shift */
     char dnnl_impl[128];
     dnnl_memory_t dnnl_memory[9];
+#ifdef BNG_BENCH_RELU
+    dnnl_primitive_t dnnl_relu_bwd;             /* fuse_norm_relu */
+    int dnnl_relu_nargs;
+    dnnl_exec_arg_t dnnl_relu_args[10];
+    dnnl_memory_t dnnl_relu_memory[10];
+    float *dnnl_relu_dx, *dnnl_relu_buffers[4]; /* dscale, dbias, shift (zero), variance */
+#endif
 #endif
 } problem;
 
@@ -207,6 +228,68 @@ static void run_naive_f16(problem *p)
 }
 #endif
 
+#ifdef BNG_BENCH_RELU
+/* The separate ReLU backward pass a framework runs before an unfused batch-norm
+ * backward (PyTorch's threshold_backward): dy where y > 0 (or NaN), else +0, in
+ * vectors as a framework's kernel runs it: steps of RELU_STEP elements in straight-line
+ * code, which the bench's flags vectorize (a plain loop GCC's -O2 leaves scalar, and
+ * its branch on random signs would make the pass look slower than it is). Half
+ * compares its bits (the same rule). */
+#define RELU_STEP 32
+static void relu_backward_f32(const float *dy, const float *y, float *out, size_t n)
+{
+    size_t i = 0, k;
+    for (; i + RELU_STEP <= n; i += RELU_STEP) {
+        float d[RELU_STEP], m[RELU_STEP];
+        for (k = 0; k < RELU_STEP; k++) {
+            d[k] = dy[i + k];
+            m[k] = y[i + k];
+        }
+        for (k = 0; k < RELU_STEP; k++)
+            out[i + k] = m[k] <= 0.0f ? 0.0f : d[k];
+    }
+    for (; i < n; i++)
+        out[i] = y[i] <= 0.0f ? 0.0f : dy[i];
+}
+
+static uint16_t relu_backward_half(uint16_t dy, uint16_t y)
+{
+    const unsigned not_positive = (y == 0) | ((unsigned)(y >> 15) & ((y & 0x7fffu) <= 0x7c00u));
+    return (uint16_t)(dy & (not_positive - 1u));
+}
+
+static void relu_backward_f16(const uint16_t *dy, const uint16_t *y, uint16_t *out, size_t n)
+{
+    size_t i = 0, k;
+    for (; i + RELU_STEP <= n; i += RELU_STEP) {
+        uint16_t d[RELU_STEP], m[RELU_STEP];
+        for (k = 0; k < RELU_STEP; k++) {
+            d[k] = dy[i + k];
+            m[k] = y[i + k];
+        }
+        for (k = 0; k < RELU_STEP; k++)
+            out[i + k] = relu_backward_half(d[k], m[k]);
+    }
+    for (; i < n; i++)
+        out[i] = relu_backward_half(dy[i], y[i]);
+}
+
+static void run_relu_fused_f32(problem *p) { fp_batch_norm_grad_ext_p(p->x, p->dy, p->dx, p->relu_params); }
+static void run_relu_apart_f32(problem *p)
+{
+    relu_backward_f32(p->dy, p->y, p->dy_masked, p->batch * p->channel);
+    fp_batch_norm_grad_p(p->x, p->dy_masked, p->dx, p->apart_params);
+}
+#if BNG_HAS_F16
+static void run_relu_fused_f16(problem *p) { hp_batch_norm_grad_ext_p(p->x, p->dy, p->dx, p->relu_params); }
+static void run_relu_apart_f16(problem *p)
+{
+    relu_backward_f16(p->dy, p->y, p->dy_masked, p->batch * p->channel);
+    hp_batch_norm_grad_p(p->x, p->dy_masked, p->dx, p->apart_params);
+}
+#endif
+#endif
+
 /* The memory traffic of a batchnormgrad and nothing else: x and dy read twice, dx
  * written once with plain stores, 64-byte vectors. The OR keeps the reads alive. */
 /* The roofline's vector: the host's natural width (a wider GCC vector splits badly). */
@@ -289,6 +372,84 @@ static void run_dnnl(problem *p)
 }
 
 #define DNNL_OK(call) do { if ((call) != dnnl_success) { fprintf(stderr, "bench: %s failed\n", #call); exit(1); } } while (0)
+
+#ifdef BNG_BENCH_RELU
+static void run_dnnl_relu(problem *p)
+{
+    dnnl_primitive_execute(p->dnnl_relu_bwd, p->dnnl_stream, p->dnnl_relu_nargs, p->dnnl_relu_args);
+    dnnl_stream_wait(p->dnnl_stream);
+}
+
+/* oneDNN batch-norm with fuse_norm_relu (oneDNN 2.x: dnnl_fuse_norm_relu): its forward
+ * training pass on x gives the mean, the variance, y (its output) and the workspace (the
+ * ReLU mask) that its backward reads in place of y; the relu pair takes the same mean,
+ * invar = 1/sqrt(variance) and y. Run after dnnl_setup (its stream). */
+static void dnnl_relu_setup(problem *p, dnnl_engine_t engine)
+{
+    dnnl_memory_desc_t data, stat;
+    dnnl_batch_normalization_desc_t fwd_d, bwd_d;
+    dnnl_primitive_desc_t fwd_pd, bwd_pd;
+    dnnl_primitive_t fwd;
+    const dnnl_memory_desc_t *workspace;
+    const dnnl_dims_t dims = {(dnnl_dim_t)p->batch, (dnnl_dim_t)p->channel, 1, 1};
+    const dnnl_dims_t cdims = {(dnnl_dim_t)p->channel};
+    const unsigned flags = dnnl_use_scale | dnnl_use_shift | dnnl_fuse_norm_relu;
+    dnnl_memory_t *mem = p->dnnl_relu_memory;
+    float *mean = p->relu_mean, *invar = p->relu_invar, *variance;
+    dnnl_exec_arg_t fwd_args[7];
+    size_t c;
+    int i;
+
+    for (i = 0; i < 4; i++)
+        p->dnnl_relu_buffers[i] = calloc(p->channel, sizeof(float));
+    variance = p->dnnl_relu_buffers[3];
+    p->dnnl_relu_dx = alloc(p->batch * p->channel * sizeof(float));
+    DNNL_OK(dnnl_memory_desc_init_by_tag(&data, 4, dims, dnnl_f32, dnnl_nhwc));
+    DNNL_OK(dnnl_memory_desc_init_by_tag(&stat, 1, cdims, dnnl_f32, dnnl_x));
+    DNNL_OK(dnnl_batch_normalization_forward_desc_init(&fwd_d, dnnl_forward_training, &data, 0.0f, flags));
+    DNNL_OK(dnnl_primitive_desc_create(&fwd_pd, &fwd_d, NULL, engine, NULL));
+    workspace = dnnl_primitive_desc_query_md(fwd_pd, dnnl_query_workspace_md, 0);
+    DNNL_OK(dnnl_batch_normalization_backward_desc_init(&bwd_d, dnnl_backward, &data, &data, 0.0f, flags));
+    DNNL_OK(dnnl_primitive_desc_create(&bwd_pd, &bwd_d, NULL, engine, fwd_pd));
+    DNNL_OK(dnnl_primitive_create(&fwd, fwd_pd));
+    DNNL_OK(dnnl_primitive_create(&p->dnnl_relu_bwd, bwd_pd));
+    {
+        /* src, mean, variance, diff_dst, scale, shift, workspace, dst (y), diff_src,
+         * diff_scale, diff_shift: the backward's ten and the forward's dst */
+        static const int args[10] = {DNNL_ARG_SRC, DNNL_ARG_MEAN, DNNL_ARG_VARIANCE, DNNL_ARG_DIFF_DST,
+                                     DNNL_ARG_SCALE, DNNL_ARG_SHIFT, DNNL_ARG_WORKSPACE, DNNL_ARG_DIFF_SRC,
+                                     DNNL_ARG_DIFF_SCALE, DNNL_ARG_DIFF_SHIFT};
+        void *ptrs[10] = {p->x, mean, variance, p->dy, p->scale, p->dnnl_relu_buffers[2],
+                          DNNL_MEMORY_ALLOCATE, p->dnnl_relu_dx, p->dnnl_relu_buffers[0],
+                          p->dnnl_relu_buffers[1]};
+        dnnl_memory_t y;
+        for (i = 0; i < 10; i++) {
+            const int rows = i == 0 || i == 3 || i == 7;
+            DNNL_OK(dnnl_memory_create(&mem[i], i == 6 ? workspace : rows ? &data : &stat, engine, ptrs[i]));
+            p->dnnl_relu_args[i].arg = args[i];
+            p->dnnl_relu_args[i].memory = mem[i];
+        }
+        p->dnnl_relu_nargs = 10;
+        DNNL_OK(dnnl_memory_create(&y, &data, engine, p->y));
+        fwd_args[0] = p->dnnl_relu_args[0];
+        fwd_args[1] = p->dnnl_relu_args[1];
+        fwd_args[2] = p->dnnl_relu_args[2];
+        fwd_args[3] = p->dnnl_relu_args[4];
+        fwd_args[4] = p->dnnl_relu_args[5];
+        fwd_args[5] = p->dnnl_relu_args[6];
+        fwd_args[6].arg = DNNL_ARG_DST;
+        fwd_args[6].memory = y;
+        DNNL_OK(dnnl_primitive_execute(fwd, p->dnnl_stream, 7, fwd_args));
+        DNNL_OK(dnnl_stream_wait(p->dnnl_stream));
+        dnnl_memory_destroy(y);
+    }
+    for (c = 0; c < p->channel; c++)
+        invar[c] = 1.0f / sqrtf(variance[c]);
+    dnnl_primitive_destroy(fwd);
+    dnnl_primitive_desc_destroy(bwd_pd);
+    dnnl_primitive_desc_destroy(fwd_pd);
+}
+#endif
 
 /* oneDNN batch-norm backward, f32, nhwc (N = batch, H = W = 1) or nchw (H = spatial,
  * W = 1), scale and shift gradients, one thread (OMP_NUM_THREADS=1). Returns its
@@ -414,7 +575,7 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
     problem p;
     contender v[MAX_CONTENDERS];
     double median[MAX_CONTENDERS];
-    int nv = 0, i, dnnl_at = -1, roof_at, infer_at = -1;
+    int nv = 0, i, dnnl_at = -1, roof_at, infer_at = -1, relu_at = -1, dnnl_relu_at = -1;
 #ifdef BNG_BENCH_DNNL
     const char *impl = NULL;
 #endif
@@ -480,6 +641,26 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
     memcpy(p.ext_params, p.params, sizeof p.params);
     p.ext_params[BNG_PARAM_SUMS] = (long long)(intptr_t)p.sums;
 #endif
+#ifdef BNG_BENCH_RELU
+    p.y = alloc(n * p.elem);
+    p.dy_masked = alloc(n * p.elem);
+    p.relu_mean = alloc(channel * stats_size);
+    p.relu_invar = alloc(channel * stats_size);
+    p.relu_dbias = alloc(channel * stats_size);
+    p.relu_dscale = alloc(channel * stats_size);
+    memcpy(p.y, p.x, n * p.elem);       /* a forward output with about half of it below 0 */
+    memcpy(p.relu_mean, p.mean, channel * stats_size);
+    memcpy(p.relu_invar, p.invar, channel * stats_size);
+    memcpy(p.apart_params, p.params, sizeof p.params);
+    p.apart_params[BNG_PARAM_MEAN] = (long long)(intptr_t)p.relu_mean;
+    p.apart_params[BNG_PARAM_INVAR] = (long long)(intptr_t)p.relu_invar;
+    p.apart_params[BNG_PARAM_DBIAS] = (long long)(intptr_t)p.relu_dbias;
+    p.apart_params[BNG_PARAM_DSCALE] = (long long)(intptr_t)p.relu_dscale;
+    memcpy(p.relu_params, p.ext_params, sizeof p.ext_params);
+    memcpy(p.relu_params, p.apart_params, sizeof p.apart_params);
+    p.relu_params[BNG_PARAM_FLAGS] = BNG_FLAG_RELU;
+    p.relu_params[BNG_PARAM_Y] = (long long)(intptr_t)p.y;
+#endif
 
     if (f16) {
 #if BNG_HAS_F16
@@ -494,6 +675,11 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
         v[nv++] = (contender){"dx-only _p", run_dx_only_f16};
         v[nv++] = (contender){"reduce+apply _p, 1 device", run_reduce_apply_f16};
 #endif
+#ifdef BNG_BENCH_RELU
+        relu_at = nv;
+        v[nv++] = (contender){"relu fused ext _p", run_relu_fused_f16};
+        v[nv++] = (contender){"relu pass + _p", run_relu_apart_f16};
+#endif
 #endif
     } else {
         snprintf(specialized, sizeof specialized, "%s _p", bng_f32_config.kernel_for_channels(channel)->channels ? "specialized" : "generic (no spec.)");
@@ -506,6 +692,11 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
         v[nv++] = (contender){"_p is_train=0", run_infer_f32};
         v[nv++] = (contender){"dx-only _p", run_dx_only_f32};
         v[nv++] = (contender){"reduce+apply _p, 1 device", run_reduce_apply_f32};
+#endif
+#ifdef BNG_BENCH_RELU
+        relu_at = nv;
+        v[nv++] = (contender){"relu fused ext _p", run_relu_fused_f32};
+        v[nv++] = (contender){"relu pass + _p", run_relu_apart_f32};
 #endif
 #ifdef BNG_BENCH_DNNL
         {
@@ -521,6 +712,11 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
             impl = dnnl_setup(&p, engine, variance, p.dnnl_dx, alloc(channel * 4), alloc(channel * 4));
             dnnl_at = nv;
             v[nv++] = (contender){"oneDNN", run_dnnl};
+#ifdef BNG_BENCH_RELU
+            dnnl_relu_setup(&p, engine);
+            dnnl_relu_at = nv;
+            v[nv++] = (contender){"oneDNN fuse_norm_relu", run_dnnl_relu};
+#endif
         }
 #endif
     }
@@ -551,6 +747,38 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
         if (batch * channel >= 262144 && strcmp(backend, "gnu") == 0)
             printf("  (oneDNN implementation: %s)\n", impl);
     }
+#ifdef BNG_BENCH_RELU
+    if (dnnl_relu_at >= 0) {
+        /* oneDNN's fused dx against ours, on the same y, mean and variance */
+        double worst = 0;
+        run_relu_fused_f32(&p);
+        run_dnnl_relu(&p);
+        for (c = 0; c < n; c++) {
+            const double d = fabs((double)((float *)p.dx)[c] - p.dnnl_relu_dx[c]);
+            if (d > worst)
+                worst = d;
+        }
+        if (worst > 1e-3) {
+            fprintf(stderr, "bench: oneDNN's fused ReLU dx differs from ours by %g\n", worst);
+            exit(1);
+        }
+    }
+#endif
+#endif
+#ifdef BNG_BENCH_RELU
+    if (relu_at >= 0) {
+        /* the fused call and the separate pass give the same bits (the Check suite's
+         * claim, on this shape) */
+        void *fused = alloc(n * p.elem);
+        v[relu_at].run(&p);
+        memcpy(fused, p.dx, n * p.elem);
+        v[relu_at + 1].run(&p);
+        if (memcmp(fused, p.dx, n * p.elem)) {
+            fprintf(stderr, "bench: the fused ReLU call differs from the separate pass\n");
+            exit(1);
+        }
+        free(fused);
+    }
 #endif
     for (i = 0; i < nv; i++) {
         const double gbps = 5.0 * (double)(n * p.elem) / median[i] / 1e9;
@@ -571,10 +799,32 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
                "reduce + apply %+.1f%% against the vendor's call (goal within 10%%)\n", BNG_TARGET_NAME,
                backend, dtype, batch, channel, isa(), median[infer_at] / median[infer_at + 1],
                100.0 * (median[infer_at + 2] / median[0] - 1.0));
+    if (relu_at >= 0) {
+        char vs_dnnl_relu[64] = "";
+        if (dnnl_relu_at >= 0)
+            snprintf(vs_dnnl_relu, sizeof vs_dnnl_relu, "; %.2fx as fast as oneDNN fuse_norm_relu (goal: ahead)",
+                     median[dnnl_relu_at] / median[relu_at]);
+        printf("  %s %s %s %zux%zu on %s: fused ReLU %.2fx as fast as the separate ReLU pass + the "
+               "vendor's call (goal 1.25x at DRAM shapes)%s\n", BNG_TARGET_NAME, backend, dtype, batch,
+               channel, isa(), median[relu_at + 1] / median[relu_at], vs_dnnl_relu);
+    }
     if (p.params[BNG_PARAM_STATUS] != BNG_OK) {
         fprintf(stderr, "bench: status %lld\n", p.params[BNG_PARAM_STATUS]);
         exit(1);
     }
+#ifdef BNG_BENCH_RELU
+    if (p.relu_params[BNG_PARAM_STATUS] != BNG_OK || p.apart_params[BNG_PARAM_STATUS] != BNG_OK) {
+        fprintf(stderr, "bench: relu status %lld / %lld\n", p.relu_params[BNG_PARAM_STATUS],
+                p.apart_params[BNG_PARAM_STATUS]);
+        exit(1);
+    }
+    free(p.y);
+    free(p.dy_masked);
+    free(p.relu_mean);
+    free(p.relu_invar);
+    free(p.relu_dbias);
+    free(p.relu_dscale);
+#endif
 #ifdef BNG_BENCH_EXT
     if (p.infer_params[BNG_PARAM_STATUS] != BNG_OK || p.ext_params[BNG_PARAM_STATUS] != BNG_OK) {
         fprintf(stderr, "bench: status %lld / %lld\n", p.infer_params[BNG_PARAM_STATUS],
@@ -593,6 +843,16 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
             free(p.dnnl_buffers[i]);
         free(p.dnnl_dx);
     }
+#ifdef BNG_BENCH_RELU
+    if (dnnl_relu_at >= 0) {
+        dnnl_primitive_destroy(p.dnnl_relu_bwd);
+        for (i = 0; i < 10; i++)
+            dnnl_memory_destroy(p.dnnl_relu_memory[i]);
+        for (i = 0; i < 4; i++)
+            free(p.dnnl_relu_buffers[i]);
+        free(p.dnnl_relu_dx);
+    }
+#endif
 #endif
     free(p.x);
     free(p.dy);

@@ -12,8 +12,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import yaml
 
 from .errors import ConfigError, option_error
-from .model import (BACKENDS, DEFAULT_SPATIAL, DTYPES, EXTENSIONS, Config, DTypeConfig, Location,
-                    MemoryConfig, NativeSpellings, PartFigures, Target)
+from .model import (BACKENDS, DEFAULT_SPATIAL, DTYPES, EXTENSIONS, FAMILIES, Config, DTypeConfig,
+                    Location, MemoryConfig, NativeSpellings, PartFigures, Target)
 
 TARGET_NAME = re.compile(r"[a-z0-9_]{1,64}\Z")
 # Strings that reach generated C must stay inside their comment or token. A
@@ -394,6 +394,8 @@ def _extensions(doc: _Doc, node, key: str) -> Tuple[str, ...]:
         if value in seen:
             doc.fail(item, key, f"{value} is listed twice")
         seen.add(value)
+    if "relu" in seen and not seen & set(FAMILIES):
+        doc.fail(node, key, f"relu is a flag of the calls of {', '.join(FAMILIES)}: list one of them too")
     return tuple(e for e in EXTENSIONS if e in seen)     # canonical order
 
 

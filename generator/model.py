@@ -13,9 +13,12 @@ BACKENDS = ("gnu", "portable", "native")
 # each fp and hp, _p and _s: the partial sums of this device's rows (reduce), dbias,
 # dscale and dx from global sums (apply), dx alone for a frozen batch norm (dx), and the
 # vendor-shaped call with an extended parameter block, for its accumulate flag (ext).
-# nchw is no family of its own: it gives those calls the channel-axis-1 layout
-# (BNG_FLAG_NCHW), with kernels per spatial extent (targets.yaml spatial:).
-EXTENSIONS = ("reduce", "apply", "dx", "ext", "nchw")
+# relu and nchw are no families of their own: flags on those calls, BNG_FLAG_RELU (ReLU
+# backward fused) and BNG_FLAG_NCHW (channel axis 1, with kernels per spatial extent,
+# targets.yaml spatial:).
+EXTENSIONS = ("reduce", "apply", "dx", "ext", "relu", "nchw")
+# The families of entry points (the rest of EXTENSIONS are flags on their calls).
+FAMILIES = ("reduce", "apply", "dx", "ext")
 # The spatial extents (H*W) the nchw kernels specialize when targets.yaml lists none:
 # ResNet's, 112x112 down to 7x7.
 DEFAULT_SPATIAL = (49, 196, 784, 3136, 12544)

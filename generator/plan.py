@@ -50,6 +50,9 @@ WORKSPACE = (
 # The driver's layout of the rest (bng_layout: x and dy, two buffers each) asserts that
 # it splits in BNG_TILE_BUFFERS.
 TILE_BUFFERS = 4
+# A call with BNG_FLAG_RELU (the relu extension) fetches y into one more tile buffer,
+# where each tile's dy is masked before the kernels see it.
+RELU_TILE_BUFFERS = 1
 # A call that reads its rows twice (the vendor's) streams tiles of at most this many
 # bytes (and at most a sixteenth of what the workspace leaves; whole blocks, at least
 # one) and keeps the rest of private memory for the resident area; make model shows
@@ -268,6 +271,9 @@ class DTypePlan:
     # and the driver's per-channel steps work on them with whole vectors only, padding
     # lanes included); 1 on a unified target.
     pad_lanes: int = 1
+    # The target has the relu extension: a call with BNG_FLAG_RELU stages the forward
+    # output y through one more tile buffer (the driver's bng_layout).
+    relu: bool = False
 
     @property
     def name(self) -> str:
@@ -355,7 +361,7 @@ class DTypePlan:
         """The workspace and tiles of one block of rows of the widest chunk: what the
         _s private memory (and on a split target _p's workspace) must hold at least."""
         tile = _aligned(BLOCK_ROWS * self.workspace_chunk * self.element_bytes)
-        return self.workspace_bytes + TILE_BUFFERS * tile
+        return self.workspace_bytes + (TILE_BUFFERS + RELU_TILE_BUFFERS * self.relu) * tile
 
     @property
     def scratch_bytes(self) -> int:
@@ -530,7 +536,7 @@ def plan_target(target: Target) -> TargetPlan:
         spec = tuple(Kernel(target.name, d.name, d.lanes, c, target.max_unroll, pad)
                      for c in target.channels)
         generic = Kernel(target.name, d.name, d.lanes, None, pad_lanes=pad)
-        dtypes.append(DTypePlan(d, spec, generic, pad))
+        dtypes.append(DTypePlan(d, spec, generic, pad, "relu" in target.extensions))
     return TargetPlan(target, tuple(dtypes))
 
 

@@ -9,7 +9,7 @@ from typing import Optional
 
 from .errors import ConfigError, option, option_error, some_of
 from .loader import MAX_SPECIALIZED_CHANNELS, channels_from_text
-from .model import Config, Target
+from .model import FAMILIES, Config, Target
 from .plan import (ALIGN, ELEMENT_BYTES, NCHW_BLOCK_VECTORS, SUMS_COUNT_LIMBS, TILE_BUFFERS,
                    plan_target)
 
@@ -131,7 +131,7 @@ def _check_nchw(target: Target) -> None:
     if "nchw" not in target.extensions:
         return
     key, where = f"targets.{target.name}.extensions", str(target.where("extensions"))
-    if not set(target.extensions) - {"nchw"}:
+    if not set(target.extensions) & set(FAMILIES):
         raise ConfigError(where, key, "nchw is a layout of the extended calls: list at least "
                           "one of reduce, apply, dx, ext beside it")
     if target.memory.split:
@@ -155,6 +155,11 @@ def validate_target(target: Target) -> Target:
     overlap."""
     tp = plan_target(target)
     check_split_native_halves(target)
+    if target.memory.split and "relu" in target.extensions:
+        # The mask is scalar code on the staged tiles, which a split target keeps in
+        # vector memory where scalar code may not go.
+        raise ConfigError(str(target.where("extensions")), f"targets.{target.name}.extensions",
+                          "relu is not available on a split target (memory.spaces) in this version")
     _check_nchw(target)
     if target.memory.split:
         _check_p_workspace(target, tp.p_workspace_bytes, tp.min_private_bytes, tp.max_chunk)

@@ -274,6 +274,88 @@ static void bng_rows_dx(const bng_kernel *kernel, int is_train, size_t rows, siz
         kernel->dx_infer(rows, channels, stride, dy, dx, gain, stream);
 }
 
+/* ---- fused ReLU backward (BNG_FLAG_RELU): dy masked by the forward output y ----
+ *
+ * The mask is PyTorch's threshold_backward, the separate pass the fused call equals:
+ * dy where y > 0 or y is NaN (y <= 0 is false there), else +0 whatever dy is. It works
+ * on the elements' bits, no floating-point operation: dy passes unchanged (a NaN keeps
+ * its payload), the comparison is IEEE's on the stored y on any FPU (a subnormal y > 0
+ * keeps dy under flush-to-zero too), and float and half are the same code. The masked
+ * dy then goes to the unchanged row ukernels, so that the sums and dx are, bit for bit,
+ * the unfused call's on the masked dy. Scalar code: a unified target only (the
+ * generator refuses relu on a split one). */
+#if BNG_HAS_RELU
+/* Whether y (its bits, sign_bit the element's top bit) lets dy through: y > 0 or NaN,
+ * that is neither +0 nor a sign bit with a magnitude up to Inf. 1 or 0. */
+#define BNG_RELU_KEEPS(y, sign_bit, inf) \
+    ((unsigned)((y) != 0) & ((unsigned)(((y) & (sign_bit)) == 0) | (unsigned)(((y) & ~(sign_bit)) > (inf))))
+
+/* The bytes a step of the masks below loads before it stores: one vector for a
+ * compiler that vectorizes straight-line code (out may be dy, so a loop over all the
+ * channels would need a run-time alias check, which GCC's -O2 does not make); 32, a
+ * 256-bit vector, measured fastest on an x86-64 host. */
+#define BNG_RELU_STEP_BYTES 32
+
+static void bng_relu_mask_f32(size_t channels, const uint32_t *dy, const uint32_t *y, uint32_t *out)
+{
+    enum { step = BNG_RELU_STEP_BYTES / sizeof(uint32_t) };
+    size_t c = 0, k;
+
+    for (; c + step <= channels; c += step) {
+        uint32_t d[step], m[step];
+        for (k = 0; k < step; k++) {
+            d[k] = dy[c + k];
+            m[k] = y[c + k];
+        }
+        for (k = 0; k < step; k++)
+            out[c + k] = d[k] & (0u - BNG_RELU_KEEPS(m[k], 0x80000000u, 0x7f800000u));
+    }
+    for (; c < channels; c++)
+        out[c] = dy[c] & (0u - BNG_RELU_KEEPS(y[c], 0x80000000u, 0x7f800000u));
+}
+
+static void bng_relu_mask_f16(size_t channels, const uint16_t *dy, const uint16_t *y, uint16_t *out)
+{
+    enum { step = BNG_RELU_STEP_BYTES / sizeof(uint16_t) };
+    size_t c = 0, k;
+
+    for (; c + step <= channels; c += step) {
+        uint16_t d[step], m[step];
+        for (k = 0; k < step; k++) {
+            d[k] = dy[c + k];
+            m[k] = y[c + k];
+        }
+        for (k = 0; k < step; k++)
+            out[c + k] = (uint16_t)(d[k] & (0u - BNG_RELU_KEEPS((unsigned)m[k], 0x8000u, 0x7c00u)));
+    }
+    for (; c < channels; c++)
+        out[c] = (uint16_t)(dy[c] & (0u - BNG_RELU_KEEPS((unsigned)y[c], 0x8000u, 0x7c00u)));
+}
+
+/* `rows` rows of `channels` elements: out = dy masked by y, each array's rows `stride`
+ * elements apart (its own stride each). out may be dy (in place). Rows that follow
+ * each other in all three are one run. */
+static void bng_relu_mask(size_t element, size_t rows, size_t channels,
+                          const void *dy, size_t dy_stride, const void *y, size_t y_stride,
+                          void *out, size_t out_stride)
+{
+    size_t r;
+
+    if (dy_stride == channels && y_stride == channels && out_stride == channels) {
+        channels *= rows;
+        rows = 1;
+    }
+    for (r = 0; r < rows; r++) {
+        if (element == sizeof(uint32_t))
+            bng_relu_mask_f32(channels, (const uint32_t *)dy + r * dy_stride,
+                              (const uint32_t *)y + r * y_stride, (uint32_t *)out + r * out_stride);
+        else
+            bng_relu_mask_f16(channels, (const uint16_t *)dy + r * dy_stride,
+                              (const uint16_t *)y + r * y_stride, (uint16_t *)out + r * out_stride);
+    }
+}
+#endif
+
 /* ---- staged storage: tiles by DMA; _s on the cores of core_mask, and on a split
  * target _p on the calling core alone ---- */
 
@@ -333,6 +415,7 @@ typedef struct {
     size_t tile_bytes;      /* one tile buffer */
     BNG_VMEM unsigned char *x_resident, *dy_resident;
     size_t resident_rows;   /* the slice's last rows, kept in the resident area (0: none) */
+    BNG_VMEM unsigned char *y_tile;     /* BNG_FLAG_RELU: a tile of y, masking dy's */
     BNG_SHARED unsigned char *x_gsm, *dy_gsm;
     size_t gsm_rows;        /* the streamed rows before those, kept in GSM (0: none) */
 } bng_core_layout;
@@ -388,21 +471,25 @@ static size_t bng_last_rows(size_t rows, size_t most)
 /* Lay out private memory (`bytes` at `base`) for rows of `row_pitch` bytes and a slice
  * of `slice_rows` rows; `keeps`: the call reads its rows twice, and as many of the
  * slice's last rows as fit the resident area stay there between the passes
- * (generator/plan.py computes the same numbers, DTypePlan.resident_rows). */
+ * (generator/plan.py computes the same numbers, DTypePlan.resident_rows). `relu`: a
+ * tile buffer for y follows the four; its tiles are sized as a keeping call's, which
+ * leaves room for it (the generator checks private_bytes for five blocks' tiles). */
 static void bng_layout(const bng_dtype_config *dtype, BNG_VMEM unsigned char *base, size_t bytes,
-                       size_t row_pitch, size_t slice_rows, int keeps, bng_core_layout *mem)
+                       size_t row_pitch, size_t slice_rows, int keeps, int relu,
+                       bng_core_layout *mem)
 {
     BNG_VMEM unsigned char *next = base;
     size_t quarter, half_rest;
 
     BNG_WORKSPACE(BNG_WORK_TAKE, dtype->max_chunk, dtype->stats_bytes)
     quarter = (bytes - (size_t)(next - base)) / BNG_TILE_BUFFERS / BNG_ALIGN * BNG_ALIGN;
-    mem->tile_rows = bng_stream_rows(quarter, row_pitch, keeps);
+    mem->tile_rows = bng_stream_rows(quarter, row_pitch, keeps || relu);
     mem->tile_bytes = BNG_ALIGN_UP(mem->tile_rows * row_pitch);
     mem->x_tiles[0] = bng_take(&next, mem->tile_bytes);
     mem->x_tiles[1] = bng_take(&next, mem->tile_bytes);
     mem->dy_tiles[0] = bng_take(&next, mem->tile_bytes);
     mem->dy_tiles[1] = bng_take(&next, mem->tile_bytes);
+    mem->y_tile = relu ? bng_take(&next, mem->tile_bytes) : NULL;
     half_rest = (bytes - (size_t)(next - base)) / 2 / BNG_ALIGN * BNG_ALIGN;
     mem->resident_rows = keeps ? bng_last_rows(slice_rows, half_rest / row_pitch) : 0;
     mem->x_resident = next;
@@ -542,7 +629,7 @@ static int bng_core_chunk(bng_core *c, size_t first, size_t slot)
     c->row_channels = BNG_PADDED(c->channels);
     c->pitch = c->row_channels * dtype->element_bytes;
     c->scratch = BNG_SHARED_SCRATCH + slot * BNG_MAX_GROUPS * 2 * dtype->max_chunk;
-    bng_layout(dtype, memory, bytes, c->pitch, c->end - c->begin, keeps, &c->mem);
+    bng_layout(dtype, memory, bytes, c->pitch, c->end - c->begin, keeps, BNG_RELU(call), &c->mem);
     bng_core_gsm(c, keeps);
     if (keeps)
         BNG_TRACE_KEEP(c->end - c->begin, c->mem.resident_rows, c->mem.gsm_rows);
@@ -640,7 +727,7 @@ static void bng_core_fetch(const bng_core *c, const bng_tile_place *tile, int wi
         stride = c->row_bytes;
     } else {
         const size_t at = tile->row * channel + c->first;
-        x = with_x ? bng_shared_at(job->x, at, element) : job->x;   /* dx-only's x is NULL */
+        x = with_x ? bng_shared_at(job->x, at, element) : NULL;    /* dx-only has no x */
         dy = bng_shared_at(job->dy, at, element);
         stride = channel * element;
     }
@@ -648,6 +735,26 @@ static void bng_core_fetch(const bng_core *c, const bng_tile_place *tile, int wi
                         : BNG_HAL_DMA_DONE;
     handles[1] = bng_hal_dma_get(tile->dy, dy, tile->rows, c->row_bytes, stride, c->pitch);
 }
+
+#if BNG_HAS_RELU
+/* BNG_FLAG_RELU: a tile's dy, just arrived from the caller's array, masked in place by
+ * the tile's rows of y (fetched into the y tile and waited at once: with the next
+ * tile's two gets and a put in flight, four transfers at most). Once per tile a pass
+ * fetches from the caller: the resident rows and those kept in GSM keep the masked dy
+ * from pass 1 to pass 2. */
+static void bng_core_relu(const bng_core *c, const bng_tile_place *tile)
+{
+    const bng_staged_job *job = c->job;
+    const size_t element = job->dtype->element_bytes, channel = job->call.channel;
+
+    bng_hal_dma_wait(bng_hal_dma_get(c->mem.y_tile,
+                                     bng_shared_at((const BNG_SHARED void *)job->call.y,
+                                                   tile->row * channel + c->first, element),
+                                     tile->rows, c->row_bytes, channel * element, c->pitch));
+    bng_relu_mask(element, tile->rows, c->channels, tile->dy, c->pitch / element, c->mem.y_tile,
+                  c->pitch / element, tile->dy, c->pitch / element);
+}
+#endif
 
 /* Pass 1: start the DMA of a kept tile's rows of x (when with_x: pass 2 reads it) and
  * dy into the core's share of GSM, where pass 2 fetches them. */
@@ -699,6 +806,10 @@ static void bng_core_sum_rows(bng_core *c)
         }
         bng_hal_dma_wait(gets[t][0]);
         bng_hal_dma_wait(gets[t][1]);
+#if BNG_HAS_RELU
+        if (BNG_RELU(&c->job->call))
+            bng_core_relu(c, &tiles[t]);
+#endif
         if (row % group_rows == 0) {
             bng_step_zero(c->channels, mem->part_dy);
             bng_step_zero(c->channels, mem->part_dyxm);
@@ -859,6 +970,11 @@ static void bng_core_dx(bng_core *c)
         if (tiles[t].streamed) {
             bng_hal_dma_wait(gets[t][0]);
             bng_hal_dma_wait(gets[t][1]);
+#if BNG_HAS_RELU
+            /* a tile kept in GSM holds the dy pass 1 masked (so do the resident ones) */
+            if (BNG_RELU(&job->call) && !tiles[t].kept)
+                bng_core_relu(c, &tiles[t]);
+#endif
         }
         bng_rows_dx(job->kernel, is_train, n, c->row_channels, c->row_channels, tiles[t].x,
                     tiles[t].dy, tiles[t].dy, mem->mean, mem->gain, mem->dy_mean, mem->slope, 0);
@@ -996,6 +1112,131 @@ static void *bng_at_mut(void *base, size_t index, size_t bytes)
     return (unsigned char *)base + index * bytes;
 }
 
+#if BNG_HAS_RELU
+/* BNG_FLAG_RELU on _p: the chunk's dy masked a block of rows at a time into a stack
+ * array (BNG_RELU_STACK_BYTES: a block of the widest chunk), where the unchanged
+ * ukernels read it; x, y and dy are read once per pass from the caller's memory. One
+ * stride serves a ukernel's x, dy and dx: the masked rows are `channel` elements apart
+ * (the caller's stride) when a block of whole rows fits the array, so that x and dx
+ * stay where they are; else the chunk's `channels` apart, and pass 1 copies x's rows
+ * beside them, pass 2 calls the dx ukernel a row at a time (rows are independent). */
+#define BNG_RELU_BLOCK_ELEMENTS (BNG_BLOCK_ROWS * BNG_MAX_CHUNK)
+typedef uint32_t bng_relu_block[BNG_RELU_BLOCK_ELEMENTS];   /* floats or halves */
+
+static size_t bng_relu_stride(size_t channels, size_t channel)
+{
+    return channel <= BNG_MAX_CHUNK ? channel : channels;
+}
+
+/* `rows` rows of `channels` elements of `element` bytes, `from_stride` and `to_stride`
+ * elements apart. */
+static void bng_relu_copy_rows(size_t element, size_t rows, size_t channels, const void *from,
+                               size_t from_stride, void *to, size_t to_stride)
+{
+    const size_t bytes = channels * element;
+    size_t r, i;
+
+    for (r = 0; r < rows; r++) {
+        const unsigned char *src = (const unsigned char *)from + r * from_stride * element;
+        unsigned char *dst = (unsigned char *)to + r * to_stride * element;
+        for (i = 0; i < bytes; i++)
+            dst[i] = src[i];
+    }
+}
+
+/* Pass 1 of `rows` rows (from a block boundary) on the masked dy: the reduce ukernel a
+ * block at a time sums each block as one call over all the rows would. */
+static void bng_relu_p_reduce(const bng_kernel *kernel, size_t element, size_t rows,
+                              size_t channels, size_t channel, const void *x, const void *dy,
+                              const void *y, const float *mean, float *part_dy, float *part_dyxm)
+{
+    const size_t stride = bng_relu_stride(channels, channel);
+    bng_relu_block masked, x_rows;
+    size_t row;
+
+    for (row = 0; row < rows; row += BNG_BLOCK_ROWS) {
+        const size_t n = bng_min(BNG_BLOCK_ROWS, rows - row), at = row * channel * element;
+        const unsigned char *x_at = (const unsigned char *)x + at;
+
+        bng_relu_mask(element, n, channels, (const unsigned char *)dy + at, channel,
+                      (const unsigned char *)y + at, channel, masked, stride);
+        if (stride != channel) {
+            bng_relu_copy_rows(element, n, channels, x_at, channel, x_rows, stride);
+            x_at = (const unsigned char *)x_rows;
+        }
+        bng_rows_reduce(kernel, n, channels, stride, x_at, masked, mean, part_dy, part_dyxm);
+    }
+}
+
+/* Pass 2 of `rows` rows on the masked dy (x NULL in inference). dx may be x or dy: a
+ * block's dy is masked before its dx is written. */
+static void bng_relu_p_dx(const bng_kernel *kernel, int is_train, size_t element, size_t rows,
+                          size_t channels, size_t channel, const void *x, const void *dy,
+                          const void *y, void *dx, const float *mean, const float *gain,
+                          const float *dy_mean, const float *slope, int stream)
+{
+    const size_t stride = bng_relu_stride(channels, channel);
+    const size_t per_call = stride == channel ? BNG_BLOCK_ROWS : 1;
+    bng_relu_block masked;
+    size_t row, r;
+
+    for (row = 0; row < rows; row += BNG_BLOCK_ROWS) {
+        const size_t n = bng_min(BNG_BLOCK_ROWS, rows - row);
+
+        bng_relu_mask(element, n, channels, (const unsigned char *)dy + row * channel * element,
+                      channel, (const unsigned char *)y + row * channel * element, channel,
+                      masked, stride);
+        for (r = 0; r < n; r += per_call) {
+            const size_t at = (row + r) * channel * element;
+            bng_rows_dx(kernel, is_train, bng_min(per_call, n - r), channels, stride,
+                        x != NULL ? (const unsigned char *)x + at : NULL,
+                        (const unsigned char *)masked + r * stride * element,
+                        (unsigned char *)dx + at, mean, gain, dy_mean, slope, stream);
+        }
+    }
+}
+#endif
+
+/* Pass 1's ukernel on the caller's `rows` rows from element `at` (a block boundary)
+ * into the partial sums (of dy masked by y with BNG_FLAG_RELU). */
+static void bng_p_rows_reduce(const bng_kernel *kernel, const bng_call *call, size_t element,
+                              size_t rows, size_t channels, size_t at, const void *x,
+                              const void *dy, bng_p_stack *s)
+{
+#if BNG_HAS_RELU
+    if (BNG_RELU(call)) {
+        bng_relu_p_reduce(kernel, element, rows, channels, call->channel, bng_at(x, at, element),
+                          bng_at(dy, at, element), bng_at(call->y, at, element), s->mean,
+                          s->part_dy, s->part_dyxm);
+        return;
+    }
+#endif
+    bng_rows_reduce(kernel, rows, channels, call->channel, bng_at(x, at, element),
+                    bng_at(dy, at, element), s->mean, s->part_dy, s->part_dyxm);
+}
+
+/* Pass 2's ukernel on all the caller's rows of the chunk at channel `first` (dy masked
+ * by y with BNG_FLAG_RELU). */
+static void bng_p_rows_dx(const bng_kernel *kernel, const bng_call *call, size_t element,
+                          size_t first, size_t channels, const void *x, const void *dy,
+                          void *dx, const bng_p_stack *s, int stream)
+{
+    const void *x_at = call->is_train ? bng_at(x, first, element) : NULL;
+
+#if BNG_HAS_RELU
+    if (BNG_RELU(call)) {
+        bng_relu_p_dx(kernel, call->is_train, element, call->batch, channels, call->channel,
+                      x_at, bng_at(dy, first, element), bng_at(call->y, first, element),
+                      bng_at_mut(dx, first, element), s->mean, s->gain, s->dy_mean, s->slope,
+                      stream);
+        return;
+    }
+#endif
+    bng_rows_dx(kernel, call->is_train, call->batch, channels, call->channel, x_at,
+                bng_at(dy, first, element), bng_at_mut(dx, first, element), s->mean, s->gain,
+                s->dy_mean, s->slope, stream);
+}
+
 /* Pass 1 on the caller's memory: every row group of the chunk to its partial sums,
  * folded in group order into sum_dy and sum_dyxm. */
 static void bng_p_sum_rows(const bng_kernel *kernel, const bng_call *call, size_t element,
@@ -1009,12 +1250,11 @@ static void bng_p_sum_rows(const bng_kernel *kernel, const bng_call *call, size_
     bng_step_zero(channels, sum_dy);
     bng_step_zero(channels, sum_dyxm);
     for (row = 0; row < batch; row += group_rows) {
+        const size_t rows = bng_min(group_rows, batch - row), at = row * channel + first;
+
         bng_step_zero(channels, s->part_dy);
         bng_step_zero(channels, s->part_dyxm);
-        bng_rows_reduce(kernel, bng_min(group_rows, batch - row), channels, channel,
-                        bng_at(x, row * channel + first, element),
-                        bng_at(dy, row * channel + first, element), s->mean, s->part_dy,
-                        s->part_dyxm);
+        bng_p_rows_reduce(kernel, call, element, rows, channels, at, x, dy, s);
         bng_step_fold(channels, sum_dy, sum_dyxm, s->part_dy, s->part_dyxm);
     }
 }
@@ -1051,9 +1291,7 @@ static int bng_p_run(const bng_dtype_config *dtype, const bng_kernel *kernel,
                               sum_dy, sum_dyxm, bng_at_mut(stats->dbias, first, stat),
                               bng_at_mut(stats->dscale, first, stat), s.gain, s.dy_mean, s.slope);
         }
-        bng_rows_dx(kernel, call->is_train, call->batch, channels, channel,
-                    call->is_train ? bng_at(x, first, element) : NULL, bng_at(dy, first, element),
-                    bng_at_mut(dx, first, element), s.mean, s.gain, s.dy_mean, s.slope, stream);
+        bng_p_rows_dx(kernel, call, element, first, channels, x, dy, dx, &s, stream);
     }
     if (BNG_IS_REDUCE(call))
         bng_step_count(call->batch, sums + 2 * channel);
@@ -1578,6 +1816,7 @@ int bng_entry_private_kernel(const bng_dtype_config *dtype, const bng_kernel *ke
     call.accumulate = 0;
     call.nchw = 0;
     call.spatial = 1;
+    call.y = NULL;
     return bng_p_run(dtype, kernel, &call, x, dy, dx, stats, NULL);
 }
 

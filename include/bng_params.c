@@ -25,11 +25,18 @@
 #define BNG_ACCUMULATE_FLAG 1
 #define BNG_NCHW_FLAG 2
 #define BNG_STATUS_EFLAGS (-9)
-#if BNG_HAS_EXTENSIONS
+#define BNG_RELU_FLAG 4
+#define BNG_SLOT_Y 15
+#if BNG_HAS_NCHW
 typedef char bng_nchw_slots_agree[BNG_SLOT_SPATIAL == BNG_PARAM_SPATIAL && BNG_NCHW_FLAG == BNG_FLAG_NCHW ? 1 : -1];
+#endif
+#if BNG_HAS_EXTENSIONS
 typedef char bng_ext_slots_agree[BNG_SLOT_SUMS == BNG_PARAM_SUMS && BNG_SLOT_FLAGS == BNG_PARAM_FLAGS
                                  && BNG_ACCUMULATE_FLAG == BNG_FLAG_ACCUMULATE && BNG_STATUS_EFLAGS == BNG_EFLAGS
                                  && BNG_EXT_PARAMS_LEN == BNG_SHARED_PARAMS_SLOTS ? 1 : -1];
+#endif
+#if BNG_HAS_RELU
+typedef char bng_relu_slots_agree[BNG_RELU_FLAG == BNG_FLAG_RELU && BNG_SLOT_Y == BNG_PARAM_Y ? 1 : -1];
 #endif
 
 static size_t bng_address_max(void)
@@ -84,11 +91,14 @@ static int bng_same(bng_span a, bng_span b)
     return a.start == b.start && a.bytes == b.bytes;
 }
 
-/* The arrays a call may have, in the order of its checks. */
+/* The arrays a call may have, in the order of its checks (y: the forward output of a
+ * call with BNG_FLAG_RELU, an input of x's type and shape). */
 enum { BNG_X, BNG_DY, BNG_DX, BNG_MEAN, BNG_INVAR, BNG_SCALE, BNG_DBIAS, BNG_DSCALE, BNG_SUMS,
-       BNG_ARRAYS };
+       BNG_Y, BNG_ARRAYS };
 #define BNG_BIT(array) (1u << (array))
 #define BNG_VENDOR_ARRAYS (BNG_BIT(BNG_SUMS) - 1u)
+/* x, dy, dx and y: batch * channel elements of the storage type */
+#define BNG_IS_ROWS(array) ((array) <= BNG_DX || (array) == BNG_Y)
 
 /* Per op (bng_driver.h's order): the arrays the call reads or writes, and its outputs.
  * An array a call does not use is not looked at: not read, not checked. */
@@ -110,9 +120,10 @@ static unsigned bng_arrays_used(int op)
 }
 
 /* Whether an `op` call reads a slot of its parameter block: the slots of the arrays it
- * uses, batch and channel, is_train where it finalizes, the flags and the spatial
- * extent (every extended call; the extent counts only with BNG_FLAG_NCHW). The status
- * and reserved slots are never read. */
+ * uses, batch and channel, is_train where it finalizes, the flags (every extended
+ * call), the spatial extent (where the target has nchw) and y (where it has relu): the
+ * extent's value is looked at only with BNG_FLAG_NCHW, y's only with BNG_FLAG_RELU. The
+ * status and reserved slots are never read. */
 int bng_params_reads_slot(int op, int slot)
 {
     const unsigned used = bng_arrays_used(op);
@@ -126,23 +137,12 @@ int bng_params_reads_slot(int op, int slot)
     if (slot == BNG_SLOT_SUMS)
         return (used & BNG_BIT(BNG_SUMS)) != 0;
     if (slot == BNG_SLOT_FLAGS)
-        return BNG_HAS_EXTENSIONS && op != BNG_OP_FULL;
+        return op != BNG_OP_FULL;
     if (slot == BNG_SLOT_SPATIAL)
         return BNG_HAS_NCHW && op != BNG_OP_FULL;
+    if (slot == BNG_SLOT_Y)
+        return BNG_HAS_RELU && op != BNG_OP_FULL;
     return 0;
-}
-
-/* The flag bits an `op` call honours: ACCUMULATE where it writes dbias and dscale
- * (ext, apply), NCHW on every extended call of a target that has it. */
-static long long bng_flags_honoured(int op)
-{
-    long long flags = 0;
-
-    if (op == BNG_OP_EXT || op == BNG_OP_APPLY)
-        flags |= BNG_ACCUMULATE_FLAG;
-    if (BNG_HAS_NCHW)
-        flags |= BNG_NCHW_FLAG;
-    return flags;
 }
 
 /* The aliasing contract: an output may share memory with an input only as the very
@@ -213,21 +213,37 @@ static float bng_count_to_float(unsigned long long count)
     return m;
 }
 
+/* The flags an `op` call honours: ACCUMULATE where it writes dbias and dscale (apply,
+ * ext), RELU and NCHW on every extended call where the target has them. */
+static long long bng_flags_allowed(int op)
+{
+    return (op == BNG_OP_EXT || op == BNG_OP_APPLY ? BNG_ACCUMULATE_FLAG : 0)
+           | (BNG_HAS_RELU ? BNG_RELU_FLAG : 0) | (BNG_HAS_NCHW ? BNG_NCHW_FLAG : 0);
+}
+
+/* The flags of an `op` call's block (0 for the vendor's call, which has none). */
+static long long bng_flags_of(int op, const long long *params)
+{
+    return bng_params_reads_slot(op, BNG_SLOT_FLAGS) ? params[BNG_SLOT_FLAGS] : 0;
+}
+
 /* Validate the parameter block and the data pointers of an `op` call: BNG_OK and the
  * call, or the first error status (the call then not to be run). The block has 12
  * slots for the vendor's call (slots 9-11 never read), 16 for the others (of which 12
- * and 13 are read where the op uses them). `shared`: the partial-sums buffer is in
- * shared memory (the apply count is read from it). */
+ * and 13, 14 with BNG_FLAG_NCHW and 15 with BNG_FLAG_RELU, are read where the op uses
+ * them). `shared`: the partial-sums buffer is in shared memory (the apply count is read
+ * from it). */
 int bng_params_check(const bng_dtype_config *dtype, int op, const long long *params,
                      const void *x, const void *dy, const void *dx, int shared,
                      bng_call *call)
 {
-    const unsigned used = bng_arrays_used(op);
+    const long long flags = bng_flags_of(op, params);
+    const int relu = BNG_HAS_RELU && (flags & BNG_RELU_FLAG) != 0;
+    const unsigned used = bng_arrays_used(op) | (relu ? BNG_BIT(BNG_Y) : 0u);
     const size_t element = dtype->element_bytes, stat = dtype->stats_bytes;
     uintptr_t at[BNG_ARRAYS];
     size_t align[BNG_ARRAYS];
     bng_span span[BNG_ARRAYS];
-    long long flags;
     unsigned long long spatial;
     int i;
 
@@ -237,17 +253,17 @@ int bng_params_check(const bng_dtype_config *dtype, int op, const long long *par
     for (i = BNG_MEAN; i <= BNG_DSCALE; i++)
         at[i] = (used & BNG_BIT(i)) ? (uintptr_t)params[BNG_PARAM_MEAN + i - BNG_MEAN] : 0;
     at[BNG_SUMS] = (used & BNG_BIT(BNG_SUMS)) ? (uintptr_t)params[BNG_SLOT_SUMS] : 0;
+    at[BNG_Y] = relu ? (uintptr_t)params[BNG_SLOT_Y] : 0;
     for (i = 0; i < BNG_ARRAYS; i++)
         if ((used & BNG_BIT(i)) && at[i] == 0)
             return BNG_ENULL;
     /* Each pointer aligned to its element type: the kernels load whole elements (and a
      * DSP may trap on a misaligned one). */
     for (i = 0; i < BNG_ARRAYS; i++) {
-        align[i] = i <= BNG_DX ? element : i <= BNG_DSCALE ? stat : sizeof(float);
+        align[i] = BNG_IS_ROWS(i) ? element : i <= BNG_DSCALE ? stat : sizeof(float);
         if ((used & BNG_BIT(i)) && (at[i] & (align[i] - 1)))
             return BNG_EALIGN;
     }
-    flags = bng_params_reads_slot(op, BNG_SLOT_FLAGS) ? params[BNG_SLOT_FLAGS] : 0;
     call->nchw = BNG_HAS_NCHW && (flags & BNG_NCHW_FLAG);
     /* NCHW: a bad spatial extent is a bad batch (batch * spatial elements a channel) */
     if (params[BNG_PARAM_BATCH] < 1 || (call->nchw && params[BNG_SLOT_SPATIAL] < 1))
@@ -270,12 +286,13 @@ int bng_params_check(const bng_dtype_config *dtype, int op, const long long *par
     if ((used & BNG_BIT(BNG_SUMS))
         && call->channel > ((bng_address_max() >> 2) - BNG_SUMS_COUNT_LIMBS) >> 1)
         return BNG_ERANGE;
-    /* NCHW combines with ACCUMULATE alone: a later extension's flag beside it is refused
-     * until its layout is written for it. */
-    if ((flags & ~bng_flags_honoured(op))
+    /* NCHW combines with ACCUMULATE alone (the relu mask is written for rows of
+     * channels): another flag beside it is refused. */
+    if ((flags & ~bng_flags_allowed(op))
         || (call->nchw && (flags & ~(long long)(BNG_NCHW_FLAG | BNG_ACCUMULATE_FLAG))))
         return BNG_STATUS_EFLAGS;
     call->accumulate = (flags & BNG_ACCUMULATE_FLAG) != 0;
+    call->y = relu ? (const void *)at[BNG_Y] : NULL;
     if (BNG_IS_APPLY(call)) {
         /* The global count: whole, at least this call's rows (read, never written). */
         float limb[BNG_SUMS_COUNT_LIMBS];
@@ -289,7 +306,7 @@ int bng_params_check(const bng_dtype_config *dtype, int op, const long long *par
     }
     for (i = 0; i < BNG_ARRAYS; i++) {
         span[i].start = at[i];
-        span[i].bytes = i <= BNG_DX ? (uintptr_t)(call->batch * call->spatial * call->channel * element)
+        span[i].bytes = BNG_IS_ROWS(i) ? (uintptr_t)(call->batch * call->spatial * call->channel * element)
                       : i <= BNG_DSCALE ? (uintptr_t)(call->channel * stat)
                       : (uintptr_t)((2 * call->channel + BNG_SUMS_COUNT_LIMBS) * sizeof(float));
     }

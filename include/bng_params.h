@@ -42,6 +42,7 @@ typedef struct {
     int accumulate;         /* dbias and dscale += (BNG_FLAG_ACCUMULATE) */
     int nchw;               /* channel axis 1 (BNG_FLAG_NCHW): x[batch][channel][spatial] */
     size_t spatial;         /* NCHW: H*W, the elements of a plane (1 otherwise) */
+    const void *y;          /* BNG_FLAG_RELU: the forward output, x's type and shape; else NULL */
 } bng_call;
 
 /* Which steps a call takes. A family the target does not have is a constant 0, so
@@ -53,6 +54,8 @@ typedef struct {
 #define BNG_SUMS_ROWS(call) (!BNG_IS_APPLY(call) && !BNG_IS_DX_ONLY(call))
 #define BNG_ACCUMULATES(call) ((BNG_HAS_EXT || BNG_HAS_APPLY) && (call)->accumulate)
 #define BNG_IS_NCHW(call) (BNG_HAS_NCHW && (call)->nchw)
+/* dy masked by y > 0 (BNG_FLAG_RELU) */
+#define BNG_RELU(call) (BNG_HAS_RELU && (call)->y != NULL)
 
 /* The partial-sums buffer's row count: limbs of BNG_SUMS_LIMB_BITS bits, least
  * significant first (batch_norm_grad_ext.h). */

@@ -293,6 +293,26 @@ BENCH_RUNS  := $(if $(VALGRIND),,run/$(BENCH_SMOKE)/smoke)
 $(eval $(call program_run,run/$(BENCH_SMOKE)/smoke,BNG_HAL_HOST=fast OMP_NUM_THREADS=1,,\
   --backend gnu --shapes 4x64 --seconds 0))
 
+# tests/scripts/torch_check.py: the fused ReLU call against PyTorch's batch_norm + relu
+# and autograd on ResNet-18's layers, through a shared build of the half target's host
+# library (ctypes). A python3 that imports torch (Debian: python3-torch, not installed
+# for you: it is large); without one the script says so and the run counts as skipped.
+TORCH_LIB := $(BUILD)/torch/libbatchnormgrad_$(HALF_TARGET).so
+TORCH_SOURCES := $(BNG_SOURCES_generated/$(HALF_TARGET)) include/host/bng_hal_host.c \
+  include/host/bng_dma_engine.c
+$(TORCH_LIB): $(TORCH_SOURCES) $(wildcard generated/$(HALF_TARGET)/*.h) $(INCLUDE_HEADERS) | deps-c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -std=gnu11 -shared -fPIC -Wall -Wno-psabi -ffp-contract=off -DBNG_HOST \
+	  -DBNG_VEC_BACKEND=BNG_VEC_GNU -Iinclude -Iinclude/host -Igenerated/$(HALF_TARGET) \
+	  $(TORCH_SOURCES) -lpthread -lm -o $@
+PY_TORCH = $(or $(shell $(call find_python,torch)),$(PY))
+TORCH_RUNS := $(if $(SANITIZE)$(VALGRIND),,run/torch-check/$(HALF_TARGET))
+$(eval $(call run_rule,run/torch-check/$(HALF_TARGET),$(TORCH_LIB) deps-python,,\
+  $$(PY_TORCH) tests/scripts/torch_check.py $(TORCH_LIB)))
+.PHONY: torch-check
+## the fused ReLU call against PyTorch (batch_norm + relu, autograd) on ResNet-18's layers
+torch-check: run/torch-check/$(HALF_TARGET)
+
 # The generator's unit and property tests (Python).
 $(eval $(call run_rule,run/test-generator,deps-python-test,,\
   $$(PY_TEST) -m unittest discover -s tests/generator -p 'test_*.py'))
@@ -300,7 +320,8 @@ $(eval $(call run_rule,run/test-generator,deps-python-test,,\
 # Every C run of make test, the longest first. Under valgrind: no second mode, no
 # conformance check, bench or drop; under a sanitizer no drop.
 TEST_RUNS := $(WALK_RUNS) $(C_RUNS) $(if $(VALGRIND),,$(CONFORMANCE_RUNS) $(MUTANT_RUNS)) \
-  $(HALF_RUNS) $(EXAMPLE_RUNS) $(FORK_RUNS) $(USER_PATH_RUNS) $(SYNCBN_RUNS) $(BENCH_RUNS)
+  $(HALF_RUNS) $(EXAMPLE_RUNS) $(FORK_RUNS) $(USER_PATH_RUNS) $(SYNCBN_RUNS) $(BENCH_RUNS) \
+  $(TORCH_RUNS)
 
 .PHONY: hal-conformance fork-test drop-on-host hthreads-on-host drop-builds channels-flow \
   bench-smoke

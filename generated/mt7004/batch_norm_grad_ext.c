@@ -8,7 +8,7 @@
  */
 /* The entry points of batch_norm_grad_ext.h: thin wrappers over the driver
  * (include/bng_driver.c), which holds their code only for the families targets.yaml
- * asks for (reduce, apply, dx, ext, nchw).
+ * asks for (reduce, apply, dx, ext, relu, nchw).
  */
 #include <stddef.h>
 #include "batch_norm_grad_ext.h"

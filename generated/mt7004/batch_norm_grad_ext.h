@@ -7,7 +7,7 @@
  * Remake:   make generate TARGET=mt7004
  */
 /* Batch-norm backward for mt7004: the entry points beyond the vendor's four
- * that targets.yaml asks for (reduce, apply, dx, ext, nchw). docs/contract.md
+ * that targets.yaml asks for (reduce, apply, dx, ext, relu, nchw). docs/contract.md
  * section 13 states their contract; nothing the vendor's four need includes this file.
  *
  * One synchronized step over devices (clusters, chips, processes), each with its own rows:
@@ -27,9 +27,10 @@
  * params[8]      status, written by every call: BNG_OK or a negative BNG_E* code
  * params[9..11]  reserved: never read, never written
  * params[12]     the partial-sums buffer (float *, as long long): reduce out, apply in
- * params[13]     flags, read by every call: a bit the call cannot honour is refused
- * params[14]     the spatial extent H*W (with BNG_FLAG_NCHW)
- * params[15]     reserved: never read, never written
+ * params[13]     flags, read by every call here: BNG_FLAG_ACCUMULATE (apply, ext), BNG_FLAG_RELU, BNG_FLAG_NCHW;
+ *                a bit the call cannot honour is refused (BNG_EFLAGS)
+ * params[14]     the spatial extent H*W (as long long), read with BNG_FLAG_NCHW only
+ * params[15]     y, the forward output (as long long), read with BNG_FLAG_RELU only
  */
 #ifndef BATCH_NORM_GRAD_EXT_H
 #define BATCH_NORM_GRAD_EXT_H
@@ -43,20 +44,24 @@ extern "C" {
 #define BNG_EXT_PARAMS_LEN 16
 #define BNG_PARAM_SUMS     12
 #define BNG_PARAM_FLAGS    13
-#define BNG_PARAM_SPATIAL  14
 
 /* dbias += sum dy, dscale += sum dy*xhat (MXNet grad_req='add', cuDNN beta = 1):
  * old value plus the new result, in float32, rounded once to the per-channel type. */
 #define BNG_FLAG_ACCUMULATE 1
-/* Channel axis 1 (targets.yaml extension nchw): x, dy, dx are x[batch][channel][spatial],
- * spatial = H*W in params[BNG_PARAM_SPATIAL]; the sums cover batch * spatial elements
- * per channel (docs/contract.md, "Channel axis 1 (NCHW)"). Refused where not generated. */
+/* Fused ReLU backward (docs/contract.md, "Fused ReLU backward"): with y, the forward
+ * output (x's type and shape) in BNG_PARAM_Y, the call uses dy where y > 0 or y is NaN
+ * and +0 elsewhere, in place of dy everywhere (PyTorch's threshold_backward). */
+#define BNG_FLAG_RELU 4
+#define BNG_PARAM_Y 15
+/* Channel axis 1 (docs/contract.md, "Channel axis 1 (NCHW)"): x, dy, dx are
+ * x[batch][channel][spatial], spatial = H*W in BNG_PARAM_SPATIAL; the sums cover
+ * batch * spatial elements per channel. Not with BNG_FLAG_RELU. */
 #define BNG_FLAG_NCHW 2
+#define BNG_PARAM_SPATIAL 14
 
-/* A flag bit the call cannot honour (its extension not generated for the target, a bit
- * this version does not know, or ACCUMULATE on reduce or dx-only) is refused rather
- * than ignored, so that a caller built for a later version learns it at once. After
- * BNG_ERANGE. */
+/* A flag bit this version does not know, or the call cannot honour (ACCUMULATE on
+ * reduce or dx, NCHW beside RELU), is refused rather than ignored, so that a caller
+ * built for a later version learns it at once. After BNG_ERANGE. */
 #define BNG_EFLAGS   (-9)
 
 /* The partial-sums buffer: float32 throughout, also for hp_ calls.

@@ -75,6 +75,7 @@
 #define BNG_HAS_APPLY 1
 #define BNG_HAS_DX_ONLY 1
 #define BNG_HAS_EXT 1
+#define BNG_HAS_RELU 1
 #define BNG_HAS_NCHW 1
 /* NCHW (BNG_FLAG_NCHW) summation: a plane's vectors in blocks of this many, each block
  * summed from zero in registers and added to the plane's lane sums (docs/design.md). */

@@ -126,6 +126,14 @@ void bng_case_init(bng_case *k, const bng_dtype *t, size_t batch, size_t channel
     bng_case_mark_outputs(k);
 }
 
+void bng_relu_backward(const bng_dtype *t, void *dy, const void *y, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (t->get(y, i) <= 0.0)
+            t->set(dy, i, 0.0);
+}
+
 void bng_case_mark_outputs(bng_case *k)
 {
     memset(k->dx.p, OUTPUT_MARK, k->dx.bytes);
@@ -341,7 +349,8 @@ void bng_case_check_guards(const bng_case *k)
         if (!bng_buffer_guards_intact(all[i]))
             ck_abort_msg("%s: guard bytes around %s were written", k->t->name, names[i]);
     for (i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
-        if (k->params[reserved[i]] != SENTINEL)
+        if (k->params[reserved[i]] != SENTINEL
+            && !(reserved[i] == 15 && (k->params[BNG_CASE_FLAGS] & 4)))  /* y, BNG_FLAG_RELU */
             ck_abort_msg("%s: reserved params[%zu] was written", k->t->name, reserved[i]);
 }
 

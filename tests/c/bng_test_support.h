@@ -103,11 +103,15 @@ void bng_case_call(bng_case *k, int op, int shared, void *x, void *dy, void *dx,
 void bng_case_run_explicit(bng_case *k, int shared, void *x, void *dy, void *dx, int core_mask);
 /* 1 when the target has the entry points of `op`. */
 int bng_dtype_has(const bng_dtype *t, int op);
+/* ReLU backward, the separate pass a call with BNG_FLAG_RELU equals (PyTorch's
+ * threshold_backward): over n elements of t's type, dy = (y <= 0) ? +0 : dy in place,
+ * compared as doubles; a NaN y keeps dy (NaN <= 0 is false), a kept dy keeps its bits. */
+void bng_relu_backward(const bng_dtype *t, void *dy, const void *y, size_t n);
 /* Compare the outputs with the float64 reference under the contract's bound (docs/contract.md section 9);
  * ck_abort_msg on the first violation. */
 void bng_case_check(const bng_case *k);
 /* Check all guard bytes and that the reserved params[9..11] and [14..15] still hold
- * their sentinels. */
+ * their sentinels (params[15] is y with BNG_FLAG_RELU set). */
 void bng_case_check_guards(const bng_case *k);
 
 /* Run a suite as every test program here does, and return the exit status: first the

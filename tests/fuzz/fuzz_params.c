@@ -2,10 +2,12 @@
  *
  * The fuzzer's bytes choose the entry point (fp/hp, _p/_s; with flag bit 6 one of
  * batch_norm_grad_ext.h's: reduce, apply, dx-only or ext, with or without
- * BNG_FLAG_ACCUMULATE and, where the target has nchw, BNG_FLAG_NCHW with a spatial
- * extent, small or hostile; without it, flag bit 7 makes it the vendor's call with explicit
- * arguments, batchnormgrad.h's, whose int batch and channel a hostile value reaches
- * as the int it converts to), batch and channel (small, or a hostile value: 0, negative,
+ * BNG_FLAG_ACCUMULATE (refused on reduce and dx-only), with or without BNG_FLAG_RELU
+ * and a forward output y that is its own buffer, NULL, misaligned, x, dy, dx, dbias
+ * or the sums buffer, with or without BNG_FLAG_NCHW and a spatial extent, small or
+ * hostile (refused beside BNG_FLAG_RELU); without it, flag bit 7 makes it the vendor's
+ * call with explicit arguments, batchnormgrad.h's, whose int batch and channel a
+ * hostile value reaches as the int it converts to), batch and channel (small, or a hostile value: 0, negative,
  * LLONG_MIN/MAX, beyond the address space), which pointer is NULL, core_mask,
  * is_train, in-place dx, an aliasing choice (extensions: also over the partial-sums
  * buffer, and a misaligned one), apply's global count (exact, larger, smaller than
@@ -14,8 +16,8 @@
  * hostile shape would run off them (AddressSanitizer stops it). Checked on every input:
  * the status is the one docs/contract.md sections 4 and 13 give (an explicit call's:
  * bng_last_status(), after a refused call left another, and no block touched, neither
- * the caller's nor BNG_SHARED_PARAMS), the reserved slots (9-11, 15; 14 without NCHW)
- * are untouched,
+ * the caller's nor BNG_SHARED_PARAMS), the reserved slots (9-11; 14 without NCHW) and
+ * the y slot are untouched, y is unchanged,
  * guards are intact, on an error dx, dbias, dscale and the sums buffer are unchanged,
  * and on success nothing the call does not write changed.
  */
@@ -104,6 +106,13 @@ static unsigned op_uses(int op)
 static unsigned op_writes(int op)
 {
     return op == BNG_OP_REDUCE ? B(A_SUMS) : op == BNG_OP_DX ? B(A_DX) : B(A_DX) | B(A_DBIAS) | B(A_DSCALE);
+}
+
+/* Whether two byte ranges share a byte. */
+static int overlaps(const void *a, size_t a_bytes, const void *b, size_t b_bytes)
+{
+    const uintptr_t p = (uintptr_t)a, q = (uintptr_t)b;
+    return p < q + b_bytes && q < p + a_bytes;
 }
 
 /* The harness's own reading of apply's count (docs/contract.md section 13): each limb a
@@ -209,15 +218,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* BNG_OP_FULL, _EXT, _REDUCE, _APPLY, _DX */
     const int op = ext ? (int)((op_byte & 7) % 5) : BNG_OP_FULL;
     const int accumulate = (op_byte >> 3) & 1;
-    /* a flag bit this version does not know, beside accumulate (BNG_EFLAGS) */
+    /* a flag bit this version does not know, beside the others (BNG_EFLAGS) */
     const int unknown_flag = ext && (flags & 0x80);
-    /* channel axis 1 with a spatial extent (a byte of its own: op_byte is all used) */
+    /* BNG_FLAG_RELU, and where y points (relu_y below); the vendor's call (op 0) reads
+     * no flags */
+    const unsigned relu_byte = BNG_HAS_RELU && ext ? take(&in) : 0;
+    const int relu = (relu_byte & 1) && op != BNG_OP_FULL;
+    const unsigned relu_y = (relu_byte >> 1) % 8;
+    /* channel axis 1 with a spatial extent (a byte of its own); the vendor's call reads
+     * neither the flag nor the extent */
     const int nchw = BNG_HAS_NCHW && ext && (take(&in) & 1);
-    /* the extended calls read the flags; the vendor's (op 0) reads neither them nor the
-     * extent */
-    const int reads_flags = op != BNG_OP_FULL, nchw_call = nchw && reads_flags;
-    const int flag_refused = reads_flags && (unknown_flag
-                                             || (accumulate && (op == BNG_OP_REDUCE || op == BNG_OP_DX)));
+    const int nchw_call = nchw && op != BNG_OP_FULL;
+    const int flag_refused = op != BNG_OP_FULL
+                             && (unknown_flag || (accumulate && (op == BNG_OP_REDUCE || op == BNG_OP_DX))
+                                 || (nchw && relu));
     /* the vendor's call with explicit arguments */
     const int explicit_args = !ext && (flags & 0x80);
     const unsigned count_kind = (op_byte >> 4) % 5;   /* apply: exact, larger, smaller, fraction, NaN */
@@ -240,7 +254,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const size_t elem = half_data ? 2 : 4, sums_bytes = (2 * c + BNG_SUMS_COUNT_LIMBS) * sizeof(float);
     const unsigned uses = op_uses(op), writes = op_writes(op);
     size_t stats_elem = 4, i;
-    unsigned char *x, *dy, *dx, *stats[5], *sums, *before;
+    unsigned char *x, *dy, *dx, *stats[5], *sums, *before, *y, *y_before;
+    void *yp = NULL;
     long long params[16], *block;
     long long expected, status;
     int refused_alias = 0, null_used, misaligned = 0, no_null;
@@ -255,10 +270,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     x = guarded(n * elem);
     dy = guarded(n * elem);
     dx = guarded(n * elem);
+    y = guarded(n * elem);
     for (i = 0; i < n * elem; i++) {
         x[i] = (unsigned char)take(&in);
         dy[i] = (unsigned char)take(&in);
         dx[i] = (unsigned char)i;
+        y[i] = (unsigned char)(relu ? take(&in) : 0);
     }
     for (i = 0; i < 5; i++) {
         size_t j;
@@ -290,7 +307,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     params[BNG_PARAM_STATUS] = SENTINEL;
     params[9] = params[10] = params[11] = SENTINEL;
     params[12] = (long long)(intptr_t)sums;
-    params[13] = accumulate | (unknown_flag ? 1 << 20 : 0) | (nchw ? 2 : 0);
+    params[13] = accumulate | (relu ? 4 : 0) | (unknown_flag ? 8 : 0) | (nchw ? 2 : 0);
     params[14] = nchw ? spatial : SENTINEL;
     params[15] = SENTINEL;
     if (null_slot >= 3 && null_slot < 8)
@@ -337,6 +354,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
 
+    xp = null_slot == 0 ? NULL : x;
+    dyp = null_slot == 1 ? NULL : dy;
+    dxp = null_slot == 2 ? NULL : in_place == 1 ? dyp : in_place == 2 ? xp
+        : alias == 7 && no_null && n >= 2 && (uses & B(A_X)) ? x + elem : dx;
+    if (op == BNG_OP_DX && in_place == 2)
+        dxp = null_slot == 2 ? NULL : dx;       /* dx-only has no x */
+    /* The forward output y (relu): 0 its own buffer, 1 NULL (BNG_ENULL), 2 misaligned
+     * (BNG_EALIGN), 3 x and 4 dy (inputs: allowed unless dx is that array), 5 the dx
+     * buffer (refused where the call writes dx there), 6 the block's dbias (apply, ext:
+     * refused), 7 its sums buffer (reduce: refused); 6 and 7 elsewhere its own buffer
+     * (an allowed y is read over batch * channel elements, beyond those buffers). */
+    if (relu) {
+        yp = relu_y == 1 ? NULL : relu_y == 2 ? (void *)(y + 1) : relu_y == 3 ? (void *)x
+           : relu_y == 4 ? (void *)dy : relu_y == 5 ? (void *)dx
+           : relu_y == 6 && (uses & B(A_DBIAS)) ? (void *)(intptr_t)params[BNG_PARAM_DBIAS]
+           : relu_y == 7 && op == BNG_OP_REDUCE ? (void *)(intptr_t)params[12] : (void *)y;
+        params[15] = (long long)(intptr_t)yp;
+        null_used = null_used || yp == NULL;
+        misaligned = misaligned || ((uintptr_t)yp & (elem - 1));
+        /* y against every output the call writes, as the block has them */
+        if (!null_used
+            && (((writes & B(A_DX)) && overlaps(yp, n * elem, dxp, n * elem))
+                || ((writes & B(A_DBIAS)) && overlaps(yp, n * elem, (void *)(intptr_t)params[BNG_PARAM_DBIAS], c * stats_elem))
+                || ((writes & B(A_DSCALE)) && overlaps(yp, n * elem, (void *)(intptr_t)params[BNG_PARAM_DSCALE], c * stats_elem))
+                || ((writes & B(A_SUMS)) && overlaps(yp, n * elem, (void *)(intptr_t)params[12], sums_bytes))))
+            refused_alias = 1;
+    }
+
     /* What docs/contract.md sections 4 and 13 say the status must be, in their order. */
     if (null_used)
         expected = BNG_ENULL;
@@ -367,12 +412,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(before + n * elem, stats[3], c * stats_elem);
     memcpy(before + n * elem + c * stats_elem, stats[4], c * stats_elem);
     memcpy(before + n * elem + 2 * c * stats_elem, sums, sums_bytes);
-    xp = null_slot == 0 ? NULL : x;
-    dyp = null_slot == 1 ? NULL : dy;
-    dxp = null_slot == 2 ? NULL : in_place == 1 ? dyp : in_place == 2 ? xp
-        : alias == 7 && no_null && n >= 2 && (uses & B(A_X)) ? x + elem : dx;
-    if (op == BNG_OP_DX && in_place == 2)
-        dxp = null_slot == 2 ? NULL : dx;       /* dx-only has no x */
+    y_before = malloc(n * elem);
+    memcpy(y_before, y, n * elem);
     if (explicit_args) {
         for (i = 0; i < BNG_SHARED_PARAMS_SLOTS; i++)
             BNG_SHARED_PARAMS[i] = SENTINEL;
@@ -389,10 +430,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (status != expected || (explicit_args && block[BNG_PARAM_STATUS] != SENTINEL)
         || block[9] != SENTINEL || block[10] != SENTINEL || block[11] != SENTINEL)
         abort();
-    if ((!shared || explicit_args) && (params[14] != (nchw ? spatial : SENTINEL) || params[15] != SENTINEL))
+    if ((!shared || explicit_args)
+        && (params[14] != (nchw ? spatial : SENTINEL)
+            || params[15] != (relu ? (long long)(intptr_t)yp : SENTINEL)))
         abort();
     if (shared && !explicit_args && BNG_SHARED_PARAMS_SLOTS > 14
-        && (block[14] != (nchw ? spatial : SENTINEL) || block[15] != SENTINEL))
+        && (block[14] != (nchw ? spatial : SENTINEL)
+            || block[15] != (relu ? (long long)(intptr_t)yp : SENTINEL)))
+        abort();
+    if (memcmp(y_before, y, n * elem))
         abort();
     /* Unchanged: everything on an error; on success what the call does not write (dx
      * when dx is not an input, dbias and dscale when they are not aliased). */
@@ -409,11 +455,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check_guards(dy, n * elem);
     check_guards(dx, n * elem);
     check_guards(sums, sums_bytes);
+    check_guards(y, n * elem);
     for (i = 0; i < 5; i++) {
         check_guards(stats[i], c * stats_elem);
         free(stats[i] - GUARD);
     }
     free(before);
+    free(y_before);
+    free(y - GUARD);
     free(x - GUARD);
     free(dy - GUARD);
     free(dx - GUARD);

@@ -35,9 +35,10 @@ class ExtensionsTest(TempDir):
         self.assertEqual(load(self.write_config(with_extensions("[]"))).targets[0].extensions, ())
 
     def test_loader_refuses_unknown_duplicate_and_wrong_shapes(self):
-        for value, fragment in (("[reduce, bogus]", "'bogus' is not allowed; allowed: reduce, apply, dx, ext, nchw"),
+        for value, fragment in (("[reduce, bogus]", "'bogus' is not allowed; allowed: reduce, apply, dx, ext, relu, nchw"),
                                 ("[dx, dx]", "dx is listed twice"),
-                                ("reduce", "expected a list of some of reduce, apply, dx, ext, nchw")):
+                                ("reduce", "expected a list of some of reduce, apply, dx, ext, relu, nchw"),
+                                ("[relu]", "relu is a flag of the calls of reduce, apply, dx, ext: list one of them too")):
             status, err, _ = self.generate(with_extensions(value))
             self.assertEqual(status, 2, err)
             self.assertIn(f"{self.tmp}/targets.yaml:16: targets.dsp.extensions", err)
@@ -70,13 +71,43 @@ class ExtensionsTest(TempDir):
 
     def test_plan_constants(self):
         tp = plan_target(load(os.path.join(ROOT, "targets.yaml")).target("mt7004"))
-        self.assertEqual(tp.extensions, ("reduce", "apply", "dx", "ext", "nchw"))
+        self.assertEqual(tp.extensions, ("reduce", "apply", "dx", "ext", "relu", "nchw"))
         self.assertEqual(tp.shared_constants["TILE_BUFFERS"], 4)
         self.assertEqual(tp.shared_params_slots, 16)
 
+    def test_relu_flag_and_slot_follow_the_list(self):
+        status, err, out = self.generate(with_extensions("[dx, relu]"))
+        self.assertEqual(status, 0, err)
+        with open(os.path.join(out, "batch_norm_grad_ext.h")) as f:
+            header = f.read()
+        self.assertIn("#define BNG_FLAG_RELU 4", header)
+        self.assertIn("#define BNG_PARAM_Y 15", header)
+        with open(os.path.join(out, "bng_kernels.h")) as f:
+            self.assertIn("#define BNG_HAS_RELU 1", f.read())
+        status, err, out = self.generate(with_extensions("[dx]"))
+        self.assertEqual(status, 0, err)
+        with open(os.path.join(out, "batch_norm_grad_ext.h")) as f:
+            self.assertNotIn("BNG_FLAG_RELU", f.read())
+        with open(os.path.join(out, "bng_kernels.h")) as f:
+            self.assertIn("#define BNG_HAS_RELU 0", f.read())
+
+    def test_relu_needs_a_fifth_tile_and_a_unified_target(self):
+        dsp = load(self.write_config(with_extensions("[ext]"))).targets[0]
+        with_relu = load(self.write_config(with_extensions("[ext, relu]"))).targets[0]
+        plain, relu = plan_target(dsp), plan_target(with_relu)
+        for d, r in zip(plain.dtypes, relu.dtypes):
+            tile = (r.min_private_bytes - d.min_private_bytes)
+            self.assertEqual(tile * 4, d.min_private_bytes - d.workspace_bytes)
+        with open(os.path.join(ROOT, "tests", "c", "targets-test.yaml")) as f:
+            text = f.read()      # its split targets list every family but relu
+        status, err, _ = self.generate(text.replace("extensions: [reduce, apply, dx, ext]\n",
+                                                    "extensions: [reduce, apply, dx, ext, relu]\n"))
+        self.assertEqual(status, 2, err)
+        self.assertIn("targets.mt3000_split.extensions: relu is not available on a split target", err)
+
     @unittest.skipUnless(shutil.which("cc"), "no C compiler")
     def test_the_driver_compiles_for_each_family_alone(self):
-        for family in ("", "reduce", "apply", "dx", "ext"):
+        for family in ("", "reduce", "apply", "dx", "ext", "ext, relu", "dx, relu"):
             text = with_extensions(f"[{family}]") if family else GOOD
             status, err, out = self.generate(text)
             self.assertEqual(status, 0, err)

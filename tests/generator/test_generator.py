@@ -201,8 +201,8 @@ class ValidationTest(TempDir):
             option = 'CHANNELS="48 2000 4096"' if style else "--channels"
             self.assertEqual(err, f"error: {option}: 2000 4096: memory.private_bytes (768000 "
                              f"bytes, {path}:{line_of('mt7004', 'private_bytes')}) holds the _s workspace and one tile for at "
-                             "most 1360 channels: list no count above 1360, or set "
-                             "memory.private_bytes to at least 2310144\n")
+                             "most 1109 channels: list no count above 1109, or set "
+                             "memory.private_bytes to at least 2834432\n")
         with open(path, "rb") as f, open(TARGETS_YAML, "rb") as g:
             self.assertEqual(f.read(), g.read())
 
@@ -701,8 +701,8 @@ class OutputTest(TempDir):
         with open(path) as f:       # that one list, and nothing else of the file
             self.assertEqual(f.read(), original.replace(
                 "    channels: [32, 64, 128, 256]\n    max_unroll: 32\n    extensions: [reduce, "
-                "apply, dx, ext, nchw]\n", "    channels: [48, 96]\n    max_unroll: 32\n    "
-                "extensions: [reduce, apply, dx, ext, nchw]\n").replace(
+                "apply, dx, ext, relu, nchw]\n", "    channels: [48, 96]\n    max_unroll: 32\n    "
+                "extensions: [reduce, apply, dx, ext, relu, nchw]\n").replace(
                 "channels: [48, 96]", "channels: [32, 64, 128, 256]", 1))
         self.assertEqual(tree(out + "/ft78ne"), ft78ne)
         with open(out + "/mt7004/bng_f32_ukernels.c") as f:

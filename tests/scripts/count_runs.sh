@@ -2,13 +2,14 @@
 # The closing count of make test (and make check, make test-c): every run named, passed
 # or failed as tests/scripts/run_test.sh recorded it in RESULTS; a run without a record
 # did not run (its program did not build: make's errors above say why) and counts as
-# failed. Prints the failures, the five slowest runs, and last
-# "programs: N passed, M failed". Exits 1 when any failed.
+# failed. Prints the failures and skips, the five slowest runs, and last
+# "programs: N passed, M failed" (", K skipped" when a run skipped). Exits 1 when any
+# failed.
 # Usage: tests/scripts/count_runs.sh RESULTS RUN...
 set -euo pipefail
 results=$1
 shift
-passed=0 failed=0 times=()
+passed=0 failed=0 skipped=0 times=()
 for run in "$@"; do
   record=$results/${run//\//_}
   if [ ! -f "$record" ]; then
@@ -20,6 +21,9 @@ for run in "$@"; do
   times+=("$seconds $run")
   if [ "$result" = passed ]; then
     passed=$((passed + 1))
+  elif [ "$result" = skipped ]; then
+    echo "SKIPPED: $run"
+    skipped=$((skipped + 1))
   else
     echo "FAILED: $run ($seconds s)"
     failed=$((failed + 1))
@@ -29,5 +33,5 @@ if [ ${#times[@]} -gt 0 ]; then
   echo "slowest:"
   printf '%s\n' "${times[@]}" | sort -rn | head -5 | awk '{ printf "  %6.1f s  %s\n", $1, $2 }'
 fi
-echo "programs: $passed passed, $failed failed"
+echo "programs: $passed passed, $failed failed$([ "$skipped" -eq 0 ] || echo ", $skipped skipped")"
 [ "$failed" -eq 0 ]
