@@ -493,6 +493,15 @@ START_TEST(test_nchw_errors)
                 n.k.params[BNG_CASE_FLAGS] = BNG_CASE_NCHW | BNG_CASE_ACCUMULATE;
                 expect_error(&n, op, shared, BNG_CASE_EFLAGS, "NCHW and ACCUMULATE");
             }
+#if BNG_HAS_RELU
+            {
+                const long long y_slot = n.k.params[15];
+                n.k.params[BNG_CASE_FLAGS] = BNG_CASE_NCHW | 4;      /* BNG_FLAG_RELU */
+                n.k.params[15] = (long long)(intptr_t)n.x;           /* a valid y */
+                expect_error(&n, op, shared, BNG_CASE_EFLAGS, "NCHW and RELU");
+                n.k.params[15] = y_slot;
+            }
+#endif
             n.k.params[BNG_CASE_FLAGS] = BNG_CASE_NCHW;
             /* dx over dy's NCHW extent, past its first batch * channel elements */
             if (op != BNG_OP_REDUCE) {
