@@ -365,6 +365,24 @@ static void run_roofline_streaming(problem *p)
 #endif
 
 #ifdef BNG_BENCH_DNNL
+/* A peer's dx against ours (float32): further apart than 1e-3 anywhere, the two do not
+ * compute the same thing and timing them side by side would mean nothing. */
+static void check_peer_dx(const void *ours, const float *theirs, size_t n, const char *what)
+{
+    double worst = 0;
+    size_t c;
+
+    for (c = 0; c < n; c++) {
+        const double d = fabs((double)((const float *)ours)[c] - theirs[c]);
+        if (d > worst)
+            worst = d;
+    }
+    if (worst > 1e-3) {
+        fprintf(stderr, "bench: %s differs from ours by %g: not timing the same thing\n", what, worst);
+        exit(1);
+    }
+}
+
 static void run_dnnl(problem *p)
 {
     dnnl_primitive_execute(p->dnnl_bwd, p->dnnl_stream, p->dnnl_nargs, p->dnnl_args);
@@ -732,36 +750,18 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
 #ifdef BNG_BENCH_DNNL
     if (dnnl_at >= 0) {
         /* The roofline ran last and scribbled over dx: recompute ours, compare. */
-        double worst = 0;
         run_p_f32(&p);
         run_dnnl(&p);
-        for (c = 0; c < n; c++) {
-            const double d = fabs((double)((float *)p.dx)[c] - p.dnnl_dx[c]);
-            if (d > worst)
-                worst = d;
-        }
-        if (worst > 1e-3) {
-            fprintf(stderr, "bench: oneDNN's dx differs from ours by %g: not timing the same thing\n", worst);
-            exit(1);
-        }
+        check_peer_dx(p.dx, p.dnnl_dx, n, "oneDNN's dx");
         if (batch * channel >= 262144 && strcmp(backend, "gnu") == 0)
             printf("  (oneDNN implementation: %s)\n", impl);
     }
 #ifdef BNG_BENCH_RELU
     if (dnnl_relu_at >= 0) {
         /* oneDNN's fused dx against ours, on the same y, mean and variance */
-        double worst = 0;
         run_relu_fused_f32(&p);
         run_dnnl_relu(&p);
-        for (c = 0; c < n; c++) {
-            const double d = fabs((double)((float *)p.dx)[c] - p.dnnl_relu_dx[c]);
-            if (d > worst)
-                worst = d;
-        }
-        if (worst > 1e-3) {
-            fprintf(stderr, "bench: oneDNN's fused ReLU dx differs from ours by %g\n", worst);
-            exit(1);
-        }
+        check_peer_dx(p.dx, p.dnnl_relu_dx, n, "oneDNN's fused ReLU dx");
     }
 #endif
 #endif
@@ -935,16 +935,7 @@ static double bench_nchw_shape(const char *backend, size_t batch, size_t channel
     }
 #ifdef BNG_BENCH_DNNL
     {
-        double worst = 0;
-        for (c = 0; c < n; c++) {
-            const double d = fabs((double)((float *)p.dx)[c] - p.dnnl_dx[c]);
-            if (d > worst)
-                worst = d;
-        }
-        if (worst > 1e-3) {
-            fprintf(stderr, "bench: oneDNN's NCHW dx differs from ours by %g\n", worst);
-            exit(1);
-        }
+        check_peer_dx(p.dx, p.dnnl_dx, n, "oneDNN's NCHW dx");
         ratio = median[1] / median[0];
         dnnl_primitive_destroy(p.dnnl_bwd);
         dnnl_stream_destroy(p.dnnl_stream);
