@@ -293,8 +293,8 @@ BENCH_RUNS  := $(if $(VALGRIND),,run/$(BENCH_SMOKE)/smoke)
 $(eval $(call program_run,run/$(BENCH_SMOKE)/smoke,BNG_HAL_HOST=fast OMP_NUM_THREADS=1,,\
   --backend gnu --shapes 4x64 --seconds 0))
 
-# tests/scripts/torch_check.py: the fused ReLU call against PyTorch's batch_norm + relu
-# and autograd on ResNet-18's layers, through a shared build of the half target's host
+# tests/scripts/torch_check.py: the ext call (NHWC with and without ReLU fused, NCHW)
+# against PyTorch's batch_norm (+ relu) and autograd on ResNet-18's layers, through a shared build of the half target's host
 # library (ctypes). A python3 that imports torch (Debian: python3-torch, not installed
 # for you: it is large); without one the script says so and the run counts as skipped.
 TORCH_LIB := $(BUILD)/torch/libbatchnormgrad_$(HALF_TARGET).so
