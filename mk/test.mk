@@ -287,11 +287,11 @@ SYNCBN_RUNS := $(if $(VALGRIND)$(TSAN),,$(foreach n,1 2 3,run/$(SYNCBN)/np$(n)))
 $(foreach n,1 2 3,$(eval $(call run_rule,run/$(SYNCBN)/np$(n),$(SYNCBN),$(SYNCBN_ENV),\
   tests/scripts/syncbn_twice.sh $(n) $(MPIRUN) $(MPIRUN_FLAGS) -np $(n) $(SYNCBN))))
 
-# The bench builds and runs one tiny shape (no timing is judged).
+# The bench builds and runs one tiny shape of each layout (no timing is judged).
 BENCH_SMOKE := $(BUILD)/$(HALF_TARGET)/gnu/bench
 BENCH_RUNS  := $(if $(VALGRIND),,run/$(BENCH_SMOKE)/smoke)
 $(eval $(call program_run,run/$(BENCH_SMOKE)/smoke,BNG_HAL_HOST=fast OMP_NUM_THREADS=1,,\
-  --backend gnu --shapes 4x64 --seconds 0))
+  --backend gnu --shapes 4x64 --nchw-shapes 2x64x49 --seconds 0))
 
 # tests/scripts/torch_check.py: the ext call (NHWC with and without ReLU fused, NCHW)
 # against PyTorch's batch_norm (+ relu) and autograd on ResNet-18's layers, through a shared build of the half target's host
