@@ -89,7 +89,7 @@ done
 
 check_cflags=$(pkg-config --cflags check)
 check_libs=$(pkg-config --libs check)
-libtcc1=$(find /usr/lib -name libtcc1.a -path '*tcc*' | head -1)
+libtcc1=$(find /usr/lib -name libtcc1.a -path '*tcc*' -print -quit)
 for t in "${targets[@]}"; do
   out=$build/tcc/$t
   mkdir -p "$out"
