@@ -354,6 +354,83 @@ static void bng_relu_mask(size_t element, size_t rows, size_t channels,
                               (const uint16_t *)y + r * y_stride, (uint16_t *)out + r * out_stride);
     }
 }
+
+/* The mask of a block of rows as bits, in words of the element's size (a float's 32
+ * bits, a half's 16): `parts` rows of `channels` words, row j's word c holding, in bit
+ * i, whether y lets dy through at row j * bits + i of the block, channel c
+ * (BNG_RELU_KEEPS). A block of 32 rows is one row of float words, two of half words.
+ * In steps of BNG_RELU_STEP_BYTES of the elements, as the masks above (a column step
+ * through the block's rows for the bits, whose y the mask has just read). */
+typedef char bng_relu_block_fits_bits[BNG_BLOCK_ROWS <= 32 ? 1 : -1];
+
+#define BNG_RELU_BITS_STEPS(type, sign_bit, inf)                                          \
+    {                                                                                   \
+        enum { step = BNG_RELU_STEP_BYTES / sizeof(type), width = 8 * sizeof(type) };   \
+        const type *m = (const type *)y;                                                \
+        type *out = (type *)bits;                                                       \
+        size_t part, first, last, c, r, k;                                              \
+        for (part = 0; part * width < rows; part++, out += channels) {                  \
+            first = part * width;                                                       \
+            last = bng_min(rows, first + width);                                        \
+            for (c = 0; c + step <= channels; c += step) {                              \
+                type b[step] = {0};                                                     \
+                for (r = first; r < last; r++)                                          \
+                    for (k = 0; k < step; k++)                                          \
+                        b[k] |= (type)(BNG_RELU_KEEPS((unsigned)m[r * y_stride + c + k], \
+                                                      sign_bit, inf) << (r - first));   \
+                for (k = 0; k < step; k++)                                              \
+                    out[c + k] = b[k];                                                  \
+            }                                                                           \
+            for (; c < channels; c++)                                                   \
+                for (out[c] = 0, r = first; r < last; r++)                              \
+                    out[c] |= (type)(BNG_RELU_KEEPS((unsigned)m[r * y_stride + c],      \
+                                                    sign_bit, inf) << (r - first));     \
+        }                                                                               \
+    }
+
+static void bng_relu_bits(size_t element, size_t rows, size_t channels, const void *y,
+                          size_t y_stride, void *bits)
+{
+    if (element == sizeof(uint32_t))
+        BNG_RELU_BITS_STEPS(uint32_t, 0x80000000u, 0x7f800000u)
+    else
+        BNG_RELU_BITS_STEPS(uint16_t, 0x8000u, 0x7c00u)
+}
+
+/* out = dy masked by a block's bits (bng_relu_bits): dy where its bit is set, else +0,
+ * the same bits as bng_relu_mask on the y they came from. */
+#define BNG_RELU_BY_BITS_STEPS(type)                                                     \
+    {                                                                                   \
+        enum { step = BNG_RELU_STEP_BYTES / sizeof(type), width = 8 * sizeof(type) };   \
+        size_t r, c, k;                                                                 \
+        for (r = 0; r < rows; r++) {                                                    \
+            const type *d = (const type *)dy + r * dy_stride;                           \
+            const type *b = (const type *)bits + r / width * channels;                  \
+            const unsigned shift = (unsigned)(r % width);                               \
+            type *o = (type *)out + r * out_stride;                                     \
+            for (c = 0; c + step <= channels; c += step) {                              \
+                type v[step], w[step];                                                  \
+                for (k = 0; k < step; k++) {                                            \
+                    v[k] = d[c + k];                                                    \
+                    w[k] = b[c + k];                                                    \
+                }                                                                       \
+                for (k = 0; k < step; k++)                                              \
+                    o[c + k] = (type)(v[k] & (0u - ((unsigned)(w[k] >> shift) & 1u)));  \
+            }                                                                           \
+            for (; c < channels; c++)                                                   \
+                o[c] = (type)(d[c] & (0u - ((unsigned)(b[c] >> shift) & 1u)));          \
+        }                                                                               \
+    }
+
+static void bng_relu_mask_by_bits(size_t element, size_t rows, size_t channels,
+                                  const void *dy, size_t dy_stride, const void *bits,
+                                  void *out, size_t out_stride)
+{
+    if (element == sizeof(uint32_t))
+        BNG_RELU_BY_BITS_STEPS(uint32_t)
+    else
+        BNG_RELU_BY_BITS_STEPS(uint16_t)
+}
 #endif
 
 /* ---- staged storage: tiles by DMA; _s on the cores of core_mask, and on a split
@@ -416,6 +493,8 @@ typedef struct {
     BNG_VMEM unsigned char *x_resident, *dy_resident;
     size_t resident_rows;   /* the slice's last rows, kept in the resident area (0: none) */
     BNG_VMEM unsigned char *y_tile;     /* BNG_FLAG_RELU: a tile of y, masking dy's */
+    BNG_VMEM unsigned char *relu_bits;  /* and the masks of the slice's first blocks */
+    size_t relu_bits_blocks;            /* as bits (bng_relu_bits), or 0 */
     BNG_SHARED unsigned char *x_gsm, *dy_gsm;
     size_t gsm_rows;        /* the streamed rows before those, kept in GSM (0: none) */
 } bng_core_layout;
@@ -468,18 +547,39 @@ static size_t bng_last_rows(size_t rows, size_t most)
     return rows - bng_min(before, rows);
 }
 
+/* The relu bits area: a relu call that keeps rows (it reads y in both passes) keeps the
+ * mask of its slice's first blocks as bits from pass 1 to pass 2 in private memory,
+ * where pass 2 takes it instead of fetching y again. Bits first, before the resident
+ * rows: a block's bits (a row of float words, two of half words: `block_bytes`) save
+ * 32 rows of y from DDR, a resident row's x and dy (two rows) save three rows, x, dy
+ * and y. As many blocks as the slice has, or as `rest` (aligned) holds; none when the
+ * resident area would hold the whole slice anyway (no rows read twice). The bits of
+ * rows that end up resident or in GSM are unused. */
+static size_t bng_relu_bits_blocks(size_t slice_rows, size_t row_pitch, size_t rest,
+                                   size_t block_bytes)
+{
+    const size_t blocks = (slice_rows + BNG_BLOCK_ROWS - 1) / BNG_BLOCK_ROWS;
+
+    if (bng_last_rows(slice_rows, rest / 2 / BNG_ALIGN * BNG_ALIGN / row_pitch) == slice_rows)
+        return 0;
+    return bng_min(blocks, rest / block_bytes);
+}
+
 /* Lay out private memory (`bytes` at `base`) for rows of `row_pitch` bytes and a slice
  * of `slice_rows` rows; `keeps`: the call reads its rows twice, and as many of the
  * slice's last rows as fit the resident area stay there between the passes
  * (generator/plan.py computes the same numbers, DTypePlan.resident_rows). `relu`: a
  * tile buffer for y follows the four; its tiles are sized as a keeping call's, which
- * leaves room for it (the generator checks private_bytes for five blocks' tiles). */
+ * leaves room for it (the generator checks private_bytes for five blocks' tiles). A
+ * relu call that keeps rows and cannot keep them all takes the relu bits area next
+ * (bng_relu_bits_blocks), before the resident one. */
 static void bng_layout(const bng_dtype_config *dtype, BNG_VMEM unsigned char *base, size_t bytes,
                        size_t row_pitch, size_t slice_rows, int keeps, int relu,
                        bng_core_layout *mem)
 {
     BNG_VMEM unsigned char *next = base;
-    size_t quarter, half_rest;
+    const size_t bits_block_bytes = row_pitch * (sizeof(uint32_t) / dtype->element_bytes);
+    size_t quarter, half_rest, rest;
 
     BNG_WORKSPACE(BNG_WORK_TAKE, dtype->max_chunk, dtype->stats_bytes)
     quarter = (bytes - (size_t)(next - base)) / BNG_TILE_BUFFERS / BNG_ALIGN * BNG_ALIGN;
@@ -490,6 +590,9 @@ static void bng_layout(const bng_dtype_config *dtype, BNG_VMEM unsigned char *ba
     mem->dy_tiles[0] = bng_take(&next, mem->tile_bytes);
     mem->dy_tiles[1] = bng_take(&next, mem->tile_bytes);
     mem->y_tile = relu ? bng_take(&next, mem->tile_bytes) : NULL;
+    rest = (bytes - (size_t)(next - base)) / BNG_ALIGN * BNG_ALIGN;
+    mem->relu_bits_blocks = relu && keeps ? bng_relu_bits_blocks(slice_rows, row_pitch, rest, bits_block_bytes) : 0;
+    mem->relu_bits = bng_take(&next, mem->relu_bits_blocks * bits_block_bytes);
     half_rest = (bytes - (size_t)(next - base)) / 2 / BNG_ALIGN * BNG_ALIGN;
     mem->resident_rows = keeps ? bng_last_rows(slice_rows, half_rest / row_pitch) : 0;
     mem->x_resident = next;
@@ -754,6 +857,55 @@ static void bng_core_relu(const bng_core *c, const bng_tile_place *tile)
     bng_relu_mask(element, tile->rows, c->channels, tile->dy, c->pitch / element, c->mem.y_tile,
                   c->pitch / element, tile->dy, c->pitch / element);
 }
+
+/* Whether a streamed tile's blocks all have their bits in the relu bits area (tiles
+ * start at a block boundary of the slice). */
+static int bng_core_relu_bits_cover(const bng_core *c, const bng_tile_place *tile)
+{
+    const size_t end = tile->row - c->begin + tile->rows;
+
+    return (end + BNG_BLOCK_ROWS - 1) / BNG_BLOCK_ROWS <= c->mem.relu_bits_blocks;
+}
+
+/* The relu bits of the tile's block at row `row` of the slice. */
+static BNG_VMEM unsigned char *bng_core_relu_bits_at(const bng_core *c, size_t row)
+{
+    return c->mem.relu_bits
+           + (row - c->begin) / BNG_BLOCK_ROWS * c->pitch * (sizeof(uint32_t) / c->job->dtype->element_bytes);
+}
+
+/* Pass 1, a tile that streams from the caller again in pass 2: after bng_core_relu, its
+ * blocks' masks from the y tile to the bits area, when they fit there. */
+static void bng_core_relu_keep_bits(const bng_core *c, const bng_tile_place *tile)
+{
+    const size_t element = c->job->dtype->element_bytes, stride = c->pitch / element;
+    size_t r;
+
+    if (!tile->streamed || tile->kept || !bng_core_relu_bits_cover(c, tile))
+        return;
+    for (r = 0; r < tile->rows; r += BNG_BLOCK_ROWS)
+        bng_relu_bits(element, bng_min(BNG_BLOCK_ROWS, tile->rows - r), c->channels,
+                      c->mem.y_tile + r * c->pitch, stride,
+                      bng_core_relu_bits_at(c, tile->row + r));
+}
+
+/* Pass 2, a tile fetched from the caller again: its dy masked by its bits where pass 1
+ * kept them, else by y fetched again (bng_core_relu). */
+static void bng_core_relu_again(const bng_core *c, const bng_tile_place *tile)
+{
+    const size_t element = c->job->dtype->element_bytes, stride = c->pitch / element;
+    size_t r;
+
+    if (!bng_core_relu_bits_cover(c, tile)) {
+        bng_core_relu(c, tile);
+        return;
+    }
+    for (r = 0; r < tile->rows; r += BNG_BLOCK_ROWS)
+        bng_relu_mask_by_bits(element, bng_min(BNG_BLOCK_ROWS, tile->rows - r), c->channels,
+                              tile->dy + r * c->pitch, stride,
+                              bng_core_relu_bits_at(c, tile->row + r), tile->dy + r * c->pitch,
+                              stride);
+}
 #endif
 
 /* Pass 1: start the DMA of a kept tile's rows of x (when with_x: pass 2 reads it) and
@@ -807,8 +959,10 @@ static void bng_core_sum_rows(bng_core *c)
         bng_hal_dma_wait(gets[t][0]);
         bng_hal_dma_wait(gets[t][1]);
 #if BNG_HAS_RELU
-        if (BNG_RELU(&c->job->call))
+        if (BNG_RELU(&c->job->call)) {
             bng_core_relu(c, &tiles[t]);
+            bng_core_relu_keep_bits(c, &tiles[t]);
+        }
 #endif
         if (row % group_rows == 0) {
             bng_step_zero(c->channels, mem->part_dy);
@@ -973,7 +1127,7 @@ static void bng_core_dx(bng_core *c)
 #if BNG_HAS_RELU
             /* a tile kept in GSM holds the dy pass 1 masked (so do the resident ones) */
             if (BNG_RELU(&job->call) && !tiles[t].kept)
-                bng_core_relu(c, &tiles[t]);
+                bng_core_relu_again(c, &tiles[t]);
 #endif
         }
         bng_rows_dx(job->kernel, is_train, n, c->row_channels, c->row_channels, tiles[t].x,
