@@ -50,10 +50,10 @@
 #define BNG_ALL_CORES ((1u << BNG_TARGET_CORES) - 1u)
 
 /* make model's trace build includes include/host/bng_hal_trace.h first, whose hooks
- * record each kernel call made on a core of _s (bng_rows_reduce, bng_rows_dx) and, per
- * chunk of a call that reads its rows twice, where the core keeps its rows between the
- * passes (the schedule's choice, which the model reports); everywhere else they are
- * nothing. */
+ * record each kernel call made on a core of _s (bng_rows_reduce, bng_rows_dx, the ReLU
+ * mask, the NCHW ukernels) and, per chunk of a call that reads its rows twice, where
+ * the core keeps its rows between the passes (the schedule's choice, which the model
+ * reports); everywhere else they are nothing. */
 #ifndef BNG_TRACE_KERNEL
 #define BNG_TRACE_KERNEL(kernel, op, rows, channels) ((void)0)
 #endif
@@ -854,6 +854,7 @@ static void bng_core_relu(const bng_core *c, const bng_tile_place *tile)
                                      bng_shared_at((const BNG_SHARED void *)job->call.y,
                                                    tile->row * channel + c->first, element),
                                      tile->rows, c->row_bytes, channel * element, c->pitch));
+    BNG_TRACE_KERNEL(job->kernel, "relu_mask", tile->rows, c->channels);
     bng_relu_mask(element, tile->rows, c->channels, tile->dy, c->pitch / element, c->mem.y_tile,
                   c->pitch / element, tile->dy, c->pitch / element);
 }
@@ -1779,6 +1780,7 @@ static void bng_nchw_core_sum(const bng_nchw_core *k, size_t c, bng_nchw_channel
             bng_nchw_fetch(k, &tiles[t ^ 1], c, t ^ 1, 1, gets[t ^ 1]);
         bng_hal_dma_wait(gets[t][0]);
         bng_hal_dma_wait(gets[t][1]);
+        BNG_TRACE_KERNEL(kernel, "reduce", tile->planes, tile->n);
         for (p = 0; p < tile->planes; p++) {
             if (tile->offset == 0)
                 bng_nchw_plane_start(&s);
@@ -1822,6 +1824,7 @@ static void bng_nchw_core_dx(const bng_nchw_core *k, size_t c, const bng_nchw_ch
         }
         bng_hal_dma_wait(gets[t][0]);
         bng_hal_dma_wait(gets[t][1]);
+        BNG_TRACE_KERNEL(kernel, is_train ? "dx_train" : "dx_infer", tile->planes, tile->n);
         for (p = 0; p < tile->planes; p++)
             bng_nchw_dx(kernel, is_train, tile->n, k->x_tiles[t] + p * row,
                         k->dy_tiles[t] + p * row, k->dy_tiles[t] + p * row, ch, 0);
