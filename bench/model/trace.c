@@ -70,7 +70,8 @@ typedef struct {
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: trace [--copy] DTYPE:BATCHxCHANNEL[xSPATIAL]:MASK[:infer][:relu] ...\n");
+    fprintf(stderr, "usage: trace [--copy] DTYPE:BATCHxCHANNEL[xSPATIAL]:MASK[:infer][:relu]"
+                    " ...\n");
     exit(2);
 }
 

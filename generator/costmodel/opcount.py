@@ -1,19 +1,27 @@
-"""Vector operations of the generated row ukernels, counted from the template that
-writes them.
+"""Vector operations of the generated ukernels, counted from the template that writes
+them, and the driver's ReLU mask, an estimate.
 
 templates/ukernels.c.j2 spells each ukernel's arithmetic once, in macros: per row
 reduce_load and reduce_add (reduce), dx_train_store, dx_infer_store; per block of
 BLOCK_ROWS rows reduce_zero and reduce_fold; the generic kernel's columns in
 generic_reduce_columns and generic_dx_train. The plan (generator/plan.py) says which
-vector widths a kernel writes per row (its segment loops). Here each macro is rendered
-for a width and its bng_f32xN_* operations counted by name, so that a change of the
-template's arithmetic changes the counts with it.
+vector widths a kernel writes per row (its segment loops). The NCHW ukernels
+(templates/nchw_ukernels.c.j2) spell a plane's vectors through the same macros: per
+vector of the dtype's lanes the row macros, per block of NCHW_BLOCK_VECTORS vectors
+(reduce) reduce_zero and reduce_fold, and the plane's last elements one lane each.
+Here each macro is rendered for a width and its bng_f32xN_* operations counted by
+name, so that a change of the template's arithmetic changes the counts with it.
 
 An operation on N lanes takes ceil(N / vector lanes) issue slots (a target's vector
 register holds its f32 lanes); loads and stores go to the load/store units, everything
 else to the arithmetic units, and a half load or store is also a conversion (one
 arithmetic slot). Per-call set-up (the per-channel vectors a specialized kernel loads
-into registers once) is left out.
+into registers once, the broadcasts of an NCHW kernel's coefficients) is left out.
+
+The fused ReLU's mask of a tile's dy by y (BNG_FLAG_RELU, bng_relu_mask in
+include/bng_driver.c) is scalar C of the driver, not a generated ukernel: it is
+costed at RELU_MASK_CYCLES_PER_ELEMENT, an estimate, until a measurement on the part
+replaces it.
 """
 
 import functools
@@ -21,10 +29,18 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Dict, Optional, Tuple
 
-from ..plan import BLOCK_ROWS, OPS, DTypePlan, Kernel, TargetPlan
+from ..plan import BLOCK_ROWS, NCHW_BLOCK_VECTORS, OPS, DTypePlan, Kernel, TargetPlan
 from ..render import environment, template_context
 
 OPERATION = re.compile(r"bng_f32x(\d+)_(\w+)\(")
+
+# An estimate, not a count: core cycles per element of the driver's scalar ReLU mask
+# (per element two loads and a store, and the nine integer operations of
+# BNG_RELU_KEEPS and the masking, at about three a cycle on the scalar unit). A
+# measurement of bng_relu_mask on the part (the calibration program's, when it times
+# it) replaces it.
+RELU_MASK_CYCLES_PER_ELEMENT = 4.0
+RELU_MASK = "relu_mask"
 
 
 @dataclass(frozen=True)
@@ -122,6 +138,21 @@ class KernelCosts:
                 row += self._macro(("generic_" if generic else "") + op + "_row", lanes) * n
         return OpCost(row, block)
 
+    def nchw_cost(self, op: str, n: int) -> Slots:
+        """One plane's `n` elements through an NCHW ukernel (any of a dtype's sets: the
+        specialized ones are the generic code with n constant): the dtype's vectors,
+        reduce's blocks of them, the last n % lanes elements a lane each."""
+        assert op in OPS, op
+        lanes = self.dtype.config.lanes
+        vectors, tail = divmod(n, lanes)
+        if op == "reduce":
+            blocks = -(-vectors // NCHW_BLOCK_VECTORS)
+            return (self._macro("reduce_row", lanes) * vectors
+                    + self._macro("reduce_block", lanes) * blocks
+                    + (self._macro("reduce_row", 1) + self._macro("reduce_block", 1)) * tail)
+        return (self._macro(op + "_row", lanes) * vectors
+                + self._macro(op + "_row", 1) * tail)
+
 
 def kernel_by_entry(tp: TargetPlan, entry: str) -> Optional[Tuple[DTypePlan, Kernel]]:
     """The plan's kernel whose table entry is `entry` (a trace names them so)."""
@@ -132,18 +163,32 @@ def kernel_by_entry(tp: TargetPlan, entry: str) -> Optional[Tuple[DTypePlan, Ker
     return None
 
 
+def nchw_dtype(tp: TargetPlan, entry: str) -> Optional[DTypePlan]:
+    """The dtype of the NCHW ukernel set named `entry`, if it is one of the plan's."""
+    if not tp.has("nchw"):
+        return None
+    return next((d for d in tp.dtypes if entry in tp.nchw_kernel_names(d)), None)
+
+
 def kernel_timer(tp: TargetPlan, clock_hz: float, alu_per_cycle: float,
                  ldst_per_cycle: float) -> Callable[[object], float]:
     """Seconds of a traced kernel call (entry, op, rows, channels): its slots at the
-    issue rates, the busier kind of unit deciding, at the clock."""
+    issue rates, the busier kind of unit deciding, at the clock; the ReLU mask at its
+    estimate."""
     costs = {d.name: KernelCosts(tp, d) for d in tp.dtypes}
 
     @functools.lru_cache(maxsize=None)
     def seconds(entry: str, op: str, rows: int, channels: int) -> float:
+        nchw = nchw_dtype(tp, entry)
         found = kernel_by_entry(tp, entry)
-        if found is None:
+        if op == RELU_MASK and found is not None:
+            return rows * channels * RELU_MASK_CYCLES_PER_ELEMENT / clock_hz
+        if nchw is not None:
+            slots = costs[nchw.name].nchw_cost(op, channels) * rows
+        elif found is not None:
+            dtype, kernel = found
+            slots = costs[dtype.name].cost(kernel, op, channels).slots(rows)
+        else:
             raise KeyError(f"the trace names {entry}, which the plan of {tp.name} does not have")
-        dtype, kernel = found
-        slots = costs[dtype.name].cost(kernel, op, channels).slots(rows)
         return max(slots.alu / alu_per_cycle, slots.ldst / ldst_per_cycle) / clock_hz
     return lambda call: seconds(call.entry, call.op, call.rows, call.channels)
