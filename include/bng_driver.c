@@ -884,6 +884,7 @@ static void bng_core_relu_keep_bits(const bng_core *c, const bng_tile_place *til
 
     if (!tile->streamed || tile->kept || !bng_core_relu_bits_cover(c, tile))
         return;
+    BNG_TRACE_KERNEL(c->job->kernel, "relu_bits", tile->rows, c->channels);
     for (r = 0; r < tile->rows; r += BNG_BLOCK_ROWS)
         bng_relu_bits(element, bng_min(BNG_BLOCK_ROWS, tile->rows - r), c->channels,
                       c->mem.y_tile + r * c->pitch, stride,
@@ -901,6 +902,7 @@ static void bng_core_relu_again(const bng_core *c, const bng_tile_place *tile)
         bng_core_relu(c, tile);
         return;
     }
+    BNG_TRACE_KERNEL(c->job->kernel, "relu_by_bits", tile->rows, c->channels);
     for (r = 0; r < tile->rows; r += BNG_BLOCK_ROWS)
         bng_relu_mask_by_bits(element, bng_min(BNG_BLOCK_ROWS, tile->rows - r), c->channels,
                               tile->dy + r * c->pitch, stride,

@@ -11,7 +11,7 @@ from ..loader import load
 from ..plan import TargetPlan, plan_target
 from ..validate import validate
 from . import report
-from .opcount import RELU_MASK, kernel_timer
+from .opcount import RELU_STEP_OPS, kernel_timer
 from .replay import Machine, Prediction, predict
 from .shapes import Shape, default_shapes, parse_cores, parse_shapes
 from .trace import Call, KernelCall, parse
@@ -71,8 +71,8 @@ def main(argv=None) -> int:
         return 2
     kernel_calls = [e for _, p in rows for r in p.call.regions for events in r.values()
                     for e in events if isinstance(e, KernelCall)]
-    used = {(e.entry, e.channels) for e in kernel_calls if e.op != RELU_MASK}
-    masked = any(e.op == RELU_MASK for e in kernel_calls)
+    used = {(e.entry, e.channels) for e in kernel_calls if e.op not in RELU_STEP_OPS}
+    masked = any(e.op in RELU_STEP_OPS for e in kernel_calls)
     print(report.heading(tp))
     print(report.kernel_table(tp, used, masked))
     by_dtype = {d.name: [(s, p) for s, p in rows if p.call.dtype == d.name] for d in tp.dtypes}

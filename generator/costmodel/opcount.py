@@ -1,5 +1,5 @@
 """Vector operations of the generated ukernels, counted from the template that writes
-them, and the driver's ReLU mask, an estimate.
+them, and the driver's ReLU mask steps, an estimate.
 
 templates/ukernels.c.j2 spells each ukernel's arithmetic once, in macros: per row
 reduce_load and reduce_add (reduce), dx_train_store, dx_infer_store; per block of
@@ -18,10 +18,11 @@ else to the arithmetic units, and a half load or store is also a conversion (one
 arithmetic slot). Per-call set-up (the per-channel vectors a specialized kernel loads
 into registers once, the broadcasts of an NCHW kernel's coefficients) is left out.
 
-The fused ReLU's mask of a tile's dy by y (BNG_FLAG_RELU, bng_relu_mask in
-include/bng_driver.c) is scalar C of the driver, not a generated ukernel: it is
-costed at RELU_MASK_CYCLES_PER_ELEMENT, an estimate, until a measurement on the part
-replaces it.
+The fused ReLU's steps (BNG_FLAG_RELU, include/bng_driver.c: a tile's dy masked by
+y, its mask kept as bits, a tile's dy masked by its bits) are scalar C of the driver,
+not generated ukernels: each is costed at its operations per element, counted by hand
+from the driver's code, at RELU_SCALAR_OPS_PER_CYCLE, an estimate, until a
+measurement on the part replaces it.
 """
 
 import functools
@@ -34,13 +35,16 @@ from ..render import environment, template_context
 
 OPERATION = re.compile(r"bng_f32x(\d+)_(\w+)\(")
 
-# An estimate, not a count: core cycles per element of the driver's scalar ReLU mask
-# (per element two loads and a store, and the nine integer operations of
-# BNG_RELU_KEEPS and the masking, at about three a cycle on the scalar unit). A
-# measurement of bng_relu_mask on the part (the calibration program's, when it times
-# it) replaces it.
-RELU_MASK_CYCLES_PER_ELEMENT = 4.0
-RELU_MASK = "relu_mask"
+# The driver's ReLU steps (the kernel hook's op names): scalar operations per element,
+# counted by hand from include/bng_driver.c. relu_mask (bng_relu_mask): load dy and y,
+# the seven of BNG_RELU_KEEPS, negate, and, store. relu_bits (bng_relu_bits): load y,
+# the seven, shift, or (a word's store per 32 rows left out). relu_by_bits
+# (bng_relu_mask_by_bits): load dy and the bits' word, shift, and 1, negate, and, store.
+RELU_STEP_OPS = {"relu_mask": 12, "relu_bits": 10, "relu_by_bits": 7}
+# An estimate, not a count: the scalar unit's operations per cycle on these steps. A
+# measurement of the steps on the part (the calibration program's, when it times them)
+# replaces it.
+RELU_SCALAR_OPS_PER_CYCLE = 3.0
 
 
 @dataclass(frozen=True)
@@ -154,6 +158,11 @@ class KernelCosts:
                 + self._macro(op + "_row", 1) * tail)
 
 
+def relu_step_cycles(op: str) -> float:
+    """Core cycles per element of a ReLU step of the driver: an estimate."""
+    return RELU_STEP_OPS[op] / RELU_SCALAR_OPS_PER_CYCLE
+
+
 def kernel_by_entry(tp: TargetPlan, entry: str) -> Optional[Tuple[DTypePlan, Kernel]]:
     """The plan's kernel whose table entry is `entry` (a trace names them so)."""
     for d in tp.dtypes:
@@ -173,16 +182,16 @@ def nchw_dtype(tp: TargetPlan, entry: str) -> Optional[DTypePlan]:
 def kernel_timer(tp: TargetPlan, clock_hz: float, alu_per_cycle: float,
                  ldst_per_cycle: float) -> Callable[[object], float]:
     """Seconds of a traced kernel call (entry, op, rows, channels): its slots at the
-    issue rates, the busier kind of unit deciding, at the clock; the ReLU mask at its
-    estimate."""
+    issue rates, the busier kind of unit deciding, at the clock; the ReLU steps at
+    their estimate."""
     costs = {d.name: KernelCosts(tp, d) for d in tp.dtypes}
 
     @functools.lru_cache(maxsize=None)
     def seconds(entry: str, op: str, rows: int, channels: int) -> float:
         nchw = nchw_dtype(tp, entry)
         found = kernel_by_entry(tp, entry)
-        if op == RELU_MASK and found is not None:
-            return rows * channels * RELU_MASK_CYCLES_PER_ELEMENT / clock_hz
+        if op in RELU_STEP_OPS and found is not None:
+            return rows * channels * relu_step_cycles(op) / clock_hz
         if nchw is not None:
             slots = costs[nchw.name].nchw_cost(op, channels) * rows
         elif found is not None:

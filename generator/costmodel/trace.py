@@ -37,8 +37,9 @@ class Barrier:
 class KernelCall:
     entry: str                # the kernel table entry, e.g. bng_f32_kernel__mt7004_c64_v16,
                               # or an NCHW ukernel set's, e.g. bng_nchw_f32_49
-    op: str                   # reduce, dx_train, dx_infer; relu_mask (the driver's ReLU
-                              # mask of a tile's dy, entry the call's row kernel)
+    op: str                   # reduce, dx_train, dx_infer; relu_mask, relu_bits,
+                              # relu_by_bits (the driver's ReLU steps on a tile, entry
+                              # the call's row kernel)
     rows: int                 # NCHW: planes
     channels: int             # NCHW: elements of each plane
 

@@ -14,9 +14,12 @@
  *                                                       recorded: they cost nothing)
  *   <core> barrier
  *   <core> kernel <table entry> <op> <rows> <channels>  op: reduce, dx_train, dx_infer;
- *                                                       relu_mask (BNG_FLAG_RELU: the
- *                                                       driver masks a tile's dy, the
- *                                                       entry is the call's row kernel);
+ *                                                       relu_mask, relu_bits,
+ *                                                       relu_by_bits (BNG_FLAG_RELU: the
+ *                                                       driver masks a tile's dy by y,
+ *                                                       keeps its mask as bits, masks
+ *                                                       it by the bits; the entry is
+ *                                                       the call's row kernel);
  *                                                       an NCHW ukernel set's entry
  *                                                       (bng_nchw_f32_49): rows are
  *                                                       planes, channels the elements

@@ -8,8 +8,7 @@ import unittest
 from programs import target_plan
 from test_trace import trace
 
-from generator.costmodel.opcount import (RELU_MASK_CYCLES_PER_ELEMENT, KernelCosts, Slots,
-                                         kernel_timer)
+from generator.costmodel.opcount import KernelCosts, Slots, kernel_timer, relu_step_cycles
 from generator.costmodel.replay import Machine, predict, replay_region
 from generator.costmodel.shapes import default_shapes, parse_shapes
 from generator.costmodel.trace import Barrier, KernelCall, Transfer, Wait, parse
@@ -228,17 +227,38 @@ class TracedCallTest(unittest.TestCase):
     UNLIMITED = Machine(1e9, {"ddr": math.inf, "gsm": math.inf}, 0.0, 4, 3, 2)
 
     def test_the_relu_mask_costs_its_estimate(self):
-        """One core, 1024 rows of 64 (all resident: masked once, in pass 1): the fused
-        call takes the plain call's kernels and the mask's estimate per element, and its
-        minimum reads y too (4 arrays, not 3)."""
+        """One core, 1024 rows of 64 (all resident: masked by y once, in pass 1, no
+        bits): the fused call takes the plain call's kernels and the mask's estimate
+        per element (12 operations at 3 a cycle), and its minimum reads y too (4 arrays,
+        not 3)."""
+        self.assertEqual(relu_step_cycles("relu_mask"), 4.0)
         tp = target_plan()
         d = tp.dtype("f32")
         self.assertEqual(d.resident_rows(tp.target.memory.private_bytes, 64, 1024, True), 1024)
         plain = self.predict("f32:1024x64:0x1", self.UNLIMITED)
         fused = self.predict("f32:1024x64:0x1:relu", self.UNLIMITED)
-        mask = 1024 * 64 * RELU_MASK_CYCLES_PER_ELEMENT / 1e9
+        mask = 1024 * 64 * relu_step_cycles("relu_mask") / 1e9
         self.assertAlmostEqual(fused.seconds, plain.seconds + mask, delta=1e-12)
         self.assertEqual(fused.min_ddr_bytes, 4 * 1024 * 64 * 4 + 5 * 64 * 4)
+
+    def test_the_relu_bits_cost_their_estimates(self):
+        """One core, 100352 rows of 64: every ReLU step the driver took costs its
+        operations per element at 3 a cycle; without them the prediction is the rest."""
+        (call,) = parse(trace("f32:100352x64:0x1:relu"))
+        steps = {"relu_mask": 12, "relu_bits": 10, "relu_by_bits": 7}
+        elements = {op: 0 for op in steps}
+        for events in call.regions[0].values():
+            for e in events:
+                if isinstance(e, KernelCall) and e.op in steps:
+                    elements[e.op] += e.rows * e.channels
+        self.assertTrue(all(elements.values()), elements)
+        tp = target_plan()
+        kernels = kernel_timer(tp, 1e9, 3, 2)
+        p = predict(call, self.UNLIMITED, kernels, 4, 4)
+        rest = predict(call, self.UNLIMITED,
+                       lambda e: 0.0 if e.op in steps else kernels(e), 4, 4)
+        cycles = sum(steps[op] * n / 3 for op, n in elements.items())
+        self.assertAlmostEqual(p.seconds - rest.seconds, cycles / 1e9, delta=1e-9)
 
     def test_nchw_takes_its_ukernels_time(self):
         """One core, 2 images of 3 channels of 3136 (a channel's planes in one tile):

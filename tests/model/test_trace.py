@@ -20,14 +20,47 @@ def aligned(n: int) -> int:
     return ceil_div(n, ALIGN) * ALIGN
 
 
+def group_rows(batch: int) -> int:
+    """Rows of a row group (docs/design.md): whole blocks, at most MAX_GROUPS groups."""
+    groups = min(MAX_GROUPS, ceil_div(batch, MIN_GROUP_ROWS))
+    return ceil_div(ceil_div(batch, groups), BLOCK_ROWS) * BLOCK_ROWS
+
+
 def slices(batch: int, cores: int):
     """Each rank's rows (begin, end): the k-th run of row groups (docs/design.md)."""
-    groups = min(MAX_GROUPS, ceil_div(batch, MIN_GROUP_ROWS))
-    group_rows = ceil_div(ceil_div(batch, groups), BLOCK_ROWS) * BLOCK_ROWS
-    groups = ceil_div(batch, group_rows)
-    return groups, [(min(groups * rank // cores * group_rows, batch),
-                     min(groups * (rank + 1) // cores * group_rows, batch))
+    rows = group_rows(batch)
+    groups = ceil_div(batch, rows)
+    return groups, [(min(groups * rank // cores * rows, batch),
+                     min(groups * (rank + 1) // cores * rows, batch))
                     for rank in range(cores)]
+
+
+def relu_again(dtype: str, batch: int, width: int, cores: int, is_train: bool):
+    """Of the rows the fused ReLU's pass 2 fetches from DDR again (each slice's first
+    ones, before those kept in GSM and private memory), those whose tile fetches y
+    again and those whose tile pass 1 kept the mask of as bits (a tile whose blocks are
+    all among the slice's first relu_bits_blocks), summed over the cores. Tiles run
+    from the slice's start, cut at row groups and where the rows kept in GSM begin."""
+    tp = target_plan()
+    d = tp.dtype(dtype)
+    private = tp.target.memory.private_bytes
+    tile_rows = d.tile_rows(private, width, keeps=True)
+    by_y = by_bits = 0
+    for begin, end in slices(batch, cores)[1]:
+        rows = end - begin
+        stay = d.resident_rows(private, width, rows, True)
+        gsm_from = end - stay - tp.gsm_rows(d, width, cores, rows, is_train, True)
+        bits = d.relu_bits_blocks(private, width, rows)
+        row = begin
+        while row < gsm_from:
+            n = min(tile_rows, min((row // group_rows(batch) + 1) * group_rows(batch),
+                                   gsm_from) - row)
+            if ceil_div(row - begin + n, BLOCK_ROWS) <= bits:
+                by_bits += n
+            else:
+                by_y += n
+            row += n
+    return by_y, by_bits
 
 
 def expected_bytes(dtype: str, batch: int, channel: int, cores: int, is_train: bool,
@@ -40,9 +73,10 @@ def expected_bytes(dtype: str, batch: int, channel: int, cores: int, is_train: b
     those it put there in pass 1, the others from DDR, and puts its rows of dx; the
     lowest core puts dbias and dscale. In DDR terms, per chunk of N bytes an array:
     3N + 2 (N - R) in training (N - R in inference), R the bytes of the rows that stayed
-    in private memory or GSM, plus the per-channel arrays. With the fused ReLU each tile
-    of dy fetched from DDR brings its rows of y (y's tile takes room from the resident
-    area): N in pass 1, N - R in pass 2 (the rows kept on chip hold the masked dy)."""
+    in private memory or GSM, plus the per-channel arrays. With the fused ReLU y's tile
+    and the mask's bits take room from the resident area, and y comes with each tile of
+    dy fetched from DDR: N in pass 1, in pass 2 N - R - B (the rows kept on chip hold
+    the masked dy, B those of the rows fetched again whose mask pass 1 kept as bits)."""
     tp = target_plan()
     d = tp.dtype(dtype)
     e, s, f = d.element_bytes, d.stats_bytes, 4
@@ -59,7 +93,9 @@ def expected_bytes(dtype: str, batch: int, channel: int, cores: int, is_train: b
         kept = sum(tp.gsm_rows(d, width, cores, end - begin, is_train, relu)
                    for begin, end in ranks)
         refetched = n - (stayed + kept) * width * e
-        ddr += 3 * n + again * refetched + (n + refetched if relu else 0)
+        ddr += 3 * n + again * refetched
+        if relu:
+            ddr += n + relu_again(dtype, batch, width, cores, is_train)[0] * width * e
         ddr += active * 3 * width * s + 2 * width * s
         gsm += 2 * again * kept * width * e         # put in pass 1, fetched in pass 2
         gsm += groups * 2 * width * f + active * groups * 2 * width * f
@@ -95,6 +131,14 @@ def expected_nchw_bytes(dtype: str, batch: int, channel: int, spatial: int, is_t
     n = batch * channel * spatial * d.element_bytes
     ddr = (5 if is_train else 4) * n + 5 * channel * d.stats_bytes
     return {"ddr": ddr, "gsm": 0, "am": ddr}
+
+
+def chunk_widths(dtype: str, channel: int):
+    """The channels of each chunk of a call (specialized: one chunk, else the generic
+    kernel's)."""
+    tp = target_plan()
+    chunk = channel if channel in tp.target.channels else tp.dtype(dtype).generic_chunk
+    return [min(chunk, channel - first) for first in range(0, channel, chunk)]
 
 
 def kernel_rows(call, op: str) -> int:
@@ -184,9 +228,11 @@ class TraceBytesTest(unittest.TestCase):
                 self.assertEqual(call.kept(), expected_kept(dtype, b, c, n, train))
 
     def test_relu_bytes_equal_the_formula(self):
-        """The fused ReLU over the same sweep: the vendor's bytes with y's tile in
-        private memory, and y with every tile of dy fetched from DDR; the driver masks
-        exactly those tiles' rows (the kernel hook's relu_mask calls)."""
+        """The fused ReLU over the same sweep: the vendor's bytes with y's tile and the
+        mask's bits in private memory, and y with every tile of dy fetched from DDR
+        whose mask was not kept as bits; the driver masks by y exactly the rows of the
+        tiles that fetched it, keeps and uses the bits of the others (the kernel hook's
+        relu_mask, relu_bits and relu_by_bits calls)."""
         cases = [(dtype, b, c, n, train) for dtype in ("f32", "f16") for b, c in self.SHAPES
                  for n in (1, 3, 8) for train in (True, False)]
         calls = parse(trace(*[f"{d}:{b}x{c}:{(1 << n) - 1:#x}" + ("" if t else ":infer") + ":relu"
@@ -196,18 +242,28 @@ class TraceBytesTest(unittest.TestCase):
             with self.subTest(dtype=dtype, shape=f"{b}x{c}", cores=n, train=train):
                 self.assertTrue(call.relu)
                 self.assertEqual(call.bytes_by_level(), expected_bytes(dtype, b, c, n, train, True))
-                rows, am, gsm = expected_kept(dtype, b, c, n, train, True)
-                self.assertEqual(call.kept(), (rows, am, gsm))
-                self.assertEqual(kernel_rows(call, "relu_mask"), 2 * rows - am - gsm)
+                self.assertEqual(call.kept(), expected_kept(dtype, b, c, n, train, True))
+                by_y = by_bits = 0
+                for width in chunk_widths(dtype, c):
+                    again = relu_again(dtype, b, width, n, train)
+                    by_y += b + again[0]
+                    by_bits += again[1]
+                self.assertEqual(kernel_rows(call, "relu_mask"), by_y)
+                self.assertEqual(kernel_rows(call, "relu_bits"), by_bits)
+                self.assertEqual(kernel_rows(call, "relu_by_bits"), by_bits)
 
-    def test_relu_tiles_leave_less_room_on_chip(self):
-        """The sweep reaches a shape whose resident rows y's tile reduces (else the relu
-        argument of the plan's formula would prove nothing)."""
+    def test_the_relu_sweep_reaches_bits_and_y_again(self):
+        """The sweep has slices whose resident rows y's tile and the bits reduce, tiles
+        masked by their bits in pass 2 and tiles that fetch y again (else the relu
+        parts of the formula would prove nothing)."""
         tp = target_plan()
         d = tp.dtype("f32")
         private = tp.target.memory.private_bytes
         self.assertLess(d.resident_rows(private, 64, 100352 // 8, True),
                         d.resident_rows(private, 64, 100352 // 8))
+        by_y, by_bits = relu_again("f32", 100352, 64, 1, True)
+        self.assertGreater(by_y, 0)
+        self.assertGreater(by_bits, 0)
 
     def test_nchw_bytes_equal_the_formula(self):
         """NCHW: planes whole in a tile and in pieces (100003 f32 elements: more than a
