@@ -51,7 +51,7 @@
 
 /* make model's trace build includes include/host/bng_hal_trace.h first, whose hooks
  * record each kernel call made on a core of _s (bng_rows_reduce, bng_rows_dx, the ReLU
- * mask, the NCHW ukernels) and, per chunk of a call that reads its rows twice, where
+ * steps, the NCHW ukernels) and, per chunk of a call that reads its rows twice, where
  * the core keeps its rows between the passes (the schedule's choice, which the model
  * reports); everywhere else they are nothing. */
 #ifndef BNG_TRACE_KERNEL
