@@ -282,55 +282,162 @@ static void bng_rows_dx(const bng_kernel *kernel, int is_train, size_t rows, siz
  * its payload), the comparison is IEEE's on the stored y on any FPU (a subnormal y > 0
  * keeps dy under flush-to-zero too), and float and half are the same code. The masked
  * dy then goes to the unchanged row ukernels, so that the sums and dx are, bit for bit,
- * the unfused call's on the masked dy. Scalar code: a unified target only (the
- * generator refuses relu on a split one). */
+ * the unfused call's on the masked dy. A unified target only (the generator refuses
+ * relu on a split one).
+ *
+ * Three steps, each over a row a vector at a time, the row's last elements one at a
+ * time: the mask by y (bng_relu_mask), the mask as bits (bng_relu_bits: a bit per
+ * element, which _s keeps between its passes) and the mask by those bits
+ * (bng_relu_mask_by_bits). On the gnu backend a vector is one register of GCC vector
+ * lanes (BNG_RELU_VECTOR_BYTES), masks made from sign bits as bng_vec.h makes them (a
+ * compiler without vector compares for the part lowers a compare lane by lane); on the
+ * others it is a step of BNG_RELU_STEP_BYTES in plain C, loaded before it is stored,
+ * which a compiler that vectorizes straight-line code vectorizes (out may be dy, so a
+ * loop over the row would need a run-time alias check, which GCC's -O2 does not make;
+ * 32 bytes measured fastest on an x86-64 host). */
 #if BNG_HAS_RELU
 /* Whether y (its bits, sign_bit the element's top bit) lets dy through: y > 0 or NaN,
  * that is neither +0 nor a sign bit with a magnitude up to Inf. 1 or 0. */
 #define BNG_RELU_KEEPS(y, sign_bit, inf) \
     ((unsigned)((y) != 0) & ((unsigned)(((y) & (sign_bit)) == 0) | (unsigned)(((y) & ~(sign_bit)) > (inf))))
 
-/* The bytes a step of the masks below loads before it stores: one vector for a
- * compiler that vectorizes straight-line code (out may be dy, so a loop over all the
- * channels would need a run-time alias check, which GCC's -O2 does not make); 32, a
- * 256-bit vector, measured fastest on an x86-64 host. */
+#if BNG_VEC_BACKEND == BNG_VEC_GNU
+typedef uint32_t bng_relu_u32 __attribute__((vector_size(BNG_RELU_VECTOR_BYTES)));
+typedef int32_t bng_relu_s32 __attribute__((vector_size(BNG_RELU_VECTOR_BYTES)));
+typedef uint16_t bng_relu_u16 __attribute__((vector_size(BNG_RELU_VECTOR_BYTES)));
+typedef int16_t bng_relu_s16 __attribute__((vector_size(BNG_RELU_VECTOR_BYTES)));
+/* BNG_RELU_KEEPS lane by lane as all ones or zero (`top` the top bit's index): y > 0,
+ * 0 - y negative and y not; or NaN, Inf - |y| negative. */
+#define BNG_RELU_KEEPS_V(U, S, y, magnitude, inf, top) \
+    ((U)((((S)(0 - (y)) >> (top)) & ~((S)(y) >> (top))) | ((S)((inf) - ((y) & (magnitude))) >> (top))))
+#define BNG_RELU_LANES(type) (BNG_RELU_VECTOR_BYTES / sizeof(type))
+/* The vector types of an element type's bits (uint32_t or uint16_t). */
+#define BNG_RELU_U_uint32_t bng_relu_u32
+#define BNG_RELU_S_uint32_t bng_relu_s32
+#define BNG_RELU_U_uint16_t bng_relu_u16
+#define BNG_RELU_S_uint16_t bng_relu_s16
+#define BNG_RELU_U(type) BNG_RELU_U_##type
+#define BNG_RELU_S(type) BNG_RELU_S_##type
+#define BNG_RELU_LOAD(v, p) __builtin_memcpy(&(v), (p), sizeof(v))
+#define BNG_RELU_STORE(p, v) __builtin_memcpy((p), &(v), sizeof(v))
+
+/* out[c..] = dy[c..] masked by y[c..], a vector at a time while a whole one is left. */
+#define BNG_RELU_MASK_VECTORS(type, magnitude, inf)                                      \
+    for (; c + BNG_RELU_LANES(type) <= channels; c += BNG_RELU_LANES(type)) {           \
+        BNG_RELU_U(type) d, m;                                                          \
+        BNG_RELU_LOAD(d, dy + c);                                                       \
+        BNG_RELU_LOAD(m, y + c);                                                        \
+        d &= BNG_RELU_KEEPS_V(BNG_RELU_U(type), BNG_RELU_S(type), m, magnitude, inf,    \
+                              8 * sizeof(type) - 1);                                    \
+        BNG_RELU_STORE(out + c, d);                                                     \
+    }
+/* bits[c..] |= the mask of row `at` of y (y[at * y_stride + c..]) shifted to bit
+ * `shift`, for `count` rows from `first`. */
+#define BNG_RELU_BITS_VECTORS(type, magnitude, inf)                                      \
+    for (; c + BNG_RELU_LANES(type) <= channels; c += BNG_RELU_LANES(type)) {           \
+        BNG_RELU_U(type) b = {0}, m;                                                    \
+        for (r = first; r < last; r++) {                                                \
+            BNG_RELU_LOAD(m, y + r * y_stride + c);                                     \
+            b |= (BNG_RELU_KEEPS_V(BNG_RELU_U(type), BNG_RELU_S(type), m, magnitude, inf, \
+                                   8 * sizeof(type) - 1) & 1u) << (r - first);          \
+        }                                                                               \
+        BNG_RELU_STORE(out + c, b);                                                     \
+    }
+/* o[c..] = d[c..] where bit `shift` of b[c..] is set, else +0. */
+#define BNG_RELU_BY_BITS_VECTORS(type)                                                   \
+    for (; c + BNG_RELU_LANES(type) <= channels; c += BNG_RELU_LANES(type)) {           \
+        BNG_RELU_U(type) v, w;                                                          \
+        BNG_RELU_LOAD(v, d + c);                                                        \
+        BNG_RELU_LOAD(w, b + c);                                                        \
+        v &= 0 - ((w >> shift) & 1u);                                                   \
+        BNG_RELU_STORE(o + c, v);                                                       \
+    }
+#else
 #define BNG_RELU_STEP_BYTES 32
-
-static void bng_relu_mask_f32(size_t channels, const uint32_t *dy, const uint32_t *y, uint32_t *out)
-{
-    enum { step = BNG_RELU_STEP_BYTES / sizeof(uint32_t) };
-    size_t c = 0, k;
-
-    for (; c + step <= channels; c += step) {
-        uint32_t d[step], m[step];
-        for (k = 0; k < step; k++) {
-            d[k] = dy[c + k];
-            m[k] = y[c + k];
-        }
-        for (k = 0; k < step; k++)
-            out[c + k] = d[k] & (0u - BNG_RELU_KEEPS(m[k], 0x80000000u, 0x7f800000u));
+#define BNG_RELU_MASK_VECTORS(type, magnitude, inf)                                      \
+    for (; c + BNG_RELU_STEP_BYTES / sizeof(type) <= channels;                          \
+         c += BNG_RELU_STEP_BYTES / sizeof(type)) {                                     \
+        type d[BNG_RELU_STEP_BYTES / sizeof(type)], m[BNG_RELU_STEP_BYTES / sizeof(type)]; \
+        for (k = 0; k < BNG_RELU_STEP_BYTES / sizeof(type); k++) {                      \
+            d[k] = dy[c + k];                                                           \
+            m[k] = y[c + k];                                                            \
+        }                                                                               \
+        for (k = 0; k < BNG_RELU_STEP_BYTES / sizeof(type); k++)                        \
+            out[c + k] = (type)(d[k] & (0u - BNG_RELU_KEEPS((unsigned)m[k], (magnitude) + 1u, inf))); \
     }
-    for (; c < channels; c++)
-        out[c] = dy[c] & (0u - BNG_RELU_KEEPS(y[c], 0x80000000u, 0x7f800000u));
-}
-
-static void bng_relu_mask_f16(size_t channels, const uint16_t *dy, const uint16_t *y, uint16_t *out)
-{
-    enum { step = BNG_RELU_STEP_BYTES / sizeof(uint16_t) };
-    size_t c = 0, k;
-
-    for (; c + step <= channels; c += step) {
-        uint16_t d[step], m[step];
-        for (k = 0; k < step; k++) {
-            d[k] = dy[c + k];
-            m[k] = y[c + k];
-        }
-        for (k = 0; k < step; k++)
-            out[c + k] = (uint16_t)(d[k] & (0u - BNG_RELU_KEEPS((unsigned)m[k], 0x8000u, 0x7c00u)));
+#define BNG_RELU_BITS_VECTORS(type, magnitude, inf)                                      \
+    for (; c + BNG_RELU_STEP_BYTES / sizeof(type) <= channels;                          \
+         c += BNG_RELU_STEP_BYTES / sizeof(type)) {                                     \
+        type b[BNG_RELU_STEP_BYTES / sizeof(type)] = {0};                               \
+        for (r = first; r < last; r++)                                                  \
+            for (k = 0; k < BNG_RELU_STEP_BYTES / sizeof(type); k++)                    \
+                b[k] |= (type)(BNG_RELU_KEEPS((unsigned)y[r * y_stride + c + k],        \
+                                              (magnitude) + 1u, inf) << (r - first));   \
+        for (k = 0; k < BNG_RELU_STEP_BYTES / sizeof(type); k++)                        \
+            out[c + k] = b[k];                                                          \
     }
-    for (; c < channels; c++)
-        out[c] = (uint16_t)(dy[c] & (0u - BNG_RELU_KEEPS((unsigned)y[c], 0x8000u, 0x7c00u)));
-}
+#define BNG_RELU_BY_BITS_VECTORS(type)                                                   \
+    for (; c + BNG_RELU_STEP_BYTES / sizeof(type) <= channels;                          \
+         c += BNG_RELU_STEP_BYTES / sizeof(type)) {                                     \
+        type v[BNG_RELU_STEP_BYTES / sizeof(type)], w[BNG_RELU_STEP_BYTES / sizeof(type)]; \
+        for (k = 0; k < BNG_RELU_STEP_BYTES / sizeof(type); k++) {                      \
+            v[k] = d[c + k];                                                            \
+            w[k] = b[c + k];                                                            \
+        }                                                                               \
+        for (k = 0; k < BNG_RELU_STEP_BYTES / sizeof(type); k++)                        \
+            o[c + k] = (type)(v[k] & (0u - ((unsigned)(w[k] >> shift) & 1u)));          \
+    }
+#endif
+
+/* The three steps on one element type (uint32_t for floats, uint16_t for halves; its
+ * sign bit is magnitude + 1, Inf's bits `inf`), their rows' last elements one at a
+ * time. */
+#define BNG_RELU_STEPS(type, magnitude, inf)                                             \
+    static void bng_relu_mask_##type(size_t channels, const type *dy, const type *y,    \
+                                     type *out)                                         \
+    {                                                                                   \
+        size_t c = 0, k;                                                                \
+        (void)k;                                                                        \
+        BNG_RELU_MASK_VECTORS(type, magnitude, inf)                                     \
+        for (; c < channels; c++)                                                       \
+            out[c] = (type)(dy[c] & (0u - BNG_RELU_KEEPS((unsigned)y[c], (magnitude) + 1u, inf))); \
+    }                                                                                   \
+    /* Bit i of word c of part j: row j * width + i of the `rows` rows. */              \
+    static void bng_relu_bits_##type(size_t rows, size_t channels, const type *y,       \
+                                     size_t y_stride, type *out)                        \
+    {                                                                                   \
+        const size_t width = 8 * sizeof(type);                                          \
+        size_t first, last, c, r, k;                                                    \
+        (void)k;                                                                        \
+        for (first = 0; first < rows; first += width, out += channels) {                \
+            last = bng_min(rows, first + width);                                        \
+            c = 0;                                                                      \
+            BNG_RELU_BITS_VECTORS(type, magnitude, inf)                                 \
+            for (; c < channels; c++)                                                   \
+                for (out[c] = 0, r = first; r < last; r++)                              \
+                    out[c] |= (type)(BNG_RELU_KEEPS((unsigned)y[r * y_stride + c],      \
+                                                    (magnitude) + 1u, inf) << (r - first)); \
+        }                                                                               \
+    }                                                                                   \
+    static void bng_relu_by_bits_##type(size_t rows, size_t channels, const type *dy,   \
+                                        size_t dy_stride, const type *bits, type *out,  \
+                                        size_t out_stride)                              \
+    {                                                                                   \
+        const size_t width = 8 * sizeof(type);                                          \
+        size_t r, c, k;                                                                 \
+        (void)k;                                                                        \
+        for (r = 0; r < rows; r++) {                                                    \
+            const type *d = dy + r * dy_stride, *b = bits + r / width * channels;       \
+            const unsigned shift = (unsigned)(r % width);                               \
+            type *o = out + r * out_stride;                                             \
+            c = 0;                                                                      \
+            BNG_RELU_BY_BITS_VECTORS(type)                                              \
+            for (; c < channels; c++)                                                   \
+                o[c] = (type)(d[c] & (0u - ((unsigned)(b[c] >> shift) & 1u)));          \
+        }                                                                               \
+    }
+BNG_RELU_STEPS(uint32_t, 0x7fffffffu, 0x7f800000u)
+BNG_RELU_STEPS(uint16_t, 0x7fffu, 0x7c00u)
 
 /* `rows` rows of `channels` elements: out = dy masked by y, each array's rows `stride`
  * elements apart (its own stride each). out may be dy (in place). Rows that follow
@@ -347,89 +454,41 @@ static void bng_relu_mask(size_t element, size_t rows, size_t channels,
     }
     for (r = 0; r < rows; r++) {
         if (element == sizeof(uint32_t))
-            bng_relu_mask_f32(channels, (const uint32_t *)dy + r * dy_stride,
-                              (const uint32_t *)y + r * y_stride, (uint32_t *)out + r * out_stride);
+            bng_relu_mask_uint32_t(channels, (const uint32_t *)dy + r * dy_stride,
+                                   (const uint32_t *)y + r * y_stride,
+                                   (uint32_t *)out + r * out_stride);
         else
-            bng_relu_mask_f16(channels, (const uint16_t *)dy + r * dy_stride,
-                              (const uint16_t *)y + r * y_stride, (uint16_t *)out + r * out_stride);
+            bng_relu_mask_uint16_t(channels, (const uint16_t *)dy + r * dy_stride,
+                                   (const uint16_t *)y + r * y_stride,
+                                   (uint16_t *)out + r * out_stride);
     }
 }
 
 /* The mask of a block of rows as bits, in words of the element's size (a float's 32
- * bits, a half's 16): `parts` rows of `channels` words, row j's word c holding, in bit
- * i, whether y lets dy through at row j * bits + i of the block, channel c
- * (BNG_RELU_KEEPS). A block of 32 rows is one row of float words, two of half words.
- * In steps of BNG_RELU_STEP_BYTES of the elements, as the masks above (a column step
- * through the block's rows for the bits, whose y the mask has just read). */
+ * bits, a half's 16): rows of `channels` words, row j's word c holding, in bit i,
+ * whether y lets dy through at row j * 32 + i (floats) or j * 16 + i (halves) of the
+ * block, channel c. A block of 32 rows is one row of float words, two of half words. */
 typedef char bng_relu_block_fits_bits[BNG_BLOCK_ROWS <= 32 ? 1 : -1];
-
-#define BNG_RELU_BITS_STEPS(type, sign_bit, inf)                                          \
-    {                                                                                   \
-        enum { step = BNG_RELU_STEP_BYTES / sizeof(type), width = 8 * sizeof(type) };   \
-        const type *m = (const type *)y;                                                \
-        type *out = (type *)bits;                                                       \
-        size_t part, first, last, c, r, k;                                              \
-        for (part = 0; part * width < rows; part++, out += channels) {                  \
-            first = part * width;                                                       \
-            last = bng_min(rows, first + width);                                        \
-            for (c = 0; c + step <= channels; c += step) {                              \
-                type b[step] = {0};                                                     \
-                for (r = first; r < last; r++)                                          \
-                    for (k = 0; k < step; k++)                                          \
-                        b[k] |= (type)(BNG_RELU_KEEPS((unsigned)m[r * y_stride + c + k], \
-                                                      sign_bit, inf) << (r - first));   \
-                for (k = 0; k < step; k++)                                              \
-                    out[c + k] = b[k];                                                  \
-            }                                                                           \
-            for (; c < channels; c++)                                                   \
-                for (out[c] = 0, r = first; r < last; r++)                              \
-                    out[c] |= (type)(BNG_RELU_KEEPS((unsigned)m[r * y_stride + c],      \
-                                                    sign_bit, inf) << (r - first));     \
-        }                                                                               \
-    }
 
 static void bng_relu_bits(size_t element, size_t rows, size_t channels, const void *y,
                           size_t y_stride, void *bits)
 {
     if (element == sizeof(uint32_t))
-        BNG_RELU_BITS_STEPS(uint32_t, 0x80000000u, 0x7f800000u)
+        bng_relu_bits_uint32_t(rows, channels, y, y_stride, bits);
     else
-        BNG_RELU_BITS_STEPS(uint16_t, 0x8000u, 0x7c00u)
+        bng_relu_bits_uint16_t(rows, channels, y, y_stride, bits);
 }
 
 /* out = dy masked by a block's bits (bng_relu_bits): dy where its bit is set, else +0,
- * the same bits as bng_relu_mask on the y they came from. */
-#define BNG_RELU_BY_BITS_STEPS(type)                                                     \
-    {                                                                                   \
-        enum { step = BNG_RELU_STEP_BYTES / sizeof(type), width = 8 * sizeof(type) };   \
-        size_t r, c, k;                                                                 \
-        for (r = 0; r < rows; r++) {                                                    \
-            const type *d = (const type *)dy + r * dy_stride;                           \
-            const type *b = (const type *)bits + r / width * channels;                  \
-            const unsigned shift = (unsigned)(r % width);                               \
-            type *o = (type *)out + r * out_stride;                                     \
-            for (c = 0; c + step <= channels; c += step) {                              \
-                type v[step], w[step];                                                  \
-                for (k = 0; k < step; k++) {                                            \
-                    v[k] = d[c + k];                                                    \
-                    w[k] = b[c + k];                                                    \
-                }                                                                       \
-                for (k = 0; k < step; k++)                                              \
-                    o[c + k] = (type)(v[k] & (0u - ((unsigned)(w[k] >> shift) & 1u)));  \
-            }                                                                           \
-            for (; c < channels; c++)                                                   \
-                o[c] = (type)(d[c] & (0u - ((unsigned)(b[c] >> shift) & 1u)));          \
-        }                                                                               \
-    }
-
+ * the same bits as bng_relu_mask on the y they came from. out may be dy. */
 static void bng_relu_mask_by_bits(size_t element, size_t rows, size_t channels,
                                   const void *dy, size_t dy_stride, const void *bits,
                                   void *out, size_t out_stride)
 {
     if (element == sizeof(uint32_t))
-        BNG_RELU_BY_BITS_STEPS(uint32_t)
+        bng_relu_by_bits_uint32_t(rows, channels, dy, dy_stride, bits, out, out_stride);
     else
-        BNG_RELU_BY_BITS_STEPS(uint16_t)
+        bng_relu_by_bits_uint16_t(rows, channels, dy, dy_stride, bits, out, out_stride);
 }
 #endif
 

@@ -7,7 +7,7 @@ from typing import Dict, List, Set, Tuple
 
 from ..model import PartFigures
 from ..plan import OPS, TargetPlan
-from .opcount import RELU_STEP_OPS, KernelCosts, nchw_dtype, relu_step_cycles
+from .opcount import RELU_STEP_OPS, RELU_VECTOR_SLOTS, KernelCosts, nchw_dtype, relu_step_cycles
 from .replay import BOUNDS, Prediction
 from .shapes import Shape
 
@@ -26,7 +26,7 @@ def heading(tp: TargetPlan) -> str:
 def kernel_table(tp: TargetPlan, used: Set[Tuple[str, int]], masked: bool = False) -> str:
     """Issue slots per row (ALU + load/store), and per block of rows where the op adds
     some, of each kernel the calls used (table entry, channels); per plane of an NCHW
-    ukernel set's (entry, elements); the ReLU steps' estimates when a call masked."""
+    ukernel set's (entry, elements); the ReLU steps' costs when a call masked."""
     costs = {d.name: KernelCosts(tp, d) for d in tp.dtypes}
     by_entry = {k.table_entry: (d, k) for d in tp.dtypes for k in d.kernels}
     lines = ["kernel issue slots (ALU + load/store) per row, [per 32-row block]:"]
@@ -45,11 +45,21 @@ def kernel_table(tp: TargetPlan, used: Set[Tuple[str, int]], masked: bool = Fals
             parts.append(f"{op} {c.row.alu}+{c.row.ldst}{block}")
         lines.append(f"  {entry} ({channels} ch): " + ", ".join(parts))
     if masked:
-        steps = ", ".join(f"{op} {n}" for op, n in RELU_STEP_OPS.items())
-        cycles = ", ".join(f"{relu_step_cycles(op):.2f}" for op in RELU_STEP_OPS)
-        lines.append(f"  the ReLU steps (the driver's scalar C, not ukernels), operations per "
-                     f"element: {steps}; an estimate: {cycles} cycles")
+        lines.append(relu_steps_line(tp))
     return "\n".join(lines)
+
+
+def relu_steps_line(tp: TargetPlan) -> str:
+    """How the driver's ReLU steps are costed: vector slots (gnu backend) and the
+    plain-C estimate per element."""
+    steps = ", ".join(f"{op} {n}" for op, n in RELU_STEP_OPS.items())
+    cycles = ", ".join(f"{relu_step_cycles(op):.2f}" for op in RELU_STEP_OPS)
+    plain = f"operations per element {steps}, an estimate of {cycles} cycles"
+    if tp.target.vector_backend != "gnu":
+        return f"  the ReLU steps (the driver's plain C, not ukernels): {plain}"
+    slots = ", ".join(f"{op} {c.alu}+{c.ldst}" for op, c in RELU_VECTOR_SLOTS.items())
+    return (f"  the ReLU steps (the driver's GCC vectors of one register, not ukernels): "
+            f"issue slots per vector {slots}; a row's last elements as plain C, {plain}")
 
 
 COLUMNS = ("shape", "batch x ch", "layers", "cores", "predicted_us", "floor_us", "floor%",

@@ -4,15 +4,19 @@ counts, then whole traced calls in the three regimes, with the fused ReLU and NC
 
 import math
 import unittest
+from dataclasses import replace
 
-from programs import target_plan
+from programs import TARGET, TARGETS_YAML, target_plan
 from test_trace import trace
 
-from generator.costmodel.opcount import KernelCosts, Slots, kernel_timer, relu_step_cycles
+from generator.costmodel.opcount import (KernelCosts, Slots, kernel_timer, relu_step_cycles,
+                                         relu_step_seconds)
 from generator.costmodel.replay import Machine, predict, replay_region
 from generator.costmodel.shapes import default_shapes, parse_shapes
 from generator.costmodel.trace import Barrier, KernelCall, Transfer, Wait, parse
 from generator.errors import ConfigError
+from generator.loader import load
+from generator.plan import plan_target
 
 MB = 1_000_000
 # Round numbers: 1 GB/s of DDR, 2 GB/s of GSM, 1 us of latency, 1 GHz.
@@ -226,39 +230,59 @@ class TracedCallTest(unittest.TestCase):
 
     UNLIMITED = Machine(1e9, {"ddr": math.inf, "gsm": math.inf}, 0.0, 4, 3, 2)
 
-    def test_the_relu_mask_costs_its_estimate(self):
+    def test_the_relu_mask_costs_its_vector_slots(self):
         """One core, 1024 rows of 64 (all resident: masked by y once, in pass 1, no
-        bits): the fused call takes the plain call's kernels and the mask's estimate
-        per element (12 operations at 3 a cycle), and its minimum reads y too (4 arrays,
-        not 3)."""
-        self.assertEqual(relu_step_cycles("relu_mask"), 4.0)
+        bits): the fused call takes the plain call's kernels and the mask's vectors, on
+        mt7004's gnu backend 16 lanes of floats each at 10 ALU and 3 load/store slots,
+        the busier unit deciding; its minimum reads y too (4 arrays, not 3)."""
         tp = target_plan()
         d = tp.dtype("f32")
+        self.assertEqual(tp.target.vector_backend, "gnu")
         self.assertEqual(d.resident_rows(tp.target.memory.private_bytes, 64, 1024, True), 1024)
         plain = self.predict("f32:1024x64:0x1", self.UNLIMITED)
         fused = self.predict("f32:1024x64:0x1:relu", self.UNLIMITED)
-        mask = 1024 * 64 * relu_step_cycles("relu_mask") / 1e9
+        vectors = 1024 * 64 // 16
+        mask = max(vectors * 10 / 3, vectors * 3 / 2) / 1e9
         self.assertAlmostEqual(fused.seconds, plain.seconds + mask, delta=1e-12)
         self.assertEqual(fused.min_ddr_bytes, 4 * 1024 * 64 * 4 + 5 * 64 * 4)
 
-    def test_the_relu_bits_cost_their_estimates(self):
-        """One core, 100352 rows of 64: every ReLU step the driver took costs its
-        operations per element at 3 a cycle; without them the prediction is the rest."""
-        (call,) = parse(trace("f32:100352x64:0x1:relu"))
-        steps = {"relu_mask": 12, "relu_bits": 10, "relu_by_bits": 7}
-        elements = {op: 0 for op in steps}
+    def test_the_relu_steps_cost_their_vectors(self):
+        """One core, 100352 rows of 100 halves: every ReLU step the driver took costs
+        its vectors of 32 halves at their slots (mask 10+3, bits 12+1 and by bits 4+3
+        per vector), the mask over the tile's rows as one run, the bits a row at a
+        time with a row's last 4 halves at the plain-C estimate (10 and 7 operations at
+        3 a cycle); without them the prediction is the rest."""
+        (call,) = parse(trace("f16:100352x100:0x1:relu"))
+        slots = {"relu_mask": (10, 3), "relu_bits": (12, 1), "relu_by_bits": (4, 3)}
+        scalar = {"relu_mask": 12, "relu_bits": 10, "relu_by_bits": 7}
+        cycles = 0.0
+        seen = set()
         for events in call.regions[0].values():
             for e in events:
-                if isinstance(e, KernelCall) and e.op in steps:
-                    elements[e.op] += e.rows * e.channels
-        self.assertTrue(all(elements.values()), elements)
+                if isinstance(e, KernelCall) and e.op in slots:
+                    seen.add(e.op)
+                    runs, run = (1, e.rows * e.channels) if e.op == "relu_mask" else (e.rows, e.channels)
+                    vectors, tail = divmod(run, 32)
+                    alu, ldst = slots[e.op]
+                    cycles += max(runs * vectors * alu / 3, runs * vectors * ldst / 2)
+                    cycles += runs * tail * scalar[e.op] / 3
+        self.assertEqual(seen, set(slots))
         tp = target_plan()
         kernels = kernel_timer(tp, 1e9, 3, 2)
         p = predict(call, self.UNLIMITED, kernels, 4, 4)
         rest = predict(call, self.UNLIMITED,
-                       lambda e: 0.0 if e.op in steps else kernels(e), 4, 4)
-        cycles = sum(steps[op] * n / 3 for op, n in elements.items())
+                       lambda e: 0.0 if e.op in slots else kernels(e), 4, 4)
         self.assertAlmostEqual(p.seconds - rest.seconds, cycles / 1e9, delta=1e-9)
+
+    def test_relu_steps_as_plain_c_cost_their_estimate(self):
+        """On a backend other than gnu the steps are plain C: operations per element
+        (12, 10, 7) at the estimate of 3 a cycle."""
+        portable = plan_target(replace(load(TARGETS_YAML).target(TARGET), vector_backend="portable"))
+        d = portable.dtype("f32")
+        for op, ops in (("relu_mask", 12), ("relu_bits", 10), ("relu_by_bits", 7)):
+            self.assertEqual(relu_step_cycles(op), ops / 3)
+            self.assertAlmostEqual(relu_step_seconds(portable, d, op, 32, 64, 1e9, 3, 2),
+                                   32 * 64 * ops / 3 / 1e9, delta=1e-15)
 
     def test_nchw_takes_its_ukernels_time(self):
         """One core, 2 images of 3 channels of 3136 (a channel's planes in one tile):
