@@ -81,6 +81,9 @@ MAX_OUTSTANDING_DMA = 4
 SUMS_COUNT_LIMBS = 6
 SUMS_LIMB_BITS = 12
 SUMS_MAX_BUFFERS = 4096
+# NCHW _s's per-channel area at the start of private memory (the driver's
+# bng_nchw_area): mean, invar, scale, dbias, dscale, two sums, the count's limbs.
+NCHW_AREA_FLOATS = 5 + 2 + SUMS_COUNT_LIMBS
 # The vendor's parameter block (12 slots) and the extended one of the extensions (16:
 # the vendor's slots, then the sums pointer and the flags; 9-11, 14 and 15 reserved).
 PARAMS_SLOTS = 12
@@ -537,6 +540,35 @@ class TargetPlan:
     def nchw_block_vectors(self) -> int:
         return NCHW_BLOCK_VECTORS
 
+    def nchw_layout(self, dtype: "DTypePlan", batch: int, spatial: int,
+                    keeps: bool) -> "NchwLayout":
+        """How NCHW _s lays out a core's private memory for a channel of ``batch``
+        planes of ``spatial`` (the driver's bng_nchw_core_layout): the per-channel area,
+        four tile buffers of whole planes or of a piece of a plane in whole blocks; in
+        a call that reads a channel twice (``keeps``) buffers of at most
+        STREAM_TILE_BYTES (one block at least) and, in what they leave halved, x and dy
+        of the channel's last tiles, from ``resident_from`` (an element of the channel
+        in plane order; batch * spatial for none) on."""
+        e = dtype.element_bytes
+        block = NCHW_BLOCK_VECTORS * dtype.config.lanes
+        rest = self.target.memory.private_bytes - _aligned(4 * NCHW_AREA_FLOATS)
+        quarter = rest // TILE_BUFFERS // ALIGN * ALIGN
+        if keeps:
+            quarter = min(quarter, _aligned(max(STREAM_TILE_BYTES, block * e)))
+        fit = quarter // e
+        tile_planes, piece = (fit // spatial, spatial) if spatial <= fit else (1, fit // block * block)
+        half = (rest - TILE_BUFFERS * quarter) // 2 // ALIGN * ALIGN
+        total = batch * spatial
+        need = max(0, total - (half // e if keeps else 0))
+        if piece == spatial:
+            tile = tile_planes * spatial
+            start = min(-(-need // tile) * tile, total)
+        else:
+            offset = -(-(need % spatial) // piece) * piece
+            start = need // spatial * spatial + offset if offset < spatial \
+                else (need // spatial + 1) * spatial
+        return NchwLayout(tile_planes, piece, start)
+
     def nchw_kernel_names(self, dtype: "DTypePlan") -> Tuple[str, ...]:
         """The NCHW ukernel sets of a dtype, each named by its prefix: one per
         targets.yaml spatial: extent, then the generic one."""
@@ -555,6 +587,14 @@ class TargetPlan:
         if self.target.channels_overridden:
             cmd += ' CHANNELS="' + " ".join(str(c) for c in self.target.channels) + '"'
         return cmd
+
+
+@dataclass(frozen=True)
+class NchwLayout:
+    """A core's NCHW _s layout for one shape (TargetPlan.nchw_layout)."""
+    tile_planes: int        # planes of a tile of whole planes (1 for pieces)
+    piece: int              # elements of a plane a tile holds (spatial: whole planes)
+    resident_from: int      # the channel's element from which its tiles stay on chip
 
 
 def plan_target(target: Target) -> TargetPlan:

@@ -1704,7 +1704,9 @@ static int bng_nchw_p_run(const bng_dtype_config *dtype, const bng_call *call, c
 }
 
 /* _s in NCHW: a core's per-channel values, at the start of its private memory (each of
- * the stats type in a float's room), then four tile buffers: x and dy, double-buffered. */
+ * the stats type in a float's room), then four tile buffers: x and dy, double-buffered;
+ * in a call that reads a channel twice, then the resident area, where the channel's
+ * last tiles of x and dy stay from pass 1 to pass 2. */
 typedef struct {
     float mean, invar, scale, dbias, dscale;
     float sums[2];                        /* reduce: out; apply: in */
@@ -1727,6 +1729,10 @@ typedef struct {
     bng_nchw_area *area;
     unsigned char *x_tiles[2], *dy_tiles[2];
     size_t tile_planes, piece;            /* planes of a tile, elements of a piece */
+    unsigned char *x_resident, *dy_resident;
+    size_t resident_from;                 /* a channel's element (plane * spatial + offset)
+                                             from which its tiles stay: batch * spatial
+                                             for none */
 } bng_nchw_core;
 
 /* The k-th selected core of `cores` takes the k-th of as many runs of channels, the
@@ -1741,19 +1747,44 @@ static void bng_nchw_core_channels(bng_nchw_core *k, size_t channel, unsigned ra
     k->end = k->begin + base + (rank < extra ? 1 : 0);
 }
 
+/* Where the resident tiles of a channel of `total` elements (batch * spatial, in
+ * plane order) start: at the first tile boundary from which at most `fit` elements
+ * follow. A tile boundary is a plane's start (every tile_planes planes when a tile
+ * holds whole planes) or, when it holds pieces, every piece within a plane. */
+static size_t bng_nchw_resident_from(size_t total, size_t spatial, size_t tile_planes,
+                                     size_t piece, size_t fit)
+{
+    const size_t need = total > fit ? total - fit : 0;
+    size_t plane, offset;
+
+    if (piece == spatial) {
+        const size_t tile = tile_planes * spatial;
+        return bng_min((need + tile - 1) / tile * tile, total);
+    }
+    plane = need / spatial;
+    offset = (need % spatial + piece - 1) / piece * piece;
+    return offset < spatial ? plane * spatial + offset : (plane + 1) * spatial;
+}
+
 /* Lay out private memory: the area, four tile buffers; a tile holds as many whole
  * planes as fit, or a piece of a plane of whole blocks (generator/validate.py checks
- * that a buffer holds one block). */
-static void bng_nchw_core_layout(bng_nchw_core *k, unsigned char *base, size_t bytes)
+ * that a buffer holds one block). In a call that reads a channel twice (`keeps`) the
+ * buffers are no larger than BNG_STREAM_TILE_BYTES (and one block at least), and what
+ * they leave, halved, holds x and dy of the channel's last tiles (generator/plan.py
+ * computes the same numbers, TargetPlan.nchw_layout). */
+static void bng_nchw_core_layout(bng_nchw_core *k, unsigned char *base, size_t bytes, int keeps)
 {
     const bng_staged_job *job = k->job;
     const size_t element = job->dtype->element_bytes, spatial = job->call.spatial;
     const size_t block = BNG_NCHW_BLOCK_VECTORS * k->kernel->lanes;
     unsigned char *next = base;
-    size_t quarter, fit;
+    size_t quarter, fit, half_rest;
 
     k->area = bng_take(&next, sizeof(bng_nchw_area));
     quarter = (bytes - (size_t)(next - base)) / BNG_TILE_BUFFERS / BNG_ALIGN * BNG_ALIGN;
+    if (keeps)
+        quarter = bng_min(quarter, BNG_ALIGN_UP(block * element > BNG_STREAM_TILE_BYTES
+                                                    ? block * element : BNG_STREAM_TILE_BYTES));
     fit = quarter / element;
     k->tile_planes = spatial <= fit ? fit / spatial : 1;
     k->piece = spatial <= fit ? spatial : fit / block * block;
@@ -1761,6 +1792,34 @@ static void bng_nchw_core_layout(bng_nchw_core *k, unsigned char *base, size_t b
     k->x_tiles[1] = bng_take(&next, quarter);
     k->dy_tiles[0] = bng_take(&next, quarter);
     k->dy_tiles[1] = bng_take(&next, quarter);
+    half_rest = (bytes - (size_t)(next - base)) / 2 / BNG_ALIGN * BNG_ALIGN;
+    k->x_resident = next;
+    k->dy_resident = next + half_rest;
+    k->resident_from = bng_nchw_resident_from(job->call.batch * spatial, spatial, k->tile_planes,
+                                              k->piece, keeps ? half_rest / element : 0);
+}
+
+/* Where a tile of the channel lies in private memory: its place in the resident area,
+ * or tile buffers t. */
+static void bng_nchw_place(const bng_nchw_core *k, const bng_nchw_tile *tile, unsigned t,
+                           unsigned char **x, unsigned char **dy)
+{
+    const size_t at = tile->plane * k->job->call.spatial + tile->offset;
+
+    if (at >= k->resident_from) {
+        const size_t offset = (at - k->resident_from) * k->job->dtype->element_bytes;
+        *x = k->x_resident + offset;
+        *dy = k->dy_resident + offset;
+    } else {
+        *x = k->x_tiles[t];
+        *dy = k->dy_tiles[t];
+    }
+}
+
+/* Whether a tile stays in the resident area between the passes. */
+static int bng_nchw_resident(const bng_nchw_core *k, const bng_nchw_tile *tile)
+{
+    return tile->plane * k->job->call.spatial + tile->offset >= k->resident_from;
 }
 
 static bng_nchw_tile bng_nchw_first_tile(const bng_nchw_core *k)
@@ -1799,19 +1858,22 @@ static size_t bng_nchw_tile_at(const bng_nchw_core *k, const bng_nchw_tile *tile
     return (tile->plane * k->job->call.channel + c) * k->job->call.spatial + tile->offset;
 }
 
-/* Start the DMA of a tile's x (when with_x) and dy into tile buffers t: rows of n
- * elements, a plane apart in the call's arrays, packed in private memory. */
+/* Start the DMA of a tile's x (when with_x) and dy into its place (bng_nchw_place,
+ * tile buffers t): rows of n elements, a plane apart in the call's arrays, packed in
+ * private memory. */
 static void bng_nchw_fetch(const bng_nchw_core *k, const bng_nchw_tile *tile, size_t c,
                            unsigned t, int with_x, bng_hal_dma handles[2])
 {
     const bng_staged_job *job = k->job;
     const size_t element = job->dtype->element_bytes, at = bng_nchw_tile_at(k, tile, c);
     const size_t row = tile->n * element, stride = job->call.channel * job->call.spatial * element;
+    unsigned char *x, *dy;
 
-    handles[0] = with_x ? bng_hal_dma_get(k->x_tiles[t], bng_shared_at(job->x, at, element),
+    bng_nchw_place(k, tile, t, &x, &dy);
+    handles[0] = with_x ? bng_hal_dma_get(x, bng_shared_at(job->x, at, element),
                                           tile->planes, row, stride, row)
                         : BNG_HAL_DMA_DONE;
-    handles[1] = bng_hal_dma_get(k->dy_tiles[t], bng_shared_at(job->dy, at, element),
+    handles[1] = bng_hal_dma_get(dy, bng_shared_at(job->dy, at, element),
                                  tile->planes, row, stride, row);
 }
 
@@ -1834,6 +1896,7 @@ static void bng_nchw_core_sum(const bng_nchw_core *k, size_t c, bng_nchw_channel
         const bng_nchw_tile *tile = &tiles[t];
         const bng_nchw_kernel *kernel = bng_nchw_piece_kernel(job->dtype, k->kernel, spatial,
                                                               tile->offset, tile->n);
+        unsigned char *x, *dy;
         size_t p;
 
         more = bng_nchw_next_tile(k, tile, &tiles[t ^ 1]);
@@ -1841,19 +1904,30 @@ static void bng_nchw_core_sum(const bng_nchw_core *k, size_t c, bng_nchw_channel
             bng_nchw_fetch(k, &tiles[t ^ 1], c, t ^ 1, 1, gets[t ^ 1]);
         bng_hal_dma_wait(gets[t][0]);
         bng_hal_dma_wait(gets[t][1]);
+        bng_nchw_place(k, tile, t, &x, &dy);
         BNG_TRACE_KERNEL(kernel, "reduce", tile->planes, tile->n);
         for (p = 0; p < tile->planes; p++) {
             if (tile->offset == 0)
                 bng_nchw_plane_start(&s);
-            kernel->reduce(tile->n, k->x_tiles[t] + p * tile->n * element,
-                           k->dy_tiles[t] + p * tile->n * element, ch->mean, s.lane_dy,
-                           s.lane_dyxm);
+            kernel->reduce(tile->n, x + p * tile->n * element, dy + p * tile->n * element,
+                           ch->mean, s.lane_dy, s.lane_dyxm);
             if (tile->offset + tile->n == spatial)
                 bng_nchw_plane_done(&s, tile->plane + p);
         }
     }
     ch->sum_dy = s.total_dy;
     ch->sum_dyxm = s.total_dyxm;
+}
+
+/* Start the DMA of pass 2's tile (x only in training) unless it stayed resident. */
+static void bng_nchw_fetch_again(const bng_nchw_core *k, const bng_nchw_tile *tile, size_t c,
+                                 unsigned t, bng_hal_dma handles[2])
+{
+    if (bng_nchw_resident(k, tile)) {
+        handles[0] = handles[1] = BNG_HAL_DMA_DONE;
+        return;
+    }
+    bng_nchw_fetch(k, tile, c, t, k->job->call.is_train, handles);
 }
 
 /* Pass 2 of channel c: dx in place over the dy tile, put back while the next tile
@@ -1870,27 +1944,28 @@ static void bng_nchw_core_dx(const bng_nchw_core *k, size_t c, const bng_nchw_ch
     int more;
 
     tiles[0] = bng_nchw_first_tile(k);
-    bng_nchw_fetch(k, &tiles[0], c, 0, is_train, gets[0]);
+    bng_nchw_fetch_again(k, &tiles[0], c, 0, gets[0]);
     for (t = 0, more = 1; more; t ^= 1) {
         const bng_nchw_tile *tile = &tiles[t];
         const bng_nchw_kernel *kernel = bng_nchw_piece_kernel(job->dtype, k->kernel, spatial,
                                                               tile->offset, tile->n);
         const size_t row = tile->n * element;
+        unsigned char *x, *dy;
         size_t p;
 
         more = bng_nchw_next_tile(k, tile, &tiles[t ^ 1]);
         if (more) {
             bng_hal_dma_wait(puts[t ^ 1]);
-            bng_nchw_fetch(k, &tiles[t ^ 1], c, t ^ 1, is_train, gets[t ^ 1]);
+            bng_nchw_fetch_again(k, &tiles[t ^ 1], c, t ^ 1, gets[t ^ 1]);
         }
         bng_hal_dma_wait(gets[t][0]);
         bng_hal_dma_wait(gets[t][1]);
+        bng_nchw_place(k, tile, t, &x, &dy);
         BNG_TRACE_KERNEL(kernel, is_train ? "dx_train" : "dx_infer", tile->planes, tile->n);
         for (p = 0; p < tile->planes; p++)
-            bng_nchw_dx(kernel, is_train, tile->n, k->x_tiles[t] + p * row,
-                        k->dy_tiles[t] + p * row, k->dy_tiles[t] + p * row, ch, 0);
+            bng_nchw_dx(kernel, is_train, tile->n, x + p * row, dy + p * row, dy + p * row, ch, 0);
         puts[t] = bng_hal_dma_put(bng_shared_at_mut(job->dx, bng_nchw_tile_at(k, tile, c), element),
-                                  k->dy_tiles[t], tile->planes, row, stride, row);
+                                  dy, tile->planes, row, stride, row);
     }
     bng_hal_dma_wait(puts[0]);
     bng_hal_dma_wait(puts[1]);
@@ -2003,7 +2078,7 @@ static void bng_nchw_core_steps(unsigned core, void *arg)
     k.kernel = job->dtype->nchw_kernel_for_spatial(job->call.spatial);
     k.lowest = rank == 0;
     bng_nchw_core_channels(&k, job->call.channel, rank, cores);
-    bng_nchw_core_layout(&k, memory, bytes);
+    bng_nchw_core_layout(&k, memory, bytes, BNG_SUMS_ROWS(&job->call) && !BNG_IS_REDUCE(&job->call));
     for (c = k.begin; c < k.end; c++)
         bng_nchw_core_channel(&k, c);
     if (BNG_IS_REDUCE(&job->call) && k.lowest) {

@@ -9,7 +9,7 @@ import unittest
 from programs import program, target_plan
 
 from generator.costmodel.trace import parse
-from generator.plan import ALIGN, BLOCK_ROWS, MAX_GROUPS, MIN_GROUP_ROWS, plan_target
+from generator.plan import ALIGN, BLOCK_ROWS, MAX_GROUPS, MIN_GROUP_ROWS, STREAM_TILE_BYTES, plan_target
 
 
 def ceil_div(a: int, b: int) -> int:
@@ -124,12 +124,15 @@ def expected_kept(dtype: str, batch: int, channel: int, cores: int, is_train: bo
 def expected_nchw_bytes(dtype: str, batch: int, channel: int, spatial: int, is_train: bool):
     """What NCHW _s moves (include/bng_driver.c, NCHW): each channel on the core that owns
     it fetches its mean, invar and scale, its planes of x and dy, puts dbias and dscale,
-    fetches the planes again (x only in training) and puts dx. Nothing stays on chip
-    between the passes, nothing goes through GSM: 5N in training, 4N in inference, N
-    the bytes of an array."""
-    d = target_plan().dtype(dtype)
+    fetches again the tiles that did not stay in private memory (x only in training;
+    the plan's nchw_layout says from where they stay) and puts dx; nothing goes through
+    GSM: 3N + 2(N - R) in training, 3N + (N - R) in inference, N the bytes of an array,
+    R those that stayed."""
+    tp = target_plan()
+    d = tp.dtype(dtype)
+    again = tp.nchw_layout(d, batch, spatial, True).resident_from * channel * d.element_bytes
     n = batch * channel * spatial * d.element_bytes
-    ddr = (5 if is_train else 4) * n + 5 * channel * d.stats_bytes
+    ddr = 3 * n + (2 if is_train else 1) * again + 5 * channel * d.stats_bytes
     return {"ddr": ddr, "gsm": 0, "am": ddr}
 
 
@@ -267,8 +270,10 @@ class TraceBytesTest(unittest.TestCase):
 
     def test_nchw_bytes_equal_the_formula(self):
         """NCHW: planes whole in a tile and in pieces (100003 f32 elements: more than a
-        tile buffer), more cores than channels, both dtypes and modes; each plane goes
-        through the ukernels once a pass (the kernel hook: rows are planes)."""
+        tile buffer), channels kept whole in private memory between the passes and in
+        part (their last tiles), more cores than channels, both dtypes and modes; each
+        plane goes through the ukernels once a pass (the kernel hook: rows are
+        planes)."""
         shapes = ((1, 1, 1), (2, 3, 49), (5, 13, 200), (16, 64, 3136), (2, 3, 100003),
                   (32, 100, 49))
         cases = [(dtype, b, c, s, n, train) for dtype in ("f32", "f16") for b, c, s in shapes
@@ -276,6 +281,11 @@ class TraceBytesTest(unittest.TestCase):
         calls = parse(trace(*[f"{d}:{b}x{c}x{s}:{(1 << n) - 1:#x}" + ("" if t else ":infer")
                               for d, b, c, s, n, t in cases]))
         self.assertEqual(len(calls), len(cases))
+        tp = target_plan()
+        kinds = {"whole" if start == 0 else "part" for d, b, _, s, _, _ in cases
+                 for start in [tp.nchw_layout(tp.dtype(d), b, s, True).resident_from]
+                 if start < b * s}
+        self.assertEqual(kinds, {"whole", "part"})     # channels kept whole and in part
         for (dtype, b, c, s, n, train), call in zip(cases, calls):
             with self.subTest(dtype=dtype, shape=f"{b}x{c}x{s}", cores=n, train=train):
                 self.assertEqual(call.spatial, s)
@@ -288,11 +298,11 @@ class TraceBytesTest(unittest.TestCase):
     @staticmethod
     def plane_piece(dtype: str, spatial: int) -> int:
         """The elements of a plane a tile holds: the whole plane, else whole blocks of
-        vectors (the driver's bng_nchw_core_layout, on a tile buffer of a quarter of
-        what the per-channel area leaves; 64 bytes of area do not change the count)."""
+        vectors (the driver's bng_nchw_core_layout: in a call that reads a channel
+        twice, a tile buffer of STREAM_TILE_BYTES, 16 KiB)."""
         tp = target_plan()
         d = tp.dtype(dtype)
-        fit = (tp.target.memory.private_bytes - 64) // 4 // ALIGN * ALIGN // d.element_bytes
+        fit = STREAM_TILE_BYTES // d.element_bytes
         block = tp.nchw_block_vectors * d.config.lanes
         return spatial if spatial <= fit else fit // block * block
 
