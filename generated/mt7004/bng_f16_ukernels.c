@@ -750,7 +750,6 @@ void bng_nchw_f16_49_dx_train(size_t n, const void *x_data, const void *dy_data,
         const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f16(dy + i), bng_f32x1_broadcast(dy_mean));
         bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
     }
-    bng_store_out_end(stream);
 }
 
 void bng_nchw_f16_49_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
@@ -765,7 +764,6 @@ void bng_nchw_f16_49_dx_infer(size_t n, const void *dy_data, void *dx_data, floa
             bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_f16(dy + i)), stream);
     for (; i < 49; i++)
             bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f16(dy + i)), stream);
-    bng_store_out_end(stream);
 }
 
 
@@ -832,7 +830,6 @@ void bng_nchw_f16_196_dx_train(size_t n, const void *x_data, const void *dy_data
         const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f16(dy + i), bng_f32x1_broadcast(dy_mean));
         bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
     }
-    bng_store_out_end(stream);
 }
 
 void bng_nchw_f16_196_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
@@ -847,7 +844,6 @@ void bng_nchw_f16_196_dx_infer(size_t n, const void *dy_data, void *dx_data, flo
             bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_f16(dy + i)), stream);
     for (; i < 196; i++)
             bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f16(dy + i)), stream);
-    bng_store_out_end(stream);
 }
 
 
@@ -914,7 +910,6 @@ void bng_nchw_f16_784_dx_train(size_t n, const void *x_data, const void *dy_data
         const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f16(dy + i), bng_f32x1_broadcast(dy_mean));
         bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
     }
-    bng_store_out_end(stream);
 }
 
 void bng_nchw_f16_784_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
@@ -929,7 +924,6 @@ void bng_nchw_f16_784_dx_infer(size_t n, const void *dy_data, void *dx_data, flo
             bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_f16(dy + i)), stream);
     for (; i < 784; i++)
             bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f16(dy + i)), stream);
-    bng_store_out_end(stream);
 }
 
 
@@ -978,7 +972,6 @@ void bng_nchw_f16_3136_dx_train(size_t n, const void *x_data, const void *dy_dat
         const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + i), dy_mean_vec);
         bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
     }
-    bng_store_out_end(stream);
 }
 
 void bng_nchw_f16_3136_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
@@ -991,7 +984,6 @@ void bng_nchw_f16_3136_dx_infer(size_t n, const void *dy_data, void *dx_data, fl
     (void)n;    /* always 3136 */
     for (i = 0; i + 32 <= 3136; i += 32)
             bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_f16(dy + i)), stream);
-    bng_store_out_end(stream);
 }
 
 
@@ -1040,7 +1032,6 @@ void bng_nchw_f16_12544_dx_train(size_t n, const void *x_data, const void *dy_da
         const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + i), dy_mean_vec);
         bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
     }
-    bng_store_out_end(stream);
 }
 
 void bng_nchw_f16_12544_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
@@ -1053,7 +1044,6 @@ void bng_nchw_f16_12544_dx_infer(size_t n, const void *dy_data, void *dx_data, f
     (void)n;    /* always 12544 */
     for (i = 0; i + 32 <= 12544; i += 32)
             bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_f16(dy + i)), stream);
-    bng_store_out_end(stream);
 }
 
 
@@ -1118,7 +1108,6 @@ void bng_nchw_f16_generic_dx_train(size_t n, const void *x_data, const void *dy_
         const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f16(dy + i), bng_f32x1_broadcast(dy_mean));
         bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
     }
-    bng_store_out_end(stream);
 }
 
 void bng_nchw_f16_generic_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
@@ -1132,6 +1121,12 @@ void bng_nchw_f16_generic_dx_infer(size_t n, const void *dy_data, void *dx_data,
             bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_f16(dy + i)), stream);
     for (; i < n; i++)
             bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f16(dy + i)), stream);
-    bng_store_out_end(stream);
 }
 
+
+/* The end of a run of dx calls: their streaming stores (stream != 0) fenced once, in
+   this file, whose vector backend stored them. */
+void bng_nchw_f16_dx_end(int stream)
+{
+    bng_store_out_end(stream);
+}

@@ -1050,7 +1050,6 @@ void bng_nchw_f32_49_dx_train(size_t n, const void *x_data, const void *dy_data,
         const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f32(dy + i), bng_f32x1_broadcast(dy_mean));
         bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
     }
-    bng_store_out_end(stream);
 }
 
 void bng_nchw_f32_49_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
@@ -1065,7 +1064,6 @@ void bng_nchw_f32_49_dx_infer(size_t n, const void *dy_data, void *dx_data, floa
             bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_f32(dy + i)), stream);
     for (; i < 49; i++)
             bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f32(dy + i)), stream);
-    bng_store_out_end(stream);
 }
 
 
@@ -1132,7 +1130,6 @@ void bng_nchw_f32_196_dx_train(size_t n, const void *x_data, const void *dy_data
         const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f32(dy + i), bng_f32x1_broadcast(dy_mean));
         bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
     }
-    bng_store_out_end(stream);
 }
 
 void bng_nchw_f32_196_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
@@ -1147,7 +1144,6 @@ void bng_nchw_f32_196_dx_infer(size_t n, const void *dy_data, void *dx_data, flo
             bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_f32(dy + i)), stream);
     for (; i < 196; i++)
             bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f32(dy + i)), stream);
-    bng_store_out_end(stream);
 }
 
 
@@ -1196,7 +1192,6 @@ void bng_nchw_f32_784_dx_train(size_t n, const void *x_data, const void *dy_data
         const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + i), dy_mean_vec);
         bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
     }
-    bng_store_out_end(stream);
 }
 
 void bng_nchw_f32_784_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
@@ -1209,7 +1204,6 @@ void bng_nchw_f32_784_dx_infer(size_t n, const void *dy_data, void *dx_data, flo
     (void)n;    /* always 784 */
     for (i = 0; i + 16 <= 784; i += 16)
             bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_f32(dy + i)), stream);
-    bng_store_out_end(stream);
 }
 
 
@@ -1258,7 +1252,6 @@ void bng_nchw_f32_3136_dx_train(size_t n, const void *x_data, const void *dy_dat
         const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + i), dy_mean_vec);
         bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
     }
-    bng_store_out_end(stream);
 }
 
 void bng_nchw_f32_3136_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
@@ -1271,7 +1264,6 @@ void bng_nchw_f32_3136_dx_infer(size_t n, const void *dy_data, void *dx_data, fl
     (void)n;    /* always 3136 */
     for (i = 0; i + 16 <= 3136; i += 16)
             bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_f32(dy + i)), stream);
-    bng_store_out_end(stream);
 }
 
 
@@ -1320,7 +1312,6 @@ void bng_nchw_f32_12544_dx_train(size_t n, const void *x_data, const void *dy_da
         const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + i), dy_mean_vec);
         bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
     }
-    bng_store_out_end(stream);
 }
 
 void bng_nchw_f32_12544_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
@@ -1333,7 +1324,6 @@ void bng_nchw_f32_12544_dx_infer(size_t n, const void *dy_data, void *dx_data, f
     (void)n;    /* always 12544 */
     for (i = 0; i + 16 <= 12544; i += 16)
             bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_f32(dy + i)), stream);
-    bng_store_out_end(stream);
 }
 
 
@@ -1398,7 +1388,6 @@ void bng_nchw_f32_generic_dx_train(size_t n, const void *x_data, const void *dy_
         const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f32(dy + i), bng_f32x1_broadcast(dy_mean));
         bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
     }
-    bng_store_out_end(stream);
 }
 
 void bng_nchw_f32_generic_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
@@ -1412,6 +1401,12 @@ void bng_nchw_f32_generic_dx_infer(size_t n, const void *dy_data, void *dx_data,
             bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_f32(dy + i)), stream);
     for (; i < n; i++)
             bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f32(dy + i)), stream);
-    bng_store_out_end(stream);
 }
 
+
+/* The end of a run of dx calls: their streaming stores (stream != 0) fenced once, in
+   this file, whose vector backend stored them. */
+void bng_nchw_f32_dx_end(int stream)
+{
+    bng_store_out_end(stream);
+}
