@@ -1325,21 +1325,13 @@ static int bng_p_run(const bng_dtype_config *dtype, const bng_kernel *kernel,
 /* The widest vector bng_vec.h has: the lane sums' arrays. */
 #define BNG_NCHW_MAX_LANES 64
 
-/* Step 3's shape, the same for every channel of a call. */
+/* One channel's sums as steps 2 and 3 build them, plane by plane. */
 typedef struct {
     size_t batch, group_rows, lanes;
-} bng_nchw_order;
-
-/* One plane's lane sums: step 1 builds them, step 2 adds them up. */
-typedef struct {
-    float dy[BNG_NCHW_MAX_LANES], dyxm[BNG_NCHW_MAX_LANES];
-} bng_nchw_lanes;
-
-/* One channel's sums as step 3 builds them, plane by plane. */
-typedef struct {
     float total_dy, total_dyxm;      /* the groups so far */
     float group_dy, group_dyxm;      /* this group's blocks */
     float block_dy, block_dyxm;      /* this block's planes */
+    float lane_dy[BNG_NCHW_MAX_LANES], lane_dyxm[BNG_NCHW_MAX_LANES];   /* this plane's */
 } bng_nchw_sums;
 
 /* One channel's coefficients: its mean, sums, and dx = gain * ((dy - dy_mean) -
@@ -1348,26 +1340,19 @@ typedef struct {
     float mean, sum_dy, sum_dyxm, gain, dy_mean, slope;
 } bng_nchw_channel;
 
-static bng_nchw_order bng_nchw_order_of(size_t batch, size_t lanes)
+static void bng_nchw_sums_start(bng_nchw_sums *s, size_t batch, size_t lanes)
 {
-    bng_nchw_order order;
-
-    order.batch = batch;
-    order.group_rows = bng_group_rows(batch);
-    order.lanes = lanes;
-    return order;
-}
-
-static void bng_nchw_sums_start(bng_nchw_sums *s)
-{
+    s->batch = batch;
+    s->group_rows = bng_group_rows(batch);
+    s->lanes = lanes;
     s->total_dy = s->total_dyxm = 0.0f;
 }
 
-static void bng_nchw_plane_start(const bng_nchw_order *order, bng_nchw_lanes *lane)
+static void bng_nchw_plane_start(bng_nchw_sums *s)
 {
     size_t i;
-    for (i = 0; i < order->lanes; i++)
-        lane->dy[i] = lane->dyxm[i] = 0.0f;
+    for (i = 0; i < s->lanes; i++)
+        s->lane_dy[i] = s->lane_dyxm[i] = 0.0f;
 }
 
 /* Step 2: the lane sums, pairwise, halving. */
@@ -1381,27 +1366,25 @@ static float bng_nchw_lanes_sum(float *lane, size_t lanes)
     return lane[0];
 }
 
-/* Step 3: plane `plane`'s sum (its lane sums through step 2) into its block, a
- * finished block into its group, a finished group into the total (groups are whole
- * blocks). */
-static void bng_nchw_plane_done(const bng_nchw_order *order, bng_nchw_lanes *lane,
-                                bng_nchw_sums *s, size_t plane)
+/* Step 3: plane `plane`'s sum into its block, a finished block into its group, a
+ * finished group into the total (groups are whole blocks). */
+static void bng_nchw_plane_done(bng_nchw_sums *s, size_t plane)
 {
-    const float dy = bng_nchw_lanes_sum(lane->dy, order->lanes);
-    const float dyxm = bng_nchw_lanes_sum(lane->dyxm, order->lanes);
+    const float dy = bng_nchw_lanes_sum(s->lane_dy, s->lanes);
+    const float dyxm = bng_nchw_lanes_sum(s->lane_dyxm, s->lanes);
     const size_t next = plane + 1;
 
-    if (plane % order->group_rows == 0)
+    if (plane % s->group_rows == 0)
         s->group_dy = s->group_dyxm = 0.0f;
     if (plane % BNG_BLOCK_ROWS == 0)
         s->block_dy = s->block_dyxm = 0.0f;
     s->block_dy = s->block_dy + dy;
     s->block_dyxm = s->block_dyxm + dyxm;
-    if (next % BNG_BLOCK_ROWS == 0 || next == order->batch) {
+    if (next % BNG_BLOCK_ROWS == 0 || next == s->batch) {
         s->group_dy = s->group_dy + s->block_dy;
         s->group_dyxm = s->group_dyxm + s->block_dyxm;
     }
-    if (next % order->group_rows == 0 || next == order->batch) {
+    if (next % s->group_rows == 0 || next == s->batch) {
         s->total_dy = s->total_dy + s->group_dy;
         s->total_dyxm = s->total_dyxm + s->group_dyxm;
     }
@@ -1436,130 +1419,71 @@ static void bng_nchw_finalize(const bng_dtype_config *dtype, const bng_call *cal
                       &ch->sum_dyxm, dbias, dscale, &ch->gain, &ch->dy_mean, &ch->slope);
 }
 
-/* _p takes the channels in slabs of up to BNG_NCHW_SLAB_CHANNELS, as many as keep a
- * slab's x and dy within BNG_NCHW_SLAB_BYTES. A slab's planes of one image are adjacent,
- * so each pass walks one stretch of memory per image (not one short plane per channel,
- * channel * spatial elements apart, each a new stream for a prefetcher), and the second
- * pass finds the slab's x and dy still in the cache. Each channel's sums go through the
- * same operations in the same order as they would alone. */
-#define BNG_NCHW_SLAB_CHANNELS 16
-#ifndef BNG_NCHW_SLAB_BYTES
-#define BNG_NCHW_SLAB_BYTES ((size_t)256 << 10)
-#endif
-
-/* The channels of a slab: one when a channel's x and dy alone exceed the bytes. */
-static size_t bng_nchw_slab_channels(const bng_call *call, size_t element)
-{
-    const size_t fit = BNG_NCHW_SLAB_BYTES / (2 * call->batch * call->spatial * element);
-
-    return fit == 0 ? 1 : bng_min(fit, BNG_NCHW_SLAB_CHANNELS);
-}
-
-/* _p: the sums of channels [c, c + count), image by image, each plane straight from the
- * caller's arrays. */
-static void bng_nchw_p_sums(const bng_dtype_config *dtype, const bng_nchw_kernel *kernel,
-                            const bng_call *call, size_t c, size_t count, const void *x,
-                            const void *dy, bng_nchw_channel *ch)
+/* _p: channel c's sums, its planes straight from the caller's arrays. */
+static void bng_nchw_p_sum(const bng_dtype_config *dtype, const bng_nchw_kernel *kernel,
+                           const bng_call *call, size_t c, const void *x, const void *dy,
+                           bng_nchw_channel *ch)
 {
     const size_t element = dtype->element_bytes;
-    const bng_nchw_order order = bng_nchw_order_of(call->batch, kernel->lanes);
-    bng_nchw_sums s[BNG_NCHW_SLAB_CHANNELS];
-    bng_nchw_lanes lane;
-    size_t b, i;
+    bng_nchw_sums s;
+    size_t b;
 
-    for (i = 0; i < count; i++)
-        bng_nchw_sums_start(&s[i]);
-    for (b = 0; b < call->batch; b++)
-        for (i = 0; i < count; i++) {
-            const size_t at = (b * call->channel + c + i) * call->spatial;
+    bng_nchw_sums_start(&s, call->batch, kernel->lanes);
+    for (b = 0; b < call->batch; b++) {
+        const size_t at = (b * call->channel + c) * call->spatial;
 
-            bng_nchw_plane_start(&order, &lane);
-            kernel->reduce(call->spatial, bng_at(x, at, element), bng_at(dy, at, element),
-                           ch[i].mean, lane.dy, lane.dyxm);
-            bng_nchw_plane_done(&order, &lane, &s[i], b);
-        }
-    for (i = 0; i < count; i++) {
-        ch[i].sum_dy = s[i].total_dy;
-        ch[i].sum_dyxm = s[i].total_dyxm;
+        bng_nchw_plane_start(&s);
+        kernel->reduce(call->spatial, bng_at(x, at, element), bng_at(dy, at, element),
+                       ch->mean, s.lane_dy, s.lane_dyxm);
+        bng_nchw_plane_done(&s, b);
     }
+    ch->sum_dy = s.total_dy;
+    ch->sum_dyxm = s.total_dyxm;
 }
 
-/* _p: dx of channels [c, c + count), image by image. */
-static void bng_nchw_p_dx(const bng_dtype_config *dtype, const bng_nchw_kernel *kernel,
-                          const bng_call *call, size_t c, size_t count, const void *x,
-                          const void *dy, void *dx, const bng_nchw_channel *ch, int stream)
-{
-    const size_t element = dtype->element_bytes;
-    size_t b, i;
-
-    for (b = 0; b < call->batch; b++)
-        for (i = 0; i < count; i++) {
-            const size_t at = (b * call->channel + c + i) * call->spatial;
-
-            bng_nchw_dx(kernel, call->is_train, call->spatial,
-                        call->is_train ? bng_at(x, at, element) : NULL,
-                        bng_at(dy, at, element), bng_at_mut(dx, at, element), &ch[i], stream);
-        }
-}
-
-/* _p: the slab of channels [c, c + count): its sums (or apply's from the buffer), reduce's
- * out to the buffer, else finalize each channel and dx. */
-static void bng_nchw_p_slab(const bng_dtype_config *dtype, const bng_nchw_kernel *kernel,
-                            const bng_call *call, size_t c, size_t count, const void *x,
-                            const void *dy, void *dx, const bng_stats *stats, float *sums,
-                            int stream)
-{
-    const size_t stat = dtype->stats_bytes, channel = call->channel;
-    bng_nchw_channel ch[BNG_NCHW_SLAB_CHANNELS];
-    size_t i;
-
-    if (BNG_IS_DX_ONLY(call)) {
-        for (i = 0; i < count; i++)
-            bng_step_gain(dtype, 1, bng_at(stats->invar, c + i, stat),
-                          bng_at(stats->scale, c + i, stat), &ch[i].gain);
-    } else {
-        for (i = 0; i < count; i++)
-            bng_step_stats_to_float(dtype, 1, bng_at(stats->mean, c + i, stat), &ch[i].mean);
-        if (BNG_SUMS_ROWS(call)) {
-            bng_nchw_p_sums(dtype, kernel, call, c, count, x, dy, ch);
-        } else {
-            for (i = 0; i < count; i++) {
-                ch[i].sum_dy = sums[c + i];
-                ch[i].sum_dyxm = sums[channel + c + i];
-            }
-        }
-        if (BNG_IS_REDUCE(call)) {
-            for (i = 0; i < count; i++) {
-                sums[c + i] = ch[i].sum_dy;
-                sums[channel + c + i] = ch[i].sum_dyxm;
-            }
-            return;
-        }
-        for (i = 0; i < count; i++)
-            bng_nchw_finalize(dtype, call, bng_at(stats->invar, c + i, stat),
-                              bng_at(stats->scale, c + i, stat),
-                              bng_at_mut(stats->dbias, c + i, stat),
-                              bng_at_mut(stats->dscale, c + i, stat), &ch[i]);
-    }
-    bng_nchw_p_dx(dtype, kernel, call, c, count, x, dy, dx, ch, stream);
-}
-
-/* _p in NCHW: slab by slab. */
+/* _p in NCHW: channel by channel, its sums (or apply's from the buffer), finalize, dx
+ * plane by plane. */
 static int bng_nchw_p_run(const bng_dtype_config *dtype, const bng_call *call, const void *x,
                           const void *dy, void *dx, const bng_stats *stats, float *sums)
 {
     const bng_nchw_kernel *kernel = dtype->nchw_kernel_for_spatial(call->spatial);
-    const size_t element = dtype->element_bytes, channel = call->channel;
-    const size_t slab = bng_nchw_slab_channels(call, element);
-    const int stream = call->batch * channel * call->spatial * element >= BNG_STREAM_DX_BYTES;
-    size_t c, count;
+    const size_t element = dtype->element_bytes, stat = dtype->stats_bytes;
+    const size_t channel = call->channel, spatial = call->spatial;
+    const int stream = call->batch * channel * spatial * element >= BNG_STREAM_DX_BYTES;
+    size_t c, b;
 
-    for (c = 0; c < channel; c += count) {
-        count = bng_min(slab, channel - c);
-        bng_nchw_p_slab(dtype, kernel, call, c, count, x, dy, dx, stats, sums, stream);
+    for (c = 0; c < channel; c++) {
+        bng_nchw_channel ch;
+
+        if (BNG_IS_DX_ONLY(call)) {
+            bng_step_gain(dtype, 1, bng_at(stats->invar, c, stat), bng_at(stats->scale, c, stat),
+                          &ch.gain);
+        } else {
+            bng_step_stats_to_float(dtype, 1, bng_at(stats->mean, c, stat), &ch.mean);
+            if (BNG_SUMS_ROWS(call)) {
+                bng_nchw_p_sum(dtype, kernel, call, c, x, dy, &ch);
+            } else {
+                ch.sum_dy = sums[c];
+                ch.sum_dyxm = sums[channel + c];
+            }
+            if (BNG_IS_REDUCE(call)) {
+                sums[c] = ch.sum_dy;
+                sums[channel + c] = ch.sum_dyxm;
+                continue;
+            }
+            bng_nchw_finalize(dtype, call, bng_at(stats->invar, c, stat),
+                              bng_at(stats->scale, c, stat), bng_at_mut(stats->dbias, c, stat),
+                              bng_at_mut(stats->dscale, c, stat), &ch);
+        }
+        for (b = 0; b < call->batch; b++) {
+            const size_t at = (b * channel + c) * spatial;
+            bng_nchw_dx(kernel, call->is_train, spatial,
+                        call->is_train ? bng_at(x, at, element) : NULL, bng_at(dy, at, element),
+                        bng_at_mut(dx, at, element), &ch, stream);
+        }
     }
     if (BNG_IS_REDUCE(call))
-        bng_step_count(call->batch * call->spatial, sums + 2 * channel);
+        bng_step_count(call->batch * spatial, sums + 2 * channel);
     else
         kernel->dx_end(stream);    /* one fence for the call's planes */
     return BNG_OK;
@@ -1683,15 +1607,13 @@ static void bng_nchw_core_sum(const bng_nchw_core *k, size_t c, bng_nchw_channel
 {
     const bng_staged_job *job = k->job;
     const size_t element = job->dtype->element_bytes, spatial = job->call.spatial;
-    const bng_nchw_order order = bng_nchw_order_of(job->call.batch, k->kernel->lanes);
     bng_nchw_tile tiles[2];
     bng_hal_dma gets[2][2];
-    bng_nchw_lanes lane;
     bng_nchw_sums s;
     unsigned t;
     int more;
 
-    bng_nchw_sums_start(&s);
+    bng_nchw_sums_start(&s, job->call.batch, k->kernel->lanes);
     tiles[0] = bng_nchw_first_tile(k);
     bng_nchw_fetch(k, &tiles[0], c, 0, 1, gets[0]);
     for (t = 0, more = 1; more; t ^= 1) {
@@ -1707,11 +1629,12 @@ static void bng_nchw_core_sum(const bng_nchw_core *k, size_t c, bng_nchw_channel
         bng_hal_dma_wait(gets[t][1]);
         for (p = 0; p < tile->planes; p++) {
             if (tile->offset == 0)
-                bng_nchw_plane_start(&order, &lane);
+                bng_nchw_plane_start(&s);
             kernel->reduce(tile->n, k->x_tiles[t] + p * tile->n * element,
-                           k->dy_tiles[t] + p * tile->n * element, ch->mean, lane.dy, lane.dyxm);
+                           k->dy_tiles[t] + p * tile->n * element, ch->mean, s.lane_dy,
+                           s.lane_dyxm);
             if (tile->offset + tile->n == spatial)
-                bng_nchw_plane_done(&order, &lane, &s, tile->plane + p);
+                bng_nchw_plane_done(&s, tile->plane + p);
         }
     }
     ch->sum_dy = s.total_dy;
