@@ -876,7 +876,7 @@ static void run_nchw_f32(problem *p) { fp_batch_norm_grad_ext_p(p->x, p->dy, p->
 
 #ifdef BNG_BENCH_STREAMING
 /* NCHW's bound: x and dy read once, dx written once with streaming stores, what _p
- * moves when a slab's x and dy stay in the cache between its two passes. */
+ * moves when a channel's x and dy stay in the cache between its two passes. */
 static void run_nchw_roofline(problem *p)
 {
     roofline_stream(p->x, p->dy, p->dx, p->batch * p->channel * p->spatial * p->elem);
