@@ -346,15 +346,41 @@ class DTypePlan:
         small = small // self.row_pitch(channels) // BLOCK_ROWS * BLOCK_ROWS
         return min(rows, max(small, BLOCK_ROWS))
 
-    def resident_rows(self, private_bytes: int, channels: int, slice_rows: int) -> int:
-        """Rows of a core's slice of ``slice_rows`` that the vendor's call keeps in
-        private memory from pass 1 to pass 2 (the driver's bng_layout): x and dy of the
-        slice's last rows, from a block boundary, as many as the resident area (what
-        the workspace and four streamed tiles leave, halved) holds."""
-        pitch = self.row_pitch(channels)
-        tile = _aligned(self.tile_rows(private_bytes, channels, keeps=True) * pitch)
-        rest = private_bytes - self.workspace_bytes - TILE_BUFFERS * tile
-        return last_rows(slice_rows, rest // 2 // ALIGN * ALIGN // pitch)
+    def _after_tiles(self, private_bytes: int, channels: int, relu: bool) -> int:
+        """Private memory the workspace and the streamed tiles (and y's, with ``relu``)
+        leave in a call that keeps rows (the driver's bng_layout)."""
+        tile = _aligned(self.tile_rows(private_bytes, channels, keeps=True)
+                        * self.row_pitch(channels))
+        return (private_bytes - self.workspace_bytes
+                - (TILE_BUFFERS + RELU_TILE_BUFFERS * relu) * tile)
+
+    def relu_bits_block_bytes(self, channels: int) -> int:
+        """A block's ReLU mask as bits: a row of float words, two of half words."""
+        return self.row_pitch(channels) * (4 // self.element_bytes)
+
+    def relu_bits_blocks(self, private_bytes: int, channels: int, slice_rows: int) -> int:
+        """Blocks of a core's slice whose ReLU mask a relu call keeps as bits from pass 1
+        to pass 2 (the driver's bng_relu_bits_blocks): the slice's first ones, as many
+        as the memory after the tiles holds, none when the resident area would hold the
+        whole slice."""
+        rest = self._after_tiles(private_bytes, channels, True) // ALIGN * ALIGN
+        whole = rest // 2 // ALIGN * ALIGN // self.row_pitch(channels)
+        if last_rows(slice_rows, whole) == slice_rows:
+            return 0
+        return min(-(-slice_rows // BLOCK_ROWS), rest // self.relu_bits_block_bytes(channels))
+
+    def resident_rows(self, private_bytes: int, channels: int, slice_rows: int,
+                      relu: bool = False) -> int:
+        """Rows of a core's slice of ``slice_rows`` that the vendor's call (with
+        ``relu``, the fused ReLU's) keeps in private memory from pass 1 to pass 2 (the
+        driver's bng_layout): x and dy of the slice's last rows, from a block boundary,
+        as many as the resident area (what the workspace and four streamed tiles, and
+        with ``relu`` y's tile and the mask's bits, leave, halved) holds."""
+        rest = self._after_tiles(private_bytes, channels, relu)
+        if relu:
+            rest -= _aligned(self.relu_bits_blocks(private_bytes, channels, slice_rows)
+                             * self.relu_bits_block_bytes(channels))
+        return last_rows(slice_rows, rest // 2 // ALIGN * ALIGN // self.row_pitch(channels))
 
     @property
     def min_private_bytes(self) -> int:
@@ -482,15 +508,17 @@ class TargetPlan:
         return GSM_SHARE_ONE * part.gsm_mb_per_s // (part.gsm_mb_per_s + part.ddr_mb_per_s)
 
     def gsm_rows(self, dtype: "DTypePlan", channels: int, cores: int, slice_rows: int,
-                 is_train: bool) -> int:
-        """Rows of a core's slice the vendor's call keeps in GSM between its passes with
-        ``cores`` cores selected (the driver's bng_core_gsm): the streamed rows just
-        before the resident ones, from a block boundary, as many as the core's share of
-        memory.gsm holds and the bandwidths' share G / (G + D) pays for."""
+                 is_train: bool, relu: bool = False) -> int:
+        """Rows of a core's slice the vendor's call (with ``relu``, the fused ReLU's)
+        keeps in GSM between its passes with ``cores`` cores selected (the driver's
+        bng_core_gsm): the streamed rows just before the resident ones, from a block
+        boundary, as many as the core's share of memory.gsm holds and the bandwidths'
+        share G / (G + D) pays for."""
         memory = self.target.memory
         if not memory.gsm_bytes or not slice_rows:
             return 0
-        streamed = slice_rows - dtype.resident_rows(memory.private_bytes, channels, slice_rows)
+        streamed = slice_rows - dtype.resident_rows(memory.private_bytes, channels, slice_rows,
+                                                    relu)
         share = memory.gsm_bytes // cores // ALIGN * ALIGN
         fit = share // 2 // ALIGN * ALIGN // (channels * dtype.element_bytes)
         arrays = 2 if is_train else 1

@@ -50,10 +50,10 @@
 #define BNG_ALL_CORES ((1u << BNG_TARGET_CORES) - 1u)
 
 /* make model's trace build includes include/host/bng_hal_trace.h first, whose hooks
- * record each kernel call made on a core of _s (bng_rows_reduce, bng_rows_dx) and, per
- * chunk of a call that reads its rows twice, where the core keeps its rows between the
- * passes (the schedule's choice, which the model reports); everywhere else they are
- * nothing. */
+ * record each kernel call made on a core of _s (bng_rows_reduce, bng_rows_dx, the ReLU
+ * steps, the NCHW ukernels) and, per chunk of a call that reads its rows twice, where
+ * the core keeps its rows between the passes (the schedule's choice, which the model
+ * reports); everywhere else they are nothing. */
 #ifndef BNG_TRACE_KERNEL
 #define BNG_TRACE_KERNEL(kernel, op, rows, channels) ((void)0)
 #endif
@@ -282,55 +282,162 @@ static void bng_rows_dx(const bng_kernel *kernel, int is_train, size_t rows, siz
  * its payload), the comparison is IEEE's on the stored y on any FPU (a subnormal y > 0
  * keeps dy under flush-to-zero too), and float and half are the same code. The masked
  * dy then goes to the unchanged row ukernels, so that the sums and dx are, bit for bit,
- * the unfused call's on the masked dy. Scalar code: a unified target only (the
- * generator refuses relu on a split one). */
+ * the unfused call's on the masked dy. A unified target only (the generator refuses
+ * relu on a split one).
+ *
+ * Three steps, each over a row a vector at a time, the row's last elements one at a
+ * time: the mask by y (bng_relu_mask), the mask as bits (bng_relu_bits: a bit per
+ * element, which _s keeps between its passes) and the mask by those bits
+ * (bng_relu_mask_by_bits). On the gnu backend a vector is one register of GCC vector
+ * lanes (BNG_RELU_VECTOR_BYTES), masks made from sign bits as bng_vec.h makes them (a
+ * compiler without vector compares for the part lowers a compare lane by lane); on the
+ * others it is a step of BNG_RELU_STEP_BYTES in plain C, loaded before it is stored,
+ * which a compiler that vectorizes straight-line code vectorizes (out may be dy, so a
+ * loop over the row would need a run-time alias check, which GCC's -O2 does not make;
+ * 32 bytes measured fastest on an x86-64 host). */
 #if BNG_HAS_RELU
 /* Whether y (its bits, sign_bit the element's top bit) lets dy through: y > 0 or NaN,
  * that is neither +0 nor a sign bit with a magnitude up to Inf. 1 or 0. */
 #define BNG_RELU_KEEPS(y, sign_bit, inf) \
     ((unsigned)((y) != 0) & ((unsigned)(((y) & (sign_bit)) == 0) | (unsigned)(((y) & ~(sign_bit)) > (inf))))
 
-/* The bytes a step of the masks below loads before it stores: one vector for a
- * compiler that vectorizes straight-line code (out may be dy, so a loop over all the
- * channels would need a run-time alias check, which GCC's -O2 does not make); 32, a
- * 256-bit vector, measured fastest on an x86-64 host. */
+#if BNG_VEC_BACKEND == BNG_VEC_GNU
+typedef uint32_t bng_relu_u32 __attribute__((vector_size(BNG_RELU_VECTOR_BYTES)));
+typedef int32_t bng_relu_s32 __attribute__((vector_size(BNG_RELU_VECTOR_BYTES)));
+typedef uint16_t bng_relu_u16 __attribute__((vector_size(BNG_RELU_VECTOR_BYTES)));
+typedef int16_t bng_relu_s16 __attribute__((vector_size(BNG_RELU_VECTOR_BYTES)));
+/* BNG_RELU_KEEPS lane by lane as all ones or zero (`top` the top bit's index): y > 0,
+ * 0 - y negative and y not; or NaN, Inf - |y| negative. */
+#define BNG_RELU_KEEPS_V(U, S, y, magnitude, inf, top) \
+    ((U)((((S)(0 - (y)) >> (top)) & ~((S)(y) >> (top))) | ((S)((inf) - ((y) & (magnitude))) >> (top))))
+#define BNG_RELU_LANES(type) (BNG_RELU_VECTOR_BYTES / sizeof(type))
+/* The vector types of an element type's bits (uint32_t or uint16_t). */
+#define BNG_RELU_U_uint32_t bng_relu_u32
+#define BNG_RELU_S_uint32_t bng_relu_s32
+#define BNG_RELU_U_uint16_t bng_relu_u16
+#define BNG_RELU_S_uint16_t bng_relu_s16
+#define BNG_RELU_U(type) BNG_RELU_U_##type
+#define BNG_RELU_S(type) BNG_RELU_S_##type
+#define BNG_RELU_LOAD(v, p) __builtin_memcpy(&(v), (p), sizeof(v))
+#define BNG_RELU_STORE(p, v) __builtin_memcpy((p), &(v), sizeof(v))
+
+/* out[c..] = dy[c..] masked by y[c..], a vector at a time while a whole one is left. */
+#define BNG_RELU_MASK_VECTORS(type, magnitude, inf)                                      \
+    for (; c + BNG_RELU_LANES(type) <= channels; c += BNG_RELU_LANES(type)) {           \
+        BNG_RELU_U(type) d, m;                                                          \
+        BNG_RELU_LOAD(d, dy + c);                                                       \
+        BNG_RELU_LOAD(m, y + c);                                                        \
+        d &= BNG_RELU_KEEPS_V(BNG_RELU_U(type), BNG_RELU_S(type), m, magnitude, inf,    \
+                              8 * sizeof(type) - 1);                                    \
+        BNG_RELU_STORE(out + c, d);                                                     \
+    }
+/* bits[c..] |= the mask of row `at` of y (y[at * y_stride + c..]) shifted to bit
+ * `shift`, for `count` rows from `first`. */
+#define BNG_RELU_BITS_VECTORS(type, magnitude, inf)                                      \
+    for (; c + BNG_RELU_LANES(type) <= channels; c += BNG_RELU_LANES(type)) {           \
+        BNG_RELU_U(type) b = {0}, m;                                                    \
+        for (r = first; r < last; r++) {                                                \
+            BNG_RELU_LOAD(m, y + r * y_stride + c);                                     \
+            b |= (BNG_RELU_KEEPS_V(BNG_RELU_U(type), BNG_RELU_S(type), m, magnitude, inf, \
+                                   8 * sizeof(type) - 1) & 1u) << (r - first);          \
+        }                                                                               \
+        BNG_RELU_STORE(out + c, b);                                                     \
+    }
+/* o[c..] = d[c..] where bit `shift` of b[c..] is set, else +0. */
+#define BNG_RELU_BY_BITS_VECTORS(type)                                                   \
+    for (; c + BNG_RELU_LANES(type) <= channels; c += BNG_RELU_LANES(type)) {           \
+        BNG_RELU_U(type) v, w;                                                          \
+        BNG_RELU_LOAD(v, d + c);                                                        \
+        BNG_RELU_LOAD(w, b + c);                                                        \
+        v &= 0 - ((w >> shift) & 1u);                                                   \
+        BNG_RELU_STORE(o + c, v);                                                       \
+    }
+#else
 #define BNG_RELU_STEP_BYTES 32
-
-static void bng_relu_mask_f32(size_t channels, const uint32_t *dy, const uint32_t *y, uint32_t *out)
-{
-    enum { step = BNG_RELU_STEP_BYTES / sizeof(uint32_t) };
-    size_t c = 0, k;
-
-    for (; c + step <= channels; c += step) {
-        uint32_t d[step], m[step];
-        for (k = 0; k < step; k++) {
-            d[k] = dy[c + k];
-            m[k] = y[c + k];
-        }
-        for (k = 0; k < step; k++)
-            out[c + k] = d[k] & (0u - BNG_RELU_KEEPS(m[k], 0x80000000u, 0x7f800000u));
+#define BNG_RELU_MASK_VECTORS(type, magnitude, inf)                                      \
+    for (; c + BNG_RELU_STEP_BYTES / sizeof(type) <= channels;                          \
+         c += BNG_RELU_STEP_BYTES / sizeof(type)) {                                     \
+        type d[BNG_RELU_STEP_BYTES / sizeof(type)], m[BNG_RELU_STEP_BYTES / sizeof(type)]; \
+        for (k = 0; k < BNG_RELU_STEP_BYTES / sizeof(type); k++) {                      \
+            d[k] = dy[c + k];                                                           \
+            m[k] = y[c + k];                                                            \
+        }                                                                               \
+        for (k = 0; k < BNG_RELU_STEP_BYTES / sizeof(type); k++)                        \
+            out[c + k] = (type)(d[k] & (0u - BNG_RELU_KEEPS((unsigned)m[k], (magnitude) + 1u, inf))); \
     }
-    for (; c < channels; c++)
-        out[c] = dy[c] & (0u - BNG_RELU_KEEPS(y[c], 0x80000000u, 0x7f800000u));
-}
-
-static void bng_relu_mask_f16(size_t channels, const uint16_t *dy, const uint16_t *y, uint16_t *out)
-{
-    enum { step = BNG_RELU_STEP_BYTES / sizeof(uint16_t) };
-    size_t c = 0, k;
-
-    for (; c + step <= channels; c += step) {
-        uint16_t d[step], m[step];
-        for (k = 0; k < step; k++) {
-            d[k] = dy[c + k];
-            m[k] = y[c + k];
-        }
-        for (k = 0; k < step; k++)
-            out[c + k] = (uint16_t)(d[k] & (0u - BNG_RELU_KEEPS((unsigned)m[k], 0x8000u, 0x7c00u)));
+#define BNG_RELU_BITS_VECTORS(type, magnitude, inf)                                      \
+    for (; c + BNG_RELU_STEP_BYTES / sizeof(type) <= channels;                          \
+         c += BNG_RELU_STEP_BYTES / sizeof(type)) {                                     \
+        type b[BNG_RELU_STEP_BYTES / sizeof(type)] = {0};                               \
+        for (r = first; r < last; r++)                                                  \
+            for (k = 0; k < BNG_RELU_STEP_BYTES / sizeof(type); k++)                    \
+                b[k] |= (type)(BNG_RELU_KEEPS((unsigned)y[r * y_stride + c + k],        \
+                                              (magnitude) + 1u, inf) << (r - first));   \
+        for (k = 0; k < BNG_RELU_STEP_BYTES / sizeof(type); k++)                        \
+            out[c + k] = b[k];                                                          \
     }
-    for (; c < channels; c++)
-        out[c] = (uint16_t)(dy[c] & (0u - BNG_RELU_KEEPS((unsigned)y[c], 0x8000u, 0x7c00u)));
-}
+#define BNG_RELU_BY_BITS_VECTORS(type)                                                   \
+    for (; c + BNG_RELU_STEP_BYTES / sizeof(type) <= channels;                          \
+         c += BNG_RELU_STEP_BYTES / sizeof(type)) {                                     \
+        type v[BNG_RELU_STEP_BYTES / sizeof(type)], w[BNG_RELU_STEP_BYTES / sizeof(type)]; \
+        for (k = 0; k < BNG_RELU_STEP_BYTES / sizeof(type); k++) {                      \
+            v[k] = d[c + k];                                                            \
+            w[k] = b[c + k];                                                            \
+        }                                                                               \
+        for (k = 0; k < BNG_RELU_STEP_BYTES / sizeof(type); k++)                        \
+            o[c + k] = (type)(v[k] & (0u - ((unsigned)(w[k] >> shift) & 1u)));          \
+    }
+#endif
+
+/* The three steps on one element type (uint32_t for floats, uint16_t for halves; its
+ * sign bit is magnitude + 1, Inf's bits `inf`), their rows' last elements one at a
+ * time. */
+#define BNG_RELU_STEPS(type, magnitude, inf)                                             \
+    static void bng_relu_mask_##type(size_t channels, const type *dy, const type *y,    \
+                                     type *out)                                         \
+    {                                                                                   \
+        size_t c = 0, k;                                                                \
+        (void)k;                                                                        \
+        BNG_RELU_MASK_VECTORS(type, magnitude, inf)                                     \
+        for (; c < channels; c++)                                                       \
+            out[c] = (type)(dy[c] & (0u - BNG_RELU_KEEPS((unsigned)y[c], (magnitude) + 1u, inf))); \
+    }                                                                                   \
+    /* Bit i of word c of part j: row j * width + i of the `rows` rows. */              \
+    static void bng_relu_bits_##type(size_t rows, size_t channels, const type *y,       \
+                                     size_t y_stride, type *out)                        \
+    {                                                                                   \
+        const size_t width = 8 * sizeof(type);                                          \
+        size_t first, last, c, r, k;                                                    \
+        (void)k;                                                                        \
+        for (first = 0; first < rows; first += width, out += channels) {                \
+            last = bng_min(rows, first + width);                                        \
+            c = 0;                                                                      \
+            BNG_RELU_BITS_VECTORS(type, magnitude, inf)                                 \
+            for (; c < channels; c++)                                                   \
+                for (out[c] = 0, r = first; r < last; r++)                              \
+                    out[c] |= (type)(BNG_RELU_KEEPS((unsigned)y[r * y_stride + c],      \
+                                                    (magnitude) + 1u, inf) << (r - first)); \
+        }                                                                               \
+    }                                                                                   \
+    static void bng_relu_by_bits_##type(size_t rows, size_t channels, const type *dy,   \
+                                        size_t dy_stride, const type *bits, type *out,  \
+                                        size_t out_stride)                              \
+    {                                                                                   \
+        const size_t width = 8 * sizeof(type);                                          \
+        size_t r, c, k;                                                                 \
+        (void)k;                                                                        \
+        for (r = 0; r < rows; r++) {                                                    \
+            const type *d = dy + r * dy_stride, *b = bits + r / width * channels;       \
+            const unsigned shift = (unsigned)(r % width);                               \
+            type *o = out + r * out_stride;                                             \
+            c = 0;                                                                      \
+            BNG_RELU_BY_BITS_VECTORS(type)                                              \
+            for (; c < channels; c++)                                                   \
+                o[c] = (type)(d[c] & (0u - ((unsigned)(b[c] >> shift) & 1u)));          \
+        }                                                                               \
+    }
+BNG_RELU_STEPS(uint32_t, 0x7fffffffu, 0x7f800000u)
+BNG_RELU_STEPS(uint16_t, 0x7fffu, 0x7c00u)
 
 /* `rows` rows of `channels` elements: out = dy masked by y, each array's rows `stride`
  * elements apart (its own stride each). out may be dy (in place). Rows that follow
@@ -347,12 +454,41 @@ static void bng_relu_mask(size_t element, size_t rows, size_t channels,
     }
     for (r = 0; r < rows; r++) {
         if (element == sizeof(uint32_t))
-            bng_relu_mask_f32(channels, (const uint32_t *)dy + r * dy_stride,
-                              (const uint32_t *)y + r * y_stride, (uint32_t *)out + r * out_stride);
+            bng_relu_mask_uint32_t(channels, (const uint32_t *)dy + r * dy_stride,
+                                   (const uint32_t *)y + r * y_stride,
+                                   (uint32_t *)out + r * out_stride);
         else
-            bng_relu_mask_f16(channels, (const uint16_t *)dy + r * dy_stride,
-                              (const uint16_t *)y + r * y_stride, (uint16_t *)out + r * out_stride);
+            bng_relu_mask_uint16_t(channels, (const uint16_t *)dy + r * dy_stride,
+                                   (const uint16_t *)y + r * y_stride,
+                                   (uint16_t *)out + r * out_stride);
     }
+}
+
+/* The mask of a block of rows as bits, in words of the element's size (a float's 32
+ * bits, a half's 16): rows of `channels` words, row j's word c holding, in bit i,
+ * whether y lets dy through at row j * 32 + i (floats) or j * 16 + i (halves) of the
+ * block, channel c. A block of 32 rows is one row of float words, two of half words. */
+typedef char bng_relu_block_fits_bits[BNG_BLOCK_ROWS <= 32 ? 1 : -1];
+
+static void bng_relu_bits(size_t element, size_t rows, size_t channels, const void *y,
+                          size_t y_stride, void *bits)
+{
+    if (element == sizeof(uint32_t))
+        bng_relu_bits_uint32_t(rows, channels, y, y_stride, bits);
+    else
+        bng_relu_bits_uint16_t(rows, channels, y, y_stride, bits);
+}
+
+/* out = dy masked by a block's bits (bng_relu_bits): dy where its bit is set, else +0,
+ * the same bits as bng_relu_mask on the y they came from. out may be dy. */
+static void bng_relu_mask_by_bits(size_t element, size_t rows, size_t channels,
+                                  const void *dy, size_t dy_stride, const void *bits,
+                                  void *out, size_t out_stride)
+{
+    if (element == sizeof(uint32_t))
+        bng_relu_by_bits_uint32_t(rows, channels, dy, dy_stride, bits, out, out_stride);
+    else
+        bng_relu_by_bits_uint16_t(rows, channels, dy, dy_stride, bits, out, out_stride);
 }
 #endif
 
@@ -416,6 +552,8 @@ typedef struct {
     BNG_VMEM unsigned char *x_resident, *dy_resident;
     size_t resident_rows;   /* the slice's last rows, kept in the resident area (0: none) */
     BNG_VMEM unsigned char *y_tile;     /* BNG_FLAG_RELU: a tile of y, masking dy's */
+    BNG_VMEM unsigned char *relu_bits;  /* and the masks of the slice's first blocks */
+    size_t relu_bits_blocks;            /* as bits (bng_relu_bits), or 0 */
     BNG_SHARED unsigned char *x_gsm, *dy_gsm;
     size_t gsm_rows;        /* the streamed rows before those, kept in GSM (0: none) */
 } bng_core_layout;
@@ -468,18 +606,39 @@ static size_t bng_last_rows(size_t rows, size_t most)
     return rows - bng_min(before, rows);
 }
 
+/* The relu bits area: a relu call that keeps rows (it reads y in both passes) keeps the
+ * mask of its slice's first blocks as bits from pass 1 to pass 2 in private memory,
+ * where pass 2 takes it instead of fetching y again. Bits first, before the resident
+ * rows: a block's bits (a row of float words, two of half words: `block_bytes`) save
+ * 32 rows of y from DDR, a resident row's x and dy (two rows) save three rows, x, dy
+ * and y. As many blocks as the slice has, or as `rest` (aligned) holds; none when the
+ * resident area would hold the whole slice anyway (no rows read twice). The bits of
+ * rows that end up resident or in GSM are unused. */
+static size_t bng_relu_bits_blocks(size_t slice_rows, size_t row_pitch, size_t rest,
+                                   size_t block_bytes)
+{
+    const size_t blocks = (slice_rows + BNG_BLOCK_ROWS - 1) / BNG_BLOCK_ROWS;
+
+    if (bng_last_rows(slice_rows, rest / 2 / BNG_ALIGN * BNG_ALIGN / row_pitch) == slice_rows)
+        return 0;
+    return bng_min(blocks, rest / block_bytes);
+}
+
 /* Lay out private memory (`bytes` at `base`) for rows of `row_pitch` bytes and a slice
  * of `slice_rows` rows; `keeps`: the call reads its rows twice, and as many of the
  * slice's last rows as fit the resident area stay there between the passes
  * (generator/plan.py computes the same numbers, DTypePlan.resident_rows). `relu`: a
  * tile buffer for y follows the four; its tiles are sized as a keeping call's, which
- * leaves room for it (the generator checks private_bytes for five blocks' tiles). */
+ * leaves room for it (the generator checks private_bytes for five blocks' tiles). A
+ * relu call that keeps rows and cannot keep them all takes the relu bits area next
+ * (bng_relu_bits_blocks), before the resident one. */
 static void bng_layout(const bng_dtype_config *dtype, BNG_VMEM unsigned char *base, size_t bytes,
                        size_t row_pitch, size_t slice_rows, int keeps, int relu,
                        bng_core_layout *mem)
 {
     BNG_VMEM unsigned char *next = base;
-    size_t quarter, half_rest;
+    const size_t bits_block_bytes = row_pitch * (sizeof(uint32_t) / dtype->element_bytes);
+    size_t quarter, half_rest, rest;
 
     BNG_WORKSPACE(BNG_WORK_TAKE, dtype->max_chunk, dtype->stats_bytes)
     quarter = (bytes - (size_t)(next - base)) / BNG_TILE_BUFFERS / BNG_ALIGN * BNG_ALIGN;
@@ -490,6 +649,9 @@ static void bng_layout(const bng_dtype_config *dtype, BNG_VMEM unsigned char *ba
     mem->dy_tiles[0] = bng_take(&next, mem->tile_bytes);
     mem->dy_tiles[1] = bng_take(&next, mem->tile_bytes);
     mem->y_tile = relu ? bng_take(&next, mem->tile_bytes) : NULL;
+    rest = (bytes - (size_t)(next - base)) / BNG_ALIGN * BNG_ALIGN;
+    mem->relu_bits_blocks = relu && keeps ? bng_relu_bits_blocks(slice_rows, row_pitch, rest, bits_block_bytes) : 0;
+    mem->relu_bits = bng_take(&next, mem->relu_bits_blocks * bits_block_bytes);
     half_rest = (bytes - (size_t)(next - base)) / 2 / BNG_ALIGN * BNG_ALIGN;
     mem->resident_rows = keeps ? bng_last_rows(slice_rows, half_rest / row_pitch) : 0;
     mem->x_resident = next;
@@ -751,8 +913,60 @@ static void bng_core_relu(const bng_core *c, const bng_tile_place *tile)
                                      bng_shared_at((const BNG_SHARED void *)job->call.y,
                                                    tile->row * channel + c->first, element),
                                      tile->rows, c->row_bytes, channel * element, c->pitch));
+    BNG_TRACE_KERNEL(job->kernel, "relu_mask", tile->rows, c->channels);
     bng_relu_mask(element, tile->rows, c->channels, tile->dy, c->pitch / element, c->mem.y_tile,
                   c->pitch / element, tile->dy, c->pitch / element);
+}
+
+/* Whether a streamed tile's blocks all have their bits in the relu bits area (tiles
+ * start at a block boundary of the slice). */
+static int bng_core_relu_bits_cover(const bng_core *c, const bng_tile_place *tile)
+{
+    const size_t end = tile->row - c->begin + tile->rows;
+
+    return (end + BNG_BLOCK_ROWS - 1) / BNG_BLOCK_ROWS <= c->mem.relu_bits_blocks;
+}
+
+/* The relu bits of the tile's block at row `row` of the slice. */
+static BNG_VMEM unsigned char *bng_core_relu_bits_at(const bng_core *c, size_t row)
+{
+    return c->mem.relu_bits
+           + (row - c->begin) / BNG_BLOCK_ROWS * c->pitch * (sizeof(uint32_t) / c->job->dtype->element_bytes);
+}
+
+/* Pass 1, a tile that streams from the caller again in pass 2: after bng_core_relu, its
+ * blocks' masks from the y tile to the bits area, when they fit there. */
+static void bng_core_relu_keep_bits(const bng_core *c, const bng_tile_place *tile)
+{
+    const size_t element = c->job->dtype->element_bytes, stride = c->pitch / element;
+    size_t r;
+
+    if (!tile->streamed || tile->kept || !bng_core_relu_bits_cover(c, tile))
+        return;
+    BNG_TRACE_KERNEL(c->job->kernel, "relu_bits", tile->rows, c->channels);
+    for (r = 0; r < tile->rows; r += BNG_BLOCK_ROWS)
+        bng_relu_bits(element, bng_min(BNG_BLOCK_ROWS, tile->rows - r), c->channels,
+                      c->mem.y_tile + r * c->pitch, stride,
+                      bng_core_relu_bits_at(c, tile->row + r));
+}
+
+/* Pass 2, a tile fetched from the caller again: its dy masked by its bits where pass 1
+ * kept them, else by y fetched again (bng_core_relu). */
+static void bng_core_relu_again(const bng_core *c, const bng_tile_place *tile)
+{
+    const size_t element = c->job->dtype->element_bytes, stride = c->pitch / element;
+    size_t r;
+
+    if (!bng_core_relu_bits_cover(c, tile)) {
+        bng_core_relu(c, tile);
+        return;
+    }
+    BNG_TRACE_KERNEL(c->job->kernel, "relu_by_bits", tile->rows, c->channels);
+    for (r = 0; r < tile->rows; r += BNG_BLOCK_ROWS)
+        bng_relu_mask_by_bits(element, bng_min(BNG_BLOCK_ROWS, tile->rows - r), c->channels,
+                              tile->dy + r * c->pitch, stride,
+                              bng_core_relu_bits_at(c, tile->row + r), tile->dy + r * c->pitch,
+                              stride);
 }
 #endif
 
@@ -807,8 +1021,10 @@ static void bng_core_sum_rows(bng_core *c)
         bng_hal_dma_wait(gets[t][0]);
         bng_hal_dma_wait(gets[t][1]);
 #if BNG_HAS_RELU
-        if (BNG_RELU(&c->job->call))
+        if (BNG_RELU(&c->job->call)) {
             bng_core_relu(c, &tiles[t]);
+            bng_core_relu_keep_bits(c, &tiles[t]);
+        }
 #endif
         if (row % group_rows == 0) {
             bng_step_zero(c->channels, mem->part_dy);
@@ -973,7 +1189,7 @@ static void bng_core_dx(bng_core *c)
 #if BNG_HAS_RELU
             /* a tile kept in GSM holds the dy pass 1 masked (so do the resident ones) */
             if (BNG_RELU(&job->call) && !tiles[t].kept)
-                bng_core_relu(c, &tiles[t]);
+                bng_core_relu_again(c, &tiles[t]);
 #endif
         }
         bng_rows_dx(job->kernel, is_train, n, c->row_channels, c->row_channels, tiles[t].x,
@@ -1627,6 +1843,7 @@ static void bng_nchw_core_sum(const bng_nchw_core *k, size_t c, bng_nchw_channel
             bng_nchw_fetch(k, &tiles[t ^ 1], c, t ^ 1, 1, gets[t ^ 1]);
         bng_hal_dma_wait(gets[t][0]);
         bng_hal_dma_wait(gets[t][1]);
+        BNG_TRACE_KERNEL(kernel, "reduce", tile->planes, tile->n);
         for (p = 0; p < tile->planes; p++) {
             if (tile->offset == 0)
                 bng_nchw_plane_start(&s);
@@ -1670,6 +1887,7 @@ static void bng_nchw_core_dx(const bng_nchw_core *k, size_t c, const bng_nchw_ch
         }
         bng_hal_dma_wait(gets[t][0]);
         bng_hal_dma_wait(gets[t][1]);
+        BNG_TRACE_KERNEL(kernel, is_train ? "dx_train" : "dx_infer", tile->planes, tile->n);
         for (p = 0; p < tile->planes; p++)
             bng_nchw_dx(kernel, is_train, tile->n, k->x_tiles[t] + p * row,
                         k->dy_tiles[t] + p * row, k->dy_tiles[t] + p * row, ch, 0);

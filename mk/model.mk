@@ -21,14 +21,17 @@ $(BUILD)/%/model/trace: bench/model/trace.c include/host/bng_hal_trace.h \
 MODEL_OUT = $(BUILD)/model/$(TARGET)
 .PHONY: model
 ## predicted DSP times of _s for TARGET=t per shape and core count (a prediction from
-## targets.yaml part:): a table, model.csv, model.png [SHAPES="BxC ..."] [CORES="1 8"]
+## targets.yaml part:): a table, model.csv, model.png [SHAPES="BxC BxC:relu NxCxS ..."]
+## [CORES="1 8"]
 model: deps-python generated-fresh deps-plot
 	@$(known_target)$(MAKE) --no-print-directory $(BUILD)/$(TARGET)/model/trace
 	@mkdir -p $(MODEL_OUT)
 	@$(PY) -m generator.costmodel --target "$$TARGET" --trace $(BUILD)/$(TARGET)/model/trace \
 	  $(if $(SHAPES),--shapes "$$SHAPES") $(if $(CORES),--cores "$$CORES") \
 	  --csv $(MODEL_OUT)/model.csv
-	@if command -v gnuplot >/dev/null; then \
+	@if ! grep -q '^# channels: [0-9]' $(MODEL_OUT)/model.csv; then \
+	  echo "note: no plot (it draws the vendor's calls; SHAPES had none)"; \
+	elif command -v gnuplot >/dev/null; then \
 	  gnuplot -e "csv='$(MODEL_OUT)/model.csv'; png='$(MODEL_OUT)/model.png'" \
 	    bench/model/plot.gp && echo "plot: $(MODEL_OUT)/model.png"; \
 	else echo "note: no gnuplot, no plot (the table above and model.csv are complete)"; fi

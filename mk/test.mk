@@ -219,7 +219,14 @@ FLAVOUR_ENV_hthreads_spmd   := $(QUICK_ENV)
 # sanitizer)
 program_of = $(patsubst run/%/,%,$(dir $(1)))
 flavour_of = $(notdir $(patsubst %/,%,$(dir $(call program_of,$(1)))))
-tags_of = $(or $(CASES_$(notdir $(1))),$(CASES_$(call flavour_of,$(1))))
+target_of = $(notdir $(patsubst %/,%,$(dir $(patsubst %/,%,$(dir $(call program_of,$(1)))))))
+tags_of = $(or $(CASES_$(notdir $(1))),$(CASES_$(call flavour_of,$(1))),$(call tsan_cases,$(1)))
+# Under ThreadSanitizer a unified target's suite runs its shared cases only: its private
+# cases run _p on the calling thread, where there is no race to see (ASan, UBSan and
+# valgrind run them); on a split target _p stages by DMA, the host engine's threads, and
+# every case runs. (The ftz mode, private cases only, runs there alone.)
+SPLIT_TARGETS := $(foreach r,$(SUITE_ROOTS),$(if $(filter split,$(BNG_MEMORY_$(r))),$(notdir $(r))))
+tsan_cases = $(if $(TSAN),$(if $(filter $(call target_of,$(1)),$(SPLIT_TARGETS)),,shared))
 suite_env = $(FLAVOUR_ENV_$(call flavour_of,$(1))) \
   $(addprefix CK_INCLUDE_TAGS=,$(call tags_of,$(1)))
 run_env = $(MODE_ENV_$(notdir $(1))) $(RUN_ENV) \
@@ -230,7 +237,7 @@ FTZ_SUITES := $(HALF_SUITES) \
   $(filter %/gnu/test_bng %/gnu_softhalf/test_bng %/portable/test_bng,$(C_SUITES))
 C_RUNS := $(foreach s,$(C_SUITES),run/$(s)/plain) \
   $(if $(VALGRIND),,$(foreach s,$(GNU_SUITES),run/$(s)/fast) \
-    $(foreach s,$(FTZ_SUITES),run/$(s)/ftz))
+    $(foreach s,$(FTZ_SUITES),$(if $(call tsan_cases,run/$(s)/ftz),,run/$(s)/ftz)))
 HALF_RUNS    := $(foreach s,$(HALF_SUITES),run/$(s)/plain)
 EXAMPLE_RUNS := $(foreach s,$(MANUAL_EXAMPLES),run/$(s)/plain)
 # Under a sanitizer the small walk only: the wide ones' unrolled kernels take minutes to

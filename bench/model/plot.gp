@@ -1,5 +1,6 @@
 # make model: model.csv -> model.png, predicted _s time against batch for each channel
-# count, with the DDR floor, per storage type, at the largest core count predicted.
+# count, with the DDR floor, per storage type, at the largest core count predicted: the
+# vendor's calls (the extensions' ReLU and NCHW rows are in the CSV and the table).
 # gnuplot -e "csv='...'; png='...'" bench/model/plot.gp
 set terminal pngcairo size 1200,1000 font "sans,10" noenhanced
 set output png
@@ -15,9 +16,9 @@ set xlabel "batch (rows: N*H*W)"
 set ylabel "microseconds"
 set key outside right
 set grid
-# one channel count's calls of one storage type, in batch order
-calls(dt, c) = sprintf("< awk -F, '$2 == \"%s\" && $4 == %s && $5 == %s' '%s' " \
-    . "| sort -t, -k3,3n", dt, c, cores, csv)
+# one channel count's vendor calls (spatial and relu 0) of one storage type, in batch order
+calls(dt, c) = sprintf("< awk -F, '$2 == \"%s\" && $4 == %s && $5 == %s " \
+    . "&& $(NF-1) == 0 && $NF == 0' '%s' | sort -t, -k3,3n", dt, c, cores, csv)
 do for [dt in dtypes] {
     set title dt
     plot for [i=1:words(channels)] calls(dt, word(channels, i)) using 3:7 \

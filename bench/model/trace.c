@@ -3,15 +3,21 @@
  * stdout, for generator/costmodel/ to replay against the part's figures.
  *
  *   trace [--copy] CALL...      CALL: f32:4096x64:0xff (dtype, batch x channel, core
- *                               mask), with :infer for is_train = 0
+ *                               mask), with :infer for is_train = 0 and :relu for the
+ *                               fused ReLU backward; f32:16x64x3136:0xff is NCHW
+ *                               (batch x channel x spatial)
  *
- * Each call's record is framed by "call <dtype> <batch>x<channel> mask <mask> train
- * <0|1>" and "end". Without --copy the transfers move no data and x, dy, dx and the
+ * A plain call is the vendor's _s; a ReLU or NCHW call is the ext _s
+ * (batch_norm_grad_ext.h) with BNG_FLAG_RELU (y, the forward output, beside x and dy)
+ * or BNG_FLAG_NCHW (the spatial extent in BNG_PARAM_SPATIAL). Each call's record is
+ * framed by "call <dtype> <batch>x<channel>[x<spatial>] mask <mask> train <0|1>[ relu]"
+ * and "end". Without --copy the transfers move no data and x, dy, y, dx and the
  * per-channel arrays lie in memory that may not be touched (mapped without access): the
  * driver reaches them by DMA only, so a call of any size traces in the time its kernels
  * take on the private tiles. With --copy the arrays are real and filled, the transfers
- * copy, and each call's outputs are checked against _p's, bit for bit (the trace HAL is
- * then a HAL like any other): "end identical", or exit status 1.
+ * copy, and each call's outputs are checked against those of _p (ext _p for an ext
+ * call), bit for bit (the trace HAL is then a HAL like any other): "end identical", or
+ * exit status 1.
  *
  * Built per target against a library whose driver was compiled with -include
  * bng_hal_trace.h (the kernel hook), linked with bng_hal_trace.c.
@@ -27,6 +33,15 @@
 #include "bng_hal_trace.h"
 #include "bng_kernels.h"
 
+#if BNG_HAS_EXT
+#include "batch_norm_grad_ext.h"
+#define PARAMS_LEN BNG_EXT_PARAMS_LEN
+#else
+#define PARAMS_LEN BNG_PARAMS_LEN
+#endif
+#define HAS_RELU (BNG_HAS_EXT && BNG_HAS_RELU)
+#define HAS_NCHW (BNG_HAS_EXT && BNG_HAS_NCHW)
+
 #if defined(BNG_HAS_F16) && BNG_HAS_F16
 #define HAS_HP 1
 #else
@@ -36,12 +51,15 @@
 typedef struct {
     int half;                   /* hp_ (else fp_) */
     long long batch, channel;
+    long long spatial;          /* NCHW's extent; 0: NHWC, the vendor's layout */
     unsigned mask;
     int is_train;
+    int relu;                   /* BNG_FLAG_RELU */
 } call;
 
-/* The arrays of one call, in the order of the parameter block where they are in it. */
-enum { X, DY, DX, MEAN, INVAR, SCALE, DBIAS, DSCALE, ARRAYS };
+/* The arrays of one call, in the order of the parameter block where they are in it
+ * (y: none, 0 bytes, without ReLU). */
+enum { X, DY, DX, MEAN, INVAR, SCALE, DBIAS, DSCALE, Y, ARRAYS };
 
 typedef struct {
     unsigned char *at[ARRAYS];
@@ -52,23 +70,56 @@ typedef struct {
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: trace [--copy] DTYPE:BATCHxCHANNEL:MASK[:infer] ...\n");
+    fprintf(stderr, "usage: trace [--copy] DTYPE:BATCHxCHANNEL[xSPATIAL]:MASK[:infer][:relu]"
+                    " ...\n");
     exit(2);
+}
+
+/* The words after the mask, each once: infer, relu (not with NCHW). 1 when they are. */
+static int parse_modes(const char *rest, call *c)
+{
+    char word[8];
+    int n = 0;
+
+    while (*rest == ':') {
+        if (sscanf(rest, ":%7[a-z]%n", word, &n) != 1)
+            return 0;
+        rest += n;
+        if (strcmp(word, "infer") == 0 && c->is_train)
+            c->is_train = 0;
+        else if (strcmp(word, "relu") == 0 && HAS_RELU && !c->relu && !c->spatial)
+            c->relu = 1;
+        else
+            return 0;
+    }
+    return *rest == '\0';
 }
 
 static int parse_call(const char *text, call *c)
 {
-    char dtype[8], mode[8] = "";
+    char dtype[8];
     int n = 0;
 
-    if (sscanf(text, "%7[a-z0-9]:%lldx%lld:%x%n", dtype, &c->batch, &c->channel, &c->mask, &n) != 4)
+    memset(c, 0, sizeof *c);
+    c->is_train = 1;
+    if (sscanf(text, "%7[a-z0-9]:%lldx%lld%n", dtype, &c->batch, &c->channel, &n) != 3)
         return 0;
-    if (text[n] == ':' && sscanf(text + n + 1, "%7s", mode) != 1)
+    text += n;
+    if (*text == 'x') {
+        if (!HAS_NCHW || sscanf(text, "x%lld%n", &c->spatial, &n) != 1 || c->spatial <= 0)
+            return 0;
+        text += n;
+    }
+    if (sscanf(text, ":%x%n", &c->mask, &n) != 1 || !parse_modes(text + n, c))
         return 0;
-    c->is_train = strcmp(mode, "infer") != 0;
     c->half = strcmp(dtype, "f16") == 0;
-    return (c->half ? HAS_HP : strcmp(dtype, "f32") == 0) && c->batch > 0 && c->channel > 0
-           && (mode[0] == '\0' || !c->is_train);
+    return (c->half ? HAS_HP : strcmp(dtype, "f32") == 0) && c->batch > 0 && c->channel > 0;
+}
+
+/* Elements of x (dy, dx, y). */
+static size_t data_elements(const call *c)
+{
+    return (size_t)c->batch * (size_t)c->channel * (size_t)(c->spatial ? c->spatial : 1);
 }
 
 static size_t element_bytes(const call *c)
@@ -103,8 +154,9 @@ static void place(const call *c, int copy, arrays *a)
     size_t i, at = 0;
 
     for (i = 0; i < ARRAYS; i++) {
-        const size_t per_channel = i <= DX ? (size_t)c->batch * element_bytes(c) : stats_bytes(c);
-        a->bytes[i] = (size_t)c->channel * per_channel;
+        const int is_data = i <= DX || (i == Y && c->relu);
+        a->bytes[i] = is_data ? data_elements(c) * element_bytes(c)
+                      : i == Y ? 0 : (size_t)c->channel * stats_bytes(c);
         at += round_up(a->bytes[i]);
     }
     a->block_bytes = at;
@@ -134,14 +186,16 @@ static void put_value(const call *c, unsigned char *base, size_t k, float v, int
     ((float *)(void *)base)[k] = v;
 }
 
-/* Deterministic inputs: small values that half holds. */
+/* Deterministic inputs: small values that half holds; y negative, zero and positive. */
 static void fill(const call *c, arrays *a)
 {
-    size_t k, n = (size_t)(c->batch * c->channel);
+    size_t k, n = data_elements(c);
 
     for (k = 0; k < n; k++) {
         put_value(c, a->at[X], k, (float)((int)(k * 37 % 101) - 50) / 64.0f, 1);
         put_value(c, a->at[DY], k, (float)((int)(k * 53 % 89) - 44) / 128.0f, 1);
+        if (c->relu)
+            put_value(c, a->at[Y], k, (float)((int)(k * 29 % 83) - 41) / 32.0f, 1);
     }
     for (k = 0; k < (size_t)c->channel; k++) {
         put_value(c, a->at[MEAN], k, (float)(k % 7) / 16.0f, 0);
@@ -154,34 +208,58 @@ static void set_params(long long *params, const call *c, const arrays *a)
 {
     int i;
 
-    for (i = 0; i < BNG_PARAMS_LEN; i++)
+    for (i = 0; i < PARAMS_LEN; i++)
         params[i] = 0;
     for (i = MEAN; i <= DSCALE; i++)
         params[BNG_PARAM_MEAN + i - MEAN] = (long long)(intptr_t)a->at[i];
     params[BNG_PARAM_BATCH] = c->batch;
     params[BNG_PARAM_CHANNEL] = c->channel;
     params[BNG_PARAM_IS_TRAIN] = c->is_train;
+#if HAS_RELU
+    if (c->relu) {
+        params[BNG_PARAM_FLAGS] |= BNG_FLAG_RELU;
+        params[BNG_PARAM_Y] = (long long)(intptr_t)a->at[Y];
+    }
+#endif
+#if HAS_NCHW
+    if (c->spatial) {
+        params[BNG_PARAM_FLAGS] |= BNG_FLAG_NCHW;
+        params[BNG_PARAM_SPATIAL] = c->spatial;
+    }
+#endif
 }
 
 /* Array i of a call as its C type. */
 #define AS(type, a, i) ((type *)(void *)(a)->at[i])
+
+/* A call the vendor's entry points cannot make (ReLU, NCHW) goes to the ext ones. */
+#if BNG_HAS_EXT
+static int extended(const call *c)
+{
+    return c->relu || c->spatial;
+}
+#define ENTRY(family, kind, c) \
+    (extended(c) ? family##_batch_norm_grad_ext_##kind : family##_batch_norm_grad_##kind)
+#else
+#define ENTRY(family, kind, c) family##_batch_norm_grad_##kind
+#endif
 
 static void call_s(const call *c, const arrays *a)
 {
     set_params(BNG_SHARED_PARAMS, c, a);
 #if HAS_HP
     if (c->half) {
-        hp_batch_norm_grad_s(AS(half, a, X), AS(half, a, DY), AS(half, a, DX), (int)c->mask);
+        ENTRY(hp, s, c)(AS(half, a, X), AS(half, a, DY), AS(half, a, DX), (int)c->mask);
         return;
     }
 #endif
-    fp_batch_norm_grad_s(AS(float, a, X), AS(float, a, DY), AS(float, a, DX), (int)c->mask);
+    ENTRY(fp, s, c)(AS(float, a, X), AS(float, a, DY), AS(float, a, DX), (int)c->mask);
 }
 
 /* _p on copies of the inputs; 1 when dx, dbias and dscale are _s's bits. */
 static int same_as_p(const call *c, const arrays *s)
 {
-    long long params[BNG_PARAMS_LEN];
+    long long params[PARAMS_LEN];
     arrays p;
     int i, same;
 
@@ -193,10 +271,10 @@ static int same_as_p(const call *c, const arrays *s)
     set_params(params, c, &p);
 #if HAS_HP
     if (c->half)
-        hp_batch_norm_grad_p(AS(half, &p, X), AS(half, &p, DY), AS(half, &p, DX), params);
+        ENTRY(hp, p, c)(AS(half, &p, X), AS(half, &p, DY), AS(half, &p, DX), params);
     else
 #endif
-        fp_batch_norm_grad_p(AS(float, &p, X), AS(float, &p, DY), AS(float, &p, DX), params);
+        ENTRY(fp, p, c)(AS(float, &p, X), AS(float, &p, DY), AS(float, &p, DX), params);
     same = params[BNG_PARAM_STATUS] == BNG_OK;
     for (i = 0; i < ARRAYS; i++)
         same = same && memcmp(p.at[i], s->at[i], s->bytes[i]) == 0;
@@ -217,8 +295,10 @@ static int trace_call(const call *c, int copy)
     bng_hal_trace_forget();
     for (i = 0; i < ARRAYS; i++)
         bng_hal_trace_region(a.at[i], a.bytes[i], "ddr");
-    printf("call %s %lldx%lld mask %#x train %d\n", c->half ? "f16" : "f32", c->batch, c->channel,
-           c->mask, c->is_train);
+    printf("call %s %lldx%lld", c->half ? "f16" : "f32", c->batch, c->channel);
+    if (c->spatial)
+        printf("x%lld", c->spatial);
+    printf(" mask %#x train %d%s\n", c->mask, c->is_train, c->relu ? " relu" : "");
     call_s(c, &a);
     if (BNG_SHARED_PARAMS[BNG_PARAM_STATUS] != BNG_OK) {
         fprintf(stderr, "trace: status %lld\n", BNG_SHARED_PARAMS[BNG_PARAM_STATUS]);

@@ -77,6 +77,9 @@
 #define BNG_HAS_EXT 1
 #define BNG_HAS_RELU 1
 #define BNG_HAS_NCHW 1
+/* The ReLU mask's vectors (BNG_FLAG_RELU, on the gnu backend): one register, the f32
+ * lanes' bytes. */
+#define BNG_RELU_VECTOR_BYTES 64
 /* NCHW (BNG_FLAG_NCHW) summation: a plane's vectors in blocks of this many, each block
  * summed from zero in registers and added to the plane's lane sums (docs/design.md). */
 #define BNG_NCHW_BLOCK_VECTORS 32

@@ -1,4 +1,4 @@
-"""python3 -m generator.costmodel --target t --trace PROGRAM [--shapes "BxC ..."]
+"""python3 -m generator.costmodel --target t --trace PROGRAM [--shapes "BxC BxC:relu NxCxS ..."]
 [--cores "1 8"] [--csv FILE]: trace, replay, report (make model runs it)."""
 
 import argparse
@@ -11,14 +11,15 @@ from ..loader import load
 from ..plan import TargetPlan, plan_target
 from ..validate import validate
 from . import report
-from .opcount import kernel_timer
+from .opcount import RELU_STEP_OPS, kernel_timer
 from .replay import Machine, Prediction, predict
 from .shapes import Shape, default_shapes, parse_cores, parse_shapes
 from .trace import Call, KernelCall, parse
 
 
 def record(program: str, calls: List[str]) -> str:
-    """The trace program's record of the calls (DTYPE:BATCHxCHANNEL:MASK each)."""
+    """The trace program's record of the calls (DTYPE:BATCHxCHANNEL[xSPATIAL]:MASK[:relu]
+    each)."""
     done = subprocess.run([program, *calls], capture_output=True, text=True)
     if done.returncode != 0:
         raise ConfigError(program, "", "the trace failed: "
@@ -37,11 +38,16 @@ def predictions(args) -> Tuple[TargetPlan, List[Tuple[Shape, Prediction]]]:
                           "missing: make model needs the part's figures (targets.yaml's header "
                           "lists the keys)")
     tp = plan_target(target)
-    shapes = parse_shapes(args.shapes) if args.shapes else default_shapes()
+    shapes = parse_shapes(args.shapes) if args.shapes else default_shapes(tp.extensions)
+    for s in shapes:
+        if s.extension and not tp.has(s.extension):
+            raise ConfigError("SHAPES", s.size, f"{target.name} does not have the "
+                              f"{s.extension} extension (targets.yaml extensions:)")
     cores = parse_cores(args.cores, target.cores) if args.cores else (target.cores,)
     wanted = [(s, d, n) for d in tp.dtypes for s in shapes for n in cores]
     calls: List[Call] = parse(record(args.trace, [
-        f"{d.name}:{s.batch}x{s.channel}:{(1 << n) - 1:#x}" for s, d, n in wanted]))
+        f"{d.name}:{s.size}:{(1 << n) - 1:#x}" + (":relu" if s.relu else "")
+        for s, d, n in wanted]))
     machine = Machine.from_part(target.part)
     seconds = kernel_timer(tp, machine.clock_hz, machine.alu_per_cycle, machine.ldst_per_cycle)
     return tp, [(s, predict(c, machine, seconds, d.element_bytes, d.stats_bytes))
@@ -53,7 +59,8 @@ def main(argv=None) -> int:
     ap.add_argument("--config", default="targets.yaml")
     ap.add_argument("--target", required=True)
     ap.add_argument("--trace", required=True, help="the trace program (make model builds it)")
-    ap.add_argument("--shapes", help='"BATCHxCHANNEL ..." (default: ResNet-50 and the bench)')
+    ap.add_argument("--shapes", help='"BATCHxCHANNEL ...", BATCHxCHANNEL:relu (fused ReLU), '
+                    'BATCHxCHANNELxSPATIAL (NCHW) (default: ResNet-50 and the bench)')
     ap.add_argument("--cores", help='"1 8": core counts (default: all the target has)')
     ap.add_argument("--csv", help="write one line per call here")
     args = ap.parse_args(argv)
@@ -62,10 +69,12 @@ def main(argv=None) -> int:
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    used = {(e.entry, e.channels) for _, p in rows for r in p.call.regions
-            for events in r.values() for e in events if isinstance(e, KernelCall)}
+    kernel_calls = [e for _, p in rows for r in p.call.regions for events in r.values()
+                    for e in events if isinstance(e, KernelCall)]
+    used = {(e.entry, e.channels) for e in kernel_calls if e.op not in RELU_STEP_OPS}
+    masked = any(e.op in RELU_STEP_OPS for e in kernel_calls)
     print(report.heading(tp))
-    print(report.kernel_table(tp, used))
+    print(report.kernel_table(tp, used, masked))
     by_dtype = {d.name: [(s, p) for s, p in rows if p.call.dtype == d.name] for d in tp.dtypes}
     for name, mine in by_dtype.items():
         print(report.table(name, mine))

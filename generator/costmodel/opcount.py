@@ -1,19 +1,31 @@
-"""Vector operations of the generated row ukernels, counted from the template that
-writes them.
+"""Vector operations of the generated ukernels, counted from the template that writes
+them, and the driver's ReLU mask steps, an estimate.
 
 templates/ukernels.c.j2 spells each ukernel's arithmetic once, in macros: per row
 reduce_load and reduce_add (reduce), dx_train_store, dx_infer_store; per block of
 BLOCK_ROWS rows reduce_zero and reduce_fold; the generic kernel's columns in
 generic_reduce_columns and generic_dx_train. The plan (generator/plan.py) says which
-vector widths a kernel writes per row (its segment loops). Here each macro is rendered
-for a width and its bng_f32xN_* operations counted by name, so that a change of the
-template's arithmetic changes the counts with it.
+vector widths a kernel writes per row (its segment loops). The NCHW ukernels
+(templates/nchw_ukernels.c.j2) spell a plane's vectors through the same macros: per
+vector of the dtype's lanes the row macros, per block of NCHW_BLOCK_VECTORS vectors
+(reduce) reduce_zero and reduce_fold, and the plane's last elements one lane each.
+Here each macro is rendered for a width and its bng_f32xN_* operations counted by
+name, so that a change of the template's arithmetic changes the counts with it.
 
 An operation on N lanes takes ceil(N / vector lanes) issue slots (a target's vector
 register holds its f32 lanes); loads and stores go to the load/store units, everything
 else to the arithmetic units, and a half load or store is also a conversion (one
 arithmetic slot). Per-call set-up (the per-channel vectors a specialized kernel loads
-into registers once) is left out.
+into registers once, the broadcasts of an NCHW kernel's coefficients) is left out.
+
+The fused ReLU's steps (BNG_FLAG_RELU, include/bng_driver.c: a tile's dy masked by
+y, its mask kept as bits, a tile's dy masked by its bits) are the driver's, not
+generated ukernels. On a gnu-backend target they are GCC vectors of one register
+(BNG_RELU_VECTOR_BYTES), costed like the ukernels, at their issue slots per vector
+(RELU_VECTOR_SLOTS, counted by hand from the driver's macros), the row's last
+elements one at a time; on the other backends they are plain C, costed at their
+operations per element at RELU_SCALAR_OPS_PER_CYCLE, an estimate, until a
+measurement on the part replaces it.
 """
 
 import functools
@@ -21,7 +33,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Dict, Optional, Tuple
 
-from ..plan import BLOCK_ROWS, OPS, DTypePlan, Kernel, TargetPlan
+from ..plan import BLOCK_ROWS, NCHW_BLOCK_VECTORS, OPS, DTypePlan, Kernel, TargetPlan
 from ..render import environment, template_context
 
 OPERATION = re.compile(r"bng_f32x(\d+)_(\w+)\(")
@@ -41,6 +53,26 @@ class Slots:
 
     def __sub__(self, other: "Slots") -> "Slots":
         return Slots(self.alu - other.alu, self.ldst - other.ldst)
+
+
+# The driver's ReLU steps (the kernel hook's op names) on the gnu backend: issue slots
+# per vector, counted by hand from include/bng_driver.c's BNG_RELU_*_VECTORS. The
+# mask of y's lanes (BNG_RELU_KEEPS_V) is nine: 0 - y, a shift, y's shift, not, and,
+# |y|, Inf - |y|, a shift, or. relu_mask: load dy and y, the nine, and; store.
+# relu_bits, per row: load y, the nine, and 1, shift, or (a word's store per 32 or 16
+# rows left out). relu_by_bits: load dy and the bits, shift, and 1, negate, and; store.
+RELU_VECTOR_SLOTS = {"relu_mask": Slots(alu=10, ldst=3), "relu_bits": Slots(alu=12, ldst=1),
+                     "relu_by_bits": Slots(alu=4, ldst=3)}
+# The same steps as plain C (the other backends, and a row's last elements): scalar
+# operations per element, counted by hand. relu_mask (bng_relu_mask): load dy and y, the
+# seven of BNG_RELU_KEEPS, negate, and, store. relu_bits (bng_relu_bits): load y, the
+# seven, shift, or. relu_by_bits (bng_relu_mask_by_bits): load dy and the bits' word,
+# shift, and 1, negate, and, store.
+RELU_STEP_OPS = {"relu_mask": 12, "relu_bits": 10, "relu_by_bits": 7}
+# An estimate, not a count: the scalar unit's operations per cycle on these steps. A
+# measurement of the steps on the part (the calibration program's, when it times them)
+# replaces it.
+RELU_SCALAR_OPS_PER_CYCLE = 3.0
 
 
 @dataclass(frozen=True)
@@ -122,6 +154,43 @@ class KernelCosts:
                 row += self._macro(("generic_" if generic else "") + op + "_row", lanes) * n
         return OpCost(row, block)
 
+    def nchw_cost(self, op: str, n: int) -> Slots:
+        """One plane's `n` elements through an NCHW ukernel (any of a dtype's sets: the
+        specialized ones are the generic code with n constant): the dtype's vectors,
+        reduce's blocks of them, the last n % lanes elements a lane each."""
+        assert op in OPS, op
+        lanes = self.dtype.config.lanes
+        vectors, tail = divmod(n, lanes)
+        if op == "reduce":
+            blocks = -(-vectors // NCHW_BLOCK_VECTORS)
+            return (self._macro("reduce_row", lanes) * vectors
+                    + self._macro("reduce_block", lanes) * blocks
+                    + (self._macro("reduce_row", 1) + self._macro("reduce_block", 1)) * tail)
+        return (self._macro(op + "_row", lanes) * vectors
+                + self._macro(op + "_row", 1) * tail)
+
+
+def relu_step_cycles(op: str) -> float:
+    """Core cycles per element of a ReLU step of the driver as plain C: an estimate."""
+    return RELU_STEP_OPS[op] / RELU_SCALAR_OPS_PER_CYCLE
+
+
+def relu_step_seconds(tp: TargetPlan, dtype: DTypePlan, op: str, rows: int, channels: int,
+                      clock_hz: float, alu_per_cycle: float, ldst_per_cycle: float) -> float:
+    """Seconds of a traced ReLU step of `rows` rows of `channels`: on a gnu-backend
+    target whole vectors of one register at their slots (the mask by y works on the
+    tile's rows as one run: they follow each other in private memory on a unified
+    target, the only kind with relu), the rest one element at a time at the plain-C
+    estimate; on the other backends all of it at the estimate."""
+    if tp.target.vector_backend != "gnu":
+        return rows * channels * relu_step_cycles(op) / clock_hz
+    lanes = 4 * tp.vector_lanes // dtype.element_bytes
+    runs, run = (1, rows * channels) if op == "relu_mask" else (rows, channels)
+    vectors, tail = divmod(run, lanes)
+    slots = RELU_VECTOR_SLOTS[op] * (vectors * runs)
+    cycles = max(slots.alu / alu_per_cycle, slots.ldst / ldst_per_cycle)
+    return (cycles + runs * tail * relu_step_cycles(op)) / clock_hz
+
 
 def kernel_by_entry(tp: TargetPlan, entry: str) -> Optional[Tuple[DTypePlan, Kernel]]:
     """The plan's kernel whose table entry is `entry` (a trace names them so)."""
@@ -132,18 +201,33 @@ def kernel_by_entry(tp: TargetPlan, entry: str) -> Optional[Tuple[DTypePlan, Ker
     return None
 
 
+def nchw_dtype(tp: TargetPlan, entry: str) -> Optional[DTypePlan]:
+    """The dtype of the NCHW ukernel set named `entry`, if it is one of the plan's."""
+    if not tp.has("nchw"):
+        return None
+    return next((d for d in tp.dtypes if entry in tp.nchw_kernel_names(d)), None)
+
+
 def kernel_timer(tp: TargetPlan, clock_hz: float, alu_per_cycle: float,
                  ldst_per_cycle: float) -> Callable[[object], float]:
     """Seconds of a traced kernel call (entry, op, rows, channels): its slots at the
-    issue rates, the busier kind of unit deciding, at the clock."""
+    issue rates, the busier kind of unit deciding, at the clock; the ReLU steps as
+    relu_step_seconds costs them."""
     costs = {d.name: KernelCosts(tp, d) for d in tp.dtypes}
 
     @functools.lru_cache(maxsize=None)
     def seconds(entry: str, op: str, rows: int, channels: int) -> float:
+        nchw = nchw_dtype(tp, entry)
         found = kernel_by_entry(tp, entry)
-        if found is None:
+        if op in RELU_STEP_OPS and found is not None:
+            return relu_step_seconds(tp, found[0], op, rows, channels, clock_hz, alu_per_cycle,
+                                     ldst_per_cycle)
+        if nchw is not None:
+            slots = costs[nchw.name].nchw_cost(op, channels) * rows
+        elif found is not None:
+            dtype, kernel = found
+            slots = costs[dtype.name].cost(kernel, op, channels).slots(rows)
+        else:
             raise KeyError(f"the trace names {entry}, which the plan of {tp.name} does not have")
-        dtype, kernel = found
-        slots = costs[dtype.name].cost(kernel, op, channels).slots(rows)
         return max(slots.alu / alu_per_cycle, slots.ldst / ldst_per_cycle) / clock_hz
     return lambda call: seconds(call.entry, call.op, call.rows, call.channels)

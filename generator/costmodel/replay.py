@@ -266,14 +266,16 @@ def predict(call: Call, machine: Machine, kernel_seconds: Callable[[KernelCall],
         seconds += times.seconds
         for k in CATEGORIES:
             spent[k] += times.spent[k]
-    least = minimum_ddr_bytes(call.batch, call.channel, element_bytes, stats_bytes)
+    least = minimum_ddr_bytes(call, element_bytes, stats_bytes)
     moved = call.bytes_by_level()
     return Prediction(call, seconds, spent, moved, least, least / machine.bandwidth["ddr"],
                       moved["ddr"] / machine.bandwidth["ddr"])
 
 
-def minimum_ddr_bytes(batch: int, channel: int, element_bytes: int, stats_bytes: int) -> int:
-    """The least the vendor's call can move to and from DDR: x and dy read once, dx
-    written once, mean, invar and scale read once, dbias and dscale written once (in
-    inference too: dbias and dscale need x and dy)."""
-    return 3 * batch * channel * element_bytes + 5 * channel * stats_bytes
+def minimum_ddr_bytes(call: Call, element_bytes: int, stats_bytes: int) -> int:
+    """The least the call can move to and from DDR: x and dy read once (and y, with the
+    fused ReLU), dx written once, mean, invar and scale read once, dbias and dscale
+    written once (in inference too: dbias and dscale need x and dy). NCHW moves what
+    NHWC does: the same elements in another order."""
+    arrays = 4 if call.relu else 3
+    return arrays * call.elements * element_bytes + 5 * call.channel * stats_bytes

@@ -7,7 +7,7 @@ from typing import Dict, List, Set, Tuple
 
 from ..model import PartFigures
 from ..plan import OPS, TargetPlan
-from .opcount import KernelCosts
+from .opcount import RELU_STEP_OPS, RELU_VECTOR_SLOTS, KernelCosts, nchw_dtype, relu_step_cycles
 from .replay import BOUNDS, Prediction
 from .shapes import Shape
 
@@ -23,13 +23,20 @@ def heading(tp: TargetPlan) -> str:
             f"issues per cycle (docs/performance.md, \"The DSP cost model\")")
 
 
-def kernel_table(tp: TargetPlan, used: Set[Tuple[str, int]]) -> str:
+def kernel_table(tp: TargetPlan, used: Set[Tuple[str, int]], masked: bool = False) -> str:
     """Issue slots per row (ALU + load/store), and per block of rows where the op adds
-    some, of each kernel the calls used (table entry, channels)."""
+    some, of each kernel the calls used (table entry, channels); per plane of an NCHW
+    ukernel set's (entry, elements); the ReLU steps' costs when a call masked."""
     costs = {d.name: KernelCosts(tp, d) for d in tp.dtypes}
     by_entry = {k.table_entry: (d, k) for d in tp.dtypes for k in d.kernels}
     lines = ["kernel issue slots (ALU + load/store) per row, [per 32-row block]:"]
     for entry, channels in sorted(used):
+        if entry not in by_entry:
+            d = nchw_dtype(tp, entry)
+            parts = [f"{op} {c.alu}+{c.ldst}" for op in OPS
+                     for c in [costs[d.name].nchw_cost(op, channels)]]
+            lines.append(f"  {entry} (NCHW, per plane of {channels}): " + ", ".join(parts))
+            continue
         d, k = by_entry[entry]
         parts = []
         for op in OPS:
@@ -37,7 +44,22 @@ def kernel_table(tp: TargetPlan, used: Set[Tuple[str, int]]) -> str:
             block = f" [{c.block.alu}+{c.block.ldst}]" if c.block.alu or c.block.ldst else ""
             parts.append(f"{op} {c.row.alu}+{c.row.ldst}{block}")
         lines.append(f"  {entry} ({channels} ch): " + ", ".join(parts))
+    if masked:
+        lines.append(relu_steps_line(tp))
     return "\n".join(lines)
+
+
+def relu_steps_line(tp: TargetPlan) -> str:
+    """How the driver's ReLU steps are costed: vector slots (gnu backend) and the
+    plain-C estimate per element."""
+    steps = ", ".join(f"{op} {n}" for op, n in RELU_STEP_OPS.items())
+    cycles = ", ".join(f"{relu_step_cycles(op):.2f}" for op in RELU_STEP_OPS)
+    plain = f"operations per element {steps}, an estimate of {cycles} cycles"
+    if tp.target.vector_backend != "gnu":
+        return f"  the ReLU steps (the driver's plain C, not ukernels): {plain}"
+    slots = ", ".join(f"{op} {c.alu}+{c.ldst}" for op, c in RELU_VECTOR_SLOTS.items())
+    return (f"  the ReLU steps (the driver's GCC vectors of one register, not ukernels): "
+            f"issue slots per vector {slots}; a row's last elements as plain C, {plain}")
 
 
 COLUMNS = ("shape", "batch x ch", "layers", "cores", "predicted_us", "floor_us", "floor%",
@@ -52,7 +74,7 @@ def kept_share(p: Prediction) -> str:
 
 
 def _row(shape: Shape, p: Prediction) -> Tuple[str, ...]:
-    return (shape.label, f"{shape.batch}x{shape.channel}", str(shape.layers), str(p.call.cores),
+    return (shape.label, shape.size, str(shape.layers), str(p.call.cores),
             f"{p.seconds * 1e6:.1f}", f"{p.floor_seconds * 1e6:.1f}",
             f"{100 * p.floor_seconds / p.seconds:.0f}", f"{100 * p.own_seconds / p.seconds:.0f}",
             f"{p.bytes['ddr'] / MB:.2f}", f"{p.min_ddr_bytes / MB:.2f}",
@@ -71,32 +93,36 @@ def table(dtype: str, rows: List[Tuple[Shape, Prediction]]) -> str:
 
 
 def network_totals(dtype: str, rows: List[Tuple[Shape, Prediction]]) -> List[str]:
-    """Per network batch and core count: all its batch-norm layers, one after the other."""
+    """Per network batch, extension and core count: all its batch-norm layers (with the
+    fused ReLU, those a ReLU follows), one after the other."""
     totals: Dict[Tuple[str, int], List[float]] = {}
     for s, p in rows:
         if s.label.startswith("resnet50"):
-            key = (s.label.split()[1], p.call.cores)
-            t = totals.setdefault(key, [0.0, 0.0])
-            t[0] += s.layers * p.seconds
-            t[1] += s.layers * p.floor_seconds
-    return [f"  {dtype} resnet50 {n}, {cores} cores: 53 layers {t[0] * 1e3:.2f} ms "
-            f"(DDR floor {t[1] * 1e3:.2f} ms, {100 * t[1] / t[0]:.0f}%)"
+            key = (s.label.split()[1] + (f" {s.extension}" if s.extension else ""), p.call.cores)
+            t = totals.setdefault(key, [0, 0.0, 0.0])
+            t[0] += s.layers
+            t[1] += s.layers * p.seconds
+            t[2] += s.layers * p.floor_seconds
+    return [f"  {dtype} resnet50 {n}, {cores} cores: {t[0]} layers {t[1] * 1e3:.2f} ms "
+            f"(DDR floor {t[2] * 1e3:.2f} ms, {100 * t[2] / t[1]:.0f}%)"
             for (n, cores), t in totals.items()]
 
 
 def write_csv(path: str, rows: List[Tuple[Shape, Prediction]]) -> None:
-    """One line per call; a first comment line lists the channel counts (the plot's lines)."""
+    """One line per call; a first comment line lists the channel counts of the vendor's
+    calls (the plot's lines: it draws those, the last two columns 0)."""
     out = io.StringIO()
-    channels = sorted({s.channel for s, _ in rows})
+    channels = sorted({s.channel for s, _ in rows if not s.extension})
     out.write("# channels: " + " ".join(map(str, channels)) + "\n")
     w = csv.writer(out, lineterminator="\n")
     w.writerow(["label", "dtype", "batch", "channel", "cores", "layers", "predicted_us", "floor_us",
                 "ddr_bytes", "min_ddr_bytes", "gsm_bytes", "am_bytes", "bound"]
-               + [f"{k}_us" for k in BOUNDS] + ["barrier_us"])
+               + [f"{k}_us" for k in BOUNDS] + ["barrier_us", "spatial", "relu"])
     for s, p in rows:
         w.writerow([s.label, p.call.dtype, s.batch, s.channel, p.call.cores, s.layers,
                     f"{p.seconds * 1e6:.3f}", f"{p.floor_seconds * 1e6:.3f}", p.bytes["ddr"],
                     p.min_ddr_bytes, p.bytes["gsm"], p.bytes["am"], p.bound]
-                   + [f"{p.spent[k] * 1e6:.3f}" for k in BOUNDS + ("barrier",)])
+                   + [f"{p.spent[k] * 1e6:.3f}" for k in BOUNDS + ("barrier",)]
+                   + [s.spatial, int(s.relu)])
     with open(path, "w", encoding="utf-8") as f:
         f.write(out.getvalue())

@@ -1,8 +1,10 @@
 """The shapes make model predicts by default: every batch-norm layer of ResNet-50 at
-batch 1, 8 and 32, and the bench's shapes (bench/bench.c)."""
+batch 1, 8 and 32, and the bench's shapes (bench/bench.c); at batch 32, where the
+target has the extensions, its layers followed by a ReLU with the fused ReLU backward
+and every layer in NCHW."""
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import List, Tuple
 
 from ..errors import ConfigError
@@ -10,43 +12,81 @@ from ..errors import ConfigError
 
 @dataclass(frozen=True)
 class Shape:
-    batch: int          # rows: NHWC with N*H*W folded
+    batch: int          # rows: NHWC with N*H*W folded; NCHW: N
     channel: int
     label: str          # where it comes from
     layers: int = 1     # how many layers of the network have it
+    spatial: int = 0    # NCHW (the nchw extension): H*W; 0: NHWC
+    relu: bool = False  # the fused ReLU backward (the relu extension)
+
+    @property
+    def size(self) -> str:
+        """batch x channel, x spatial for NCHW: as the trace program and the table spell it."""
+        return f"{self.batch}x{self.channel}" + (f"x{self.spatial}" if self.spatial else "")
+
+    @property
+    def extension(self) -> str:
+        """The extension the call uses: relu, nchw, or "" (the vendor's call)."""
+        return "relu" if self.relu else "nchw" if self.spatial else ""
 
 
 # ResNet-50 as torchvision builds it (v1.5: a bottleneck's stride on its 3x3
-# convolution): its 53 batch-norm layers as (height * width, channels, layers).
+# convolution): its 53 batch-norm layers as (height * width, channels, layers, whether
+# a ReLU follows them). A ReLU follows the stem's and each bottleneck's first two (its
+# width's channels); the third's and the downsampling ones' output goes to the
+# residual sum first.
 RESNET50 = (
-    (112 * 112, 64, 1),                                  # stem
-    (56 * 56, 64, 6), (56 * 56, 256, 4),                 # layer1
-    (56 * 56, 128, 1), (28 * 28, 128, 7), (28 * 28, 512, 5),        # layer2
-    (28 * 28, 256, 1), (14 * 14, 256, 11), (14 * 14, 1024, 7),      # layer3
-    (14 * 14, 512, 1), (7 * 7, 512, 5), (7 * 7, 2048, 4),           # layer4
+    (112 * 112, 64, 1, True),                                               # stem
+    (56 * 56, 64, 6, True), (56 * 56, 256, 4, False),                       # layer1
+    (56 * 56, 128, 1, True), (28 * 28, 128, 7, True), (28 * 28, 512, 5, False),     # layer2
+    (28 * 28, 256, 1, True), (14 * 14, 256, 11, True), (14 * 14, 1024, 7, False),   # layer3
+    (14 * 14, 512, 1, True), (7 * 7, 512, 5, True), (7 * 7, 2048, 4, False),        # layer4
 )
 RESNET50_BATCHES = (1, 8, 32)
+# The batch of the extensions' default shapes (one: make model stays quick).
+EXTENSION_BATCH = 32
 BENCH = ((4, 64), (4096, 64), (2048, 256), (65536, 64), (16384, 256), (262144, 64))
 
 
-def default_shapes() -> List[Shape]:
-    side = {pixels: int(pixels ** 0.5) for pixels, _, _ in RESNET50}
-    out = [Shape(n * pixels, c, f"resnet50 n={n} {side[pixels]}x{side[pixels]}x{c}", layers)
-           for n in RESNET50_BATCHES for pixels, c, layers in RESNET50]
-    return out + [Shape(b, c, "bench") for b, c in BENCH]
+def _layer(n: int, pixels: int, c: int) -> str:
+    side = int(pixels ** 0.5)
+    return f"resnet50 n={n} {side}x{side}x{c}"
 
 
-SHAPE = re.compile(r"([1-9][0-9]{0,9})x([1-9][0-9]{0,4})\Z")
+def default_shapes(extensions: Tuple[str, ...] = ()) -> List[Shape]:
+    """The vendor's call's shapes; then, for the extensions named, ResNet-50 at
+    EXTENSION_BATCH: the layers a ReLU follows fused (relu), every layer in NCHW (nchw)."""
+    out = [Shape(n * pixels, c, _layer(n, pixels, c), layers)
+           for n in RESNET50_BATCHES for pixels, c, layers, _ in RESNET50]
+    out += [Shape(b, c, "bench") for b, c in BENCH]
+    n = EXTENSION_BATCH
+    if "relu" in extensions:
+        out += [Shape(n * pixels, c, _layer(n, pixels, c) + " relu", layers, relu=True)
+                for pixels, c, layers, relu in RESNET50 if relu]
+    if "nchw" in extensions:
+        out += [Shape(n, c, _layer(n, pixels, c) + " nchw", layers, spatial=pixels)
+                for pixels, c, layers, _ in RESNET50]
+    return out
+
+
+SHAPE = re.compile(r"([1-9][0-9]{0,9})x([1-9][0-9]{0,4})(?:x([1-9][0-9]{0,9}))?(:relu)?\Z")
 
 
 def parse_shapes(text: str) -> List[Shape]:
-    """SHAPES="BxC ...": batch (rows) x channel."""
+    """SHAPES="BxC ...": batch (rows) x channel; BxC:relu with the fused ReLU backward;
+    NxCxS in NCHW (batch x channel x spatial)."""
     out = []
     for word in text.replace(",", " ").split():
         m = SHAPE.match(word)
         if not m:
-            raise ConfigError("SHAPES", word, "not a shape; write BATCHxCHANNEL, e.g. 401408x64")
-        out.append(Shape(int(m.group(1)), int(m.group(2)), "SHAPES"))
+            raise ConfigError("SHAPES", word, "not a shape; write BATCHxCHANNEL, e.g. 401408x64, "
+                              "BATCHxCHANNEL:relu (fused ReLU) or BATCHxCHANNELxSPATIAL (NCHW)")
+        if m.group(3) and m.group(4):
+            raise ConfigError("SHAPES", word, "NCHW with the fused ReLU: the driver refuses the "
+                              "two together")
+        shape = Shape(int(m.group(1)), int(m.group(2)), "SHAPES",
+                      spatial=int(m.group(3) or 0), relu=bool(m.group(4)))
+        out.append(replace(shape, label=f"SHAPES {shape.extension}".rstrip()))
     if not out:
         raise ConfigError("SHAPES", "", "no shape given")
     return out

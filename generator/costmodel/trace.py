@@ -35,10 +35,13 @@ class Barrier:
 
 @dataclass(frozen=True)
 class KernelCall:
-    entry: str                # the kernel table entry, e.g. bng_f32_kernel__mt7004_c64_v16
-    op: str                   # reduce, dx_train, dx_infer
-    rows: int
-    channels: int
+    entry: str                # the kernel table entry, e.g. bng_f32_kernel__mt7004_c64_v16,
+                              # or an NCHW ukernel set's, e.g. bng_nchw_f32_49
+    op: str                   # reduce, dx_train, dx_infer; relu_mask, relu_bits,
+                              # relu_by_bits (the driver's ReLU steps on a tile, entry
+                              # the call's row kernel)
+    rows: int                 # NCHW: planes
+    channels: int             # NCHW: elements of each plane
 
 
 @dataclass(frozen=True)
@@ -57,17 +60,26 @@ Region = Dict[int, Tuple[Event, ...]]     # core -> its events
 
 @dataclass(frozen=True)
 class Call:
-    """One traced _s call: its shape and what the driver did."""
+    """One traced _s call: its shape and what the driver did. An NCHW call (ext _s with
+    BNG_FLAG_NCHW) has a spatial extent, batch then counts images; a plain or ReLU call
+    is NHWC, batch counts rows."""
     dtype: str
     batch: int
     channel: int
     mask: int
     is_train: bool
     regions: Tuple[Region, ...]
+    spatial: int = 0          # NCHW's H*W; 0: NHWC
+    relu: bool = False        # BNG_FLAG_RELU: y read beside x and dy
 
     @property
     def cores(self) -> int:
         return bin(self.mask).count("1")
+
+    @property
+    def elements(self) -> int:
+        """Elements of each of x, dy, dx (and y)."""
+        return self.batch * self.channel * (self.spatial or 1)
 
     def transfers(self):
         for region in self.regions:
@@ -125,8 +137,13 @@ def parse(text: str) -> List[Call]:
         try:
             if words[:1] == ["call"]:
                 dtype, shape, _, mask, _, train = words[1:7]
-                batch, channel = shape.split("x")
-                head = (dtype, int(batch), int(channel), int(mask, 16), train == "1")
+                batch, channel, *spatial = map(int, shape.split("x"))
+                extra = {"spatial": spatial[0]} if spatial else {}
+                if words[7:] == ["relu"]:
+                    extra["relu"] = True
+                elif words[7:]:
+                    raise TraceError(f"line {number}: not a call: {line}")
+                head = (dtype, batch, channel, int(mask, 16), train == "1", extra)
                 regions = []
             elif words[:1] == ["parallel"]:
                 region = {}
@@ -135,7 +152,7 @@ def parse(text: str) -> List[Call]:
             elif words[:1] == ["end"]:
                 if head is None:
                     raise TraceError(f"line {number}: end without a call")
-                calls.append(Call(*head, regions=tuple(regions)))
+                calls.append(Call(*head[:5], regions=tuple(regions), **head[5]))
                 head = None
             elif words:
                 core, event = _event(words, number)

@@ -13,7 +13,17 @@
  *   <core> wait <handle>                               (waits on BNG_HAL_DMA_DONE are not
  *                                                       recorded: they cost nothing)
  *   <core> barrier
- *   <core> kernel <table entry> <op> <rows> <channels>  op: reduce, dx_train, dx_infer
+ *   <core> kernel <table entry> <op> <rows> <channels>  op: reduce, dx_train, dx_infer;
+ *                                                       relu_mask, relu_bits,
+ *                                                       relu_by_bits (BNG_FLAG_RELU: the
+ *                                                       driver masks a tile's dy by y,
+ *                                                       keeps its mask as bits, masks
+ *                                                       it by the bits; the entry is
+ *                                                       the call's row kernel);
+ *                                                       an NCHW ukernel set's entry
+ *                                                       (bng_nchw_f32_49): rows are
+ *                                                       planes, channels the elements
+ *                                                       of each
  *   <core> keep <rows> <am_rows> <gsm_rows>           a chunk of a call that reads its
  *                                                       rows twice: of the core's rows,
  *                                                       how many stay in its private

@@ -1,16 +1,22 @@
 """The cost model against hand-computed cases: the replay's arithmetic (bandwidth shared
 by the cores, latency, the in-flight limit, barriers) and the kernels' operation
-counts, then whole traced calls in the three regimes."""
+counts, then whole traced calls in the three regimes, with the fused ReLU and NCHW."""
 
 import math
 import unittest
+from dataclasses import replace
 
-from programs import target_plan
+from programs import TARGET, TARGETS_YAML, target_plan
 from test_trace import trace
 
-from generator.costmodel.opcount import KernelCosts, Slots, kernel_timer
+from generator.costmodel.opcount import (KernelCosts, Slots, kernel_timer, relu_step_cycles,
+                                         relu_step_seconds)
 from generator.costmodel.replay import Machine, predict, replay_region
+from generator.costmodel.shapes import default_shapes, parse_shapes
 from generator.costmodel.trace import Barrier, KernelCall, Transfer, Wait, parse
+from generator.errors import ConfigError
+from generator.loader import load
+from generator.plan import plan_target
 
 MB = 1_000_000
 # Round numbers: 1 GB/s of DDR, 2 GB/s of GSM, 1 us of latency, 1 GHz.
@@ -132,6 +138,58 @@ class OperationCountTest(unittest.TestCase):
                 self.assertEqual(costs.cost(k, "dx_infer", channels).row.alu, k.vector_ops_per_row)
 
 
+class NchwOperationCountTest(unittest.TestCase):
+    """Vector issue slots per plane of mt7004's NCHW ukernels, counted by hand from
+    templates/nchw_ukernels.c.j2: a plane's vectors as the row kernels' (reduce 4 + 2,
+    dx_train 5 + 3, dx_infer 1 + 2 each), reduce's blocks of 32 vectors as a row
+    kernel's block (4 + 4), the last n % lanes elements one lane each (a lane's
+    operation is one slot: reduce 4 + 2 and a block's 4 + 4 per element)."""
+
+    def costs(self, dtype):
+        tp = target_plan()
+        return KernelCosts(tp, tp.dtype(dtype))
+
+    def test_f32_plane_of_49(self):
+        """3 vectors of 16, one block, one element more."""
+        costs = self.costs("f32")
+        self.assertEqual(costs.nchw_cost("reduce", 49), Slots(3 * 4 + 4 + 8, 3 * 2 + 4 + 6))
+        self.assertEqual(costs.nchw_cost("dx_train", 49), Slots(4 * 5, 4 * 3))
+        self.assertEqual(costs.nchw_cost("dx_infer", 49), Slots(4 * 1, 4 * 2))
+
+    def test_f32_plane_of_3136_has_seven_blocks(self):
+        """196 vectors: 6 full blocks of 32 and one of 4."""
+        costs = self.costs("f32")
+        self.assertEqual(costs.nchw_cost("reduce", 3136), Slots(196 * 4 + 7 * 4, 196 * 2 + 7 * 4))
+
+    def test_half_plane_of_49(self):
+        """f16 at 32 lanes: one vector (2 slots an operation, a conversion per load) and
+        17 elements a lane each (a conversion per load too)."""
+        costs = self.costs("f16")
+        vector = Slots(2 * (4 + 2), 2 * 2)
+        block = Slots(2 * 4, 2 * 4)
+        lane = Slots(4 + 2, 2) + Slots(4, 4)
+        self.assertEqual(costs.nchw_cost("reduce", 49), vector + block + lane * 17)
+
+
+class ShapesTest(unittest.TestCase):
+    def test_spellings(self):
+        plain, relu, nchw = parse_shapes("4096x64 4096x64:relu 16x64x3136")
+        self.assertEqual((plain.extension, relu.extension, nchw.extension), ("", "relu", "nchw"))
+        self.assertEqual((relu.size, nchw.size, nchw.batch, nchw.spatial),
+                         ("4096x64", "16x64x3136", 16, 3136))
+        for word in ("16x64x3136:relu", "4096x64:relux", "0x64"):
+            with self.subTest(word=word), self.assertRaises(ConfigError):
+                parse_shapes(word)
+
+    def test_default_extension_shapes(self):
+        """ResNet-50 at batch 32: the 33 layers a ReLU follows, all 53 in NCHW; none
+        without the extensions."""
+        shapes = default_shapes(("relu", "nchw"))
+        self.assertEqual(sum(s.layers for s in shapes if s.relu), 33)
+        self.assertEqual(sum(s.layers for s in shapes if s.spatial), 53)
+        self.assertEqual([s for s in default_shapes() if s.extension], [])
+
+
 class TracedCallTest(unittest.TestCase):
     """Whole calls of the shipped driver, replayed."""
 
@@ -169,6 +227,71 @@ class TracedCallTest(unittest.TestCase):
         cycles = (16 * 4096 + 16 * 128) / 3 + 20 * 4096 / 3
         self.assertAlmostEqual(p.seconds, cycles / 1e9, delta=1e-12)
         self.assertEqual(p.bound, "compute")
+
+    UNLIMITED = Machine(1e9, {"ddr": math.inf, "gsm": math.inf}, 0.0, 4, 3, 2)
+
+    def test_the_relu_mask_costs_its_vector_slots(self):
+        """One core, 1024 rows of 64 (all resident: masked by y once, in pass 1, no
+        bits): the fused call takes the plain call's kernels and the mask's vectors, on
+        mt7004's gnu backend 16 lanes of floats each at 10 ALU and 3 load/store slots,
+        the busier unit deciding; its minimum reads y too (4 arrays, not 3)."""
+        tp = target_plan()
+        d = tp.dtype("f32")
+        self.assertEqual(tp.target.vector_backend, "gnu")
+        self.assertEqual(d.resident_rows(tp.target.memory.private_bytes, 64, 1024, True), 1024)
+        plain = self.predict("f32:1024x64:0x1", self.UNLIMITED)
+        fused = self.predict("f32:1024x64:0x1:relu", self.UNLIMITED)
+        vectors = 1024 * 64 // 16
+        mask = max(vectors * 10 / 3, vectors * 3 / 2) / 1e9
+        self.assertAlmostEqual(fused.seconds, plain.seconds + mask, delta=1e-12)
+        self.assertEqual(fused.min_ddr_bytes, 4 * 1024 * 64 * 4 + 5 * 64 * 4)
+
+    def test_the_relu_steps_cost_their_vectors(self):
+        """One core, 100352 rows of 100 halves: every ReLU step the driver took costs
+        its vectors of 32 halves at their slots (mask 10+3, bits 12+1 and by bits 4+3
+        per vector), the mask over the tile's rows as one run, the bits a row at a
+        time with a row's last 4 halves at the plain-C estimate (10 and 7 operations at
+        3 a cycle); without them the prediction is the rest."""
+        (call,) = parse(trace("f16:100352x100:0x1:relu"))
+        slots = {"relu_mask": (10, 3), "relu_bits": (12, 1), "relu_by_bits": (4, 3)}
+        scalar = {"relu_mask": 12, "relu_bits": 10, "relu_by_bits": 7}
+        cycles = 0.0
+        seen = set()
+        for events in call.regions[0].values():
+            for e in events:
+                if isinstance(e, KernelCall) and e.op in slots:
+                    seen.add(e.op)
+                    runs, run = (1, e.rows * e.channels) if e.op == "relu_mask" else (e.rows, e.channels)
+                    vectors, tail = divmod(run, 32)
+                    alu, ldst = slots[e.op]
+                    cycles += max(runs * vectors * alu / 3, runs * vectors * ldst / 2)
+                    cycles += runs * tail * scalar[e.op] / 3
+        self.assertEqual(seen, set(slots))
+        tp = target_plan()
+        kernels = kernel_timer(tp, 1e9, 3, 2)
+        p = predict(call, self.UNLIMITED, kernels, 4, 4)
+        rest = predict(call, self.UNLIMITED,
+                       lambda e: 0.0 if e.op in slots else kernels(e), 4, 4)
+        self.assertAlmostEqual(p.seconds - rest.seconds, cycles / 1e9, delta=1e-9)
+
+    def test_relu_steps_as_plain_c_cost_their_estimate(self):
+        """On a backend other than gnu the steps are plain C: operations per element
+        (12, 10, 7) at the estimate of 3 a cycle."""
+        portable = plan_target(replace(load(TARGETS_YAML).target(TARGET), vector_backend="portable"))
+        d = portable.dtype("f32")
+        for op, ops in (("relu_mask", 12), ("relu_bits", 10), ("relu_by_bits", 7)):
+            self.assertEqual(relu_step_cycles(op), ops / 3)
+            self.assertAlmostEqual(relu_step_seconds(portable, d, op, 32, 64, 1e9, 3, 2),
+                                   32 * 64 * ops / 3 / 1e9, delta=1e-15)
+
+    def test_nchw_takes_its_ukernels_time(self):
+        """One core, 2 images of 3 channels of 3136 (a channel's planes in one tile):
+        per channel a reduce of 2 planes (812 + 420 slots each) and a dx_train of 2
+        (980 + 588), the busier unit deciding; the minimum is NHWC's."""
+        p = self.predict("f32:2x3x3136:0x1", self.UNLIMITED)
+        per_channel = max(2 * 812 / 3, 2 * 420 / 2) + max(2 * 980 / 3, 2 * 588 / 2)
+        self.assertAlmostEqual(p.seconds, 3 * per_channel / 1e9, delta=1e-12)
+        self.assertEqual(p.min_ddr_bytes, 3 * 2 * 3 * 3136 * 4 + 5 * 3 * 4)
 
 
 if __name__ == "__main__":

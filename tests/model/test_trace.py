@@ -1,5 +1,6 @@
 """The trace of the shipped driver (bench/model/trace.c under the tracing HAL): a HAL
-that gives _p's bits, and byte counts equal to the schedule's formula, exactly."""
+that gives _p's bits, and byte counts equal to the schedule's formula, exactly: the
+vendor's call, the fused ReLU's and NCHW's."""
 
 import dataclasses
 import subprocess
@@ -19,17 +20,51 @@ def aligned(n: int) -> int:
     return ceil_div(n, ALIGN) * ALIGN
 
 
+def group_rows(batch: int) -> int:
+    """Rows of a row group (docs/design.md): whole blocks, at most MAX_GROUPS groups."""
+    groups = min(MAX_GROUPS, ceil_div(batch, MIN_GROUP_ROWS))
+    return ceil_div(ceil_div(batch, groups), BLOCK_ROWS) * BLOCK_ROWS
+
+
 def slices(batch: int, cores: int):
     """Each rank's rows (begin, end): the k-th run of row groups (docs/design.md)."""
-    groups = min(MAX_GROUPS, ceil_div(batch, MIN_GROUP_ROWS))
-    group_rows = ceil_div(ceil_div(batch, groups), BLOCK_ROWS) * BLOCK_ROWS
-    groups = ceil_div(batch, group_rows)
-    return groups, [(min(groups * rank // cores * group_rows, batch),
-                     min(groups * (rank + 1) // cores * group_rows, batch))
+    rows = group_rows(batch)
+    groups = ceil_div(batch, rows)
+    return groups, [(min(groups * rank // cores * rows, batch),
+                     min(groups * (rank + 1) // cores * rows, batch))
                     for rank in range(cores)]
 
 
-def expected_bytes(dtype: str, batch: int, channel: int, cores: int, is_train: bool):
+def relu_again(dtype: str, batch: int, width: int, cores: int, is_train: bool):
+    """Of the rows the fused ReLU's pass 2 fetches from DDR again (each slice's first
+    ones, before those kept in GSM and private memory), those whose tile fetches y
+    again and those whose tile pass 1 kept the mask of as bits (a tile whose blocks are
+    all among the slice's first relu_bits_blocks), summed over the cores. Tiles run
+    from the slice's start, cut at row groups and where the rows kept in GSM begin."""
+    tp = target_plan()
+    d = tp.dtype(dtype)
+    private = tp.target.memory.private_bytes
+    tile_rows = d.tile_rows(private, width, keeps=True)
+    by_y = by_bits = 0
+    for begin, end in slices(batch, cores)[1]:
+        rows = end - begin
+        stay = d.resident_rows(private, width, rows, True)
+        gsm_from = end - stay - tp.gsm_rows(d, width, cores, rows, is_train, True)
+        bits = d.relu_bits_blocks(private, width, rows)
+        row = begin
+        while row < gsm_from:
+            n = min(tile_rows, min((row // group_rows(batch) + 1) * group_rows(batch),
+                                   gsm_from) - row)
+            if ceil_div(row - begin + n, BLOCK_ROWS) <= bits:
+                by_bits += n
+            else:
+                by_y += n
+            row += n
+    return by_y, by_bits
+
+
+def expected_bytes(dtype: str, batch: int, channel: int, cores: int, is_train: bool,
+                   relu: bool = False):
     """What _s moves, from the schedule (docs/design.md). Per chunk: every core with
     rows, and the lowest (which writes dbias and dscale), fetches mean, invar and scale
     and reads every group's partial sums back for the fold; a core fetches its rows of x
@@ -38,7 +73,10 @@ def expected_bytes(dtype: str, batch: int, channel: int, cores: int, is_train: b
     those it put there in pass 1, the others from DDR, and puts its rows of dx; the
     lowest core puts dbias and dscale. In DDR terms, per chunk of N bytes an array:
     3N + 2 (N - R) in training (N - R in inference), R the bytes of the rows that stayed
-    in private memory or GSM, plus the per-channel arrays."""
+    in private memory or GSM, plus the per-channel arrays. With the fused ReLU y's tile
+    and the mask's bits take room from the resident area, and y comes with each tile of
+    dy fetched from DDR: N in pass 1, in pass 2 N - R - B (the rows kept on chip hold
+    the masked dy, B those of the rows fetched again whose mask pass 1 kept as bits)."""
     tp = target_plan()
     d = tp.dtype(dtype)
     e, s, f = d.element_bytes, d.stats_bytes, 4
@@ -51,16 +89,21 @@ def expected_bytes(dtype: str, batch: int, channel: int, cores: int, is_train: b
     for first in range(0, channel, chunk):
         width = min(chunk, channel - first)
         n = batch * width * e
-        stayed = sum(d.resident_rows(private, width, end - begin) for begin, end in ranks)
-        kept = sum(tp.gsm_rows(d, width, cores, end - begin, is_train) for begin, end in ranks)
-        ddr += 3 * n + again * (n - (stayed + kept) * width * e)
+        stayed = sum(d.resident_rows(private, width, end - begin, relu) for begin, end in ranks)
+        kept = sum(tp.gsm_rows(d, width, cores, end - begin, is_train, relu)
+                   for begin, end in ranks)
+        refetched = n - (stayed + kept) * width * e
+        ddr += 3 * n + again * refetched
+        if relu:
+            ddr += n + relu_again(dtype, batch, width, cores, is_train)[0] * width * e
         ddr += active * 3 * width * s + 2 * width * s
         gsm += 2 * again * kept * width * e         # put in pass 1, fetched in pass 2
         gsm += groups * 2 * width * f + active * groups * 2 * width * f
     return {"ddr": ddr, "gsm": gsm, "am": ddr + gsm}
 
 
-def expected_kept(dtype: str, batch: int, channel: int, cores: int, is_train: bool):
+def expected_kept(dtype: str, batch: int, channel: int, cores: int, is_train: bool,
+                  relu: bool = False):
     """The schedule's choice from the plan: rows read in both passes (every chunk's
     batch), and of those the ones that stay in private memory and in GSM."""
     tp = target_plan()
@@ -72,9 +115,36 @@ def expected_kept(dtype: str, batch: int, channel: int, cores: int, is_train: bo
     for first in range(0, channel, chunk):
         width = min(chunk, channel - first)
         rows += batch
-        am += sum(d.resident_rows(private, width, end - begin) for begin, end in ranks)
-        gsm += sum(tp.gsm_rows(d, width, cores, end - begin, is_train) for begin, end in ranks)
+        am += sum(d.resident_rows(private, width, end - begin, relu) for begin, end in ranks)
+        gsm += sum(tp.gsm_rows(d, width, cores, end - begin, is_train, relu)
+                   for begin, end in ranks)
     return rows, am, gsm
+
+
+def expected_nchw_bytes(dtype: str, batch: int, channel: int, spatial: int, is_train: bool):
+    """What NCHW _s moves (include/bng_driver.c, NCHW): each channel on the core that owns
+    it fetches its mean, invar and scale, its planes of x and dy, puts dbias and dscale,
+    fetches the planes again (x only in training) and puts dx. Nothing stays on chip
+    between the passes, nothing goes through GSM: 5N in training, 4N in inference, N
+    the bytes of an array."""
+    d = target_plan().dtype(dtype)
+    n = batch * channel * spatial * d.element_bytes
+    ddr = (5 if is_train else 4) * n + 5 * channel * d.stats_bytes
+    return {"ddr": ddr, "gsm": 0, "am": ddr}
+
+
+def chunk_widths(dtype: str, channel: int):
+    """The channels of each chunk of a call (specialized: one chunk, else the generic
+    kernel's)."""
+    tp = target_plan()
+    chunk = channel if channel in tp.target.channels else tp.dtype(dtype).generic_chunk
+    return [min(chunk, channel - first) for first in range(0, channel, chunk)]
+
+
+def kernel_rows(call, op: str) -> int:
+    """The rows (NCHW: planes) of every kernel call of `op` in a traced call."""
+    return sum(e.rows for region in call.regions for events in region.values()
+               for e in events if getattr(e, "op", None) == op)
 
 
 def trace(*calls: str, copy: bool = False) -> str:
@@ -93,6 +163,35 @@ class TraceHalTest(unittest.TestCase):
                  "f32:300x300:0xff:infer", "f16:5000x64:0x7", "f32:3x2048:0xff"]
         ends = [line for line in trace(*calls, copy=True).splitlines() if line.startswith("end")]
         self.assertEqual(ends, ["end identical"] * len(calls))
+
+    def test_extended_calls_give_the_bits_of_ext_p(self):
+        """The fused ReLU (rows resident, kept in GSM and streamed: a tile's dy masked
+        once, in the pass that fetches it from DDR) and NCHW (whole planes in a tile,
+        and planes in pieces), against ext _p with the same flags."""
+        calls = ["f32:1000x64:0xff:relu", "f16:777x100:0x25:relu", "f32:300x300:0xff:infer:relu",
+                 "f32:20000x64:0x7:relu", "f16:30000x256:0x3:relu", "f32:2x5x3136:0xff",
+                 "f16:3x100x200:0x7:infer", "f32:2x3x100003:0x3", "f16:32x17x49:0xff"]
+        ends = [line for line in trace(*calls, copy=True).splitlines() if line.startswith("end")]
+        self.assertEqual(ends, ["end identical"] * len(calls))
+
+    def test_the_header_says_what_was_called(self):
+        """A plain call's header is the vendor's; the ext ones name the flag's input."""
+        heads = [line for line in trace("f32:4x64:0x1", "f32:4x64:0x1:relu", "f16:2x3x49:0x1:infer")
+                 .splitlines() if line.startswith("call")]
+        self.assertEqual(heads, ["call f32 4x64 mask 0x1 train 1",
+                                 "call f32 4x64 mask 0x1 train 1 relu",
+                                 "call f16 2x3x49 mask 0x1 train 0"])
+        (plain, relu, nchw) = parse(trace("f32:4x64:0x1", "f32:4x64:0x1:relu", "f16:2x3x49:0x1"))
+        self.assertEqual((plain.relu, plain.spatial, relu.relu, nchw.spatial), (False, 0, True, 49))
+
+    def test_calls_it_cannot_make_are_refused(self):
+        """NCHW with the fused ReLU (the driver refuses the two together), a mode twice."""
+        for spec in ("f32:2x3x49:0x1:relu", "f32:4x64:0x1:relu:relu", "f32:4x64:0x1:infer:infer",
+                     "f32:4x64x:0x1", "f32:4x64:0x1:fast"):
+            with self.subTest(spec=spec):
+                done = subprocess.run([program("trace"), spec], capture_output=True, text=True)
+                self.assertEqual(done.returncode, 2)
+                self.assertIn("not a call", done.stderr)
 
     def test_every_core_of_the_mask_and_no_other(self):
         (call,) = parse(trace("f32:4096x64:0x25"))
@@ -127,6 +226,75 @@ class TraceBytesTest(unittest.TestCase):
             with self.subTest(dtype=dtype, shape=f"{b}x{c}", cores=n, train=train):
                 self.assertEqual(call.bytes_by_level(), expected_bytes(dtype, b, c, n, train))
                 self.assertEqual(call.kept(), expected_kept(dtype, b, c, n, train))
+
+    def test_relu_bytes_equal_the_formula(self):
+        """The fused ReLU over the same sweep: the vendor's bytes with y's tile and the
+        mask's bits in private memory, and y with every tile of dy fetched from DDR
+        whose mask was not kept as bits; the driver masks by y exactly the rows of the
+        tiles that fetched it, keeps and uses the bits of the others (the kernel hook's
+        relu_mask, relu_bits and relu_by_bits calls)."""
+        cases = [(dtype, b, c, n, train) for dtype in ("f32", "f16") for b, c in self.SHAPES
+                 for n in (1, 3, 8) for train in (True, False)]
+        calls = parse(trace(*[f"{d}:{b}x{c}:{(1 << n) - 1:#x}" + ("" if t else ":infer") + ":relu"
+                              for d, b, c, n, t in cases]))
+        self.assertEqual(len(calls), len(cases))
+        for (dtype, b, c, n, train), call in zip(cases, calls):
+            with self.subTest(dtype=dtype, shape=f"{b}x{c}", cores=n, train=train):
+                self.assertTrue(call.relu)
+                self.assertEqual(call.bytes_by_level(), expected_bytes(dtype, b, c, n, train, True))
+                self.assertEqual(call.kept(), expected_kept(dtype, b, c, n, train, True))
+                by_y = by_bits = 0
+                for width in chunk_widths(dtype, c):
+                    again = relu_again(dtype, b, width, n, train)
+                    by_y += b + again[0]
+                    by_bits += again[1]
+                self.assertEqual(kernel_rows(call, "relu_mask"), by_y)
+                self.assertEqual(kernel_rows(call, "relu_bits"), by_bits)
+                self.assertEqual(kernel_rows(call, "relu_by_bits"), by_bits)
+
+    def test_the_relu_sweep_reaches_bits_and_y_again(self):
+        """The sweep has slices whose resident rows y's tile and the bits reduce, tiles
+        masked by their bits in pass 2 and tiles that fetch y again (else the relu
+        parts of the formula would prove nothing)."""
+        tp = target_plan()
+        d = tp.dtype("f32")
+        private = tp.target.memory.private_bytes
+        self.assertLess(d.resident_rows(private, 64, 100352 // 8, True),
+                        d.resident_rows(private, 64, 100352 // 8))
+        by_y, by_bits = relu_again("f32", 100352, 64, 1, True)
+        self.assertGreater(by_y, 0)
+        self.assertGreater(by_bits, 0)
+
+    def test_nchw_bytes_equal_the_formula(self):
+        """NCHW: planes whole in a tile and in pieces (100003 f32 elements: more than a
+        tile buffer), more cores than channels, both dtypes and modes; each plane goes
+        through the ukernels once a pass (the kernel hook: rows are planes)."""
+        shapes = ((1, 1, 1), (2, 3, 49), (5, 13, 200), (16, 64, 3136), (2, 3, 100003),
+                  (32, 100, 49))
+        cases = [(dtype, b, c, s, n, train) for dtype in ("f32", "f16") for b, c, s in shapes
+                 for n in (1, 3, 8) for train in (True, False)]
+        calls = parse(trace(*[f"{d}:{b}x{c}x{s}:{(1 << n) - 1:#x}" + ("" if t else ":infer")
+                              for d, b, c, s, n, t in cases]))
+        self.assertEqual(len(calls), len(cases))
+        for (dtype, b, c, s, n, train), call in zip(cases, calls):
+            with self.subTest(dtype=dtype, shape=f"{b}x{c}x{s}", cores=n, train=train):
+                self.assertEqual(call.spatial, s)
+                self.assertEqual(call.bytes_by_level(), expected_nchw_bytes(dtype, b, c, s, train))
+                pieces = ceil_div(s, self.plane_piece(dtype, s))
+                self.assertEqual(kernel_rows(call, "reduce"), b * c * pieces)
+                self.assertEqual(kernel_rows(call, "dx_train" if train else "dx_infer"),
+                                 b * c * pieces)
+
+    @staticmethod
+    def plane_piece(dtype: str, spatial: int) -> int:
+        """The elements of a plane a tile holds: the whole plane, else whole blocks of
+        vectors (the driver's bng_nchw_core_layout, on a tile buffer of a quarter of
+        what the per-channel area leaves; 64 bytes of area do not change the count)."""
+        tp = target_plan()
+        d = tp.dtype(dtype)
+        fit = (tp.target.memory.private_bytes - 64) // 4 // ALIGN * ALIGN // d.element_bytes
+        block = tp.nchw_block_vectors * d.config.lanes
+        return spatial if spatial <= fit else fit // block * block
 
     def test_the_sweep_reaches_every_kind_of_slice(self):
         """The sweep above has cores without rows, slices that stay whole in private
