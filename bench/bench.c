@@ -8,8 +8,9 @@
  * backward pass in C followed by the vendor's call, and against oneDNN's batch-norm
  * backward with fuse_norm_relu (f32), summed up the same way.
  * With nchw: f32 NCHW shapes (batch x channel x spatial), ext _p with BNG_FLAG_NCHW
- * against oneDNN's NCHW batch-norm backward, and their geometric mean at the DRAM
- * shapes (arrays of 8 MiB or more).
+ * against oneDNN's NCHW batch-norm backward and (x86) a one-pass roofline (x and dy
+ * read once, dx streamed: the least traffic there is), and the geometric mean over
+ * oneDNN at the DRAM shapes (arrays of 8 MiB or more).
  *
  *   bench [--backend NAME] [--shapes 4096x64,...] [--nchw-shapes 16x256x3136,...]
  *         [--seconds S] [--csv FILE]
@@ -340,13 +341,13 @@ static void run_roofline(problem *p)
 #if defined(__x86_64__) && defined(__AVX__)
 #include <immintrin.h>
 #define BNG_BENCH_STREAMING 1
-static void run_roofline_streaming(problem *p)
+/* One pass of `bytes` (whole 64-byte lines of it): x and dy read, dx written with
+ * streaming stores. */
+static void roofline_stream(const unsigned char *x, const unsigned char *dy, unsigned char *dx,
+                            size_t bytes)
 {
-    const size_t n = p->batch * p->channel * p->elem / 64;
-    const unsigned char *x = p->x, *dy = p->dy;
-    unsigned char *dx = p->dx;
+    const size_t n = bytes / 64;
     size_t i;
-    roofline_read(p);
     for (i = 0; i < n; i++) {
 #ifdef __AVX512F__
         const __m512i v = _mm512_or_si512(_mm512_loadu_si512(x + 64 * i), _mm512_loadu_si512(dy + 64 * i));
@@ -361,6 +362,12 @@ static void run_roofline_streaming(problem *p)
 #endif
     }
     _mm_sfence();
+}
+
+static void run_roofline_streaming(problem *p)
+{
+    roofline_read(p);
+    roofline_stream(p->x, p->dy, p->dx, p->batch * p->channel * p->elem);
 }
 #endif
 
@@ -867,16 +874,26 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
 #ifdef BNG_BENCH_NCHW
 static void run_nchw_f32(problem *p) { fp_batch_norm_grad_ext_p(p->x, p->dy, p->dx, p->ext_params); }
 
+#ifdef BNG_BENCH_STREAMING
+/* NCHW's bound: x and dy read once, dx written once with streaming stores, what _p
+ * moves when a channel's x and dy stay in the cache between its two passes. */
+static void run_nchw_roofline(problem *p)
+{
+    roofline_stream(p->x, p->dy, p->dx, p->batch * p->channel * p->spatial * p->elem);
+}
+#endif
+
 /* One NCHW shape, f32: ext _p with BNG_FLAG_NCHW against oneDNN's nchw backward (one
- * thread, this process); returns oneDNN's time over ours (0 without oneDNN). */
+ * thread, this process) and the one-pass roofline; returns oneDNN's time over ours (0
+ * without oneDNN). */
 static double bench_nchw_shape(const char *backend, size_t batch, size_t channel, size_t spatial,
                                double seconds, FILE *csv)
 {
     const size_t n = batch * channel * spatial;
     problem p;
-    contender v[2];
-    double median[2], ratio = 0;
-    int nv = 0, i;
+    contender v[3];
+    double median[3], ratio = 0;
+    int nv = 0, i, dnnl_at = -1, roof_at = -1;
     size_t c;
 
     memset(&p, 0, sizeof p);
@@ -925,8 +942,13 @@ static double bench_nchw_shape(const char *backend, size_t batch, size_t channel
         }
         p.dnnl_dx = alloc(n * 4);
         dnnl_setup(&p, engine, variance, p.dnnl_dx, alloc(channel * 4), alloc(channel * 4));
+        dnnl_at = nv;
         v[nv++] = (contender){"oneDNN nchw", run_dnnl};
     }
+#endif
+#ifdef BNG_BENCH_STREAMING
+    roof_at = nv;
+    v[nv++] = (contender){"roofline (one pass)", run_nchw_roofline};
 #endif
     measure(&p, v, nv, seconds, median);
     if (p.ext_params[BNG_PARAM_STATUS] != BNG_OK) {
@@ -935,8 +957,9 @@ static double bench_nchw_shape(const char *backend, size_t batch, size_t channel
     }
 #ifdef BNG_BENCH_DNNL
     {
+        run_nchw_f32(&p);     /* the roofline ran last and scribbled over dx */
         check_peer_dx(p.dx, p.dnnl_dx, n, "oneDNN's NCHW dx");
-        ratio = median[1] / median[0];
+        ratio = median[dnnl_at] / median[0];
         dnnl_primitive_destroy(p.dnnl_bwd);
         dnnl_stream_destroy(p.dnnl_stream);
         for (i = 0; i < 9; i++)
@@ -947,16 +970,21 @@ static double bench_nchw_shape(const char *backend, size_t batch, size_t channel
     }
 #endif
     for (i = 0; i < nv; i++) {
-        char shape[48], vs_dnnl[16] = "-";
+        char shape[48], vs_dnnl[16] = "-", roofline[16] = "-", roof_csv[16] = "";
         const double gbps = 5.0 * (double)(n * 4) / median[i] / 1e9;
         snprintf(shape, sizeof shape, "%zux%zux%zu", batch, channel, spatial);
-        if (nv > 1)
-            snprintf(vs_dnnl, sizeof vs_dnnl, "%.2fx", median[1] / median[i]);
+        if (dnnl_at >= 0)
+            snprintf(vs_dnnl, sizeof vs_dnnl, "%.2fx", median[dnnl_at] / median[i]);
+        if (roof_at >= 0) {
+            snprintf(roofline, sizeof roofline, "%.0f%%", 100.0 * median[roof_at] / median[i]);
+            snprintf(roof_csv, sizeof roof_csv, "%.3f", median[roof_at] / median[i]);
+        }
         printf("%-7s %-9s %-4s %14s %-26s %11.1f %8.1f %9s %9s\n", BNG_TARGET_NAME, backend, "f32",
-               shape, v[i].name, median[i] * 1e6, gbps, vs_dnnl, "-");
+               shape, v[i].name, median[i] * 1e6, gbps, vs_dnnl, roofline);
         if (csv)
-            fprintf(csv, "%s,%s,f32,%zu,%zu,%s,%.3f,%.2f,%s,\n", BNG_TARGET_NAME, backend, batch,
-                    channel * spatial, v[i].name, median[i] * 1e6, gbps, nv > 1 ? vs_dnnl : "");
+            fprintf(csv, "%s,%s,f32,%zu,%zu,%s,%.3f,%.2f,%s,%s\n", BNG_TARGET_NAME, backend, batch,
+                    channel * spatial, v[i].name, median[i] * 1e6, gbps,
+                    dnnl_at >= 0 ? vs_dnnl : "", roof_csv);
     }
     free(p.x);
     free(p.dy);

@@ -1700,6 +1700,8 @@ static int bng_nchw_p_run(const bng_dtype_config *dtype, const bng_call *call, c
     }
     if (BNG_IS_REDUCE(call))
         bng_step_count(call->batch * spatial, sums + 2 * channel);
+    else
+        kernel->dx_end(stream);    /* one fence for the call's planes */
     return BNG_OK;
 }
 

@@ -77,7 +77,9 @@ typedef struct {
  *             lane_dyxm (`lanes` floats each: the caller zeroes them at the plane's
  *             start); the n % lanes elements after the last whole vector are added,
  *             each from zero, to lanes 0 .. n % lanes - 1
- *   dx_train, dx_infer: the formulas of the NHWC ukernels above.
+ *   dx_train, dx_infer: the formulas of the NHWC ukernels above, but with stream != 0
+ *             their streaming stores are not fenced: the caller ends its run of dx
+ *             calls with dx_end(stream) (a fence per plane cost more than the plane)
  * A kernel specialized for an extent is called only on a whole plane of it. */
 typedef void bng_nchw_reduce_ukernel(size_t n, const void *x, const void *dy, float mean,
                                      float *lane_dy, float *lane_dyxm);
@@ -86,6 +88,7 @@ typedef void bng_nchw_dx_train_ukernel(size_t n, const void *x, const void *dy, 
                                        int stream);
 typedef void bng_nchw_dx_infer_ukernel(size_t n, const void *dy, void *dx, float gain,
                                        int stream);
+typedef void bng_nchw_dx_end_ukernel(int stream);
 typedef struct {
     const char *name;
     size_t spatial;                  /* the one extent it serves; 0: generic */
@@ -93,6 +96,7 @@ typedef struct {
     bng_nchw_reduce_ukernel *reduce;
     bng_nchw_dx_train_ukernel *dx_train;
     bng_nchw_dx_infer_ukernel *dx_infer;
+    bng_nchw_dx_end_ukernel *dx_end;     /* the dtype's one, in every set */
 } bng_nchw_kernel;
 
 /* One storage type of one target, as the generator describes it. The per-channel

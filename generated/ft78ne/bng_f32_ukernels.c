@@ -1032,35 +1032,38 @@ void bng_nchw_f32_49_dx_train(size_t n, const void *x_data, const void *dy_data,
 {
     const float *x = x_data, *dy = dy_data;
     float *dx = dx_data;
+    /* the coefficients broadcast once: spelled in the loop, GCC rebuilds them through
+       the stack at every vector */
+    const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean), gain_vec = bng_f32x16_broadcast(gain);
+    const bng_f32x16 dy_mean_vec = bng_f32x16_broadcast(dy_mean), slope_vec = bng_f32x16_broadcast(slope);
     size_t i;
 
     (void)n;    /* always 49 */
     /* dx may be x or dy: each vector is loaded before it is stored. */
     for (i = 0; i + 16 <= 49; i += 16) {
-        const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), bng_f32x16_broadcast(mean));
-        const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + i), bng_f32x16_broadcast(dy_mean));
-        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_broadcast(slope)))), stream);
+        const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), mean_vec);
+        const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + i), dy_mean_vec);
+        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
     }
     for (; i < 49; i++) {
         const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(mean));
         const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f32(dy + i), bng_f32x1_broadcast(dy_mean));
         bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
     }
-    bng_store_out_end(stream);
 }
 
 void bng_nchw_f32_49_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
 {
     const float *dy = dy_data;
     float *dx = dx_data;
+    const bng_f32x16 gain_vec = bng_f32x16_broadcast(gain);    /* once, as in dx_train */
     size_t i;
 
     (void)n;    /* always 49 */
     for (i = 0; i + 16 <= 49; i += 16)
-            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_load_f32(dy + i)), stream);
+            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_f32(dy + i)), stream);
     for (; i < 49; i++)
             bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f32(dy + i)), stream);
-    bng_store_out_end(stream);
 }
 
 
@@ -1109,35 +1112,38 @@ void bng_nchw_f32_196_dx_train(size_t n, const void *x_data, const void *dy_data
 {
     const float *x = x_data, *dy = dy_data;
     float *dx = dx_data;
+    /* the coefficients broadcast once: spelled in the loop, GCC rebuilds them through
+       the stack at every vector */
+    const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean), gain_vec = bng_f32x16_broadcast(gain);
+    const bng_f32x16 dy_mean_vec = bng_f32x16_broadcast(dy_mean), slope_vec = bng_f32x16_broadcast(slope);
     size_t i;
 
     (void)n;    /* always 196 */
     /* dx may be x or dy: each vector is loaded before it is stored. */
     for (i = 0; i + 16 <= 196; i += 16) {
-        const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), bng_f32x16_broadcast(mean));
-        const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + i), bng_f32x16_broadcast(dy_mean));
-        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_broadcast(slope)))), stream);
+        const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), mean_vec);
+        const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + i), dy_mean_vec);
+        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
     }
     for (; i < 196; i++) {
         const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(mean));
         const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f32(dy + i), bng_f32x1_broadcast(dy_mean));
         bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
     }
-    bng_store_out_end(stream);
 }
 
 void bng_nchw_f32_196_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
 {
     const float *dy = dy_data;
     float *dx = dx_data;
+    const bng_f32x16 gain_vec = bng_f32x16_broadcast(gain);    /* once, as in dx_train */
     size_t i;
 
     (void)n;    /* always 196 */
     for (i = 0; i + 16 <= 196; i += 16)
-            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_load_f32(dy + i)), stream);
+            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_f32(dy + i)), stream);
     for (; i < 196; i++)
             bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f32(dy + i)), stream);
-    bng_store_out_end(stream);
 }
 
 
@@ -1173,28 +1179,31 @@ void bng_nchw_f32_784_dx_train(size_t n, const void *x_data, const void *dy_data
 {
     const float *x = x_data, *dy = dy_data;
     float *dx = dx_data;
+    /* the coefficients broadcast once: spelled in the loop, GCC rebuilds them through
+       the stack at every vector */
+    const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean), gain_vec = bng_f32x16_broadcast(gain);
+    const bng_f32x16 dy_mean_vec = bng_f32x16_broadcast(dy_mean), slope_vec = bng_f32x16_broadcast(slope);
     size_t i;
 
     (void)n;    /* always 784 */
     /* dx may be x or dy: each vector is loaded before it is stored. */
     for (i = 0; i + 16 <= 784; i += 16) {
-        const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), bng_f32x16_broadcast(mean));
-        const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + i), bng_f32x16_broadcast(dy_mean));
-        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_broadcast(slope)))), stream);
+        const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), mean_vec);
+        const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + i), dy_mean_vec);
+        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
     }
-    bng_store_out_end(stream);
 }
 
 void bng_nchw_f32_784_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
 {
     const float *dy = dy_data;
     float *dx = dx_data;
+    const bng_f32x16 gain_vec = bng_f32x16_broadcast(gain);    /* once, as in dx_train */
     size_t i;
 
     (void)n;    /* always 784 */
     for (i = 0; i + 16 <= 784; i += 16)
-            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_load_f32(dy + i)), stream);
-    bng_store_out_end(stream);
+            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_f32(dy + i)), stream);
 }
 
 
@@ -1230,28 +1239,31 @@ void bng_nchw_f32_3136_dx_train(size_t n, const void *x_data, const void *dy_dat
 {
     const float *x = x_data, *dy = dy_data;
     float *dx = dx_data;
+    /* the coefficients broadcast once: spelled in the loop, GCC rebuilds them through
+       the stack at every vector */
+    const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean), gain_vec = bng_f32x16_broadcast(gain);
+    const bng_f32x16 dy_mean_vec = bng_f32x16_broadcast(dy_mean), slope_vec = bng_f32x16_broadcast(slope);
     size_t i;
 
     (void)n;    /* always 3136 */
     /* dx may be x or dy: each vector is loaded before it is stored. */
     for (i = 0; i + 16 <= 3136; i += 16) {
-        const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), bng_f32x16_broadcast(mean));
-        const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + i), bng_f32x16_broadcast(dy_mean));
-        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_broadcast(slope)))), stream);
+        const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), mean_vec);
+        const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + i), dy_mean_vec);
+        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
     }
-    bng_store_out_end(stream);
 }
 
 void bng_nchw_f32_3136_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
 {
     const float *dy = dy_data;
     float *dx = dx_data;
+    const bng_f32x16 gain_vec = bng_f32x16_broadcast(gain);    /* once, as in dx_train */
     size_t i;
 
     (void)n;    /* always 3136 */
     for (i = 0; i + 16 <= 3136; i += 16)
-            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_load_f32(dy + i)), stream);
-    bng_store_out_end(stream);
+            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_f32(dy + i)), stream);
 }
 
 
@@ -1287,28 +1299,31 @@ void bng_nchw_f32_12544_dx_train(size_t n, const void *x_data, const void *dy_da
 {
     const float *x = x_data, *dy = dy_data;
     float *dx = dx_data;
+    /* the coefficients broadcast once: spelled in the loop, GCC rebuilds them through
+       the stack at every vector */
+    const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean), gain_vec = bng_f32x16_broadcast(gain);
+    const bng_f32x16 dy_mean_vec = bng_f32x16_broadcast(dy_mean), slope_vec = bng_f32x16_broadcast(slope);
     size_t i;
 
     (void)n;    /* always 12544 */
     /* dx may be x or dy: each vector is loaded before it is stored. */
     for (i = 0; i + 16 <= 12544; i += 16) {
-        const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), bng_f32x16_broadcast(mean));
-        const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + i), bng_f32x16_broadcast(dy_mean));
-        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_broadcast(slope)))), stream);
+        const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), mean_vec);
+        const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + i), dy_mean_vec);
+        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
     }
-    bng_store_out_end(stream);
 }
 
 void bng_nchw_f32_12544_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
 {
     const float *dy = dy_data;
     float *dx = dx_data;
+    const bng_f32x16 gain_vec = bng_f32x16_broadcast(gain);    /* once, as in dx_train */
     size_t i;
 
     (void)n;    /* always 12544 */
     for (i = 0; i + 16 <= 12544; i += 16)
-            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_load_f32(dy + i)), stream);
-    bng_store_out_end(stream);
+            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_f32(dy + i)), stream);
 }
 
 
@@ -1356,32 +1371,42 @@ void bng_nchw_f32_generic_dx_train(size_t n, const void *x_data, const void *dy_
 {
     const float *x = x_data, *dy = dy_data;
     float *dx = dx_data;
+    /* the coefficients broadcast once: spelled in the loop, GCC rebuilds them through
+       the stack at every vector */
+    const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean), gain_vec = bng_f32x16_broadcast(gain);
+    const bng_f32x16 dy_mean_vec = bng_f32x16_broadcast(dy_mean), slope_vec = bng_f32x16_broadcast(slope);
     size_t i;
 
     /* dx may be x or dy: each vector is loaded before it is stored. */
     for (i = 0; i + 16 <= n; i += 16) {
-        const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), bng_f32x16_broadcast(mean));
-        const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + i), bng_f32x16_broadcast(dy_mean));
-        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_broadcast(slope)))), stream);
+        const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), mean_vec);
+        const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + i), dy_mean_vec);
+        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
     }
     for (; i < n; i++) {
         const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(mean));
         const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f32(dy + i), bng_f32x1_broadcast(dy_mean));
         bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
     }
-    bng_store_out_end(stream);
 }
 
 void bng_nchw_f32_generic_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
 {
     const float *dy = dy_data;
     float *dx = dx_data;
+    const bng_f32x16 gain_vec = bng_f32x16_broadcast(gain);    /* once, as in dx_train */
     size_t i;
 
     for (i = 0; i + 16 <= n; i += 16)
-            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_load_f32(dy + i)), stream);
+            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_f32(dy + i)), stream);
     for (; i < n; i++)
             bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f32(dy + i)), stream);
-    bng_store_out_end(stream);
 }
 
+
+/* The end of a run of dx calls: their streaming stores (stream != 0) fenced once, in
+   this file, whose vector backend stored them. */
+void bng_nchw_f32_dx_end(int stream)
+{
+    bng_store_out_end(stream);
+}

@@ -732,35 +732,38 @@ void bng_nchw_f16_49_dx_train(size_t n, const void *x_data, const void *dy_data,
 {
     const half *x = x_data, *dy = dy_data;
     half *dx = dx_data;
+    /* the coefficients broadcast once: spelled in the loop, GCC rebuilds them through
+       the stack at every vector */
+    const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean), gain_vec = bng_f32x32_broadcast(gain);
+    const bng_f32x32 dy_mean_vec = bng_f32x32_broadcast(dy_mean), slope_vec = bng_f32x32_broadcast(slope);
     size_t i;
 
     (void)n;    /* always 49 */
     /* dx may be x or dy: each vector is loaded before it is stored. */
     for (i = 0; i + 32 <= 49; i += 32) {
-        const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), bng_f32x32_broadcast(mean));
-        const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + i), bng_f32x32_broadcast(dy_mean));
-        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(bng_f32x32_broadcast(gain), bng_f32x32_sub(centered, bng_f32x32_mul(xm, bng_f32x32_broadcast(slope)))), stream);
+        const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), mean_vec);
+        const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + i), dy_mean_vec);
+        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
     }
     for (; i < 49; i++) {
         const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
         const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f16(dy + i), bng_f32x1_broadcast(dy_mean));
         bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
     }
-    bng_store_out_end(stream);
 }
 
 void bng_nchw_f16_49_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
 {
     const half *dy = dy_data;
     half *dx = dx_data;
+    const bng_f32x32 gain_vec = bng_f32x32_broadcast(gain);    /* once, as in dx_train */
     size_t i;
 
     (void)n;    /* always 49 */
     for (i = 0; i + 32 <= 49; i += 32)
-            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(bng_f32x32_broadcast(gain), bng_f32x32_load_f16(dy + i)), stream);
+            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_f16(dy + i)), stream);
     for (; i < 49; i++)
             bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f16(dy + i)), stream);
-    bng_store_out_end(stream);
 }
 
 
@@ -809,35 +812,38 @@ void bng_nchw_f16_196_dx_train(size_t n, const void *x_data, const void *dy_data
 {
     const half *x = x_data, *dy = dy_data;
     half *dx = dx_data;
+    /* the coefficients broadcast once: spelled in the loop, GCC rebuilds them through
+       the stack at every vector */
+    const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean), gain_vec = bng_f32x32_broadcast(gain);
+    const bng_f32x32 dy_mean_vec = bng_f32x32_broadcast(dy_mean), slope_vec = bng_f32x32_broadcast(slope);
     size_t i;
 
     (void)n;    /* always 196 */
     /* dx may be x or dy: each vector is loaded before it is stored. */
     for (i = 0; i + 32 <= 196; i += 32) {
-        const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), bng_f32x32_broadcast(mean));
-        const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + i), bng_f32x32_broadcast(dy_mean));
-        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(bng_f32x32_broadcast(gain), bng_f32x32_sub(centered, bng_f32x32_mul(xm, bng_f32x32_broadcast(slope)))), stream);
+        const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), mean_vec);
+        const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + i), dy_mean_vec);
+        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
     }
     for (; i < 196; i++) {
         const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
         const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f16(dy + i), bng_f32x1_broadcast(dy_mean));
         bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
     }
-    bng_store_out_end(stream);
 }
 
 void bng_nchw_f16_196_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
 {
     const half *dy = dy_data;
     half *dx = dx_data;
+    const bng_f32x32 gain_vec = bng_f32x32_broadcast(gain);    /* once, as in dx_train */
     size_t i;
 
     (void)n;    /* always 196 */
     for (i = 0; i + 32 <= 196; i += 32)
-            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(bng_f32x32_broadcast(gain), bng_f32x32_load_f16(dy + i)), stream);
+            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_f16(dy + i)), stream);
     for (; i < 196; i++)
             bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f16(dy + i)), stream);
-    bng_store_out_end(stream);
 }
 
 
@@ -886,35 +892,38 @@ void bng_nchw_f16_784_dx_train(size_t n, const void *x_data, const void *dy_data
 {
     const half *x = x_data, *dy = dy_data;
     half *dx = dx_data;
+    /* the coefficients broadcast once: spelled in the loop, GCC rebuilds them through
+       the stack at every vector */
+    const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean), gain_vec = bng_f32x32_broadcast(gain);
+    const bng_f32x32 dy_mean_vec = bng_f32x32_broadcast(dy_mean), slope_vec = bng_f32x32_broadcast(slope);
     size_t i;
 
     (void)n;    /* always 784 */
     /* dx may be x or dy: each vector is loaded before it is stored. */
     for (i = 0; i + 32 <= 784; i += 32) {
-        const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), bng_f32x32_broadcast(mean));
-        const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + i), bng_f32x32_broadcast(dy_mean));
-        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(bng_f32x32_broadcast(gain), bng_f32x32_sub(centered, bng_f32x32_mul(xm, bng_f32x32_broadcast(slope)))), stream);
+        const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), mean_vec);
+        const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + i), dy_mean_vec);
+        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
     }
     for (; i < 784; i++) {
         const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
         const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f16(dy + i), bng_f32x1_broadcast(dy_mean));
         bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
     }
-    bng_store_out_end(stream);
 }
 
 void bng_nchw_f16_784_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
 {
     const half *dy = dy_data;
     half *dx = dx_data;
+    const bng_f32x32 gain_vec = bng_f32x32_broadcast(gain);    /* once, as in dx_train */
     size_t i;
 
     (void)n;    /* always 784 */
     for (i = 0; i + 32 <= 784; i += 32)
-            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(bng_f32x32_broadcast(gain), bng_f32x32_load_f16(dy + i)), stream);
+            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_f16(dy + i)), stream);
     for (; i < 784; i++)
             bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f16(dy + i)), stream);
-    bng_store_out_end(stream);
 }
 
 
@@ -950,28 +959,31 @@ void bng_nchw_f16_3136_dx_train(size_t n, const void *x_data, const void *dy_dat
 {
     const half *x = x_data, *dy = dy_data;
     half *dx = dx_data;
+    /* the coefficients broadcast once: spelled in the loop, GCC rebuilds them through
+       the stack at every vector */
+    const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean), gain_vec = bng_f32x32_broadcast(gain);
+    const bng_f32x32 dy_mean_vec = bng_f32x32_broadcast(dy_mean), slope_vec = bng_f32x32_broadcast(slope);
     size_t i;
 
     (void)n;    /* always 3136 */
     /* dx may be x or dy: each vector is loaded before it is stored. */
     for (i = 0; i + 32 <= 3136; i += 32) {
-        const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), bng_f32x32_broadcast(mean));
-        const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + i), bng_f32x32_broadcast(dy_mean));
-        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(bng_f32x32_broadcast(gain), bng_f32x32_sub(centered, bng_f32x32_mul(xm, bng_f32x32_broadcast(slope)))), stream);
+        const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), mean_vec);
+        const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + i), dy_mean_vec);
+        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
     }
-    bng_store_out_end(stream);
 }
 
 void bng_nchw_f16_3136_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
 {
     const half *dy = dy_data;
     half *dx = dx_data;
+    const bng_f32x32 gain_vec = bng_f32x32_broadcast(gain);    /* once, as in dx_train */
     size_t i;
 
     (void)n;    /* always 3136 */
     for (i = 0; i + 32 <= 3136; i += 32)
-            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(bng_f32x32_broadcast(gain), bng_f32x32_load_f16(dy + i)), stream);
-    bng_store_out_end(stream);
+            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_f16(dy + i)), stream);
 }
 
 
@@ -1007,28 +1019,31 @@ void bng_nchw_f16_12544_dx_train(size_t n, const void *x_data, const void *dy_da
 {
     const half *x = x_data, *dy = dy_data;
     half *dx = dx_data;
+    /* the coefficients broadcast once: spelled in the loop, GCC rebuilds them through
+       the stack at every vector */
+    const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean), gain_vec = bng_f32x32_broadcast(gain);
+    const bng_f32x32 dy_mean_vec = bng_f32x32_broadcast(dy_mean), slope_vec = bng_f32x32_broadcast(slope);
     size_t i;
 
     (void)n;    /* always 12544 */
     /* dx may be x or dy: each vector is loaded before it is stored. */
     for (i = 0; i + 32 <= 12544; i += 32) {
-        const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), bng_f32x32_broadcast(mean));
-        const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + i), bng_f32x32_broadcast(dy_mean));
-        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(bng_f32x32_broadcast(gain), bng_f32x32_sub(centered, bng_f32x32_mul(xm, bng_f32x32_broadcast(slope)))), stream);
+        const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), mean_vec);
+        const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + i), dy_mean_vec);
+        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
     }
-    bng_store_out_end(stream);
 }
 
 void bng_nchw_f16_12544_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
 {
     const half *dy = dy_data;
     half *dx = dx_data;
+    const bng_f32x32 gain_vec = bng_f32x32_broadcast(gain);    /* once, as in dx_train */
     size_t i;
 
     (void)n;    /* always 12544 */
     for (i = 0; i + 32 <= 12544; i += 32)
-            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(bng_f32x32_broadcast(gain), bng_f32x32_load_f16(dy + i)), stream);
-    bng_store_out_end(stream);
+            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_f16(dy + i)), stream);
 }
 
 
@@ -1076,32 +1091,42 @@ void bng_nchw_f16_generic_dx_train(size_t n, const void *x_data, const void *dy_
 {
     const half *x = x_data, *dy = dy_data;
     half *dx = dx_data;
+    /* the coefficients broadcast once: spelled in the loop, GCC rebuilds them through
+       the stack at every vector */
+    const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean), gain_vec = bng_f32x32_broadcast(gain);
+    const bng_f32x32 dy_mean_vec = bng_f32x32_broadcast(dy_mean), slope_vec = bng_f32x32_broadcast(slope);
     size_t i;
 
     /* dx may be x or dy: each vector is loaded before it is stored. */
     for (i = 0; i + 32 <= n; i += 32) {
-        const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), bng_f32x32_broadcast(mean));
-        const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + i), bng_f32x32_broadcast(dy_mean));
-        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(bng_f32x32_broadcast(gain), bng_f32x32_sub(centered, bng_f32x32_mul(xm, bng_f32x32_broadcast(slope)))), stream);
+        const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), mean_vec);
+        const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + i), dy_mean_vec);
+        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
     }
     for (; i < n; i++) {
         const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
         const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f16(dy + i), bng_f32x1_broadcast(dy_mean));
         bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
     }
-    bng_store_out_end(stream);
 }
 
 void bng_nchw_f16_generic_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
 {
     const half *dy = dy_data;
     half *dx = dx_data;
+    const bng_f32x32 gain_vec = bng_f32x32_broadcast(gain);    /* once, as in dx_train */
     size_t i;
 
     for (i = 0; i + 32 <= n; i += 32)
-            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(bng_f32x32_broadcast(gain), bng_f32x32_load_f16(dy + i)), stream);
+            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_f16(dy + i)), stream);
     for (; i < n; i++)
             bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f16(dy + i)), stream);
-    bng_store_out_end(stream);
 }
 
+
+/* The end of a run of dx calls: their streaming stores (stream != 0) fenced once, in
+   this file, whose vector backend stored them. */
+void bng_nchw_f16_dx_end(int stream)
+{
+    bng_store_out_end(stream);
+}

@@ -145,6 +145,7 @@ bng_nchw_dx_infer_ukernel bng_nchw_f32_12544_dx_infer;
 bng_nchw_reduce_ukernel bng_nchw_f32_generic_reduce;
 bng_nchw_dx_train_ukernel bng_nchw_f32_generic_dx_train;
 bng_nchw_dx_infer_ukernel bng_nchw_f32_generic_dx_infer;
+bng_nchw_dx_end_ukernel bng_nchw_f32_dx_end;
 
 extern const bng_dtype_config bng_f32_config;
 extern const bng_kernel bng_f32_generic_kernel;
@@ -192,6 +193,7 @@ bng_nchw_dx_infer_ukernel bng_nchw_f16_12544_dx_infer;
 bng_nchw_reduce_ukernel bng_nchw_f16_generic_reduce;
 bng_nchw_dx_train_ukernel bng_nchw_f16_generic_dx_train;
 bng_nchw_dx_infer_ukernel bng_nchw_f16_generic_dx_infer;
+bng_nchw_dx_end_ukernel bng_nchw_f16_dx_end;
 
 extern const bng_dtype_config bng_f16_config;
 extern const bng_kernel bng_f16_generic_kernel;

@@ -352,6 +352,35 @@ START_TEST(test_nchw_shared_matches_private)
 }
 END_TEST
 
+/* A dx of 8 MiB or more, which _p writes with streaming stores on x86 hosts
+ * (include/bng_driver.c BNG_STREAM_DX_BYTES) and fences once at the end of the call:
+ * within the bound, and _s's bits (whose private tiles are stored plainly). At 196
+ * elements a plane (784 bytes in f32) most planes start off a vector boundary, so a
+ * call mixes streaming and plain stores. */
+START_TEST(test_nchw_streaming_dx)
+{
+    const size_t batch = 16, spatial = 196;
+    const size_t channel = ((size_t)8 << 20) / T->size / (batch * spatial) + 1;
+    nchw_case n;
+    unsigned char *dx;
+
+    nchw_init(&n, T, batch, channel, spatial, 1, BNG_DATA_RANDOM, 170);
+    ck_assert_uint_ge(n.bytes, (size_t)8 << 20);
+    nchw_call(&n, BNG_OP_EXT, 0, 0);
+    ck_assert_int_eq(n.k.params[BNG_PARAM_STATUS], BNG_OK);
+    dx = malloc(n.bytes);
+    ck_assert_ptr_nonnull(dx);
+    memcpy(dx, n.dx, n.bytes);
+    nchw_check(&n);
+    memset(n.dx, OUTPUT_MARK, n.bytes);
+    nchw_call(&n, BNG_OP_EXT, 1, FULL_MASK);
+    ck_assert_int_eq(n.k.params[BNG_PARAM_STATUS], BNG_OK);
+    expect_same(n.dx, dx, n.bytes, &n, "_s dx differs from _p's streamed dx");
+    free(dx);
+    nchw_free(&n);
+}
+END_TEST
+
 /* NCHW with ACCUMULATE (ext, apply; _p and _s): onto zeros, the plain call's bits;
  * dx unchanged by the flag. */
 START_TEST(test_nchw_accumulate)
@@ -584,6 +613,7 @@ void bng_nchw_add_tests(Suite *s)
         {"nchw_specialized_is_generic", test_nchw_specialized_is_generic, "private"},
         {"nchw_reduce_apply_dx_only", test_nchw_reduce_apply_dx_only, "private shared"},
         {"nchw_shared_matches_private", test_nchw_shared_matches_private, "shared"},
+        {"nchw_streaming_dx", test_nchw_streaming_dx, "private shared"},
         {"nchw_accumulate", test_nchw_accumulate, "private shared"},
         {"nchw_errors", test_nchw_errors, "private shared"},
         {"nchw_walk", test_nchw_walk, "private shared"},
