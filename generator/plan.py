@@ -541,23 +541,25 @@ class TargetPlan:
         return NCHW_BLOCK_VECTORS
 
     def nchw_layout(self, dtype: "DTypePlan", batch: int, spatial: int,
-                    keeps: bool) -> "NchwLayout":
+                    keeps: bool, relu: bool = False) -> "NchwLayout":
         """How NCHW _s lays out a core's private memory for a channel of ``batch``
         planes of ``spatial`` (the driver's bng_nchw_core_layout): the per-channel area,
         four tile buffers of whole planes or of a piece of a plane in whole blocks; in
         a call that reads a channel twice (``keeps``) buffers of at most
         STREAM_TILE_BYTES (one block at least) and, in what they leave halved, x and dy
         of the channel's last tiles, from ``resident_from`` (an element of the channel
-        in plane order; batch * spatial for none) on."""
+        in plane order; batch * spatial for none) on. A call with the fused ReLU
+        (``relu``) takes a fifth buffer, for y."""
         e = dtype.element_bytes
         block = NCHW_BLOCK_VECTORS * dtype.config.lanes
         rest = self.target.memory.private_bytes - _aligned(4 * NCHW_AREA_FLOATS)
-        quarter = rest // TILE_BUFFERS // ALIGN * ALIGN
+        buffers = TILE_BUFFERS + RELU_TILE_BUFFERS * relu
+        quarter = rest // buffers // ALIGN * ALIGN
         if keeps:
             quarter = min(quarter, _aligned(max(STREAM_TILE_BYTES, block * e)))
         fit = quarter // e
         tile_planes, piece = (fit // spatial, spatial) if spatial <= fit else (1, fit // block * block)
-        half = (rest - TILE_BUFFERS * quarter) // 2 // ALIGN * ALIGN
+        half = (rest - buffers * quarter) // 2 // ALIGN * ALIGN
         total = batch * spatial
         need = max(0, total - (half // e if keeps else 0))
         if piece == spatial:

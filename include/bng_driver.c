@@ -1635,7 +1635,59 @@ static void bng_nchw_finalize(const bng_dtype_config *dtype, const bng_call *cal
                       &ch->sum_dyxm, dbias, dscale, &ch->gain, &ch->dy_mean, &ch->slope);
 }
 
-/* _p: channel c's sums, its planes straight from the caller's arrays. */
+#if BNG_HAS_RELU
+/* NCHW with BNG_FLAG_RELU on _p: a plane's dy masked by its y into a stack array a piece
+ * at a time, where the ukernels read it; pieces of whole blocks of vectors, as many
+ * elements as the array holds (the whole plane when it fits: the call's kernel, else
+ * the generic kernel on pieces, the same bits, as in _s). dx may be x or dy: a piece's
+ * dy is masked before its dx is written. */
+static size_t bng_nchw_relu_piece(const bng_dtype_config *dtype, const bng_nchw_kernel *kernel)
+{
+    const size_t block = BNG_NCHW_BLOCK_VECTORS * kernel->lanes;
+
+    return sizeof(bng_relu_block) / dtype->element_bytes / block * block;
+}
+
+static void bng_nchw_p_relu_reduce(const bng_dtype_config *dtype, const bng_nchw_kernel *kernel,
+                                   size_t spatial, const void *x, const void *dy, const void *y,
+                                   float mean, float *lane_dy, float *lane_dyxm)
+{
+    const size_t element = dtype->element_bytes, piece = bng_nchw_relu_piece(dtype, kernel);
+    bng_relu_block masked;
+    size_t offset;
+
+    for (offset = 0; offset < spatial; offset += piece) {
+        const size_t n = bng_min(piece, spatial - offset);
+
+        bng_relu_mask(element, 1, n, bng_at(dy, offset, element), n, bng_at(y, offset, element),
+                      n, masked, n);
+        bng_nchw_piece_kernel(dtype, kernel, spatial, offset, n)
+            ->reduce(n, bng_at(x, offset, element), masked, mean, lane_dy, lane_dyxm);
+    }
+}
+
+static void bng_nchw_p_relu_dx(const bng_dtype_config *dtype, const bng_nchw_kernel *kernel,
+                               int is_train, size_t spatial, const void *x, const void *dy,
+                               const void *y, void *dx, const bng_nchw_channel *ch, int stream)
+{
+    const size_t element = dtype->element_bytes, piece = bng_nchw_relu_piece(dtype, kernel);
+    bng_relu_block masked;
+    size_t offset;
+
+    for (offset = 0; offset < spatial; offset += piece) {
+        const size_t n = bng_min(piece, spatial - offset);
+
+        bng_relu_mask(element, 1, n, bng_at(dy, offset, element), n, bng_at(y, offset, element),
+                      n, masked, n);
+        bng_nchw_dx(bng_nchw_piece_kernel(dtype, kernel, spatial, offset, n), is_train, n,
+                    x != NULL ? bng_at(x, offset, element) : NULL, masked,
+                    bng_at_mut(dx, offset, element), ch, stream);
+    }
+}
+#endif
+
+/* _p: channel c's sums, its planes straight from the caller's arrays (dy masked by y
+ * with BNG_FLAG_RELU). */
 static void bng_nchw_p_sum(const bng_dtype_config *dtype, const bng_nchw_kernel *kernel,
                            const bng_call *call, size_t c, const void *x, const void *dy,
                            bng_nchw_channel *ch)
@@ -1649,8 +1701,15 @@ static void bng_nchw_p_sum(const bng_dtype_config *dtype, const bng_nchw_kernel 
         const size_t at = (b * call->channel + c) * call->spatial;
 
         bng_nchw_plane_start(&s);
-        kernel->reduce(call->spatial, bng_at(x, at, element), bng_at(dy, at, element),
-                       ch->mean, s.lane_dy, s.lane_dyxm);
+#if BNG_HAS_RELU
+        if (BNG_RELU(call))
+            bng_nchw_p_relu_reduce(dtype, kernel, call->spatial, bng_at(x, at, element),
+                                   bng_at(dy, at, element), bng_at(call->y, at, element),
+                                   ch->mean, s.lane_dy, s.lane_dyxm);
+        else
+#endif
+            kernel->reduce(call->spatial, bng_at(x, at, element), bng_at(dy, at, element),
+                           ch->mean, s.lane_dy, s.lane_dyxm);
         bng_nchw_plane_done(&s, b);
     }
     ch->sum_dy = s.total_dy;
@@ -1693,8 +1752,16 @@ static int bng_nchw_p_run(const bng_dtype_config *dtype, const bng_call *call, c
         }
         for (b = 0; b < call->batch; b++) {
             const size_t at = (b * channel + c) * spatial;
-            bng_nchw_dx(kernel, call->is_train, spatial,
-                        call->is_train ? bng_at(x, at, element) : NULL, bng_at(dy, at, element),
+            const void *x_at = call->is_train ? bng_at(x, at, element) : NULL;
+#if BNG_HAS_RELU
+            if (BNG_RELU(call)) {
+                bng_nchw_p_relu_dx(dtype, kernel, call->is_train, spatial, x_at,
+                                   bng_at(dy, at, element), bng_at(call->y, at, element),
+                                   bng_at_mut(dx, at, element), &ch, stream);
+                continue;
+            }
+#endif
+            bng_nchw_dx(kernel, call->is_train, spatial, x_at, bng_at(dy, at, element),
                         bng_at_mut(dx, at, element), &ch, stream);
         }
     }
@@ -1731,6 +1798,7 @@ typedef struct {
     bng_nchw_area *area;
     unsigned char *x_tiles[2], *dy_tiles[2];
     size_t tile_planes, piece;            /* planes of a tile, elements of a piece */
+    unsigned char *y_tile;                /* BNG_FLAG_RELU: a tile of y, masking dy's */
     unsigned char *x_resident, *dy_resident;
     size_t resident_from;                 /* a channel's element (plane * spatial + offset)
                                              from which its tiles stay: batch * spatial
@@ -1768,22 +1836,24 @@ static size_t bng_nchw_resident_from(size_t total, size_t spatial, size_t tile_p
     return offset < spatial ? plane * spatial + offset : (plane + 1) * spatial;
 }
 
-/* Lay out private memory: the area, four tile buffers; a tile holds as many whole
- * planes as fit, or a piece of a plane of whole blocks (generator/validate.py checks
- * that a buffer holds one block). In a call that reads a channel twice (`keeps`) the
- * buffers are no larger than BNG_STREAM_TILE_BYTES (and one block at least), and what
- * they leave, halved, holds x and dy of the channel's last tiles (generator/plan.py
- * computes the same numbers, TargetPlan.nchw_layout). */
+/* Lay out private memory: the area, four tile buffers (a fifth for y with
+ * BNG_FLAG_RELU); a tile holds as many whole planes as fit, or a piece of a plane of
+ * whole blocks (generator/validate.py checks that a buffer holds one block). In a call
+ * that reads a channel twice (`keeps`) the buffers are no larger than
+ * BNG_STREAM_TILE_BYTES (and one block at least), and what they leave, halved, holds x
+ * and dy of the channel's last tiles (generator/plan.py computes the same numbers,
+ * TargetPlan.nchw_layout). */
 static void bng_nchw_core_layout(bng_nchw_core *k, unsigned char *base, size_t bytes, int keeps)
 {
     const bng_staged_job *job = k->job;
     const size_t element = job->dtype->element_bytes, spatial = job->call.spatial;
     const size_t block = BNG_NCHW_BLOCK_VECTORS * k->kernel->lanes;
+    const size_t buffers = BNG_TILE_BUFFERS + (BNG_RELU(&job->call) ? 1 : 0);
     unsigned char *next = base;
     size_t quarter, fit, half_rest;
 
     k->area = bng_take(&next, sizeof(bng_nchw_area));
-    quarter = (bytes - (size_t)(next - base)) / BNG_TILE_BUFFERS / BNG_ALIGN * BNG_ALIGN;
+    quarter = (bytes - (size_t)(next - base)) / buffers / BNG_ALIGN * BNG_ALIGN;
     if (keeps)
         quarter = bng_min(quarter, BNG_ALIGN_UP(block * element > BNG_STREAM_TILE_BYTES
                                                     ? block * element : BNG_STREAM_TILE_BYTES));
@@ -1794,6 +1864,7 @@ static void bng_nchw_core_layout(bng_nchw_core *k, unsigned char *base, size_t b
     k->x_tiles[1] = bng_take(&next, quarter);
     k->dy_tiles[0] = bng_take(&next, quarter);
     k->dy_tiles[1] = bng_take(&next, quarter);
+    k->y_tile = BNG_RELU(&job->call) ? bng_take(&next, quarter) : NULL;
     half_rest = (bytes - (size_t)(next - base)) / 2 / BNG_ALIGN * BNG_ALIGN;
     k->x_resident = next;
     k->dy_resident = next + half_rest;
@@ -1879,6 +1950,27 @@ static void bng_nchw_fetch(const bng_nchw_core *k, const bng_nchw_tile *tile, si
                                  tile->planes, row, stride, row);
 }
 
+#if BNG_HAS_RELU
+/* BNG_FLAG_RELU: a tile's dy, just arrived from the caller's array, masked in place by
+ * its y (fetched into the y tile and waited at once: with the next tile's two gets and
+ * a put in flight, four transfers at most), as NHWC's bng_core_relu. A tile resident
+ * between the passes keeps the masked dy. */
+static void bng_nchw_relu(const bng_nchw_core *k, const bng_nchw_tile *tile, size_t c,
+                          unsigned char *dy)
+{
+    const bng_staged_job *job = k->job;
+    const size_t element = job->dtype->element_bytes, row = tile->n * element;
+    const size_t stride = job->call.channel * job->call.spatial * element;
+
+    bng_hal_dma_wait(bng_hal_dma_get(k->y_tile,
+                                     bng_shared_at((const BNG_SHARED void *)job->call.y,
+                                                   bng_nchw_tile_at(k, tile, c), element),
+                                     tile->planes, row, stride, row));
+    BNG_TRACE_KERNEL(k->kernel, "relu_mask", tile->planes, tile->n);
+    bng_relu_mask(element, 1, tile->planes * tile->n, dy, 0, k->y_tile, 0, dy, 0);
+}
+#endif
+
 /* Pass 1 of channel c: its planes' sums in the order above; the next tile arrives while
  * this one is reduced. */
 static void bng_nchw_core_sum(const bng_nchw_core *k, size_t c, bng_nchw_channel *ch)
@@ -1907,6 +1999,10 @@ static void bng_nchw_core_sum(const bng_nchw_core *k, size_t c, bng_nchw_channel
         bng_hal_dma_wait(gets[t][0]);
         bng_hal_dma_wait(gets[t][1]);
         bng_nchw_place(k, tile, t, &x, &dy);
+#if BNG_HAS_RELU
+        if (BNG_RELU(&job->call))
+            bng_nchw_relu(k, tile, c, dy);
+#endif
         BNG_TRACE_KERNEL(kernel, "reduce", tile->planes, tile->n);
         for (p = 0; p < tile->planes; p++) {
             if (tile->offset == 0)
@@ -1963,6 +2059,11 @@ static void bng_nchw_core_dx(const bng_nchw_core *k, size_t c, const bng_nchw_ch
         bng_hal_dma_wait(gets[t][0]);
         bng_hal_dma_wait(gets[t][1]);
         bng_nchw_place(k, tile, t, &x, &dy);
+#if BNG_HAS_RELU
+        /* a resident tile holds the dy pass 1 masked */
+        if (BNG_RELU(&job->call) && !bng_nchw_resident(k, tile))
+            bng_nchw_relu(k, tile, c, dy);
+#endif
         BNG_TRACE_KERNEL(kernel, is_train ? "dx_train" : "dx_infer", tile->planes, tile->n);
         for (p = 0; p < tile->planes; p++)
             bng_nchw_dx(kernel, is_train, tile->n, x + p * row, dy + p * row, dy + p * row, ch, 0);

@@ -286,10 +286,7 @@ int bng_params_check(const bng_dtype_config *dtype, int op, const long long *par
     if ((used & BNG_BIT(BNG_SUMS))
         && call->channel > ((bng_address_max() >> 2) - BNG_SUMS_COUNT_LIMBS) >> 1)
         return BNG_ERANGE;
-    /* NCHW combines with ACCUMULATE alone (the relu mask is written for rows of
-     * channels): another flag beside it is refused. */
-    if ((flags & ~bng_flags_allowed(op))
-        || (call->nchw && (flags & ~(long long)(BNG_NCHW_FLAG | BNG_ACCUMULATE_FLAG))))
+    if (flags & ~bng_flags_allowed(op))
         return BNG_STATUS_EFLAGS;
     call->accumulate = (flags & BNG_ACCUMULATE_FLAG) != 0;
     call->y = relu ? (const void *)at[BNG_Y] : NULL;

@@ -75,7 +75,7 @@ static void usage(void)
     exit(2);
 }
 
-/* The words after the mask, each once: infer, relu (not with NCHW). 1 when they are. */
+/* The words after the mask, each once: infer, relu. 1 when they are. */
 static int parse_modes(const char *rest, call *c)
 {
     char word[8];
@@ -87,7 +87,7 @@ static int parse_modes(const char *rest, call *c)
         rest += n;
         if (strcmp(word, "infer") == 0 && c->is_train)
             c->is_train = 0;
-        else if (strcmp(word, "relu") == 0 && HAS_RELU && !c->relu && !c->spatial)
+        else if (strcmp(word, "relu") == 0 && HAS_RELU && !c->relu)
             c->relu = 1;
         else
             return 0;

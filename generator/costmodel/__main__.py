@@ -40,9 +40,10 @@ def predictions(args) -> Tuple[TargetPlan, List[Tuple[Shape, Prediction]]]:
     tp = plan_target(target)
     shapes = parse_shapes(args.shapes) if args.shapes else default_shapes(tp.extensions)
     for s in shapes:
-        if s.extension and not tp.has(s.extension):
-            raise ConfigError("SHAPES", s.size, f"{target.name} does not have the "
-                              f"{s.extension} extension (targets.yaml extensions:)")
+        for extension in s.extensions:
+            if not tp.has(extension):
+                raise ConfigError("SHAPES", s.size, f"{target.name} does not have the "
+                                  f"{extension} extension (targets.yaml extensions:)")
     cores = parse_cores(args.cores, target.cores) if args.cores else (target.cores,)
     wanted = [(s, d, n) for d in tp.dtypes for s in shapes for n in cores]
     calls: List[Call] = parse(record(args.trace, [

@@ -219,9 +219,10 @@ def kernel_timer(tp: TargetPlan, clock_hz: float, alu_per_cycle: float,
     def seconds(entry: str, op: str, rows: int, channels: int) -> float:
         nchw = nchw_dtype(tp, entry)
         found = kernel_by_entry(tp, entry)
-        if op in RELU_STEP_OPS and found is not None:
-            return relu_step_seconds(tp, found[0], op, rows, channels, clock_hz, alu_per_cycle,
-                                     ldst_per_cycle)
+        if op in RELU_STEP_OPS and (found is not None or nchw is not None):
+            # an NCHW tile's mask: its planes' elements, one run as NHWC's
+            return relu_step_seconds(tp, found[0] if found is not None else nchw, op, rows,
+                                     channels, clock_hz, alu_per_cycle, ldst_per_cycle)
         if nchw is not None:
             slots = costs[nchw.name].nchw_cost(op, channels) * rows
         elif found is not None:

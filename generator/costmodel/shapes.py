@@ -25,9 +25,15 @@ class Shape:
         return f"{self.batch}x{self.channel}" + (f"x{self.spatial}" if self.spatial else "")
 
     @property
+    def extensions(self) -> Tuple[str, ...]:
+        """The extensions the call uses: nchw, relu, both, or none (the vendor's call)."""
+        return tuple(name for name, used in (("nchw", bool(self.spatial)), ("relu", self.relu))
+                     if used)
+
+    @property
     def extension(self) -> str:
-        """The extension the call uses: relu, nchw, or "" (the vendor's call)."""
-        return "relu" if self.relu else "nchw" if self.spatial else ""
+        """The extensions as a label: "nchw", "relu", "nchw relu", or "" (the vendor's)."""
+        return " ".join(self.extensions)
 
 
 # ResNet-50 as torchvision builds it (v1.5: a bottleneck's stride on its 3x3
@@ -74,16 +80,13 @@ SHAPE = re.compile(r"([1-9][0-9]{0,9})x([1-9][0-9]{0,4})(?:x([1-9][0-9]{0,9}))?(
 
 def parse_shapes(text: str) -> List[Shape]:
     """SHAPES="BxC ...": batch (rows) x channel; BxC:relu with the fused ReLU backward;
-    NxCxS in NCHW (batch x channel x spatial)."""
+    NxCxS in NCHW (batch x channel x spatial), NxCxS:relu with the fused ReLU."""
     out = []
     for word in text.replace(",", " ").split():
         m = SHAPE.match(word)
         if not m:
             raise ConfigError("SHAPES", word, "not a shape; write BATCHxCHANNEL, e.g. 401408x64, "
                               "BATCHxCHANNEL:relu (fused ReLU) or BATCHxCHANNELxSPATIAL (NCHW)")
-        if m.group(3) and m.group(4):
-            raise ConfigError("SHAPES", word, "NCHW with the fused ReLU: the driver refuses the "
-                              "two together")
         shape = Shape(int(m.group(1)), int(m.group(2)), "SHAPES",
                       spatial=int(m.group(3) or 0), relu=bool(m.group(4)))
         out.append(replace(shape, label=f"SHAPES {shape.extension}".rstrip()))

@@ -19,6 +19,8 @@
 #define GUARD 64
 #define GUARD_BYTE 0xA5
 #define OUTPUT_MARK 0x3C
+#define RELU_FLAG 4         /* BNG_FLAG_RELU */
+#define RELU_Y_SLOT 15      /* BNG_PARAM_Y */
 
 /* An NCHW case: `k` holds the NHWC layout (row b * spatial + s) and the block; x, dy, dx
  * the NCHW layout, each inside guard bytes. k's block is set for the NCHW call (batch,
@@ -493,7 +495,8 @@ static void expect_error(nchw_case *n, int op, int shared, long long expected, c
 }
 
 /* Hostile blocks: spatial 0, negative or overflowing; flags the call cannot honour;
- * arrays that overlap only over the NCHW extent; apply's count below batch * spatial. */
+ * arrays that overlap only over the NCHW extent (y with BNG_FLAG_RELU too); apply's
+ * count below batch * spatial. */
 START_TEST(test_nchw_errors)
 {
     const int ops[] = {BNG_OP_EXT, BNG_OP_REDUCE, BNG_OP_APPLY, BNG_OP_DX};
@@ -524,11 +527,16 @@ START_TEST(test_nchw_errors)
             }
 #if BNG_HAS_RELU
             {
-                const long long y_slot = n.k.params[15];
-                n.k.params[BNG_CASE_FLAGS] = BNG_CASE_NCHW | 4;      /* BNG_FLAG_RELU */
-                n.k.params[15] = (long long)(intptr_t)n.x;           /* a valid y */
-                expect_error(&n, op, shared, BNG_CASE_EFLAGS, "NCHW and RELU");
-                n.k.params[15] = y_slot;
+                const long long y_slot = n.k.params[RELU_Y_SLOT];
+                n.k.params[BNG_CASE_FLAGS] = BNG_CASE_NCHW | RELU_FLAG;
+                n.k.params[RELU_Y_SLOT] = 0;
+                expect_error(&n, op, shared, BNG_ENULL, "NCHW and RELU, y NULL");
+                if (op != BNG_OP_REDUCE) {
+                    /* y over dx's NCHW extent, past its first batch * channel elements */
+                    n.k.params[RELU_Y_SLOT] = (long long)(intptr_t)((unsigned char *)n.dx + 2 * 3 * T->size);
+                    expect_error(&n, op, shared, BNG_EOVERLAP, "NCHW and RELU, y inside dx");
+                }
+                n.k.params[RELU_Y_SLOT] = y_slot;
             }
 #endif
             n.k.params[BNG_CASE_FLAGS] = BNG_CASE_NCHW;
@@ -552,6 +560,138 @@ START_TEST(test_nchw_errors)
         }
 }
 END_TEST
+
+#if BNG_HAS_RELU
+/* NCHW with the fused ReLU: y in the NCHW layout, every element kind the mask decides on
+ * (positive, negative, +0, -0, NaN of either sign, infinities, subnormals of either
+ * sign) beside random values. */
+static void nchw_relu_y(const nchw_case *n, unsigned char *y)
+{
+    static const uint32_t f32[] = {0x3f800000u, 0xbf800000u, 0, 0x80000000u, 0x7fc00000u,
+                                   0xffc00001u, 0x7f800000u, 0xff800000u, 1, 0x80000001u};
+    static const uint16_t f16[] = {0x3c00, 0xbc00, 0, 0x8000, 0x7e00, 0xfe01, 0x7c00, 0xfc00,
+                                   1, 0x8001};
+    const size_t size = n->k.t->size, count = n->bytes / size;
+    size_t i;
+
+    for (i = 0; i < count; i++) {
+        const size_t kind = (i * 7 + i / 5) % 16;
+        if (kind >= 10)     /* x's value: about half of them positive */
+            memcpy(y + i * size, (const unsigned char *)n->x + i * size, size);
+        else if (size == 4)
+            memcpy(y + i * size, &f32[kind], 4);
+        else
+            memcpy(y + i * size, &f16[kind], 2);
+    }
+}
+
+/* What one call left: dx, dbias, dscale and the sums buffer. */
+typedef struct {
+    unsigned char *dx, *dbias, *dscale, *sums;
+} nchw_results;
+
+/* `op` on the case, fused (y, BNG_FLAG_RELU) or apart (dy the separate pass's output,
+ * no flag): apply after a reduce of the same kind (its buffer), into `out`. */
+static void nchw_relu_run(nchw_case *n, int op, int shared, int mask, const void *y, void *dy,
+                          nchw_results *out)
+{
+    void *own_dy = n->dy;
+
+    n->dy = dy;
+    n->k.params[BNG_CASE_FLAGS] = BNG_CASE_NCHW | (y != NULL ? RELU_FLAG : 0);
+    n->k.params[RELU_Y_SLOT] = (long long)(intptr_t)y;
+    bng_case_mark_outputs(&n->k);
+    memset(n->dx, OUTPUT_MARK, n->bytes);
+    memset(n->k.sums.p, OUTPUT_MARK, n->k.sums.bytes);
+    if (op == BNG_OP_APPLY) {
+        nchw_call(n, BNG_OP_REDUCE, shared, mask);
+        ck_assert_int_eq(n->k.params[BNG_PARAM_STATUS], BNG_OK);
+    }
+    nchw_call(n, op, shared, mask);
+    ck_assert_int_eq(n->k.params[BNG_PARAM_STATUS], BNG_OK);
+    memcpy(out->dx, n->dx, n->bytes);
+    memcpy(out->dbias, n->k.dbias.p, n->k.dbias.bytes);
+    memcpy(out->dscale, n->k.dscale.p, n->k.dscale.bytes);
+    memcpy(out->sums, n->k.sums.p, n->k.sums.bytes);
+    nchw_check_guards(n);
+    n->dy = own_dy;
+    n->k.params[BNG_CASE_FLAGS] = BNG_CASE_NCHW;
+    n->k.params[RELU_Y_SLOT] = 0;
+}
+
+static void nchw_results_init(nchw_results *r, const nchw_case *n)
+{
+    r->dx = malloc(n->bytes);
+    r->dbias = malloc(n->k.dbias.bytes);
+    r->dscale = malloc(n->k.dscale.bytes);
+    r->sums = malloc(n->k.sums.bytes);
+    ck_assert(r->dx && r->dbias && r->dscale && r->sums);
+}
+
+static void nchw_results_free(nchw_results *r)
+{
+    free(r->dx);
+    free(r->dbias);
+    free(r->dscale);
+    free(r->sums);
+}
+
+/* NCHW and the fused ReLU together equal, bit for bit, PyTorch's ReLU backward
+ * (bng_relu_backward, a float compare of y with 0) followed by the unfused NCHW call:
+ * every op, _p and _s over core masks, training and inference, planes in one tile and
+ * in pieces (of _s's tile buffers; of _p's stack array), channels kept whole and in
+ * part between _s's passes. */
+START_TEST(test_nchw_relu_is_separate_pass)
+{
+    const size_t beyond_s = BNG_PRIVATE_BYTES / 4 / T->size + 7;
+    const size_t beyond_p = (size_t)BNG_BLOCK_ROWS * BNG_MAX_CHUNK * 4 / T->size + 5;
+    const struct { size_t batch, channel, spatial; } shapes[] = {
+        {3, 5, T->lanes + 1}, {40, 9, 49}, {2, 3, beyond_s}, {2, 2, beyond_p}, {1, 1, 3},
+    };
+    const int ops[] = {BNG_OP_EXT, BNG_OP_REDUCE, BNG_OP_APPLY, BNG_OP_DX};
+    const int masks[] = {0, 1, FULL_MASK, FULL_MASK & 6};
+    size_t sh, o, m;
+    int train;
+
+    for (sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++)
+        for (train = 0; train <= 1; train++) {
+            nchw_case n;
+            unsigned char *y, *masked;
+            nchw_results fused, apart;
+
+            nchw_init(&n, T, shapes[sh].batch, shapes[sh].channel, shapes[sh].spatial, train,
+                      BNG_DATA_RANDOM, (unsigned)(sh * 2 + (size_t)train) + 400);
+            y = malloc(n.bytes);
+            masked = malloc(n.bytes);
+            ck_assert(y && masked);
+            nchw_relu_y(&n, y);
+            memcpy(masked, n.dy, n.bytes);
+            bng_relu_backward(T, masked, y, n.bytes / T->size);
+            nchw_results_init(&fused, &n);
+            nchw_results_init(&apart, &n);
+            for (o = 0; o < sizeof ops / sizeof ops[0]; o++)
+                for (m = 0; m < sizeof masks / sizeof masks[0]; m++) {
+                    const int shared = masks[m] != 0;
+                    if (shared && (masks[m] & FULL_MASK) == 0)
+                        continue;
+                    nchw_relu_run(&n, ops[o], shared, masks[m], y, n.dy, &fused);
+                    nchw_relu_run(&n, ops[o], shared, masks[m], NULL, masked, &apart);
+                    if (memcmp(fused.dx, apart.dx, n.bytes) || memcmp(fused.sums, apart.sums, n.k.sums.bytes)
+                        || memcmp(fused.dbias, apart.dbias, n.k.dbias.bytes)
+                        || memcmp(fused.dscale, apart.dscale, n.k.dscale.bytes))
+                        ck_abort_msg("%s op %d %s mask %#x %zux%zux%zu train %d: fused differs from "
+                                     "the separate pass", T->name, ops[o], shared ? "_s" : "_p",
+                                     (unsigned)masks[m], n.batch, n.k.channel, n.spatial, train);
+                }
+            nchw_results_free(&fused);
+            nchw_results_free(&apart);
+            free(y);
+            free(masked);
+            nchw_free(&n);
+        }
+}
+END_TEST
+#endif
 
 /* The walk: every boundary of the spatial plan for this storage type's lanes (a
  * vector, a block, two blocks, a tile buffer of _s's private memory, where a plane
@@ -618,6 +758,9 @@ void bng_nchw_add_tests(Suite *s)
         {"nchw_errors", test_nchw_errors, "private shared"},
         {"nchw_walk", test_nchw_walk, "private shared"},
         {"nchw_in_place_and_aliases", test_nchw_in_place_and_aliases, "private shared"},
+#if BNG_HAS_RELU
+        {"nchw_relu", test_nchw_relu_is_separate_pass, "private shared"},
+#endif
     };
     size_t i;
 

@@ -5,7 +5,7 @@
  * BNG_FLAG_ACCUMULATE (refused on reduce and dx-only), with or without BNG_FLAG_RELU
  * and a forward output y that is its own buffer, NULL, misaligned, x, dy, dx, dbias
  * or the sums buffer, with or without BNG_FLAG_NCHW and a spatial extent, small or
- * hostile (refused beside BNG_FLAG_RELU); without it, flag bit 7 makes it the vendor's
+ * hostile (beside BNG_FLAG_RELU too); without it, flag bit 7 makes it the vendor's
  * call with explicit arguments, batchnormgrad.h's, whose int batch and channel a
  * hostile value reaches as the int it converts to), batch and channel (small, or a hostile value: 0, negative,
  * LLONG_MIN/MAX, beyond the address space), which pointer is NULL, core_mask,
@@ -230,8 +230,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const int nchw = BNG_HAS_NCHW && ext && (take(&in) & 1);
     const int nchw_call = nchw && op != BNG_OP_FULL;
     const int flag_refused = op != BNG_OP_FULL
-                             && (unknown_flag || (accumulate && (op == BNG_OP_REDUCE || op == BNG_OP_DX))
-                                 || (nchw && relu));
+                             && (unknown_flag || (accumulate && (op == BNG_OP_REDUCE || op == BNG_OP_DX)));
     /* the vendor's call with explicit arguments */
     const int explicit_args = !ext && (flags & 0x80);
     const unsigned count_kind = (op_byte >> 4) % 5;   /* apply: exact, larger, smaller, fraction, NaN */

@@ -173,11 +173,12 @@ class NchwOperationCountTest(unittest.TestCase):
 
 class ShapesTest(unittest.TestCase):
     def test_spellings(self):
-        plain, relu, nchw = parse_shapes("4096x64 4096x64:relu 16x64x3136")
-        self.assertEqual((plain.extension, relu.extension, nchw.extension), ("", "relu", "nchw"))
-        self.assertEqual((relu.size, nchw.size, nchw.batch, nchw.spatial),
-                         ("4096x64", "16x64x3136", 16, 3136))
-        for word in ("16x64x3136:relu", "4096x64:relux", "0x64"):
+        plain, relu, nchw, both = parse_shapes("4096x64 4096x64:relu 16x64x3136 16x64x3136:relu")
+        self.assertEqual((plain.extension, relu.extension, nchw.extension, both.extension),
+                         ("", "relu", "nchw", "nchw relu"))
+        self.assertEqual((relu.size, nchw.size, nchw.batch, nchw.spatial, both.extensions),
+                         ("4096x64", "16x64x3136", 16, 3136, ("nchw", "relu")))
+        for word in ("16x64x3136:relux", "4096x64:relux", "0x64"):
             with self.subTest(word=word), self.assertRaises(ConfigError):
                 parse_shapes(word)
 

@@ -121,18 +121,22 @@ def expected_kept(dtype: str, batch: int, channel: int, cores: int, is_train: bo
     return rows, am, gsm
 
 
-def expected_nchw_bytes(dtype: str, batch: int, channel: int, spatial: int, is_train: bool):
+def expected_nchw_bytes(dtype: str, batch: int, channel: int, spatial: int, is_train: bool,
+                        relu: bool = False):
     """What NCHW _s moves (include/bng_driver.c, NCHW): each channel on the core that owns
     it fetches its mean, invar and scale, its planes of x and dy, puts dbias and dscale,
     fetches again the tiles that did not stay in private memory (x only in training;
     the plan's nchw_layout says from where they stay) and puts dx; nothing goes through
     GSM: 3N + 2(N - R) in training, 3N + (N - R) in inference, N the bytes of an array,
-    R those that stayed."""
+    R those that stayed. With the fused ReLU y comes with every tile fetched, in both
+    passes: N + (N - R) more."""
     tp = target_plan()
     d = tp.dtype(dtype)
-    again = tp.nchw_layout(d, batch, spatial, True).resident_from * channel * d.element_bytes
+    again = tp.nchw_layout(d, batch, spatial, True, relu).resident_from * channel * d.element_bytes
     n = batch * channel * spatial * d.element_bytes
     ddr = 3 * n + (2 if is_train else 1) * again + 5 * channel * d.stats_bytes
+    if relu:
+        ddr += n + again
     return {"ddr": ddr, "gsm": 0, "am": ddr}
 
 
@@ -142,6 +146,12 @@ def chunk_widths(dtype: str, channel: int):
     tp = target_plan()
     chunk = channel if channel in tp.target.channels else tp.dtype(dtype).generic_chunk
     return [min(chunk, channel - first) for first in range(0, channel, chunk)]
+
+
+def masked_elements(call) -> int:
+    """The elements the ReLU mask steps of a traced call covered (NCHW: planes x n)."""
+    return sum(e.rows * e.channels for region in call.regions for events in region.values()
+               for e in events if getattr(e, "op", None) == "relu_mask")
 
 
 def kernel_rows(call, op: str) -> int:
@@ -169,11 +179,12 @@ class TraceHalTest(unittest.TestCase):
 
     def test_extended_calls_give_the_bits_of_ext_p(self):
         """The fused ReLU (rows resident, kept in GSM and streamed: a tile's dy masked
-        once, in the pass that fetches it from DDR) and NCHW (whole planes in a tile,
-        and planes in pieces), against ext _p with the same flags."""
+        once, in the pass that fetches it from DDR), NCHW with and without it (whole
+        planes in a tile, and planes in pieces), against ext _p with the same flags."""
         calls = ["f32:1000x64:0xff:relu", "f16:777x100:0x25:relu", "f32:300x300:0xff:infer:relu",
                  "f32:20000x64:0x7:relu", "f16:30000x256:0x3:relu", "f32:2x5x3136:0xff",
-                 "f16:3x100x200:0x7:infer", "f32:2x3x100003:0x3", "f16:32x17x49:0xff"]
+                 "f16:3x100x200:0x7:infer", "f32:2x3x100003:0x3", "f16:32x17x49:0xff",
+                 "f32:2x5x3136:0xff:relu", "f16:2x3x100003:0x3:infer:relu"]
         ends = [line for line in trace(*calls, copy=True).splitlines() if line.startswith("end")]
         self.assertEqual(ends, ["end identical"] * len(calls))
 
@@ -188,8 +199,8 @@ class TraceHalTest(unittest.TestCase):
         self.assertEqual((plain.relu, plain.spatial, relu.relu, nchw.spatial), (False, 0, True, 49))
 
     def test_calls_it_cannot_make_are_refused(self):
-        """NCHW with the fused ReLU (the driver refuses the two together), a mode twice."""
-        for spec in ("f32:2x3x49:0x1:relu", "f32:4x64:0x1:relu:relu", "f32:4x64:0x1:infer:infer",
+        """A mode twice, a shape or mode that is not one."""
+        for spec in ("f32:4x64:0x1:relu:relu", "f32:4x64:0x1:infer:infer",
                      "f32:4x64x:0x1", "f32:4x64:0x1:fast"):
             with self.subTest(spec=spec):
                 done = subprocess.run([program("trace"), spec], capture_output=True, text=True)
@@ -294,6 +305,26 @@ class TraceBytesTest(unittest.TestCase):
                 self.assertEqual(kernel_rows(call, "reduce"), b * c * pieces)
                 self.assertEqual(kernel_rows(call, "dx_train" if train else "dx_infer"),
                                  b * c * pieces)
+
+    def test_nchw_with_relu_bytes_equal_the_formula(self):
+        """NCHW with the fused ReLU: y with every tile fetched, kept channels keep the
+        masked dy (channels kept whole and in part, planes in pieces, both dtypes and
+        modes); each tile masked once a pass that fetches it."""
+        shapes = ((2, 3, 49), (16, 64, 3136), (2, 3, 100003), (32, 100, 49))
+        cases = [(dtype, b, c, s, n, train) for dtype in ("f32", "f16") for b, c, s in shapes
+                 for n in (1, 8) for train in (True, False)]
+        calls = parse(trace(*[f"{d}:{b}x{c}x{s}:{(1 << n) - 1:#x}" + ("" if t else ":infer")
+                              + ":relu" for d, b, c, s, n, t in cases]))
+        self.assertEqual(len(calls), len(cases))
+        tp = target_plan()
+        for (dtype, b, c, s, n, train), call in zip(cases, calls):
+            with self.subTest(dtype=dtype, shape=f"{b}x{c}x{s}", cores=n, train=train):
+                self.assertTrue(call.relu)
+                self.assertEqual(call.bytes_by_level(),
+                                 expected_nchw_bytes(dtype, b, c, s, train, relu=True))
+                again = tp.nchw_layout(tp.dtype(dtype), b, s, True, True).resident_from
+                self.assertEqual(masked_elements(call),
+                                 c * (b * s + again))
 
     @staticmethod
     def plane_piece(dtype: str, spatial: int) -> int:
