@@ -10,8 +10,8 @@ from typing import Optional
 from .errors import ConfigError, option, option_error, some_of
 from .loader import MAX_SPECIALIZED_CHANNELS, channels_from_text
 from .model import FAMILIES, Config, Target
-from .plan import (ALIGN, ELEMENT_BYTES, NCHW_BLOCK_VECTORS, SUMS_COUNT_LIMBS, TILE_BUFFERS,
-                   plan_target)
+from .plan import (ALIGN, ELEMENT_BYTES, NCHW_BLOCK_VECTORS, RELU_TILE_BUFFERS, SUMS_COUNT_LIMBS,
+                   TILE_BUFFERS, plan_target)
 
 
 def _check_shared_ranges(target: Target, scratch_bytes: int, params_slots: int) -> None:
@@ -138,13 +138,15 @@ def _check_nchw(target: Target) -> None:
         raise ConfigError(where, key, "nchw is not available on a split target "
                           "(memory.spaces kind: split); allowed: reduce, apply, dx, ext")
     # _s streams a plane that does not fit a tile buffer in pieces of whole blocks
-    # (include/bng_driver.c bng_nchw_core_layout): each of the four holds one block.
-    need = max(ALIGN + TILE_BUFFERS * NCHW_BLOCK_VECTORS * d.lanes * ELEMENT_BYTES[d.name]
+    # (include/bng_driver.c bng_nchw_core_layout): each of the four holds one block, and
+    # so does the fifth, y's, with the fused ReLU.
+    buffers = TILE_BUFFERS + RELU_TILE_BUFFERS * ("relu" in target.extensions)
+    need = max(ALIGN + buffers * NCHW_BLOCK_VECTORS * d.lanes * ELEMENT_BYTES[d.name]
                for d in target.dtypes)
     if target.memory.private_bytes < need:
         raise ConfigError(str(target.where("memory.private_bytes")),
                           f"targets.{target.name}.memory.private_bytes",
-                          f"{target.memory.private_bytes} bytes cannot hold nchw's four tile "
+                          f"{target.memory.private_bytes} bytes cannot hold nchw's {buffers} tile "
                           f"buffers of a block ({NCHW_BLOCK_VECTORS} vectors) each; at least "
                           f"{need} needed")
 

@@ -46,7 +46,10 @@ class NchwTest(TempDir):
                 (SPLIT + "    extensions: [ext, nchw]\n", "not available on a split target"),
                 (GOOD.replace("f32: {lanes: 16}", "f32: {lanes: 64}").replace("786432", "32768")
                  .replace("channels: [32, 64]", "channels: [8]") + "    extensions: [ext, nchw]\n",
-                 "cannot hold nchw's four tile buffers")):
+                 "cannot hold nchw's 4 tile buffers"),
+                (GOOD.replace("f32: {lanes: 16}", "f32: {lanes: 64}").replace("786432", "40960")
+                 .replace("channels: [32, 64]", "channels: [8]") + "    extensions: [ext, nchw, relu]\n",
+                 "cannot hold nchw's 5 tile buffers")):
             status, err, _ = self.generate(text)
             self.assertEqual(status, 2, (text, err))
             self.assertIn(fragment, err)
