@@ -1648,9 +1648,11 @@ static size_t bng_nchw_relu_piece(const bng_dtype_config *dtype, const bng_nchw_
     return sizeof(bng_relu_block) / dtype->element_bytes / block * block;
 }
 
-static void bng_nchw_p_relu_reduce(const bng_dtype_config *dtype, const bng_nchw_kernel *kernel,
-                                   size_t spatial, const void *x, const void *dy, const void *y,
-                                   float mean, float *lane_dy, float *lane_dyxm)
+/* One plane: pass 1 (`s`: its lane sums) or pass 2 (dx; x NULL in inference). */
+static void bng_nchw_p_relu_plane(const bng_dtype_config *dtype, const bng_nchw_kernel *kernel,
+                                  int is_train, size_t spatial, const void *x, const void *dy,
+                                  const void *y, void *dx, const bng_nchw_channel *ch,
+                                  bng_nchw_sums *s, int stream)
 {
     const size_t element = dtype->element_bytes, piece = bng_nchw_relu_piece(dtype, kernel);
     bng_relu_block masked;
@@ -1658,30 +1660,15 @@ static void bng_nchw_p_relu_reduce(const bng_dtype_config *dtype, const bng_nchw
 
     for (offset = 0; offset < spatial; offset += piece) {
         const size_t n = bng_min(piece, spatial - offset);
+        const bng_nchw_kernel *k = bng_nchw_piece_kernel(dtype, kernel, spatial, offset, n);
 
         bng_relu_mask(element, 1, n, bng_at(dy, offset, element), n, bng_at(y, offset, element),
                       n, masked, n);
-        bng_nchw_piece_kernel(dtype, kernel, spatial, offset, n)
-            ->reduce(n, bng_at(x, offset, element), masked, mean, lane_dy, lane_dyxm);
-    }
-}
-
-static void bng_nchw_p_relu_dx(const bng_dtype_config *dtype, const bng_nchw_kernel *kernel,
-                               int is_train, size_t spatial, const void *x, const void *dy,
-                               const void *y, void *dx, const bng_nchw_channel *ch, int stream)
-{
-    const size_t element = dtype->element_bytes, piece = bng_nchw_relu_piece(dtype, kernel);
-    bng_relu_block masked;
-    size_t offset;
-
-    for (offset = 0; offset < spatial; offset += piece) {
-        const size_t n = bng_min(piece, spatial - offset);
-
-        bng_relu_mask(element, 1, n, bng_at(dy, offset, element), n, bng_at(y, offset, element),
-                      n, masked, n);
-        bng_nchw_dx(bng_nchw_piece_kernel(dtype, kernel, spatial, offset, n), is_train, n,
-                    x != NULL ? bng_at(x, offset, element) : NULL, masked,
-                    bng_at_mut(dx, offset, element), ch, stream);
+        if (s != NULL)
+            k->reduce(n, bng_at(x, offset, element), masked, ch->mean, s->lane_dy, s->lane_dyxm);
+        else
+            bng_nchw_dx(k, is_train, n, x != NULL ? bng_at(x, offset, element) : NULL, masked,
+                        bng_at_mut(dx, offset, element), ch, stream);
     }
 }
 #endif
@@ -1703,9 +1690,9 @@ static void bng_nchw_p_sum(const bng_dtype_config *dtype, const bng_nchw_kernel 
         bng_nchw_plane_start(&s);
 #if BNG_HAS_RELU
         if (BNG_RELU(call))
-            bng_nchw_p_relu_reduce(dtype, kernel, call->spatial, bng_at(x, at, element),
-                                   bng_at(dy, at, element), bng_at(call->y, at, element),
-                                   ch->mean, s.lane_dy, s.lane_dyxm);
+            bng_nchw_p_relu_plane(dtype, kernel, 1, call->spatial, bng_at(x, at, element),
+                                  bng_at(dy, at, element), bng_at(call->y, at, element), NULL,
+                                  ch, &s, 0);
         else
 #endif
             kernel->reduce(call->spatial, bng_at(x, at, element), bng_at(dy, at, element),
@@ -1755,9 +1742,9 @@ static int bng_nchw_p_run(const bng_dtype_config *dtype, const bng_call *call, c
             const void *x_at = call->is_train ? bng_at(x, at, element) : NULL;
 #if BNG_HAS_RELU
             if (BNG_RELU(call)) {
-                bng_nchw_p_relu_dx(dtype, kernel, call->is_train, spatial, x_at,
-                                   bng_at(dy, at, element), bng_at(call->y, at, element),
-                                   bng_at_mut(dx, at, element), &ch, stream);
+                bng_nchw_p_relu_plane(dtype, kernel, call->is_train, spatial, x_at,
+                                      bng_at(dy, at, element), bng_at(call->y, at, element),
+                                      bng_at_mut(dx, at, element), &ch, NULL, stream);
                 continue;
             }
 #endif
