@@ -331,8 +331,8 @@ typedef int16_t bng_relu_s16 __attribute__((vector_size(BNG_RELU_VECTOR_BYTES)))
                               8 * sizeof(type) - 1);                                    \
         BNG_RELU_STORE(out + c, d);                                                     \
     }
-/* bits[c..] |= the mask of row `at` of y (y[at * y_stride + c..]) shifted to bit
- * `shift`, for `count` rows from `first`. */
+/* out[c..] = the mask of rows [first, last) of y (rows y_stride apart), row r's in bit
+ * r - first. */
 #define BNG_RELU_BITS_VECTORS(type, magnitude, inf)                                      \
     for (; c + BNG_RELU_LANES(type) <= channels; c += BNG_RELU_LANES(type)) {           \
         BNG_RELU_U(type) b = {0}, m;                                                    \
@@ -606,6 +606,9 @@ static size_t bng_last_rows(size_t rows, size_t most)
     return rows - bng_min(before, rows);
 }
 
+/* A block's ReLU mask as bits (bng_relu_bits): a row of float words, two of half words. */
+#define BNG_RELU_BITS_BLOCK_BYTES(row_pitch, element) ((row_pitch) * (sizeof(uint32_t) / (element)))
+
 /* The relu bits area: a relu call that keeps rows (it reads y in both passes) keeps the
  * mask of its slice's first blocks as bits from pass 1 to pass 2 in private memory,
  * where pass 2 takes it instead of fetching y again. Bits first, before the resident
@@ -637,7 +640,7 @@ static void bng_layout(const bng_dtype_config *dtype, BNG_VMEM unsigned char *ba
                        bng_core_layout *mem)
 {
     BNG_VMEM unsigned char *next = base;
-    const size_t bits_block_bytes = row_pitch * (sizeof(uint32_t) / dtype->element_bytes);
+    const size_t bits_block_bytes = BNG_RELU_BITS_BLOCK_BYTES(row_pitch, dtype->element_bytes);
     size_t quarter, half_rest, rest;
 
     BNG_WORKSPACE(BNG_WORK_TAKE, dtype->max_chunk, dtype->stats_bytes)
@@ -778,7 +781,7 @@ static int bng_core_chunk(bng_core *c, size_t first, size_t slot)
     const bng_dtype_config *dtype = job->dtype;
     const bng_call *call = &job->call;
     const size_t stat = dtype->stats_bytes;
-    const int keeps = BNG_SUMS_ROWS(call) && !BNG_IS_REDUCE(call);
+    const int keeps = BNG_READS_TWICE(call);
     bng_hal_dma stats[3] = {BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE};
     size_t bytes, i;
     BNG_VMEM unsigned char *memory = bng_core_memory(job, c->core, &bytes);
@@ -930,8 +933,8 @@ static int bng_core_relu_bits_cover(const bng_core *c, const bng_tile_place *til
 /* The relu bits of the tile's block at row `row` of the slice. */
 static BNG_VMEM unsigned char *bng_core_relu_bits_at(const bng_core *c, size_t row)
 {
-    return c->mem.relu_bits
-           + (row - c->begin) / BNG_BLOCK_ROWS * c->pitch * (sizeof(uint32_t) / c->job->dtype->element_bytes);
+    return c->mem.relu_bits + (row - c->begin) / BNG_BLOCK_ROWS
+                              * BNG_RELU_BITS_BLOCK_BYTES(c->pitch, c->job->dtype->element_bytes);
 }
 
 /* Pass 1, a tile that streams from the caller again in pass 2: after bng_core_relu, its
@@ -1859,27 +1862,32 @@ static void bng_nchw_core_layout(bng_nchw_core *k, unsigned char *base, size_t b
                                               k->piece, keeps ? half_rest / element : 0);
 }
 
+/* The tile's first element in the channel, in plane order. */
+static size_t bng_nchw_tile_start(const bng_nchw_core *k, const bng_nchw_tile *tile)
+{
+    return tile->plane * k->job->call.spatial + tile->offset;
+}
+
+/* Whether a tile stays in the resident area between the passes. */
+static int bng_nchw_resident(const bng_nchw_core *k, const bng_nchw_tile *tile)
+{
+    return bng_nchw_tile_start(k, tile) >= k->resident_from;
+}
+
 /* Where a tile of the channel lies in private memory: its place in the resident area,
  * or tile buffers t. */
 static void bng_nchw_place(const bng_nchw_core *k, const bng_nchw_tile *tile, unsigned t,
                            unsigned char **x, unsigned char **dy)
 {
-    const size_t at = tile->plane * k->job->call.spatial + tile->offset;
-
-    if (at >= k->resident_from) {
-        const size_t offset = (at - k->resident_from) * k->job->dtype->element_bytes;
+    if (bng_nchw_resident(k, tile)) {
+        const size_t offset = (bng_nchw_tile_start(k, tile) - k->resident_from)
+                              * k->job->dtype->element_bytes;
         *x = k->x_resident + offset;
         *dy = k->dy_resident + offset;
     } else {
         *x = k->x_tiles[t];
         *dy = k->dy_tiles[t];
     }
-}
-
-/* Whether a tile stays in the resident area between the passes. */
-static int bng_nchw_resident(const bng_nchw_core *k, const bng_nchw_tile *tile)
-{
-    return tile->plane * k->job->call.spatial + tile->offset >= k->resident_from;
 }
 
 static bng_nchw_tile bng_nchw_first_tile(const bng_nchw_core *k)
@@ -2168,7 +2176,7 @@ static void bng_nchw_core_steps(unsigned core, void *arg)
     k.kernel = job->dtype->nchw_kernel_for_spatial(job->call.spatial);
     k.lowest = rank == 0;
     bng_nchw_core_channels(&k, job->call.channel, rank, cores);
-    bng_nchw_core_layout(&k, memory, bytes, BNG_SUMS_ROWS(&job->call) && !BNG_IS_REDUCE(&job->call));
+    bng_nchw_core_layout(&k, memory, bytes, BNG_READS_TWICE(&job->call));
     for (c = k.begin; c < k.end; c++)
         bng_nchw_core_channel(&k, c);
     if (BNG_IS_REDUCE(&job->call) && k.lowest) {

@@ -52,6 +52,9 @@ typedef struct {
 #define BNG_IS_DX_ONLY(call) (BNG_HAS_DX_ONLY && (call)->op == BNG_OP_DX)
 /* sums the rows itself (the vendor's call, ext, reduce) */
 #define BNG_SUMS_ROWS(call) (!BNG_IS_APPLY(call) && !BNG_IS_DX_ONLY(call))
+/* reads its rows twice, to sum them and for dx (the vendor's call, ext): _s may keep
+ * them on chip between the two passes */
+#define BNG_READS_TWICE(call) (BNG_SUMS_ROWS(call) && !BNG_IS_REDUCE(call))
 #define BNG_ACCUMULATES(call) ((BNG_HAS_EXT || BNG_HAS_APPLY) && (call)->accumulate)
 #define BNG_IS_NCHW(call) (BNG_HAS_NCHW && (call)->nchw)
 /* dy masked by y > 0 (BNG_FLAG_RELU) */

@@ -1,5 +1,5 @@
 """Vector operations of the generated ukernels, counted from the template that writes
-them, and the driver's ReLU mask steps, an estimate.
+them, and of the driver's ReLU mask steps.
 
 templates/ukernels.c.j2 spells each ukernel's arithmetic once, in macros: per row
 reduce_load and reduce_add (reduce), dx_train_store, dx_infer_store; per block of
