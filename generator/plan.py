@@ -18,6 +18,10 @@ from .model import EXTENSIONS, DTypeConfig, Target
 
 # The row ukernels of a kernel, in table order: the C field names and symbol infixes.
 OPS = ("reduce", "dx_train", "dx_infer")
+# With the relu extension every kernel has these too, after OPS in the table: the same
+# arithmetic on dy masked by the forward output y, which an NHWC _p call with
+# BNG_FLAG_RELU runs on the caller's arrays (y read beside dy, nothing staged).
+RELU_OPS = ("reduce_relu", "dx_train_relu", "dx_infer_relu")
 
 # Channels a generic kernel processes per pass, in vectors of the dtype's lanes.
 GENERIC_CHUNK_VECTORS = 8
@@ -203,6 +207,7 @@ class Kernel:
     # multiple of ``lanes``) and the kernel runs over the padding too, whole vectors
     # only, no narrower tail; 1 on a unified target.
     pad_lanes: int = 1
+    relu: bool = False     # the relu extension: RELU_OPS as well
 
     @property
     def suffix(self) -> str:
@@ -210,14 +215,19 @@ class Kernel:
         shape = f"c{self.channels}" if self.channels else "generic"
         return f"{self.target}_{shape}_v{self.lanes}"
 
+    @property
+    def ops(self) -> Tuple[str, ...]:
+        """The row ukernels this kernel has, in table order."""
+        return OPS + (RELU_OPS if self.relu else ())
+
     def ukernel(self, op: str) -> str:
-        assert op in OPS, op
+        assert op in self.ops, op
         return f"bng_{self.dtype}_{op}_ukernel__{self.suffix}"
 
     @property
     def ukernels(self) -> Tuple[str, ...]:
-        """The ukernel symbols, in OPS order (the table's field order)."""
-        return tuple(self.ukernel(op) for op in OPS)
+        """The ukernel symbols, in table order (ops)."""
+        return tuple(self.ukernel(op) for op in self.ops)
 
     @property
     def table_entry(self) -> str:
@@ -602,11 +612,12 @@ class NchwLayout:
 def plan_target(target: Target) -> TargetPlan:
     pad = pad_lanes(target)
     dtypes = []
+    relu = "relu" in target.extensions
     for d in target.dtypes:
-        spec = tuple(Kernel(target.name, d.name, d.lanes, c, target.max_unroll, pad)
+        spec = tuple(Kernel(target.name, d.name, d.lanes, c, target.max_unroll, pad, relu)
                      for c in target.channels)
-        generic = Kernel(target.name, d.name, d.lanes, None, pad_lanes=pad)
-        dtypes.append(DTypePlan(d, spec, generic, pad, "relu" in target.extensions))
+        generic = Kernel(target.name, d.name, d.lanes, None, pad_lanes=pad, relu=relu)
+        dtypes.append(DTypePlan(d, spec, generic, pad, relu))
     return TargetPlan(target, tuple(dtypes))
 
 

@@ -5,7 +5,7 @@ import subprocess
 from typing import Dict, List, Optional
 
 from .errors import ConfigError, setting
-from .plan import EXT_PARAMS_SLOTS, MAX_GROUPS, OPS, PARAMS_SLOTS, STACK_FLOAT_ARRAYS, TargetPlan
+from .plan import EXT_PARAMS_SLOTS, MAX_GROUPS, PARAMS_SLOTS, STACK_FLOAT_ARRAYS, TargetPlan
 
 # Columns of code sizes: label -> {ukernel or other code symbol: size in bytes}.
 Columns = Dict[str, Dict[str, int]]
@@ -56,8 +56,8 @@ def notes_from_specs(specs: List[str]) -> Dict[str, str]:
 
 def _check_columns(tp: TargetPlan, columns: Columns) -> None:
     for label, sizes in columns.items():
-        missing = [k.ukernel(op) for d in tp.dtypes for k in d.kernels for op in OPS
-                   if k.ukernel(op) not in sizes]
+        missing = [u for d in tp.dtypes for k in d.kernels for u in k.ukernels
+                   if u not in sizes]
         if missing:
             raise ConfigError(f"--objects {label}", "",
                               f"the {label} objects lack {missing[0]} (and {len(missing) - 1} "
@@ -113,7 +113,7 @@ def _header(tp: TargetPlan, base: TargetPlan, notes: Dict[str, str]) -> List[str
                 f"{STACK_FLOAT_ARRAYS} x 4 B x {tp.max_chunk} = {tp.stack_bytes} B in "
                 f"bng_p_run")
     rows += _shared_memory(tp, base)
-    rows.append("code sizes: bytes of each kernel's three row ukernels, from nm")
+    rows.append("code sizes: bytes of each kernel's row ukernels (three; six with relu), from nm")
     rows += [f"  {label}: {text}" for label, text in notes.items()]
     return rows
 
@@ -137,7 +137,7 @@ def report(tp: TargetPlan, columns: Columns, notes: Optional[Dict[str, str]] = N
             chunk = k.channels or d.generic_chunk
             sizes = []
             for l in labels:
-                size = sum(columns[l][k.ukernel(op)] for op in OPS)
+                size = sum(columns[l][u] for u in k.ukernels)
                 totals[l] += size
                 sizes.append(size)
             if k.channels is None:

@@ -246,7 +246,7 @@ static void bng_step_count(size_t rows, BNG_VMEM float *limbs)
     }
 }
 
-/* ---- the row ukernels: every call of one goes through these two ---- */
+/* ---- the row ukernels: every call of one goes through these ---- */
 
 /* Pass 1: the sums of `rows` rows, from a block boundary, added into part_dy and
  * part_dyxm block by block. */
@@ -274,42 +274,55 @@ static void bng_rows_dx(const bng_kernel *kernel, int is_train, size_t rows, siz
         kernel->dx_infer(rows, channels, stride, dy, dx, gain, stream);
 }
 
+#if BNG_HAS_RELU
+/* The same two on dy masked by the forward output y, whose rows are `stride` apart like
+ * dy's: the kernel's ReLU ukernels, which only _p runs (on the caller's arrays; _s masks
+ * its tiles, below, and runs the two above), so no trace. */
+static void bng_rows_reduce_relu(const bng_kernel *kernel, size_t rows, size_t channels,
+                                 size_t stride, const void *x, const void *dy, const void *y,
+                                 const float *mean, float *part_dy, float *part_dyxm)
+{
+    kernel->reduce_relu(rows, channels, stride, x, dy, y, mean, part_dy, part_dyxm);
+}
+
+static void bng_rows_dx_relu(const bng_kernel *kernel, int is_train, size_t rows,
+                             size_t channels, size_t stride, const void *x, const void *dy,
+                             const void *y, void *dx, const float *mean, const float *gain,
+                             const float *dy_mean, const float *slope, int stream)
+{
+    if (is_train)
+        kernel->dx_train_relu(rows, channels, stride, x, dy, y, dx, mean, gain, dy_mean, slope,
+                              stream);
+    else
+        kernel->dx_infer_relu(rows, channels, stride, dy, y, dx, gain, stream);
+}
+#endif
+
 /* ---- fused ReLU backward (BNG_FLAG_RELU): dy masked by the forward output y ----
  *
- * The mask is PyTorch's threshold_backward, the separate pass the fused call equals:
- * dy where y > 0 or y is NaN (y <= 0 is false there), else +0 whatever dy is. It works
- * on the elements' bits, no floating-point operation: dy passes unchanged (a NaN keeps
- * its payload), the comparison is IEEE's on the stored y on any FPU (a subnormal y > 0
- * keeps dy under flush-to-zero too), and float and half are the same code. The masked
- * dy then goes to the unchanged row ukernels, so that the sums and dx are, bit for bit,
- * the unfused call's on the masked dy. A unified target only (the generator refuses
- * relu on a split one).
+ * The mask (BNG_RELU_KEEPS, include/bng_vec.h) works on the elements' bits, so that the
+ * sums and dx are, bit for bit, the unfused call's on the masked dy: the separate pass
+ * the fused call equals. A unified target only (the generator refuses relu on a split
+ * one). An NHWC _p call runs the kernels' ReLU ukernels on the caller's arrays, which
+ * load dy masked by y (_load_relu) where the others load dy; the staged tiles of _s and
+ * the NCHW planes are masked in place by three steps before the ordinary ukernels run.
  *
- * Three steps, each over a row a vector at a time, the row's last elements one at a
+ * The steps, each over a row a vector at a time, the row's last elements one at a
  * time: the mask by y (bng_relu_mask), the mask as bits (bng_relu_bits: a bit per
  * element, which _s keeps between its passes) and the mask by those bits
  * (bng_relu_mask_by_bits). On the gnu backend a vector is one register of GCC vector
- * lanes (BNG_RELU_VECTOR_BYTES), masks made from sign bits as bng_vec.h makes them (a
+ * lanes (BNG_RELU_VECTOR_BYTES), masks made from sign bits (BNG_RELU_KEEPS_V: a
  * compiler without vector compares for the part lowers a compare lane by lane); on the
  * others it is a step of BNG_RELU_STEP_BYTES in plain C, loaded before it is stored,
  * which a compiler that vectorizes straight-line code vectorizes (out may be dy, so a
  * loop over the row would need a run-time alias check, which GCC's -O2 does not make;
  * 32 bytes measured fastest on an x86-64 host). */
 #if BNG_HAS_RELU
-/* Whether y (its bits, sign_bit the element's top bit) lets dy through: y > 0 or NaN,
- * that is neither +0 nor a sign bit with a magnitude up to Inf. 1 or 0. */
-#define BNG_RELU_KEEPS(y, sign_bit, inf) \
-    ((unsigned)((y) != 0) & ((unsigned)(((y) & (sign_bit)) == 0) | (unsigned)(((y) & ~(sign_bit)) > (inf))))
-
 #if BNG_VEC_BACKEND == BNG_VEC_GNU
 typedef uint32_t bng_relu_u32 __attribute__((vector_size(BNG_RELU_VECTOR_BYTES)));
 typedef int32_t bng_relu_s32 __attribute__((vector_size(BNG_RELU_VECTOR_BYTES)));
 typedef uint16_t bng_relu_u16 __attribute__((vector_size(BNG_RELU_VECTOR_BYTES)));
 typedef int16_t bng_relu_s16 __attribute__((vector_size(BNG_RELU_VECTOR_BYTES)));
-/* BNG_RELU_KEEPS lane by lane as all ones or zero (`top` the top bit's index): y > 0,
- * 0 - y negative and y not; or NaN, Inf - |y| negative. */
-#define BNG_RELU_KEEPS_V(U, S, y, magnitude, inf, top) \
-    ((U)((((S)(0 - (y)) >> (top)) & ~((S)(y) >> (top))) | ((S)((inf) - ((y) & (magnitude))) >> (top))))
 #define BNG_RELU_LANES(type) (BNG_RELU_VECTOR_BYTES / sizeof(type))
 /* The vector types of an element type's bits (uint32_t or uint16_t). */
 #define BNG_RELU_U_uint32_t bng_relu_u32
@@ -1331,91 +1344,6 @@ static void *bng_at_mut(void *base, size_t index, size_t bytes)
     return (unsigned char *)base + index * bytes;
 }
 
-#if BNG_HAS_RELU
-/* BNG_FLAG_RELU on _p: the chunk's dy masked a block of rows at a time into a stack
- * array (BNG_RELU_STACK_BYTES: a block of the widest chunk), where the unchanged
- * ukernels read it; x, y and dy are read once per pass from the caller's memory. One
- * stride serves a ukernel's x, dy and dx: the masked rows are `channel` elements apart
- * (the caller's stride) when a block of whole rows fits the array, so that x and dx
- * stay where they are; else the chunk's `channels` apart, and pass 1 copies x's rows
- * beside them, pass 2 calls the dx ukernel a row at a time (rows are independent). */
-#define BNG_RELU_BLOCK_ELEMENTS (BNG_BLOCK_ROWS * BNG_MAX_CHUNK)
-typedef uint32_t bng_relu_block[BNG_RELU_BLOCK_ELEMENTS];   /* floats or halves */
-
-static size_t bng_relu_stride(size_t channels, size_t channel)
-{
-    return channel <= BNG_MAX_CHUNK ? channel : channels;
-}
-
-/* `rows` rows of `channels` elements of `element` bytes, `from_stride` and `to_stride`
- * elements apart. */
-static void bng_relu_copy_rows(size_t element, size_t rows, size_t channels, const void *from,
-                               size_t from_stride, void *to, size_t to_stride)
-{
-    const size_t bytes = channels * element;
-    size_t r, i;
-
-    for (r = 0; r < rows; r++) {
-        const unsigned char *src = (const unsigned char *)from + r * from_stride * element;
-        unsigned char *dst = (unsigned char *)to + r * to_stride * element;
-        for (i = 0; i < bytes; i++)
-            dst[i] = src[i];
-    }
-}
-
-/* Pass 1 of `rows` rows (from a block boundary) on the masked dy: the reduce ukernel a
- * block at a time sums each block as one call over all the rows would. */
-static void bng_relu_p_reduce(const bng_kernel *kernel, size_t element, size_t rows,
-                              size_t channels, size_t channel, const void *x, const void *dy,
-                              const void *y, const float *mean, float *part_dy, float *part_dyxm)
-{
-    const size_t stride = bng_relu_stride(channels, channel);
-    bng_relu_block masked, x_rows;
-    size_t row;
-
-    for (row = 0; row < rows; row += BNG_BLOCK_ROWS) {
-        const size_t n = bng_min(BNG_BLOCK_ROWS, rows - row), at = row * channel * element;
-        const unsigned char *x_at = (const unsigned char *)x + at;
-
-        bng_relu_mask(element, n, channels, (const unsigned char *)dy + at, channel,
-                      (const unsigned char *)y + at, channel, masked, stride);
-        if (stride != channel) {
-            bng_relu_copy_rows(element, n, channels, x_at, channel, x_rows, stride);
-            x_at = (const unsigned char *)x_rows;
-        }
-        bng_rows_reduce(kernel, n, channels, stride, x_at, masked, mean, part_dy, part_dyxm);
-    }
-}
-
-/* Pass 2 of `rows` rows on the masked dy (x NULL in inference). dx may be x or dy: a
- * block's dy is masked before its dx is written. */
-static void bng_relu_p_dx(const bng_kernel *kernel, int is_train, size_t element, size_t rows,
-                          size_t channels, size_t channel, const void *x, const void *dy,
-                          const void *y, void *dx, const float *mean, const float *gain,
-                          const float *dy_mean, const float *slope, int stream)
-{
-    const size_t stride = bng_relu_stride(channels, channel);
-    const size_t per_call = stride == channel ? BNG_BLOCK_ROWS : 1;
-    bng_relu_block masked;
-    size_t row, r;
-
-    for (row = 0; row < rows; row += BNG_BLOCK_ROWS) {
-        const size_t n = bng_min(BNG_BLOCK_ROWS, rows - row);
-
-        bng_relu_mask(element, n, channels, (const unsigned char *)dy + row * channel * element,
-                      channel, (const unsigned char *)y + row * channel * element, channel,
-                      masked, stride);
-        for (r = 0; r < n; r += per_call) {
-            const size_t at = (row + r) * channel * element;
-            bng_rows_dx(kernel, is_train, bng_min(per_call, n - r), channels, stride,
-                        x != NULL ? (const unsigned char *)x + at : NULL,
-                        (const unsigned char *)masked + r * stride * element,
-                        (unsigned char *)dx + at, mean, gain, dy_mean, slope, stream);
-        }
-    }
-}
-#endif
-
 /* Pass 1's ukernel on the caller's `rows` rows from element `at` (a block boundary)
  * into the partial sums (of dy masked by y with BNG_FLAG_RELU). */
 static void bng_p_rows_reduce(const bng_kernel *kernel, const bng_call *call, size_t element,
@@ -1424,9 +1352,9 @@ static void bng_p_rows_reduce(const bng_kernel *kernel, const bng_call *call, si
 {
 #if BNG_HAS_RELU
     if (BNG_RELU(call)) {
-        bng_relu_p_reduce(kernel, element, rows, channels, call->channel, bng_at(x, at, element),
-                          bng_at(dy, at, element), bng_at(call->y, at, element), s->mean,
-                          s->part_dy, s->part_dyxm);
+        bng_rows_reduce_relu(kernel, rows, channels, call->channel, bng_at(x, at, element),
+                             bng_at(dy, at, element), bng_at(call->y, at, element), s->mean,
+                             s->part_dy, s->part_dyxm);
         return;
     }
 #endif
@@ -1444,10 +1372,10 @@ static void bng_p_rows_dx(const bng_kernel *kernel, const bng_call *call, size_t
 
 #if BNG_HAS_RELU
     if (BNG_RELU(call)) {
-        bng_relu_p_dx(kernel, call->is_train, element, call->batch, channels, call->channel,
-                      x_at, bng_at(dy, first, element), bng_at(call->y, first, element),
-                      bng_at_mut(dx, first, element), s->mean, s->gain, s->dy_mean, s->slope,
-                      stream);
+        bng_rows_dx_relu(kernel, call->is_train, call->batch, channels, call->channel, x_at,
+                         bng_at(dy, first, element), bng_at(call->y, first, element),
+                         bng_at_mut(dx, first, element), s->mean, s->gain, s->dy_mean,
+                         s->slope, stream);
         return;
     }
 #endif
@@ -1643,7 +1571,11 @@ static void bng_nchw_finalize(const bng_dtype_config *dtype, const bng_call *cal
  * at a time, where the ukernels read it; pieces of whole blocks of vectors, as many
  * elements as the array holds (the whole plane when it fits: the call's kernel, else
  * the generic kernel on pieces, the same bits, as in _s). dx may be x or dy: a piece's
- * dy is masked before its dx is written. */
+ * dy is masked before its dx is written. The array: a block of rows of the widest chunk,
+ * 4-byte elements (BNG_BLOCK_ROWS x BNG_MAX_CHUNK x 4 bytes of stack). */
+#define BNG_RELU_BLOCK_ELEMENTS (BNG_BLOCK_ROWS * BNG_MAX_CHUNK)
+typedef uint32_t bng_relu_block[BNG_RELU_BLOCK_ELEMENTS];   /* floats or halves */
+
 static size_t bng_nchw_relu_piece(const bng_dtype_config *dtype, const bng_nchw_kernel *kernel)
 {
     const size_t block = BNG_NCHW_BLOCK_VECTORS * kernel->lanes;

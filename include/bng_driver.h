@@ -59,6 +59,26 @@ typedef void bng_dx_infer_ukernel(size_t rows, size_t channels, size_t stride,
                                   const BNG_VMEM void *dy, BNG_VMEM void *dx,
                                   const BNG_VMEM float *gain, int stream);
 
+#if BNG_HAS_RELU
+/* The relu extension's: the same three on dy masked by the forward output y (rows
+ * `stride` elements apart like dy's), as the three above give them on a dy masked
+ * beforehand (bng_vec.h, _load_relu). */
+typedef void bng_reduce_relu_ukernel(size_t rows, size_t channels, size_t stride,
+                                     const BNG_VMEM void *x, const BNG_VMEM void *dy,
+                                     const BNG_VMEM void *y, const BNG_VMEM float *mean,
+                                     BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm);
+typedef void bng_dx_train_relu_ukernel(size_t rows, size_t channels, size_t stride,
+                                       const BNG_VMEM void *x, const BNG_VMEM void *dy,
+                                       const BNG_VMEM void *y, BNG_VMEM void *dx,
+                                       const BNG_VMEM float *mean, const BNG_VMEM float *gain,
+                                       const BNG_VMEM float *dy_mean,
+                                       const BNG_VMEM float *slope, int stream);
+typedef void bng_dx_infer_relu_ukernel(size_t rows, size_t channels, size_t stride,
+                                       const BNG_VMEM void *dy, const BNG_VMEM void *y,
+                                       BNG_VMEM void *dx, const BNG_VMEM float *gain,
+                                       int stream);
+#endif
+
 /* One kernel table entry. */
 typedef struct {
     const char *name;
@@ -66,6 +86,11 @@ typedef struct {
     bng_reduce_ukernel *reduce;
     bng_dx_train_ukernel *dx_train;
     bng_dx_infer_ukernel *dx_infer;
+#if BNG_HAS_RELU
+    bng_reduce_relu_ukernel *reduce_relu;
+    bng_dx_train_relu_ukernel *dx_train_relu;
+    bng_dx_infer_relu_ukernel *dx_infer_relu;
+#endif
 } bng_kernel;
 
 /* NCHW (BNG_FLAG_NCHW, BNG_HAS_NCHW): the ukernels of one plane of one channel, on `n`

@@ -26,6 +26,23 @@
 #define BNG_FORCE
 #endif
 
+/* Fused ReLU backward (docs/contract.md, "Fused ReLU backward"): the mask is PyTorch's
+ * threshold_backward, dy where y > 0 or y is NaN (y <= 0 is false there), else +0
+ * whatever dy is. It works on the elements' bits, no floating-point operation: dy passes
+ * unchanged (a NaN keeps its payload), the comparison is IEEE's on the stored y on any
+ * FPU (a subnormal y > 0 keeps dy under flush-to-zero too), and float and half are the
+ * same code. The kernels' masked loads below (_ld_relu) and the driver's steps on
+ * staged tiles (include/bng_driver.c) both spell it through these two macros.
+ * Whether y's bits (sign_bit the element's top bit, inf Inf's bits) let dy through:
+ * neither +0 nor a sign bit with a magnitude up to Inf. 1 or 0. */
+#define BNG_RELU_KEEPS(y, sign_bit, inf) \
+    ((unsigned)((y) != 0) & ((unsigned)(((y) & (sign_bit)) == 0) | (unsigned)(((y) & ~(sign_bit)) > (inf))))
+/* The same lane by lane, in GCC vectors U (unsigned) and S (signed) of y's bits, as all
+ * ones or zero (`top` the top bit's index): y > 0, 0 - y negative and y not; or NaN,
+ * Inf - |y| negative. Masks from sign bits, as the half conversions below make them. */
+#define BNG_RELU_KEEPS_V(U, S, y, magnitude, inf, top) \
+    ((U)((((S)(0 - (y)) >> (top)) & ~((S)(y) >> (top))) | ((S)((inf) - ((y) & (magnitude))) >> (top))))
+
 #define BNG_VEC_GNU 1
 #define BNG_VEC_PORTABLE 2
 #define BNG_VEC_NATIVE 3
@@ -366,6 +383,49 @@ BNG_VEC_FN int bng_stream_f32(float *p, const void *v, unsigned long bytes)
     }
 /* Width N is two halves. */
 #define BNG_IS_HALVES(N) (N > BNG_GNU_LANES)
+/* dy masked by y (BNG_RELU_KEEPS_V), then converted as _ld_f32 and _ld_f16 convert: a
+ * vector of dy's bits and one of y's, at a width the compiler has a register for. */
+#define BNG_RELU_VECTOR(N)                                                           \
+    typedef unsigned int bng_relu_u32x##N __attribute__((vector_size(4 * N)));       \
+    typedef int bng_relu_i32x##N __attribute__((vector_size(4 * N)));                \
+    typedef unsigned short bng_relu_u16x##N __attribute__((vector_size(2 * N)));     \
+    typedef short bng_relu_i16x##N __attribute__((vector_size(2 * N)));              \
+    BNG_VEC_FN bng_f32x##N bng_f32x##N##_ld_relu_f32(const float *dy, const float *y) \
+    {                                                                                \
+        bng_relu_u32x##N d, m;                                                       \
+        bng_f32x##N v;                                                               \
+        __builtin_memcpy(&d, dy, sizeof d);                                          \
+        __builtin_memcpy(&m, y, sizeof m);                                           \
+        d &= BNG_RELU_KEEPS_V(bng_relu_u32x##N, bng_relu_i32x##N, m, 0x7fffffffu,     \
+                              0x7f800000u, 31);                                      \
+        __builtin_memcpy(&v, &d, sizeof v);                                          \
+        return v;                                                                    \
+    }                                                                                \
+    BNG_VEC_FN bng_f32x##N bng_f32x##N##_ld_relu_f16(const half *dy, const half *y)  \
+    {                                                                                \
+        bng_relu_u16x##N d, m;                                                       \
+        half masked[N];                                                              \
+        __builtin_memcpy(&d, dy, sizeof d);                                          \
+        __builtin_memcpy(&m, y, sizeof m);                                           \
+        d &= BNG_RELU_KEEPS_V(bng_relu_u16x##N, bng_relu_i16x##N, m, 0x7fffu, 0x7c00u, 15); \
+        __builtin_memcpy(masked, &d, sizeof d);                                      \
+        return bng_f32x##N##_ld_f16(masked);                                         \
+    }
+#define BNG_RELU_HALVES(N, H)                                                        \
+    BNG_VEC_FN bng_f32x##N bng_f32x##N##_ld_relu_f32(const float *dy, const float *y) \
+    {                                                                                \
+        bng_f32x##N v;                                                               \
+        v.lo = bng_f32x##H##_ld_relu_f32(dy, y);                                     \
+        v.hi = bng_f32x##H##_ld_relu_f32(dy + H, y + H);                             \
+        return v;                                                                    \
+    }                                                                                \
+    BNG_VEC_FN bng_f32x##N bng_f32x##N##_ld_relu_f16(const half *dy, const half *y)  \
+    {                                                                                \
+        bng_f32x##N v;                                                               \
+        v.lo = bng_f32x##H##_ld_relu_f16(dy, y);                                     \
+        v.hi = bng_f32x##H##_ld_relu_f16(dy + H, y + H);                             \
+        return v;                                                                    \
+    }
 
 #elif BNG_VEC_BACKEND == BNG_VEC_PORTABLE || BNG_VEC_BACKEND == BNG_VEC_NATIVE
 
@@ -498,6 +558,35 @@ static inline uint32_t bng_float_lane_to_half(float value)
     }
 #define BNG_F16_MEMORY_WIDE(N) BNG_F16_MEMORY(N)
 #define BNG_F16_HW_LANES 0
+/* dy masked by y lane by lane (BNG_RELU_KEEPS) into an array, which the width's own
+ * load then reads (a native width's too: the vendor spellings need no bit operation). */
+#define BNG_RELU_VECTOR(N)                                                           \
+    static inline bng_f32x##N bng_f32x##N##_ld_relu_f32(const float *dy, const float *y) \
+    {                                                                                \
+        float masked[N];                                                             \
+        int i;                                                                       \
+        for (i = 0; i < N; i++) {                                                    \
+            uint32_t d, m;                                                           \
+            memcpy(&d, dy + i, 4);                                                   \
+            memcpy(&m, y + i, 4);                                                    \
+            d &= 0u - BNG_RELU_KEEPS(m, 0x80000000u, 0x7f800000u);                   \
+            memcpy(masked + i, &d, 4);                                               \
+        }                                                                            \
+        return bng_f32x##N##_ld_f32(masked);                                         \
+    }                                                                                \
+    static inline bng_f32x##N bng_f32x##N##_ld_relu_f16(const half *dy, const half *y) \
+    {                                                                                \
+        half masked[N];                                                              \
+        int i;                                                                       \
+        for (i = 0; i < N; i++) {                                                    \
+            uint16_t d, m;                                                           \
+            memcpy(&d, dy + i, 2);                                                   \
+            memcpy(&m, y + i, 2);                                                    \
+            d = (uint16_t)(d & (0u - BNG_RELU_KEEPS((unsigned)m, 0x8000u, 0x7c00u))); \
+            memcpy(masked + i, &d, 2);                                               \
+        }                                                                            \
+        return bng_f32x##N##_ld_f16(masked);                                         \
+    }
 
 #else
 #error "BNG_VEC_BACKEND must be BNG_VEC_GNU, BNG_VEC_PORTABLE or BNG_VEC_NATIVE"
@@ -624,6 +713,31 @@ BNG_F32_VECTOR(64)
 BNG_F16_MEMORY_WIDE(64)
 #endif
 
+/* The masked loads at every width: two halves where the width is (GNU, wide). */
+BNG_RELU_VECTOR(1)
+BNG_RELU_VECTOR(2)
+BNG_RELU_VECTOR(4)
+#if BNG_IS_HALVES(8)
+BNG_RELU_HALVES(8, 4)
+#else
+BNG_RELU_VECTOR(8)
+#endif
+#if BNG_IS_HALVES(16)
+BNG_RELU_HALVES(16, 8)
+#else
+BNG_RELU_VECTOR(16)
+#endif
+#if BNG_IS_HALVES(32)
+BNG_RELU_HALVES(32, 16)
+#else
+BNG_RELU_VECTOR(32)
+#endif
+#if BNG_IS_HALVES(64)
+BNG_RELU_HALVES(64, 32)
+#else
+BNG_RELU_VECTOR(64)
+#endif
+
 /* Output stores (dx): with stream != 0 the caller asks for streaming stores because the
  * output is larger than the caches; the GNU backend gives them on x86 hosts (above),
  * every other backend stores plainly (a DSP has no cache to bypass). */
@@ -703,6 +817,18 @@ static inline void bng_store_out_end(int stream)
                                                  int stream)                         \
     {                                                                                \
         bng_f32x##N##_st_out_f16((BNG_FORCE half *)p, v, stream);                    \
+    }                                                                                \
+    BNG_VMEM_FN bng_f32x##N bng_f32x##N##_load_relu_f32(const BNG_VMEM float *dy,    \
+                                                        const BNG_VMEM float *y)     \
+    {                                                                                \
+        return bng_f32x##N##_ld_relu_f32((const BNG_FORCE float *)dy,                \
+                                         (const BNG_FORCE float *)y);                \
+    }                                                                                \
+    BNG_VMEM_FN bng_f32x##N bng_f32x##N##_load_relu_f16(const BNG_VMEM half *dy,     \
+                                                        const BNG_VMEM half *y)      \
+    {                                                                                \
+        return bng_f32x##N##_ld_relu_f16((const BNG_FORCE half *)dy,                 \
+                                          (const BNG_FORCE half *)y);                 \
     }
 BNG_VMEM_ACCESS(1)
 BNG_VMEM_ACCESS(2)

@@ -55,13 +55,15 @@ extern "C" {
 #define BNG_PARAM_Y 15
 /* Channel axis 1 (docs/contract.md, "Channel axis 1 (NCHW)"): x, dy, dx are
  * x[batch][channel][spatial], spatial = H*W in BNG_PARAM_SPATIAL; the sums cover
- * batch * spatial elements per channel. Not with BNG_FLAG_RELU. */
+ * batch * spatial elements per channel. With BNG_FLAG_RELU too where the target has
+ * both: y in the same layout. */
 #define BNG_FLAG_NCHW 2
 #define BNG_PARAM_SPATIAL 14
 
 /* A flag bit this version does not know, or the call cannot honour (ACCUMULATE on
- * reduce or dx, NCHW beside RELU), is refused rather than ignored, so that a caller
- * built for a later version learns it at once. After BNG_ERANGE. */
+ * reduce or dx, a flag of an extension the target lacks), is refused rather than
+ * ignored, so that a caller built for a later version learns it at once. After
+ * BNG_ERANGE. */
 #define BNG_EFLAGS   (-9)
 
 /* The partial-sums buffer: float32 throughout, also for hp_ calls.

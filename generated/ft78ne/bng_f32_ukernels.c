@@ -9,8 +9,9 @@
 /* f32 row ukernels for ft78ne: one set per specialized channel count, fully
  * unrolled at 16 lanes, plus the generic set for any channel count. Every
  * element goes through the same operations in the same order in all of them, so a
- * specialized kernel and the generic one give identical bits.
- */
+ * specialized kernel and the generic one give identical bits. * The relu extension adds each set's _relu ukernels: the same arithmetic on dy masked by
+ * the forward output y, loaded beside dy (bng_vec.h's _load_relu), which gives the bits
+ * the plain ukernels give on a dy masked beforehand. */
 #include <stddef.h>
 #include "bng_kernels.h"
 
@@ -20,6 +21,7 @@
 #include "bng_vec.h"
 
 /* ---- channels == 32: 2 vector operations per row (16 + 16 lanes) ---- */
+
 
 void bng_f32_reduce_ukernel__ft78ne_c32_v16(
     size_t rows, size_t channels, size_t stride,
@@ -127,7 +129,114 @@ void bng_f32_dx_infer_ukernel__ft78ne_c32_v16(
     bng_store_out_end(stream);
 }
 
+void bng_f32_reduce_relu_ukernel__ft78ne_c32_v16(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, const BNG_VMEM float *mean,
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
+{
+    const BNG_VMEM float *x = x_data, *dy = dy_data, *y = y_data;
+
+    (void)channels;    /* always 32 */
+    {
+        const size_t c = 0;
+        const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + c + 0);
+        const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + c + 16);
+        const BNG_VMEM float *xr = x + c, *dyr = dy + c, *yr = y + c;
+        size_t left = rows;
+
+        while (left != 0) {
+            size_t n = left < BNG_BLOCK_ROWS ? left : BNG_BLOCK_ROWS;
+            bng_f32x16 acc_dy0 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm0 = bng_f32x16_zero();
+            bng_f32x16 acc_dy1 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm1 = bng_f32x16_zero();
+
+            left -= n;
+            for (; n != 0; n--, xr += stride, dyr += stride, yr += stride) {
+                const bng_f32x16 dy_vec0 = bng_f32x16_load_relu_f32(dyr + 0, yr + 0);
+                const bng_f32x16 xm0 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
+                const bng_f32x16 dy_vec1 = bng_f32x16_load_relu_f32(dyr + 16, yr + 16);
+                const bng_f32x16 xm1 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
+                acc_dy0 = bng_f32x16_add(acc_dy0, dy_vec0);
+                acc_dyxm0 = bng_f32x16_add(acc_dyxm0, bng_f32x16_mul(dy_vec0, xm0));
+                acc_dy1 = bng_f32x16_add(acc_dy1, dy_vec1);
+                acc_dyxm1 = bng_f32x16_add(acc_dyxm1, bng_f32x16_mul(dy_vec1, xm1));
+            }
+            bng_f32x16_store_f32(sum_dy + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 0), acc_dy0));
+            bng_f32x16_store_f32(sum_dyxm + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 0), acc_dyxm0));
+            bng_f32x16_store_f32(sum_dy + c + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 16), acc_dy1));
+            bng_f32x16_store_f32(sum_dyxm + c + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 16), acc_dyxm1));
+        }
+    }
+}
+
+void bng_f32_dx_train_relu_ukernel__ft78ne_c32_v16(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
+    const BNG_VMEM float *slope, int stream)
+{
+    const BNG_VMEM float *x = x_data, *dy = dy_data, *y = y_data;
+    BNG_VMEM float *dx = dx_data;
+
+    (void)channels;    /* always 32 */
+    {
+        const size_t c = 0;
+        const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + c + 0);
+        const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + c + 0);
+        const bng_f32x16 dy_mean0 = bng_f32x16_load_f32(dy_mean + c + 0);
+        const bng_f32x16 slope0 = bng_f32x16_load_f32(slope + c + 0);
+        const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + c + 16);
+        const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + c + 16);
+        const bng_f32x16 dy_mean1 = bng_f32x16_load_f32(dy_mean + c + 16);
+        const bng_f32x16 slope1 = bng_f32x16_load_f32(slope + c + 16);
+        const BNG_VMEM float *xr = x + c, *dyr = dy + c, *yr = y + c;
+        BNG_VMEM float *dxr = dx + c;
+        size_t left;
+
+        /* dx may be x or dy: each segment is loaded before it is stored. */
+        for (left = rows; left != 0; left--, xr += stride, dyr += stride, dxr += stride, yr += stride) {
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 0, yr + 0), dy_mean0);
+                bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 16, yr + 16), dy_mean1);
+                bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
+            }
+        }
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_f32_dx_infer_relu_ukernel__ft78ne_c32_v16(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
+{
+    const BNG_VMEM float *dy = dy_data, *y = y_data;
+    BNG_VMEM float *dx = dx_data;
+
+    (void)channels;    /* always 32 */
+    {
+        const size_t c = 0;
+        const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + c + 0);
+        const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + c + 16);
+        const BNG_VMEM float *dyr = dy + c, *yr = y + c;
+        BNG_VMEM float *dxr = dx + c;
+        size_t left;
+
+        for (left = rows; left != 0; left--, dyr += stride, dxr += stride, yr += stride) {
+            bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_relu_f32(dyr + 0, yr + 0)), stream);
+            bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_relu_f32(dyr + 16, yr + 16)), stream);
+        }
+    }
+    bng_store_out_end(stream);
+}
+
 /* ---- channels == 64: 4 vector operations per row (16 + 16 + 16 + 16 lanes) ---- */
+
 
 void bng_f32_reduce_ukernel__ft78ne_c64_v16(
     size_t rows, size_t channels, size_t stride,
@@ -275,7 +384,154 @@ void bng_f32_dx_infer_ukernel__ft78ne_c64_v16(
     bng_store_out_end(stream);
 }
 
+void bng_f32_reduce_relu_ukernel__ft78ne_c64_v16(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, const BNG_VMEM float *mean,
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
+{
+    const BNG_VMEM float *x = x_data, *dy = dy_data, *y = y_data;
+
+    (void)channels;    /* always 64 */
+    {
+        const size_t c = 0;
+        const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + c + 0);
+        const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + c + 16);
+        const bng_f32x16 mean2 = bng_f32x16_load_f32(mean + c + 32);
+        const bng_f32x16 mean3 = bng_f32x16_load_f32(mean + c + 48);
+        const BNG_VMEM float *xr = x + c, *dyr = dy + c, *yr = y + c;
+        size_t left = rows;
+
+        while (left != 0) {
+            size_t n = left < BNG_BLOCK_ROWS ? left : BNG_BLOCK_ROWS;
+            bng_f32x16 acc_dy0 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm0 = bng_f32x16_zero();
+            bng_f32x16 acc_dy1 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm1 = bng_f32x16_zero();
+            bng_f32x16 acc_dy2 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm2 = bng_f32x16_zero();
+            bng_f32x16 acc_dy3 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm3 = bng_f32x16_zero();
+
+            left -= n;
+            for (; n != 0; n--, xr += stride, dyr += stride, yr += stride) {
+                const bng_f32x16 dy_vec0 = bng_f32x16_load_relu_f32(dyr + 0, yr + 0);
+                const bng_f32x16 xm0 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
+                const bng_f32x16 dy_vec1 = bng_f32x16_load_relu_f32(dyr + 16, yr + 16);
+                const bng_f32x16 xm1 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
+                const bng_f32x16 dy_vec2 = bng_f32x16_load_relu_f32(dyr + 32, yr + 32);
+                const bng_f32x16 xm2 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
+                const bng_f32x16 dy_vec3 = bng_f32x16_load_relu_f32(dyr + 48, yr + 48);
+                const bng_f32x16 xm3 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
+                acc_dy0 = bng_f32x16_add(acc_dy0, dy_vec0);
+                acc_dyxm0 = bng_f32x16_add(acc_dyxm0, bng_f32x16_mul(dy_vec0, xm0));
+                acc_dy1 = bng_f32x16_add(acc_dy1, dy_vec1);
+                acc_dyxm1 = bng_f32x16_add(acc_dyxm1, bng_f32x16_mul(dy_vec1, xm1));
+                acc_dy2 = bng_f32x16_add(acc_dy2, dy_vec2);
+                acc_dyxm2 = bng_f32x16_add(acc_dyxm2, bng_f32x16_mul(dy_vec2, xm2));
+                acc_dy3 = bng_f32x16_add(acc_dy3, dy_vec3);
+                acc_dyxm3 = bng_f32x16_add(acc_dyxm3, bng_f32x16_mul(dy_vec3, xm3));
+            }
+            bng_f32x16_store_f32(sum_dy + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 0), acc_dy0));
+            bng_f32x16_store_f32(sum_dyxm + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 0), acc_dyxm0));
+            bng_f32x16_store_f32(sum_dy + c + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 16), acc_dy1));
+            bng_f32x16_store_f32(sum_dyxm + c + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 16), acc_dyxm1));
+            bng_f32x16_store_f32(sum_dy + c + 32, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 32), acc_dy2));
+            bng_f32x16_store_f32(sum_dyxm + c + 32, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 32), acc_dyxm2));
+            bng_f32x16_store_f32(sum_dy + c + 48, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 48), acc_dy3));
+            bng_f32x16_store_f32(sum_dyxm + c + 48, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 48), acc_dyxm3));
+        }
+    }
+}
+
+void bng_f32_dx_train_relu_ukernel__ft78ne_c64_v16(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
+    const BNG_VMEM float *slope, int stream)
+{
+    const BNG_VMEM float *x = x_data, *dy = dy_data, *y = y_data;
+    BNG_VMEM float *dx = dx_data;
+
+    (void)channels;    /* always 64 */
+    {
+        const size_t c = 0;
+        const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + c + 0);
+        const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + c + 0);
+        const bng_f32x16 dy_mean0 = bng_f32x16_load_f32(dy_mean + c + 0);
+        const bng_f32x16 slope0 = bng_f32x16_load_f32(slope + c + 0);
+        const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + c + 16);
+        const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + c + 16);
+        const bng_f32x16 dy_mean1 = bng_f32x16_load_f32(dy_mean + c + 16);
+        const bng_f32x16 slope1 = bng_f32x16_load_f32(slope + c + 16);
+        const bng_f32x16 mean2 = bng_f32x16_load_f32(mean + c + 32);
+        const bng_f32x16 gain2 = bng_f32x16_load_f32(gain + c + 32);
+        const bng_f32x16 dy_mean2 = bng_f32x16_load_f32(dy_mean + c + 32);
+        const bng_f32x16 slope2 = bng_f32x16_load_f32(slope + c + 32);
+        const bng_f32x16 mean3 = bng_f32x16_load_f32(mean + c + 48);
+        const bng_f32x16 gain3 = bng_f32x16_load_f32(gain + c + 48);
+        const bng_f32x16 dy_mean3 = bng_f32x16_load_f32(dy_mean + c + 48);
+        const bng_f32x16 slope3 = bng_f32x16_load_f32(slope + c + 48);
+        const BNG_VMEM float *xr = x + c, *dyr = dy + c, *yr = y + c;
+        BNG_VMEM float *dxr = dx + c;
+        size_t left;
+
+        /* dx may be x or dy: each segment is loaded before it is stored. */
+        for (left = rows; left != 0; left--, xr += stride, dyr += stride, dxr += stride, yr += stride) {
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 0, yr + 0), dy_mean0);
+                bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 16, yr + 16), dy_mean1);
+                bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 32, yr + 32), dy_mean2);
+                bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 48, yr + 48), dy_mean3);
+                bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))), stream);
+            }
+        }
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_f32_dx_infer_relu_ukernel__ft78ne_c64_v16(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
+{
+    const BNG_VMEM float *dy = dy_data, *y = y_data;
+    BNG_VMEM float *dx = dx_data;
+
+    (void)channels;    /* always 64 */
+    {
+        const size_t c = 0;
+        const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + c + 0);
+        const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + c + 16);
+        const bng_f32x16 gain2 = bng_f32x16_load_f32(gain + c + 32);
+        const bng_f32x16 gain3 = bng_f32x16_load_f32(gain + c + 48);
+        const BNG_VMEM float *dyr = dy + c, *yr = y + c;
+        BNG_VMEM float *dxr = dx + c;
+        size_t left;
+
+        for (left = rows; left != 0; left--, dyr += stride, dxr += stride, yr += stride) {
+            bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_relu_f32(dyr + 0, yr + 0)), stream);
+            bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_relu_f32(dyr + 16, yr + 16)), stream);
+            bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_relu_f32(dyr + 32, yr + 32)), stream);
+            bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_load_relu_f32(dyr + 48, yr + 48)), stream);
+        }
+    }
+    bng_store_out_end(stream);
+}
+
 /* ---- channels == 128: 8 vector operations per row (16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 lanes) ---- */
+
 
 void bng_f32_reduce_ukernel__ft78ne_c128_v16(
     size_t rows, size_t channels, size_t stride,
@@ -503,7 +759,234 @@ void bng_f32_dx_infer_ukernel__ft78ne_c128_v16(
     bng_store_out_end(stream);
 }
 
+void bng_f32_reduce_relu_ukernel__ft78ne_c128_v16(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, const BNG_VMEM float *mean,
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
+{
+    const BNG_VMEM float *x = x_data, *dy = dy_data, *y = y_data;
+
+    (void)channels;    /* always 128 */
+    {
+        const size_t c = 0;
+        const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + c + 0);
+        const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + c + 16);
+        const bng_f32x16 mean2 = bng_f32x16_load_f32(mean + c + 32);
+        const bng_f32x16 mean3 = bng_f32x16_load_f32(mean + c + 48);
+        const bng_f32x16 mean4 = bng_f32x16_load_f32(mean + c + 64);
+        const bng_f32x16 mean5 = bng_f32x16_load_f32(mean + c + 80);
+        const bng_f32x16 mean6 = bng_f32x16_load_f32(mean + c + 96);
+        const bng_f32x16 mean7 = bng_f32x16_load_f32(mean + c + 112);
+        const BNG_VMEM float *xr = x + c, *dyr = dy + c, *yr = y + c;
+        size_t left = rows;
+
+        while (left != 0) {
+            size_t n = left < BNG_BLOCK_ROWS ? left : BNG_BLOCK_ROWS;
+            bng_f32x16 acc_dy0 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm0 = bng_f32x16_zero();
+            bng_f32x16 acc_dy1 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm1 = bng_f32x16_zero();
+            bng_f32x16 acc_dy2 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm2 = bng_f32x16_zero();
+            bng_f32x16 acc_dy3 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm3 = bng_f32x16_zero();
+            bng_f32x16 acc_dy4 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm4 = bng_f32x16_zero();
+            bng_f32x16 acc_dy5 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm5 = bng_f32x16_zero();
+            bng_f32x16 acc_dy6 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm6 = bng_f32x16_zero();
+            bng_f32x16 acc_dy7 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm7 = bng_f32x16_zero();
+
+            left -= n;
+            for (; n != 0; n--, xr += stride, dyr += stride, yr += stride) {
+                const bng_f32x16 dy_vec0 = bng_f32x16_load_relu_f32(dyr + 0, yr + 0);
+                const bng_f32x16 xm0 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
+                const bng_f32x16 dy_vec1 = bng_f32x16_load_relu_f32(dyr + 16, yr + 16);
+                const bng_f32x16 xm1 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
+                const bng_f32x16 dy_vec2 = bng_f32x16_load_relu_f32(dyr + 32, yr + 32);
+                const bng_f32x16 xm2 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
+                const bng_f32x16 dy_vec3 = bng_f32x16_load_relu_f32(dyr + 48, yr + 48);
+                const bng_f32x16 xm3 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
+                const bng_f32x16 dy_vec4 = bng_f32x16_load_relu_f32(dyr + 64, yr + 64);
+                const bng_f32x16 xm4 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 64), mean4);
+                const bng_f32x16 dy_vec5 = bng_f32x16_load_relu_f32(dyr + 80, yr + 80);
+                const bng_f32x16 xm5 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 80), mean5);
+                const bng_f32x16 dy_vec6 = bng_f32x16_load_relu_f32(dyr + 96, yr + 96);
+                const bng_f32x16 xm6 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 96), mean6);
+                const bng_f32x16 dy_vec7 = bng_f32x16_load_relu_f32(dyr + 112, yr + 112);
+                const bng_f32x16 xm7 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 112), mean7);
+                acc_dy0 = bng_f32x16_add(acc_dy0, dy_vec0);
+                acc_dyxm0 = bng_f32x16_add(acc_dyxm0, bng_f32x16_mul(dy_vec0, xm0));
+                acc_dy1 = bng_f32x16_add(acc_dy1, dy_vec1);
+                acc_dyxm1 = bng_f32x16_add(acc_dyxm1, bng_f32x16_mul(dy_vec1, xm1));
+                acc_dy2 = bng_f32x16_add(acc_dy2, dy_vec2);
+                acc_dyxm2 = bng_f32x16_add(acc_dyxm2, bng_f32x16_mul(dy_vec2, xm2));
+                acc_dy3 = bng_f32x16_add(acc_dy3, dy_vec3);
+                acc_dyxm3 = bng_f32x16_add(acc_dyxm3, bng_f32x16_mul(dy_vec3, xm3));
+                acc_dy4 = bng_f32x16_add(acc_dy4, dy_vec4);
+                acc_dyxm4 = bng_f32x16_add(acc_dyxm4, bng_f32x16_mul(dy_vec4, xm4));
+                acc_dy5 = bng_f32x16_add(acc_dy5, dy_vec5);
+                acc_dyxm5 = bng_f32x16_add(acc_dyxm5, bng_f32x16_mul(dy_vec5, xm5));
+                acc_dy6 = bng_f32x16_add(acc_dy6, dy_vec6);
+                acc_dyxm6 = bng_f32x16_add(acc_dyxm6, bng_f32x16_mul(dy_vec6, xm6));
+                acc_dy7 = bng_f32x16_add(acc_dy7, dy_vec7);
+                acc_dyxm7 = bng_f32x16_add(acc_dyxm7, bng_f32x16_mul(dy_vec7, xm7));
+            }
+            bng_f32x16_store_f32(sum_dy + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 0), acc_dy0));
+            bng_f32x16_store_f32(sum_dyxm + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 0), acc_dyxm0));
+            bng_f32x16_store_f32(sum_dy + c + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 16), acc_dy1));
+            bng_f32x16_store_f32(sum_dyxm + c + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 16), acc_dyxm1));
+            bng_f32x16_store_f32(sum_dy + c + 32, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 32), acc_dy2));
+            bng_f32x16_store_f32(sum_dyxm + c + 32, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 32), acc_dyxm2));
+            bng_f32x16_store_f32(sum_dy + c + 48, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 48), acc_dy3));
+            bng_f32x16_store_f32(sum_dyxm + c + 48, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 48), acc_dyxm3));
+            bng_f32x16_store_f32(sum_dy + c + 64, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 64), acc_dy4));
+            bng_f32x16_store_f32(sum_dyxm + c + 64, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 64), acc_dyxm4));
+            bng_f32x16_store_f32(sum_dy + c + 80, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 80), acc_dy5));
+            bng_f32x16_store_f32(sum_dyxm + c + 80, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 80), acc_dyxm5));
+            bng_f32x16_store_f32(sum_dy + c + 96, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 96), acc_dy6));
+            bng_f32x16_store_f32(sum_dyxm + c + 96, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 96), acc_dyxm6));
+            bng_f32x16_store_f32(sum_dy + c + 112, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 112), acc_dy7));
+            bng_f32x16_store_f32(sum_dyxm + c + 112, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 112), acc_dyxm7));
+        }
+    }
+}
+
+void bng_f32_dx_train_relu_ukernel__ft78ne_c128_v16(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
+    const BNG_VMEM float *slope, int stream)
+{
+    const BNG_VMEM float *x = x_data, *dy = dy_data, *y = y_data;
+    BNG_VMEM float *dx = dx_data;
+
+    (void)channels;    /* always 128 */
+    {
+        const size_t c = 0;
+        const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + c + 0);
+        const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + c + 0);
+        const bng_f32x16 dy_mean0 = bng_f32x16_load_f32(dy_mean + c + 0);
+        const bng_f32x16 slope0 = bng_f32x16_load_f32(slope + c + 0);
+        const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + c + 16);
+        const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + c + 16);
+        const bng_f32x16 dy_mean1 = bng_f32x16_load_f32(dy_mean + c + 16);
+        const bng_f32x16 slope1 = bng_f32x16_load_f32(slope + c + 16);
+        const bng_f32x16 mean2 = bng_f32x16_load_f32(mean + c + 32);
+        const bng_f32x16 gain2 = bng_f32x16_load_f32(gain + c + 32);
+        const bng_f32x16 dy_mean2 = bng_f32x16_load_f32(dy_mean + c + 32);
+        const bng_f32x16 slope2 = bng_f32x16_load_f32(slope + c + 32);
+        const bng_f32x16 mean3 = bng_f32x16_load_f32(mean + c + 48);
+        const bng_f32x16 gain3 = bng_f32x16_load_f32(gain + c + 48);
+        const bng_f32x16 dy_mean3 = bng_f32x16_load_f32(dy_mean + c + 48);
+        const bng_f32x16 slope3 = bng_f32x16_load_f32(slope + c + 48);
+        const bng_f32x16 mean4 = bng_f32x16_load_f32(mean + c + 64);
+        const bng_f32x16 gain4 = bng_f32x16_load_f32(gain + c + 64);
+        const bng_f32x16 dy_mean4 = bng_f32x16_load_f32(dy_mean + c + 64);
+        const bng_f32x16 slope4 = bng_f32x16_load_f32(slope + c + 64);
+        const bng_f32x16 mean5 = bng_f32x16_load_f32(mean + c + 80);
+        const bng_f32x16 gain5 = bng_f32x16_load_f32(gain + c + 80);
+        const bng_f32x16 dy_mean5 = bng_f32x16_load_f32(dy_mean + c + 80);
+        const bng_f32x16 slope5 = bng_f32x16_load_f32(slope + c + 80);
+        const bng_f32x16 mean6 = bng_f32x16_load_f32(mean + c + 96);
+        const bng_f32x16 gain6 = bng_f32x16_load_f32(gain + c + 96);
+        const bng_f32x16 dy_mean6 = bng_f32x16_load_f32(dy_mean + c + 96);
+        const bng_f32x16 slope6 = bng_f32x16_load_f32(slope + c + 96);
+        const bng_f32x16 mean7 = bng_f32x16_load_f32(mean + c + 112);
+        const bng_f32x16 gain7 = bng_f32x16_load_f32(gain + c + 112);
+        const bng_f32x16 dy_mean7 = bng_f32x16_load_f32(dy_mean + c + 112);
+        const bng_f32x16 slope7 = bng_f32x16_load_f32(slope + c + 112);
+        const BNG_VMEM float *xr = x + c, *dyr = dy + c, *yr = y + c;
+        BNG_VMEM float *dxr = dx + c;
+        size_t left;
+
+        /* dx may be x or dy: each segment is loaded before it is stored. */
+        for (left = rows; left != 0; left--, xr += stride, dyr += stride, dxr += stride, yr += stride) {
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 0, yr + 0), dy_mean0);
+                bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 16, yr + 16), dy_mean1);
+                bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 32, yr + 32), dy_mean2);
+                bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 48, yr + 48), dy_mean3);
+                bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 64), mean4);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 64, yr + 64), dy_mean4);
+                bng_f32x16_store_out_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope4))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 80), mean5);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 80, yr + 80), dy_mean5);
+                bng_f32x16_store_out_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope5))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 96), mean6);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 96, yr + 96), dy_mean6);
+                bng_f32x16_store_out_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope6))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 112), mean7);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 112, yr + 112), dy_mean7);
+                bng_f32x16_store_out_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope7))), stream);
+            }
+        }
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_f32_dx_infer_relu_ukernel__ft78ne_c128_v16(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
+{
+    const BNG_VMEM float *dy = dy_data, *y = y_data;
+    BNG_VMEM float *dx = dx_data;
+
+    (void)channels;    /* always 128 */
+    {
+        const size_t c = 0;
+        const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + c + 0);
+        const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + c + 16);
+        const bng_f32x16 gain2 = bng_f32x16_load_f32(gain + c + 32);
+        const bng_f32x16 gain3 = bng_f32x16_load_f32(gain + c + 48);
+        const bng_f32x16 gain4 = bng_f32x16_load_f32(gain + c + 64);
+        const bng_f32x16 gain5 = bng_f32x16_load_f32(gain + c + 80);
+        const bng_f32x16 gain6 = bng_f32x16_load_f32(gain + c + 96);
+        const bng_f32x16 gain7 = bng_f32x16_load_f32(gain + c + 112);
+        const BNG_VMEM float *dyr = dy + c, *yr = y + c;
+        BNG_VMEM float *dxr = dx + c;
+        size_t left;
+
+        for (left = rows; left != 0; left--, dyr += stride, dxr += stride, yr += stride) {
+            bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_relu_f32(dyr + 0, yr + 0)), stream);
+            bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_relu_f32(dyr + 16, yr + 16)), stream);
+            bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_relu_f32(dyr + 32, yr + 32)), stream);
+            bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_load_relu_f32(dyr + 48, yr + 48)), stream);
+            bng_f32x16_store_out_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_load_relu_f32(dyr + 64, yr + 64)), stream);
+            bng_f32x16_store_out_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_load_relu_f32(dyr + 80, yr + 80)), stream);
+            bng_f32x16_store_out_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_load_relu_f32(dyr + 96, yr + 96)), stream);
+            bng_f32x16_store_out_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_load_relu_f32(dyr + 112, yr + 112)), stream);
+        }
+    }
+    bng_store_out_end(stream);
+}
+
 /* ---- channels == 256: 16 vector operations per row (16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 lanes) ---- */
+
 
 void bng_f32_reduce_ukernel__ft78ne_c256_v16(
     size_t rows, size_t channels, size_t stride,
@@ -891,7 +1374,394 @@ void bng_f32_dx_infer_ukernel__ft78ne_c256_v16(
     bng_store_out_end(stream);
 }
 
+void bng_f32_reduce_relu_ukernel__ft78ne_c256_v16(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, const BNG_VMEM float *mean,
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
+{
+    const BNG_VMEM float *x = x_data, *dy = dy_data, *y = y_data;
+
+    (void)channels;    /* always 256 */
+    {
+        const size_t c = 0;
+        const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + c + 0);
+        const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + c + 16);
+        const bng_f32x16 mean2 = bng_f32x16_load_f32(mean + c + 32);
+        const bng_f32x16 mean3 = bng_f32x16_load_f32(mean + c + 48);
+        const bng_f32x16 mean4 = bng_f32x16_load_f32(mean + c + 64);
+        const bng_f32x16 mean5 = bng_f32x16_load_f32(mean + c + 80);
+        const bng_f32x16 mean6 = bng_f32x16_load_f32(mean + c + 96);
+        const bng_f32x16 mean7 = bng_f32x16_load_f32(mean + c + 112);
+        const bng_f32x16 mean8 = bng_f32x16_load_f32(mean + c + 128);
+        const bng_f32x16 mean9 = bng_f32x16_load_f32(mean + c + 144);
+        const bng_f32x16 mean10 = bng_f32x16_load_f32(mean + c + 160);
+        const bng_f32x16 mean11 = bng_f32x16_load_f32(mean + c + 176);
+        const bng_f32x16 mean12 = bng_f32x16_load_f32(mean + c + 192);
+        const bng_f32x16 mean13 = bng_f32x16_load_f32(mean + c + 208);
+        const bng_f32x16 mean14 = bng_f32x16_load_f32(mean + c + 224);
+        const bng_f32x16 mean15 = bng_f32x16_load_f32(mean + c + 240);
+        const BNG_VMEM float *xr = x + c, *dyr = dy + c, *yr = y + c;
+        size_t left = rows;
+
+        while (left != 0) {
+            size_t n = left < BNG_BLOCK_ROWS ? left : BNG_BLOCK_ROWS;
+            bng_f32x16 acc_dy0 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm0 = bng_f32x16_zero();
+            bng_f32x16 acc_dy1 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm1 = bng_f32x16_zero();
+            bng_f32x16 acc_dy2 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm2 = bng_f32x16_zero();
+            bng_f32x16 acc_dy3 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm3 = bng_f32x16_zero();
+            bng_f32x16 acc_dy4 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm4 = bng_f32x16_zero();
+            bng_f32x16 acc_dy5 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm5 = bng_f32x16_zero();
+            bng_f32x16 acc_dy6 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm6 = bng_f32x16_zero();
+            bng_f32x16 acc_dy7 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm7 = bng_f32x16_zero();
+            bng_f32x16 acc_dy8 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm8 = bng_f32x16_zero();
+            bng_f32x16 acc_dy9 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm9 = bng_f32x16_zero();
+            bng_f32x16 acc_dy10 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm10 = bng_f32x16_zero();
+            bng_f32x16 acc_dy11 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm11 = bng_f32x16_zero();
+            bng_f32x16 acc_dy12 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm12 = bng_f32x16_zero();
+            bng_f32x16 acc_dy13 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm13 = bng_f32x16_zero();
+            bng_f32x16 acc_dy14 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm14 = bng_f32x16_zero();
+            bng_f32x16 acc_dy15 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm15 = bng_f32x16_zero();
+
+            left -= n;
+            for (; n != 0; n--, xr += stride, dyr += stride, yr += stride) {
+                const bng_f32x16 dy_vec0 = bng_f32x16_load_relu_f32(dyr + 0, yr + 0);
+                const bng_f32x16 xm0 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
+                const bng_f32x16 dy_vec1 = bng_f32x16_load_relu_f32(dyr + 16, yr + 16);
+                const bng_f32x16 xm1 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
+                const bng_f32x16 dy_vec2 = bng_f32x16_load_relu_f32(dyr + 32, yr + 32);
+                const bng_f32x16 xm2 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
+                const bng_f32x16 dy_vec3 = bng_f32x16_load_relu_f32(dyr + 48, yr + 48);
+                const bng_f32x16 xm3 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
+                const bng_f32x16 dy_vec4 = bng_f32x16_load_relu_f32(dyr + 64, yr + 64);
+                const bng_f32x16 xm4 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 64), mean4);
+                const bng_f32x16 dy_vec5 = bng_f32x16_load_relu_f32(dyr + 80, yr + 80);
+                const bng_f32x16 xm5 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 80), mean5);
+                const bng_f32x16 dy_vec6 = bng_f32x16_load_relu_f32(dyr + 96, yr + 96);
+                const bng_f32x16 xm6 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 96), mean6);
+                const bng_f32x16 dy_vec7 = bng_f32x16_load_relu_f32(dyr + 112, yr + 112);
+                const bng_f32x16 xm7 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 112), mean7);
+                const bng_f32x16 dy_vec8 = bng_f32x16_load_relu_f32(dyr + 128, yr + 128);
+                const bng_f32x16 xm8 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 128), mean8);
+                const bng_f32x16 dy_vec9 = bng_f32x16_load_relu_f32(dyr + 144, yr + 144);
+                const bng_f32x16 xm9 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 144), mean9);
+                const bng_f32x16 dy_vec10 = bng_f32x16_load_relu_f32(dyr + 160, yr + 160);
+                const bng_f32x16 xm10 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 160), mean10);
+                const bng_f32x16 dy_vec11 = bng_f32x16_load_relu_f32(dyr + 176, yr + 176);
+                const bng_f32x16 xm11 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 176), mean11);
+                const bng_f32x16 dy_vec12 = bng_f32x16_load_relu_f32(dyr + 192, yr + 192);
+                const bng_f32x16 xm12 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 192), mean12);
+                const bng_f32x16 dy_vec13 = bng_f32x16_load_relu_f32(dyr + 208, yr + 208);
+                const bng_f32x16 xm13 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 208), mean13);
+                const bng_f32x16 dy_vec14 = bng_f32x16_load_relu_f32(dyr + 224, yr + 224);
+                const bng_f32x16 xm14 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 224), mean14);
+                const bng_f32x16 dy_vec15 = bng_f32x16_load_relu_f32(dyr + 240, yr + 240);
+                const bng_f32x16 xm15 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 240), mean15);
+                acc_dy0 = bng_f32x16_add(acc_dy0, dy_vec0);
+                acc_dyxm0 = bng_f32x16_add(acc_dyxm0, bng_f32x16_mul(dy_vec0, xm0));
+                acc_dy1 = bng_f32x16_add(acc_dy1, dy_vec1);
+                acc_dyxm1 = bng_f32x16_add(acc_dyxm1, bng_f32x16_mul(dy_vec1, xm1));
+                acc_dy2 = bng_f32x16_add(acc_dy2, dy_vec2);
+                acc_dyxm2 = bng_f32x16_add(acc_dyxm2, bng_f32x16_mul(dy_vec2, xm2));
+                acc_dy3 = bng_f32x16_add(acc_dy3, dy_vec3);
+                acc_dyxm3 = bng_f32x16_add(acc_dyxm3, bng_f32x16_mul(dy_vec3, xm3));
+                acc_dy4 = bng_f32x16_add(acc_dy4, dy_vec4);
+                acc_dyxm4 = bng_f32x16_add(acc_dyxm4, bng_f32x16_mul(dy_vec4, xm4));
+                acc_dy5 = bng_f32x16_add(acc_dy5, dy_vec5);
+                acc_dyxm5 = bng_f32x16_add(acc_dyxm5, bng_f32x16_mul(dy_vec5, xm5));
+                acc_dy6 = bng_f32x16_add(acc_dy6, dy_vec6);
+                acc_dyxm6 = bng_f32x16_add(acc_dyxm6, bng_f32x16_mul(dy_vec6, xm6));
+                acc_dy7 = bng_f32x16_add(acc_dy7, dy_vec7);
+                acc_dyxm7 = bng_f32x16_add(acc_dyxm7, bng_f32x16_mul(dy_vec7, xm7));
+                acc_dy8 = bng_f32x16_add(acc_dy8, dy_vec8);
+                acc_dyxm8 = bng_f32x16_add(acc_dyxm8, bng_f32x16_mul(dy_vec8, xm8));
+                acc_dy9 = bng_f32x16_add(acc_dy9, dy_vec9);
+                acc_dyxm9 = bng_f32x16_add(acc_dyxm9, bng_f32x16_mul(dy_vec9, xm9));
+                acc_dy10 = bng_f32x16_add(acc_dy10, dy_vec10);
+                acc_dyxm10 = bng_f32x16_add(acc_dyxm10, bng_f32x16_mul(dy_vec10, xm10));
+                acc_dy11 = bng_f32x16_add(acc_dy11, dy_vec11);
+                acc_dyxm11 = bng_f32x16_add(acc_dyxm11, bng_f32x16_mul(dy_vec11, xm11));
+                acc_dy12 = bng_f32x16_add(acc_dy12, dy_vec12);
+                acc_dyxm12 = bng_f32x16_add(acc_dyxm12, bng_f32x16_mul(dy_vec12, xm12));
+                acc_dy13 = bng_f32x16_add(acc_dy13, dy_vec13);
+                acc_dyxm13 = bng_f32x16_add(acc_dyxm13, bng_f32x16_mul(dy_vec13, xm13));
+                acc_dy14 = bng_f32x16_add(acc_dy14, dy_vec14);
+                acc_dyxm14 = bng_f32x16_add(acc_dyxm14, bng_f32x16_mul(dy_vec14, xm14));
+                acc_dy15 = bng_f32x16_add(acc_dy15, dy_vec15);
+                acc_dyxm15 = bng_f32x16_add(acc_dyxm15, bng_f32x16_mul(dy_vec15, xm15));
+            }
+            bng_f32x16_store_f32(sum_dy + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 0), acc_dy0));
+            bng_f32x16_store_f32(sum_dyxm + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 0), acc_dyxm0));
+            bng_f32x16_store_f32(sum_dy + c + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 16), acc_dy1));
+            bng_f32x16_store_f32(sum_dyxm + c + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 16), acc_dyxm1));
+            bng_f32x16_store_f32(sum_dy + c + 32, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 32), acc_dy2));
+            bng_f32x16_store_f32(sum_dyxm + c + 32, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 32), acc_dyxm2));
+            bng_f32x16_store_f32(sum_dy + c + 48, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 48), acc_dy3));
+            bng_f32x16_store_f32(sum_dyxm + c + 48, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 48), acc_dyxm3));
+            bng_f32x16_store_f32(sum_dy + c + 64, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 64), acc_dy4));
+            bng_f32x16_store_f32(sum_dyxm + c + 64, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 64), acc_dyxm4));
+            bng_f32x16_store_f32(sum_dy + c + 80, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 80), acc_dy5));
+            bng_f32x16_store_f32(sum_dyxm + c + 80, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 80), acc_dyxm5));
+            bng_f32x16_store_f32(sum_dy + c + 96, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 96), acc_dy6));
+            bng_f32x16_store_f32(sum_dyxm + c + 96, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 96), acc_dyxm6));
+            bng_f32x16_store_f32(sum_dy + c + 112, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 112), acc_dy7));
+            bng_f32x16_store_f32(sum_dyxm + c + 112, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 112), acc_dyxm7));
+            bng_f32x16_store_f32(sum_dy + c + 128, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 128), acc_dy8));
+            bng_f32x16_store_f32(sum_dyxm + c + 128, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 128), acc_dyxm8));
+            bng_f32x16_store_f32(sum_dy + c + 144, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 144), acc_dy9));
+            bng_f32x16_store_f32(sum_dyxm + c + 144, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 144), acc_dyxm9));
+            bng_f32x16_store_f32(sum_dy + c + 160, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 160), acc_dy10));
+            bng_f32x16_store_f32(sum_dyxm + c + 160, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 160), acc_dyxm10));
+            bng_f32x16_store_f32(sum_dy + c + 176, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 176), acc_dy11));
+            bng_f32x16_store_f32(sum_dyxm + c + 176, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 176), acc_dyxm11));
+            bng_f32x16_store_f32(sum_dy + c + 192, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 192), acc_dy12));
+            bng_f32x16_store_f32(sum_dyxm + c + 192, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 192), acc_dyxm12));
+            bng_f32x16_store_f32(sum_dy + c + 208, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 208), acc_dy13));
+            bng_f32x16_store_f32(sum_dyxm + c + 208, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 208), acc_dyxm13));
+            bng_f32x16_store_f32(sum_dy + c + 224, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 224), acc_dy14));
+            bng_f32x16_store_f32(sum_dyxm + c + 224, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 224), acc_dyxm14));
+            bng_f32x16_store_f32(sum_dy + c + 240, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 240), acc_dy15));
+            bng_f32x16_store_f32(sum_dyxm + c + 240, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 240), acc_dyxm15));
+        }
+    }
+}
+
+void bng_f32_dx_train_relu_ukernel__ft78ne_c256_v16(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
+    const BNG_VMEM float *slope, int stream)
+{
+    const BNG_VMEM float *x = x_data, *dy = dy_data, *y = y_data;
+    BNG_VMEM float *dx = dx_data;
+
+    (void)channels;    /* always 256 */
+    {
+        const size_t c = 0;
+        const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + c + 0);
+        const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + c + 0);
+        const bng_f32x16 dy_mean0 = bng_f32x16_load_f32(dy_mean + c + 0);
+        const bng_f32x16 slope0 = bng_f32x16_load_f32(slope + c + 0);
+        const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + c + 16);
+        const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + c + 16);
+        const bng_f32x16 dy_mean1 = bng_f32x16_load_f32(dy_mean + c + 16);
+        const bng_f32x16 slope1 = bng_f32x16_load_f32(slope + c + 16);
+        const bng_f32x16 mean2 = bng_f32x16_load_f32(mean + c + 32);
+        const bng_f32x16 gain2 = bng_f32x16_load_f32(gain + c + 32);
+        const bng_f32x16 dy_mean2 = bng_f32x16_load_f32(dy_mean + c + 32);
+        const bng_f32x16 slope2 = bng_f32x16_load_f32(slope + c + 32);
+        const bng_f32x16 mean3 = bng_f32x16_load_f32(mean + c + 48);
+        const bng_f32x16 gain3 = bng_f32x16_load_f32(gain + c + 48);
+        const bng_f32x16 dy_mean3 = bng_f32x16_load_f32(dy_mean + c + 48);
+        const bng_f32x16 slope3 = bng_f32x16_load_f32(slope + c + 48);
+        const bng_f32x16 mean4 = bng_f32x16_load_f32(mean + c + 64);
+        const bng_f32x16 gain4 = bng_f32x16_load_f32(gain + c + 64);
+        const bng_f32x16 dy_mean4 = bng_f32x16_load_f32(dy_mean + c + 64);
+        const bng_f32x16 slope4 = bng_f32x16_load_f32(slope + c + 64);
+        const bng_f32x16 mean5 = bng_f32x16_load_f32(mean + c + 80);
+        const bng_f32x16 gain5 = bng_f32x16_load_f32(gain + c + 80);
+        const bng_f32x16 dy_mean5 = bng_f32x16_load_f32(dy_mean + c + 80);
+        const bng_f32x16 slope5 = bng_f32x16_load_f32(slope + c + 80);
+        const bng_f32x16 mean6 = bng_f32x16_load_f32(mean + c + 96);
+        const bng_f32x16 gain6 = bng_f32x16_load_f32(gain + c + 96);
+        const bng_f32x16 dy_mean6 = bng_f32x16_load_f32(dy_mean + c + 96);
+        const bng_f32x16 slope6 = bng_f32x16_load_f32(slope + c + 96);
+        const bng_f32x16 mean7 = bng_f32x16_load_f32(mean + c + 112);
+        const bng_f32x16 gain7 = bng_f32x16_load_f32(gain + c + 112);
+        const bng_f32x16 dy_mean7 = bng_f32x16_load_f32(dy_mean + c + 112);
+        const bng_f32x16 slope7 = bng_f32x16_load_f32(slope + c + 112);
+        const bng_f32x16 mean8 = bng_f32x16_load_f32(mean + c + 128);
+        const bng_f32x16 gain8 = bng_f32x16_load_f32(gain + c + 128);
+        const bng_f32x16 dy_mean8 = bng_f32x16_load_f32(dy_mean + c + 128);
+        const bng_f32x16 slope8 = bng_f32x16_load_f32(slope + c + 128);
+        const bng_f32x16 mean9 = bng_f32x16_load_f32(mean + c + 144);
+        const bng_f32x16 gain9 = bng_f32x16_load_f32(gain + c + 144);
+        const bng_f32x16 dy_mean9 = bng_f32x16_load_f32(dy_mean + c + 144);
+        const bng_f32x16 slope9 = bng_f32x16_load_f32(slope + c + 144);
+        const bng_f32x16 mean10 = bng_f32x16_load_f32(mean + c + 160);
+        const bng_f32x16 gain10 = bng_f32x16_load_f32(gain + c + 160);
+        const bng_f32x16 dy_mean10 = bng_f32x16_load_f32(dy_mean + c + 160);
+        const bng_f32x16 slope10 = bng_f32x16_load_f32(slope + c + 160);
+        const bng_f32x16 mean11 = bng_f32x16_load_f32(mean + c + 176);
+        const bng_f32x16 gain11 = bng_f32x16_load_f32(gain + c + 176);
+        const bng_f32x16 dy_mean11 = bng_f32x16_load_f32(dy_mean + c + 176);
+        const bng_f32x16 slope11 = bng_f32x16_load_f32(slope + c + 176);
+        const bng_f32x16 mean12 = bng_f32x16_load_f32(mean + c + 192);
+        const bng_f32x16 gain12 = bng_f32x16_load_f32(gain + c + 192);
+        const bng_f32x16 dy_mean12 = bng_f32x16_load_f32(dy_mean + c + 192);
+        const bng_f32x16 slope12 = bng_f32x16_load_f32(slope + c + 192);
+        const bng_f32x16 mean13 = bng_f32x16_load_f32(mean + c + 208);
+        const bng_f32x16 gain13 = bng_f32x16_load_f32(gain + c + 208);
+        const bng_f32x16 dy_mean13 = bng_f32x16_load_f32(dy_mean + c + 208);
+        const bng_f32x16 slope13 = bng_f32x16_load_f32(slope + c + 208);
+        const bng_f32x16 mean14 = bng_f32x16_load_f32(mean + c + 224);
+        const bng_f32x16 gain14 = bng_f32x16_load_f32(gain + c + 224);
+        const bng_f32x16 dy_mean14 = bng_f32x16_load_f32(dy_mean + c + 224);
+        const bng_f32x16 slope14 = bng_f32x16_load_f32(slope + c + 224);
+        const bng_f32x16 mean15 = bng_f32x16_load_f32(mean + c + 240);
+        const bng_f32x16 gain15 = bng_f32x16_load_f32(gain + c + 240);
+        const bng_f32x16 dy_mean15 = bng_f32x16_load_f32(dy_mean + c + 240);
+        const bng_f32x16 slope15 = bng_f32x16_load_f32(slope + c + 240);
+        const BNG_VMEM float *xr = x + c, *dyr = dy + c, *yr = y + c;
+        BNG_VMEM float *dxr = dx + c;
+        size_t left;
+
+        /* dx may be x or dy: each segment is loaded before it is stored. */
+        for (left = rows; left != 0; left--, xr += stride, dyr += stride, dxr += stride, yr += stride) {
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 0, yr + 0), dy_mean0);
+                bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 16, yr + 16), dy_mean1);
+                bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 32, yr + 32), dy_mean2);
+                bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 48, yr + 48), dy_mean3);
+                bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 64), mean4);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 64, yr + 64), dy_mean4);
+                bng_f32x16_store_out_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope4))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 80), mean5);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 80, yr + 80), dy_mean5);
+                bng_f32x16_store_out_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope5))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 96), mean6);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 96, yr + 96), dy_mean6);
+                bng_f32x16_store_out_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope6))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 112), mean7);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 112, yr + 112), dy_mean7);
+                bng_f32x16_store_out_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope7))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 128), mean8);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 128, yr + 128), dy_mean8);
+                bng_f32x16_store_out_f32(dxr + 128, bng_f32x16_mul(gain8, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope8))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 144), mean9);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 144, yr + 144), dy_mean9);
+                bng_f32x16_store_out_f32(dxr + 144, bng_f32x16_mul(gain9, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope9))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 160), mean10);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 160, yr + 160), dy_mean10);
+                bng_f32x16_store_out_f32(dxr + 160, bng_f32x16_mul(gain10, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope10))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 176), mean11);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 176, yr + 176), dy_mean11);
+                bng_f32x16_store_out_f32(dxr + 176, bng_f32x16_mul(gain11, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope11))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 192), mean12);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 192, yr + 192), dy_mean12);
+                bng_f32x16_store_out_f32(dxr + 192, bng_f32x16_mul(gain12, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope12))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 208), mean13);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 208, yr + 208), dy_mean13);
+                bng_f32x16_store_out_f32(dxr + 208, bng_f32x16_mul(gain13, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope13))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 224), mean14);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 224, yr + 224), dy_mean14);
+                bng_f32x16_store_out_f32(dxr + 224, bng_f32x16_mul(gain14, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope14))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 240), mean15);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 240, yr + 240), dy_mean15);
+                bng_f32x16_store_out_f32(dxr + 240, bng_f32x16_mul(gain15, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope15))), stream);
+            }
+        }
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_f32_dx_infer_relu_ukernel__ft78ne_c256_v16(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
+{
+    const BNG_VMEM float *dy = dy_data, *y = y_data;
+    BNG_VMEM float *dx = dx_data;
+
+    (void)channels;    /* always 256 */
+    {
+        const size_t c = 0;
+        const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + c + 0);
+        const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + c + 16);
+        const bng_f32x16 gain2 = bng_f32x16_load_f32(gain + c + 32);
+        const bng_f32x16 gain3 = bng_f32x16_load_f32(gain + c + 48);
+        const bng_f32x16 gain4 = bng_f32x16_load_f32(gain + c + 64);
+        const bng_f32x16 gain5 = bng_f32x16_load_f32(gain + c + 80);
+        const bng_f32x16 gain6 = bng_f32x16_load_f32(gain + c + 96);
+        const bng_f32x16 gain7 = bng_f32x16_load_f32(gain + c + 112);
+        const bng_f32x16 gain8 = bng_f32x16_load_f32(gain + c + 128);
+        const bng_f32x16 gain9 = bng_f32x16_load_f32(gain + c + 144);
+        const bng_f32x16 gain10 = bng_f32x16_load_f32(gain + c + 160);
+        const bng_f32x16 gain11 = bng_f32x16_load_f32(gain + c + 176);
+        const bng_f32x16 gain12 = bng_f32x16_load_f32(gain + c + 192);
+        const bng_f32x16 gain13 = bng_f32x16_load_f32(gain + c + 208);
+        const bng_f32x16 gain14 = bng_f32x16_load_f32(gain + c + 224);
+        const bng_f32x16 gain15 = bng_f32x16_load_f32(gain + c + 240);
+        const BNG_VMEM float *dyr = dy + c, *yr = y + c;
+        BNG_VMEM float *dxr = dx + c;
+        size_t left;
+
+        for (left = rows; left != 0; left--, dyr += stride, dxr += stride, yr += stride) {
+            bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_relu_f32(dyr + 0, yr + 0)), stream);
+            bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_relu_f32(dyr + 16, yr + 16)), stream);
+            bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_relu_f32(dyr + 32, yr + 32)), stream);
+            bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_load_relu_f32(dyr + 48, yr + 48)), stream);
+            bng_f32x16_store_out_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_load_relu_f32(dyr + 64, yr + 64)), stream);
+            bng_f32x16_store_out_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_load_relu_f32(dyr + 80, yr + 80)), stream);
+            bng_f32x16_store_out_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_load_relu_f32(dyr + 96, yr + 96)), stream);
+            bng_f32x16_store_out_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_load_relu_f32(dyr + 112, yr + 112)), stream);
+            bng_f32x16_store_out_f32(dxr + 128, bng_f32x16_mul(gain8, bng_f32x16_load_relu_f32(dyr + 128, yr + 128)), stream);
+            bng_f32x16_store_out_f32(dxr + 144, bng_f32x16_mul(gain9, bng_f32x16_load_relu_f32(dyr + 144, yr + 144)), stream);
+            bng_f32x16_store_out_f32(dxr + 160, bng_f32x16_mul(gain10, bng_f32x16_load_relu_f32(dyr + 160, yr + 160)), stream);
+            bng_f32x16_store_out_f32(dxr + 176, bng_f32x16_mul(gain11, bng_f32x16_load_relu_f32(dyr + 176, yr + 176)), stream);
+            bng_f32x16_store_out_f32(dxr + 192, bng_f32x16_mul(gain12, bng_f32x16_load_relu_f32(dyr + 192, yr + 192)), stream);
+            bng_f32x16_store_out_f32(dxr + 208, bng_f32x16_mul(gain13, bng_f32x16_load_relu_f32(dyr + 208, yr + 208)), stream);
+            bng_f32x16_store_out_f32(dxr + 224, bng_f32x16_mul(gain14, bng_f32x16_load_relu_f32(dyr + 224, yr + 224)), stream);
+            bng_f32x16_store_out_f32(dxr + 240, bng_f32x16_mul(gain15, bng_f32x16_load_relu_f32(dyr + 240, yr + 240)), stream);
+        }
+    }
+    bng_store_out_end(stream);
+}
+
 /* ---- generic: any channel count, 16 lanes then single lanes; a block of rows at a time ---- */
+
 
 void bng_f32_reduce_ukernel__ft78ne_generic_v16(
     size_t rows, size_t channels, size_t stride,
@@ -983,6 +1853,101 @@ void bng_f32_dx_infer_ukernel__ft78ne_generic_v16(
             bng_f32x16_store_out_f32(dx + c, bng_f32x16_mul(bng_f32x16_load_f32(gain + c), bng_f32x16_load_f32(dy + c)), stream);
         for (; c < channels; c++)
             bng_f32x1_store_out_f32(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_load_f32(dy + c)), stream);
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_f32_reduce_relu_ukernel__ft78ne_generic_v16(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, const BNG_VMEM float *mean,
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
+{
+    const BNG_VMEM float *x = x_data, *dy = dy_data, *y = y_data;
+
+    while (rows != 0) {
+        const size_t n = rows < BNG_BLOCK_ROWS ? rows : BNG_BLOCK_ROWS;
+
+        size_t c;
+
+        for (c = 0; c + 16 <= channels; c += 16) {
+            const bng_f32x16 m = bng_f32x16_load_f32(mean + c);
+            bng_f32x16 acc_dy = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm = bng_f32x16_zero();
+            size_t i;
+
+            for (i = 0; i < n; i++) {
+                const bng_f32x16 dy_vec = bng_f32x16_load_relu_f32(dy + i * stride + c, y + i * stride + c);
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i * stride + c), m);
+                acc_dy = bng_f32x16_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x16_add(acc_dyxm, bng_f32x16_mul(dy_vec, xm));
+            }
+            bng_f32x16_store_f32(sum_dy + c, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c), acc_dy));
+            bng_f32x16_store_f32(sum_dyxm + c, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c), acc_dyxm));
+
+        }
+        for (; c < channels; c++) {
+            const bng_f32x1 m = bng_f32x1_load_f32(mean + c);
+            bng_f32x1 acc_dy = bng_f32x1_zero();
+            bng_f32x1 acc_dyxm = bng_f32x1_zero();
+            size_t i;
+
+            for (i = 0; i < n; i++) {
+                const bng_f32x1 dy_vec = bng_f32x1_load_relu_f32(dy + i * stride + c, y + i * stride + c);
+                const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + i * stride + c), m);
+                acc_dy = bng_f32x1_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x1_add(acc_dyxm, bng_f32x1_mul(dy_vec, xm));
+            }
+            bng_f32x1_store_f32(sum_dy + c, bng_f32x1_add(bng_f32x1_load_f32(sum_dy + c), acc_dy));
+            bng_f32x1_store_f32(sum_dyxm + c, bng_f32x1_add(bng_f32x1_load_f32(sum_dyxm + c), acc_dyxm));
+
+        }
+        rows -= n;
+        x += n * stride;
+        dy += n * stride;
+        y += n * stride;
+    }
+}
+
+void bng_f32_dx_train_relu_ukernel__ft78ne_generic_v16(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
+    const BNG_VMEM float *slope, int stream)
+{
+    const BNG_VMEM float *x = x_data, *dy = dy_data, *y = y_data;
+    BNG_VMEM float *dx = dx_data;
+
+    for (; rows != 0; rows--, x += stride, dy += stride, dx += stride, y += stride) {
+        size_t c;
+
+        for (c = 0; c + 16 <= channels; c += 16) {
+            const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + c), bng_f32x16_load_f32(mean + c));
+            const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dy + c, y + c), bng_f32x16_load_f32(dy_mean + c));
+            bng_f32x16_store_out_f32(dx + c, bng_f32x16_mul(bng_f32x16_load_f32(gain + c), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_load_f32(slope + c)))), stream);
+        }
+        for (; c < channels; c++) {
+            const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + c), bng_f32x1_load_f32(mean + c));
+            const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_relu_f32(dy + c, y + c), bng_f32x1_load_f32(dy_mean + c));
+            bng_f32x1_store_out_f32(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_load_f32(slope + c)))), stream);
+        }
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_f32_dx_infer_relu_ukernel__ft78ne_generic_v16(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
+{
+    const BNG_VMEM float *dy = dy_data, *y = y_data;
+    BNG_VMEM float *dx = dx_data;
+
+    for (; rows != 0; rows--, dy += stride, dx += stride, y += stride) {
+        size_t c;
+
+        for (c = 0; c + 16 <= channels; c += 16)
+            bng_f32x16_store_out_f32(dx + c, bng_f32x16_mul(bng_f32x16_load_f32(gain + c), bng_f32x16_load_relu_f32(dy + c, y + c)), stream);
+        for (; c < channels; c++)
+            bng_f32x1_store_out_f32(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_load_relu_f32(dy + c, y + c)), stream);
     }
     bng_store_out_end(stream);
 }

@@ -9,8 +9,9 @@
 /* f16 row ukernels for mt7004: one set per specialized channel count, fully
  * unrolled at 32 lanes, plus the generic set for any channel count. Every
  * element goes through the same operations in the same order in all of them, so a
- * specialized kernel and the generic one give identical bits.
- */
+ * specialized kernel and the generic one give identical bits. * The relu extension adds each set's _relu ukernels: the same arithmetic on dy masked by
+ * the forward output y, loaded beside dy (bng_vec.h's _load_relu), which gives the bits
+ * the plain ukernels give on a dy masked beforehand. */
 #include <stddef.h>
 #include "bng_kernels.h"
 
@@ -20,6 +21,7 @@
 #include "bng_vec.h"
 
 /* ---- channels == 32: 1 vector operation per row (32 lanes) ---- */
+
 
 void bng_f16_reduce_ukernel__mt7004_c32_v32(
     size_t rows, size_t channels, size_t stride,
@@ -107,7 +109,94 @@ void bng_f16_dx_infer_ukernel__mt7004_c32_v32(
     bng_store_out_end(stream);
 }
 
+void bng_f16_reduce_relu_ukernel__mt7004_c32_v32(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, const BNG_VMEM float *mean,
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
+{
+    const BNG_VMEM half *x = x_data, *dy = dy_data, *y = y_data;
+
+    (void)channels;    /* always 32 */
+    {
+        const size_t c = 0;
+        const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
+        const BNG_VMEM half *xr = x + c, *dyr = dy + c, *yr = y + c;
+        size_t left = rows;
+
+        while (left != 0) {
+            size_t n = left < BNG_BLOCK_ROWS ? left : BNG_BLOCK_ROWS;
+            bng_f32x32 acc_dy0 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm0 = bng_f32x32_zero();
+
+            left -= n;
+            for (; n != 0; n--, xr += stride, dyr += stride, yr += stride) {
+                const bng_f32x32 dy_vec0 = bng_f32x32_load_relu_f16(dyr + 0, yr + 0);
+                const bng_f32x32 xm0 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
+                acc_dy0 = bng_f32x32_add(acc_dy0, dy_vec0);
+                acc_dyxm0 = bng_f32x32_add(acc_dyxm0, bng_f32x32_mul(dy_vec0, xm0));
+            }
+            bng_f32x32_store_f32(sum_dy + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 0), acc_dy0));
+            bng_f32x32_store_f32(sum_dyxm + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 0), acc_dyxm0));
+        }
+    }
+}
+
+void bng_f16_dx_train_relu_ukernel__mt7004_c32_v32(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
+    const BNG_VMEM float *slope, int stream)
+{
+    const BNG_VMEM half *x = x_data, *dy = dy_data, *y = y_data;
+    BNG_VMEM half *dx = dx_data;
+
+    (void)channels;    /* always 32 */
+    {
+        const size_t c = 0;
+        const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
+        const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0);
+        const bng_f32x32 dy_mean0 = bng_f32x32_load_f32(dy_mean + c + 0);
+        const bng_f32x32 slope0 = bng_f32x32_load_f32(slope + c + 0);
+        const BNG_VMEM half *xr = x + c, *dyr = dy + c, *yr = y + c;
+        BNG_VMEM half *dxr = dx + c;
+        size_t left;
+
+        /* dx may be x or dy: each segment is loaded before it is stored. */
+        for (left = rows; left != 0; left--, xr += stride, dyr += stride, dxr += stride, yr += stride) {
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dyr + 0, yr + 0), dy_mean0);
+                bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
+            }
+        }
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_f16_dx_infer_relu_ukernel__mt7004_c32_v32(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
+{
+    const BNG_VMEM half *dy = dy_data, *y = y_data;
+    BNG_VMEM half *dx = dx_data;
+
+    (void)channels;    /* always 32 */
+    {
+        const size_t c = 0;
+        const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0);
+        const BNG_VMEM half *dyr = dy + c, *yr = y + c;
+        BNG_VMEM half *dxr = dx + c;
+        size_t left;
+
+        for (left = rows; left != 0; left--, dyr += stride, dxr += stride, yr += stride) {
+            bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_relu_f16(dyr + 0, yr + 0)), stream);
+        }
+    }
+    bng_store_out_end(stream);
+}
+
 /* ---- channels == 64: 2 vector operations per row (32 + 32 lanes) ---- */
+
 
 void bng_f16_reduce_ukernel__mt7004_c64_v32(
     size_t rows, size_t channels, size_t stride,
@@ -215,7 +304,114 @@ void bng_f16_dx_infer_ukernel__mt7004_c64_v32(
     bng_store_out_end(stream);
 }
 
+void bng_f16_reduce_relu_ukernel__mt7004_c64_v32(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, const BNG_VMEM float *mean,
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
+{
+    const BNG_VMEM half *x = x_data, *dy = dy_data, *y = y_data;
+
+    (void)channels;    /* always 64 */
+    {
+        const size_t c = 0;
+        const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
+        const bng_f32x32 mean1 = bng_f32x32_load_f32(mean + c + 32);
+        const BNG_VMEM half *xr = x + c, *dyr = dy + c, *yr = y + c;
+        size_t left = rows;
+
+        while (left != 0) {
+            size_t n = left < BNG_BLOCK_ROWS ? left : BNG_BLOCK_ROWS;
+            bng_f32x32 acc_dy0 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm0 = bng_f32x32_zero();
+            bng_f32x32 acc_dy1 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm1 = bng_f32x32_zero();
+
+            left -= n;
+            for (; n != 0; n--, xr += stride, dyr += stride, yr += stride) {
+                const bng_f32x32 dy_vec0 = bng_f32x32_load_relu_f16(dyr + 0, yr + 0);
+                const bng_f32x32 xm0 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
+                const bng_f32x32 dy_vec1 = bng_f32x32_load_relu_f16(dyr + 32, yr + 32);
+                const bng_f32x32 xm1 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
+                acc_dy0 = bng_f32x32_add(acc_dy0, dy_vec0);
+                acc_dyxm0 = bng_f32x32_add(acc_dyxm0, bng_f32x32_mul(dy_vec0, xm0));
+                acc_dy1 = bng_f32x32_add(acc_dy1, dy_vec1);
+                acc_dyxm1 = bng_f32x32_add(acc_dyxm1, bng_f32x32_mul(dy_vec1, xm1));
+            }
+            bng_f32x32_store_f32(sum_dy + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 0), acc_dy0));
+            bng_f32x32_store_f32(sum_dyxm + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 0), acc_dyxm0));
+            bng_f32x32_store_f32(sum_dy + c + 32, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 32), acc_dy1));
+            bng_f32x32_store_f32(sum_dyxm + c + 32, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 32), acc_dyxm1));
+        }
+    }
+}
+
+void bng_f16_dx_train_relu_ukernel__mt7004_c64_v32(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
+    const BNG_VMEM float *slope, int stream)
+{
+    const BNG_VMEM half *x = x_data, *dy = dy_data, *y = y_data;
+    BNG_VMEM half *dx = dx_data;
+
+    (void)channels;    /* always 64 */
+    {
+        const size_t c = 0;
+        const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
+        const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0);
+        const bng_f32x32 dy_mean0 = bng_f32x32_load_f32(dy_mean + c + 0);
+        const bng_f32x32 slope0 = bng_f32x32_load_f32(slope + c + 0);
+        const bng_f32x32 mean1 = bng_f32x32_load_f32(mean + c + 32);
+        const bng_f32x32 gain1 = bng_f32x32_load_f32(gain + c + 32);
+        const bng_f32x32 dy_mean1 = bng_f32x32_load_f32(dy_mean + c + 32);
+        const bng_f32x32 slope1 = bng_f32x32_load_f32(slope + c + 32);
+        const BNG_VMEM half *xr = x + c, *dyr = dy + c, *yr = y + c;
+        BNG_VMEM half *dxr = dx + c;
+        size_t left;
+
+        /* dx may be x or dy: each segment is loaded before it is stored. */
+        for (left = rows; left != 0; left--, xr += stride, dyr += stride, dxr += stride, yr += stride) {
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dyr + 0, yr + 0), dy_mean0);
+                bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
+            }
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dyr + 32, yr + 32), dy_mean1);
+                bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))), stream);
+            }
+        }
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_f16_dx_infer_relu_ukernel__mt7004_c64_v32(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
+{
+    const BNG_VMEM half *dy = dy_data, *y = y_data;
+    BNG_VMEM half *dx = dx_data;
+
+    (void)channels;    /* always 64 */
+    {
+        const size_t c = 0;
+        const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0);
+        const bng_f32x32 gain1 = bng_f32x32_load_f32(gain + c + 32);
+        const BNG_VMEM half *dyr = dy + c, *yr = y + c;
+        BNG_VMEM half *dxr = dx + c;
+        size_t left;
+
+        for (left = rows; left != 0; left--, dyr += stride, dxr += stride, yr += stride) {
+            bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_relu_f16(dyr + 0, yr + 0)), stream);
+            bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_relu_f16(dyr + 32, yr + 32)), stream);
+        }
+    }
+    bng_store_out_end(stream);
+}
+
 /* ---- channels == 128: 4 vector operations per row (32 + 32 + 32 + 32 lanes) ---- */
+
 
 void bng_f16_reduce_ukernel__mt7004_c128_v32(
     size_t rows, size_t channels, size_t stride,
@@ -363,7 +559,154 @@ void bng_f16_dx_infer_ukernel__mt7004_c128_v32(
     bng_store_out_end(stream);
 }
 
+void bng_f16_reduce_relu_ukernel__mt7004_c128_v32(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, const BNG_VMEM float *mean,
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
+{
+    const BNG_VMEM half *x = x_data, *dy = dy_data, *y = y_data;
+
+    (void)channels;    /* always 128 */
+    {
+        const size_t c = 0;
+        const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
+        const bng_f32x32 mean1 = bng_f32x32_load_f32(mean + c + 32);
+        const bng_f32x32 mean2 = bng_f32x32_load_f32(mean + c + 64);
+        const bng_f32x32 mean3 = bng_f32x32_load_f32(mean + c + 96);
+        const BNG_VMEM half *xr = x + c, *dyr = dy + c, *yr = y + c;
+        size_t left = rows;
+
+        while (left != 0) {
+            size_t n = left < BNG_BLOCK_ROWS ? left : BNG_BLOCK_ROWS;
+            bng_f32x32 acc_dy0 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm0 = bng_f32x32_zero();
+            bng_f32x32 acc_dy1 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm1 = bng_f32x32_zero();
+            bng_f32x32 acc_dy2 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm2 = bng_f32x32_zero();
+            bng_f32x32 acc_dy3 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm3 = bng_f32x32_zero();
+
+            left -= n;
+            for (; n != 0; n--, xr += stride, dyr += stride, yr += stride) {
+                const bng_f32x32 dy_vec0 = bng_f32x32_load_relu_f16(dyr + 0, yr + 0);
+                const bng_f32x32 xm0 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
+                const bng_f32x32 dy_vec1 = bng_f32x32_load_relu_f16(dyr + 32, yr + 32);
+                const bng_f32x32 xm1 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
+                const bng_f32x32 dy_vec2 = bng_f32x32_load_relu_f16(dyr + 64, yr + 64);
+                const bng_f32x32 xm2 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 64), mean2);
+                const bng_f32x32 dy_vec3 = bng_f32x32_load_relu_f16(dyr + 96, yr + 96);
+                const bng_f32x32 xm3 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 96), mean3);
+                acc_dy0 = bng_f32x32_add(acc_dy0, dy_vec0);
+                acc_dyxm0 = bng_f32x32_add(acc_dyxm0, bng_f32x32_mul(dy_vec0, xm0));
+                acc_dy1 = bng_f32x32_add(acc_dy1, dy_vec1);
+                acc_dyxm1 = bng_f32x32_add(acc_dyxm1, bng_f32x32_mul(dy_vec1, xm1));
+                acc_dy2 = bng_f32x32_add(acc_dy2, dy_vec2);
+                acc_dyxm2 = bng_f32x32_add(acc_dyxm2, bng_f32x32_mul(dy_vec2, xm2));
+                acc_dy3 = bng_f32x32_add(acc_dy3, dy_vec3);
+                acc_dyxm3 = bng_f32x32_add(acc_dyxm3, bng_f32x32_mul(dy_vec3, xm3));
+            }
+            bng_f32x32_store_f32(sum_dy + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 0), acc_dy0));
+            bng_f32x32_store_f32(sum_dyxm + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 0), acc_dyxm0));
+            bng_f32x32_store_f32(sum_dy + c + 32, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 32), acc_dy1));
+            bng_f32x32_store_f32(sum_dyxm + c + 32, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 32), acc_dyxm1));
+            bng_f32x32_store_f32(sum_dy + c + 64, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 64), acc_dy2));
+            bng_f32x32_store_f32(sum_dyxm + c + 64, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 64), acc_dyxm2));
+            bng_f32x32_store_f32(sum_dy + c + 96, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 96), acc_dy3));
+            bng_f32x32_store_f32(sum_dyxm + c + 96, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 96), acc_dyxm3));
+        }
+    }
+}
+
+void bng_f16_dx_train_relu_ukernel__mt7004_c128_v32(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
+    const BNG_VMEM float *slope, int stream)
+{
+    const BNG_VMEM half *x = x_data, *dy = dy_data, *y = y_data;
+    BNG_VMEM half *dx = dx_data;
+
+    (void)channels;    /* always 128 */
+    {
+        const size_t c = 0;
+        const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
+        const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0);
+        const bng_f32x32 dy_mean0 = bng_f32x32_load_f32(dy_mean + c + 0);
+        const bng_f32x32 slope0 = bng_f32x32_load_f32(slope + c + 0);
+        const bng_f32x32 mean1 = bng_f32x32_load_f32(mean + c + 32);
+        const bng_f32x32 gain1 = bng_f32x32_load_f32(gain + c + 32);
+        const bng_f32x32 dy_mean1 = bng_f32x32_load_f32(dy_mean + c + 32);
+        const bng_f32x32 slope1 = bng_f32x32_load_f32(slope + c + 32);
+        const bng_f32x32 mean2 = bng_f32x32_load_f32(mean + c + 64);
+        const bng_f32x32 gain2 = bng_f32x32_load_f32(gain + c + 64);
+        const bng_f32x32 dy_mean2 = bng_f32x32_load_f32(dy_mean + c + 64);
+        const bng_f32x32 slope2 = bng_f32x32_load_f32(slope + c + 64);
+        const bng_f32x32 mean3 = bng_f32x32_load_f32(mean + c + 96);
+        const bng_f32x32 gain3 = bng_f32x32_load_f32(gain + c + 96);
+        const bng_f32x32 dy_mean3 = bng_f32x32_load_f32(dy_mean + c + 96);
+        const bng_f32x32 slope3 = bng_f32x32_load_f32(slope + c + 96);
+        const BNG_VMEM half *xr = x + c, *dyr = dy + c, *yr = y + c;
+        BNG_VMEM half *dxr = dx + c;
+        size_t left;
+
+        /* dx may be x or dy: each segment is loaded before it is stored. */
+        for (left = rows; left != 0; left--, xr += stride, dyr += stride, dxr += stride, yr += stride) {
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dyr + 0, yr + 0), dy_mean0);
+                bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
+            }
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dyr + 32, yr + 32), dy_mean1);
+                bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))), stream);
+            }
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 64), mean2);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dyr + 64, yr + 64), dy_mean2);
+                bng_f32x32_store_out_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope2))), stream);
+            }
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 96), mean3);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dyr + 96, yr + 96), dy_mean3);
+                bng_f32x32_store_out_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope3))), stream);
+            }
+        }
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_f16_dx_infer_relu_ukernel__mt7004_c128_v32(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
+{
+    const BNG_VMEM half *dy = dy_data, *y = y_data;
+    BNG_VMEM half *dx = dx_data;
+
+    (void)channels;    /* always 128 */
+    {
+        const size_t c = 0;
+        const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0);
+        const bng_f32x32 gain1 = bng_f32x32_load_f32(gain + c + 32);
+        const bng_f32x32 gain2 = bng_f32x32_load_f32(gain + c + 64);
+        const bng_f32x32 gain3 = bng_f32x32_load_f32(gain + c + 96);
+        const BNG_VMEM half *dyr = dy + c, *yr = y + c;
+        BNG_VMEM half *dxr = dx + c;
+        size_t left;
+
+        for (left = rows; left != 0; left--, dyr += stride, dxr += stride, yr += stride) {
+            bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_relu_f16(dyr + 0, yr + 0)), stream);
+            bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_relu_f16(dyr + 32, yr + 32)), stream);
+            bng_f32x32_store_out_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_load_relu_f16(dyr + 64, yr + 64)), stream);
+            bng_f32x32_store_out_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_load_relu_f16(dyr + 96, yr + 96)), stream);
+        }
+    }
+    bng_store_out_end(stream);
+}
+
 /* ---- channels == 256: 8 vector operations per row (32 + 32 + 32 + 32 + 32 + 32 + 32 + 32 lanes) ---- */
+
 
 void bng_f16_reduce_ukernel__mt7004_c256_v32(
     size_t rows, size_t channels, size_t stride,
@@ -591,7 +934,234 @@ void bng_f16_dx_infer_ukernel__mt7004_c256_v32(
     bng_store_out_end(stream);
 }
 
+void bng_f16_reduce_relu_ukernel__mt7004_c256_v32(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, const BNG_VMEM float *mean,
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
+{
+    const BNG_VMEM half *x = x_data, *dy = dy_data, *y = y_data;
+
+    (void)channels;    /* always 256 */
+    {
+        const size_t c = 0;
+        const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
+        const bng_f32x32 mean1 = bng_f32x32_load_f32(mean + c + 32);
+        const bng_f32x32 mean2 = bng_f32x32_load_f32(mean + c + 64);
+        const bng_f32x32 mean3 = bng_f32x32_load_f32(mean + c + 96);
+        const bng_f32x32 mean4 = bng_f32x32_load_f32(mean + c + 128);
+        const bng_f32x32 mean5 = bng_f32x32_load_f32(mean + c + 160);
+        const bng_f32x32 mean6 = bng_f32x32_load_f32(mean + c + 192);
+        const bng_f32x32 mean7 = bng_f32x32_load_f32(mean + c + 224);
+        const BNG_VMEM half *xr = x + c, *dyr = dy + c, *yr = y + c;
+        size_t left = rows;
+
+        while (left != 0) {
+            size_t n = left < BNG_BLOCK_ROWS ? left : BNG_BLOCK_ROWS;
+            bng_f32x32 acc_dy0 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm0 = bng_f32x32_zero();
+            bng_f32x32 acc_dy1 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm1 = bng_f32x32_zero();
+            bng_f32x32 acc_dy2 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm2 = bng_f32x32_zero();
+            bng_f32x32 acc_dy3 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm3 = bng_f32x32_zero();
+            bng_f32x32 acc_dy4 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm4 = bng_f32x32_zero();
+            bng_f32x32 acc_dy5 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm5 = bng_f32x32_zero();
+            bng_f32x32 acc_dy6 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm6 = bng_f32x32_zero();
+            bng_f32x32 acc_dy7 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm7 = bng_f32x32_zero();
+
+            left -= n;
+            for (; n != 0; n--, xr += stride, dyr += stride, yr += stride) {
+                const bng_f32x32 dy_vec0 = bng_f32x32_load_relu_f16(dyr + 0, yr + 0);
+                const bng_f32x32 xm0 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
+                const bng_f32x32 dy_vec1 = bng_f32x32_load_relu_f16(dyr + 32, yr + 32);
+                const bng_f32x32 xm1 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
+                const bng_f32x32 dy_vec2 = bng_f32x32_load_relu_f16(dyr + 64, yr + 64);
+                const bng_f32x32 xm2 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 64), mean2);
+                const bng_f32x32 dy_vec3 = bng_f32x32_load_relu_f16(dyr + 96, yr + 96);
+                const bng_f32x32 xm3 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 96), mean3);
+                const bng_f32x32 dy_vec4 = bng_f32x32_load_relu_f16(dyr + 128, yr + 128);
+                const bng_f32x32 xm4 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 128), mean4);
+                const bng_f32x32 dy_vec5 = bng_f32x32_load_relu_f16(dyr + 160, yr + 160);
+                const bng_f32x32 xm5 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 160), mean5);
+                const bng_f32x32 dy_vec6 = bng_f32x32_load_relu_f16(dyr + 192, yr + 192);
+                const bng_f32x32 xm6 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 192), mean6);
+                const bng_f32x32 dy_vec7 = bng_f32x32_load_relu_f16(dyr + 224, yr + 224);
+                const bng_f32x32 xm7 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 224), mean7);
+                acc_dy0 = bng_f32x32_add(acc_dy0, dy_vec0);
+                acc_dyxm0 = bng_f32x32_add(acc_dyxm0, bng_f32x32_mul(dy_vec0, xm0));
+                acc_dy1 = bng_f32x32_add(acc_dy1, dy_vec1);
+                acc_dyxm1 = bng_f32x32_add(acc_dyxm1, bng_f32x32_mul(dy_vec1, xm1));
+                acc_dy2 = bng_f32x32_add(acc_dy2, dy_vec2);
+                acc_dyxm2 = bng_f32x32_add(acc_dyxm2, bng_f32x32_mul(dy_vec2, xm2));
+                acc_dy3 = bng_f32x32_add(acc_dy3, dy_vec3);
+                acc_dyxm3 = bng_f32x32_add(acc_dyxm3, bng_f32x32_mul(dy_vec3, xm3));
+                acc_dy4 = bng_f32x32_add(acc_dy4, dy_vec4);
+                acc_dyxm4 = bng_f32x32_add(acc_dyxm4, bng_f32x32_mul(dy_vec4, xm4));
+                acc_dy5 = bng_f32x32_add(acc_dy5, dy_vec5);
+                acc_dyxm5 = bng_f32x32_add(acc_dyxm5, bng_f32x32_mul(dy_vec5, xm5));
+                acc_dy6 = bng_f32x32_add(acc_dy6, dy_vec6);
+                acc_dyxm6 = bng_f32x32_add(acc_dyxm6, bng_f32x32_mul(dy_vec6, xm6));
+                acc_dy7 = bng_f32x32_add(acc_dy7, dy_vec7);
+                acc_dyxm7 = bng_f32x32_add(acc_dyxm7, bng_f32x32_mul(dy_vec7, xm7));
+            }
+            bng_f32x32_store_f32(sum_dy + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 0), acc_dy0));
+            bng_f32x32_store_f32(sum_dyxm + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 0), acc_dyxm0));
+            bng_f32x32_store_f32(sum_dy + c + 32, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 32), acc_dy1));
+            bng_f32x32_store_f32(sum_dyxm + c + 32, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 32), acc_dyxm1));
+            bng_f32x32_store_f32(sum_dy + c + 64, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 64), acc_dy2));
+            bng_f32x32_store_f32(sum_dyxm + c + 64, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 64), acc_dyxm2));
+            bng_f32x32_store_f32(sum_dy + c + 96, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 96), acc_dy3));
+            bng_f32x32_store_f32(sum_dyxm + c + 96, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 96), acc_dyxm3));
+            bng_f32x32_store_f32(sum_dy + c + 128, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 128), acc_dy4));
+            bng_f32x32_store_f32(sum_dyxm + c + 128, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 128), acc_dyxm4));
+            bng_f32x32_store_f32(sum_dy + c + 160, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 160), acc_dy5));
+            bng_f32x32_store_f32(sum_dyxm + c + 160, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 160), acc_dyxm5));
+            bng_f32x32_store_f32(sum_dy + c + 192, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 192), acc_dy6));
+            bng_f32x32_store_f32(sum_dyxm + c + 192, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 192), acc_dyxm6));
+            bng_f32x32_store_f32(sum_dy + c + 224, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 224), acc_dy7));
+            bng_f32x32_store_f32(sum_dyxm + c + 224, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 224), acc_dyxm7));
+        }
+    }
+}
+
+void bng_f16_dx_train_relu_ukernel__mt7004_c256_v32(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
+    const BNG_VMEM float *slope, int stream)
+{
+    const BNG_VMEM half *x = x_data, *dy = dy_data, *y = y_data;
+    BNG_VMEM half *dx = dx_data;
+
+    (void)channels;    /* always 256 */
+    {
+        const size_t c = 0;
+        const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
+        const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0);
+        const bng_f32x32 dy_mean0 = bng_f32x32_load_f32(dy_mean + c + 0);
+        const bng_f32x32 slope0 = bng_f32x32_load_f32(slope + c + 0);
+        const bng_f32x32 mean1 = bng_f32x32_load_f32(mean + c + 32);
+        const bng_f32x32 gain1 = bng_f32x32_load_f32(gain + c + 32);
+        const bng_f32x32 dy_mean1 = bng_f32x32_load_f32(dy_mean + c + 32);
+        const bng_f32x32 slope1 = bng_f32x32_load_f32(slope + c + 32);
+        const bng_f32x32 mean2 = bng_f32x32_load_f32(mean + c + 64);
+        const bng_f32x32 gain2 = bng_f32x32_load_f32(gain + c + 64);
+        const bng_f32x32 dy_mean2 = bng_f32x32_load_f32(dy_mean + c + 64);
+        const bng_f32x32 slope2 = bng_f32x32_load_f32(slope + c + 64);
+        const bng_f32x32 mean3 = bng_f32x32_load_f32(mean + c + 96);
+        const bng_f32x32 gain3 = bng_f32x32_load_f32(gain + c + 96);
+        const bng_f32x32 dy_mean3 = bng_f32x32_load_f32(dy_mean + c + 96);
+        const bng_f32x32 slope3 = bng_f32x32_load_f32(slope + c + 96);
+        const bng_f32x32 mean4 = bng_f32x32_load_f32(mean + c + 128);
+        const bng_f32x32 gain4 = bng_f32x32_load_f32(gain + c + 128);
+        const bng_f32x32 dy_mean4 = bng_f32x32_load_f32(dy_mean + c + 128);
+        const bng_f32x32 slope4 = bng_f32x32_load_f32(slope + c + 128);
+        const bng_f32x32 mean5 = bng_f32x32_load_f32(mean + c + 160);
+        const bng_f32x32 gain5 = bng_f32x32_load_f32(gain + c + 160);
+        const bng_f32x32 dy_mean5 = bng_f32x32_load_f32(dy_mean + c + 160);
+        const bng_f32x32 slope5 = bng_f32x32_load_f32(slope + c + 160);
+        const bng_f32x32 mean6 = bng_f32x32_load_f32(mean + c + 192);
+        const bng_f32x32 gain6 = bng_f32x32_load_f32(gain + c + 192);
+        const bng_f32x32 dy_mean6 = bng_f32x32_load_f32(dy_mean + c + 192);
+        const bng_f32x32 slope6 = bng_f32x32_load_f32(slope + c + 192);
+        const bng_f32x32 mean7 = bng_f32x32_load_f32(mean + c + 224);
+        const bng_f32x32 gain7 = bng_f32x32_load_f32(gain + c + 224);
+        const bng_f32x32 dy_mean7 = bng_f32x32_load_f32(dy_mean + c + 224);
+        const bng_f32x32 slope7 = bng_f32x32_load_f32(slope + c + 224);
+        const BNG_VMEM half *xr = x + c, *dyr = dy + c, *yr = y + c;
+        BNG_VMEM half *dxr = dx + c;
+        size_t left;
+
+        /* dx may be x or dy: each segment is loaded before it is stored. */
+        for (left = rows; left != 0; left--, xr += stride, dyr += stride, dxr += stride, yr += stride) {
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dyr + 0, yr + 0), dy_mean0);
+                bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
+            }
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dyr + 32, yr + 32), dy_mean1);
+                bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))), stream);
+            }
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 64), mean2);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dyr + 64, yr + 64), dy_mean2);
+                bng_f32x32_store_out_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope2))), stream);
+            }
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 96), mean3);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dyr + 96, yr + 96), dy_mean3);
+                bng_f32x32_store_out_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope3))), stream);
+            }
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 128), mean4);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dyr + 128, yr + 128), dy_mean4);
+                bng_f32x32_store_out_f16(dxr + 128, bng_f32x32_mul(gain4, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope4))), stream);
+            }
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 160), mean5);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dyr + 160, yr + 160), dy_mean5);
+                bng_f32x32_store_out_f16(dxr + 160, bng_f32x32_mul(gain5, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope5))), stream);
+            }
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 192), mean6);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dyr + 192, yr + 192), dy_mean6);
+                bng_f32x32_store_out_f16(dxr + 192, bng_f32x32_mul(gain6, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope6))), stream);
+            }
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 224), mean7);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dyr + 224, yr + 224), dy_mean7);
+                bng_f32x32_store_out_f16(dxr + 224, bng_f32x32_mul(gain7, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope7))), stream);
+            }
+        }
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_f16_dx_infer_relu_ukernel__mt7004_c256_v32(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
+{
+    const BNG_VMEM half *dy = dy_data, *y = y_data;
+    BNG_VMEM half *dx = dx_data;
+
+    (void)channels;    /* always 256 */
+    {
+        const size_t c = 0;
+        const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0);
+        const bng_f32x32 gain1 = bng_f32x32_load_f32(gain + c + 32);
+        const bng_f32x32 gain2 = bng_f32x32_load_f32(gain + c + 64);
+        const bng_f32x32 gain3 = bng_f32x32_load_f32(gain + c + 96);
+        const bng_f32x32 gain4 = bng_f32x32_load_f32(gain + c + 128);
+        const bng_f32x32 gain5 = bng_f32x32_load_f32(gain + c + 160);
+        const bng_f32x32 gain6 = bng_f32x32_load_f32(gain + c + 192);
+        const bng_f32x32 gain7 = bng_f32x32_load_f32(gain + c + 224);
+        const BNG_VMEM half *dyr = dy + c, *yr = y + c;
+        BNG_VMEM half *dxr = dx + c;
+        size_t left;
+
+        for (left = rows; left != 0; left--, dyr += stride, dxr += stride, yr += stride) {
+            bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_relu_f16(dyr + 0, yr + 0)), stream);
+            bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_relu_f16(dyr + 32, yr + 32)), stream);
+            bng_f32x32_store_out_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_load_relu_f16(dyr + 64, yr + 64)), stream);
+            bng_f32x32_store_out_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_load_relu_f16(dyr + 96, yr + 96)), stream);
+            bng_f32x32_store_out_f16(dxr + 128, bng_f32x32_mul(gain4, bng_f32x32_load_relu_f16(dyr + 128, yr + 128)), stream);
+            bng_f32x32_store_out_f16(dxr + 160, bng_f32x32_mul(gain5, bng_f32x32_load_relu_f16(dyr + 160, yr + 160)), stream);
+            bng_f32x32_store_out_f16(dxr + 192, bng_f32x32_mul(gain6, bng_f32x32_load_relu_f16(dyr + 192, yr + 192)), stream);
+            bng_f32x32_store_out_f16(dxr + 224, bng_f32x32_mul(gain7, bng_f32x32_load_relu_f16(dyr + 224, yr + 224)), stream);
+        }
+    }
+    bng_store_out_end(stream);
+}
+
 /* ---- generic: any channel count, 32 lanes then single lanes; a block of rows at a time ---- */
+
 
 void bng_f16_reduce_ukernel__mt7004_generic_v32(
     size_t rows, size_t channels, size_t stride,
@@ -683,6 +1253,101 @@ void bng_f16_dx_infer_ukernel__mt7004_generic_v32(
             bng_f32x32_store_out_f16(dx + c, bng_f32x32_mul(bng_f32x32_load_f32(gain + c), bng_f32x32_load_f16(dy + c)), stream);
         for (; c < channels; c++)
             bng_f32x1_store_out_f16(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_load_f16(dy + c)), stream);
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_f16_reduce_relu_ukernel__mt7004_generic_v32(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, const BNG_VMEM float *mean,
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
+{
+    const BNG_VMEM half *x = x_data, *dy = dy_data, *y = y_data;
+
+    while (rows != 0) {
+        const size_t n = rows < BNG_BLOCK_ROWS ? rows : BNG_BLOCK_ROWS;
+
+        size_t c;
+
+        for (c = 0; c + 32 <= channels; c += 32) {
+            const bng_f32x32 m = bng_f32x32_load_f32(mean + c);
+            bng_f32x32 acc_dy = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm = bng_f32x32_zero();
+            size_t i;
+
+            for (i = 0; i < n; i++) {
+                const bng_f32x32 dy_vec = bng_f32x32_load_relu_f16(dy + i * stride + c, y + i * stride + c);
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i * stride + c), m);
+                acc_dy = bng_f32x32_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x32_add(acc_dyxm, bng_f32x32_mul(dy_vec, xm));
+            }
+            bng_f32x32_store_f32(sum_dy + c, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c), acc_dy));
+            bng_f32x32_store_f32(sum_dyxm + c, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c), acc_dyxm));
+
+        }
+        for (; c < channels; c++) {
+            const bng_f32x1 m = bng_f32x1_load_f32(mean + c);
+            bng_f32x1 acc_dy = bng_f32x1_zero();
+            bng_f32x1 acc_dyxm = bng_f32x1_zero();
+            size_t i;
+
+            for (i = 0; i < n; i++) {
+                const bng_f32x1 dy_vec = bng_f32x1_load_relu_f16(dy + i * stride + c, y + i * stride + c);
+                const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i * stride + c), m);
+                acc_dy = bng_f32x1_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x1_add(acc_dyxm, bng_f32x1_mul(dy_vec, xm));
+            }
+            bng_f32x1_store_f32(sum_dy + c, bng_f32x1_add(bng_f32x1_load_f32(sum_dy + c), acc_dy));
+            bng_f32x1_store_f32(sum_dyxm + c, bng_f32x1_add(bng_f32x1_load_f32(sum_dyxm + c), acc_dyxm));
+
+        }
+        rows -= n;
+        x += n * stride;
+        dy += n * stride;
+        y += n * stride;
+    }
+}
+
+void bng_f16_dx_train_relu_ukernel__mt7004_generic_v32(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
+    const BNG_VMEM float *slope, int stream)
+{
+    const BNG_VMEM half *x = x_data, *dy = dy_data, *y = y_data;
+    BNG_VMEM half *dx = dx_data;
+
+    for (; rows != 0; rows--, x += stride, dy += stride, dx += stride, y += stride) {
+        size_t c;
+
+        for (c = 0; c + 32 <= channels; c += 32) {
+            const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + c), bng_f32x32_load_f32(mean + c));
+            const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dy + c, y + c), bng_f32x32_load_f32(dy_mean + c));
+            bng_f32x32_store_out_f16(dx + c, bng_f32x32_mul(bng_f32x32_load_f32(gain + c), bng_f32x32_sub(centered, bng_f32x32_mul(xm, bng_f32x32_load_f32(slope + c)))), stream);
+        }
+        for (; c < channels; c++) {
+            const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + c), bng_f32x1_load_f32(mean + c));
+            const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_relu_f16(dy + c, y + c), bng_f32x1_load_f32(dy_mean + c));
+            bng_f32x1_store_out_f16(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_load_f32(slope + c)))), stream);
+        }
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_f16_dx_infer_relu_ukernel__mt7004_generic_v32(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
+{
+    const BNG_VMEM half *dy = dy_data, *y = y_data;
+    BNG_VMEM half *dx = dx_data;
+
+    for (; rows != 0; rows--, dy += stride, dx += stride, y += stride) {
+        size_t c;
+
+        for (c = 0; c + 32 <= channels; c += 32)
+            bng_f32x32_store_out_f16(dx + c, bng_f32x32_mul(bng_f32x32_load_f32(gain + c), bng_f32x32_load_relu_f16(dy + c, y + c)), stream);
+        for (; c < channels; c++)
+            bng_f32x1_store_out_f16(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_load_relu_f16(dy + c, y + c)), stream);
     }
     bng_store_out_end(stream);
 }

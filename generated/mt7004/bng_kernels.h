@@ -19,6 +19,17 @@
  * bng_driver.h, which annotates pointers into vector memory by it. */
 #define BNG_SPLIT_MEMORY 0
 
+/* The entry points beyond the vendor's four that targets.yaml asks for
+ * (batch_norm_grad_ext.h); the driver compiles only their code. Defined before
+ * bng_driver.h, whose kernel table has the relu extension's ukernels with it. */
+#define BNG_HAS_EXTENSIONS 1
+#define BNG_HAS_REDUCE 1
+#define BNG_HAS_APPLY 1
+#define BNG_HAS_DX_ONLY 1
+#define BNG_HAS_EXT 1
+#define BNG_HAS_RELU 1
+#define BNG_HAS_NCHW 1
+
 #include <stddef.h>
 #include "batch_norm_grad.h"
 #include "bng_driver.h"
@@ -68,15 +79,6 @@
 /* Slots of the _s parameter block (BNG_SHARED_PARAMS): 12, 16 with extensions. */
 #define BNG_SHARED_PARAMS_SLOTS 16
 
-/* The entry points beyond the vendor's four that targets.yaml asks for
- * (batch_norm_grad_ext.h); the driver compiles only their code. */
-#define BNG_HAS_EXTENSIONS 1
-#define BNG_HAS_REDUCE 1
-#define BNG_HAS_APPLY 1
-#define BNG_HAS_DX_ONLY 1
-#define BNG_HAS_EXT 1
-#define BNG_HAS_RELU 1
-#define BNG_HAS_NCHW 1
 /* The ReLU mask's vectors (BNG_FLAG_RELU, on the gnu backend): one register, the f32
  * lanes' bytes. */
 #define BNG_RELU_VECTOR_BYTES 64
@@ -113,18 +115,33 @@
 bng_reduce_ukernel bng_f32_reduce_ukernel__mt7004_c32_v16;
 bng_dx_train_ukernel bng_f32_dx_train_ukernel__mt7004_c32_v16;
 bng_dx_infer_ukernel bng_f32_dx_infer_ukernel__mt7004_c32_v16;
+bng_reduce_relu_ukernel bng_f32_reduce_relu_ukernel__mt7004_c32_v16;
+bng_dx_train_relu_ukernel bng_f32_dx_train_relu_ukernel__mt7004_c32_v16;
+bng_dx_infer_relu_ukernel bng_f32_dx_infer_relu_ukernel__mt7004_c32_v16;
 bng_reduce_ukernel bng_f32_reduce_ukernel__mt7004_c64_v16;
 bng_dx_train_ukernel bng_f32_dx_train_ukernel__mt7004_c64_v16;
 bng_dx_infer_ukernel bng_f32_dx_infer_ukernel__mt7004_c64_v16;
+bng_reduce_relu_ukernel bng_f32_reduce_relu_ukernel__mt7004_c64_v16;
+bng_dx_train_relu_ukernel bng_f32_dx_train_relu_ukernel__mt7004_c64_v16;
+bng_dx_infer_relu_ukernel bng_f32_dx_infer_relu_ukernel__mt7004_c64_v16;
 bng_reduce_ukernel bng_f32_reduce_ukernel__mt7004_c128_v16;
 bng_dx_train_ukernel bng_f32_dx_train_ukernel__mt7004_c128_v16;
 bng_dx_infer_ukernel bng_f32_dx_infer_ukernel__mt7004_c128_v16;
+bng_reduce_relu_ukernel bng_f32_reduce_relu_ukernel__mt7004_c128_v16;
+bng_dx_train_relu_ukernel bng_f32_dx_train_relu_ukernel__mt7004_c128_v16;
+bng_dx_infer_relu_ukernel bng_f32_dx_infer_relu_ukernel__mt7004_c128_v16;
 bng_reduce_ukernel bng_f32_reduce_ukernel__mt7004_c256_v16;
 bng_dx_train_ukernel bng_f32_dx_train_ukernel__mt7004_c256_v16;
 bng_dx_infer_ukernel bng_f32_dx_infer_ukernel__mt7004_c256_v16;
+bng_reduce_relu_ukernel bng_f32_reduce_relu_ukernel__mt7004_c256_v16;
+bng_dx_train_relu_ukernel bng_f32_dx_train_relu_ukernel__mt7004_c256_v16;
+bng_dx_infer_relu_ukernel bng_f32_dx_infer_relu_ukernel__mt7004_c256_v16;
 bng_reduce_ukernel bng_f32_reduce_ukernel__mt7004_generic_v16;
 bng_dx_train_ukernel bng_f32_dx_train_ukernel__mt7004_generic_v16;
 bng_dx_infer_ukernel bng_f32_dx_infer_ukernel__mt7004_generic_v16;
+bng_reduce_relu_ukernel bng_f32_reduce_relu_ukernel__mt7004_generic_v16;
+bng_dx_train_relu_ukernel bng_f32_dx_train_relu_ukernel__mt7004_generic_v16;
+bng_dx_infer_relu_ukernel bng_f32_dx_infer_relu_ukernel__mt7004_generic_v16;
 
 /* NCHW: the spatial extents specialized (targets.yaml spatial:), then the generic set. */
 bng_nchw_reduce_ukernel bng_nchw_f32_49_reduce;
@@ -161,18 +178,33 @@ extern const bng_kernel bng_f32_generic_kernel;
 bng_reduce_ukernel bng_f16_reduce_ukernel__mt7004_c32_v32;
 bng_dx_train_ukernel bng_f16_dx_train_ukernel__mt7004_c32_v32;
 bng_dx_infer_ukernel bng_f16_dx_infer_ukernel__mt7004_c32_v32;
+bng_reduce_relu_ukernel bng_f16_reduce_relu_ukernel__mt7004_c32_v32;
+bng_dx_train_relu_ukernel bng_f16_dx_train_relu_ukernel__mt7004_c32_v32;
+bng_dx_infer_relu_ukernel bng_f16_dx_infer_relu_ukernel__mt7004_c32_v32;
 bng_reduce_ukernel bng_f16_reduce_ukernel__mt7004_c64_v32;
 bng_dx_train_ukernel bng_f16_dx_train_ukernel__mt7004_c64_v32;
 bng_dx_infer_ukernel bng_f16_dx_infer_ukernel__mt7004_c64_v32;
+bng_reduce_relu_ukernel bng_f16_reduce_relu_ukernel__mt7004_c64_v32;
+bng_dx_train_relu_ukernel bng_f16_dx_train_relu_ukernel__mt7004_c64_v32;
+bng_dx_infer_relu_ukernel bng_f16_dx_infer_relu_ukernel__mt7004_c64_v32;
 bng_reduce_ukernel bng_f16_reduce_ukernel__mt7004_c128_v32;
 bng_dx_train_ukernel bng_f16_dx_train_ukernel__mt7004_c128_v32;
 bng_dx_infer_ukernel bng_f16_dx_infer_ukernel__mt7004_c128_v32;
+bng_reduce_relu_ukernel bng_f16_reduce_relu_ukernel__mt7004_c128_v32;
+bng_dx_train_relu_ukernel bng_f16_dx_train_relu_ukernel__mt7004_c128_v32;
+bng_dx_infer_relu_ukernel bng_f16_dx_infer_relu_ukernel__mt7004_c128_v32;
 bng_reduce_ukernel bng_f16_reduce_ukernel__mt7004_c256_v32;
 bng_dx_train_ukernel bng_f16_dx_train_ukernel__mt7004_c256_v32;
 bng_dx_infer_ukernel bng_f16_dx_infer_ukernel__mt7004_c256_v32;
+bng_reduce_relu_ukernel bng_f16_reduce_relu_ukernel__mt7004_c256_v32;
+bng_dx_train_relu_ukernel bng_f16_dx_train_relu_ukernel__mt7004_c256_v32;
+bng_dx_infer_relu_ukernel bng_f16_dx_infer_relu_ukernel__mt7004_c256_v32;
 bng_reduce_ukernel bng_f16_reduce_ukernel__mt7004_generic_v32;
 bng_dx_train_ukernel bng_f16_dx_train_ukernel__mt7004_generic_v32;
 bng_dx_infer_ukernel bng_f16_dx_infer_ukernel__mt7004_generic_v32;
+bng_reduce_relu_ukernel bng_f16_reduce_relu_ukernel__mt7004_generic_v32;
+bng_dx_train_relu_ukernel bng_f16_dx_train_relu_ukernel__mt7004_generic_v32;
+bng_dx_infer_relu_ukernel bng_f16_dx_infer_relu_ukernel__mt7004_generic_v32;
 
 /* NCHW: the spatial extents specialized (targets.yaml spatial:), then the generic set. */
 bng_nchw_reduce_ukernel bng_nchw_f16_49_reduce;

@@ -1599,6 +1599,28 @@ START_TEST(test_relu_shared_is_separate_pass)
 }
 END_TEST
 
+/* Each kernel's own ReLU ukernels, which an NHWC _p call runs on the caller's arrays:
+ * every specialized count's and the generic kernel's (on a count with a single-lane
+ * tail), in training and inference, through the vendor-shaped call, reduce and dx-only,
+ * on the rule's edge values with the masked dy spoiled, over a block and a partial one:
+ * the fused call equals the separate pass bit for bit. */
+START_TEST(test_relu_every_kernel_is_separate_pass)
+{
+    static const int ops[] = {BNG_OP_EXT, BNG_OP_REDUCE, BNG_OP_DX};
+    size_t i, o;
+    int train;
+    for (i = 0; i <= T->n_specialized; i++)
+        for (train = 0; train <= 1; train++) {
+            const size_t channel = i < T->n_specialized ? T->specialized[i] : T->lanes + 3;
+            relu_pair p;
+            relu_pair_init(&p, T, 45, channel, train, Y_EDGES, (unsigned)(i * 2) + (unsigned)train);
+            for (o = 0; o < sizeof ops / sizeof ops[0]; o++)
+                expect_fused_is_apart(&p, ops[o], 0, 0, 0);
+            relu_pair_free(&p);
+        }
+}
+END_TEST
+
 /* The rule itself on the edge values, against the float64 reference: dx of a fused
  * ext call meets the bound of the reference run on dy masked as PyTorch masks it (a
  * masked element is +0 whatever dy held: no NaN reaches the sums from there). */
@@ -1793,6 +1815,7 @@ static Suite *suite(void)
         {"explicit_shared_errors", test_explicit_shared_errors_write_nothing, "shared"},
 #if BNG_HAS_RELU
         {"relu", test_relu_is_separate_pass, "private"},
+        {"relu_every_kernel", test_relu_every_kernel_is_separate_pass, "private"},
         {"relu_edges", test_relu_edges_within_bound, "private"},
         {"relu_y_shares_inputs", test_relu_y_shares_inputs, "private shared"},
         {"relu_errors", test_relu_errors_write_status_only, "private"},
