@@ -1567,44 +1567,17 @@ static void bng_nchw_finalize(const bng_dtype_config *dtype, const bng_call *cal
 }
 
 #if BNG_HAS_RELU
-/* NCHW with BNG_FLAG_RELU on _p: a plane's dy masked by its y into a stack array a piece
- * at a time, where the ukernels read it; pieces of whole blocks of vectors, as many
- * elements as the array holds (the whole plane when it fits: the call's kernel, else
- * the generic kernel on pieces, the same bits, as in _s). dx may be x or dy: a piece's
- * dy is masked before its dx is written. The array: a block of rows of the widest chunk,
- * 4-byte elements (BNG_BLOCK_ROWS x BNG_MAX_CHUNK x 4 bytes of stack). */
-#define BNG_RELU_BLOCK_ELEMENTS (BNG_BLOCK_ROWS * BNG_MAX_CHUNK)
-typedef uint32_t bng_relu_block[BNG_RELU_BLOCK_ELEMENTS];   /* floats or halves */
-
-static size_t bng_nchw_relu_piece(const bng_dtype_config *dtype, const bng_nchw_kernel *kernel)
+/* bng_nchw_dx on dy masked by y (BNG_FLAG_RELU): the kernel's ReLU ukernels, which _p
+ * runs on whole planes of the caller's arrays. */
+static void bng_nchw_dx_relu(const bng_nchw_kernel *kernel, int is_train, size_t n,
+                             const void *x, const void *dy, const void *y, void *dx,
+                             const bng_nchw_channel *ch, int stream)
 {
-    const size_t block = BNG_NCHW_BLOCK_VECTORS * kernel->lanes;
-
-    return sizeof(bng_relu_block) / dtype->element_bytes / block * block;
-}
-
-/* One plane: pass 1 (`s`: its lane sums) or pass 2 (dx; x NULL in inference). */
-static void bng_nchw_p_relu_plane(const bng_dtype_config *dtype, const bng_nchw_kernel *kernel,
-                                  int is_train, size_t spatial, const void *x, const void *dy,
-                                  const void *y, void *dx, const bng_nchw_channel *ch,
-                                  bng_nchw_sums *s, int stream)
-{
-    const size_t element = dtype->element_bytes, piece = bng_nchw_relu_piece(dtype, kernel);
-    bng_relu_block masked;
-    size_t offset;
-
-    for (offset = 0; offset < spatial; offset += piece) {
-        const size_t n = bng_min(piece, spatial - offset);
-        const bng_nchw_kernel *k = bng_nchw_piece_kernel(dtype, kernel, spatial, offset, n);
-
-        bng_relu_mask(element, 1, n, bng_at(dy, offset, element), n, bng_at(y, offset, element),
-                      n, masked, n);
-        if (s != NULL)
-            k->reduce(n, bng_at(x, offset, element), masked, ch->mean, s->lane_dy, s->lane_dyxm);
-        else
-            bng_nchw_dx(k, is_train, n, x != NULL ? bng_at(x, offset, element) : NULL, masked,
-                        bng_at_mut(dx, offset, element), ch, stream);
-    }
+    if (is_train)
+        kernel->dx_train_relu(n, x, dy, y, dx, ch->mean, ch->gain, ch->dy_mean, ch->slope,
+                              stream);
+    else
+        kernel->dx_infer_relu(n, dy, y, dx, ch->gain, stream);
 }
 #endif
 
@@ -1625,9 +1598,8 @@ static void bng_nchw_p_sum(const bng_dtype_config *dtype, const bng_nchw_kernel 
         bng_nchw_plane_start(&s);
 #if BNG_HAS_RELU
         if (BNG_RELU(call))
-            bng_nchw_p_relu_plane(dtype, kernel, 1, call->spatial, bng_at(x, at, element),
-                                  bng_at(dy, at, element), bng_at(call->y, at, element), NULL,
-                                  ch, &s, 0);
+            kernel->reduce_relu(call->spatial, bng_at(x, at, element), bng_at(dy, at, element),
+                                bng_at(call->y, at, element), ch->mean, s.lane_dy, s.lane_dyxm);
         else
 #endif
             kernel->reduce(call->spatial, bng_at(x, at, element), bng_at(dy, at, element),
@@ -1677,9 +1649,9 @@ static int bng_nchw_p_run(const bng_dtype_config *dtype, const bng_call *call, c
             const void *x_at = call->is_train ? bng_at(x, at, element) : NULL;
 #if BNG_HAS_RELU
             if (BNG_RELU(call)) {
-                bng_nchw_p_relu_plane(dtype, kernel, call->is_train, spatial, x_at,
-                                      bng_at(dy, at, element), bng_at(call->y, at, element),
-                                      bng_at_mut(dx, at, element), &ch, NULL, stream);
+                bng_nchw_dx_relu(kernel, call->is_train, spatial, x_at, bng_at(dy, at, element),
+                                 bng_at(call->y, at, element), bng_at_mut(dx, at, element), &ch,
+                                 stream);
                 continue;
             }
 #endif

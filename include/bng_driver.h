@@ -114,6 +114,17 @@ typedef void bng_nchw_dx_train_ukernel(size_t n, const void *x, const void *dy, 
 typedef void bng_nchw_dx_infer_ukernel(size_t n, const void *dy, void *dx, float gain,
                                        int stream);
 typedef void bng_nchw_dx_end_ukernel(int stream);
+#if BNG_HAS_RELU
+/* The relu extension's: the same three on dy masked by the plane's y (beside dy). */
+typedef void bng_nchw_reduce_relu_ukernel(size_t n, const void *x, const void *dy,
+                                          const void *y, float mean, float *lane_dy,
+                                          float *lane_dyxm);
+typedef void bng_nchw_dx_train_relu_ukernel(size_t n, const void *x, const void *dy,
+                                            const void *y, void *dx, float mean, float gain,
+                                            float dy_mean, float slope, int stream);
+typedef void bng_nchw_dx_infer_relu_ukernel(size_t n, const void *dy, const void *y, void *dx,
+                                            float gain, int stream);
+#endif
 typedef struct {
     const char *name;
     size_t spatial;                  /* the one extent it serves; 0: generic */
@@ -122,6 +133,11 @@ typedef struct {
     bng_nchw_dx_train_ukernel *dx_train;
     bng_nchw_dx_infer_ukernel *dx_infer;
     bng_nchw_dx_end_ukernel *dx_end;     /* the dtype's one, in every set */
+#if BNG_HAS_RELU
+    bng_nchw_reduce_relu_ukernel *reduce_relu;
+    bng_nchw_dx_train_relu_ukernel *dx_train_relu;
+    bng_nchw_dx_infer_relu_ukernel *dx_infer_relu;
+#endif
 } bng_nchw_kernel;
 
 /* One storage type of one target, as the generator describes it. The per-channel

@@ -1431,6 +1431,83 @@ void bng_nchw_f16_49_dx_infer(size_t n, const void *dy_data, void *dx_data, floa
             bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f16(dy + i)), stream);
 }
 
+void bng_nchw_f16_49_reduce_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
+        float *lane_dy, float *lane_dyxm)
+{
+    const half *x = x_data, *dy = dy_data, *y = y_data;
+    const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean);
+    size_t left = 49 / 32, i;
+
+    (void)n;    /* always 49 */
+    while (left != 0) {
+        size_t k = left < BNG_NCHW_BLOCK_VECTORS ? left : BNG_NCHW_BLOCK_VECTORS;
+            bng_f32x32 acc_dy = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm = bng_f32x32_zero();
+
+        left -= k;
+        for (; k != 0; k--, x += 32, dy += 32, y += 32) {
+                const bng_f32x32 dy_vec = bng_f32x32_load_relu_f16(dy, y);
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x), mean_vec);
+                acc_dy = bng_f32x32_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x32_add(acc_dyxm, bng_f32x32_mul(dy_vec, xm));
+        }
+            bng_f32x32_store_f32(lane_dy, bng_f32x32_add(bng_f32x32_load_f32(lane_dy), acc_dy));
+            bng_f32x32_store_f32(lane_dyxm, bng_f32x32_add(bng_f32x32_load_f32(lane_dyxm), acc_dyxm));
+    }
+    /* The plane's last elements, fewer than a vector: each into its lane's sums. */
+    for (i = 0; i < 49 % 32; i++) {
+            bng_f32x1 acc_dy = bng_f32x1_zero();
+            bng_f32x1 acc_dyxm = bng_f32x1_zero();
+        {
+                const bng_f32x1 dy_vec = bng_f32x1_load_relu_f16(dy + i, y + i);
+                const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
+                acc_dy = bng_f32x1_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x1_add(acc_dyxm, bng_f32x1_mul(dy_vec, xm));
+        }
+            bng_f32x1_store_f32(lane_dy + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dy + i), acc_dy));
+            bng_f32x1_store_f32(lane_dyxm + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dyxm + i), acc_dyxm));
+    }
+}
+
+void bng_nchw_f16_49_dx_train_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
+        float mean, float gain, float dy_mean, float slope, int stream)
+{
+    const half *x = x_data, *dy = dy_data, *y = y_data;
+    half *dx = dx_data;
+    /* the coefficients broadcast once: spelled in the loop, GCC rebuilds them through
+       the stack at every vector */
+    const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean), gain_vec = bng_f32x32_broadcast(gain);
+    const bng_f32x32 dy_mean_vec = bng_f32x32_broadcast(dy_mean), slope_vec = bng_f32x32_broadcast(slope);
+    size_t i;
+
+    (void)n;    /* always 49 */
+    /* dx may be x or dy: each vector is loaded before it is stored. */
+    for (i = 0; i + 32 <= 49; i += 32) {
+        const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), mean_vec);
+        const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dy + i, y + i), dy_mean_vec);
+        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
+    }
+    for (; i < 49; i++) {
+        const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
+        const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_relu_f16(dy + i, y + i), bng_f32x1_broadcast(dy_mean));
+        bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
+    }
+}
+
+void bng_nchw_f16_49_dx_infer_relu(size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
+{
+    const half *dy = dy_data, *y = y_data;
+    half *dx = dx_data;
+    const bng_f32x32 gain_vec = bng_f32x32_broadcast(gain);    /* once, as in dx_train */
+    size_t i;
+
+    (void)n;    /* always 49 */
+    for (i = 0; i + 32 <= 49; i += 32)
+            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_relu_f16(dy + i, y + i)), stream);
+    for (; i < 49; i++)
+            bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_relu_f16(dy + i, y + i)), stream);
+}
+
 
 /* ---- NCHW, spatial == 196: 6 vectors of 32 lanes, 4 lanes more ---- */
 
@@ -1509,6 +1586,83 @@ void bng_nchw_f16_196_dx_infer(size_t n, const void *dy_data, void *dx_data, flo
             bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_f16(dy + i)), stream);
     for (; i < 196; i++)
             bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f16(dy + i)), stream);
+}
+
+void bng_nchw_f16_196_reduce_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
+        float *lane_dy, float *lane_dyxm)
+{
+    const half *x = x_data, *dy = dy_data, *y = y_data;
+    const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean);
+    size_t left = 196 / 32, i;
+
+    (void)n;    /* always 196 */
+    while (left != 0) {
+        size_t k = left < BNG_NCHW_BLOCK_VECTORS ? left : BNG_NCHW_BLOCK_VECTORS;
+            bng_f32x32 acc_dy = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm = bng_f32x32_zero();
+
+        left -= k;
+        for (; k != 0; k--, x += 32, dy += 32, y += 32) {
+                const bng_f32x32 dy_vec = bng_f32x32_load_relu_f16(dy, y);
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x), mean_vec);
+                acc_dy = bng_f32x32_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x32_add(acc_dyxm, bng_f32x32_mul(dy_vec, xm));
+        }
+            bng_f32x32_store_f32(lane_dy, bng_f32x32_add(bng_f32x32_load_f32(lane_dy), acc_dy));
+            bng_f32x32_store_f32(lane_dyxm, bng_f32x32_add(bng_f32x32_load_f32(lane_dyxm), acc_dyxm));
+    }
+    /* The plane's last elements, fewer than a vector: each into its lane's sums. */
+    for (i = 0; i < 196 % 32; i++) {
+            bng_f32x1 acc_dy = bng_f32x1_zero();
+            bng_f32x1 acc_dyxm = bng_f32x1_zero();
+        {
+                const bng_f32x1 dy_vec = bng_f32x1_load_relu_f16(dy + i, y + i);
+                const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
+                acc_dy = bng_f32x1_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x1_add(acc_dyxm, bng_f32x1_mul(dy_vec, xm));
+        }
+            bng_f32x1_store_f32(lane_dy + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dy + i), acc_dy));
+            bng_f32x1_store_f32(lane_dyxm + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dyxm + i), acc_dyxm));
+    }
+}
+
+void bng_nchw_f16_196_dx_train_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
+        float mean, float gain, float dy_mean, float slope, int stream)
+{
+    const half *x = x_data, *dy = dy_data, *y = y_data;
+    half *dx = dx_data;
+    /* the coefficients broadcast once: spelled in the loop, GCC rebuilds them through
+       the stack at every vector */
+    const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean), gain_vec = bng_f32x32_broadcast(gain);
+    const bng_f32x32 dy_mean_vec = bng_f32x32_broadcast(dy_mean), slope_vec = bng_f32x32_broadcast(slope);
+    size_t i;
+
+    (void)n;    /* always 196 */
+    /* dx may be x or dy: each vector is loaded before it is stored. */
+    for (i = 0; i + 32 <= 196; i += 32) {
+        const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), mean_vec);
+        const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dy + i, y + i), dy_mean_vec);
+        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
+    }
+    for (; i < 196; i++) {
+        const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
+        const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_relu_f16(dy + i, y + i), bng_f32x1_broadcast(dy_mean));
+        bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
+    }
+}
+
+void bng_nchw_f16_196_dx_infer_relu(size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
+{
+    const half *dy = dy_data, *y = y_data;
+    half *dx = dx_data;
+    const bng_f32x32 gain_vec = bng_f32x32_broadcast(gain);    /* once, as in dx_train */
+    size_t i;
+
+    (void)n;    /* always 196 */
+    for (i = 0; i + 32 <= 196; i += 32)
+            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_relu_f16(dy + i, y + i)), stream);
+    for (; i < 196; i++)
+            bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_relu_f16(dy + i, y + i)), stream);
 }
 
 
@@ -1591,6 +1745,83 @@ void bng_nchw_f16_784_dx_infer(size_t n, const void *dy_data, void *dx_data, flo
             bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f16(dy + i)), stream);
 }
 
+void bng_nchw_f16_784_reduce_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
+        float *lane_dy, float *lane_dyxm)
+{
+    const half *x = x_data, *dy = dy_data, *y = y_data;
+    const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean);
+    size_t left = 784 / 32, i;
+
+    (void)n;    /* always 784 */
+    while (left != 0) {
+        size_t k = left < BNG_NCHW_BLOCK_VECTORS ? left : BNG_NCHW_BLOCK_VECTORS;
+            bng_f32x32 acc_dy = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm = bng_f32x32_zero();
+
+        left -= k;
+        for (; k != 0; k--, x += 32, dy += 32, y += 32) {
+                const bng_f32x32 dy_vec = bng_f32x32_load_relu_f16(dy, y);
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x), mean_vec);
+                acc_dy = bng_f32x32_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x32_add(acc_dyxm, bng_f32x32_mul(dy_vec, xm));
+        }
+            bng_f32x32_store_f32(lane_dy, bng_f32x32_add(bng_f32x32_load_f32(lane_dy), acc_dy));
+            bng_f32x32_store_f32(lane_dyxm, bng_f32x32_add(bng_f32x32_load_f32(lane_dyxm), acc_dyxm));
+    }
+    /* The plane's last elements, fewer than a vector: each into its lane's sums. */
+    for (i = 0; i < 784 % 32; i++) {
+            bng_f32x1 acc_dy = bng_f32x1_zero();
+            bng_f32x1 acc_dyxm = bng_f32x1_zero();
+        {
+                const bng_f32x1 dy_vec = bng_f32x1_load_relu_f16(dy + i, y + i);
+                const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
+                acc_dy = bng_f32x1_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x1_add(acc_dyxm, bng_f32x1_mul(dy_vec, xm));
+        }
+            bng_f32x1_store_f32(lane_dy + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dy + i), acc_dy));
+            bng_f32x1_store_f32(lane_dyxm + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dyxm + i), acc_dyxm));
+    }
+}
+
+void bng_nchw_f16_784_dx_train_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
+        float mean, float gain, float dy_mean, float slope, int stream)
+{
+    const half *x = x_data, *dy = dy_data, *y = y_data;
+    half *dx = dx_data;
+    /* the coefficients broadcast once: spelled in the loop, GCC rebuilds them through
+       the stack at every vector */
+    const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean), gain_vec = bng_f32x32_broadcast(gain);
+    const bng_f32x32 dy_mean_vec = bng_f32x32_broadcast(dy_mean), slope_vec = bng_f32x32_broadcast(slope);
+    size_t i;
+
+    (void)n;    /* always 784 */
+    /* dx may be x or dy: each vector is loaded before it is stored. */
+    for (i = 0; i + 32 <= 784; i += 32) {
+        const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), mean_vec);
+        const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dy + i, y + i), dy_mean_vec);
+        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
+    }
+    for (; i < 784; i++) {
+        const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
+        const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_relu_f16(dy + i, y + i), bng_f32x1_broadcast(dy_mean));
+        bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
+    }
+}
+
+void bng_nchw_f16_784_dx_infer_relu(size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
+{
+    const half *dy = dy_data, *y = y_data;
+    half *dx = dx_data;
+    const bng_f32x32 gain_vec = bng_f32x32_broadcast(gain);    /* once, as in dx_train */
+    size_t i;
+
+    (void)n;    /* always 784 */
+    for (i = 0; i + 32 <= 784; i += 32)
+            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_relu_f16(dy + i, y + i)), stream);
+    for (; i < 784; i++)
+            bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_relu_f16(dy + i, y + i)), stream);
+}
+
 
 /* ---- NCHW, spatial == 3136: 98 vectors of 32 lanes ---- */
 
@@ -1651,6 +1882,63 @@ void bng_nchw_f16_3136_dx_infer(size_t n, const void *dy_data, void *dx_data, fl
             bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_f16(dy + i)), stream);
 }
 
+void bng_nchw_f16_3136_reduce_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
+        float *lane_dy, float *lane_dyxm)
+{
+    const half *x = x_data, *dy = dy_data, *y = y_data;
+    const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean);
+    size_t left = 3136 / 32;
+
+    (void)n;    /* always 3136 */
+    while (left != 0) {
+        size_t k = left < BNG_NCHW_BLOCK_VECTORS ? left : BNG_NCHW_BLOCK_VECTORS;
+            bng_f32x32 acc_dy = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm = bng_f32x32_zero();
+
+        left -= k;
+        for (; k != 0; k--, x += 32, dy += 32, y += 32) {
+                const bng_f32x32 dy_vec = bng_f32x32_load_relu_f16(dy, y);
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x), mean_vec);
+                acc_dy = bng_f32x32_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x32_add(acc_dyxm, bng_f32x32_mul(dy_vec, xm));
+        }
+            bng_f32x32_store_f32(lane_dy, bng_f32x32_add(bng_f32x32_load_f32(lane_dy), acc_dy));
+            bng_f32x32_store_f32(lane_dyxm, bng_f32x32_add(bng_f32x32_load_f32(lane_dyxm), acc_dyxm));
+    }
+}
+
+void bng_nchw_f16_3136_dx_train_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
+        float mean, float gain, float dy_mean, float slope, int stream)
+{
+    const half *x = x_data, *dy = dy_data, *y = y_data;
+    half *dx = dx_data;
+    /* the coefficients broadcast once: spelled in the loop, GCC rebuilds them through
+       the stack at every vector */
+    const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean), gain_vec = bng_f32x32_broadcast(gain);
+    const bng_f32x32 dy_mean_vec = bng_f32x32_broadcast(dy_mean), slope_vec = bng_f32x32_broadcast(slope);
+    size_t i;
+
+    (void)n;    /* always 3136 */
+    /* dx may be x or dy: each vector is loaded before it is stored. */
+    for (i = 0; i + 32 <= 3136; i += 32) {
+        const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), mean_vec);
+        const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dy + i, y + i), dy_mean_vec);
+        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
+    }
+}
+
+void bng_nchw_f16_3136_dx_infer_relu(size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
+{
+    const half *dy = dy_data, *y = y_data;
+    half *dx = dx_data;
+    const bng_f32x32 gain_vec = bng_f32x32_broadcast(gain);    /* once, as in dx_train */
+    size_t i;
+
+    (void)n;    /* always 3136 */
+    for (i = 0; i + 32 <= 3136; i += 32)
+            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_relu_f16(dy + i, y + i)), stream);
+}
+
 
 /* ---- NCHW, spatial == 12544: 392 vectors of 32 lanes ---- */
 
@@ -1709,6 +1997,63 @@ void bng_nchw_f16_12544_dx_infer(size_t n, const void *dy_data, void *dx_data, f
     (void)n;    /* always 12544 */
     for (i = 0; i + 32 <= 12544; i += 32)
             bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_f16(dy + i)), stream);
+}
+
+void bng_nchw_f16_12544_reduce_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
+        float *lane_dy, float *lane_dyxm)
+{
+    const half *x = x_data, *dy = dy_data, *y = y_data;
+    const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean);
+    size_t left = 12544 / 32;
+
+    (void)n;    /* always 12544 */
+    while (left != 0) {
+        size_t k = left < BNG_NCHW_BLOCK_VECTORS ? left : BNG_NCHW_BLOCK_VECTORS;
+            bng_f32x32 acc_dy = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm = bng_f32x32_zero();
+
+        left -= k;
+        for (; k != 0; k--, x += 32, dy += 32, y += 32) {
+                const bng_f32x32 dy_vec = bng_f32x32_load_relu_f16(dy, y);
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x), mean_vec);
+                acc_dy = bng_f32x32_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x32_add(acc_dyxm, bng_f32x32_mul(dy_vec, xm));
+        }
+            bng_f32x32_store_f32(lane_dy, bng_f32x32_add(bng_f32x32_load_f32(lane_dy), acc_dy));
+            bng_f32x32_store_f32(lane_dyxm, bng_f32x32_add(bng_f32x32_load_f32(lane_dyxm), acc_dyxm));
+    }
+}
+
+void bng_nchw_f16_12544_dx_train_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
+        float mean, float gain, float dy_mean, float slope, int stream)
+{
+    const half *x = x_data, *dy = dy_data, *y = y_data;
+    half *dx = dx_data;
+    /* the coefficients broadcast once: spelled in the loop, GCC rebuilds them through
+       the stack at every vector */
+    const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean), gain_vec = bng_f32x32_broadcast(gain);
+    const bng_f32x32 dy_mean_vec = bng_f32x32_broadcast(dy_mean), slope_vec = bng_f32x32_broadcast(slope);
+    size_t i;
+
+    (void)n;    /* always 12544 */
+    /* dx may be x or dy: each vector is loaded before it is stored. */
+    for (i = 0; i + 32 <= 12544; i += 32) {
+        const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), mean_vec);
+        const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dy + i, y + i), dy_mean_vec);
+        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
+    }
+}
+
+void bng_nchw_f16_12544_dx_infer_relu(size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
+{
+    const half *dy = dy_data, *y = y_data;
+    half *dx = dx_data;
+    const bng_f32x32 gain_vec = bng_f32x32_broadcast(gain);    /* once, as in dx_train */
+    size_t i;
+
+    (void)n;    /* always 12544 */
+    for (i = 0; i + 32 <= 12544; i += 32)
+            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_relu_f16(dy + i, y + i)), stream);
 }
 
 
@@ -1786,6 +2131,80 @@ void bng_nchw_f16_generic_dx_infer(size_t n, const void *dy_data, void *dx_data,
             bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_f16(dy + i)), stream);
     for (; i < n; i++)
             bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f16(dy + i)), stream);
+}
+
+void bng_nchw_f16_generic_reduce_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
+        float *lane_dy, float *lane_dyxm)
+{
+    const half *x = x_data, *dy = dy_data, *y = y_data;
+    const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean);
+    size_t left = n / 32, i;
+
+    while (left != 0) {
+        size_t k = left < BNG_NCHW_BLOCK_VECTORS ? left : BNG_NCHW_BLOCK_VECTORS;
+            bng_f32x32 acc_dy = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm = bng_f32x32_zero();
+
+        left -= k;
+        for (; k != 0; k--, x += 32, dy += 32, y += 32) {
+                const bng_f32x32 dy_vec = bng_f32x32_load_relu_f16(dy, y);
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x), mean_vec);
+                acc_dy = bng_f32x32_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x32_add(acc_dyxm, bng_f32x32_mul(dy_vec, xm));
+        }
+            bng_f32x32_store_f32(lane_dy, bng_f32x32_add(bng_f32x32_load_f32(lane_dy), acc_dy));
+            bng_f32x32_store_f32(lane_dyxm, bng_f32x32_add(bng_f32x32_load_f32(lane_dyxm), acc_dyxm));
+    }
+    /* The plane's last elements, fewer than a vector: each into its lane's sums. */
+    for (i = 0; i < n % 32; i++) {
+            bng_f32x1 acc_dy = bng_f32x1_zero();
+            bng_f32x1 acc_dyxm = bng_f32x1_zero();
+        {
+                const bng_f32x1 dy_vec = bng_f32x1_load_relu_f16(dy + i, y + i);
+                const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
+                acc_dy = bng_f32x1_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x1_add(acc_dyxm, bng_f32x1_mul(dy_vec, xm));
+        }
+            bng_f32x1_store_f32(lane_dy + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dy + i), acc_dy));
+            bng_f32x1_store_f32(lane_dyxm + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dyxm + i), acc_dyxm));
+    }
+}
+
+void bng_nchw_f16_generic_dx_train_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
+        float mean, float gain, float dy_mean, float slope, int stream)
+{
+    const half *x = x_data, *dy = dy_data, *y = y_data;
+    half *dx = dx_data;
+    /* the coefficients broadcast once: spelled in the loop, GCC rebuilds them through
+       the stack at every vector */
+    const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean), gain_vec = bng_f32x32_broadcast(gain);
+    const bng_f32x32 dy_mean_vec = bng_f32x32_broadcast(dy_mean), slope_vec = bng_f32x32_broadcast(slope);
+    size_t i;
+
+    /* dx may be x or dy: each vector is loaded before it is stored. */
+    for (i = 0; i + 32 <= n; i += 32) {
+        const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), mean_vec);
+        const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dy + i, y + i), dy_mean_vec);
+        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
+    }
+    for (; i < n; i++) {
+        const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
+        const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_relu_f16(dy + i, y + i), bng_f32x1_broadcast(dy_mean));
+        bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
+    }
+}
+
+void bng_nchw_f16_generic_dx_infer_relu(size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
+{
+    const half *dy = dy_data, *y = y_data;
+    half *dx = dx_data;
+    const bng_f32x32 gain_vec = bng_f32x32_broadcast(gain);    /* once, as in dx_train */
+    size_t i;
+
+    for (i = 0; i + 32 <= n; i += 32)
+            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_relu_f16(dy + i, y + i)), stream);
+    for (; i < n; i++)
+            bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_relu_f16(dy + i, y + i)), stream);
 }
 
 

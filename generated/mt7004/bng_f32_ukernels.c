@@ -2031,6 +2031,83 @@ void bng_nchw_f32_49_dx_infer(size_t n, const void *dy_data, void *dx_data, floa
             bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f32(dy + i)), stream);
 }
 
+void bng_nchw_f32_49_reduce_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
+        float *lane_dy, float *lane_dyxm)
+{
+    const float *x = x_data, *dy = dy_data, *y = y_data;
+    const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean);
+    size_t left = 49 / 16, i;
+
+    (void)n;    /* always 49 */
+    while (left != 0) {
+        size_t k = left < BNG_NCHW_BLOCK_VECTORS ? left : BNG_NCHW_BLOCK_VECTORS;
+            bng_f32x16 acc_dy = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm = bng_f32x16_zero();
+
+        left -= k;
+        for (; k != 0; k--, x += 16, dy += 16, y += 16) {
+                const bng_f32x16 dy_vec = bng_f32x16_load_relu_f32(dy, y);
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x), mean_vec);
+                acc_dy = bng_f32x16_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x16_add(acc_dyxm, bng_f32x16_mul(dy_vec, xm));
+        }
+            bng_f32x16_store_f32(lane_dy, bng_f32x16_add(bng_f32x16_load_f32(lane_dy), acc_dy));
+            bng_f32x16_store_f32(lane_dyxm, bng_f32x16_add(bng_f32x16_load_f32(lane_dyxm), acc_dyxm));
+    }
+    /* The plane's last elements, fewer than a vector: each into its lane's sums. */
+    for (i = 0; i < 49 % 16; i++) {
+            bng_f32x1 acc_dy = bng_f32x1_zero();
+            bng_f32x1 acc_dyxm = bng_f32x1_zero();
+        {
+                const bng_f32x1 dy_vec = bng_f32x1_load_relu_f32(dy + i, y + i);
+                const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(mean));
+                acc_dy = bng_f32x1_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x1_add(acc_dyxm, bng_f32x1_mul(dy_vec, xm));
+        }
+            bng_f32x1_store_f32(lane_dy + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dy + i), acc_dy));
+            bng_f32x1_store_f32(lane_dyxm + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dyxm + i), acc_dyxm));
+    }
+}
+
+void bng_nchw_f32_49_dx_train_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
+        float mean, float gain, float dy_mean, float slope, int stream)
+{
+    const float *x = x_data, *dy = dy_data, *y = y_data;
+    float *dx = dx_data;
+    /* the coefficients broadcast once: spelled in the loop, GCC rebuilds them through
+       the stack at every vector */
+    const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean), gain_vec = bng_f32x16_broadcast(gain);
+    const bng_f32x16 dy_mean_vec = bng_f32x16_broadcast(dy_mean), slope_vec = bng_f32x16_broadcast(slope);
+    size_t i;
+
+    (void)n;    /* always 49 */
+    /* dx may be x or dy: each vector is loaded before it is stored. */
+    for (i = 0; i + 16 <= 49; i += 16) {
+        const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), mean_vec);
+        const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dy + i, y + i), dy_mean_vec);
+        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
+    }
+    for (; i < 49; i++) {
+        const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(mean));
+        const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_relu_f32(dy + i, y + i), bng_f32x1_broadcast(dy_mean));
+        bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
+    }
+}
+
+void bng_nchw_f32_49_dx_infer_relu(size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
+{
+    const float *dy = dy_data, *y = y_data;
+    float *dx = dx_data;
+    const bng_f32x16 gain_vec = bng_f32x16_broadcast(gain);    /* once, as in dx_train */
+    size_t i;
+
+    (void)n;    /* always 49 */
+    for (i = 0; i + 16 <= 49; i += 16)
+            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_relu_f32(dy + i, y + i)), stream);
+    for (; i < 49; i++)
+            bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_relu_f32(dy + i, y + i)), stream);
+}
+
 
 /* ---- NCHW, spatial == 196: 12 vectors of 16 lanes, 4 lanes more ---- */
 
@@ -2111,6 +2188,83 @@ void bng_nchw_f32_196_dx_infer(size_t n, const void *dy_data, void *dx_data, flo
             bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f32(dy + i)), stream);
 }
 
+void bng_nchw_f32_196_reduce_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
+        float *lane_dy, float *lane_dyxm)
+{
+    const float *x = x_data, *dy = dy_data, *y = y_data;
+    const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean);
+    size_t left = 196 / 16, i;
+
+    (void)n;    /* always 196 */
+    while (left != 0) {
+        size_t k = left < BNG_NCHW_BLOCK_VECTORS ? left : BNG_NCHW_BLOCK_VECTORS;
+            bng_f32x16 acc_dy = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm = bng_f32x16_zero();
+
+        left -= k;
+        for (; k != 0; k--, x += 16, dy += 16, y += 16) {
+                const bng_f32x16 dy_vec = bng_f32x16_load_relu_f32(dy, y);
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x), mean_vec);
+                acc_dy = bng_f32x16_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x16_add(acc_dyxm, bng_f32x16_mul(dy_vec, xm));
+        }
+            bng_f32x16_store_f32(lane_dy, bng_f32x16_add(bng_f32x16_load_f32(lane_dy), acc_dy));
+            bng_f32x16_store_f32(lane_dyxm, bng_f32x16_add(bng_f32x16_load_f32(lane_dyxm), acc_dyxm));
+    }
+    /* The plane's last elements, fewer than a vector: each into its lane's sums. */
+    for (i = 0; i < 196 % 16; i++) {
+            bng_f32x1 acc_dy = bng_f32x1_zero();
+            bng_f32x1 acc_dyxm = bng_f32x1_zero();
+        {
+                const bng_f32x1 dy_vec = bng_f32x1_load_relu_f32(dy + i, y + i);
+                const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(mean));
+                acc_dy = bng_f32x1_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x1_add(acc_dyxm, bng_f32x1_mul(dy_vec, xm));
+        }
+            bng_f32x1_store_f32(lane_dy + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dy + i), acc_dy));
+            bng_f32x1_store_f32(lane_dyxm + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dyxm + i), acc_dyxm));
+    }
+}
+
+void bng_nchw_f32_196_dx_train_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
+        float mean, float gain, float dy_mean, float slope, int stream)
+{
+    const float *x = x_data, *dy = dy_data, *y = y_data;
+    float *dx = dx_data;
+    /* the coefficients broadcast once: spelled in the loop, GCC rebuilds them through
+       the stack at every vector */
+    const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean), gain_vec = bng_f32x16_broadcast(gain);
+    const bng_f32x16 dy_mean_vec = bng_f32x16_broadcast(dy_mean), slope_vec = bng_f32x16_broadcast(slope);
+    size_t i;
+
+    (void)n;    /* always 196 */
+    /* dx may be x or dy: each vector is loaded before it is stored. */
+    for (i = 0; i + 16 <= 196; i += 16) {
+        const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), mean_vec);
+        const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dy + i, y + i), dy_mean_vec);
+        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
+    }
+    for (; i < 196; i++) {
+        const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(mean));
+        const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_relu_f32(dy + i, y + i), bng_f32x1_broadcast(dy_mean));
+        bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
+    }
+}
+
+void bng_nchw_f32_196_dx_infer_relu(size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
+{
+    const float *dy = dy_data, *y = y_data;
+    float *dx = dx_data;
+    const bng_f32x16 gain_vec = bng_f32x16_broadcast(gain);    /* once, as in dx_train */
+    size_t i;
+
+    (void)n;    /* always 196 */
+    for (i = 0; i + 16 <= 196; i += 16)
+            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_relu_f32(dy + i, y + i)), stream);
+    for (; i < 196; i++)
+            bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_relu_f32(dy + i, y + i)), stream);
+}
+
 
 /* ---- NCHW, spatial == 784: 49 vectors of 16 lanes ---- */
 
@@ -2169,6 +2323,63 @@ void bng_nchw_f32_784_dx_infer(size_t n, const void *dy_data, void *dx_data, flo
     (void)n;    /* always 784 */
     for (i = 0; i + 16 <= 784; i += 16)
             bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_f32(dy + i)), stream);
+}
+
+void bng_nchw_f32_784_reduce_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
+        float *lane_dy, float *lane_dyxm)
+{
+    const float *x = x_data, *dy = dy_data, *y = y_data;
+    const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean);
+    size_t left = 784 / 16;
+
+    (void)n;    /* always 784 */
+    while (left != 0) {
+        size_t k = left < BNG_NCHW_BLOCK_VECTORS ? left : BNG_NCHW_BLOCK_VECTORS;
+            bng_f32x16 acc_dy = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm = bng_f32x16_zero();
+
+        left -= k;
+        for (; k != 0; k--, x += 16, dy += 16, y += 16) {
+                const bng_f32x16 dy_vec = bng_f32x16_load_relu_f32(dy, y);
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x), mean_vec);
+                acc_dy = bng_f32x16_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x16_add(acc_dyxm, bng_f32x16_mul(dy_vec, xm));
+        }
+            bng_f32x16_store_f32(lane_dy, bng_f32x16_add(bng_f32x16_load_f32(lane_dy), acc_dy));
+            bng_f32x16_store_f32(lane_dyxm, bng_f32x16_add(bng_f32x16_load_f32(lane_dyxm), acc_dyxm));
+    }
+}
+
+void bng_nchw_f32_784_dx_train_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
+        float mean, float gain, float dy_mean, float slope, int stream)
+{
+    const float *x = x_data, *dy = dy_data, *y = y_data;
+    float *dx = dx_data;
+    /* the coefficients broadcast once: spelled in the loop, GCC rebuilds them through
+       the stack at every vector */
+    const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean), gain_vec = bng_f32x16_broadcast(gain);
+    const bng_f32x16 dy_mean_vec = bng_f32x16_broadcast(dy_mean), slope_vec = bng_f32x16_broadcast(slope);
+    size_t i;
+
+    (void)n;    /* always 784 */
+    /* dx may be x or dy: each vector is loaded before it is stored. */
+    for (i = 0; i + 16 <= 784; i += 16) {
+        const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), mean_vec);
+        const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dy + i, y + i), dy_mean_vec);
+        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
+    }
+}
+
+void bng_nchw_f32_784_dx_infer_relu(size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
+{
+    const float *dy = dy_data, *y = y_data;
+    float *dx = dx_data;
+    const bng_f32x16 gain_vec = bng_f32x16_broadcast(gain);    /* once, as in dx_train */
+    size_t i;
+
+    (void)n;    /* always 784 */
+    for (i = 0; i + 16 <= 784; i += 16)
+            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_relu_f32(dy + i, y + i)), stream);
 }
 
 
@@ -2231,6 +2442,63 @@ void bng_nchw_f32_3136_dx_infer(size_t n, const void *dy_data, void *dx_data, fl
             bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_f32(dy + i)), stream);
 }
 
+void bng_nchw_f32_3136_reduce_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
+        float *lane_dy, float *lane_dyxm)
+{
+    const float *x = x_data, *dy = dy_data, *y = y_data;
+    const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean);
+    size_t left = 3136 / 16;
+
+    (void)n;    /* always 3136 */
+    while (left != 0) {
+        size_t k = left < BNG_NCHW_BLOCK_VECTORS ? left : BNG_NCHW_BLOCK_VECTORS;
+            bng_f32x16 acc_dy = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm = bng_f32x16_zero();
+
+        left -= k;
+        for (; k != 0; k--, x += 16, dy += 16, y += 16) {
+                const bng_f32x16 dy_vec = bng_f32x16_load_relu_f32(dy, y);
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x), mean_vec);
+                acc_dy = bng_f32x16_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x16_add(acc_dyxm, bng_f32x16_mul(dy_vec, xm));
+        }
+            bng_f32x16_store_f32(lane_dy, bng_f32x16_add(bng_f32x16_load_f32(lane_dy), acc_dy));
+            bng_f32x16_store_f32(lane_dyxm, bng_f32x16_add(bng_f32x16_load_f32(lane_dyxm), acc_dyxm));
+    }
+}
+
+void bng_nchw_f32_3136_dx_train_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
+        float mean, float gain, float dy_mean, float slope, int stream)
+{
+    const float *x = x_data, *dy = dy_data, *y = y_data;
+    float *dx = dx_data;
+    /* the coefficients broadcast once: spelled in the loop, GCC rebuilds them through
+       the stack at every vector */
+    const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean), gain_vec = bng_f32x16_broadcast(gain);
+    const bng_f32x16 dy_mean_vec = bng_f32x16_broadcast(dy_mean), slope_vec = bng_f32x16_broadcast(slope);
+    size_t i;
+
+    (void)n;    /* always 3136 */
+    /* dx may be x or dy: each vector is loaded before it is stored. */
+    for (i = 0; i + 16 <= 3136; i += 16) {
+        const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), mean_vec);
+        const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dy + i, y + i), dy_mean_vec);
+        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
+    }
+}
+
+void bng_nchw_f32_3136_dx_infer_relu(size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
+{
+    const float *dy = dy_data, *y = y_data;
+    float *dx = dx_data;
+    const bng_f32x16 gain_vec = bng_f32x16_broadcast(gain);    /* once, as in dx_train */
+    size_t i;
+
+    (void)n;    /* always 3136 */
+    for (i = 0; i + 16 <= 3136; i += 16)
+            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_relu_f32(dy + i, y + i)), stream);
+}
+
 
 /* ---- NCHW, spatial == 12544: 784 vectors of 16 lanes ---- */
 
@@ -2289,6 +2557,63 @@ void bng_nchw_f32_12544_dx_infer(size_t n, const void *dy_data, void *dx_data, f
     (void)n;    /* always 12544 */
     for (i = 0; i + 16 <= 12544; i += 16)
             bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_f32(dy + i)), stream);
+}
+
+void bng_nchw_f32_12544_reduce_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
+        float *lane_dy, float *lane_dyxm)
+{
+    const float *x = x_data, *dy = dy_data, *y = y_data;
+    const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean);
+    size_t left = 12544 / 16;
+
+    (void)n;    /* always 12544 */
+    while (left != 0) {
+        size_t k = left < BNG_NCHW_BLOCK_VECTORS ? left : BNG_NCHW_BLOCK_VECTORS;
+            bng_f32x16 acc_dy = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm = bng_f32x16_zero();
+
+        left -= k;
+        for (; k != 0; k--, x += 16, dy += 16, y += 16) {
+                const bng_f32x16 dy_vec = bng_f32x16_load_relu_f32(dy, y);
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x), mean_vec);
+                acc_dy = bng_f32x16_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x16_add(acc_dyxm, bng_f32x16_mul(dy_vec, xm));
+        }
+            bng_f32x16_store_f32(lane_dy, bng_f32x16_add(bng_f32x16_load_f32(lane_dy), acc_dy));
+            bng_f32x16_store_f32(lane_dyxm, bng_f32x16_add(bng_f32x16_load_f32(lane_dyxm), acc_dyxm));
+    }
+}
+
+void bng_nchw_f32_12544_dx_train_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
+        float mean, float gain, float dy_mean, float slope, int stream)
+{
+    const float *x = x_data, *dy = dy_data, *y = y_data;
+    float *dx = dx_data;
+    /* the coefficients broadcast once: spelled in the loop, GCC rebuilds them through
+       the stack at every vector */
+    const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean), gain_vec = bng_f32x16_broadcast(gain);
+    const bng_f32x16 dy_mean_vec = bng_f32x16_broadcast(dy_mean), slope_vec = bng_f32x16_broadcast(slope);
+    size_t i;
+
+    (void)n;    /* always 12544 */
+    /* dx may be x or dy: each vector is loaded before it is stored. */
+    for (i = 0; i + 16 <= 12544; i += 16) {
+        const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), mean_vec);
+        const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dy + i, y + i), dy_mean_vec);
+        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
+    }
+}
+
+void bng_nchw_f32_12544_dx_infer_relu(size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
+{
+    const float *dy = dy_data, *y = y_data;
+    float *dx = dx_data;
+    const bng_f32x16 gain_vec = bng_f32x16_broadcast(gain);    /* once, as in dx_train */
+    size_t i;
+
+    (void)n;    /* always 12544 */
+    for (i = 0; i + 16 <= 12544; i += 16)
+            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_relu_f32(dy + i, y + i)), stream);
 }
 
 
@@ -2366,6 +2691,80 @@ void bng_nchw_f32_generic_dx_infer(size_t n, const void *dy_data, void *dx_data,
             bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_f32(dy + i)), stream);
     for (; i < n; i++)
             bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f32(dy + i)), stream);
+}
+
+void bng_nchw_f32_generic_reduce_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
+        float *lane_dy, float *lane_dyxm)
+{
+    const float *x = x_data, *dy = dy_data, *y = y_data;
+    const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean);
+    size_t left = n / 16, i;
+
+    while (left != 0) {
+        size_t k = left < BNG_NCHW_BLOCK_VECTORS ? left : BNG_NCHW_BLOCK_VECTORS;
+            bng_f32x16 acc_dy = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm = bng_f32x16_zero();
+
+        left -= k;
+        for (; k != 0; k--, x += 16, dy += 16, y += 16) {
+                const bng_f32x16 dy_vec = bng_f32x16_load_relu_f32(dy, y);
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x), mean_vec);
+                acc_dy = bng_f32x16_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x16_add(acc_dyxm, bng_f32x16_mul(dy_vec, xm));
+        }
+            bng_f32x16_store_f32(lane_dy, bng_f32x16_add(bng_f32x16_load_f32(lane_dy), acc_dy));
+            bng_f32x16_store_f32(lane_dyxm, bng_f32x16_add(bng_f32x16_load_f32(lane_dyxm), acc_dyxm));
+    }
+    /* The plane's last elements, fewer than a vector: each into its lane's sums. */
+    for (i = 0; i < n % 16; i++) {
+            bng_f32x1 acc_dy = bng_f32x1_zero();
+            bng_f32x1 acc_dyxm = bng_f32x1_zero();
+        {
+                const bng_f32x1 dy_vec = bng_f32x1_load_relu_f32(dy + i, y + i);
+                const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(mean));
+                acc_dy = bng_f32x1_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x1_add(acc_dyxm, bng_f32x1_mul(dy_vec, xm));
+        }
+            bng_f32x1_store_f32(lane_dy + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dy + i), acc_dy));
+            bng_f32x1_store_f32(lane_dyxm + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dyxm + i), acc_dyxm));
+    }
+}
+
+void bng_nchw_f32_generic_dx_train_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
+        float mean, float gain, float dy_mean, float slope, int stream)
+{
+    const float *x = x_data, *dy = dy_data, *y = y_data;
+    float *dx = dx_data;
+    /* the coefficients broadcast once: spelled in the loop, GCC rebuilds them through
+       the stack at every vector */
+    const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean), gain_vec = bng_f32x16_broadcast(gain);
+    const bng_f32x16 dy_mean_vec = bng_f32x16_broadcast(dy_mean), slope_vec = bng_f32x16_broadcast(slope);
+    size_t i;
+
+    /* dx may be x or dy: each vector is loaded before it is stored. */
+    for (i = 0; i + 16 <= n; i += 16) {
+        const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), mean_vec);
+        const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dy + i, y + i), dy_mean_vec);
+        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
+    }
+    for (; i < n; i++) {
+        const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(mean));
+        const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_relu_f32(dy + i, y + i), bng_f32x1_broadcast(dy_mean));
+        bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
+    }
+}
+
+void bng_nchw_f32_generic_dx_infer_relu(size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
+{
+    const float *dy = dy_data, *y = y_data;
+    float *dx = dx_data;
+    const bng_f32x16 gain_vec = bng_f32x16_broadcast(gain);    /* once, as in dx_train */
+    size_t i;
+
+    for (i = 0; i + 16 <= n; i += 16)
+            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_relu_f32(dy + i, y + i)), stream);
+    for (; i < n; i++)
+            bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_relu_f32(dy + i, y + i)), stream);
 }
 
 

@@ -656,60 +656,91 @@ static void nchw_results_free(nchw_results *r)
     free(r->sums);
 }
 
-/* NCHW and the fused ReLU together equal, bit for bit, PyTorch's ReLU backward
- * (bng_relu_backward, a float compare of y with 0) followed by the unfused NCHW call:
- * every op, _p and _s over core masks, training and inference, planes in one tile and
- * in pieces (of _s's tile buffers; of _p's stack array), channels kept whole and in
- * part between _s's passes. */
+/* One shape through `ops`, fused and apart, on _p (mask 0) or _s over `masks`: the
+ * fused call equals PyTorch's ReLU backward (bng_relu_backward, a float compare of y
+ * with 0) followed by the unfused NCHW call, bit for bit. */
+static void nchw_relu_is_apart(const bng_dtype *t, size_t batch, size_t channel,
+                               size_t spatial, int train, unsigned seed, const int *ops,
+                               size_t n_ops, const int *masks, size_t n_masks)
+{
+    nchw_case n;
+    unsigned char *y, *masked;
+    nchw_results fused, apart;
+    size_t o, m;
+
+    nchw_init(&n, t, batch, channel, spatial, train, BNG_DATA_RANDOM, seed);
+    y = malloc(n.bytes);
+    masked = malloc(n.bytes);
+    ck_assert(y && masked);
+    nchw_relu_y(&n, y);
+    memcpy(masked, n.dy, n.bytes);
+    bng_relu_backward(t, masked, y, n.bytes / t->size);
+    nchw_relu_keep_subnormals(&n, masked);
+    nchw_results_init(&fused, &n);
+    nchw_results_init(&apart, &n);
+    for (o = 0; o < n_ops; o++)
+        for (m = 0; m < n_masks; m++) {
+            const int shared = masks[m] != 0;
+            if (shared && (masks[m] & FULL_MASK) == 0)
+                continue;
+            nchw_relu_run(&n, ops[o], shared, masks[m], y, n.dy, &fused);
+            nchw_relu_run(&n, ops[o], shared, masks[m], NULL, masked, &apart);
+            if (memcmp(fused.dx, apart.dx, n.bytes) || memcmp(fused.sums, apart.sums, n.k.sums.bytes)
+                || memcmp(fused.dbias, apart.dbias, n.k.dbias.bytes)
+                || memcmp(fused.dscale, apart.dscale, n.k.dscale.bytes))
+                ck_abort_msg("%s op %d %s mask %#x %zux%zux%zu train %d: fused differs from "
+                             "the separate pass", t->name, ops[o], shared ? "_s" : "_p",
+                             (unsigned)masks[m], n.batch, n.k.channel, n.spatial, train);
+        }
+    nchw_results_free(&fused);
+    nchw_results_free(&apart);
+    free(y);
+    free(masked);
+    nchw_free(&n);
+}
+
+static const int nchw_relu_ops[] = {BNG_OP_EXT, BNG_OP_REDUCE, BNG_OP_APPLY, BNG_OP_DX};
+
+/* Every op, _p and _s over core masks, training and inference, planes in one tile and
+ * in pieces of _s's tile buffers, a plane of several blocks and a tail, channels kept
+ * whole and in part between _s's passes. */
 START_TEST(test_nchw_relu_is_separate_pass)
 {
     const size_t beyond_s = BNG_PRIVATE_BYTES / 4 / T->size + 7;
-    const size_t beyond_p = (size_t)BNG_BLOCK_ROWS * BNG_MAX_CHUNK * 4 / T->size + 5;
+    const size_t blocks = 3 * BNG_NCHW_BLOCK_VECTORS * T->lanes + 5;
     const struct { size_t batch, channel, spatial; } shapes[] = {
-        {3, 5, T->lanes + 1}, {40, 9, 49}, {2, 3, beyond_s}, {2, 2, beyond_p}, {1, 1, 3},
+        {3, 5, T->lanes + 1}, {40, 9, 49}, {2, 3, beyond_s}, {2, 2, blocks}, {1, 1, 3},
     };
-    const int ops[] = {BNG_OP_EXT, BNG_OP_REDUCE, BNG_OP_APPLY, BNG_OP_DX};
     const int masks[] = {0, 1, FULL_MASK, FULL_MASK & 6};
-    size_t sh, o, m;
+    size_t sh;
     int train;
 
     for (sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++)
-        for (train = 0; train <= 1; train++) {
-            nchw_case n;
-            unsigned char *y, *masked;
-            nchw_results fused, apart;
+        for (train = 0; train <= 1; train++)
+            nchw_relu_is_apart(T, shapes[sh].batch, shapes[sh].channel, shapes[sh].spatial, train,
+                               (unsigned)(sh * 2 + (size_t)train) + 400, nchw_relu_ops,
+                               sizeof nchw_relu_ops / sizeof nchw_relu_ops[0], masks,
+                               sizeof masks / sizeof masks[0]);
+}
+END_TEST
 
-            nchw_init(&n, T, shapes[sh].batch, shapes[sh].channel, shapes[sh].spatial, train,
-                      BNG_DATA_RANDOM, (unsigned)(sh * 2 + (size_t)train) + 400);
-            y = malloc(n.bytes);
-            masked = malloc(n.bytes);
-            ck_assert(y && masked);
-            nchw_relu_y(&n, y);
-            memcpy(masked, n.dy, n.bytes);
-            bng_relu_backward(T, masked, y, n.bytes / T->size);
-            nchw_relu_keep_subnormals(&n, masked);
-            nchw_results_init(&fused, &n);
-            nchw_results_init(&apart, &n);
-            for (o = 0; o < sizeof ops / sizeof ops[0]; o++)
-                for (m = 0; m < sizeof masks / sizeof masks[0]; m++) {
-                    const int shared = masks[m] != 0;
-                    if (shared && (masks[m] & FULL_MASK) == 0)
-                        continue;
-                    nchw_relu_run(&n, ops[o], shared, masks[m], y, n.dy, &fused);
-                    nchw_relu_run(&n, ops[o], shared, masks[m], NULL, masked, &apart);
-                    if (memcmp(fused.dx, apart.dx, n.bytes) || memcmp(fused.sums, apart.sums, n.k.sums.bytes)
-                        || memcmp(fused.dbias, apart.dbias, n.k.dbias.bytes)
-                        || memcmp(fused.dscale, apart.dscale, n.k.dscale.bytes))
-                        ck_abort_msg("%s op %d %s mask %#x %zux%zux%zu train %d: fused differs from "
-                                     "the separate pass", T->name, ops[o], shared ? "_s" : "_p",
-                                     (unsigned)masks[m], n.batch, n.k.channel, n.spatial, train);
-                }
-            nchw_results_free(&fused);
-            nchw_results_free(&apart);
-            free(y);
-            free(masked);
-            nchw_free(&n);
-        }
+/* Each set's own ReLU ukernels, which _p runs on whole planes: every specialized
+ * extent's and the generic set's (an extent with a tail), every op, training and
+ * inference. */
+START_TEST(test_nchw_relu_every_kernel)
+{
+#define NCHW_EXTENT(s) s,
+    const size_t extents[] = {BNG_NCHW_SPATIAL(NCHW_EXTENT) 2 * T->lanes + 3};
+#undef NCHW_EXTENT
+    const int p_only[] = {0};
+    size_t e;
+    int train;
+
+    for (e = 0; e < sizeof extents / sizeof extents[0]; e++)
+        for (train = 0; train <= 1; train++)
+            nchw_relu_is_apart(T, 2, 3, extents[e], train, (unsigned)(e * 2 + (size_t)train) + 500,
+                               nchw_relu_ops, sizeof nchw_relu_ops / sizeof nchw_relu_ops[0],
+                               p_only, 1);
 }
 END_TEST
 #endif
@@ -781,6 +812,7 @@ void bng_nchw_add_tests(Suite *s)
         {"nchw_in_place_and_aliases", test_nchw_in_place_and_aliases, "private shared"},
 #if BNG_HAS_RELU
         {"nchw_relu", test_nchw_relu_is_separate_pass, "private shared"},
+        {"nchw_relu_every_kernel", test_nchw_relu_every_kernel, "private"},
 #endif
     };
     size_t i;
