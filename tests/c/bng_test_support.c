@@ -126,11 +126,26 @@ void bng_case_init(bng_case *k, const bng_dtype *t, size_t batch, size_t channel
     bng_case_mark_outputs(k);
 }
 
+int bng_relu_keeps(const bng_dtype *t, const void *y, size_t i)
+{
+    const uint32_t sign = t->size == 2 ? 0x8000u : 0x80000000u;
+    const uint32_t inf = t->size == 2 ? 0x7c00u : 0x7f800000u;
+    uint32_t bits;
+    if (t->size == 2) {
+        uint16_t h;
+        memcpy(&h, (const unsigned char *)y + i * 2, 2);
+        bits = h;
+    } else {
+        memcpy(&bits, (const unsigned char *)y + i * 4, 4);
+    }
+    return (bits & ~sign) > inf || (bits != 0 && (bits & sign) == 0);
+}
+
 void bng_relu_backward(const bng_dtype *t, void *dy, const void *y, size_t n)
 {
     size_t i;
     for (i = 0; i < n; i++)
-        if (t->get(y, i) <= 0.0)
+        if (!bng_relu_keeps(t, y, i))
             t->set(dy, i, 0.0);
 }
 

@@ -103,9 +103,14 @@ void bng_case_call(bng_case *k, int op, int shared, void *x, void *dy, void *dx,
 void bng_case_run_explicit(bng_case *k, int shared, void *x, void *dy, void *dx, int core_mask);
 /* 1 when the target has the entry points of `op`. */
 int bng_dtype_has(const bng_dtype *t, int op);
-/* ReLU backward, the separate pass a call with BNG_FLAG_RELU equals (PyTorch's
- * threshold_backward): over n elements of t's type, dy = (y <= 0) ? +0 : dy in place,
- * compared as doubles; a NaN y keeps dy (NaN <= 0 is false), a kept dy keeps its bits. */
+/* Whether element i of y (t's type) keeps its dy under PyTorch's threshold_backward:
+ * y > 0 or NaN (NaN <= 0 is false), compared on the stored bits as the contract says,
+ * so that a positive subnormal y keeps dy whatever the FPU's mode (the suite's ftz
+ * mode would take it for 0 in a float compare). */
+int bng_relu_keeps(const bng_dtype *t, const void *y, size_t i);
+/* ReLU backward, the separate pass a call with BNG_FLAG_RELU equals: over n elements
+ * of t's type, dy = +0 in place where y does not keep it (bng_relu_keeps); a kept dy
+ * keeps its bits. */
 void bng_relu_backward(const bng_dtype *t, void *dy, const void *y, size_t n);
 /* Compare the outputs with the float64 reference under the contract's bound (docs/contract.md section 9);
  * ck_abort_msg on the first violation. */

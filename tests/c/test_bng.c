@@ -1434,13 +1434,27 @@ END_TEST
 
 /* The kinds of forward output the fused tests mask by: nothing masked, everything
  * masked, a random half, and the edge values of the rule (+0, -0, NaN of either sign,
- * +-Inf, tiny of either sign) mixed with ordinary ones. */
+ * +-Inf, tiny of either sign, the least subnormal of either sign) mixed with ordinary
+ * ones. */
 enum { Y_ALL_POSITIVE, Y_ALL_MASKED, Y_RANDOM, Y_EDGES, Y_KINDS };
+
+/* The least subnormal of t's type, as bits: a double rounded to it would be flushed to
+ * 0 in the suite's ftz mode. */
+static void set_least_subnormal(const bng_dtype *t, void *y, size_t i, int negative)
+{
+    const uint32_t f32 = negative ? 0x80000001u : 1u;
+    const uint16_t f16 = negative ? 0x8001u : 1u;
+    if (t->size == 2)
+        memcpy((unsigned char *)y + i * 2, &f16, 2);
+    else
+        memcpy((unsigned char *)y + i * 4, &f32, 4);
+}
 
 static void fill_y(const bng_dtype *t, void *y, size_t n, int kind, unsigned seed)
 {
     const double edges[] = {0.0, -0.0, NAN, -NAN, INFINITY, -INFINITY, 6.103515625e-05,
                             -6.103515625e-05, 1.5, -1.5};
+    const unsigned n_edges = sizeof edges / sizeof edges[0];
     unsigned state = seed * 2654435761u + 99u;
     size_t i;
     for (i = 0; i < n; i++) {
@@ -1451,7 +1465,12 @@ static void fill_y(const bng_dtype *t, void *y, size_t n, int kind, unsigned see
         case Y_ALL_POSITIVE: t->set(y, i, 0.25 + (state >> 20) / 4096.0); break;
         case Y_ALL_MASKED: t->set(y, i, (state & 1) ? -0.0 : -(double)(state >> 20)); break;
         case Y_RANDOM: t->set(y, i, ((double)(state >> 8) / 16777216.0) - 0.5); break;
-        default: t->set(y, i, edges[state % (sizeof edges / sizeof edges[0])]); break;
+        default:
+            if (state % (n_edges + 2) < n_edges)
+                t->set(y, i, edges[state % (n_edges + 2)]);
+            else
+                set_least_subnormal(t, y, i, state % (n_edges + 2) == n_edges + 1);
+            break;
         }
     }
 }
@@ -1462,7 +1481,7 @@ static void spoil_masked_dy(const bng_dtype *t, void *dy, const void *y, size_t 
     const double spoilers[] = {NAN, -INFINITY, -0.0, INFINITY};
     size_t i;
     for (i = 0; i < n; i++)
-        if (t->get(y, i) <= 0.0 && i % 3 == 0)
+        if (!bng_relu_keeps(t, y, i) && i % 3 == 0)
             t->set(dy, i, spoilers[(i / 3) % 4]);
 }
 
@@ -1600,8 +1619,9 @@ START_TEST(test_relu_shared_is_separate_pass)
 END_TEST
 
 /* Each kernel's own ReLU ukernels, which an NHWC _p call runs on the caller's arrays:
- * every specialized count's and the generic kernel's (on a count with a single-lane
- * tail), in training and inference, through the vendor-shaped call, reduce and dx-only,
+ * every specialized count's and the generic kernel's (on a count whose second chunk has
+ * a vector and a single-lane tail, so that the rows' stride is not the chunk's
+ * channels), in training and inference, through the vendor-shaped call, reduce and dx-only,
  * on the rule's edge values with the masked dy spoiled, over a block and a partial one:
  * the fused call equals the separate pass bit for bit. */
 START_TEST(test_relu_every_kernel_is_separate_pass)
@@ -1611,7 +1631,8 @@ START_TEST(test_relu_every_kernel_is_separate_pass)
     int train;
     for (i = 0; i <= T->n_specialized; i++)
         for (train = 0; train <= 1; train++) {
-            const size_t channel = i < T->n_specialized ? T->specialized[i] : T->lanes + 3;
+            const size_t channel = i < T->n_specialized ? T->specialized[i]
+                                                         : T->generic_chunk + T->lanes + 3;
             relu_pair p;
             relu_pair_init(&p, T, 45, channel, train, Y_EDGES, (unsigned)(i * 2) + (unsigned)train);
             for (o = 0; o < sizeof ops / sizeof ops[0]; o++)

@@ -565,8 +565,6 @@ END_TEST
 /* NCHW with the fused ReLU: y in the NCHW layout, every element kind the mask decides on
  * (positive, negative, +0, -0, NaN of either sign, infinities, subnormals of either
  * sign) beside random values. */
-enum { Y_KIND_POSITIVE_SUBNORMAL = 8 };
-
 static size_t nchw_relu_y_kind(size_t i)
 {
     return (i * 7 + i / 5) % 16;
@@ -590,19 +588,6 @@ static void nchw_relu_y(const nchw_case *n, unsigned char *y)
         else
             memcpy(y + i * size, &f16[kind], 2);
     }
-}
-
-/* The contract compares the stored y with 0 as IEEE does whatever the FPU's mode: a
- * positive subnormal y lets dy through. bng_relu_backward compares in the FPU, which
- * flushing subnormals (the suite's ftz mode) takes for 0: put those elements' dy back. */
-static void nchw_relu_keep_subnormals(const nchw_case *n, unsigned char *masked)
-{
-    const size_t size = n->k.t->size, count = n->bytes / size;
-    size_t i;
-
-    for (i = 0; i < count; i++)
-        if (nchw_relu_y_kind(i) == Y_KIND_POSITIVE_SUBNORMAL)
-            memcpy(masked + i * size, (const unsigned char *)n->dy + i * size, size);
 }
 
 /* What one call left: dx, dbias, dscale and the sums buffer. */
@@ -657,8 +642,8 @@ static void nchw_results_free(nchw_results *r)
 }
 
 /* One shape through `ops`, fused and apart, on _p (mask 0) or _s over `masks`: the
- * fused call equals PyTorch's ReLU backward (bng_relu_backward, a float compare of y
- * with 0) followed by the unfused NCHW call, bit for bit. */
+ * fused call equals PyTorch's ReLU backward (bng_relu_backward, on y's bits) followed
+ * by the unfused NCHW call, bit for bit. */
 static void nchw_relu_is_apart(const bng_dtype *t, size_t batch, size_t channel,
                                size_t spatial, int train, unsigned seed, const int *ops,
                                size_t n_ops, const int *masks, size_t n_masks)
@@ -675,7 +660,6 @@ static void nchw_relu_is_apart(const bng_dtype *t, size_t batch, size_t channel,
     nchw_relu_y(&n, y);
     memcpy(masked, n.dy, n.bytes);
     bng_relu_backward(t, masked, y, n.bytes / t->size);
-    nchw_relu_keep_subnormals(&n, masked);
     nchw_results_init(&fused, &n);
     nchw_results_init(&apart, &n);
     for (o = 0; o < n_ops; o++)
