@@ -9,9 +9,11 @@
 /* f16 row ukernels for mt7004: one set per specialized channel count, fully
  * unrolled at 32 lanes, plus the generic set for any channel count. Every
  * element goes through the same operations in the same order in all of them, so a
- * specialized kernel and the generic one give identical bits. * The relu extension adds each set's _relu ukernels: the same arithmetic on dy masked by
+ * specialized kernel and the generic one give identical bits.
+ * The relu extension adds each set's _relu ukernels: the same arithmetic on dy masked by
  * the forward output y, loaded beside dy (bng_vec.h's _load_relu), which gives the bits
- * the plain ukernels give on a dy masked beforehand. */
+ * the plain ukernels give on a dy masked beforehand.
+ */
 #include <stddef.h>
 #include "bng_kernels.h"
 
