@@ -279,16 +279,19 @@ static void bng_rows_dx(const bng_kernel *kernel, int is_train, size_t rows, siz
  * dy's: the kernel's ReLU ukernels, which only _p runs (on the caller's arrays; _s masks
  * its tiles, below, and runs the two above), so no trace. */
 static void bng_rows_reduce_relu(const bng_kernel *kernel, size_t rows, size_t channels,
-                                 size_t stride, const void *x, const void *dy, const void *y,
-                                 const float *mean, float *part_dy, float *part_dyxm)
+                                 size_t stride, const BNG_VMEM void *x, const BNG_VMEM void *dy,
+                                 const BNG_VMEM void *y, const BNG_VMEM float *mean,
+                                 BNG_VMEM float *part_dy, BNG_VMEM float *part_dyxm)
 {
     kernel->reduce_relu(rows, channels, stride, x, dy, y, mean, part_dy, part_dyxm);
 }
 
 static void bng_rows_dx_relu(const bng_kernel *kernel, int is_train, size_t rows,
-                             size_t channels, size_t stride, const void *x, const void *dy,
-                             const void *y, void *dx, const float *mean, const float *gain,
-                             const float *dy_mean, const float *slope, int stream)
+                             size_t channels, size_t stride, const BNG_VMEM void *x,
+                             const BNG_VMEM void *dy, const BNG_VMEM void *y, BNG_VMEM void *dx,
+                             const BNG_VMEM float *mean, const BNG_VMEM float *gain,
+                             const BNG_VMEM float *dy_mean, const BNG_VMEM float *slope,
+                             int stream)
 {
     if (is_train)
         kernel->dx_train_relu(rows, channels, stride, x, dy, y, dx, mean, gain, dy_mean, slope,

@@ -59,6 +59,11 @@ typedef void bng_dx_infer_ukernel(size_t rows, size_t channels, size_t stride,
                                   const BNG_VMEM void *dy, BNG_VMEM void *dx,
                                   const BNG_VMEM float *gain, int stream);
 
+/* The kernel tables' layout depends on the extensions: bng_kernels.h defines them
+ * before it includes this header, and every file includes that one. */
+#ifndef BNG_HAS_RELU
+#error "include bng_kernels.h (which defines BNG_HAS_RELU), not bng_driver.h"
+#endif
 #if BNG_HAS_RELU
 /* The relu extension's: the same three on dy masked by the forward output y (rows
  * `stride` elements apart like dy's), as the three above give them on a dy masked

@@ -559,7 +559,9 @@ static inline uint32_t bng_float_lane_to_half(float value)
 #define BNG_F16_MEMORY_WIDE(N) BNG_F16_MEMORY(N)
 #define BNG_F16_HW_LANES 0
 /* dy masked by y lane by lane (BNG_RELU_KEEPS) into an array, which the width's own
- * load then reads (a native width's too: the vendor spellings need no bit operation). */
+ * load then reads (a native width's too: the vendor spellings need no bit operation).
+ * The array is on the stack, which a vector load reaches on a unified target only: the
+ * generator refuses relu on a split one. */
 #define BNG_RELU_VECTOR(N)                                                           \
     static inline bng_f32x##N bng_f32x##N##_ld_relu_f32(const float *dy, const float *y) \
     {                                                                                \
