@@ -588,6 +588,12 @@ class TargetPlan:
             + (f"bng_nchw_{dtype.name}_generic",)
 
     @property
+    def nchw_ops(self) -> Tuple[str, ...]:
+        """The ukernels of each NCHW set, in table order after its dx_end: the row
+        kernels' (RELU_OPS with relu)."""
+        return OPS + (RELU_OPS if self.has("relu") else ())
+
+    @property
     def shared_params_slots(self) -> int:
         """Slots of the _s parameter block at shared_params_address."""
         return EXT_PARAMS_SLOTS if self.extensions else PARAMS_SLOTS

@@ -134,10 +134,11 @@ typedef struct {
     const char *name;
     size_t spatial;                  /* the one extent it serves; 0: generic */
     size_t lanes;                    /* the lanes of its lane sums */
+    bng_nchw_dx_end_ukernel *dx_end;     /* the dtype's one, in every set */
+    /* the plan's nchw_ops, in order (generator/plan.py) */
     bng_nchw_reduce_ukernel *reduce;
     bng_nchw_dx_train_ukernel *dx_train;
     bng_nchw_dx_infer_ukernel *dx_infer;
-    bng_nchw_dx_end_ukernel *dx_end;     /* the dtype's one, in every set */
 #if BNG_HAS_RELU
     bng_nchw_reduce_relu_ukernel *reduce_relu;
     bng_nchw_dx_train_relu_ukernel *dx_train_relu;

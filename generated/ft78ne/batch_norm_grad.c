@@ -52,33 +52,33 @@ static const bng_kernel *bng_f32_kernel_for_channels(size_t channel)
  * generic one, which also serves every piece of a plane _s streams in parts. */
 static const bng_nchw_kernel bng_nchw_f32_49_kernel = {
     "bng_nchw_f32_49", 49, 16,
-    bng_nchw_f32_49_reduce, bng_nchw_f32_49_dx_train, bng_nchw_f32_49_dx_infer, bng_nchw_f32_dx_end,
-    bng_nchw_f32_49_reduce_relu, bng_nchw_f32_49_dx_train_relu, bng_nchw_f32_49_dx_infer_relu
+    bng_nchw_f32_dx_end,
+    bng_nchw_f32_49_reduce, bng_nchw_f32_49_dx_train, bng_nchw_f32_49_dx_infer, bng_nchw_f32_49_reduce_relu, bng_nchw_f32_49_dx_train_relu, bng_nchw_f32_49_dx_infer_relu
 };
 static const bng_nchw_kernel bng_nchw_f32_196_kernel = {
     "bng_nchw_f32_196", 196, 16,
-    bng_nchw_f32_196_reduce, bng_nchw_f32_196_dx_train, bng_nchw_f32_196_dx_infer, bng_nchw_f32_dx_end,
-    bng_nchw_f32_196_reduce_relu, bng_nchw_f32_196_dx_train_relu, bng_nchw_f32_196_dx_infer_relu
+    bng_nchw_f32_dx_end,
+    bng_nchw_f32_196_reduce, bng_nchw_f32_196_dx_train, bng_nchw_f32_196_dx_infer, bng_nchw_f32_196_reduce_relu, bng_nchw_f32_196_dx_train_relu, bng_nchw_f32_196_dx_infer_relu
 };
 static const bng_nchw_kernel bng_nchw_f32_784_kernel = {
     "bng_nchw_f32_784", 784, 16,
-    bng_nchw_f32_784_reduce, bng_nchw_f32_784_dx_train, bng_nchw_f32_784_dx_infer, bng_nchw_f32_dx_end,
-    bng_nchw_f32_784_reduce_relu, bng_nchw_f32_784_dx_train_relu, bng_nchw_f32_784_dx_infer_relu
+    bng_nchw_f32_dx_end,
+    bng_nchw_f32_784_reduce, bng_nchw_f32_784_dx_train, bng_nchw_f32_784_dx_infer, bng_nchw_f32_784_reduce_relu, bng_nchw_f32_784_dx_train_relu, bng_nchw_f32_784_dx_infer_relu
 };
 static const bng_nchw_kernel bng_nchw_f32_3136_kernel = {
     "bng_nchw_f32_3136", 3136, 16,
-    bng_nchw_f32_3136_reduce, bng_nchw_f32_3136_dx_train, bng_nchw_f32_3136_dx_infer, bng_nchw_f32_dx_end,
-    bng_nchw_f32_3136_reduce_relu, bng_nchw_f32_3136_dx_train_relu, bng_nchw_f32_3136_dx_infer_relu
+    bng_nchw_f32_dx_end,
+    bng_nchw_f32_3136_reduce, bng_nchw_f32_3136_dx_train, bng_nchw_f32_3136_dx_infer, bng_nchw_f32_3136_reduce_relu, bng_nchw_f32_3136_dx_train_relu, bng_nchw_f32_3136_dx_infer_relu
 };
 static const bng_nchw_kernel bng_nchw_f32_12544_kernel = {
     "bng_nchw_f32_12544", 12544, 16,
-    bng_nchw_f32_12544_reduce, bng_nchw_f32_12544_dx_train, bng_nchw_f32_12544_dx_infer, bng_nchw_f32_dx_end,
-    bng_nchw_f32_12544_reduce_relu, bng_nchw_f32_12544_dx_train_relu, bng_nchw_f32_12544_dx_infer_relu
+    bng_nchw_f32_dx_end,
+    bng_nchw_f32_12544_reduce, bng_nchw_f32_12544_dx_train, bng_nchw_f32_12544_dx_infer, bng_nchw_f32_12544_reduce_relu, bng_nchw_f32_12544_dx_train_relu, bng_nchw_f32_12544_dx_infer_relu
 };
 static const bng_nchw_kernel bng_nchw_f32_generic_kernel = {
     "bng_nchw_f32_generic", 0, 16,
-    bng_nchw_f32_generic_reduce, bng_nchw_f32_generic_dx_train, bng_nchw_f32_generic_dx_infer, bng_nchw_f32_dx_end,
-    bng_nchw_f32_generic_reduce_relu, bng_nchw_f32_generic_dx_train_relu, bng_nchw_f32_generic_dx_infer_relu
+    bng_nchw_f32_dx_end,
+    bng_nchw_f32_generic_reduce, bng_nchw_f32_generic_dx_train, bng_nchw_f32_generic_dx_infer, bng_nchw_f32_generic_reduce_relu, bng_nchw_f32_generic_dx_train_relu, bng_nchw_f32_generic_dx_infer_relu
 };
 
 static const bng_nchw_kernel *bng_f32_nchw_kernel_for_spatial(size_t spatial)
