@@ -22,6 +22,10 @@ OPS = ("reduce", "dx_train", "dx_infer")
 # arithmetic on dy masked by the forward output y, which an NHWC _p call with
 # BNG_FLAG_RELU runs on the caller's arrays (y read beside dy, nothing staged).
 RELU_OPS = ("reduce_relu", "dx_train_relu", "dx_infer_relu")
+# And, an NHWC kernel's, after those: pass 2 of a call that sums its rows and writes a
+# dx that is neither x nor dy, masked by the keep bits reduce_relu left in dx (y is not
+# read again: bng_vec.h, "Keep bits").
+KEEPS_OPS = ("dx_train_keeps", "dx_infer_keeps")
 
 # Channels a generic kernel processes per pass, in vectors of the dtype's lanes.
 GENERIC_CHUNK_VECTORS = 8
@@ -207,7 +211,7 @@ class Kernel:
     # multiple of ``lanes``) and the kernel runs over the padding too, whole vectors
     # only, no narrower tail; 1 on a unified target.
     pad_lanes: int = 1
-    relu: bool = False     # the relu extension: RELU_OPS as well
+    relu: bool = False     # the relu extension: RELU_OPS and KEEPS_OPS as well
 
     @property
     def suffix(self) -> str:
@@ -218,7 +222,7 @@ class Kernel:
     @property
     def ops(self) -> Tuple[str, ...]:
         """The row ukernels this kernel has, in table order."""
-        return OPS + (RELU_OPS if self.relu else ())
+        return OPS + (RELU_OPS + KEEPS_OPS if self.relu else ())
 
     def ukernel(self, op: str) -> str:
         assert op in self.ops, op

@@ -113,7 +113,7 @@ def _header(tp: TargetPlan, base: TargetPlan, notes: Dict[str, str]) -> List[str
                 f"{STACK_FLOAT_ARRAYS} x 4 B x {tp.max_chunk} = {tp.stack_bytes} B in "
                 f"bng_p_run")
     rows += _shared_memory(tp, base)
-    rows.append("code sizes: bytes of each kernel's row ukernels (three; six with relu), from nm")
+    rows.append("code sizes: bytes of each kernel's row ukernels (three; eight with relu), from nm")
     rows += [f"  {label}: {text}" for label, text in notes.items()]
     return rows
 

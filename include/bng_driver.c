@@ -277,13 +277,16 @@ static void bng_rows_dx(const bng_kernel *kernel, int is_train, size_t rows, siz
 #if BNG_HAS_RELU
 /* The same two on dy masked by the forward output y, whose rows are `stride` apart like
  * dy's: the kernel's ReLU ukernels, which only _p runs (on the caller's arrays; _s masks
- * its tiles, below, and runs the two above), so no trace. */
+ * its tiles, below, and runs the two above), so no trace. Pass 1 also leaves the rows'
+ * keep bits in `keeps` (bng_vec.h, "Keep bits"), rows keeps_stride apart. */
 static void bng_rows_reduce_relu(const bng_kernel *kernel, size_t rows, size_t channels,
                                  size_t stride, const BNG_VMEM void *x, const BNG_VMEM void *dy,
                                  const BNG_VMEM void *y, const BNG_VMEM float *mean,
-                                 BNG_VMEM float *part_dy, BNG_VMEM float *part_dyxm)
+                                 BNG_VMEM float *part_dy, BNG_VMEM float *part_dyxm,
+                                 BNG_VMEM void *keeps, size_t keeps_stride)
 {
-    kernel->reduce_relu(rows, channels, stride, x, dy, y, mean, part_dy, part_dyxm);
+    kernel->reduce_relu(rows, channels, stride, x, dy, y, mean, part_dy, part_dyxm, keeps,
+                        keeps_stride);
 }
 
 static void bng_rows_dx_relu(const bng_kernel *kernel, int is_train, size_t rows,
@@ -298,6 +301,22 @@ static void bng_rows_dx_relu(const bng_kernel *kernel, int is_train, size_t rows
                               stream);
     else
         kernel->dx_infer_relu(rows, channels, stride, dy, y, dx, gain, stream);
+}
+
+/* Pass 2 on dy masked by the keep bits pass 1 left in dx (all `rows` rows, from the
+ * first one pass 1 marked). */
+static void bng_rows_dx_keeps(const bng_kernel *kernel, int is_train, size_t rows,
+                              size_t channels, size_t stride, const BNG_VMEM void *x,
+                              const BNG_VMEM void *dy, BNG_VMEM void *dx,
+                              const BNG_VMEM float *mean, const BNG_VMEM float *gain,
+                              const BNG_VMEM float *dy_mean, const BNG_VMEM float *slope,
+                              int stream)
+{
+    if (is_train)
+        kernel->dx_train_keeps(rows, channels, stride, x, dy, dx, mean, gain, dy_mean, slope,
+                               stream);
+    else
+        kernel->dx_infer_keeps(rows, channels, stride, dy, dx, gain, stream);
 }
 #endif
 
@@ -1348,32 +1367,44 @@ static void *bng_at_mut(void *base, size_t index, size_t bytes)
 }
 
 /* Pass 1's ukernel on the caller's `rows` rows from element `at` (a block boundary)
- * into the partial sums (of dy masked by y with BNG_FLAG_RELU). */
+ * into the partial sums (of dy masked by y with BNG_FLAG_RELU; the keep bits then go to
+ * `keeps`, dx when pass 2 reads them there, else all into one row of the stack's slope,
+ * which finalize writes afterwards). */
 static void bng_p_rows_reduce(const bng_kernel *kernel, const bng_call *call, size_t element,
                               size_t rows, size_t channels, size_t at, const void *x,
-                              const void *dy, bng_p_stack *s)
+                              const void *dy, void *keeps, bng_p_stack *s)
 {
 #if BNG_HAS_RELU
     if (BNG_RELU(call)) {
         bng_rows_reduce_relu(kernel, rows, channels, call->channel, bng_at(x, at, element),
                              bng_at(dy, at, element), bng_at(call->y, at, element), s->mean,
-                             s->part_dy, s->part_dyxm);
+                             s->part_dy, s->part_dyxm,
+                             keeps != NULL ? bng_at_mut(keeps, at, element) : s->slope,
+                             keeps != NULL ? call->channel : 0);
         return;
     }
+#else
+    (void)keeps;
 #endif
     bng_rows_reduce(kernel, rows, channels, call->channel, bng_at(x, at, element),
                     bng_at(dy, at, element), s->mean, s->part_dy, s->part_dyxm);
 }
 
 /* Pass 2's ukernel on all the caller's rows of the chunk at channel `first` (dy masked
- * by y with BNG_FLAG_RELU). */
+ * by y with BNG_FLAG_RELU, or by the keep bits pass 1 left in dx with `keeps`). */
 static void bng_p_rows_dx(const bng_kernel *kernel, const bng_call *call, size_t element,
                           size_t first, size_t channels, const void *x, const void *dy,
-                          void *dx, const bng_p_stack *s, int stream)
+                          void *dx, int keeps, const bng_p_stack *s, int stream)
 {
     const void *x_at = call->is_train ? bng_at(x, first, element) : NULL;
 
 #if BNG_HAS_RELU
+    if (keeps) {
+        bng_rows_dx_keeps(kernel, call->is_train, call->batch, channels, call->channel, x_at,
+                          bng_at(dy, first, element), bng_at_mut(dx, first, element), s->mean,
+                          s->gain, s->dy_mean, s->slope, stream);
+        return;
+    }
     if (BNG_RELU(call)) {
         bng_rows_dx_relu(kernel, call->is_train, call->batch, channels, call->channel, x_at,
                          bng_at(dy, first, element), bng_at(call->y, first, element),
@@ -1381,6 +1412,8 @@ static void bng_p_rows_dx(const bng_kernel *kernel, const bng_call *call, size_t
                          s->slope, stream);
         return;
     }
+#else
+    (void)keeps;
 #endif
     bng_rows_dx(kernel, call->is_train, call->batch, channels, call->channel, x_at,
                 bng_at(dy, first, element), bng_at_mut(dx, first, element), s->mean, s->gain,
@@ -1391,7 +1424,7 @@ static void bng_p_rows_dx(const bng_kernel *kernel, const bng_call *call, size_t
  * folded in group order into sum_dy and sum_dyxm. */
 static void bng_p_sum_rows(const bng_kernel *kernel, const bng_call *call, size_t element,
                            size_t first, size_t channels, const void *x, const void *dy,
-                           float *sum_dy, float *sum_dyxm, bng_p_stack *s)
+                           void *keeps, float *sum_dy, float *sum_dyxm, bng_p_stack *s)
 {
     const size_t batch = call->batch, channel = call->channel;
     const size_t group_rows = bng_group_rows(batch);
@@ -1404,9 +1437,19 @@ static void bng_p_sum_rows(const bng_kernel *kernel, const bng_call *call, size_
 
         bng_step_zero(channels, s->part_dy);
         bng_step_zero(channels, s->part_dyxm);
-        bng_p_rows_reduce(kernel, call, element, rows, channels, at, x, dy, s);
+        bng_p_rows_reduce(kernel, call, element, rows, channels, at, x, dy, keeps, s);
         bng_step_fold(channels, sum_dy, sum_dyxm, s->part_dy, s->part_dyxm);
     }
+}
+
+/* Whether pass 1 of a fused ReLU call leaves the keep bits in dx for pass 2: a call that
+ * sums its rows and then writes dx, where dx is neither x nor dy (pass 1 still reads
+ * those rows after it has marked a word, which lies in a block's last row). */
+static int bng_p_keeps_in_dx(const bng_call *call, const void *x, const void *dy,
+                             const void *dx)
+{
+    return BNG_RELU(call) && BNG_SUMS_ROWS(call) && !BNG_IS_REDUCE(call) && dx != x
+           && dx != dy;
 }
 
 /* Chunks are independent: each is summed, finalized and written in turn; dx in one
@@ -1419,6 +1462,7 @@ static int bng_p_run(const bng_dtype_config *dtype, const bng_kernel *kernel,
     const size_t chunk = bng_chunk(dtype, kernel), channel = call->channel;
     const size_t element = dtype->element_bytes, stat = dtype->stats_bytes;
     const int stream = call->batch * channel * element >= BNG_STREAM_DX_BYTES;
+    const int keeps = bng_p_keeps_in_dx(call, x, dy, dx);
     bng_p_stack s;
     size_t first;
 
@@ -1433,7 +1477,8 @@ static int bng_p_run(const bng_dtype_config *dtype, const bng_kernel *kernel,
         } else {
             bng_step_stats_to_float(dtype, channels, bng_at(stats->mean, first, stat), s.mean);
             if (BNG_SUMS_ROWS(call))
-                bng_p_sum_rows(kernel, call, element, first, channels, x, dy, sum_dy, sum_dyxm, &s);
+                bng_p_sum_rows(kernel, call, element, first, channels, x, dy, keeps ? dx : NULL,
+                               sum_dy, sum_dyxm, &s);
             if (BNG_IS_REDUCE(call))
                 continue;
             bng_step_finalize(dtype, channels, call->m, BNG_ACCUMULATES(call),
@@ -1441,7 +1486,7 @@ static int bng_p_run(const bng_dtype_config *dtype, const bng_kernel *kernel,
                               sum_dy, sum_dyxm, bng_at_mut(stats->dbias, first, stat),
                               bng_at_mut(stats->dscale, first, stat), s.gain, s.dy_mean, s.slope);
         }
-        bng_p_rows_dx(kernel, call, element, first, channels, x, dy, dx, &s, stream);
+        bng_p_rows_dx(kernel, call, element, first, channels, x, dy, dx, keeps, &s, stream);
     }
     if (BNG_IS_REDUCE(call))
         bng_step_count(call->batch, sums + 2 * channel);

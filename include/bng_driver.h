@@ -67,11 +67,15 @@ typedef void bng_dx_infer_ukernel(size_t rows, size_t channels, size_t stride,
 #if BNG_HAS_RELU
 /* The relu extension's: the same three on dy masked by the forward output y (rows
  * `stride` elements apart like dy's), as the three above give them on a dy masked
- * beforehand (bng_vec.h, _load_relu). */
+ * beforehand (bng_vec.h, _load_relu). reduce_relu also writes each element's keep bit
+ * into `keeps` (element-sized words, rows keeps_stride elements apart: bng_vec.h, "Keep
+ * bits"), which the two _keeps ukernels, dx_train and dx_infer's formulas on dy masked
+ * by those bits, read from dx where reduce_relu was given it (dx neither x nor dy). */
 typedef void bng_reduce_relu_ukernel(size_t rows, size_t channels, size_t stride,
                                      const BNG_VMEM void *x, const BNG_VMEM void *dy,
                                      const BNG_VMEM void *y, const BNG_VMEM float *mean,
-                                     BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm);
+                                     BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm,
+                                     BNG_VMEM void *keeps, size_t keeps_stride);
 typedef void bng_dx_train_relu_ukernel(size_t rows, size_t channels, size_t stride,
                                        const BNG_VMEM void *x, const BNG_VMEM void *dy,
                                        const BNG_VMEM void *y, BNG_VMEM void *dx,
@@ -82,6 +86,8 @@ typedef void bng_dx_infer_relu_ukernel(size_t rows, size_t channels, size_t stri
                                        const BNG_VMEM void *dy, const BNG_VMEM void *y,
                                        BNG_VMEM void *dx, const BNG_VMEM float *gain,
                                        int stream);
+typedef bng_dx_train_ukernel bng_dx_train_keeps_ukernel;
+typedef bng_dx_infer_ukernel bng_dx_infer_keeps_ukernel;
 #endif
 
 /* One kernel table entry. */
@@ -95,6 +101,8 @@ typedef struct {
     bng_reduce_relu_ukernel *reduce_relu;
     bng_dx_train_relu_ukernel *dx_train_relu;
     bng_dx_infer_relu_ukernel *dx_infer_relu;
+    bng_dx_train_keeps_ukernel *dx_train_keeps;
+    bng_dx_infer_keeps_ukernel *dx_infer_keeps;
 #endif
 } bng_kernel;
 

@@ -18,6 +18,7 @@
 #ifndef BNG_VEC_H
 #define BNG_VEC_H
 
+#include <stddef.h>
 #include "bng_half.h"
 
 /* The memory-space annotations (bng_driver.h); a user of this header alone gets none. */
@@ -42,6 +43,23 @@
  * Inf - |y| negative. Masks from sign bits, as the half conversions below make them. */
 #define BNG_RELU_KEEPS_V(U, S, y, magnitude, inf, top) \
     ((U)((((S)(0 - (y)) >> (top)) & ~((S)(y) >> (top))) | ((S)((inf) - ((y) & (magnitude))) >> (top))))
+
+/* Keep bits, so that the second pass of an NHWC _p call need not read y again (8
+ * streams of memory traffic become 6 instead of 7): its first pass's masked load also
+ * records each element's keep as bit `bit` of an element-sized word, in a register
+ * (_ld_relu_mark into a bng_keepsN_f32 or _f16 from _zero, stored by _store), and its
+ * second pass masks dy by that bit (_ld_relu_keeps) where the others read y. A word
+ * holds the keeps of BNG_KEEP_ROWS(element) consecutive rows, from a row that is a
+ * multiple of it, and lies in the last of them (bng_keep_row): in dx, which pass 2
+ * overwrites only after it has read them. The mask is the same, so are the bits. */
+#define BNG_KEEP_ROWS(element_bytes) (8 * (element_bytes))
+/* The row, of `rows` from a multiple of `keep_rows` (a power of two), whose word holds
+ * row i's keep bit (i % keep_rows). */
+static inline size_t bng_keep_row(size_t i, size_t rows, size_t keep_rows)
+{
+    const size_t last = i | (keep_rows - 1);
+    return last < rows ? last : rows - 1;
+}
 
 #define BNG_VEC_GNU 1
 #define BNG_VEC_PORTABLE 2
@@ -410,6 +428,77 @@ BNG_VEC_FN int bng_stream_f32(float *p, const void *v, unsigned long bytes)
         d &= BNG_RELU_KEEPS_V(bng_relu_u16x##N, bng_relu_i16x##N, m, 0x7fffu, 0x7c00u, 15); \
         __builtin_memcpy(masked, &d, sizeof d);                                      \
         return bng_f32x##N##_ld_f16(masked);                                         \
+    }                                                                                \
+    typedef bng_relu_u32x##N bng_keeps##N##_f32;                                     \
+    typedef bng_relu_u16x##N bng_keeps##N##_f16;                                     \
+    BNG_VEC_FN bng_keeps##N##_f32 bng_keeps##N##_zero_f32(void)                       \
+    {                                                                                \
+        const bng_keeps##N##_f32 k = {0};                                            \
+        return k;                                                                    \
+    }                                                                                \
+    BNG_VEC_FN bng_keeps##N##_f16 bng_keeps##N##_zero_f16(void)                       \
+    {                                                                                \
+        const bng_keeps##N##_f16 k = {0};                                            \
+        return k;                                                                    \
+    }                                                                                \
+    BNG_VEC_FN void bng_keeps##N##_st_f32(float *p, bng_keeps##N##_f32 k)            \
+    {                                                                                \
+        __builtin_memcpy(p, &k, sizeof k);                                           \
+    }                                                                                \
+    BNG_VEC_FN void bng_keeps##N##_st_f16(half *p, bng_keeps##N##_f16 k)             \
+    {                                                                                \
+        __builtin_memcpy(p, &k, sizeof k);                                           \
+    }                                                                                \
+    BNG_VEC_FN bng_f32x##N bng_f32x##N##_ld_relu_mark_f32(const float *dy, const float *y, \
+                                                        bng_keeps##N##_f32 *keeps,   \
+                                                        unsigned bit)                \
+    {                                                                                \
+        bng_relu_u32x##N d, m, keep;                                                 \
+        bng_f32x##N v;                                                               \
+        __builtin_memcpy(&d, dy, sizeof d);                                          \
+        __builtin_memcpy(&m, y, sizeof m);                                           \
+        keep = BNG_RELU_KEEPS_V(bng_relu_u32x##N, bng_relu_i32x##N, m, 0x7fffffffu,   \
+                                0x7f800000u, 31);                                    \
+        d &= keep;                                                                   \
+        *keeps |= keep & (1u << bit);                                                \
+        __builtin_memcpy(&v, &d, sizeof v);                                          \
+        return v;                                                                    \
+    }                                                                                \
+    BNG_VEC_FN bng_f32x##N bng_f32x##N##_ld_relu_mark_f16(const half *dy, const half *y, \
+                                                        bng_keeps##N##_f16 *keeps,   \
+                                                        unsigned bit)                \
+    {                                                                                \
+        bng_relu_u16x##N d, m, keep;                                                 \
+        half masked[N];                                                              \
+        __builtin_memcpy(&d, dy, sizeof d);                                          \
+        __builtin_memcpy(&m, y, sizeof m);                                           \
+        keep = BNG_RELU_KEEPS_V(bng_relu_u16x##N, bng_relu_i16x##N, m, 0x7fffu, 0x7c00u, 15); \
+        d &= keep;                                                                   \
+        *keeps |= keep & (unsigned short)(1u << bit);                                \
+        __builtin_memcpy(masked, &d, sizeof d);                                      \
+        return bng_f32x##N##_ld_f16(masked);                                         \
+    }                                                                                \
+    BNG_VEC_FN bng_f32x##N bng_f32x##N##_ld_relu_keeps_f32(const float *dy,         \
+                                                         const float *keeps, unsigned bit) \
+    {                                                                                \
+        bng_relu_u32x##N d, k;                                                       \
+        bng_f32x##N v;                                                               \
+        __builtin_memcpy(&d, dy, sizeof d);                                          \
+        __builtin_memcpy(&k, keeps, sizeof k);                                       \
+        d &= (bng_relu_u32x##N)((bng_relu_i32x##N)(k << (31 - bit)) >> 31);          \
+        __builtin_memcpy(&v, &d, sizeof v);                                          \
+        return v;                                                                    \
+    }                                                                                \
+    BNG_VEC_FN bng_f32x##N bng_f32x##N##_ld_relu_keeps_f16(const half *dy,          \
+                                                         const half *keeps, unsigned bit) \
+    {                                                                                \
+        bng_relu_u16x##N d, k;                                                       \
+        half masked[N];                                                              \
+        __builtin_memcpy(&d, dy, sizeof d);                                          \
+        __builtin_memcpy(&k, keeps, sizeof k);                                       \
+        d &= (bng_relu_u16x##N)((bng_relu_i16x##N)(k << (15 - bit)) >> 15);          \
+        __builtin_memcpy(masked, &d, sizeof d);                                      \
+        return bng_f32x##N##_ld_f16(masked);                                         \
     }
 #define BNG_RELU_HALVES(N, H)                                                        \
     BNG_VEC_FN bng_f32x##N bng_f32x##N##_ld_relu_f32(const float *dy, const float *y) \
@@ -424,6 +513,64 @@ BNG_VEC_FN int bng_stream_f32(float *p, const void *v, unsigned long bytes)
         bng_f32x##N v;                                                               \
         v.lo = bng_f32x##H##_ld_relu_f16(dy, y);                                     \
         v.hi = bng_f32x##H##_ld_relu_f16(dy + H, y + H);                             \
+        return v;                                                                    \
+    }                                                                                \
+    typedef struct { bng_keeps##H##_f32 lo, hi; } bng_keeps##N##_f32;                \
+    typedef struct { bng_keeps##H##_f16 lo, hi; } bng_keeps##N##_f16;                \
+    BNG_VEC_FN bng_keeps##N##_f32 bng_keeps##N##_zero_f32(void)                       \
+    {                                                                                \
+        bng_keeps##N##_f32 k;                                                        \
+        k.lo = k.hi = bng_keeps##H##_zero_f32();                                     \
+        return k;                                                                    \
+    }                                                                                \
+    BNG_VEC_FN bng_keeps##N##_f16 bng_keeps##N##_zero_f16(void)                       \
+    {                                                                                \
+        bng_keeps##N##_f16 k;                                                        \
+        k.lo = k.hi = bng_keeps##H##_zero_f16();                                     \
+        return k;                                                                    \
+    }                                                                                \
+    BNG_VEC_FN void bng_keeps##N##_st_f32(float *p, bng_keeps##N##_f32 k)            \
+    {                                                                                \
+        bng_keeps##H##_st_f32(p, k.lo);                                              \
+        bng_keeps##H##_st_f32(p + H, k.hi);                                          \
+    }                                                                                \
+    BNG_VEC_FN void bng_keeps##N##_st_f16(half *p, bng_keeps##N##_f16 k)             \
+    {                                                                                \
+        bng_keeps##H##_st_f16(p, k.lo);                                              \
+        bng_keeps##H##_st_f16(p + H, k.hi);                                          \
+    }                                                                                \
+    BNG_VEC_FN bng_f32x##N bng_f32x##N##_ld_relu_mark_f32(const float *dy, const float *y, \
+                                                        bng_keeps##N##_f32 *keeps,   \
+                                                        unsigned bit)                \
+    {                                                                                \
+        bng_f32x##N v;                                                               \
+        v.lo = bng_f32x##H##_ld_relu_mark_f32(dy, y, &keeps->lo, bit);               \
+        v.hi = bng_f32x##H##_ld_relu_mark_f32(dy + H, y + H, &keeps->hi, bit);       \
+        return v;                                                                    \
+    }                                                                                \
+    BNG_VEC_FN bng_f32x##N bng_f32x##N##_ld_relu_mark_f16(const half *dy, const half *y, \
+                                                        bng_keeps##N##_f16 *keeps,   \
+                                                        unsigned bit)                \
+    {                                                                                \
+        bng_f32x##N v;                                                               \
+        v.lo = bng_f32x##H##_ld_relu_mark_f16(dy, y, &keeps->lo, bit);               \
+        v.hi = bng_f32x##H##_ld_relu_mark_f16(dy + H, y + H, &keeps->hi, bit);       \
+        return v;                                                                    \
+    }                                                                                \
+    BNG_VEC_FN bng_f32x##N bng_f32x##N##_ld_relu_keeps_f32(const float *dy,         \
+                                                         const float *keeps, unsigned bit) \
+    {                                                                                \
+        bng_f32x##N v;                                                               \
+        v.lo = bng_f32x##H##_ld_relu_keeps_f32(dy, keeps, bit);                      \
+        v.hi = bng_f32x##H##_ld_relu_keeps_f32(dy + H, keeps + H, bit);              \
+        return v;                                                                    \
+    }                                                                                \
+    BNG_VEC_FN bng_f32x##N bng_f32x##N##_ld_relu_keeps_f16(const half *dy,          \
+                                                         const half *keeps, unsigned bit) \
+    {                                                                                \
+        bng_f32x##N v;                                                               \
+        v.lo = bng_f32x##H##_ld_relu_keeps_f16(dy, keeps, bit);                      \
+        v.hi = bng_f32x##H##_ld_relu_keeps_f16(dy + H, keeps + H, bit);              \
         return v;                                                                    \
     }
 
@@ -585,6 +732,95 @@ static inline uint32_t bng_float_lane_to_half(float value)
             memcpy(&d, dy + i, 2);                                                   \
             memcpy(&m, y + i, 2);                                                    \
             d = (uint16_t)(d & (0u - BNG_RELU_KEEPS((unsigned)m, 0x8000u, 0x7c00u))); \
+            memcpy(masked + i, &d, 2);                                               \
+        }                                                                            \
+        return bng_f32x##N##_ld_f16(masked);                                         \
+    }                                                                                \
+    typedef struct { uint32_t lane[N]; } bng_keeps##N##_f32;                        \
+    typedef struct { uint16_t lane[N]; } bng_keeps##N##_f16;                        \
+    static inline bng_keeps##N##_f32 bng_keeps##N##_zero_f32(void)                   \
+    {                                                                                \
+        bng_keeps##N##_f32 k;                                                        \
+        int i;                                                                       \
+        for (i = 0; i < N; i++)                                                      \
+            k.lane[i] = 0;                                                           \
+        return k;                                                                    \
+    }                                                                                \
+    static inline bng_keeps##N##_f16 bng_keeps##N##_zero_f16(void)                   \
+    {                                                                                \
+        bng_keeps##N##_f16 k;                                                        \
+        int i;                                                                       \
+        for (i = 0; i < N; i++)                                                      \
+            k.lane[i] = 0;                                                           \
+        return k;                                                                    \
+    }                                                                                \
+    static inline void bng_keeps##N##_st_f32(float *p, bng_keeps##N##_f32 k)        \
+    {                                                                                \
+        memcpy(p, k.lane, sizeof k.lane);                                            \
+    }                                                                                \
+    static inline void bng_keeps##N##_st_f16(half *p, bng_keeps##N##_f16 k)         \
+    {                                                                                \
+        memcpy(p, k.lane, sizeof k.lane);                                            \
+    }                                                                                \
+    static inline bng_f32x##N bng_f32x##N##_ld_relu_mark_f32(const float *dy, const float *y, \
+                                                           bng_keeps##N##_f32 *keeps, \
+                                                           unsigned bit)             \
+    {                                                                                \
+        float masked[N];                                                             \
+        int i;                                                                       \
+        for (i = 0; i < N; i++) {                                                    \
+            uint32_t d, m, keep;                                                     \
+            memcpy(&d, dy + i, 4);                                                   \
+            memcpy(&m, y + i, 4);                                                    \
+            keep = BNG_RELU_KEEPS(m, 0x80000000u, 0x7f800000u);                      \
+            d &= 0u - keep;                                                          \
+            keeps->lane[i] |= keep << bit;                                           \
+            memcpy(masked + i, &d, 4);                                               \
+        }                                                                            \
+        return bng_f32x##N##_ld_f32(masked);                                         \
+    }                                                                                \
+    static inline bng_f32x##N bng_f32x##N##_ld_relu_mark_f16(const half *dy, const half *y, \
+                                                           bng_keeps##N##_f16 *keeps, \
+                                                           unsigned bit)             \
+    {                                                                                \
+        half masked[N];                                                              \
+        int i;                                                                       \
+        for (i = 0; i < N; i++) {                                                    \
+            uint16_t d, m;                                                           \
+            unsigned keep;                                                           \
+            memcpy(&d, dy + i, 2);                                                   \
+            memcpy(&m, y + i, 2);                                                    \
+            keep = BNG_RELU_KEEPS((unsigned)m, 0x8000u, 0x7c00u);                    \
+            d = (uint16_t)(d & (0u - keep));                                         \
+            keeps->lane[i] = (uint16_t)(keeps->lane[i] | (keep << bit));             \
+            memcpy(masked + i, &d, 2);                                               \
+        }                                                                            \
+        return bng_f32x##N##_ld_f16(masked);                                         \
+    }                                                                                \
+    static inline bng_f32x##N bng_f32x##N##_ld_relu_keeps_f32(const float *dy,      \
+                                                            const float *keeps, unsigned bit) \
+    {                                                                                \
+        float masked[N];                                                             \
+        int i;                                                                       \
+        for (i = 0; i < N; i++) {                                                    \
+            uint32_t d, k;                                                           \
+            memcpy(&d, dy + i, 4);                                                   \
+            memcpy(&k, keeps + i, 4);                                                \
+            d &= 0u - ((k >> bit) & 1u);                                             \
+            memcpy(masked + i, &d, 4);                                               \
+        }                                                                            \
+        return bng_f32x##N##_ld_f32(masked);                                         \
+    }                                                                                \
+    static inline bng_f32x##N bng_f32x##N##_ld_relu_keeps_f16(const half *dy,       \
+                                                            const half *keeps, unsigned bit) \
+    {                                                                                \
+        half masked[N];                                                              \
+        int i;                                                                       \
+        for (i = 0; i < N; i++) {                                                    \
+            uint16_t d, k;                                                           \
+            memcpy(&d, dy + i, 2);                                                   \
+            memcpy(&k, keeps + i, 2);                                                \
+            d = (uint16_t)(d & (0u - (((unsigned)k >> bit) & 1u)));                  \
             memcpy(masked + i, &d, 2);                                               \
         }                                                                            \
         return bng_f32x##N##_ld_f16(masked);                                         \
@@ -831,6 +1067,38 @@ static inline void bng_store_out_end(int stream)
     {                                                                                \
         return bng_f32x##N##_ld_relu_f16((const BNG_FORCE half *)dy,                 \
                                           (const BNG_FORCE half *)y);                 \
+    }                                                                                \
+    BNG_VMEM_FN bng_f32x##N bng_f32x##N##_load_relu_mark_f32(                        \
+        const BNG_VMEM float *dy, const BNG_VMEM float *y, bng_keeps##N##_f32 *keeps, unsigned bit) \
+    {                                                                                \
+        return bng_f32x##N##_ld_relu_mark_f32((const BNG_FORCE float *)dy,           \
+                                              (const BNG_FORCE float *)y, keeps, bit); \
+    }                                                                                \
+    BNG_VMEM_FN bng_f32x##N bng_f32x##N##_load_relu_mark_f16(                        \
+        const BNG_VMEM half *dy, const BNG_VMEM half *y, bng_keeps##N##_f16 *keeps, unsigned bit) \
+    {                                                                                \
+        return bng_f32x##N##_ld_relu_mark_f16((const BNG_FORCE half *)dy,            \
+                                              (const BNG_FORCE half *)y, keeps, bit); \
+    }                                                                                \
+    BNG_VMEM_FN void bng_keeps##N##_store_f32(BNG_VMEM float *p, bng_keeps##N##_f32 k) \
+    {                                                                                \
+        bng_keeps##N##_st_f32((BNG_FORCE float *)p, k);                              \
+    }                                                                                \
+    BNG_VMEM_FN void bng_keeps##N##_store_f16(BNG_VMEM half *p, bng_keeps##N##_f16 k) \
+    {                                                                                \
+        bng_keeps##N##_st_f16((BNG_FORCE half *)p, k);                               \
+    }                                                                                \
+    BNG_VMEM_FN bng_f32x##N bng_f32x##N##_load_relu_keeps_f32(                       \
+        const BNG_VMEM float *dy, const BNG_VMEM float *keeps, unsigned bit)         \
+    {                                                                                \
+        return bng_f32x##N##_ld_relu_keeps_f32((const BNG_FORCE float *)dy,          \
+                                               (const BNG_FORCE float *)keeps, bit); \
+    }                                                                                \
+    BNG_VMEM_FN bng_f32x##N bng_f32x##N##_load_relu_keeps_f16(                       \
+        const BNG_VMEM half *dy, const BNG_VMEM half *keeps, unsigned bit)           \
+    {                                                                                \
+        return bng_f32x##N##_ld_relu_keeps_f16((const BNG_FORCE half *)dy,           \
+                                               (const BNG_FORCE half *)keeps, bit);  \
     }
 BNG_VMEM_ACCESS(1)
 BNG_VMEM_ACCESS(2)

@@ -12,7 +12,9 @@
  * specialized kernel and the generic one give identical bits.
  * The relu extension adds each set's _relu ukernels: the same arithmetic on dy masked by
  * the forward output y, loaded beside dy (bng_vec.h's _load_relu), which gives the bits
- * the plain ukernels give on a dy masked beforehand.
+ * the plain ukernels give on a dy masked beforehand; reduce_relu also records each
+ * element's keep bit in `keeps`, and the _keeps ukernels mask dy by those bits, which
+ * pass 1 left in dx, instead of reading y again (bng_vec.h, "Keep bits").
  */
 #include <stddef.h>
 #include "bng_kernels.h"
@@ -114,29 +116,39 @@ void bng_f16_dx_infer_ukernel__mt7004_c32_v32(
 void bng_f16_reduce_relu_ukernel__mt7004_c32_v32(
     size_t rows, size_t channels, size_t stride,
     const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, const BNG_VMEM float *mean,
-    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm, BNG_VMEM void *keeps_data, size_t keeps_stride)
 {
     const BNG_VMEM half *x = x_data, *dy = dy_data, *y = y_data;
+    BNG_VMEM half *keeps = keeps_data;
 
     (void)channels;    /* always 32 */
     {
         const size_t c = 0;
         const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
         const BNG_VMEM half *xr = x + c, *dyr = dy + c, *yr = y + c;
+        BNG_VMEM half *kr = keeps + c;    /* the block's first row in keeps */
         size_t left = rows;
 
         while (left != 0) {
             size_t n = left < BNG_BLOCK_ROWS ? left : BNG_BLOCK_ROWS;
+            size_t i;
             bng_f32x32 acc_dy0 = bng_f32x32_zero();
             bng_f32x32 acc_dyxm0 = bng_f32x32_zero();
+            bng_keeps32_f16 keep0 = bng_keeps32_zero_f16();
 
             left -= n;
-            for (; n != 0; n--, xr += stride, dyr += stride, yr += stride) {
-                const bng_f32x32 dy_vec0 = bng_f32x32_load_relu_f16(dyr + 0, yr + 0);
+            for (i = 0; i < n; i++, xr += stride, dyr += stride, yr += stride) {
+                const unsigned bit = (unsigned)(i % BNG_KEEP_ROWS(sizeof(half)));
+                const bng_f32x32 dy_vec0 = bng_f32x32_load_relu_mark_f16(dyr + 0, yr + 0, &keep0, bit);
                 const bng_f32x32 xm0 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
                 acc_dy0 = bng_f32x32_add(acc_dy0, dy_vec0);
                 acc_dyxm0 = bng_f32x32_add(acc_dyxm0, bng_f32x32_mul(dy_vec0, xm0));
+                if (bit == BNG_KEEP_ROWS(sizeof(half)) - 1 || i + 1 == n) {    /* the word's last row */
+                    bng_keeps32_store_f16(kr + i * keeps_stride + 0, keep0);
+                    keep0 = bng_keeps32_zero_f16();
+                }
             }
+            kr += n * keeps_stride;
             bng_f32x32_store_f32(sum_dy + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 0), acc_dy0));
             bng_f32x32_store_f32(sum_dyxm + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 0), acc_dyxm0));
         }
@@ -192,6 +204,65 @@ void bng_f16_dx_infer_relu_ukernel__mt7004_c32_v32(
 
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride, yr += stride) {
             bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_relu_f16(dyr + 0, yr + 0)), stream);
+        }
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_f16_dx_train_keeps_ukernel__mt7004_c32_v32(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
+    const BNG_VMEM float *slope, int stream)
+{
+    const BNG_VMEM half *x = x_data, *dy = dy_data;
+    BNG_VMEM half *dx = dx_data;
+
+    (void)channels;    /* always 32 */
+    {
+        const size_t c = 0;
+        const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
+        const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0);
+        const bng_f32x32 dy_mean0 = bng_f32x32_load_f32(dy_mean + c + 0);
+        const bng_f32x32 slope0 = bng_f32x32_load_f32(slope + c + 0);
+        const BNG_VMEM half *xr = x + c, *dyr = dy + c;
+        BNG_VMEM half *dxr = dx + c;
+        size_t r;
+
+        /* dx is neither x nor dy; a keep word is read before its row is stored. */
+        for (r = 0; r < rows; r++, xr += stride, dyr += stride, dxr += stride) {
+            const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
+            const BNG_VMEM half *kw = dxr + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(half))) - r) * stride;
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dyr + 0, kw + 0, bit), dy_mean0);
+                bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
+            }
+        }
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_f16_dx_infer_keeps_ukernel__mt7004_c32_v32(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
+{
+    const BNG_VMEM half *dy = dy_data;
+    BNG_VMEM half *dx = dx_data;
+
+    (void)channels;    /* always 32 */
+    {
+        const size_t c = 0;
+        const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0);
+        const BNG_VMEM half *dyr = dy + c;
+        BNG_VMEM half *dxr = dx + c;
+        size_t r;
+
+        /* dx is not dy; a keep word is read before its row is stored. */
+        for (r = 0; r < rows; r++, dyr += stride, dxr += stride) {
+            const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
+            const BNG_VMEM half *kw = dxr + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(half))) - r) * stride;
+            bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_relu_keeps_f16(dyr + 0, kw + 0, bit)), stream);
         }
     }
     bng_store_out_end(stream);
@@ -309,9 +380,10 @@ void bng_f16_dx_infer_ukernel__mt7004_c64_v32(
 void bng_f16_reduce_relu_ukernel__mt7004_c64_v32(
     size_t rows, size_t channels, size_t stride,
     const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, const BNG_VMEM float *mean,
-    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm, BNG_VMEM void *keeps_data, size_t keeps_stride)
 {
     const BNG_VMEM half *x = x_data, *dy = dy_data, *y = y_data;
+    BNG_VMEM half *keeps = keeps_data;
 
     (void)channels;    /* always 64 */
     {
@@ -319,26 +391,38 @@ void bng_f16_reduce_relu_ukernel__mt7004_c64_v32(
         const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
         const bng_f32x32 mean1 = bng_f32x32_load_f32(mean + c + 32);
         const BNG_VMEM half *xr = x + c, *dyr = dy + c, *yr = y + c;
+        BNG_VMEM half *kr = keeps + c;    /* the block's first row in keeps */
         size_t left = rows;
 
         while (left != 0) {
             size_t n = left < BNG_BLOCK_ROWS ? left : BNG_BLOCK_ROWS;
+            size_t i;
             bng_f32x32 acc_dy0 = bng_f32x32_zero();
             bng_f32x32 acc_dyxm0 = bng_f32x32_zero();
+            bng_keeps32_f16 keep0 = bng_keeps32_zero_f16();
             bng_f32x32 acc_dy1 = bng_f32x32_zero();
             bng_f32x32 acc_dyxm1 = bng_f32x32_zero();
+            bng_keeps32_f16 keep1 = bng_keeps32_zero_f16();
 
             left -= n;
-            for (; n != 0; n--, xr += stride, dyr += stride, yr += stride) {
-                const bng_f32x32 dy_vec0 = bng_f32x32_load_relu_f16(dyr + 0, yr + 0);
+            for (i = 0; i < n; i++, xr += stride, dyr += stride, yr += stride) {
+                const unsigned bit = (unsigned)(i % BNG_KEEP_ROWS(sizeof(half)));
+                const bng_f32x32 dy_vec0 = bng_f32x32_load_relu_mark_f16(dyr + 0, yr + 0, &keep0, bit);
                 const bng_f32x32 xm0 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
-                const bng_f32x32 dy_vec1 = bng_f32x32_load_relu_f16(dyr + 32, yr + 32);
+                const bng_f32x32 dy_vec1 = bng_f32x32_load_relu_mark_f16(dyr + 32, yr + 32, &keep1, bit);
                 const bng_f32x32 xm1 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
                 acc_dy0 = bng_f32x32_add(acc_dy0, dy_vec0);
                 acc_dyxm0 = bng_f32x32_add(acc_dyxm0, bng_f32x32_mul(dy_vec0, xm0));
                 acc_dy1 = bng_f32x32_add(acc_dy1, dy_vec1);
                 acc_dyxm1 = bng_f32x32_add(acc_dyxm1, bng_f32x32_mul(dy_vec1, xm1));
+                if (bit == BNG_KEEP_ROWS(sizeof(half)) - 1 || i + 1 == n) {    /* the word's last row */
+                    bng_keeps32_store_f16(kr + i * keeps_stride + 0, keep0);
+                    keep0 = bng_keeps32_zero_f16();
+                    bng_keeps32_store_f16(kr + i * keeps_stride + 32, keep1);
+                    keep1 = bng_keeps32_zero_f16();
+                }
             }
+            kr += n * keeps_stride;
             bng_f32x32_store_f32(sum_dy + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 0), acc_dy0));
             bng_f32x32_store_f32(sum_dyxm + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 0), acc_dyxm0));
             bng_f32x32_store_f32(sum_dy + c + 32, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 32), acc_dy1));
@@ -407,6 +491,76 @@ void bng_f16_dx_infer_relu_ukernel__mt7004_c64_v32(
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride, yr += stride) {
             bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_relu_f16(dyr + 0, yr + 0)), stream);
             bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_relu_f16(dyr + 32, yr + 32)), stream);
+        }
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_f16_dx_train_keeps_ukernel__mt7004_c64_v32(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
+    const BNG_VMEM float *slope, int stream)
+{
+    const BNG_VMEM half *x = x_data, *dy = dy_data;
+    BNG_VMEM half *dx = dx_data;
+
+    (void)channels;    /* always 64 */
+    {
+        const size_t c = 0;
+        const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
+        const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0);
+        const bng_f32x32 dy_mean0 = bng_f32x32_load_f32(dy_mean + c + 0);
+        const bng_f32x32 slope0 = bng_f32x32_load_f32(slope + c + 0);
+        const bng_f32x32 mean1 = bng_f32x32_load_f32(mean + c + 32);
+        const bng_f32x32 gain1 = bng_f32x32_load_f32(gain + c + 32);
+        const bng_f32x32 dy_mean1 = bng_f32x32_load_f32(dy_mean + c + 32);
+        const bng_f32x32 slope1 = bng_f32x32_load_f32(slope + c + 32);
+        const BNG_VMEM half *xr = x + c, *dyr = dy + c;
+        BNG_VMEM half *dxr = dx + c;
+        size_t r;
+
+        /* dx is neither x nor dy; a keep word is read before its row is stored. */
+        for (r = 0; r < rows; r++, xr += stride, dyr += stride, dxr += stride) {
+            const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
+            const BNG_VMEM half *kw = dxr + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(half))) - r) * stride;
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dyr + 0, kw + 0, bit), dy_mean0);
+                bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
+            }
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dyr + 32, kw + 32, bit), dy_mean1);
+                bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))), stream);
+            }
+        }
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_f16_dx_infer_keeps_ukernel__mt7004_c64_v32(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
+{
+    const BNG_VMEM half *dy = dy_data;
+    BNG_VMEM half *dx = dx_data;
+
+    (void)channels;    /* always 64 */
+    {
+        const size_t c = 0;
+        const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0);
+        const bng_f32x32 gain1 = bng_f32x32_load_f32(gain + c + 32);
+        const BNG_VMEM half *dyr = dy + c;
+        BNG_VMEM half *dxr = dx + c;
+        size_t r;
+
+        /* dx is not dy; a keep word is read before its row is stored. */
+        for (r = 0; r < rows; r++, dyr += stride, dxr += stride) {
+            const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
+            const BNG_VMEM half *kw = dxr + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(half))) - r) * stride;
+            bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_relu_keeps_f16(dyr + 0, kw + 0, bit)), stream);
+            bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_relu_keeps_f16(dyr + 32, kw + 32, bit)), stream);
         }
     }
     bng_store_out_end(stream);
@@ -564,9 +718,10 @@ void bng_f16_dx_infer_ukernel__mt7004_c128_v32(
 void bng_f16_reduce_relu_ukernel__mt7004_c128_v32(
     size_t rows, size_t channels, size_t stride,
     const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, const BNG_VMEM float *mean,
-    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm, BNG_VMEM void *keeps_data, size_t keeps_stride)
 {
     const BNG_VMEM half *x = x_data, *dy = dy_data, *y = y_data;
+    BNG_VMEM half *keeps = keeps_data;
 
     (void)channels;    /* always 128 */
     {
@@ -576,28 +731,35 @@ void bng_f16_reduce_relu_ukernel__mt7004_c128_v32(
         const bng_f32x32 mean2 = bng_f32x32_load_f32(mean + c + 64);
         const bng_f32x32 mean3 = bng_f32x32_load_f32(mean + c + 96);
         const BNG_VMEM half *xr = x + c, *dyr = dy + c, *yr = y + c;
+        BNG_VMEM half *kr = keeps + c;    /* the block's first row in keeps */
         size_t left = rows;
 
         while (left != 0) {
             size_t n = left < BNG_BLOCK_ROWS ? left : BNG_BLOCK_ROWS;
+            size_t i;
             bng_f32x32 acc_dy0 = bng_f32x32_zero();
             bng_f32x32 acc_dyxm0 = bng_f32x32_zero();
+            bng_keeps32_f16 keep0 = bng_keeps32_zero_f16();
             bng_f32x32 acc_dy1 = bng_f32x32_zero();
             bng_f32x32 acc_dyxm1 = bng_f32x32_zero();
+            bng_keeps32_f16 keep1 = bng_keeps32_zero_f16();
             bng_f32x32 acc_dy2 = bng_f32x32_zero();
             bng_f32x32 acc_dyxm2 = bng_f32x32_zero();
+            bng_keeps32_f16 keep2 = bng_keeps32_zero_f16();
             bng_f32x32 acc_dy3 = bng_f32x32_zero();
             bng_f32x32 acc_dyxm3 = bng_f32x32_zero();
+            bng_keeps32_f16 keep3 = bng_keeps32_zero_f16();
 
             left -= n;
-            for (; n != 0; n--, xr += stride, dyr += stride, yr += stride) {
-                const bng_f32x32 dy_vec0 = bng_f32x32_load_relu_f16(dyr + 0, yr + 0);
+            for (i = 0; i < n; i++, xr += stride, dyr += stride, yr += stride) {
+                const unsigned bit = (unsigned)(i % BNG_KEEP_ROWS(sizeof(half)));
+                const bng_f32x32 dy_vec0 = bng_f32x32_load_relu_mark_f16(dyr + 0, yr + 0, &keep0, bit);
                 const bng_f32x32 xm0 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
-                const bng_f32x32 dy_vec1 = bng_f32x32_load_relu_f16(dyr + 32, yr + 32);
+                const bng_f32x32 dy_vec1 = bng_f32x32_load_relu_mark_f16(dyr + 32, yr + 32, &keep1, bit);
                 const bng_f32x32 xm1 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
-                const bng_f32x32 dy_vec2 = bng_f32x32_load_relu_f16(dyr + 64, yr + 64);
+                const bng_f32x32 dy_vec2 = bng_f32x32_load_relu_mark_f16(dyr + 64, yr + 64, &keep2, bit);
                 const bng_f32x32 xm2 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 64), mean2);
-                const bng_f32x32 dy_vec3 = bng_f32x32_load_relu_f16(dyr + 96, yr + 96);
+                const bng_f32x32 dy_vec3 = bng_f32x32_load_relu_mark_f16(dyr + 96, yr + 96, &keep3, bit);
                 const bng_f32x32 xm3 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 96), mean3);
                 acc_dy0 = bng_f32x32_add(acc_dy0, dy_vec0);
                 acc_dyxm0 = bng_f32x32_add(acc_dyxm0, bng_f32x32_mul(dy_vec0, xm0));
@@ -607,7 +769,18 @@ void bng_f16_reduce_relu_ukernel__mt7004_c128_v32(
                 acc_dyxm2 = bng_f32x32_add(acc_dyxm2, bng_f32x32_mul(dy_vec2, xm2));
                 acc_dy3 = bng_f32x32_add(acc_dy3, dy_vec3);
                 acc_dyxm3 = bng_f32x32_add(acc_dyxm3, bng_f32x32_mul(dy_vec3, xm3));
+                if (bit == BNG_KEEP_ROWS(sizeof(half)) - 1 || i + 1 == n) {    /* the word's last row */
+                    bng_keeps32_store_f16(kr + i * keeps_stride + 0, keep0);
+                    keep0 = bng_keeps32_zero_f16();
+                    bng_keeps32_store_f16(kr + i * keeps_stride + 32, keep1);
+                    keep1 = bng_keeps32_zero_f16();
+                    bng_keeps32_store_f16(kr + i * keeps_stride + 64, keep2);
+                    keep2 = bng_keeps32_zero_f16();
+                    bng_keeps32_store_f16(kr + i * keeps_stride + 96, keep3);
+                    keep3 = bng_keeps32_zero_f16();
+                }
             }
+            kr += n * keeps_stride;
             bng_f32x32_store_f32(sum_dy + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 0), acc_dy0));
             bng_f32x32_store_f32(sum_dyxm + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 0), acc_dyxm0));
             bng_f32x32_store_f32(sum_dy + c + 32, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 32), acc_dy1));
@@ -702,6 +875,98 @@ void bng_f16_dx_infer_relu_ukernel__mt7004_c128_v32(
             bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_relu_f16(dyr + 32, yr + 32)), stream);
             bng_f32x32_store_out_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_load_relu_f16(dyr + 64, yr + 64)), stream);
             bng_f32x32_store_out_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_load_relu_f16(dyr + 96, yr + 96)), stream);
+        }
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_f16_dx_train_keeps_ukernel__mt7004_c128_v32(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
+    const BNG_VMEM float *slope, int stream)
+{
+    const BNG_VMEM half *x = x_data, *dy = dy_data;
+    BNG_VMEM half *dx = dx_data;
+
+    (void)channels;    /* always 128 */
+    {
+        const size_t c = 0;
+        const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
+        const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0);
+        const bng_f32x32 dy_mean0 = bng_f32x32_load_f32(dy_mean + c + 0);
+        const bng_f32x32 slope0 = bng_f32x32_load_f32(slope + c + 0);
+        const bng_f32x32 mean1 = bng_f32x32_load_f32(mean + c + 32);
+        const bng_f32x32 gain1 = bng_f32x32_load_f32(gain + c + 32);
+        const bng_f32x32 dy_mean1 = bng_f32x32_load_f32(dy_mean + c + 32);
+        const bng_f32x32 slope1 = bng_f32x32_load_f32(slope + c + 32);
+        const bng_f32x32 mean2 = bng_f32x32_load_f32(mean + c + 64);
+        const bng_f32x32 gain2 = bng_f32x32_load_f32(gain + c + 64);
+        const bng_f32x32 dy_mean2 = bng_f32x32_load_f32(dy_mean + c + 64);
+        const bng_f32x32 slope2 = bng_f32x32_load_f32(slope + c + 64);
+        const bng_f32x32 mean3 = bng_f32x32_load_f32(mean + c + 96);
+        const bng_f32x32 gain3 = bng_f32x32_load_f32(gain + c + 96);
+        const bng_f32x32 dy_mean3 = bng_f32x32_load_f32(dy_mean + c + 96);
+        const bng_f32x32 slope3 = bng_f32x32_load_f32(slope + c + 96);
+        const BNG_VMEM half *xr = x + c, *dyr = dy + c;
+        BNG_VMEM half *dxr = dx + c;
+        size_t r;
+
+        /* dx is neither x nor dy; a keep word is read before its row is stored. */
+        for (r = 0; r < rows; r++, xr += stride, dyr += stride, dxr += stride) {
+            const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
+            const BNG_VMEM half *kw = dxr + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(half))) - r) * stride;
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dyr + 0, kw + 0, bit), dy_mean0);
+                bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
+            }
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dyr + 32, kw + 32, bit), dy_mean1);
+                bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))), stream);
+            }
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 64), mean2);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dyr + 64, kw + 64, bit), dy_mean2);
+                bng_f32x32_store_out_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope2))), stream);
+            }
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 96), mean3);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dyr + 96, kw + 96, bit), dy_mean3);
+                bng_f32x32_store_out_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope3))), stream);
+            }
+        }
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_f16_dx_infer_keeps_ukernel__mt7004_c128_v32(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
+{
+    const BNG_VMEM half *dy = dy_data;
+    BNG_VMEM half *dx = dx_data;
+
+    (void)channels;    /* always 128 */
+    {
+        const size_t c = 0;
+        const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0);
+        const bng_f32x32 gain1 = bng_f32x32_load_f32(gain + c + 32);
+        const bng_f32x32 gain2 = bng_f32x32_load_f32(gain + c + 64);
+        const bng_f32x32 gain3 = bng_f32x32_load_f32(gain + c + 96);
+        const BNG_VMEM half *dyr = dy + c;
+        BNG_VMEM half *dxr = dx + c;
+        size_t r;
+
+        /* dx is not dy; a keep word is read before its row is stored. */
+        for (r = 0; r < rows; r++, dyr += stride, dxr += stride) {
+            const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
+            const BNG_VMEM half *kw = dxr + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(half))) - r) * stride;
+            bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_relu_keeps_f16(dyr + 0, kw + 0, bit)), stream);
+            bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_relu_keeps_f16(dyr + 32, kw + 32, bit)), stream);
+            bng_f32x32_store_out_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_load_relu_keeps_f16(dyr + 64, kw + 64, bit)), stream);
+            bng_f32x32_store_out_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_load_relu_keeps_f16(dyr + 96, kw + 96, bit)), stream);
         }
     }
     bng_store_out_end(stream);
@@ -939,9 +1204,10 @@ void bng_f16_dx_infer_ukernel__mt7004_c256_v32(
 void bng_f16_reduce_relu_ukernel__mt7004_c256_v32(
     size_t rows, size_t channels, size_t stride,
     const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, const BNG_VMEM float *mean,
-    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm, BNG_VMEM void *keeps_data, size_t keeps_stride)
 {
     const BNG_VMEM half *x = x_data, *dy = dy_data, *y = y_data;
+    BNG_VMEM half *keeps = keeps_data;
 
     (void)channels;    /* always 256 */
     {
@@ -955,44 +1221,55 @@ void bng_f16_reduce_relu_ukernel__mt7004_c256_v32(
         const bng_f32x32 mean6 = bng_f32x32_load_f32(mean + c + 192);
         const bng_f32x32 mean7 = bng_f32x32_load_f32(mean + c + 224);
         const BNG_VMEM half *xr = x + c, *dyr = dy + c, *yr = y + c;
+        BNG_VMEM half *kr = keeps + c;    /* the block's first row in keeps */
         size_t left = rows;
 
         while (left != 0) {
             size_t n = left < BNG_BLOCK_ROWS ? left : BNG_BLOCK_ROWS;
+            size_t i;
             bng_f32x32 acc_dy0 = bng_f32x32_zero();
             bng_f32x32 acc_dyxm0 = bng_f32x32_zero();
+            bng_keeps32_f16 keep0 = bng_keeps32_zero_f16();
             bng_f32x32 acc_dy1 = bng_f32x32_zero();
             bng_f32x32 acc_dyxm1 = bng_f32x32_zero();
+            bng_keeps32_f16 keep1 = bng_keeps32_zero_f16();
             bng_f32x32 acc_dy2 = bng_f32x32_zero();
             bng_f32x32 acc_dyxm2 = bng_f32x32_zero();
+            bng_keeps32_f16 keep2 = bng_keeps32_zero_f16();
             bng_f32x32 acc_dy3 = bng_f32x32_zero();
             bng_f32x32 acc_dyxm3 = bng_f32x32_zero();
+            bng_keeps32_f16 keep3 = bng_keeps32_zero_f16();
             bng_f32x32 acc_dy4 = bng_f32x32_zero();
             bng_f32x32 acc_dyxm4 = bng_f32x32_zero();
+            bng_keeps32_f16 keep4 = bng_keeps32_zero_f16();
             bng_f32x32 acc_dy5 = bng_f32x32_zero();
             bng_f32x32 acc_dyxm5 = bng_f32x32_zero();
+            bng_keeps32_f16 keep5 = bng_keeps32_zero_f16();
             bng_f32x32 acc_dy6 = bng_f32x32_zero();
             bng_f32x32 acc_dyxm6 = bng_f32x32_zero();
+            bng_keeps32_f16 keep6 = bng_keeps32_zero_f16();
             bng_f32x32 acc_dy7 = bng_f32x32_zero();
             bng_f32x32 acc_dyxm7 = bng_f32x32_zero();
+            bng_keeps32_f16 keep7 = bng_keeps32_zero_f16();
 
             left -= n;
-            for (; n != 0; n--, xr += stride, dyr += stride, yr += stride) {
-                const bng_f32x32 dy_vec0 = bng_f32x32_load_relu_f16(dyr + 0, yr + 0);
+            for (i = 0; i < n; i++, xr += stride, dyr += stride, yr += stride) {
+                const unsigned bit = (unsigned)(i % BNG_KEEP_ROWS(sizeof(half)));
+                const bng_f32x32 dy_vec0 = bng_f32x32_load_relu_mark_f16(dyr + 0, yr + 0, &keep0, bit);
                 const bng_f32x32 xm0 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
-                const bng_f32x32 dy_vec1 = bng_f32x32_load_relu_f16(dyr + 32, yr + 32);
+                const bng_f32x32 dy_vec1 = bng_f32x32_load_relu_mark_f16(dyr + 32, yr + 32, &keep1, bit);
                 const bng_f32x32 xm1 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
-                const bng_f32x32 dy_vec2 = bng_f32x32_load_relu_f16(dyr + 64, yr + 64);
+                const bng_f32x32 dy_vec2 = bng_f32x32_load_relu_mark_f16(dyr + 64, yr + 64, &keep2, bit);
                 const bng_f32x32 xm2 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 64), mean2);
-                const bng_f32x32 dy_vec3 = bng_f32x32_load_relu_f16(dyr + 96, yr + 96);
+                const bng_f32x32 dy_vec3 = bng_f32x32_load_relu_mark_f16(dyr + 96, yr + 96, &keep3, bit);
                 const bng_f32x32 xm3 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 96), mean3);
-                const bng_f32x32 dy_vec4 = bng_f32x32_load_relu_f16(dyr + 128, yr + 128);
+                const bng_f32x32 dy_vec4 = bng_f32x32_load_relu_mark_f16(dyr + 128, yr + 128, &keep4, bit);
                 const bng_f32x32 xm4 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 128), mean4);
-                const bng_f32x32 dy_vec5 = bng_f32x32_load_relu_f16(dyr + 160, yr + 160);
+                const bng_f32x32 dy_vec5 = bng_f32x32_load_relu_mark_f16(dyr + 160, yr + 160, &keep5, bit);
                 const bng_f32x32 xm5 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 160), mean5);
-                const bng_f32x32 dy_vec6 = bng_f32x32_load_relu_f16(dyr + 192, yr + 192);
+                const bng_f32x32 dy_vec6 = bng_f32x32_load_relu_mark_f16(dyr + 192, yr + 192, &keep6, bit);
                 const bng_f32x32 xm6 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 192), mean6);
-                const bng_f32x32 dy_vec7 = bng_f32x32_load_relu_f16(dyr + 224, yr + 224);
+                const bng_f32x32 dy_vec7 = bng_f32x32_load_relu_mark_f16(dyr + 224, yr + 224, &keep7, bit);
                 const bng_f32x32 xm7 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 224), mean7);
                 acc_dy0 = bng_f32x32_add(acc_dy0, dy_vec0);
                 acc_dyxm0 = bng_f32x32_add(acc_dyxm0, bng_f32x32_mul(dy_vec0, xm0));
@@ -1010,7 +1287,26 @@ void bng_f16_reduce_relu_ukernel__mt7004_c256_v32(
                 acc_dyxm6 = bng_f32x32_add(acc_dyxm6, bng_f32x32_mul(dy_vec6, xm6));
                 acc_dy7 = bng_f32x32_add(acc_dy7, dy_vec7);
                 acc_dyxm7 = bng_f32x32_add(acc_dyxm7, bng_f32x32_mul(dy_vec7, xm7));
+                if (bit == BNG_KEEP_ROWS(sizeof(half)) - 1 || i + 1 == n) {    /* the word's last row */
+                    bng_keeps32_store_f16(kr + i * keeps_stride + 0, keep0);
+                    keep0 = bng_keeps32_zero_f16();
+                    bng_keeps32_store_f16(kr + i * keeps_stride + 32, keep1);
+                    keep1 = bng_keeps32_zero_f16();
+                    bng_keeps32_store_f16(kr + i * keeps_stride + 64, keep2);
+                    keep2 = bng_keeps32_zero_f16();
+                    bng_keeps32_store_f16(kr + i * keeps_stride + 96, keep3);
+                    keep3 = bng_keeps32_zero_f16();
+                    bng_keeps32_store_f16(kr + i * keeps_stride + 128, keep4);
+                    keep4 = bng_keeps32_zero_f16();
+                    bng_keeps32_store_f16(kr + i * keeps_stride + 160, keep5);
+                    keep5 = bng_keeps32_zero_f16();
+                    bng_keeps32_store_f16(kr + i * keeps_stride + 192, keep6);
+                    keep6 = bng_keeps32_zero_f16();
+                    bng_keeps32_store_f16(kr + i * keeps_stride + 224, keep7);
+                    keep7 = bng_keeps32_zero_f16();
+                }
             }
+            kr += n * keeps_stride;
             bng_f32x32_store_f32(sum_dy + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 0), acc_dy0));
             bng_f32x32_store_f32(sum_dyxm + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 0), acc_dyxm0));
             bng_f32x32_store_f32(sum_dy + c + 32, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 32), acc_dy1));
@@ -1162,6 +1458,142 @@ void bng_f16_dx_infer_relu_ukernel__mt7004_c256_v32(
     bng_store_out_end(stream);
 }
 
+void bng_f16_dx_train_keeps_ukernel__mt7004_c256_v32(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
+    const BNG_VMEM float *slope, int stream)
+{
+    const BNG_VMEM half *x = x_data, *dy = dy_data;
+    BNG_VMEM half *dx = dx_data;
+
+    (void)channels;    /* always 256 */
+    {
+        const size_t c = 0;
+        const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
+        const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0);
+        const bng_f32x32 dy_mean0 = bng_f32x32_load_f32(dy_mean + c + 0);
+        const bng_f32x32 slope0 = bng_f32x32_load_f32(slope + c + 0);
+        const bng_f32x32 mean1 = bng_f32x32_load_f32(mean + c + 32);
+        const bng_f32x32 gain1 = bng_f32x32_load_f32(gain + c + 32);
+        const bng_f32x32 dy_mean1 = bng_f32x32_load_f32(dy_mean + c + 32);
+        const bng_f32x32 slope1 = bng_f32x32_load_f32(slope + c + 32);
+        const bng_f32x32 mean2 = bng_f32x32_load_f32(mean + c + 64);
+        const bng_f32x32 gain2 = bng_f32x32_load_f32(gain + c + 64);
+        const bng_f32x32 dy_mean2 = bng_f32x32_load_f32(dy_mean + c + 64);
+        const bng_f32x32 slope2 = bng_f32x32_load_f32(slope + c + 64);
+        const bng_f32x32 mean3 = bng_f32x32_load_f32(mean + c + 96);
+        const bng_f32x32 gain3 = bng_f32x32_load_f32(gain + c + 96);
+        const bng_f32x32 dy_mean3 = bng_f32x32_load_f32(dy_mean + c + 96);
+        const bng_f32x32 slope3 = bng_f32x32_load_f32(slope + c + 96);
+        const bng_f32x32 mean4 = bng_f32x32_load_f32(mean + c + 128);
+        const bng_f32x32 gain4 = bng_f32x32_load_f32(gain + c + 128);
+        const bng_f32x32 dy_mean4 = bng_f32x32_load_f32(dy_mean + c + 128);
+        const bng_f32x32 slope4 = bng_f32x32_load_f32(slope + c + 128);
+        const bng_f32x32 mean5 = bng_f32x32_load_f32(mean + c + 160);
+        const bng_f32x32 gain5 = bng_f32x32_load_f32(gain + c + 160);
+        const bng_f32x32 dy_mean5 = bng_f32x32_load_f32(dy_mean + c + 160);
+        const bng_f32x32 slope5 = bng_f32x32_load_f32(slope + c + 160);
+        const bng_f32x32 mean6 = bng_f32x32_load_f32(mean + c + 192);
+        const bng_f32x32 gain6 = bng_f32x32_load_f32(gain + c + 192);
+        const bng_f32x32 dy_mean6 = bng_f32x32_load_f32(dy_mean + c + 192);
+        const bng_f32x32 slope6 = bng_f32x32_load_f32(slope + c + 192);
+        const bng_f32x32 mean7 = bng_f32x32_load_f32(mean + c + 224);
+        const bng_f32x32 gain7 = bng_f32x32_load_f32(gain + c + 224);
+        const bng_f32x32 dy_mean7 = bng_f32x32_load_f32(dy_mean + c + 224);
+        const bng_f32x32 slope7 = bng_f32x32_load_f32(slope + c + 224);
+        const BNG_VMEM half *xr = x + c, *dyr = dy + c;
+        BNG_VMEM half *dxr = dx + c;
+        size_t r;
+
+        /* dx is neither x nor dy; a keep word is read before its row is stored. */
+        for (r = 0; r < rows; r++, xr += stride, dyr += stride, dxr += stride) {
+            const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
+            const BNG_VMEM half *kw = dxr + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(half))) - r) * stride;
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dyr + 0, kw + 0, bit), dy_mean0);
+                bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
+            }
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dyr + 32, kw + 32, bit), dy_mean1);
+                bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))), stream);
+            }
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 64), mean2);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dyr + 64, kw + 64, bit), dy_mean2);
+                bng_f32x32_store_out_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope2))), stream);
+            }
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 96), mean3);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dyr + 96, kw + 96, bit), dy_mean3);
+                bng_f32x32_store_out_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope3))), stream);
+            }
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 128), mean4);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dyr + 128, kw + 128, bit), dy_mean4);
+                bng_f32x32_store_out_f16(dxr + 128, bng_f32x32_mul(gain4, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope4))), stream);
+            }
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 160), mean5);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dyr + 160, kw + 160, bit), dy_mean5);
+                bng_f32x32_store_out_f16(dxr + 160, bng_f32x32_mul(gain5, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope5))), stream);
+            }
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 192), mean6);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dyr + 192, kw + 192, bit), dy_mean6);
+                bng_f32x32_store_out_f16(dxr + 192, bng_f32x32_mul(gain6, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope6))), stream);
+            }
+            {
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 224), mean7);
+                const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dyr + 224, kw + 224, bit), dy_mean7);
+                bng_f32x32_store_out_f16(dxr + 224, bng_f32x32_mul(gain7, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope7))), stream);
+            }
+        }
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_f16_dx_infer_keeps_ukernel__mt7004_c256_v32(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
+{
+    const BNG_VMEM half *dy = dy_data;
+    BNG_VMEM half *dx = dx_data;
+
+    (void)channels;    /* always 256 */
+    {
+        const size_t c = 0;
+        const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0);
+        const bng_f32x32 gain1 = bng_f32x32_load_f32(gain + c + 32);
+        const bng_f32x32 gain2 = bng_f32x32_load_f32(gain + c + 64);
+        const bng_f32x32 gain3 = bng_f32x32_load_f32(gain + c + 96);
+        const bng_f32x32 gain4 = bng_f32x32_load_f32(gain + c + 128);
+        const bng_f32x32 gain5 = bng_f32x32_load_f32(gain + c + 160);
+        const bng_f32x32 gain6 = bng_f32x32_load_f32(gain + c + 192);
+        const bng_f32x32 gain7 = bng_f32x32_load_f32(gain + c + 224);
+        const BNG_VMEM half *dyr = dy + c;
+        BNG_VMEM half *dxr = dx + c;
+        size_t r;
+
+        /* dx is not dy; a keep word is read before its row is stored. */
+        for (r = 0; r < rows; r++, dyr += stride, dxr += stride) {
+            const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
+            const BNG_VMEM half *kw = dxr + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(half))) - r) * stride;
+            bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_relu_keeps_f16(dyr + 0, kw + 0, bit)), stream);
+            bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_relu_keeps_f16(dyr + 32, kw + 32, bit)), stream);
+            bng_f32x32_store_out_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_load_relu_keeps_f16(dyr + 64, kw + 64, bit)), stream);
+            bng_f32x32_store_out_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_load_relu_keeps_f16(dyr + 96, kw + 96, bit)), stream);
+            bng_f32x32_store_out_f16(dxr + 128, bng_f32x32_mul(gain4, bng_f32x32_load_relu_keeps_f16(dyr + 128, kw + 128, bit)), stream);
+            bng_f32x32_store_out_f16(dxr + 160, bng_f32x32_mul(gain5, bng_f32x32_load_relu_keeps_f16(dyr + 160, kw + 160, bit)), stream);
+            bng_f32x32_store_out_f16(dxr + 192, bng_f32x32_mul(gain6, bng_f32x32_load_relu_keeps_f16(dyr + 192, kw + 192, bit)), stream);
+            bng_f32x32_store_out_f16(dxr + 224, bng_f32x32_mul(gain7, bng_f32x32_load_relu_keeps_f16(dyr + 224, kw + 224, bit)), stream);
+        }
+    }
+    bng_store_out_end(stream);
+}
+
 /* ---- generic: any channel count, 32 lanes then single lanes; a block of rows at a time ---- */
 
 
@@ -1262,9 +1694,10 @@ void bng_f16_dx_infer_ukernel__mt7004_generic_v32(
 void bng_f16_reduce_relu_ukernel__mt7004_generic_v32(
     size_t rows, size_t channels, size_t stride,
     const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, const BNG_VMEM float *mean,
-    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm, BNG_VMEM void *keeps_data, size_t keeps_stride)
 {
     const BNG_VMEM half *x = x_data, *dy = dy_data, *y = y_data;
+    BNG_VMEM half *keeps = keeps_data;
 
     while (rows != 0) {
         const size_t n = rows < BNG_BLOCK_ROWS ? rows : BNG_BLOCK_ROWS;
@@ -1275,13 +1708,19 @@ void bng_f16_reduce_relu_ukernel__mt7004_generic_v32(
             const bng_f32x32 m = bng_f32x32_load_f32(mean + c);
             bng_f32x32 acc_dy = bng_f32x32_zero();
             bng_f32x32 acc_dyxm = bng_f32x32_zero();
+            bng_keeps32_f16 keep = bng_keeps32_zero_f16();
             size_t i;
 
             for (i = 0; i < n; i++) {
-                const bng_f32x32 dy_vec = bng_f32x32_load_relu_f16(dy + i * stride + c, y + i * stride + c);
+                const unsigned bit = (unsigned)(i % BNG_KEEP_ROWS(sizeof(half)));
+                const bng_f32x32 dy_vec = bng_f32x32_load_relu_mark_f16(dy + i * stride + c, y + i * stride + c, &keep, bit);
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i * stride + c), m);
                 acc_dy = bng_f32x32_add(acc_dy, dy_vec);
                 acc_dyxm = bng_f32x32_add(acc_dyxm, bng_f32x32_mul(dy_vec, xm));
+                if (bit == BNG_KEEP_ROWS(sizeof(half)) - 1 || i + 1 == n) {    /* the word's last row */
+                    bng_keeps32_store_f16(keeps + i * keeps_stride + c, keep);
+                    keep = bng_keeps32_zero_f16();
+                }
             }
             bng_f32x32_store_f32(sum_dy + c, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c), acc_dy));
             bng_f32x32_store_f32(sum_dyxm + c, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c), acc_dyxm));
@@ -1291,13 +1730,19 @@ void bng_f16_reduce_relu_ukernel__mt7004_generic_v32(
             const bng_f32x1 m = bng_f32x1_load_f32(mean + c);
             bng_f32x1 acc_dy = bng_f32x1_zero();
             bng_f32x1 acc_dyxm = bng_f32x1_zero();
+            bng_keeps1_f16 keep = bng_keeps1_zero_f16();
             size_t i;
 
             for (i = 0; i < n; i++) {
-                const bng_f32x1 dy_vec = bng_f32x1_load_relu_f16(dy + i * stride + c, y + i * stride + c);
+                const unsigned bit = (unsigned)(i % BNG_KEEP_ROWS(sizeof(half)));
+                const bng_f32x1 dy_vec = bng_f32x1_load_relu_mark_f16(dy + i * stride + c, y + i * stride + c, &keep, bit);
                 const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i * stride + c), m);
                 acc_dy = bng_f32x1_add(acc_dy, dy_vec);
                 acc_dyxm = bng_f32x1_add(acc_dyxm, bng_f32x1_mul(dy_vec, xm));
+                if (bit == BNG_KEEP_ROWS(sizeof(half)) - 1 || i + 1 == n) {    /* the word's last row */
+                    bng_keeps1_store_f16(keeps + i * keeps_stride + c, keep);
+                    keep = bng_keeps1_zero_f16();
+                }
             }
             bng_f32x1_store_f32(sum_dy + c, bng_f32x1_add(bng_f32x1_load_f32(sum_dy + c), acc_dy));
             bng_f32x1_store_f32(sum_dyxm + c, bng_f32x1_add(bng_f32x1_load_f32(sum_dyxm + c), acc_dyxm));
@@ -1307,6 +1752,7 @@ void bng_f16_reduce_relu_ukernel__mt7004_generic_v32(
         x += n * stride;
         dy += n * stride;
         y += n * stride;
+        keeps += n * keeps_stride;
     }
 }
 
@@ -1350,6 +1796,60 @@ void bng_f16_dx_infer_relu_ukernel__mt7004_generic_v32(
             bng_f32x32_store_out_f16(dx + c, bng_f32x32_mul(bng_f32x32_load_f32(gain + c), bng_f32x32_load_relu_f16(dy + c, y + c)), stream);
         for (; c < channels; c++)
             bng_f32x1_store_out_f16(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_load_relu_f16(dy + c, y + c)), stream);
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_f16_dx_train_keeps_ukernel__mt7004_generic_v32(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
+    const BNG_VMEM float *slope, int stream)
+{
+    const BNG_VMEM half *x = x_data, *dy = dy_data;
+    BNG_VMEM half *dx = dx_data;
+
+    size_t r;
+
+    /* dx is neither x nor dy; a keep word is read before its row is stored. */
+    for (r = 0; r < rows; r++, x += stride, dy += stride, dx += stride) {
+                const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
+                const BNG_VMEM half *kw = dx + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(half))) - r) * stride;
+        size_t c;
+
+        for (c = 0; c + 32 <= channels; c += 32) {
+            const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + c), bng_f32x32_load_f32(mean + c));
+            const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dy + c, kw + c, bit), bng_f32x32_load_f32(dy_mean + c));
+            bng_f32x32_store_out_f16(dx + c, bng_f32x32_mul(bng_f32x32_load_f32(gain + c), bng_f32x32_sub(centered, bng_f32x32_mul(xm, bng_f32x32_load_f32(slope + c)))), stream);
+        }
+        for (; c < channels; c++) {
+            const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + c), bng_f32x1_load_f32(mean + c));
+            const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_relu_keeps_f16(dy + c, kw + c, bit), bng_f32x1_load_f32(dy_mean + c));
+            bng_f32x1_store_out_f16(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_load_f32(slope + c)))), stream);
+        }
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_f16_dx_infer_keeps_ukernel__mt7004_generic_v32(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
+{
+    const BNG_VMEM half *dy = dy_data;
+    BNG_VMEM half *dx = dx_data;
+
+    size_t r;
+
+    /* dx is not dy; a keep word is read before its row is stored. */
+    for (r = 0; r < rows; r++, dy += stride, dx += stride) {
+                const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
+                const BNG_VMEM half *kw = dx + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(half))) - r) * stride;
+        size_t c;
+
+        for (c = 0; c + 32 <= channels; c += 32)
+            bng_f32x32_store_out_f16(dx + c, bng_f32x32_mul(bng_f32x32_load_f32(gain + c), bng_f32x32_load_relu_keeps_f16(dy + c, kw + c, bit)), stream);
+        for (; c < channels; c++)
+            bng_f32x1_store_out_f16(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_load_relu_keeps_f16(dy + c, kw + c, bit)), stream);
     }
     bng_store_out_end(stream);
 }

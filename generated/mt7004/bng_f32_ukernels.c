@@ -12,7 +12,9 @@
  * specialized kernel and the generic one give identical bits.
  * The relu extension adds each set's _relu ukernels: the same arithmetic on dy masked by
  * the forward output y, loaded beside dy (bng_vec.h's _load_relu), which gives the bits
- * the plain ukernels give on a dy masked beforehand.
+ * the plain ukernels give on a dy masked beforehand; reduce_relu also records each
+ * element's keep bit in `keeps`, and the _keeps ukernels mask dy by those bits, which
+ * pass 1 left in dx, instead of reading y again (bng_vec.h, "Keep bits").
  */
 #include <stddef.h>
 #include "bng_kernels.h"
@@ -134,9 +136,10 @@ void bng_f32_dx_infer_ukernel__mt7004_c32_v16(
 void bng_f32_reduce_relu_ukernel__mt7004_c32_v16(
     size_t rows, size_t channels, size_t stride,
     const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, const BNG_VMEM float *mean,
-    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm, BNG_VMEM void *keeps_data, size_t keeps_stride)
 {
     const BNG_VMEM float *x = x_data, *dy = dy_data, *y = y_data;
+    BNG_VMEM float *keeps = keeps_data;
 
     (void)channels;    /* always 32 */
     {
@@ -144,26 +147,38 @@ void bng_f32_reduce_relu_ukernel__mt7004_c32_v16(
         const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + c + 0);
         const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + c + 16);
         const BNG_VMEM float *xr = x + c, *dyr = dy + c, *yr = y + c;
+        BNG_VMEM float *kr = keeps + c;    /* the block's first row in keeps */
         size_t left = rows;
 
         while (left != 0) {
             size_t n = left < BNG_BLOCK_ROWS ? left : BNG_BLOCK_ROWS;
+            size_t i;
             bng_f32x16 acc_dy0 = bng_f32x16_zero();
             bng_f32x16 acc_dyxm0 = bng_f32x16_zero();
+            bng_keeps16_f32 keep0 = bng_keeps16_zero_f32();
             bng_f32x16 acc_dy1 = bng_f32x16_zero();
             bng_f32x16 acc_dyxm1 = bng_f32x16_zero();
+            bng_keeps16_f32 keep1 = bng_keeps16_zero_f32();
 
             left -= n;
-            for (; n != 0; n--, xr += stride, dyr += stride, yr += stride) {
-                const bng_f32x16 dy_vec0 = bng_f32x16_load_relu_f32(dyr + 0, yr + 0);
+            for (i = 0; i < n; i++, xr += stride, dyr += stride, yr += stride) {
+                const unsigned bit = (unsigned)(i % BNG_KEEP_ROWS(sizeof(float)));
+                const bng_f32x16 dy_vec0 = bng_f32x16_load_relu_mark_f32(dyr + 0, yr + 0, &keep0, bit);
                 const bng_f32x16 xm0 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
-                const bng_f32x16 dy_vec1 = bng_f32x16_load_relu_f32(dyr + 16, yr + 16);
+                const bng_f32x16 dy_vec1 = bng_f32x16_load_relu_mark_f32(dyr + 16, yr + 16, &keep1, bit);
                 const bng_f32x16 xm1 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
                 acc_dy0 = bng_f32x16_add(acc_dy0, dy_vec0);
                 acc_dyxm0 = bng_f32x16_add(acc_dyxm0, bng_f32x16_mul(dy_vec0, xm0));
                 acc_dy1 = bng_f32x16_add(acc_dy1, dy_vec1);
                 acc_dyxm1 = bng_f32x16_add(acc_dyxm1, bng_f32x16_mul(dy_vec1, xm1));
+                if (bit == BNG_KEEP_ROWS(sizeof(float)) - 1 || i + 1 == n) {    /* the word's last row */
+                    bng_keeps16_store_f32(kr + i * keeps_stride + 0, keep0);
+                    keep0 = bng_keeps16_zero_f32();
+                    bng_keeps16_store_f32(kr + i * keeps_stride + 16, keep1);
+                    keep1 = bng_keeps16_zero_f32();
+                }
             }
+            kr += n * keeps_stride;
             bng_f32x16_store_f32(sum_dy + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 0), acc_dy0));
             bng_f32x16_store_f32(sum_dyxm + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 0), acc_dyxm0));
             bng_f32x16_store_f32(sum_dy + c + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 16), acc_dy1));
@@ -232,6 +247,76 @@ void bng_f32_dx_infer_relu_ukernel__mt7004_c32_v16(
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride, yr += stride) {
             bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_relu_f32(dyr + 0, yr + 0)), stream);
             bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_relu_f32(dyr + 16, yr + 16)), stream);
+        }
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_f32_dx_train_keeps_ukernel__mt7004_c32_v16(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
+    const BNG_VMEM float *slope, int stream)
+{
+    const BNG_VMEM float *x = x_data, *dy = dy_data;
+    BNG_VMEM float *dx = dx_data;
+
+    (void)channels;    /* always 32 */
+    {
+        const size_t c = 0;
+        const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + c + 0);
+        const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + c + 0);
+        const bng_f32x16 dy_mean0 = bng_f32x16_load_f32(dy_mean + c + 0);
+        const bng_f32x16 slope0 = bng_f32x16_load_f32(slope + c + 0);
+        const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + c + 16);
+        const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + c + 16);
+        const bng_f32x16 dy_mean1 = bng_f32x16_load_f32(dy_mean + c + 16);
+        const bng_f32x16 slope1 = bng_f32x16_load_f32(slope + c + 16);
+        const BNG_VMEM float *xr = x + c, *dyr = dy + c;
+        BNG_VMEM float *dxr = dx + c;
+        size_t r;
+
+        /* dx is neither x nor dy; a keep word is read before its row is stored. */
+        for (r = 0; r < rows; r++, xr += stride, dyr += stride, dxr += stride) {
+            const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
+            const BNG_VMEM float *kw = dxr + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(float))) - r) * stride;
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 0, kw + 0, bit), dy_mean0);
+                bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 16, kw + 16, bit), dy_mean1);
+                bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
+            }
+        }
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_f32_dx_infer_keeps_ukernel__mt7004_c32_v16(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
+{
+    const BNG_VMEM float *dy = dy_data;
+    BNG_VMEM float *dx = dx_data;
+
+    (void)channels;    /* always 32 */
+    {
+        const size_t c = 0;
+        const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + c + 0);
+        const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + c + 16);
+        const BNG_VMEM float *dyr = dy + c;
+        BNG_VMEM float *dxr = dx + c;
+        size_t r;
+
+        /* dx is not dy; a keep word is read before its row is stored. */
+        for (r = 0; r < rows; r++, dyr += stride, dxr += stride) {
+            const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
+            const BNG_VMEM float *kw = dxr + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(float))) - r) * stride;
+            bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_relu_keeps_f32(dyr + 0, kw + 0, bit)), stream);
+            bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_relu_keeps_f32(dyr + 16, kw + 16, bit)), stream);
         }
     }
     bng_store_out_end(stream);
@@ -389,9 +474,10 @@ void bng_f32_dx_infer_ukernel__mt7004_c64_v16(
 void bng_f32_reduce_relu_ukernel__mt7004_c64_v16(
     size_t rows, size_t channels, size_t stride,
     const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, const BNG_VMEM float *mean,
-    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm, BNG_VMEM void *keeps_data, size_t keeps_stride)
 {
     const BNG_VMEM float *x = x_data, *dy = dy_data, *y = y_data;
+    BNG_VMEM float *keeps = keeps_data;
 
     (void)channels;    /* always 64 */
     {
@@ -401,28 +487,35 @@ void bng_f32_reduce_relu_ukernel__mt7004_c64_v16(
         const bng_f32x16 mean2 = bng_f32x16_load_f32(mean + c + 32);
         const bng_f32x16 mean3 = bng_f32x16_load_f32(mean + c + 48);
         const BNG_VMEM float *xr = x + c, *dyr = dy + c, *yr = y + c;
+        BNG_VMEM float *kr = keeps + c;    /* the block's first row in keeps */
         size_t left = rows;
 
         while (left != 0) {
             size_t n = left < BNG_BLOCK_ROWS ? left : BNG_BLOCK_ROWS;
+            size_t i;
             bng_f32x16 acc_dy0 = bng_f32x16_zero();
             bng_f32x16 acc_dyxm0 = bng_f32x16_zero();
+            bng_keeps16_f32 keep0 = bng_keeps16_zero_f32();
             bng_f32x16 acc_dy1 = bng_f32x16_zero();
             bng_f32x16 acc_dyxm1 = bng_f32x16_zero();
+            bng_keeps16_f32 keep1 = bng_keeps16_zero_f32();
             bng_f32x16 acc_dy2 = bng_f32x16_zero();
             bng_f32x16 acc_dyxm2 = bng_f32x16_zero();
+            bng_keeps16_f32 keep2 = bng_keeps16_zero_f32();
             bng_f32x16 acc_dy3 = bng_f32x16_zero();
             bng_f32x16 acc_dyxm3 = bng_f32x16_zero();
+            bng_keeps16_f32 keep3 = bng_keeps16_zero_f32();
 
             left -= n;
-            for (; n != 0; n--, xr += stride, dyr += stride, yr += stride) {
-                const bng_f32x16 dy_vec0 = bng_f32x16_load_relu_f32(dyr + 0, yr + 0);
+            for (i = 0; i < n; i++, xr += stride, dyr += stride, yr += stride) {
+                const unsigned bit = (unsigned)(i % BNG_KEEP_ROWS(sizeof(float)));
+                const bng_f32x16 dy_vec0 = bng_f32x16_load_relu_mark_f32(dyr + 0, yr + 0, &keep0, bit);
                 const bng_f32x16 xm0 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
-                const bng_f32x16 dy_vec1 = bng_f32x16_load_relu_f32(dyr + 16, yr + 16);
+                const bng_f32x16 dy_vec1 = bng_f32x16_load_relu_mark_f32(dyr + 16, yr + 16, &keep1, bit);
                 const bng_f32x16 xm1 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
-                const bng_f32x16 dy_vec2 = bng_f32x16_load_relu_f32(dyr + 32, yr + 32);
+                const bng_f32x16 dy_vec2 = bng_f32x16_load_relu_mark_f32(dyr + 32, yr + 32, &keep2, bit);
                 const bng_f32x16 xm2 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
-                const bng_f32x16 dy_vec3 = bng_f32x16_load_relu_f32(dyr + 48, yr + 48);
+                const bng_f32x16 dy_vec3 = bng_f32x16_load_relu_mark_f32(dyr + 48, yr + 48, &keep3, bit);
                 const bng_f32x16 xm3 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
                 acc_dy0 = bng_f32x16_add(acc_dy0, dy_vec0);
                 acc_dyxm0 = bng_f32x16_add(acc_dyxm0, bng_f32x16_mul(dy_vec0, xm0));
@@ -432,7 +525,18 @@ void bng_f32_reduce_relu_ukernel__mt7004_c64_v16(
                 acc_dyxm2 = bng_f32x16_add(acc_dyxm2, bng_f32x16_mul(dy_vec2, xm2));
                 acc_dy3 = bng_f32x16_add(acc_dy3, dy_vec3);
                 acc_dyxm3 = bng_f32x16_add(acc_dyxm3, bng_f32x16_mul(dy_vec3, xm3));
+                if (bit == BNG_KEEP_ROWS(sizeof(float)) - 1 || i + 1 == n) {    /* the word's last row */
+                    bng_keeps16_store_f32(kr + i * keeps_stride + 0, keep0);
+                    keep0 = bng_keeps16_zero_f32();
+                    bng_keeps16_store_f32(kr + i * keeps_stride + 16, keep1);
+                    keep1 = bng_keeps16_zero_f32();
+                    bng_keeps16_store_f32(kr + i * keeps_stride + 32, keep2);
+                    keep2 = bng_keeps16_zero_f32();
+                    bng_keeps16_store_f32(kr + i * keeps_stride + 48, keep3);
+                    keep3 = bng_keeps16_zero_f32();
+                }
             }
+            kr += n * keeps_stride;
             bng_f32x16_store_f32(sum_dy + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 0), acc_dy0));
             bng_f32x16_store_f32(sum_dyxm + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 0), acc_dyxm0));
             bng_f32x16_store_f32(sum_dy + c + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 16), acc_dy1));
@@ -527,6 +631,98 @@ void bng_f32_dx_infer_relu_ukernel__mt7004_c64_v16(
             bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_relu_f32(dyr + 16, yr + 16)), stream);
             bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_relu_f32(dyr + 32, yr + 32)), stream);
             bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_load_relu_f32(dyr + 48, yr + 48)), stream);
+        }
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_f32_dx_train_keeps_ukernel__mt7004_c64_v16(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
+    const BNG_VMEM float *slope, int stream)
+{
+    const BNG_VMEM float *x = x_data, *dy = dy_data;
+    BNG_VMEM float *dx = dx_data;
+
+    (void)channels;    /* always 64 */
+    {
+        const size_t c = 0;
+        const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + c + 0);
+        const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + c + 0);
+        const bng_f32x16 dy_mean0 = bng_f32x16_load_f32(dy_mean + c + 0);
+        const bng_f32x16 slope0 = bng_f32x16_load_f32(slope + c + 0);
+        const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + c + 16);
+        const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + c + 16);
+        const bng_f32x16 dy_mean1 = bng_f32x16_load_f32(dy_mean + c + 16);
+        const bng_f32x16 slope1 = bng_f32x16_load_f32(slope + c + 16);
+        const bng_f32x16 mean2 = bng_f32x16_load_f32(mean + c + 32);
+        const bng_f32x16 gain2 = bng_f32x16_load_f32(gain + c + 32);
+        const bng_f32x16 dy_mean2 = bng_f32x16_load_f32(dy_mean + c + 32);
+        const bng_f32x16 slope2 = bng_f32x16_load_f32(slope + c + 32);
+        const bng_f32x16 mean3 = bng_f32x16_load_f32(mean + c + 48);
+        const bng_f32x16 gain3 = bng_f32x16_load_f32(gain + c + 48);
+        const bng_f32x16 dy_mean3 = bng_f32x16_load_f32(dy_mean + c + 48);
+        const bng_f32x16 slope3 = bng_f32x16_load_f32(slope + c + 48);
+        const BNG_VMEM float *xr = x + c, *dyr = dy + c;
+        BNG_VMEM float *dxr = dx + c;
+        size_t r;
+
+        /* dx is neither x nor dy; a keep word is read before its row is stored. */
+        for (r = 0; r < rows; r++, xr += stride, dyr += stride, dxr += stride) {
+            const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
+            const BNG_VMEM float *kw = dxr + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(float))) - r) * stride;
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 0, kw + 0, bit), dy_mean0);
+                bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 16, kw + 16, bit), dy_mean1);
+                bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 32, kw + 32, bit), dy_mean2);
+                bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 48, kw + 48, bit), dy_mean3);
+                bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))), stream);
+            }
+        }
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_f32_dx_infer_keeps_ukernel__mt7004_c64_v16(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
+{
+    const BNG_VMEM float *dy = dy_data;
+    BNG_VMEM float *dx = dx_data;
+
+    (void)channels;    /* always 64 */
+    {
+        const size_t c = 0;
+        const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + c + 0);
+        const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + c + 16);
+        const bng_f32x16 gain2 = bng_f32x16_load_f32(gain + c + 32);
+        const bng_f32x16 gain3 = bng_f32x16_load_f32(gain + c + 48);
+        const BNG_VMEM float *dyr = dy + c;
+        BNG_VMEM float *dxr = dx + c;
+        size_t r;
+
+        /* dx is not dy; a keep word is read before its row is stored. */
+        for (r = 0; r < rows; r++, dyr += stride, dxr += stride) {
+            const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
+            const BNG_VMEM float *kw = dxr + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(float))) - r) * stride;
+            bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_relu_keeps_f32(dyr + 0, kw + 0, bit)), stream);
+            bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_relu_keeps_f32(dyr + 16, kw + 16, bit)), stream);
+            bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_relu_keeps_f32(dyr + 32, kw + 32, bit)), stream);
+            bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_load_relu_keeps_f32(dyr + 48, kw + 48, bit)), stream);
         }
     }
     bng_store_out_end(stream);
@@ -764,9 +960,10 @@ void bng_f32_dx_infer_ukernel__mt7004_c128_v16(
 void bng_f32_reduce_relu_ukernel__mt7004_c128_v16(
     size_t rows, size_t channels, size_t stride,
     const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, const BNG_VMEM float *mean,
-    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm, BNG_VMEM void *keeps_data, size_t keeps_stride)
 {
     const BNG_VMEM float *x = x_data, *dy = dy_data, *y = y_data;
+    BNG_VMEM float *keeps = keeps_data;
 
     (void)channels;    /* always 128 */
     {
@@ -780,44 +977,55 @@ void bng_f32_reduce_relu_ukernel__mt7004_c128_v16(
         const bng_f32x16 mean6 = bng_f32x16_load_f32(mean + c + 96);
         const bng_f32x16 mean7 = bng_f32x16_load_f32(mean + c + 112);
         const BNG_VMEM float *xr = x + c, *dyr = dy + c, *yr = y + c;
+        BNG_VMEM float *kr = keeps + c;    /* the block's first row in keeps */
         size_t left = rows;
 
         while (left != 0) {
             size_t n = left < BNG_BLOCK_ROWS ? left : BNG_BLOCK_ROWS;
+            size_t i;
             bng_f32x16 acc_dy0 = bng_f32x16_zero();
             bng_f32x16 acc_dyxm0 = bng_f32x16_zero();
+            bng_keeps16_f32 keep0 = bng_keeps16_zero_f32();
             bng_f32x16 acc_dy1 = bng_f32x16_zero();
             bng_f32x16 acc_dyxm1 = bng_f32x16_zero();
+            bng_keeps16_f32 keep1 = bng_keeps16_zero_f32();
             bng_f32x16 acc_dy2 = bng_f32x16_zero();
             bng_f32x16 acc_dyxm2 = bng_f32x16_zero();
+            bng_keeps16_f32 keep2 = bng_keeps16_zero_f32();
             bng_f32x16 acc_dy3 = bng_f32x16_zero();
             bng_f32x16 acc_dyxm3 = bng_f32x16_zero();
+            bng_keeps16_f32 keep3 = bng_keeps16_zero_f32();
             bng_f32x16 acc_dy4 = bng_f32x16_zero();
             bng_f32x16 acc_dyxm4 = bng_f32x16_zero();
+            bng_keeps16_f32 keep4 = bng_keeps16_zero_f32();
             bng_f32x16 acc_dy5 = bng_f32x16_zero();
             bng_f32x16 acc_dyxm5 = bng_f32x16_zero();
+            bng_keeps16_f32 keep5 = bng_keeps16_zero_f32();
             bng_f32x16 acc_dy6 = bng_f32x16_zero();
             bng_f32x16 acc_dyxm6 = bng_f32x16_zero();
+            bng_keeps16_f32 keep6 = bng_keeps16_zero_f32();
             bng_f32x16 acc_dy7 = bng_f32x16_zero();
             bng_f32x16 acc_dyxm7 = bng_f32x16_zero();
+            bng_keeps16_f32 keep7 = bng_keeps16_zero_f32();
 
             left -= n;
-            for (; n != 0; n--, xr += stride, dyr += stride, yr += stride) {
-                const bng_f32x16 dy_vec0 = bng_f32x16_load_relu_f32(dyr + 0, yr + 0);
+            for (i = 0; i < n; i++, xr += stride, dyr += stride, yr += stride) {
+                const unsigned bit = (unsigned)(i % BNG_KEEP_ROWS(sizeof(float)));
+                const bng_f32x16 dy_vec0 = bng_f32x16_load_relu_mark_f32(dyr + 0, yr + 0, &keep0, bit);
                 const bng_f32x16 xm0 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
-                const bng_f32x16 dy_vec1 = bng_f32x16_load_relu_f32(dyr + 16, yr + 16);
+                const bng_f32x16 dy_vec1 = bng_f32x16_load_relu_mark_f32(dyr + 16, yr + 16, &keep1, bit);
                 const bng_f32x16 xm1 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
-                const bng_f32x16 dy_vec2 = bng_f32x16_load_relu_f32(dyr + 32, yr + 32);
+                const bng_f32x16 dy_vec2 = bng_f32x16_load_relu_mark_f32(dyr + 32, yr + 32, &keep2, bit);
                 const bng_f32x16 xm2 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
-                const bng_f32x16 dy_vec3 = bng_f32x16_load_relu_f32(dyr + 48, yr + 48);
+                const bng_f32x16 dy_vec3 = bng_f32x16_load_relu_mark_f32(dyr + 48, yr + 48, &keep3, bit);
                 const bng_f32x16 xm3 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
-                const bng_f32x16 dy_vec4 = bng_f32x16_load_relu_f32(dyr + 64, yr + 64);
+                const bng_f32x16 dy_vec4 = bng_f32x16_load_relu_mark_f32(dyr + 64, yr + 64, &keep4, bit);
                 const bng_f32x16 xm4 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 64), mean4);
-                const bng_f32x16 dy_vec5 = bng_f32x16_load_relu_f32(dyr + 80, yr + 80);
+                const bng_f32x16 dy_vec5 = bng_f32x16_load_relu_mark_f32(dyr + 80, yr + 80, &keep5, bit);
                 const bng_f32x16 xm5 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 80), mean5);
-                const bng_f32x16 dy_vec6 = bng_f32x16_load_relu_f32(dyr + 96, yr + 96);
+                const bng_f32x16 dy_vec6 = bng_f32x16_load_relu_mark_f32(dyr + 96, yr + 96, &keep6, bit);
                 const bng_f32x16 xm6 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 96), mean6);
-                const bng_f32x16 dy_vec7 = bng_f32x16_load_relu_f32(dyr + 112, yr + 112);
+                const bng_f32x16 dy_vec7 = bng_f32x16_load_relu_mark_f32(dyr + 112, yr + 112, &keep7, bit);
                 const bng_f32x16 xm7 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 112), mean7);
                 acc_dy0 = bng_f32x16_add(acc_dy0, dy_vec0);
                 acc_dyxm0 = bng_f32x16_add(acc_dyxm0, bng_f32x16_mul(dy_vec0, xm0));
@@ -835,7 +1043,26 @@ void bng_f32_reduce_relu_ukernel__mt7004_c128_v16(
                 acc_dyxm6 = bng_f32x16_add(acc_dyxm6, bng_f32x16_mul(dy_vec6, xm6));
                 acc_dy7 = bng_f32x16_add(acc_dy7, dy_vec7);
                 acc_dyxm7 = bng_f32x16_add(acc_dyxm7, bng_f32x16_mul(dy_vec7, xm7));
+                if (bit == BNG_KEEP_ROWS(sizeof(float)) - 1 || i + 1 == n) {    /* the word's last row */
+                    bng_keeps16_store_f32(kr + i * keeps_stride + 0, keep0);
+                    keep0 = bng_keeps16_zero_f32();
+                    bng_keeps16_store_f32(kr + i * keeps_stride + 16, keep1);
+                    keep1 = bng_keeps16_zero_f32();
+                    bng_keeps16_store_f32(kr + i * keeps_stride + 32, keep2);
+                    keep2 = bng_keeps16_zero_f32();
+                    bng_keeps16_store_f32(kr + i * keeps_stride + 48, keep3);
+                    keep3 = bng_keeps16_zero_f32();
+                    bng_keeps16_store_f32(kr + i * keeps_stride + 64, keep4);
+                    keep4 = bng_keeps16_zero_f32();
+                    bng_keeps16_store_f32(kr + i * keeps_stride + 80, keep5);
+                    keep5 = bng_keeps16_zero_f32();
+                    bng_keeps16_store_f32(kr + i * keeps_stride + 96, keep6);
+                    keep6 = bng_keeps16_zero_f32();
+                    bng_keeps16_store_f32(kr + i * keeps_stride + 112, keep7);
+                    keep7 = bng_keeps16_zero_f32();
+                }
             }
+            kr += n * keeps_stride;
             bng_f32x16_store_f32(sum_dy + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 0), acc_dy0));
             bng_f32x16_store_f32(sum_dyxm + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 0), acc_dyxm0));
             bng_f32x16_store_f32(sum_dy + c + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 16), acc_dy1));
@@ -982,6 +1209,142 @@ void bng_f32_dx_infer_relu_ukernel__mt7004_c128_v16(
             bng_f32x16_store_out_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_load_relu_f32(dyr + 80, yr + 80)), stream);
             bng_f32x16_store_out_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_load_relu_f32(dyr + 96, yr + 96)), stream);
             bng_f32x16_store_out_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_load_relu_f32(dyr + 112, yr + 112)), stream);
+        }
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_f32_dx_train_keeps_ukernel__mt7004_c128_v16(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
+    const BNG_VMEM float *slope, int stream)
+{
+    const BNG_VMEM float *x = x_data, *dy = dy_data;
+    BNG_VMEM float *dx = dx_data;
+
+    (void)channels;    /* always 128 */
+    {
+        const size_t c = 0;
+        const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + c + 0);
+        const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + c + 0);
+        const bng_f32x16 dy_mean0 = bng_f32x16_load_f32(dy_mean + c + 0);
+        const bng_f32x16 slope0 = bng_f32x16_load_f32(slope + c + 0);
+        const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + c + 16);
+        const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + c + 16);
+        const bng_f32x16 dy_mean1 = bng_f32x16_load_f32(dy_mean + c + 16);
+        const bng_f32x16 slope1 = bng_f32x16_load_f32(slope + c + 16);
+        const bng_f32x16 mean2 = bng_f32x16_load_f32(mean + c + 32);
+        const bng_f32x16 gain2 = bng_f32x16_load_f32(gain + c + 32);
+        const bng_f32x16 dy_mean2 = bng_f32x16_load_f32(dy_mean + c + 32);
+        const bng_f32x16 slope2 = bng_f32x16_load_f32(slope + c + 32);
+        const bng_f32x16 mean3 = bng_f32x16_load_f32(mean + c + 48);
+        const bng_f32x16 gain3 = bng_f32x16_load_f32(gain + c + 48);
+        const bng_f32x16 dy_mean3 = bng_f32x16_load_f32(dy_mean + c + 48);
+        const bng_f32x16 slope3 = bng_f32x16_load_f32(slope + c + 48);
+        const bng_f32x16 mean4 = bng_f32x16_load_f32(mean + c + 64);
+        const bng_f32x16 gain4 = bng_f32x16_load_f32(gain + c + 64);
+        const bng_f32x16 dy_mean4 = bng_f32x16_load_f32(dy_mean + c + 64);
+        const bng_f32x16 slope4 = bng_f32x16_load_f32(slope + c + 64);
+        const bng_f32x16 mean5 = bng_f32x16_load_f32(mean + c + 80);
+        const bng_f32x16 gain5 = bng_f32x16_load_f32(gain + c + 80);
+        const bng_f32x16 dy_mean5 = bng_f32x16_load_f32(dy_mean + c + 80);
+        const bng_f32x16 slope5 = bng_f32x16_load_f32(slope + c + 80);
+        const bng_f32x16 mean6 = bng_f32x16_load_f32(mean + c + 96);
+        const bng_f32x16 gain6 = bng_f32x16_load_f32(gain + c + 96);
+        const bng_f32x16 dy_mean6 = bng_f32x16_load_f32(dy_mean + c + 96);
+        const bng_f32x16 slope6 = bng_f32x16_load_f32(slope + c + 96);
+        const bng_f32x16 mean7 = bng_f32x16_load_f32(mean + c + 112);
+        const bng_f32x16 gain7 = bng_f32x16_load_f32(gain + c + 112);
+        const bng_f32x16 dy_mean7 = bng_f32x16_load_f32(dy_mean + c + 112);
+        const bng_f32x16 slope7 = bng_f32x16_load_f32(slope + c + 112);
+        const BNG_VMEM float *xr = x + c, *dyr = dy + c;
+        BNG_VMEM float *dxr = dx + c;
+        size_t r;
+
+        /* dx is neither x nor dy; a keep word is read before its row is stored. */
+        for (r = 0; r < rows; r++, xr += stride, dyr += stride, dxr += stride) {
+            const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
+            const BNG_VMEM float *kw = dxr + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(float))) - r) * stride;
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 0, kw + 0, bit), dy_mean0);
+                bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 16, kw + 16, bit), dy_mean1);
+                bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 32, kw + 32, bit), dy_mean2);
+                bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 48, kw + 48, bit), dy_mean3);
+                bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 64), mean4);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 64, kw + 64, bit), dy_mean4);
+                bng_f32x16_store_out_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope4))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 80), mean5);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 80, kw + 80, bit), dy_mean5);
+                bng_f32x16_store_out_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope5))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 96), mean6);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 96, kw + 96, bit), dy_mean6);
+                bng_f32x16_store_out_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope6))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 112), mean7);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 112, kw + 112, bit), dy_mean7);
+                bng_f32x16_store_out_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope7))), stream);
+            }
+        }
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_f32_dx_infer_keeps_ukernel__mt7004_c128_v16(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
+{
+    const BNG_VMEM float *dy = dy_data;
+    BNG_VMEM float *dx = dx_data;
+
+    (void)channels;    /* always 128 */
+    {
+        const size_t c = 0;
+        const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + c + 0);
+        const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + c + 16);
+        const bng_f32x16 gain2 = bng_f32x16_load_f32(gain + c + 32);
+        const bng_f32x16 gain3 = bng_f32x16_load_f32(gain + c + 48);
+        const bng_f32x16 gain4 = bng_f32x16_load_f32(gain + c + 64);
+        const bng_f32x16 gain5 = bng_f32x16_load_f32(gain + c + 80);
+        const bng_f32x16 gain6 = bng_f32x16_load_f32(gain + c + 96);
+        const bng_f32x16 gain7 = bng_f32x16_load_f32(gain + c + 112);
+        const BNG_VMEM float *dyr = dy + c;
+        BNG_VMEM float *dxr = dx + c;
+        size_t r;
+
+        /* dx is not dy; a keep word is read before its row is stored. */
+        for (r = 0; r < rows; r++, dyr += stride, dxr += stride) {
+            const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
+            const BNG_VMEM float *kw = dxr + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(float))) - r) * stride;
+            bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_relu_keeps_f32(dyr + 0, kw + 0, bit)), stream);
+            bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_relu_keeps_f32(dyr + 16, kw + 16, bit)), stream);
+            bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_relu_keeps_f32(dyr + 32, kw + 32, bit)), stream);
+            bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_load_relu_keeps_f32(dyr + 48, kw + 48, bit)), stream);
+            bng_f32x16_store_out_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_load_relu_keeps_f32(dyr + 64, kw + 64, bit)), stream);
+            bng_f32x16_store_out_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_load_relu_keeps_f32(dyr + 80, kw + 80, bit)), stream);
+            bng_f32x16_store_out_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_load_relu_keeps_f32(dyr + 96, kw + 96, bit)), stream);
+            bng_f32x16_store_out_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_load_relu_keeps_f32(dyr + 112, kw + 112, bit)), stream);
         }
     }
     bng_store_out_end(stream);
@@ -1379,9 +1742,10 @@ void bng_f32_dx_infer_ukernel__mt7004_c256_v16(
 void bng_f32_reduce_relu_ukernel__mt7004_c256_v16(
     size_t rows, size_t channels, size_t stride,
     const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, const BNG_VMEM float *mean,
-    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm, BNG_VMEM void *keeps_data, size_t keeps_stride)
 {
     const BNG_VMEM float *x = x_data, *dy = dy_data, *y = y_data;
+    BNG_VMEM float *keeps = keeps_data;
 
     (void)channels;    /* always 256 */
     {
@@ -1403,76 +1767,95 @@ void bng_f32_reduce_relu_ukernel__mt7004_c256_v16(
         const bng_f32x16 mean14 = bng_f32x16_load_f32(mean + c + 224);
         const bng_f32x16 mean15 = bng_f32x16_load_f32(mean + c + 240);
         const BNG_VMEM float *xr = x + c, *dyr = dy + c, *yr = y + c;
+        BNG_VMEM float *kr = keeps + c;    /* the block's first row in keeps */
         size_t left = rows;
 
         while (left != 0) {
             size_t n = left < BNG_BLOCK_ROWS ? left : BNG_BLOCK_ROWS;
+            size_t i;
             bng_f32x16 acc_dy0 = bng_f32x16_zero();
             bng_f32x16 acc_dyxm0 = bng_f32x16_zero();
+            bng_keeps16_f32 keep0 = bng_keeps16_zero_f32();
             bng_f32x16 acc_dy1 = bng_f32x16_zero();
             bng_f32x16 acc_dyxm1 = bng_f32x16_zero();
+            bng_keeps16_f32 keep1 = bng_keeps16_zero_f32();
             bng_f32x16 acc_dy2 = bng_f32x16_zero();
             bng_f32x16 acc_dyxm2 = bng_f32x16_zero();
+            bng_keeps16_f32 keep2 = bng_keeps16_zero_f32();
             bng_f32x16 acc_dy3 = bng_f32x16_zero();
             bng_f32x16 acc_dyxm3 = bng_f32x16_zero();
+            bng_keeps16_f32 keep3 = bng_keeps16_zero_f32();
             bng_f32x16 acc_dy4 = bng_f32x16_zero();
             bng_f32x16 acc_dyxm4 = bng_f32x16_zero();
+            bng_keeps16_f32 keep4 = bng_keeps16_zero_f32();
             bng_f32x16 acc_dy5 = bng_f32x16_zero();
             bng_f32x16 acc_dyxm5 = bng_f32x16_zero();
+            bng_keeps16_f32 keep5 = bng_keeps16_zero_f32();
             bng_f32x16 acc_dy6 = bng_f32x16_zero();
             bng_f32x16 acc_dyxm6 = bng_f32x16_zero();
+            bng_keeps16_f32 keep6 = bng_keeps16_zero_f32();
             bng_f32x16 acc_dy7 = bng_f32x16_zero();
             bng_f32x16 acc_dyxm7 = bng_f32x16_zero();
+            bng_keeps16_f32 keep7 = bng_keeps16_zero_f32();
             bng_f32x16 acc_dy8 = bng_f32x16_zero();
             bng_f32x16 acc_dyxm8 = bng_f32x16_zero();
+            bng_keeps16_f32 keep8 = bng_keeps16_zero_f32();
             bng_f32x16 acc_dy9 = bng_f32x16_zero();
             bng_f32x16 acc_dyxm9 = bng_f32x16_zero();
+            bng_keeps16_f32 keep9 = bng_keeps16_zero_f32();
             bng_f32x16 acc_dy10 = bng_f32x16_zero();
             bng_f32x16 acc_dyxm10 = bng_f32x16_zero();
+            bng_keeps16_f32 keep10 = bng_keeps16_zero_f32();
             bng_f32x16 acc_dy11 = bng_f32x16_zero();
             bng_f32x16 acc_dyxm11 = bng_f32x16_zero();
+            bng_keeps16_f32 keep11 = bng_keeps16_zero_f32();
             bng_f32x16 acc_dy12 = bng_f32x16_zero();
             bng_f32x16 acc_dyxm12 = bng_f32x16_zero();
+            bng_keeps16_f32 keep12 = bng_keeps16_zero_f32();
             bng_f32x16 acc_dy13 = bng_f32x16_zero();
             bng_f32x16 acc_dyxm13 = bng_f32x16_zero();
+            bng_keeps16_f32 keep13 = bng_keeps16_zero_f32();
             bng_f32x16 acc_dy14 = bng_f32x16_zero();
             bng_f32x16 acc_dyxm14 = bng_f32x16_zero();
+            bng_keeps16_f32 keep14 = bng_keeps16_zero_f32();
             bng_f32x16 acc_dy15 = bng_f32x16_zero();
             bng_f32x16 acc_dyxm15 = bng_f32x16_zero();
+            bng_keeps16_f32 keep15 = bng_keeps16_zero_f32();
 
             left -= n;
-            for (; n != 0; n--, xr += stride, dyr += stride, yr += stride) {
-                const bng_f32x16 dy_vec0 = bng_f32x16_load_relu_f32(dyr + 0, yr + 0);
+            for (i = 0; i < n; i++, xr += stride, dyr += stride, yr += stride) {
+                const unsigned bit = (unsigned)(i % BNG_KEEP_ROWS(sizeof(float)));
+                const bng_f32x16 dy_vec0 = bng_f32x16_load_relu_mark_f32(dyr + 0, yr + 0, &keep0, bit);
                 const bng_f32x16 xm0 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
-                const bng_f32x16 dy_vec1 = bng_f32x16_load_relu_f32(dyr + 16, yr + 16);
+                const bng_f32x16 dy_vec1 = bng_f32x16_load_relu_mark_f32(dyr + 16, yr + 16, &keep1, bit);
                 const bng_f32x16 xm1 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
-                const bng_f32x16 dy_vec2 = bng_f32x16_load_relu_f32(dyr + 32, yr + 32);
+                const bng_f32x16 dy_vec2 = bng_f32x16_load_relu_mark_f32(dyr + 32, yr + 32, &keep2, bit);
                 const bng_f32x16 xm2 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
-                const bng_f32x16 dy_vec3 = bng_f32x16_load_relu_f32(dyr + 48, yr + 48);
+                const bng_f32x16 dy_vec3 = bng_f32x16_load_relu_mark_f32(dyr + 48, yr + 48, &keep3, bit);
                 const bng_f32x16 xm3 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
-                const bng_f32x16 dy_vec4 = bng_f32x16_load_relu_f32(dyr + 64, yr + 64);
+                const bng_f32x16 dy_vec4 = bng_f32x16_load_relu_mark_f32(dyr + 64, yr + 64, &keep4, bit);
                 const bng_f32x16 xm4 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 64), mean4);
-                const bng_f32x16 dy_vec5 = bng_f32x16_load_relu_f32(dyr + 80, yr + 80);
+                const bng_f32x16 dy_vec5 = bng_f32x16_load_relu_mark_f32(dyr + 80, yr + 80, &keep5, bit);
                 const bng_f32x16 xm5 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 80), mean5);
-                const bng_f32x16 dy_vec6 = bng_f32x16_load_relu_f32(dyr + 96, yr + 96);
+                const bng_f32x16 dy_vec6 = bng_f32x16_load_relu_mark_f32(dyr + 96, yr + 96, &keep6, bit);
                 const bng_f32x16 xm6 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 96), mean6);
-                const bng_f32x16 dy_vec7 = bng_f32x16_load_relu_f32(dyr + 112, yr + 112);
+                const bng_f32x16 dy_vec7 = bng_f32x16_load_relu_mark_f32(dyr + 112, yr + 112, &keep7, bit);
                 const bng_f32x16 xm7 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 112), mean7);
-                const bng_f32x16 dy_vec8 = bng_f32x16_load_relu_f32(dyr + 128, yr + 128);
+                const bng_f32x16 dy_vec8 = bng_f32x16_load_relu_mark_f32(dyr + 128, yr + 128, &keep8, bit);
                 const bng_f32x16 xm8 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 128), mean8);
-                const bng_f32x16 dy_vec9 = bng_f32x16_load_relu_f32(dyr + 144, yr + 144);
+                const bng_f32x16 dy_vec9 = bng_f32x16_load_relu_mark_f32(dyr + 144, yr + 144, &keep9, bit);
                 const bng_f32x16 xm9 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 144), mean9);
-                const bng_f32x16 dy_vec10 = bng_f32x16_load_relu_f32(dyr + 160, yr + 160);
+                const bng_f32x16 dy_vec10 = bng_f32x16_load_relu_mark_f32(dyr + 160, yr + 160, &keep10, bit);
                 const bng_f32x16 xm10 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 160), mean10);
-                const bng_f32x16 dy_vec11 = bng_f32x16_load_relu_f32(dyr + 176, yr + 176);
+                const bng_f32x16 dy_vec11 = bng_f32x16_load_relu_mark_f32(dyr + 176, yr + 176, &keep11, bit);
                 const bng_f32x16 xm11 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 176), mean11);
-                const bng_f32x16 dy_vec12 = bng_f32x16_load_relu_f32(dyr + 192, yr + 192);
+                const bng_f32x16 dy_vec12 = bng_f32x16_load_relu_mark_f32(dyr + 192, yr + 192, &keep12, bit);
                 const bng_f32x16 xm12 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 192), mean12);
-                const bng_f32x16 dy_vec13 = bng_f32x16_load_relu_f32(dyr + 208, yr + 208);
+                const bng_f32x16 dy_vec13 = bng_f32x16_load_relu_mark_f32(dyr + 208, yr + 208, &keep13, bit);
                 const bng_f32x16 xm13 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 208), mean13);
-                const bng_f32x16 dy_vec14 = bng_f32x16_load_relu_f32(dyr + 224, yr + 224);
+                const bng_f32x16 dy_vec14 = bng_f32x16_load_relu_mark_f32(dyr + 224, yr + 224, &keep14, bit);
                 const bng_f32x16 xm14 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 224), mean14);
-                const bng_f32x16 dy_vec15 = bng_f32x16_load_relu_f32(dyr + 240, yr + 240);
+                const bng_f32x16 dy_vec15 = bng_f32x16_load_relu_mark_f32(dyr + 240, yr + 240, &keep15, bit);
                 const bng_f32x16 xm15 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 240), mean15);
                 acc_dy0 = bng_f32x16_add(acc_dy0, dy_vec0);
                 acc_dyxm0 = bng_f32x16_add(acc_dyxm0, bng_f32x16_mul(dy_vec0, xm0));
@@ -1506,7 +1889,42 @@ void bng_f32_reduce_relu_ukernel__mt7004_c256_v16(
                 acc_dyxm14 = bng_f32x16_add(acc_dyxm14, bng_f32x16_mul(dy_vec14, xm14));
                 acc_dy15 = bng_f32x16_add(acc_dy15, dy_vec15);
                 acc_dyxm15 = bng_f32x16_add(acc_dyxm15, bng_f32x16_mul(dy_vec15, xm15));
+                if (bit == BNG_KEEP_ROWS(sizeof(float)) - 1 || i + 1 == n) {    /* the word's last row */
+                    bng_keeps16_store_f32(kr + i * keeps_stride + 0, keep0);
+                    keep0 = bng_keeps16_zero_f32();
+                    bng_keeps16_store_f32(kr + i * keeps_stride + 16, keep1);
+                    keep1 = bng_keeps16_zero_f32();
+                    bng_keeps16_store_f32(kr + i * keeps_stride + 32, keep2);
+                    keep2 = bng_keeps16_zero_f32();
+                    bng_keeps16_store_f32(kr + i * keeps_stride + 48, keep3);
+                    keep3 = bng_keeps16_zero_f32();
+                    bng_keeps16_store_f32(kr + i * keeps_stride + 64, keep4);
+                    keep4 = bng_keeps16_zero_f32();
+                    bng_keeps16_store_f32(kr + i * keeps_stride + 80, keep5);
+                    keep5 = bng_keeps16_zero_f32();
+                    bng_keeps16_store_f32(kr + i * keeps_stride + 96, keep6);
+                    keep6 = bng_keeps16_zero_f32();
+                    bng_keeps16_store_f32(kr + i * keeps_stride + 112, keep7);
+                    keep7 = bng_keeps16_zero_f32();
+                    bng_keeps16_store_f32(kr + i * keeps_stride + 128, keep8);
+                    keep8 = bng_keeps16_zero_f32();
+                    bng_keeps16_store_f32(kr + i * keeps_stride + 144, keep9);
+                    keep9 = bng_keeps16_zero_f32();
+                    bng_keeps16_store_f32(kr + i * keeps_stride + 160, keep10);
+                    keep10 = bng_keeps16_zero_f32();
+                    bng_keeps16_store_f32(kr + i * keeps_stride + 176, keep11);
+                    keep11 = bng_keeps16_zero_f32();
+                    bng_keeps16_store_f32(kr + i * keeps_stride + 192, keep12);
+                    keep12 = bng_keeps16_zero_f32();
+                    bng_keeps16_store_f32(kr + i * keeps_stride + 208, keep13);
+                    keep13 = bng_keeps16_zero_f32();
+                    bng_keeps16_store_f32(kr + i * keeps_stride + 224, keep14);
+                    keep14 = bng_keeps16_zero_f32();
+                    bng_keeps16_store_f32(kr + i * keeps_stride + 240, keep15);
+                    keep15 = bng_keeps16_zero_f32();
+                }
             }
+            kr += n * keeps_stride;
             bng_f32x16_store_f32(sum_dy + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 0), acc_dy0));
             bng_f32x16_store_f32(sum_dyxm + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 0), acc_dyxm0));
             bng_f32x16_store_f32(sum_dy + c + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 16), acc_dy1));
@@ -1762,6 +2180,230 @@ void bng_f32_dx_infer_relu_ukernel__mt7004_c256_v16(
     bng_store_out_end(stream);
 }
 
+void bng_f32_dx_train_keeps_ukernel__mt7004_c256_v16(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
+    const BNG_VMEM float *slope, int stream)
+{
+    const BNG_VMEM float *x = x_data, *dy = dy_data;
+    BNG_VMEM float *dx = dx_data;
+
+    (void)channels;    /* always 256 */
+    {
+        const size_t c = 0;
+        const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + c + 0);
+        const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + c + 0);
+        const bng_f32x16 dy_mean0 = bng_f32x16_load_f32(dy_mean + c + 0);
+        const bng_f32x16 slope0 = bng_f32x16_load_f32(slope + c + 0);
+        const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + c + 16);
+        const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + c + 16);
+        const bng_f32x16 dy_mean1 = bng_f32x16_load_f32(dy_mean + c + 16);
+        const bng_f32x16 slope1 = bng_f32x16_load_f32(slope + c + 16);
+        const bng_f32x16 mean2 = bng_f32x16_load_f32(mean + c + 32);
+        const bng_f32x16 gain2 = bng_f32x16_load_f32(gain + c + 32);
+        const bng_f32x16 dy_mean2 = bng_f32x16_load_f32(dy_mean + c + 32);
+        const bng_f32x16 slope2 = bng_f32x16_load_f32(slope + c + 32);
+        const bng_f32x16 mean3 = bng_f32x16_load_f32(mean + c + 48);
+        const bng_f32x16 gain3 = bng_f32x16_load_f32(gain + c + 48);
+        const bng_f32x16 dy_mean3 = bng_f32x16_load_f32(dy_mean + c + 48);
+        const bng_f32x16 slope3 = bng_f32x16_load_f32(slope + c + 48);
+        const bng_f32x16 mean4 = bng_f32x16_load_f32(mean + c + 64);
+        const bng_f32x16 gain4 = bng_f32x16_load_f32(gain + c + 64);
+        const bng_f32x16 dy_mean4 = bng_f32x16_load_f32(dy_mean + c + 64);
+        const bng_f32x16 slope4 = bng_f32x16_load_f32(slope + c + 64);
+        const bng_f32x16 mean5 = bng_f32x16_load_f32(mean + c + 80);
+        const bng_f32x16 gain5 = bng_f32x16_load_f32(gain + c + 80);
+        const bng_f32x16 dy_mean5 = bng_f32x16_load_f32(dy_mean + c + 80);
+        const bng_f32x16 slope5 = bng_f32x16_load_f32(slope + c + 80);
+        const bng_f32x16 mean6 = bng_f32x16_load_f32(mean + c + 96);
+        const bng_f32x16 gain6 = bng_f32x16_load_f32(gain + c + 96);
+        const bng_f32x16 dy_mean6 = bng_f32x16_load_f32(dy_mean + c + 96);
+        const bng_f32x16 slope6 = bng_f32x16_load_f32(slope + c + 96);
+        const bng_f32x16 mean7 = bng_f32x16_load_f32(mean + c + 112);
+        const bng_f32x16 gain7 = bng_f32x16_load_f32(gain + c + 112);
+        const bng_f32x16 dy_mean7 = bng_f32x16_load_f32(dy_mean + c + 112);
+        const bng_f32x16 slope7 = bng_f32x16_load_f32(slope + c + 112);
+        const bng_f32x16 mean8 = bng_f32x16_load_f32(mean + c + 128);
+        const bng_f32x16 gain8 = bng_f32x16_load_f32(gain + c + 128);
+        const bng_f32x16 dy_mean8 = bng_f32x16_load_f32(dy_mean + c + 128);
+        const bng_f32x16 slope8 = bng_f32x16_load_f32(slope + c + 128);
+        const bng_f32x16 mean9 = bng_f32x16_load_f32(mean + c + 144);
+        const bng_f32x16 gain9 = bng_f32x16_load_f32(gain + c + 144);
+        const bng_f32x16 dy_mean9 = bng_f32x16_load_f32(dy_mean + c + 144);
+        const bng_f32x16 slope9 = bng_f32x16_load_f32(slope + c + 144);
+        const bng_f32x16 mean10 = bng_f32x16_load_f32(mean + c + 160);
+        const bng_f32x16 gain10 = bng_f32x16_load_f32(gain + c + 160);
+        const bng_f32x16 dy_mean10 = bng_f32x16_load_f32(dy_mean + c + 160);
+        const bng_f32x16 slope10 = bng_f32x16_load_f32(slope + c + 160);
+        const bng_f32x16 mean11 = bng_f32x16_load_f32(mean + c + 176);
+        const bng_f32x16 gain11 = bng_f32x16_load_f32(gain + c + 176);
+        const bng_f32x16 dy_mean11 = bng_f32x16_load_f32(dy_mean + c + 176);
+        const bng_f32x16 slope11 = bng_f32x16_load_f32(slope + c + 176);
+        const bng_f32x16 mean12 = bng_f32x16_load_f32(mean + c + 192);
+        const bng_f32x16 gain12 = bng_f32x16_load_f32(gain + c + 192);
+        const bng_f32x16 dy_mean12 = bng_f32x16_load_f32(dy_mean + c + 192);
+        const bng_f32x16 slope12 = bng_f32x16_load_f32(slope + c + 192);
+        const bng_f32x16 mean13 = bng_f32x16_load_f32(mean + c + 208);
+        const bng_f32x16 gain13 = bng_f32x16_load_f32(gain + c + 208);
+        const bng_f32x16 dy_mean13 = bng_f32x16_load_f32(dy_mean + c + 208);
+        const bng_f32x16 slope13 = bng_f32x16_load_f32(slope + c + 208);
+        const bng_f32x16 mean14 = bng_f32x16_load_f32(mean + c + 224);
+        const bng_f32x16 gain14 = bng_f32x16_load_f32(gain + c + 224);
+        const bng_f32x16 dy_mean14 = bng_f32x16_load_f32(dy_mean + c + 224);
+        const bng_f32x16 slope14 = bng_f32x16_load_f32(slope + c + 224);
+        const bng_f32x16 mean15 = bng_f32x16_load_f32(mean + c + 240);
+        const bng_f32x16 gain15 = bng_f32x16_load_f32(gain + c + 240);
+        const bng_f32x16 dy_mean15 = bng_f32x16_load_f32(dy_mean + c + 240);
+        const bng_f32x16 slope15 = bng_f32x16_load_f32(slope + c + 240);
+        const BNG_VMEM float *xr = x + c, *dyr = dy + c;
+        BNG_VMEM float *dxr = dx + c;
+        size_t r;
+
+        /* dx is neither x nor dy; a keep word is read before its row is stored. */
+        for (r = 0; r < rows; r++, xr += stride, dyr += stride, dxr += stride) {
+            const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
+            const BNG_VMEM float *kw = dxr + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(float))) - r) * stride;
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 0, kw + 0, bit), dy_mean0);
+                bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 16, kw + 16, bit), dy_mean1);
+                bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 32, kw + 32, bit), dy_mean2);
+                bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 48, kw + 48, bit), dy_mean3);
+                bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 64), mean4);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 64, kw + 64, bit), dy_mean4);
+                bng_f32x16_store_out_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope4))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 80), mean5);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 80, kw + 80, bit), dy_mean5);
+                bng_f32x16_store_out_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope5))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 96), mean6);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 96, kw + 96, bit), dy_mean6);
+                bng_f32x16_store_out_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope6))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 112), mean7);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 112, kw + 112, bit), dy_mean7);
+                bng_f32x16_store_out_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope7))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 128), mean8);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 128, kw + 128, bit), dy_mean8);
+                bng_f32x16_store_out_f32(dxr + 128, bng_f32x16_mul(gain8, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope8))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 144), mean9);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 144, kw + 144, bit), dy_mean9);
+                bng_f32x16_store_out_f32(dxr + 144, bng_f32x16_mul(gain9, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope9))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 160), mean10);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 160, kw + 160, bit), dy_mean10);
+                bng_f32x16_store_out_f32(dxr + 160, bng_f32x16_mul(gain10, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope10))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 176), mean11);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 176, kw + 176, bit), dy_mean11);
+                bng_f32x16_store_out_f32(dxr + 176, bng_f32x16_mul(gain11, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope11))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 192), mean12);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 192, kw + 192, bit), dy_mean12);
+                bng_f32x16_store_out_f32(dxr + 192, bng_f32x16_mul(gain12, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope12))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 208), mean13);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 208, kw + 208, bit), dy_mean13);
+                bng_f32x16_store_out_f32(dxr + 208, bng_f32x16_mul(gain13, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope13))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 224), mean14);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 224, kw + 224, bit), dy_mean14);
+                bng_f32x16_store_out_f32(dxr + 224, bng_f32x16_mul(gain14, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope14))), stream);
+            }
+            {
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 240), mean15);
+                const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 240, kw + 240, bit), dy_mean15);
+                bng_f32x16_store_out_f32(dxr + 240, bng_f32x16_mul(gain15, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope15))), stream);
+            }
+        }
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_f32_dx_infer_keeps_ukernel__mt7004_c256_v16(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
+{
+    const BNG_VMEM float *dy = dy_data;
+    BNG_VMEM float *dx = dx_data;
+
+    (void)channels;    /* always 256 */
+    {
+        const size_t c = 0;
+        const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + c + 0);
+        const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + c + 16);
+        const bng_f32x16 gain2 = bng_f32x16_load_f32(gain + c + 32);
+        const bng_f32x16 gain3 = bng_f32x16_load_f32(gain + c + 48);
+        const bng_f32x16 gain4 = bng_f32x16_load_f32(gain + c + 64);
+        const bng_f32x16 gain5 = bng_f32x16_load_f32(gain + c + 80);
+        const bng_f32x16 gain6 = bng_f32x16_load_f32(gain + c + 96);
+        const bng_f32x16 gain7 = bng_f32x16_load_f32(gain + c + 112);
+        const bng_f32x16 gain8 = bng_f32x16_load_f32(gain + c + 128);
+        const bng_f32x16 gain9 = bng_f32x16_load_f32(gain + c + 144);
+        const bng_f32x16 gain10 = bng_f32x16_load_f32(gain + c + 160);
+        const bng_f32x16 gain11 = bng_f32x16_load_f32(gain + c + 176);
+        const bng_f32x16 gain12 = bng_f32x16_load_f32(gain + c + 192);
+        const bng_f32x16 gain13 = bng_f32x16_load_f32(gain + c + 208);
+        const bng_f32x16 gain14 = bng_f32x16_load_f32(gain + c + 224);
+        const bng_f32x16 gain15 = bng_f32x16_load_f32(gain + c + 240);
+        const BNG_VMEM float *dyr = dy + c;
+        BNG_VMEM float *dxr = dx + c;
+        size_t r;
+
+        /* dx is not dy; a keep word is read before its row is stored. */
+        for (r = 0; r < rows; r++, dyr += stride, dxr += stride) {
+            const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
+            const BNG_VMEM float *kw = dxr + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(float))) - r) * stride;
+            bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_relu_keeps_f32(dyr + 0, kw + 0, bit)), stream);
+            bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_relu_keeps_f32(dyr + 16, kw + 16, bit)), stream);
+            bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_relu_keeps_f32(dyr + 32, kw + 32, bit)), stream);
+            bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_load_relu_keeps_f32(dyr + 48, kw + 48, bit)), stream);
+            bng_f32x16_store_out_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_load_relu_keeps_f32(dyr + 64, kw + 64, bit)), stream);
+            bng_f32x16_store_out_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_load_relu_keeps_f32(dyr + 80, kw + 80, bit)), stream);
+            bng_f32x16_store_out_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_load_relu_keeps_f32(dyr + 96, kw + 96, bit)), stream);
+            bng_f32x16_store_out_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_load_relu_keeps_f32(dyr + 112, kw + 112, bit)), stream);
+            bng_f32x16_store_out_f32(dxr + 128, bng_f32x16_mul(gain8, bng_f32x16_load_relu_keeps_f32(dyr + 128, kw + 128, bit)), stream);
+            bng_f32x16_store_out_f32(dxr + 144, bng_f32x16_mul(gain9, bng_f32x16_load_relu_keeps_f32(dyr + 144, kw + 144, bit)), stream);
+            bng_f32x16_store_out_f32(dxr + 160, bng_f32x16_mul(gain10, bng_f32x16_load_relu_keeps_f32(dyr + 160, kw + 160, bit)), stream);
+            bng_f32x16_store_out_f32(dxr + 176, bng_f32x16_mul(gain11, bng_f32x16_load_relu_keeps_f32(dyr + 176, kw + 176, bit)), stream);
+            bng_f32x16_store_out_f32(dxr + 192, bng_f32x16_mul(gain12, bng_f32x16_load_relu_keeps_f32(dyr + 192, kw + 192, bit)), stream);
+            bng_f32x16_store_out_f32(dxr + 208, bng_f32x16_mul(gain13, bng_f32x16_load_relu_keeps_f32(dyr + 208, kw + 208, bit)), stream);
+            bng_f32x16_store_out_f32(dxr + 224, bng_f32x16_mul(gain14, bng_f32x16_load_relu_keeps_f32(dyr + 224, kw + 224, bit)), stream);
+            bng_f32x16_store_out_f32(dxr + 240, bng_f32x16_mul(gain15, bng_f32x16_load_relu_keeps_f32(dyr + 240, kw + 240, bit)), stream);
+        }
+    }
+    bng_store_out_end(stream);
+}
+
 /* ---- generic: any channel count, 16 lanes then single lanes; a block of rows at a time ---- */
 
 
@@ -1862,9 +2504,10 @@ void bng_f32_dx_infer_ukernel__mt7004_generic_v16(
 void bng_f32_reduce_relu_ukernel__mt7004_generic_v16(
     size_t rows, size_t channels, size_t stride,
     const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *y_data, const BNG_VMEM float *mean,
-    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm, BNG_VMEM void *keeps_data, size_t keeps_stride)
 {
     const BNG_VMEM float *x = x_data, *dy = dy_data, *y = y_data;
+    BNG_VMEM float *keeps = keeps_data;
 
     while (rows != 0) {
         const size_t n = rows < BNG_BLOCK_ROWS ? rows : BNG_BLOCK_ROWS;
@@ -1875,13 +2518,19 @@ void bng_f32_reduce_relu_ukernel__mt7004_generic_v16(
             const bng_f32x16 m = bng_f32x16_load_f32(mean + c);
             bng_f32x16 acc_dy = bng_f32x16_zero();
             bng_f32x16 acc_dyxm = bng_f32x16_zero();
+            bng_keeps16_f32 keep = bng_keeps16_zero_f32();
             size_t i;
 
             for (i = 0; i < n; i++) {
-                const bng_f32x16 dy_vec = bng_f32x16_load_relu_f32(dy + i * stride + c, y + i * stride + c);
+                const unsigned bit = (unsigned)(i % BNG_KEEP_ROWS(sizeof(float)));
+                const bng_f32x16 dy_vec = bng_f32x16_load_relu_mark_f32(dy + i * stride + c, y + i * stride + c, &keep, bit);
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i * stride + c), m);
                 acc_dy = bng_f32x16_add(acc_dy, dy_vec);
                 acc_dyxm = bng_f32x16_add(acc_dyxm, bng_f32x16_mul(dy_vec, xm));
+                if (bit == BNG_KEEP_ROWS(sizeof(float)) - 1 || i + 1 == n) {    /* the word's last row */
+                    bng_keeps16_store_f32(keeps + i * keeps_stride + c, keep);
+                    keep = bng_keeps16_zero_f32();
+                }
             }
             bng_f32x16_store_f32(sum_dy + c, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c), acc_dy));
             bng_f32x16_store_f32(sum_dyxm + c, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c), acc_dyxm));
@@ -1891,13 +2540,19 @@ void bng_f32_reduce_relu_ukernel__mt7004_generic_v16(
             const bng_f32x1 m = bng_f32x1_load_f32(mean + c);
             bng_f32x1 acc_dy = bng_f32x1_zero();
             bng_f32x1 acc_dyxm = bng_f32x1_zero();
+            bng_keeps1_f32 keep = bng_keeps1_zero_f32();
             size_t i;
 
             for (i = 0; i < n; i++) {
-                const bng_f32x1 dy_vec = bng_f32x1_load_relu_f32(dy + i * stride + c, y + i * stride + c);
+                const unsigned bit = (unsigned)(i % BNG_KEEP_ROWS(sizeof(float)));
+                const bng_f32x1 dy_vec = bng_f32x1_load_relu_mark_f32(dy + i * stride + c, y + i * stride + c, &keep, bit);
                 const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + i * stride + c), m);
                 acc_dy = bng_f32x1_add(acc_dy, dy_vec);
                 acc_dyxm = bng_f32x1_add(acc_dyxm, bng_f32x1_mul(dy_vec, xm));
+                if (bit == BNG_KEEP_ROWS(sizeof(float)) - 1 || i + 1 == n) {    /* the word's last row */
+                    bng_keeps1_store_f32(keeps + i * keeps_stride + c, keep);
+                    keep = bng_keeps1_zero_f32();
+                }
             }
             bng_f32x1_store_f32(sum_dy + c, bng_f32x1_add(bng_f32x1_load_f32(sum_dy + c), acc_dy));
             bng_f32x1_store_f32(sum_dyxm + c, bng_f32x1_add(bng_f32x1_load_f32(sum_dyxm + c), acc_dyxm));
@@ -1907,6 +2562,7 @@ void bng_f32_reduce_relu_ukernel__mt7004_generic_v16(
         x += n * stride;
         dy += n * stride;
         y += n * stride;
+        keeps += n * keeps_stride;
     }
 }
 
@@ -1950,6 +2606,60 @@ void bng_f32_dx_infer_relu_ukernel__mt7004_generic_v16(
             bng_f32x16_store_out_f32(dx + c, bng_f32x16_mul(bng_f32x16_load_f32(gain + c), bng_f32x16_load_relu_f32(dy + c, y + c)), stream);
         for (; c < channels; c++)
             bng_f32x1_store_out_f32(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_load_relu_f32(dy + c, y + c)), stream);
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_f32_dx_train_keeps_ukernel__mt7004_generic_v16(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
+    const BNG_VMEM float *slope, int stream)
+{
+    const BNG_VMEM float *x = x_data, *dy = dy_data;
+    BNG_VMEM float *dx = dx_data;
+
+    size_t r;
+
+    /* dx is neither x nor dy; a keep word is read before its row is stored. */
+    for (r = 0; r < rows; r++, x += stride, dy += stride, dx += stride) {
+                const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
+                const BNG_VMEM float *kw = dx + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(float))) - r) * stride;
+        size_t c;
+
+        for (c = 0; c + 16 <= channels; c += 16) {
+            const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + c), bng_f32x16_load_f32(mean + c));
+            const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dy + c, kw + c, bit), bng_f32x16_load_f32(dy_mean + c));
+            bng_f32x16_store_out_f32(dx + c, bng_f32x16_mul(bng_f32x16_load_f32(gain + c), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_load_f32(slope + c)))), stream);
+        }
+        for (; c < channels; c++) {
+            const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + c), bng_f32x1_load_f32(mean + c));
+            const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_relu_keeps_f32(dy + c, kw + c, bit), bng_f32x1_load_f32(dy_mean + c));
+            bng_f32x1_store_out_f32(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_load_f32(slope + c)))), stream);
+        }
+    }
+    bng_store_out_end(stream);
+}
+
+void bng_f32_dx_infer_keeps_ukernel__mt7004_generic_v16(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
+{
+    const BNG_VMEM float *dy = dy_data;
+    BNG_VMEM float *dx = dx_data;
+
+    size_t r;
+
+    /* dx is not dy; a keep word is read before its row is stored. */
+    for (r = 0; r < rows; r++, dy += stride, dx += stride) {
+                const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
+                const BNG_VMEM float *kw = dx + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(float))) - r) * stride;
+        size_t c;
+
+        for (c = 0; c + 16 <= channels; c += 16)
+            bng_f32x16_store_out_f32(dx + c, bng_f32x16_mul(bng_f32x16_load_f32(gain + c), bng_f32x16_load_relu_keeps_f32(dy + c, kw + c, bit)), stream);
+        for (; c < channels; c++)
+            bng_f32x1_store_out_f32(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_load_relu_keeps_f32(dy + c, kw + c, bit)), stream);
     }
     bng_store_out_end(stream);
 }

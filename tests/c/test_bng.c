@@ -1661,13 +1661,14 @@ START_TEST(test_relu_edges_within_bound)
 END_TEST
 
 /* y may be the very array of x or dy, or overlap them: inputs are only read. In place
- * (dx the very array of dy) the fused call equals the separate pass in place. */
+ * (dx the very array of dy, or of x) the fused call equals the separate pass in place:
+ * an in-place _p call may not leave its keep bits in dx, which it still reads. */
 START_TEST(test_relu_y_shares_inputs)
 {
     const size_t batch = 97, channel = 2 * T->lanes + 5, n = batch * channel;
     int shared, which;
     for (shared = 0; shared <= 1; shared++)
-        for (which = 0; which < 3; which++) {
+        for (which = 0; which < 4; which++) {
             relu_pair p;
             relu_pair_init(&p, T, batch, channel, 1, Y_RANDOM, (unsigned)(7 + which));
             if (which < 2) {
@@ -1680,17 +1681,21 @@ START_TEST(test_relu_y_shares_inputs)
                 bng_case_call(k, BNG_OP_EXT, shared, k->x.p, k->dy.p, k->dx.p, FULL_MASK);
                 k->params[RELU_Y_SLOT] = (long long)(intptr_t)p.y.p;
             } else {
-                /* in place: dx is dy, in both */
-                bng_case_call(&p.fused, BNG_OP_EXT, shared, p.fused.x.p, p.fused.dy.p, p.fused.dy.p, FULL_MASK);
-                memcpy(p.fused.dx.p, p.fused.dy.p, p.fused.dy.bytes);
+                /* in place: dx is dy (2) or x (3), in both */
+                bng_buffer *into = which == 2 ? &p.fused.dy : &p.fused.x;
+                bng_case_call(&p.fused, BNG_OP_EXT, shared, p.fused.x.p, p.fused.dy.p, into->p, FULL_MASK);
+                memcpy(p.fused.dx.p, into->p, into->bytes);
             }
             ck_assert_int_eq(p.fused.params[BNG_PARAM_STATUS], BNG_OK);
-            bng_case_call(&p.apart, BNG_OP_EXT, shared, p.apart.x.p, p.apart.dy.p,
-                          which == 2 ? p.apart.dy.p : p.apart.dx.p, FULL_MASK);
-            ck_assert_int_eq(p.apart.params[BNG_PARAM_STATUS], BNG_OK);
-            if (which == 2)
-                memcpy(p.apart.dx.p, p.apart.dy.p, p.apart.dy.bytes);
-            expect_pair_same(&p, BNG_OP_EXT, which == 0 ? "y = x" : which == 1 ? "y = dy" : "in place");
+            {
+                bng_buffer *into = which == 2 ? &p.apart.dy : which == 3 ? &p.apart.x : &p.apart.dx;
+                bng_case_call(&p.apart, BNG_OP_EXT, shared, p.apart.x.p, p.apart.dy.p, into->p, FULL_MASK);
+                ck_assert_int_eq(p.apart.params[BNG_PARAM_STATUS], BNG_OK);
+                if (which >= 2)
+                    memcpy(p.apart.dx.p, into->p, into->bytes);
+            }
+            expect_pair_same(&p, BNG_OP_EXT, which == 0 ? "y = x" : which == 1 ? "y = dy"
+                                           : which == 2 ? "in place of dy" : "in place of x");
             relu_pair_free(&p);
         }
 }
