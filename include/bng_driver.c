@@ -1368,38 +1368,38 @@ static void *bng_at_mut(void *base, size_t index, size_t bytes)
 
 /* Pass 1's ukernel on the caller's `rows` rows from element `at` (a block boundary)
  * into the partial sums (of dy masked by y with BNG_FLAG_RELU; the keep bits then go to
- * `keeps`, dx when pass 2 reads them there, else all into one row of the stack's slope,
- * which finalize writes afterwards). */
+ * `keep_bits`, dx when pass 2 reads them there, else all into one row of the stack's
+ * slope, which finalize writes afterwards). */
 static void bng_p_rows_reduce(const bng_kernel *kernel, const bng_call *call, size_t element,
                               size_t rows, size_t channels, size_t at, const void *x,
-                              const void *dy, void *keeps, bng_p_stack *s)
+                              const void *dy, void *keep_bits, bng_p_stack *s)
 {
 #if BNG_HAS_RELU
     if (BNG_RELU(call)) {
         bng_rows_reduce_relu(kernel, rows, channels, call->channel, bng_at(x, at, element),
                              bng_at(dy, at, element), bng_at(call->y, at, element), s->mean,
                              s->part_dy, s->part_dyxm,
-                             keeps != NULL ? bng_at_mut(keeps, at, element) : s->slope,
-                             keeps != NULL ? call->channel : 0);
+                             keep_bits != NULL ? bng_at_mut(keep_bits, at, element) : s->slope,
+                             keep_bits != NULL ? call->channel : 0);
         return;
     }
 #else
-    (void)keeps;
+    (void)keep_bits;
 #endif
     bng_rows_reduce(kernel, rows, channels, call->channel, bng_at(x, at, element),
                     bng_at(dy, at, element), s->mean, s->part_dy, s->part_dyxm);
 }
 
 /* Pass 2's ukernel on all the caller's rows of the chunk at channel `first` (dy masked
- * by y with BNG_FLAG_RELU, or by the keep bits pass 1 left in dx with `keeps`). */
+ * by y with BNG_FLAG_RELU, or by the keep bits pass 1 left in dx with `keep_bits`). */
 static void bng_p_rows_dx(const bng_kernel *kernel, const bng_call *call, size_t element,
                           size_t first, size_t channels, const void *x, const void *dy,
-                          void *dx, int keeps, const bng_p_stack *s, int stream)
+                          void *dx, int keep_bits, const bng_p_stack *s, int stream)
 {
     const void *x_at = call->is_train ? bng_at(x, first, element) : NULL;
 
 #if BNG_HAS_RELU
-    if (keeps) {
+    if (keep_bits) {
         bng_rows_dx_keeps(kernel, call->is_train, call->batch, channels, call->channel, x_at,
                           bng_at(dy, first, element), bng_at_mut(dx, first, element), s->mean,
                           s->gain, s->dy_mean, s->slope, stream);
@@ -1413,7 +1413,7 @@ static void bng_p_rows_dx(const bng_kernel *kernel, const bng_call *call, size_t
         return;
     }
 #else
-    (void)keeps;
+    (void)keep_bits;
 #endif
     bng_rows_dx(kernel, call->is_train, call->batch, channels, call->channel, x_at,
                 bng_at(dy, first, element), bng_at_mut(dx, first, element), s->mean, s->gain,
@@ -1424,7 +1424,7 @@ static void bng_p_rows_dx(const bng_kernel *kernel, const bng_call *call, size_t
  * folded in group order into sum_dy and sum_dyxm. */
 static void bng_p_sum_rows(const bng_kernel *kernel, const bng_call *call, size_t element,
                            size_t first, size_t channels, const void *x, const void *dy,
-                           void *keeps, float *sum_dy, float *sum_dyxm, bng_p_stack *s)
+                           void *keep_bits, float *sum_dy, float *sum_dyxm, bng_p_stack *s)
 {
     const size_t batch = call->batch, channel = call->channel;
     const size_t group_rows = bng_group_rows(batch);
@@ -1437,14 +1437,17 @@ static void bng_p_sum_rows(const bng_kernel *kernel, const bng_call *call, size_
 
         bng_step_zero(channels, s->part_dy);
         bng_step_zero(channels, s->part_dyxm);
-        bng_p_rows_reduce(kernel, call, element, rows, channels, at, x, dy, keeps, s);
+        bng_p_rows_reduce(kernel, call, element, rows, channels, at, x, dy, keep_bits, s);
         bng_step_fold(channels, sum_dy, sum_dyxm, s->part_dy, s->part_dyxm);
     }
 }
 
 /* Whether pass 1 of a fused ReLU call leaves the keep bits in dx for pass 2: a call that
- * sums its rows and then writes dx, where dx is neither x nor dy (pass 1 still reads
- * those rows after it has marked a word, which lies in a block's last row). */
+ * sums its rows and then writes dx, where dx is neither x nor dy (pass 2 reads x and dy
+ * in every row, the rows that hold the words too). A word covers rows that lie in one
+ * block (and so in one row group). */
+typedef char bng_keep_words_in_blocks[BNG_BLOCK_ROWS % BNG_KEEP_ROWS(sizeof(float)) == 0
+                                       ? 1 : -1];
 static int bng_p_keeps_in_dx(const bng_call *call, const void *x, const void *dy,
                              const void *dx)
 {
@@ -1462,7 +1465,7 @@ static int bng_p_run(const bng_dtype_config *dtype, const bng_kernel *kernel,
     const size_t chunk = bng_chunk(dtype, kernel), channel = call->channel;
     const size_t element = dtype->element_bytes, stat = dtype->stats_bytes;
     const int stream = call->batch * channel * element >= BNG_STREAM_DX_BYTES;
-    const int keeps = bng_p_keeps_in_dx(call, x, dy, dx);
+    const int keep_bits = bng_p_keeps_in_dx(call, x, dy, dx);
     bng_p_stack s;
     size_t first;
 
@@ -1477,8 +1480,8 @@ static int bng_p_run(const bng_dtype_config *dtype, const bng_kernel *kernel,
         } else {
             bng_step_stats_to_float(dtype, channels, bng_at(stats->mean, first, stat), s.mean);
             if (BNG_SUMS_ROWS(call))
-                bng_p_sum_rows(kernel, call, element, first, channels, x, dy, keeps ? dx : NULL,
-                               sum_dy, sum_dyxm, &s);
+                bng_p_sum_rows(kernel, call, element, first, channels, x, dy,
+                               keep_bits ? dx : NULL, sum_dy, sum_dyxm, &s);
             if (BNG_IS_REDUCE(call))
                 continue;
             bng_step_finalize(dtype, channels, call->m, BNG_ACCUMULATES(call),
@@ -1486,7 +1489,7 @@ static int bng_p_run(const bng_dtype_config *dtype, const bng_kernel *kernel,
                               sum_dy, sum_dyxm, bng_at_mut(stats->dbias, first, stat),
                               bng_at_mut(stats->dscale, first, stat), s.gain, s.dy_mean, s.slope);
         }
-        bng_p_rows_dx(kernel, call, element, first, channels, x, dy, dx, keeps, &s, stream);
+        bng_p_rows_dx(kernel, call, element, first, channels, x, dy, dx, keep_bits, &s, stream);
     }
     if (BNG_IS_REDUCE(call))
         bng_step_count(call->batch, sums + 2 * channel);

@@ -1813,8 +1813,8 @@ void bng_f16_dx_train_keeps_ukernel__mt7004_generic_v32(
 
     /* dx is neither x nor dy; a keep word is read before its row is stored. */
     for (r = 0; r < rows; r++, x += stride, dy += stride, dx += stride) {
-                const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
-                const BNG_VMEM half *kw = dx + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(half))) - r) * stride;
+        const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
+        const BNG_VMEM half *kw = dx + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(half))) - r) * stride;
         size_t c;
 
         for (c = 0; c + 32 <= channels; c += 32) {
@@ -1842,8 +1842,8 @@ void bng_f16_dx_infer_keeps_ukernel__mt7004_generic_v32(
 
     /* dx is not dy; a keep word is read before its row is stored. */
     for (r = 0; r < rows; r++, dy += stride, dx += stride) {
-                const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
-                const BNG_VMEM half *kw = dx + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(half))) - r) * stride;
+        const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
+        const BNG_VMEM half *kw = dx + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(half))) - r) * stride;
         size_t c;
 
         for (c = 0; c + 32 <= channels; c += 32)

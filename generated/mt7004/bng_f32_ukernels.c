@@ -2623,8 +2623,8 @@ void bng_f32_dx_train_keeps_ukernel__mt7004_generic_v16(
 
     /* dx is neither x nor dy; a keep word is read before its row is stored. */
     for (r = 0; r < rows; r++, x += stride, dy += stride, dx += stride) {
-                const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
-                const BNG_VMEM float *kw = dx + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(float))) - r) * stride;
+        const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
+        const BNG_VMEM float *kw = dx + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(float))) - r) * stride;
         size_t c;
 
         for (c = 0; c + 16 <= channels; c += 16) {
@@ -2652,8 +2652,8 @@ void bng_f32_dx_infer_keeps_ukernel__mt7004_generic_v16(
 
     /* dx is not dy; a keep word is read before its row is stored. */
     for (r = 0; r < rows; r++, dy += stride, dx += stride) {
-                const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
-                const BNG_VMEM float *kw = dx + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(float))) - r) * stride;
+        const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
+        const BNG_VMEM float *kw = dx + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(float))) - r) * stride;
         size_t c;
 
         for (c = 0; c + 16 <= channels; c += 16)

@@ -1642,6 +1642,28 @@ START_TEST(test_relu_every_kernel_is_separate_pass)
 }
 END_TEST
 
+/* A dx of 8 MiB or more, which _p writes with streaming stores on x86 hosts
+ * (include/bng_driver.c BNG_STREAM_DX_BYTES): pass 2 reads each keep word pass 1 left in
+ * dx before its streaming stores overwrite that row. On the generic kernel's chunks and
+ * single-lane tail, training and inference, the fused call equals the separate pass.
+ * Plain runs only (under a sanitizer or valgrind, quick(), it is too slow). */
+START_TEST(test_relu_streaming_dx)
+{
+    const size_t channel = T->generic_chunk + T->lanes + 3;
+    const size_t batch = ((size_t)8 << 20) / T->size / channel + 33;
+    int train;
+    if (quick())
+        return;
+    for (train = 0; train <= 1; train++) {
+        relu_pair p;
+        relu_pair_init(&p, T, batch, channel, train, Y_RANDOM, 90u + (unsigned)train);
+        ck_assert_uint_ge(p.fused.dx.bytes, (size_t)8 << 20);
+        expect_fused_is_apart(&p, BNG_OP_EXT, 0, 0, 0);
+        relu_pair_free(&p);
+    }
+}
+END_TEST
+
 /* The rule itself on the edge values, against the float64 reference: dx of a fused
  * ext call meets the bound of the reference run on dy masked as PyTorch masks it (a
  * masked element is +0 whatever dy held: no NaN reaches the sums from there). */
@@ -1842,6 +1864,7 @@ static Suite *suite(void)
 #if BNG_HAS_RELU
         {"relu", test_relu_is_separate_pass, "private"},
         {"relu_every_kernel", test_relu_every_kernel_is_separate_pass, "private"},
+        {"relu_streaming_dx", test_relu_streaming_dx, "private"},
         {"relu_edges", test_relu_edges_within_bound, "private"},
         {"relu_y_shares_inputs", test_relu_y_shares_inputs, "private shared"},
         {"relu_errors", test_relu_errors_write_status_only, "private"},
