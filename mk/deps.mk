@@ -52,9 +52,10 @@ DEPS_PROBE_fuzz           = command -v clang \
 DEPS_PACKAGES_fuzz        = clang libclang-rt-14-dev
 DEPS_WHY_fuzz             = for make fuzz: libFuzzer
 DEPS_PROBE_cross          = command -v riscv64-unknown-elf-gcc && command -v arm-none-eabi-gcc \
-  && command -v tcc && command -v clang && command -v $(OLDEST_GCC) && command -v $(OLDEST_CLANG)
+  && command -v tcc && command -v clang && command -v $(OLDEST_GCC) && command -v $(OLDEST_CLANG) \
+  && command -v sparse
 DEPS_PACKAGES_cross       = gcc-riscv64-unknown-elf gcc-arm-none-eabi tcc clang \
-  $(OLDEST_GCC) $(OLDEST_CLANG)
+  $(OLDEST_GCC) $(OLDEST_CLANG) sparse
 DEPS_WHY_cross            = for make cross-check: bare-metal cross compilers and the oldest \
   packaged gcc and clang$(comma) a large install$(comma) about 1 GB$(comma) once
 # make report needs only the RISC-V cross compiler.
