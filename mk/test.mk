@@ -224,7 +224,7 @@ tags_of = $(or $(CASES_$(notdir $(1))),$(CASES_$(call flavour_of,$(1))),$(call t
 # Under ThreadSanitizer a unified target's suite runs its shared cases only: its private
 # cases run _p on the calling thread, where there is no race to see (ASan, UBSan and
 # valgrind run them); on a split target _p stages by DMA, the host engine's threads, and
-# every case runs. (The ftz mode, private cases only, runs there alone.)
+# every case runs.
 SPLIT_TARGETS := $(foreach r,$(SUITE_ROOTS),$(if $(filter split,$(BNG_MEMORY_$(r))),$(notdir $(r))))
 tsan_cases = $(if $(TSAN),$(if $(filter $(call target_of,$(1)),$(SPLIT_TARGETS)),,shared))
 suite_env = $(FLAVOUR_ENV_$(call flavour_of,$(1))) \
@@ -235,14 +235,17 @@ run_env = $(MODE_ENV_$(notdir $(1))) $(RUN_ENV) \
 GNU_SUITES := $(filter %/gnu/test_bng,$(C_SUITES))
 FTZ_SUITES := $(HALF_SUITES) \
   $(filter %/gnu/test_bng %/gnu_softhalf/test_bng %/portable/test_bng,$(C_SUITES))
+# The ftz mode changes values, never which memory is touched or by which thread: not
+# under a sanitizer or valgrind, whose plain runs already take those paths.
 C_RUNS := $(foreach s,$(C_SUITES),run/$(s)/plain) \
-  $(if $(VALGRIND),,$(foreach s,$(GNU_SUITES),run/$(s)/fast) \
-    $(foreach s,$(FTZ_SUITES),$(if $(call tsan_cases,run/$(s)/ftz),,run/$(s)/ftz)))
+  $(if $(VALGRIND),,$(foreach s,$(GNU_SUITES),run/$(s)/fast)) \
+  $(if $(VALGRIND)$(SANITIZE),,$(foreach s,$(FTZ_SUITES),run/$(s)/ftz))
 HALF_RUNS    := $(foreach s,$(HALF_SUITES),run/$(s)/plain)
 EXAMPLE_RUNS := $(foreach s,$(MANUAL_EXAMPLES),run/$(s)/plain)
-# Under a sanitizer the small walk only: the wide ones' unrolled kernels take minutes to
-# compile instrumented, and their guard bytes already catch a write past an output.
-WALK_RUNS := $(foreach s,$(if $(SANITIZE),$(filter %/walk_small/%,$(WALK_SUITES)),$(WALK_SUITES)),\
+# Under a sanitizer or valgrind the small walk only: the wide ones' unrolled kernels take
+# minutes to compile instrumented (or run under valgrind), and their guard bytes already
+# catch a write past an output in make test.
+WALK_RUNS := $(foreach s,$(if $(SANITIZE)$(VALGRIND),$(filter %/walk_small/%,$(WALK_SUITES)),$(WALK_SUITES)),\
   run/$(s)/plain)
 FORK_RUNS := $(if $(TSAN),,run/$(FORK_TEST)/plain)
 CONFORMANCE_RUNS := $(foreach p,$(CONFORMANCE_PROGRAMS) $(LAUNCH_TESTS),run/$(p)/plain)

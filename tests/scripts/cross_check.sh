@@ -5,12 +5,14 @@
 #      Cortex-M7; undefined symbols only memcpy, memset and the bng_hal_* functions;
 #   2. -std=c99 -pedantic -Wall -Wextra -Werror under gcc and clang, all three backends
 #      (native on the host's emulation of the MT-3000 compiler header);
-#   3. the portable backend (and portable half) built with tcc passes the Check suite;
+#   3. the portable backend (and portable half) built with tcc passes the Check suite
+#      (at its quick size);
 #   4. a vendor drop compiles on its own in a scratch folder with a cross compiler;
 #   5. the GCC 8-era feature set (tests/scripts/gcc8_features.h poisons what GCC 8 lacks):
 #      every source, every backend (native with the host's emulation of the MT-3000
-#      spellings) and half, -std=c99 -Werror, under gcc, clang and
-#      Debian's oldest gcc and clang ($OLDEST_COMPILERS);
+#      spellings) and half, -std=c99 -Werror, compiled at -O2 by Debian's oldest gcc and
+#      clang ($OLDEST_COMPILERS) and checked (-fsyntax-only) by gcc and clang, whose -O2
+#      builds of every backend step 2 makes;
 #   6. the native spellings on the host's emulation of the MT-3000 compiler
 #      (tests/c/test_native_spelling.c), per target, under gcc and clang;
 #   7. shared memory with a real address-space qualifier: a target rendered here with
@@ -25,10 +27,26 @@
 #      vector memory (BNG_VMEM, noderef), no vector load or store of another memory;
 #      two mutants of the driver (a scalar read of an AM array, a vector load of a
 #      stack array) must make sparse fail.
+# The compiles of steps 1, 2, 4, 5 and 9 run JOBS at a time (default 2), the rest in order.
 # Usage: tests/scripts/cross_check.sh BUILD_DIR PYTHON TARGET:SOURCE,SOURCE... ...
 set -euo pipefail
 build=$1 python=$2
 shift 2
+mkdir -p "$build/cross"
+queue_file=$build/cross/queue
+: > "$queue_file"
+# queue COMMAND...: a compile for the next run_queue (one line, each word quoted).
+queue() {
+  printf '%q ' "$@" >> "$queue_file"
+  printf '\n' >> "$queue_file"
+}
+# run_queue: the queued compiles, JOBS at a time; the first that fails stops the rest
+# (xargs stops on a command's exit status 255) and is named.
+run_queue() {
+  xargs -P "${JOBS:-2}" -d '\n' -n 1 bash -c \
+    'eval "$1" || { echo "cross-check: failed: $1" >&2; exit 255; }' _ < "$queue_file"
+  : > "$queue_file"
+}
 targets=()
 declare -A sources
 for spec in "$@"; do
@@ -44,14 +62,84 @@ declare -A cross=(
   [arm-none-eabi-gcc]="-mcpu=cortex-m7 -mthumb -mfloat-abi=hard -mfpu=fpv5-d16"
 )
 
+# Steps 1, 2 and 5 (and 4, below): their compiles queued, run JOBS at a time, then their
+# findings.
 for t in "${targets[@]}"; do
   for cc in "${!cross[@]}"; do
     out=$build/cross/$cc/$t
     mkdir -p "$out"
     for f in ${sources[$t]}; do
       # shellcheck disable=SC2086
-      $cc $warn -ffreestanding -O2 ${cross[$cc]} -Iinclude -Igenerated/$t -c "$f" -o "$out/$(basename "$f" .c).o"
+      queue $cc $warn -ffreestanding -O2 ${cross[$cc]} -Iinclude -Igenerated/$t -c "$f" \
+        -o "$out/$(basename "$f" .c).o"
     done
+  done
+done
+
+for t in "${targets[@]}"; do
+  for cc in gcc clang; do
+    for f in ${sources[$t]}; do
+      queue $cc $warn -pedantic -O2 -DBNG_FIRMWARE -DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE \
+        -Iinclude -Igenerated/$t -c "$f" -o /dev/null
+      # The native and GNU backends' 64-byte vectors, passed between inline helpers,
+      # would be ABI warnings on a host whose vectors are narrower (AVX2): -Wno-psabi,
+      # as the library's own builds use (the firmware compiler builds for its DSP).
+      queue $cc $warn -pedantic -Wno-psabi -O2 -march=native -DBNG_FIRMWARE -DBNG_VEC_BACKEND=BNG_VEC_NATIVE \
+        -DBNG_HALF_PORTABLE -Iinclude -Iinclude/host -Igenerated/$t -c "$f" -o /dev/null
+      queue $cc $warn -pedantic -Wno-psabi -O2 -march=native -DBNG_FIRMWARE -DBNG_VEC_BACKEND=BNG_VEC_GNU \
+        -Iinclude -Igenerated/$t -c "$f" -o /dev/null
+    done
+  done
+done
+
+# A GCC 8-era vendor compiler's feature set: no __builtin_convertvector,
+# __builtin_shufflevector, _Float16 or __has_builtin. The oldest compilers build at -O2
+# (an old optimizer's errors and warnings are what a vendor's compiler would show);
+# gcc and clang check the poisoned names only, their -O2 builds being step 2's.
+matrix=0
+for t in "${targets[@]}"; do
+  for cc in gcc clang ${OLDEST_COMPILERS:-}; do
+    case " ${OLDEST_COMPILERS:-} " in
+      *" $cc "*) depth=-O2 ;;
+      *) depth=-fsyntax-only ;;
+    esac
+    for backend in "-DBNG_VEC_BACKEND=BNG_VEC_GNU" "-DBNG_VEC_BACKEND=BNG_VEC_GNU -DBNG_HALF_PORTABLE" \
+                   "-DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE" \
+                   "-DBNG_VEC_BACKEND=BNG_VEC_NATIVE -DBNG_HALF_PORTABLE -Iinclude/host"; do
+      for f in ${sources[$t]}; do
+        # shellcheck disable=SC2086
+        queue $cc $warn $depth -march=native -Wno-psabi -DBNG_FIRMWARE $backend \
+          -include tests/scripts/gcc8_features.h -Iinclude -Igenerated/$t -c "$f" -o /dev/null
+        matrix=$((matrix + 1))
+      done
+    done
+  done
+done
+
+# Step 4's drops, rendered now so that their compiles join the queue. A file the drop
+# holds byte for byte as step 1 builds it (the generated sources, the driver) is checked
+# with -fsyntax-only in the drop (its -O2 build by this compiler is step 1's: the
+# half kernels take minutes lane by lane); the rest (the HAL, the calibration program)
+# is built at -O2. The runtime's header is the vendor's; the host mock's copy stands in.
+drop=$build/vendor-check
+rm -rf "$drop"
+for t in "${targets[@]}"; do
+  "$python" -m generator vendor --target "$t" --hal hthreads --dest "$drop/$t" >/dev/null
+  for f in "$drop/$t"/*.c; do
+    depth=-O2
+    for s in ${sources[$t]}; do
+      if cmp -s "$f" "$s"; then depth=-fsyntax-only; fi
+    done
+    queue riscv64-unknown-elf-gcc $warn -ffreestanding $depth -I"$drop/$t" -Iinclude/host -c "$f" \
+      -o "${f%.c}.o"
+  done
+done
+
+run_queue
+
+for t in "${targets[@]}"; do
+  for cc in "${!cross[@]}"; do
+    out=$build/cross/$cc/$t
     nm=${cc%gcc}nm
     defined=$($nm --defined-only "$out"/*.o | awk 'NF == 3 {print $3}' | sort -u)
     stray=$($nm -u "$out"/*.o | awk 'NF == 2 {print $2}' | sort -u \
@@ -65,18 +153,6 @@ for t in "${targets[@]}"; do
 done
 
 for t in "${targets[@]}"; do
-  for cc in gcc clang; do
-    for f in ${sources[$t]}; do
-      $cc $warn -pedantic -O2 -DBNG_FIRMWARE -DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE -Iinclude -Igenerated/$t -c "$f" -o /dev/null
-      # The native and GNU backends' 64-byte vectors, passed between inline helpers,
-      # would be ABI warnings on a host whose vectors are narrower (AVX2): -Wno-psabi,
-      # as the library's own builds use (the firmware compiler builds for its DSP).
-      $cc $warn -pedantic -Wno-psabi -O2 -march=native -DBNG_FIRMWARE -DBNG_VEC_BACKEND=BNG_VEC_NATIVE -DBNG_HALF_PORTABLE \
-        -Iinclude -Iinclude/host -Igenerated/$t -c "$f" -o /dev/null
-      $cc $warn -pedantic -Wno-psabi -O2 -march=native -DBNG_FIRMWARE -DBNG_VEC_BACKEND=BNG_VEC_GNU -Iinclude \
-        -Igenerated/$t -c "$f" -o /dev/null
-    done
-  done
   echo "cross-check: $t: -pedantic -Werror clean under gcc and clang, all three backends"
   # A host program that forgets -DBNG_HOST must not compile (it would write to the
   # target's fixed parameter address at its first _s call).
@@ -85,6 +161,10 @@ for t in "${targets[@]}"; do
     echo "cross-check: $t: a host build without -DBNG_HOST compiled" >&2
     exit 1
   fi
+done
+echo "cross-check: GCC 8-era feature set: $matrix compiles clean (targets x compilers ${OLDEST_COMPILERS:-} at -O2, gcc clang -fsyntax-only x 4 backend and half choices x sources)"
+for t in "${targets[@]}"; do
+  echo "cross-check: $t: vendor drop ($(ls "$drop/$t" | grep -vc '\.o$') files) compiles on its own"
 done
 
 check_cflags=$(pkg-config --cflags check)
@@ -105,28 +185,11 @@ for t in "${targets[@]}"; do
   done
   # shellcheck disable=SC2086
   gcc -z noexecstack "$out"/*.o "$libtcc1" $check_libs -lpthread -lm -o "$out/test_bng"
+  # At the quick size (every path still runs): the full sizes run on the same C in the
+  # portable flavour of make test, built by gcc.
   echo "== tcc: $t"
-  "$out/test_bng"
+  BNG_TEST_QUICK=1 "$out/test_bng"
 done
-
-# A GCC 8-era vendor compiler's feature set: no __builtin_convertvector,
-# __builtin_shufflevector, _Float16 or __has_builtin.
-matrix=0
-for t in "${targets[@]}"; do
-  for cc in gcc clang ${OLDEST_COMPILERS:-}; do
-    for backend in "-DBNG_VEC_BACKEND=BNG_VEC_GNU" "-DBNG_VEC_BACKEND=BNG_VEC_GNU -DBNG_HALF_PORTABLE" \
-                   "-DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE" \
-                   "-DBNG_VEC_BACKEND=BNG_VEC_NATIVE -DBNG_HALF_PORTABLE -Iinclude/host"; do
-      for f in ${sources[$t]}; do
-        # shellcheck disable=SC2086
-        $cc $warn -O2 -march=native -Wno-psabi -DBNG_FIRMWARE $backend -include tests/scripts/gcc8_features.h \
-          -Iinclude -Igenerated/$t -c "$f" -o /dev/null
-        matrix=$((matrix + 1))
-      done
-    done
-  done
-done
-echo "cross-check: GCC 8-era feature set: $matrix compiles clean (targets x compilers gcc clang ${OLDEST_COMPILERS:-} x 4 backend and half choices x sources)"
 
 # The reference HAL for hthreads, both launch models, freestanding for RISC-V (the
 # runtime's declarations from the host mock's copy of the public header).
@@ -199,7 +262,10 @@ check_split_target() {
   sources=$(sed -n 's/^BNG_SOURCES_[^ ]* := //p' "$gen/build.mk" | sed "s|\$(bng_dir)|$gen|g")
   [ -n "$sources" ]
   for f in $sources; do
-    riscv64-unknown-elf-gcc $warn -ffreestanding -O2 -Iinclude -Iinclude/host -I"$gen" -c "$f" -o /dev/null
+    queue riscv64-unknown-elf-gcc $warn -ffreestanding -O2 -Iinclude -Iinclude/host -I"$gen" -c "$f" -o /dev/null
+  done
+  run_queue
+  for f in $sources; do
     # shellcheck disable=SC2046
     sparse $(split_sparse_flags "$gen") "$f"
   done
@@ -270,12 +336,3 @@ mutant vector_load_sm include/bng_driver.c \
   's|^    for (c = 0; c < channels; c += BNG_V) {$|    { float sm[BNG_V] = {0}; (void)bng_vload(sm); }\n&|' \
   'different address spaces' $sparse_flags
 echo "cross-check: hthreads HAL and HAL conformance check (split target): sparse clean"
-
-drop=$build/vendor-check
-rm -rf "$drop"
-for t in "${targets[@]}"; do
-  "$python" -m generator vendor --target "$t" --hal hthreads --dest "$drop/$t" >/dev/null
-  # The runtime's header is the vendor's; the host mock's copy stands in for it here.
-  (cd "$drop/$t" && for f in *.c; do riscv64-unknown-elf-gcc $warn -ffreestanding -O2 -I. -I../../../include/host -c "$f" -o "${f%.c}.o"; done)
-  echo "cross-check: $t: vendor drop ($(ls "$drop/$t" | grep -vc '\.o$') files) compiles on its own"
-done

@@ -2,7 +2,8 @@
 # make dma-mutants: the asynchronous host HAL must catch every missing DMA wait.
 # For each bng_hal_dma_wait(...) in include/bng_driver.c in turn, turn it into
 # (void)(...) (the transfer issued, never waited for), rebuild the driver and run the
-# target's Check suite (its _s tests compare with _p bit for bit); the mutant must fail.
+# target's Check suite (its _s tests compare with _p bit for bit; on a unified target
+# its shared cases, the ones that move data by DMA); the mutant must fail.
 # A wait in code the target does not compile (an extension it does not list) leaves the
 # preprocessed driver unchanged: that mutant is skipped on that target, and said so.
 # The mutants run JOBS at a time (default 2).
@@ -34,7 +35,7 @@ done
 # $1 ROOT:OBJDIR, $2 the mutant's number, $3 the mutants' folder
 mutant() {
   local root=${1%%:*} objs=${1#*:} k=$2 mutants=$3
-  local out why
+  local out why tags
   out=$mutants/$(basename "$root")
   mkdir -p "$out"
   # shellcheck disable=SC2086
@@ -49,9 +50,18 @@ mutant() {
   # shellcheck disable=SC2046,SC2086
   $cc $cflags "$out/bng_driver_$k.o" $(ls "$objs"/*.o | grep -v '/bng_driver\.o$') \
     $check_libs -lpthread -lm -o "$out/test_$k"
+  # On a unified target only the suite's shared cases move data by DMA (its private
+  # cases run _p on the caller's memory, as make test's hthreads flavours and
+  # ThreadSanitizer take them); on a split target _p stages by DMA and every case runs.
+  if grep -q 'define BNG_SPLIT_MEMORY 1' "$root/bng_kernels.h"; then
+    tags=
+  else
+    tags=shared
+  fi
   # sh (not bash) runs it, so an aborting mutant is not announced by the shell
-  if BNG_TEST_QUICK=1 sh -c 'timeout 600 "$0" > "$1" 2>&1; exit $?' "$out/test_$k" \
-      "$out/test_$k.log"; then
+  # shellcheck disable=SC2086
+  if env BNG_TEST_QUICK=1 ${tags:+CK_INCLUDE_TAGS=$tags} \
+      sh -c 'timeout 600 "$0" > "$1" 2>&1; exit $?' "$out/test_$k" "$out/test_$k.log"; then
     echo "dma-mutants: $(basename "$root"): NOT CAUGHT: wait $k: $(cat "$mutants/where_$k")" \
       | tee "$out/result_$k" >&2
   else
