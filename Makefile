@@ -141,7 +141,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: test test-generator test-c check
 ## the full tier, in parallel: generator tests, every suite of every target and flavour
-## (gnu and hthreads under SANITIZE=thread|address,undefined), the channel walk, the
+## (gnu and hthreads under SANITIZE=thread, gnu under address,undefined), the channel walk, the
 ## drop builds and recipes, the model's tests (about 12 CPU-minutes from a fresh clone)
 test: deps-c deps-python generated-fresh
 	@$(call run_and_count,run/test-generator $(TEST_RUNS))

@@ -22,9 +22,9 @@ FLAVOUR_FLAGS_hthreads_fanout := $(HTHREADS_FLAGS) -DBNG_HTHREADS_LAUNCH=BNG_LAU
   -DBNG_TEST_LAUNCH_FANOUT=1
 FLAVOUR_FLAGS_hthreads_spmd   := $(HTHREADS_FLAGS) -DBNG_HTHREADS_LAUNCH=BNG_LAUNCH_SPMD \
   -DBNG_TEST_LAUNCH_SPMD=1
-# Under a sanitizer only gnu and the hthreads HAL run (their memory and thread handling
-# is what the sanitizers check; the other flavours differ in arithmetic code only), under
-# valgrind only gnu: checked runs are slow.
+# Under a sanitizer only gnu and the hthreads HAL are built (their memory and thread
+# handling is what the sanitizers check; the other flavours differ in arithmetic code
+# only; which suites run: mk/test.mk), under valgrind only gnu: checked runs are slow.
 flavours = gnu $(if $(VALGRIND),,$(if $(SANITIZE),,$(call arithmetic_flavours,$(1))) \
   hthreads_fanout hthreads_spmd)
 arithmetic_flavours = portable $(if $(call native_flavour,$(1)),native) \

@@ -235,9 +235,16 @@ run_env = $(MODE_ENV_$(notdir $(1))) $(RUN_ENV) \
 GNU_SUITES := $(filter %/gnu/test_bng,$(C_SUITES))
 FTZ_SUITES := $(HALF_SUITES) \
   $(filter %/gnu/test_bng %/gnu_softhalf/test_bng %/portable/test_bng,$(C_SUITES))
+# Under AddressSanitizer the hthreads flavours' suites do not run: their kernels and
+# driver are the gnu flavour's objects, whose suite ASan checks, and the HAL and the
+# runtime mock are checked by the conformance check and the launch test, which run in
+# both launch models. (Under ThreadSanitizer, whose work their threads are, they run.)
+ASAN := $(filter address,$(subst $(comma), ,$(SANITIZE)))
+PLAIN_SUITES := $(if $(ASAN),$(filter-out %/hthreads_fanout/test_bng %/hthreads_spmd/test_bng,\
+  $(C_SUITES)),$(C_SUITES))
 # The ftz mode changes values, never which memory is touched or by which thread: not
 # under a sanitizer or valgrind, whose plain runs already take those paths.
-C_RUNS := $(foreach s,$(C_SUITES),run/$(s)/plain) \
+C_RUNS := $(foreach s,$(PLAIN_SUITES),run/$(s)/plain) \
   $(if $(VALGRIND),,$(foreach s,$(GNU_SUITES),run/$(s)/fast)) \
   $(if $(VALGRIND)$(SANITIZE),,$(foreach s,$(FTZ_SUITES),run/$(s)/ftz))
 HALF_RUNS    := $(foreach s,$(HALF_SUITES),run/$(s)/plain)
