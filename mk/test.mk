@@ -239,9 +239,17 @@ FTZ_SUITES := $(HALF_SUITES) \
 # driver are the gnu flavour's objects, whose suite ASan checks, and the HAL and the
 # runtime mock are checked by the conformance check and the launch test, which run in
 # both launch models. (Under ThreadSanitizer, whose work their threads are, they run.)
+# Under ThreadSanitizer they run on the shipped targets and the split test targets: the
+# HAL and launch code is the same on every target, and the unified test targets differ
+# from the shipped ones in configuration (mixed dtypes, tiny memory, native spellings),
+# which their gnu suites run under both sanitizers.
 ASAN := $(filter address,$(subst $(comma), ,$(SANITIZE)))
-PLAIN_SUITES := $(if $(ASAN),$(filter-out %/hthreads_fanout/test_bng %/hthreads_spmd/test_bng,\
-  $(C_SUITES)),$(C_SUITES))
+UNIFIED_TEST_TARGETS := $(foreach r,$(filter-out $(GENERATED_ROOTS),$(SUITE_ROOTS)),\
+  $(if $(filter split,$(BNG_MEMORY_$(r))),,$(notdir $(r))))
+HTHREADS_SUITES_SKIPPED := $(if $(ASAN),%/hthreads_fanout/test_bng %/hthreads_spmd/test_bng,\
+  $(if $(TSAN),$(foreach t,$(UNIFIED_TEST_TARGETS),\
+    %/$(t)/hthreads_fanout/test_bng %/$(t)/hthreads_spmd/test_bng)))
+PLAIN_SUITES := $(filter-out $(HTHREADS_SUITES_SKIPPED),$(C_SUITES))
 # The ftz mode changes values, never which memory is touched or by which thread: not
 # under a sanitizer or valgrind, whose plain runs already take those paths.
 C_RUNS := $(foreach s,$(PLAIN_SUITES),run/$(s)/plain) \
