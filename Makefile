@@ -175,7 +175,7 @@ clean:
 # working on it; a documented target in neither list is an error of this file.
 HELP_USING   := generate vendor verify-drop plan report model lib check test regen-check clean help
 HELP_WORKING := test-c cross-check hal-conformance drop-builds channels-flow bit-sweep \
-  dma-mutants memcheck fuzz syncbn bench
+  dma-mutants memcheck fuzz syncbn torch-check bench
 ## this list
 help:
 	@echo "usage: make <command> [TARGET=<t>] [CHANNELS=\"48 96\"] [DEST=<dir>]"
