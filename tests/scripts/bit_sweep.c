@@ -1,15 +1,21 @@
 /* Bit-identity sweep (make bit-sweep): one line per case with a hash of every output
  * byte (dx, dbias, dscale) of _p and of _s with three core masks (the last in place),
  * for every specialized channel count of the target and some off the plan, four
- * batches, training and inference, centred and large-mean data. Only the public ABI is
- * called, so a refactor of anything behind it can be checked: record before, compare
- * after (diff the files). */
+ * batches, training and inference, centred and large-mean data; then, where the target
+ * has the extensions, every call of batch_norm_grad_ext.h (ext with and without
+ * ACCUMULATE, reduce's partial sums, apply on them, dx-only) in each layout and fusion
+ * the target has (NHWC, NCHW over spatial extents on and off its plan, each with and
+ * without the fused ReLU). Only the public ABI is called, so a refactor of anything
+ * behind it can be checked: record before, compare after (diff the files). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "batch_norm_grad.h"
 #include "bng_kernels.h"
+#if BNG_HAS_EXTENSIONS
+#include "batch_norm_grad_ext.h"
+#endif
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
@@ -79,6 +85,157 @@ CASE(half, bng_hp_stats_t, hset, HF, hp)
 
 #define AS_ELEMENT(c) c,
 
+#if BNG_HAS_EXTENSIONS
+/* The extended calls on one shape and one set of layout flags (0, BNG_FLAG_RELU,
+ * BNG_FLAG_NCHW, both): each op the target has through _p (out of place, and in place
+ * over dy) and _s with the three masks (the last in place), a line each. */
+#ifndef BNG_FLAG_RELU
+#define BNG_FLAG_RELU 0
+#endif
+#ifndef BNG_FLAG_NCHW
+#define BNG_FLAG_NCHW 0
+#endif
+static void ext_block(long long *p, void *stats[5], size_t batch, size_t channel, int train,
+                      float *sums, int flags, size_t spatial, const void *y)
+{
+    int i;
+    memset(p, 0, BNG_EXT_PARAMS_LEN * sizeof *p);
+    for (i = 0; i < 5; i++) p[i] = (long long)(intptr_t)stats[i];
+    p[5] = (long long)batch; p[6] = (long long)channel; p[7] = train;
+    p[BNG_PARAM_SUMS] = (long long)(intptr_t)sums;
+    p[BNG_PARAM_FLAGS] = flags;
+#if BNG_HAS_NCHW
+    if (flags & BNG_FLAG_NCHW) p[BNG_PARAM_SPATIAL] = (long long)spatial;
+#endif
+#if BNG_HAS_RELU
+    if (flags & BNG_FLAG_RELU) p[BNG_PARAM_Y] = (long long)(intptr_t)y;
+#endif
+    (void)spatial; (void)y;
+}
+
+#define EXT_CASE(T, S, SSET, FROM, API)                                                    \
+static void API##_ext_case(size_t batch, size_t channel, size_t spatial, int flags,       \
+                           unsigned seed)                                                  \
+{                                                                                          \
+    const size_t n = batch * channel * spatial;                                            \
+    T *x = malloc(n * sizeof(T)), *dy = malloc(n * sizeof(T)), *dx = malloc(n * sizeof(T)); \
+    T *y = malloc(n * sizeof(T)), *x2 = malloc(n * sizeof(T)), *dy2 = malloc(n * sizeof(T)); \
+    S stats[5][4096 + 8], old[2][4096 + 8];                                                \
+    float sums[2 * 4096 + 8], global[2 * 4096 + 8];                                       \
+    void *sp[5];                                                                           \
+    long long params[BNG_EXT_PARAMS_LEN];                                                  \
+    const int masks[] = {0x1, 0x5, -1};                                                    \
+    size_t i, m, o, acc;                                                                   \
+    st = seed * 2654435761u + 11u;                                                         \
+    for (i = 0; i < n; i++) {                                                              \
+        const float r = rnd();                                                             \
+        x[i] = FROM(rnd());                                                                \
+        dy[i] = FROM(rnd() * (i % 7 == 0 ? 1e-6f : 1.0f));                                 \
+        y[i] = FROM(i % 11 == 0 ? 0.0f : i % 13 == 0 ? -0.0f : r);                         \
+    }                                                                                      \
+    for (i = 0; i < channel; i++) {                                                        \
+        SSET(&stats[0][i], rnd() * 0.1f);                                                  \
+        SSET(&stats[1][i], 1.0f + rnd() * 0.2f);                                           \
+        SSET(&stats[2][i], rnd());                                                         \
+        SSET(&old[0][i], rnd());                                                           \
+        SSET(&old[1][i], rnd());                                                           \
+    }                                                                                      \
+    for (i = 0; i < 5; i++) sp[i] = stats[i];                                              \
+    /* the global sums apply reads: reduce's of the whole batch */                         \
+    ext_block(params, sp, batch, channel, 1, global, flags, spatial, y);                   \
+    if (BNG_HAS_REDUCE) API##_batch_norm_grad_reduce_p(x, dy, params);                     \
+    else memset(global, 0, sizeof global);                                                 \
+    for (o = 0; o < 4; o++) {                                                              \
+        static const char *const names[] = {"ext", "reduce", "apply", "dx"};              \
+        static const int has[] = {BNG_HAS_EXT, BNG_HAS_REDUCE, BNG_HAS_APPLY, BNG_HAS_DX_ONLY}; \
+        if (!has[o]) continue;                                                             \
+        for (acc = 0; acc < ((o == 0 || o == 2) ? 2u : 1u); acc++)                         \
+            for (m = 0; m < 5; m++) {                                                      \
+                /* m: 0 _p, 1 _p in place over dy, 2.. _s with masks[m - 2] */             \
+                const int in_place = m == 1 || m == 4;                                     \
+                T *out = in_place ? dy2 : dx;                                              \
+                uint64_t h = 1469598103934665603ull;                                       \
+                memcpy(x2, x, n * sizeof(T)); memcpy(dy2, dy, n * sizeof(T));              \
+                memset(dx, 0, n * sizeof(T));                                              \
+                memcpy(stats[3], old[0], sizeof stats[3]); memcpy(stats[4], old[1], sizeof stats[4]); \
+                memcpy(sums, global, sizeof sums);                                         \
+                ext_block(params, sp, batch, channel, 1, sums,                             \
+                          flags | (acc ? BNG_FLAG_ACCUMULATE : 0), spatial, y);            \
+                if (m >= 2) memcpy(BNG_SHARED_PARAMS, params, sizeof params);              \
+                switch (o * 2 + (m >= 2)) {                                                \
+                case 0: API##_batch_norm_grad_ext_p(x2, dy2, out, params); break;          \
+                case 1: API##_batch_norm_grad_ext_s(x2, dy2, out, masks[m - 2]); break;    \
+                case 2: API##_batch_norm_grad_reduce_p(x2, dy2, params); break;            \
+                case 3: API##_batch_norm_grad_reduce_s(x2, dy2, masks[m - 2]); break;      \
+                case 4: API##_batch_norm_grad_apply_p(x2, dy2, out, params); break;        \
+                case 5: API##_batch_norm_grad_apply_s(x2, dy2, out, masks[m - 2]); break;  \
+                case 6: API##_batch_norm_grad_dx_p(dy2, out, params); break;               \
+                default: API##_batch_norm_grad_dx_s(dy2, out, masks[m - 2]); break;        \
+                }                                                                          \
+                if (o == 1) {                                                              \
+                    h = fnv(h, sums, BNG_SUMS_FLOATS(channel) * sizeof(float));            \
+                } else {                                                                   \
+                    h = fnv(h, out, n * sizeof(T));                                        \
+                    if (o != 3) {                                                          \
+                        h = fnv(h, stats[3], channel * sizeof(S));                         \
+                        h = fnv(h, stats[4], channel * sizeof(S));                         \
+                    }                                                                      \
+                }                                                                          \
+                printf("%s_%s%s%s %zux%zux%zu flags=%d status=%lld %016llx\n", #API,      \
+                       names[o], m >= 2 ? "_s" : "_p", in_place ? "_inplace" : "", batch,  \
+                       channel, spatial, flags | (acc ? BNG_FLAG_ACCUMULATE : 0),           \
+                       m >= 2 ? BNG_SHARED_PARAMS[8] : params[8], (unsigned long long)h);  \
+                if (o == 1 && in_place) break;    /* reduce writes no dx */                \
+            }                                                                              \
+    }                                                                                      \
+    free(x); free(dy); free(dx); free(y); free(x2); free(dy2);                             \
+}
+EXT_CASE(float, float, fset, ID, fp)
+#if BNG_HAS_F16
+EXT_CASE(half, bng_hp_stats_t, hset, HF, hp)
+#endif
+
+static void ext_shape(size_t batch, size_t channel, size_t spatial, int flags, unsigned seed)
+{
+    if (batch * channel * spatial > 600000 || channel > 4096)
+        return;
+    fp_ext_case(batch, channel, spatial, flags, seed);
+#if BNG_HAS_F16
+    hp_ext_case(batch, channel, spatial, flags, seed);
+#endif
+}
+
+static void ext_sweep(const size_t *planned, size_t n_planned)
+{
+    const size_t batches[] = {1, 37, 300, 2049};
+    const int layouts[] = {0, BNG_FLAG_RELU, BNG_FLAG_NCHW, BNG_FLAG_NCHW | BNG_FLAG_RELU};
+#ifdef BNG_NCHW_SPATIAL
+    const size_t spatials[] = { BNG_NCHW_SPATIAL(AS_ELEMENT) 1, 7, 50, 257, 3137 };
+#else
+    const size_t spatials[] = {1};
+#endif
+    const size_t nchw_channels[] = {1, 3, 16, 64};
+    size_t c, b, l, s;
+
+    for (l = 0; l < sizeof layouts / sizeof layouts[0]; l++) {
+        const int flags = layouts[l];
+        if ((flags & BNG_FLAG_RELU && !BNG_HAS_RELU) || (l >= 2 && !BNG_HAS_NCHW))
+            continue;
+        if (!(flags & BNG_FLAG_NCHW)) {
+            for (c = 0; c < n_planned; c++)
+                for (b = 0; b < 4; b++)
+                    ext_shape(batches[b], planned[c], 1, flags, (unsigned)(c * 10 + b + l * 1000));
+            continue;
+        }
+        for (c = 0; c < 4; c++)
+            for (b = 0; b < 3; b++)
+                for (s = 0; s < sizeof spatials / sizeof spatials[0]; s++)
+                    ext_shape(batches[b] % 41, nchw_channels[c], spatials[s], flags,
+                              (unsigned)(c * 100 + b * 10 + s + l * 1000));
+    }
+}
+#endif
+
 int main(void)
 {
     const size_t planned[] = { BNG_F32_SPECIALIZED(AS_ELEMENT) 1, 3, 17, 33, 131, 1001 };
@@ -97,5 +254,8 @@ int main(void)
                     hp_case(batches[b], planned[c], train, large, seed);
 #endif
                 }
+#if BNG_HAS_EXTENSIONS
+    ext_sweep(planned, sizeof planned / sizeof planned[0]);
+#endif
     return 0;
 }
