@@ -40,7 +40,7 @@ BLOCK_ROWS = 32
 MIN_GROUP_ROWS = 256
 MAX_GROUPS = 64
 # NCHW (the nchw extension): a plane's vectors are summed in blocks of this many in
-# registers, the blocks added to the plane's lane sums (include/bng_driver.c, NCHW).
+# registers, the blocks added to the plane's lane sums (include/bng_nchw.h).
 NCHW_BLOCK_VECTORS = 32
 
 # The one description of a core's private memory in a shared-storage call: these
@@ -234,6 +234,13 @@ class Kernel:
         return tuple(self.ukernel(op) for op in self.ops)
 
     @property
+    def table_fields(self) -> Tuple[str, ...]:
+        """The table entry's ukernel fields (bng_kernel, every op of OPS, RELU_OPS and
+        KEEPS_OPS): a symbol, or NULL for an op of an extension the target lacks."""
+        return tuple(self.ukernel(op) if op in self.ops else "NULL"
+                     for op in OPS + RELU_OPS + KEEPS_OPS)
+
+    @property
     def table_entry(self) -> str:
         return f"bng_{self.dtype}_kernel__{self.suffix}"
 
@@ -423,8 +430,14 @@ class OutputFile:
     dtype: Optional[str] = None   # the dtype a per-dtype file renders
 
 
-# Hand-written sources every target's library compiles beside its generated ones.
-SHARED_SOURCES = ("include/bng_driver.c", "include/bng_params.c")
+# The hand-written driver every target's library compiles beside its generated sources,
+# in rooms by concern (include/bng_job.h lists them); an extension's rooms only for a
+# target that lists it (TargetPlan.driver_sources).
+DRIVER_SOURCES = ("include/bng_driver.c", "include/bng_params.c", "include/bng_steps.c",
+                  "include/bng_stage.c", "include/bng_layout.c", "include/bng_nhwc_p.c",
+                  "include/bng_nhwc_s.c")
+EXTENSION_DRIVER_SOURCES = {"nchw": ("include/bng_nchw.c", "include/bng_nchw_s.c"),
+                            "relu": ("include/bng_relu.c",)}
 
 
 @dataclass(frozen=True)
@@ -435,6 +448,14 @@ class TargetPlan:
     @property
     def name(self) -> str:
         return self.target.name
+
+    @property
+    def driver_sources(self) -> Tuple[str, ...]:
+        """The driver's sources this target's library compiles: every room, and an
+        extension's rooms only where targets.yaml lists it."""
+        return DRIVER_SOURCES + tuple(source for extension, sources
+                                      in EXTENSION_DRIVER_SOURCES.items()
+                                      if self.has(extension) for source in sources)
 
     def dtype(self, name: str) -> Optional[DTypePlan]:
         for d in self.dtypes:
@@ -517,7 +538,7 @@ class TargetPlan:
     def gsm_share(self) -> int:
         """G / (G + D) in units of 2^-16, rounded down, G and D the part's GSM and DDR
         bandwidths: the driver keeps no more rows in GSM than make pass 2's GSM traffic
-        take as long as its DDR traffic (include/bng_driver.c bng_core_gsm); 2^16 (no
+        take as long as its DDR traffic (include/bng_layout.c bng_layout_gsm_rows); 2^16 (no
         bound) without part:."""
         part = self.target.part
         if part is None:
@@ -593,9 +614,13 @@ class TargetPlan:
 
     @property
     def nchw_ops(self) -> Tuple[str, ...]:
-        """The ukernels of each NCHW set, in table order after its dx_end: the row
-        kernels' (RELU_OPS with relu)."""
+        """The ukernels of each NCHW set: the row kernels' (RELU_OPS with relu)."""
         return OPS + (RELU_OPS if self.has("relu") else ())
+
+    def nchw_table_fields(self, name: str) -> Tuple[str, ...]:
+        """The ukernel fields of NCHW set `name`'s table entry (bng_nchw_kernel, after
+        its dx_end: OPS, then RELU_OPS), NULL for the relu ones without relu."""
+        return tuple(f"{name}_{op}" if op in self.nchw_ops else "NULL" for op in OPS + RELU_OPS)
 
     @property
     def shared_params_slots(self) -> int:

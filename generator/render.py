@@ -8,7 +8,7 @@ import jinja2
 from . import COPYRIGHT, LICENSE_ID, VERSION
 from .files import FileManager
 from .model import Config
-from .plan import SHARED_SOURCES, WORKSPACE, TargetPlan, plan_target
+from .plan import WORKSPACE, TargetPlan, plan_target
 
 TEMPLATE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                             "templates")
@@ -42,7 +42,7 @@ def render_target(env: jinja2.Environment, tp: TargetPlan) -> List[Tuple[str, st
     return [(f.path, render_file(env, f.template, tp,
                                  dtype=tp.dtype(f.dtype) if f.dtype else None,
                                  command=tp.command, workspace=WORKSPACE,
-                                 shared_sources=SHARED_SOURCES, native=tp.target.native))
+                                 driver_sources=tp.driver_sources, native=tp.target.native))
             for f in tp.files]
 
 

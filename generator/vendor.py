@@ -3,7 +3,7 @@ verify-drop: a drop checked against its MANIFEST.
 
 The drop is rendered from the same plan as generated/<t> (the kernels of targets.yaml's
 list, which make generate CHANNELS=... sets), plus the hand-written files it uses from
-include/: the headers its sources include and the shared driver; with --hal hthreads,
+include/: the headers its sources include and the driver's rooms the target needs; with --hal hthreads,
 also the reference HAL for NUDT's hthreads runtime (include/hal/); always the HAL
 conformance check (include/hal/bng_hal_conformance.c); the build glue a firmware build
 takes it with (CMakeLists.txt, bng.mk); and LICENSE. Nothing host-only (include/host/,
@@ -21,7 +21,7 @@ from typing import Dict, List, Optional, Tuple
 from . import COPYRIGHT, LICENSE_ID, VERSION
 from .errors import option_error
 from .files import FileManager
-from .plan import SHARED_SOURCES, TargetPlan
+from .plan import TargetPlan
 from .render import environment, render_file, render_target
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -88,7 +88,7 @@ def drop_files(root: str, tp: TargetPlan, hal: Optional[str] = None) -> Dict[str
     env = environment()
     files = {os.path.basename(rel): text for rel, text in render_target(env, tp)
              if rel.endswith((".c", ".h"))}
-    for rel in SHARED_SOURCES + HAL_CHECK + (HALS[hal] if hal else ()):
+    for rel in tp.driver_sources + HAL_CHECK + (HALS[hal] if hal else ()):
         files[os.path.basename(rel)] = _read(root, rel)
     todo = list(files)
     while todo:

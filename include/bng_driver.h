@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright 2026 the batchnormgrad authors */
-/* The operator code of every target and storage type, written once
- * (include/bng_driver.c, its parameter checks in include/bng_params.c): the ukernel
- * types a generated kernel table registers, the descriptor of one storage type, and the
- * driver's entry points (bng_entry_*: the two memory drivers around one compute core).
- * Internal to the library: callers need only batch_norm_grad.h.
+/* What the generated code and the driver agree on (the driver: include/bng_driver.c
+ * and the rooms include/bng_job.h lists): the ukernel types a generated kernel table
+ * registers, the descriptor of one storage type, and the driver's entry points
+ * (bng_entry_*) the generated wrappers call. Internal to the library: callers need only
+ * batch_norm_grad.h.
  *
  * Words used throughout: a *kernel* is one table entry (the ukernels for one channel
  * count, or the generic ones); a *chunk* is the span of channels one pass of a driver
@@ -59,12 +59,6 @@ typedef void bng_dx_infer_ukernel(size_t rows, size_t channels, size_t stride,
                                   const BNG_VMEM void *dy, BNG_VMEM void *dx,
                                   const BNG_VMEM float *gain, int stream);
 
-/* The kernel tables' layout depends on the extensions: bng_kernels.h defines them
- * before it includes this header, and every file includes that one. */
-#ifndef BNG_HAS_RELU
-#error "include bng_kernels.h (which defines BNG_HAS_RELU), not bng_driver.h"
-#endif
-#if BNG_HAS_RELU
 /* The relu extension's: the same three on dy masked by the forward output y (rows
  * `stride` elements apart like dy's), as the three above give them on a dy masked
  * beforehand (bng_vec.h, _load_relu). reduce_relu also writes each element's keep bit
@@ -88,22 +82,19 @@ typedef void bng_dx_infer_relu_ukernel(size_t rows, size_t channels, size_t stri
                                        int stream);
 typedef bng_dx_train_ukernel bng_dx_train_keeps_ukernel;
 typedef bng_dx_infer_ukernel bng_dx_infer_keeps_ukernel;
-#endif
 
-/* One kernel table entry. */
+/* One kernel table entry (the relu ukernels NULL on a target without relu). */
 typedef struct {
     const char *name;
     size_t channels;                 /* the one channel count it serves; 0: generic */
     bng_reduce_ukernel *reduce;
     bng_dx_train_ukernel *dx_train;
     bng_dx_infer_ukernel *dx_infer;
-#if BNG_HAS_RELU
     bng_reduce_relu_ukernel *reduce_relu;
     bng_dx_train_relu_ukernel *dx_train_relu;
     bng_dx_infer_relu_ukernel *dx_infer_relu;
     bng_dx_train_keeps_ukernel *dx_train_keeps;
     bng_dx_infer_keeps_ukernel *dx_infer_keeps;
-#endif
 } bng_kernel;
 
 /* NCHW (BNG_FLAG_NCHW, BNG_HAS_NCHW): the ukernels of one plane of one channel, on `n`
@@ -127,7 +118,6 @@ typedef void bng_nchw_dx_train_ukernel(size_t n, const void *x, const void *dy, 
 typedef void bng_nchw_dx_infer_ukernel(size_t n, const void *dy, void *dx, float gain,
                                        int stream);
 typedef void bng_nchw_dx_end_ukernel(int stream);
-#if BNG_HAS_RELU
 /* The relu extension's: the same three on dy masked by the plane's y (beside dy). */
 typedef void bng_nchw_reduce_relu_ukernel(size_t n, const void *x, const void *dy,
                                           const void *y, float mean, float *lane_dy,
@@ -137,21 +127,17 @@ typedef void bng_nchw_dx_train_relu_ukernel(size_t n, const void *x, const void 
                                             float dy_mean, float slope, int stream);
 typedef void bng_nchw_dx_infer_relu_ukernel(size_t n, const void *dy, const void *y, void *dx,
                                             float gain, int stream);
-#endif
 typedef struct {
     const char *name;
     size_t spatial;                  /* the one extent it serves; 0: generic */
     size_t lanes;                    /* the lanes of its lane sums */
     bng_nchw_dx_end_ukernel *dx_end;     /* the dtype's one, in every set */
-    /* the plan's nchw_ops, in order (generator/plan.py) */
     bng_nchw_reduce_ukernel *reduce;
     bng_nchw_dx_train_ukernel *dx_train;
     bng_nchw_dx_infer_ukernel *dx_infer;
-#if BNG_HAS_RELU
-    bng_nchw_reduce_relu_ukernel *reduce_relu;
+    bng_nchw_reduce_relu_ukernel *reduce_relu;       /* NULL without relu */
     bng_nchw_dx_train_relu_ukernel *dx_train_relu;
     bng_nchw_dx_infer_relu_ukernel *dx_infer_relu;
-#endif
 } bng_nchw_kernel;
 
 /* One storage type of one target, as the generator describes it. The per-channel

@@ -33,7 +33,7 @@
  * unchanged (a NaN keeps its payload), the comparison is IEEE's on the stored y on any
  * FPU (a subnormal y > 0 keeps dy under flush-to-zero too), and float and half are the
  * same code. The kernels' masked loads below (_ld_relu) and the driver's steps on
- * staged tiles (include/bng_driver.c) both spell it through these two macros.
+ * staged tiles (include/bng_relu.c) both spell it through these two macros.
  * Whether y's bits (sign_bit the element's top bit, inf Inf's bits) let dy through:
  * neither +0 nor a sign bit with a magnitude up to Inf. 1 or 0. */
 #define BNG_RELU_KEEPS(y, sign_bit, inf) \
@@ -835,7 +835,7 @@ static inline uint32_t bng_float_lane_to_half(float value)
  * spellings of bng_native.h; half memory through its half spellings when targets.yaml
  * gives them, else lane by lane (bng_half_lane_to_float above). Loads and stores are handed
  * element-aligned pointers: the spelled load must accept them. _div and _broadcast serve
- * the split driver's per-channel steps (include/bng_driver.c bng_step_finalize: a broadcast
+ * the split driver's per-channel steps (include/bng_steps.c bng_step_finalize: a broadcast
  * batch count divides each sum); tests/c/test_native_spelling.c checks both spellings
  * for any float. */
 #include "bng_native.h"

@@ -6,10 +6,10 @@
 # Remake:   make generate TARGET=ft78ne
 #
 # What the Makefile builds for this target, from the plan: the folder, its storage
-# types, and the C sources of its library (generated here, plus the shared driver).
+# types, and the C sources of its library (generated here, plus the driver's rooms it needs).
 bng_dir := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
 BNG_ROOTS := $(BNG_ROOTS) $(bng_dir)
 BNG_MEMORY_$(bng_dir) := unified
 BNG_BACKEND_$(bng_dir) := gnu
 BNG_DTYPES_$(bng_dir) := f32
-BNG_SOURCES_$(bng_dir) := $(bng_dir)/batch_norm_grad.c $(bng_dir)/batchnormgrad.c $(bng_dir)/batch_norm_grad_ext.c $(bng_dir)/bng_f32_ukernels.c include/bng_driver.c include/bng_params.c
+BNG_SOURCES_$(bng_dir) := $(bng_dir)/batch_norm_grad.c $(bng_dir)/batchnormgrad.c $(bng_dir)/batch_norm_grad_ext.c $(bng_dir)/bng_f32_ukernels.c include/bng_driver.c include/bng_params.c include/bng_steps.c include/bng_stage.c include/bng_layout.c include/bng_nhwc_p.c include/bng_nhwc_s.c include/bng_nchw.c include/bng_nchw_s.c include/bng_relu.c

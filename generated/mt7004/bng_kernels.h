@@ -7,7 +7,7 @@
  * Remake:   make generate TARGET=mt7004
  */
 /* Internal to the library: mt7004's constants for the driver
- * (include/bng_driver.c), its ukernels and kernel tables, declared for the entry points
+ * (include/bng_job.h lists its rooms), its ukernels and kernel tables, declared for the entry points
  * and the tests. Callers need only batch_norm_grad.h.
  */
 #ifndef BNG_KERNELS_H
@@ -20,8 +20,8 @@
 #define BNG_SPLIT_MEMORY 0
 
 /* The entry points beyond the vendor's four that targets.yaml asks for
- * (batch_norm_grad_ext.h); the driver compiles only their code. Defined before
- * bng_driver.h, whose kernel table has the relu extension's ukernels with it. */
+ * (batch_norm_grad_ext.h); the driver compiles only their code (and the rooms of
+ * relu and nchw only where they are listed). */
 #define BNG_HAS_EXTENSIONS 1
 #define BNG_HAS_REDUCE 1
 #define BNG_HAS_APPLY 1

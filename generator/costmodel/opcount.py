@@ -18,7 +18,7 @@ else to the arithmetic units, and a half load or store is also a conversion (one
 arithmetic slot). Per-call set-up (the per-channel vectors a specialized kernel loads
 into registers once, the broadcasts of an NCHW kernel's coefficients) is left out.
 
-The fused ReLU's steps (BNG_FLAG_RELU, include/bng_driver.c: a tile's dy masked by
+The fused ReLU's steps (BNG_FLAG_RELU, include/bng_relu.c: a tile's dy masked by
 y, its mask kept as bits, a tile's dy masked by its bits) are the driver's, not
 generated ukernels. On a gnu-backend target they are GCC vectors of one register
 (BNG_RELU_VECTOR_BYTES), costed like the ukernels, at their issue slots per vector
@@ -56,7 +56,7 @@ class Slots:
 
 
 # The driver's ReLU steps (the kernel hook's op names) on the gnu backend: issue slots
-# per vector, counted by hand from include/bng_driver.c's BNG_RELU_*_VECTORS. The
+# per vector, counted by hand from include/bng_relu.c's BNG_RELU_VECTOR_STEPS. The
 # mask of y's lanes (BNG_RELU_KEEPS_V) is nine: 0 - y, a shift, y's shift, not, and,
 # |y|, Inf - |y|, a shift, or. relu_mask: load dy and y, the nine, and; store.
 # relu_bits, per row: load y, the nine, and 1, shift, or (a word's store per 32 or 16

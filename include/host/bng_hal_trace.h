@@ -58,7 +58,7 @@ void bng_hal_trace_kernel(const char *entry, const char *op, size_t rows, size_t
 /* The keep hook's target: where the calling core keeps its rows between the passes. */
 void bng_hal_trace_keep(size_t rows, size_t am_rows, size_t gsm_rows);
 
-/* The driver's hook at each kernel call site (include/bng_driver.c defines it to nothing
+/* The driver's hook at each kernel call site (include/bng_steps.h defines it to nothing
  * unless this header is included first, as the trace build does with -include). */
 #define BNG_TRACE_KERNEL(kernel, op, rows, channels) \
     bng_hal_trace_kernel((kernel)->name, op, rows, channels)

@@ -1666,7 +1666,7 @@ START_TEST(test_relu_every_kernel_is_separate_pass)
 END_TEST
 
 /* A dx of 8 MiB or more, which _p writes with streaming stores on x86 hosts
- * (include/bng_driver.c BNG_STREAM_DX_BYTES): pass 2 reads each keep word pass 1 left in
+ * (include/bng_steps.h BNG_STREAM_DX_BYTES): pass 2 reads each keep word pass 1 left in
  * dx before its streaming stores overwrite that row. On the generic kernel's chunks and
  * single-lane tail, training and inference, the fused call equals the separate pass.
  * Plain runs only (under a sanitizer or valgrind, quick(), it is too slow). */

@@ -355,7 +355,7 @@ START_TEST(test_nchw_shared_matches_private)
 END_TEST
 
 /* A dx of 8 MiB or more, which _p writes with streaming stores on x86 hosts
- * (include/bng_driver.c BNG_STREAM_DX_BYTES) and fences once at the end of the call:
+ * (include/bng_steps.h BNG_STREAM_DX_BYTES) and fences once at the end of the call:
  * within the bound, and _s's bits (whose private tiles are stored plainly). At 196
  * elements a plane (784 bytes in f32) most planes start off a vector boundary, so a
  * call mixes streaming and plain stores. */

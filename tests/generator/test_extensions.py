@@ -21,6 +21,30 @@ def with_extensions(value):
     return GOOD + f"    extensions: {value}\n"
 
 
+def library_sources(out):
+    """The C sources of a rendered target's library, as its build.mk lists them."""
+    with open(os.path.join(out, "build.mk")) as f:
+        line = next(line for line in f if line.startswith("BNG_SOURCES_"))
+    return [os.path.join(out, s.split("/", 1)[1]) if s.startswith("$(bng_dir)/")
+            else os.path.join(ROOT, s) for s in line.split(":=", 1)[1].split()]
+
+
+def driver_rooms(out):
+    """The driver's rooms a rendered target's library compiles (include/, by name)."""
+    return [os.path.basename(s) for s in library_sources(out)
+            if os.path.dirname(s) == os.path.join(ROOT, "include")]
+
+
+def syntax_check(test, sources, out, what):
+    for source in sources:
+        result = subprocess.run(
+            ["cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-fsyntax-only",
+             "-DBNG_HOST", "-DBNG_VEC_BACKEND=BNG_VEC_PORTABLE", "-DBNG_HALF_PORTABLE",
+             "-I" + os.path.join(ROOT, "include"), "-I" + out, source],
+            capture_output=True, text=True)
+        test.assertEqual(result.returncode, 0, (what, source, result.stderr))
+
+
 class ExtensionsTest(TempDir):
     def generate(self, text):
         path = self.write_config(text)
@@ -111,16 +135,19 @@ class ExtensionsTest(TempDir):
             text = with_extensions(f"[{family}]") if family else GOOD
             status, err, out = self.generate(text)
             self.assertEqual(status, 0, err)
-            sources = [os.path.join(ROOT, "include", name) for name in ("bng_driver.c", "bng_params.c")]
-            if family:
-                sources.append(os.path.join(out, "batch_norm_grad_ext.c"))
-            for source in sources:
-                result = subprocess.run(
-                    ["cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-fsyntax-only",
-                     "-DBNG_HOST", "-DBNG_VEC_BACKEND=BNG_VEC_PORTABLE", "-DBNG_HALF_PORTABLE",
-                     "-I" + os.path.join(ROOT, "include"), "-I" + out, source],
-                    capture_output=True, text=True)
-                self.assertEqual(result.returncode, 0, (family, source, result.stderr))
+            sources = [s for s in library_sources(out) if not s.endswith("_ukernels.c")]
+            self.assertEqual(os.path.join(out, "batch_norm_grad_ext.c") in sources, bool(family))
+            syntax_check(self, sources, out, family)
+
+    def test_an_extensions_rooms_only_where_it_is_listed(self):
+        rooms = {"bng_driver.c", "bng_params.c", "bng_steps.c", "bng_stage.c", "bng_layout.c",
+                 "bng_nhwc_p.c", "bng_nhwc_s.c"}
+        for family, more in (("[ext]", set()), ("[ext, relu]", {"bng_relu.c"}),
+                             ("[ext, nchw]", {"bng_nchw.c", "bng_nchw_s.c"}),
+                             ("[ext, relu, nchw]", {"bng_relu.c", "bng_nchw.c", "bng_nchw_s.c"})):
+            status, err, out = self.generate(with_extensions(family))
+            self.assertEqual(status, 0, err)
+            self.assertEqual(set(driver_rooms(out)), rooms | more, family)
 
 
 if __name__ == "__main__":

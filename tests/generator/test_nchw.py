@@ -4,7 +4,6 @@ compiles with nchw beside each family alone."""
 
 import os
 import shutil
-import subprocess
 import sys
 import unittest
 
@@ -12,6 +11,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from test_generator import GOOD, ROOT, TempDir, run   # noqa: E402
+from test_extensions import library_sources, syntax_check   # noqa: E402
 
 from generator.loader import load                      # noqa: E402
 from generator.model import DEFAULT_SPATIAL            # noqa: E402
@@ -78,16 +78,7 @@ class NchwTest(TempDir):
         for family in ("reduce", "apply", "dx", "ext"):
             status, err, out = self.generate(GOOD + f"    extensions: [{family}, nchw]\n")
             self.assertEqual(status, 0, err)
-            for source in (os.path.join(ROOT, "include", "bng_driver.c"),
-                           os.path.join(ROOT, "include", "bng_params.c"),
-                           os.path.join(out, "batch_norm_grad.c"),
-                           os.path.join(out, "bng_f32_ukernels.c")):
-                result = subprocess.run(
-                    ["cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-fsyntax-only",
-                     "-DBNG_HOST", "-DBNG_VEC_BACKEND=BNG_VEC_PORTABLE", "-DBNG_HALF_PORTABLE",
-                     "-I" + os.path.join(ROOT, "include"), "-I" + out, source],
-                    capture_output=True, text=True)
-                self.assertEqual(result.returncode, 0, (family, source, result.stderr))
+            syntax_check(self, library_sources(out), out, family)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make cross-check: the generated C as firmware will build it.
 #   1. every source of the plan (generated/<t>/build.mk: the generated files and
-#      include/bng_driver.c), freestanding, -Werror, for bare-metal RISC-V and
+#      the driver's rooms), freestanding, -Werror, for bare-metal RISC-V and
 #      Cortex-M7; undefined symbols only memcpy, memset and the bng_hal_* functions;
 #   2. -std=c99 -pedantic -Wall -Wextra -Werror under gcc and clang, all three backends
 #      (native on the host's emulation of the MT-3000 compiler header);
@@ -328,11 +328,11 @@ mutant conformance_scalar_write include/hal/bng_hal_conformance.c \
 # The driver: the scalar unit reads an AM array (the fold's sums); a vector load from
 # scalar memory (a stack array).
 # shellcheck disable=SC2086
-mutant scalar_read include/bng_driver.c \
+mutant scalar_read include/bng_nhwc_s.c \
   's|^    for (g = 0; g < c->groups; g += piece) {$|    if (mem->sum_dy[0] != 0.0f) return;\n&|' \
   'dereference of noderef expression' $sparse_flags
 # shellcheck disable=SC2086
-mutant vector_load_sm include/bng_driver.c \
+mutant vector_load_sm include/bng_steps.c \
   's|^    for (c = 0; c < channels; c += BNG_V) {$|    { float sm[BNG_V] = {0}; (void)bng_vload(sm); }\n&|' \
   'different address spaces' $sparse_flags
 echo "cross-check: hthreads HAL and HAL conformance check (split target): sparse clean"

@@ -1,55 +1,62 @@
 #!/usr/bin/env bash
 # make dma-mutants: the asynchronous host HAL must catch every missing DMA wait.
-# For each bng_hal_dma_wait(...) in include/bng_driver.c in turn, turn it into
-# (void)(...) (the transfer issued, never waited for), rebuild the driver and run the
+# For each bng_hal_dma_wait(...) in the driver's rooms (include/*.c) in turn, turn it
+# into (void)(...) (the transfer issued, never waited for), rebuild that room and run the
 # target's Check suite (its _s tests compare with _p bit for bit; on a unified target
 # its shared cases, the ones that move data by DMA); the mutant must fail.
-# A wait in code the target does not compile (an extension it does not list) leaves the
-# preprocessed driver unchanged: that mutant is skipped on that target, and said so.
+# A wait in a room the target does not compile (an extension it does not list: the plan
+# leaves the room out of its sources), or in code its preprocessor drops, is skipped on
+# that target, and said so.
 # The mutants run JOBS at a time (default 2).
 # Usage: tests/scripts/dma_mutants.sh BUILD_DIR CC "CFLAGS" ROOT:OBJDIR...
 #   ROOT the generated folder, OBJDIR the gnu flavour's objects of its library and suite
-#   (make builds them): each mutant links them all but the driver.
+#   (make builds them): each mutant links them all but the mutated room's.
 set -euo pipefail
 build=$1 cc=$2 cflags=$3
 shift 3
-driver=include/bng_driver.c
-count=$(grep -o 'bng_hal_dma_wait(' "$driver" | wc -l)
 check_libs=$(pkg-config --libs check)
 export cc cflags check_libs
 
-# The k-th mutant of the driver (the same for every target): the k-th call only, awk
-# counting occurrences across the file; the line it changed beside it.
+# The mutants, one per wait: the k-th call of a room only (awk counting occurrences
+# across the file), named <room>_<k>, the line it changed beside it.
 mkdir -p "$build/mutants"
-for k in $(seq 1 "$count"); do
-  awk -v k="$k" '{ line = $0; out = "";
-      while ((i = index(line, "bng_hal_dma_wait(")) > 0) {
-        n++; out = out substr(line, 1, i - 1) (n == k ? "(void)(" : "bng_hal_dma_wait(");
-        line = substr(line, i + 17) }
-      print out line }' "$driver" > "$build/mutants/bng_driver_$k.c"
-  (diff "$driver" "$build/mutants/bng_driver_$k.c" || true) | sed -n 's/^> *//p' | head -1 \
-    > "$build/mutants/where_$k"
+rm -f "$build"/mutants/*.c "$build"/mutants/where_*
+mutants=()
+for room in $(grep -l 'bng_hal_dma_wait(' include/*.c); do
+  name=$(basename "$room" .c)
+  count=$(grep -o 'bng_hal_dma_wait(' "$room" | wc -l)
+  for k in $(seq 1 "$count"); do
+    awk -v k="$k" '{ line = $0; out = "";
+        while ((i = index(line, "bng_hal_dma_wait(")) > 0) {
+          n++; out = out substr(line, 1, i - 1) (n == k ? "(void)(" : "bng_hal_dma_wait(");
+          line = substr(line, i + 17) }
+        print out line }' "$room" > "$build/mutants/${name}_$k.c"
+    (diff "$room" "$build/mutants/${name}_$k.c" || true) | sed -n 's/^> *//p' | head -1 \
+      > "$build/mutants/where_${name}_$k"
+    mutants+=("${name}_$k")
+  done
 done
 
 # One mutant on one target: build, run quick, record whether the suite caught it.
-# $1 ROOT:OBJDIR, $2 the mutant's number, $3 the mutants' folder
+# $1 ROOT:OBJDIR, $2 the mutant (<room>_<k>), $3 the mutants' folder
 mutant() {
-  local root=${1%%:*} objs=${1#*:} k=$2 mutants=$3
-  local out why tags
+  local root=${1%%:*} objs=${1#*:} m=$2 mutants=$3
+  local room=${2%_*} out why tags
   out=$mutants/$(basename "$root")
   mkdir -p "$out"
   # shellcheck disable=SC2086
-  if cmp -s <($cc $cflags -I"$root" -Iinclude -E -P include/bng_driver.c) \
-            <($cc $cflags -I"$root" -Iinclude -E -P "$mutants/bng_driver_$k.c"); then
-    echo "dma-mutants: $(basename "$root"): skipped wait $k (not compiled for this target)" \
-      | tee "$out/result_$k"
+  if ! grep -q "include/$room\.c" "$root/build.mk" \
+     || cmp -s <($cc $cflags -I"$root" -Iinclude -E -P "include/$room.c") \
+               <($cc $cflags -I"$root" -Iinclude -E -P "$mutants/$m.c"); then
+    echo "dma-mutants: $(basename "$root"): skipped $m (not compiled for this target)" \
+      | tee "$out/result_$m"
     return 0
   fi
   # shellcheck disable=SC2086
-  $cc $cflags -I"$root" -Iinclude -c "$mutants/bng_driver_$k.c" -o "$out/bng_driver_$k.o"
+  $cc $cflags -I"$root" -Iinclude -c "$mutants/$m.c" -o "$out/$m.o"
   # shellcheck disable=SC2046,SC2086
-  $cc $cflags "$out/bng_driver_$k.o" $(ls "$objs"/*.o | grep -v '/bng_driver\.o$') \
-    $check_libs -lpthread -lm -o "$out/test_$k"
+  $cc $cflags "$out/$m.o" $(ls "$objs"/*.o | grep -v "/$room\.o\$") \
+    $check_libs -lpthread -lm -o "$out/test_$m"
   # On a unified target only the suite's shared cases move data by DMA (its private
   # cases run _p on the caller's memory, as make test's hthreads flavours and
   # ThreadSanitizer take them); on a split target _p stages by DMA and every case runs.
@@ -61,12 +68,12 @@ mutant() {
   # sh (not bash) runs it, so an aborting mutant is not announced by the shell
   # shellcheck disable=SC2086
   if env BNG_TEST_QUICK=1 ${tags:+CK_INCLUDE_TAGS=$tags} \
-      sh -c 'timeout 600 "$0" > "$1" 2>&1; exit $?' "$out/test_$k" "$out/test_$k.log"; then
-    echo "dma-mutants: $(basename "$root"): NOT CAUGHT: wait $k: $(cat "$mutants/where_$k")" \
-      | tee "$out/result_$k" >&2
+      sh -c 'timeout 600 "$0" > "$1" 2>&1; exit $?' "$out/test_$m" "$out/test_$m.log"; then
+    echo "dma-mutants: $(basename "$root"): NOT CAUGHT: $m: $(cat "$mutants/where_$m")" \
+      | tee "$out/result_$m" >&2
   else
-    why=$(grep -m1 -oE "$caught_by" "$out/test_$k.log" || true)
-    echo "dma-mutants: $(basename "$root"): caught wait $k ($why)" | tee "$out/result_$k"
+    why=$(grep -m1 -oE "$caught_by" "$out/test_$m.log" || true)
+    echo "dma-mutants: $(basename "$root"): caught $m ($why)" | tee "$out/result_$m"
   fi
 }
 # what the log says when the suite catches a mutant
@@ -76,11 +83,11 @@ export caught_by
 
 rm -f "$build"/mutants/*/result_*
 for spec in "$@"; do
-  for k in $(seq 1 "$count"); do echo "$spec $k $build/mutants"; done
+  for m in "${mutants[@]}"; do echo "$spec $m $build/mutants"; done
 done | xargs -P "${JOBS:-2}" -n 3 bash -c 'set -euo pipefail; mutant "$@"' _
 
 total=$(cat "$build"/mutants/*/result_* | wc -l)
-caught=$(cat "$build"/mutants/*/result_* | grep -c ': caught wait ' || true)
-skipped=$(cat "$build"/mutants/*/result_* | grep -c ': skipped wait ' || true)
-echo "dma-mutants: $caught of $((total - skipped)) mutants caught ($skipped not compiled for their target)"
-[ "$total" -eq $(($# * count)) ] && [ "$((caught + skipped))" -eq "$total" ]
+caught=$(cat "$build"/mutants/*/result_* | grep -c ': caught ' || true)
+skipped=$(cat "$build"/mutants/*/result_* | grep -c ': skipped ' || true)
+echo "dma-mutants: $caught of $((total - skipped)) mutants caught ($skipped not compiled for their target; ${#mutants[@]} waits in the driver's rooms)"
+[ "$total" -eq $(($# * ${#mutants[@]})) ] && [ "$((caught + skipped))" -eq "$total" ]

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright 2026 the batchnormgrad authors */
+/* Owns: a checked call as the driver's rooms run it (the staged job) and the runners
+ * each room exports to the entry points. May include: the target's headers, bng_params.h,
+ * bng_hal.h; every room includes it, and it includes no room.
+ *
+ * The rooms (docs/design.md, "The driver"), each a file:
+ *   bng_driver.c   the entry points: check the block, pick the runner, report
+ *   bng_steps.c    the per-channel steps and the op's step list, both layouts'
+ *   bng_stage.c    staging both layouts share: tiles by DMA, the double-buffered pass
+ *   bng_nhwc_p.c   NHWC _p: on the caller's memory (unified), staged alone (split)
+ *   bng_nhwc_s.c   the NHWC shared-storage schedule (and the layout of private memory
+ *                  it computes with bng_nhwc_layout.c)
+ *   bng_nchw.c     NCHW's summation order and _p        (targets with nchw only)
+ *   bng_nchw_s.c   NCHW's shared-storage schedule       (targets with nchw only)
+ *   bng_relu.c     the fused ReLU's masks and keep bits (targets with relu only)
+ * A target without nchw or relu compiles none of those files (generator/plan.py lists a
+ * target's driver sources); the calls into them are no-op stubs here and in
+ * bng_relu.h, never reached (BNG_IS_NCHW and BNG_RELU are constant 0 there).
+ */
+#ifndef BNG_JOB_H
+#define BNG_JOB_H
+
+#include <stddef.h>
+#include "batch_norm_grad.h"
+#include "bng_kernels.h"
+#include "bng_params.h"
+#include "bng_hal.h"
+
+#define BNG_ALL_CORES ((1u << BNG_TARGET_CORES) - 1u)
+
+/* The per-channel arrays of a staged call, where the DMA's "shared" side reads and
+ * writes them. */
+typedef struct {
+    const BNG_SHARED void *mean, *invar, *scale;
+    BNG_SHARED void *dbias, *dscale;
+} bng_shared_stats;
+
+/* A staged call: _s on the cores of `mask`, and on a split target _p on the calling
+ * core alone (`alone`: the "shared" arrays are the caller's in its vector memory, which
+ * the DMA moves; the sums stay in scalar memory; its one core folds its row groups
+ * itself, with no barrier and no shared scratch; its private memory is the workspace
+ * the HAL gave _p). The ABI's pointers take the BNG_SHARED qualifier once, in
+ * bng_job_init, and keep it through the HAL. */
+typedef struct {
+    const bng_dtype_config *dtype;
+    const bng_kernel *kernel;
+    bng_call call;
+    unsigned mask;
+    const BNG_SHARED void *x, *dy;
+    BNG_SHARED void *dx;
+    bng_shared_stats stats;
+    BNG_SHARED float *sums;     /* reduce: out; apply: in */
+    int alone;
+    BNG_VMEM unsigned char *workspace;
+    size_t workspace_bytes;
+} bng_staged_job;
+/* _p staged on the calling core: only a split target has it (0 elsewhere, so that the
+ * compiler drops its code). */
+#define BNG_ALONE(job) (BNG_SPLIT_MEMORY && (job)->alone)
+
+/* A staged job's storage type, kernel and arrays, on the cores of `mask`. */
+void bng_job_init(bng_staged_job *job, const bng_dtype_config *dtype, const bng_kernel *kernel,
+                  const bng_call *call, unsigned mask, const void *x, const void *dy, void *dx,
+                  const bng_stats *stats, float *sums);
+
+/* The runners. _p (BNG_OK, or on a split target BNG_ENOMEM when the HAL had no
+ * workspace: nothing written), `sums` the partial-sums buffer (reduce: written, apply:
+ * read) or NULL; _s's body, one core's part (bng_hal_parallel's body, arg the job). */
+int bng_nhwc_p_run(const bng_dtype_config *dtype, const bng_kernel *kernel, const bng_call *call,
+                   const void *x, const void *dy, void *dx, const bng_stats *stats, float *sums);
+void bng_nhwc_s_core(unsigned core, void *job);
+#if BNG_HAS_NCHW
+int bng_nchw_p_run(const bng_dtype_config *dtype, const bng_call *call, const void *x,
+                   const void *dy, void *dx, const bng_stats *stats, float *sums);
+void bng_nchw_s_core(unsigned core, void *job);
+#else
+/* Without nchw no call is NCHW (BNG_IS_NCHW is a constant 0): never called. */
+static inline int bng_nchw_p_run(const bng_dtype_config *dtype, const bng_call *call,
+                                 const void *x, const void *dy, void *dx,
+                                 const bng_stats *stats, float *sums)
+{
+    (void)dtype; (void)call; (void)x; (void)dy; (void)dx; (void)stats; (void)sums;
+    return BNG_OK;
+}
+static inline void bng_nchw_s_core(unsigned core, void *job)
+{
+    (void)core; (void)job;
+}
+#endif
+
+#endif /* BNG_JOB_H */

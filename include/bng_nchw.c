@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright 2026 the batchnormgrad authors */
+/* Owns: NCHW (BNG_FLAG_NCHW): its summation order (bng_nchw.h), written once for both
+ * storages, and _p, channel by channel on the caller's arrays. May call: bng_steps.h,
+ * bng_relu.h (the kernels' ReLU ukernels), the NCHW ukernels. Compiled only for a target
+ * that lists nchw.
+ */
+#include "bng_nchw.h"
+#include "bng_relu.h"
+
+void bng_nchw_sums_start(bng_nchw_sums *s, size_t batch, size_t lanes)
+{
+    s->batch = batch;
+    s->group_rows = bng_group_rows(batch);
+    s->lanes = lanes;
+    s->total_dy = s->total_dyxm = 0.0f;
+}
+
+void bng_nchw_plane_start(bng_nchw_sums *s)
+{
+    size_t i;
+    for (i = 0; i < s->lanes; i++)
+        s->lane_dy[i] = s->lane_dyxm[i] = 0.0f;
+}
+
+/* Step 2: the lane sums, pairwise, halving. */
+static float bng_nchw_lanes_sum(float *lane, size_t lanes)
+{
+    size_t width, i;
+
+    for (width = lanes / 2; width != 0; width /= 2)
+        for (i = 0; i < width; i++)
+            lane[i] = lane[i] + lane[i + width];
+    return lane[0];
+}
+
+void bng_nchw_plane_done(bng_nchw_sums *s, size_t plane)
+{
+    const float dy = bng_nchw_lanes_sum(s->lane_dy, s->lanes);
+    const float dyxm = bng_nchw_lanes_sum(s->lane_dyxm, s->lanes);
+    const size_t next = plane + 1;
+
+    if (plane % s->group_rows == 0)
+        s->group_dy = s->group_dyxm = 0.0f;
+    if (plane % BNG_BLOCK_ROWS == 0)
+        s->block_dy = s->block_dyxm = 0.0f;
+    s->block_dy = s->block_dy + dy;
+    s->block_dyxm = s->block_dyxm + dyxm;
+    if (next % BNG_BLOCK_ROWS == 0 || next == s->batch) {
+        s->group_dy = s->group_dy + s->block_dy;
+        s->group_dyxm = s->group_dyxm + s->block_dyxm;
+    }
+    if (next % s->group_rows == 0 || next == s->batch) {
+        s->total_dy = s->total_dy + s->group_dy;
+        s->total_dyxm = s->total_dyxm + s->group_dyxm;
+    }
+}
+
+const bng_nchw_kernel *bng_nchw_piece_kernel(const bng_dtype_config *dtype,
+                                             const bng_nchw_kernel *kernel, size_t spatial,
+                                             size_t offset, size_t n)
+{
+    return offset == 0 && n == spatial ? kernel : dtype->nchw_kernel_for_spatial(0);
+}
+
+void bng_nchw_dx(const bng_nchw_kernel *kernel, int is_train, size_t n, const void *x,
+                 const void *dy, void *dx, const bng_nchw_channel *ch, int stream)
+{
+    if (is_train)
+        kernel->dx_train(n, x, dy, dx, ch->mean, ch->gain, ch->dy_mean, ch->slope, stream);
+    else
+        kernel->dx_infer(n, dy, dx, ch->gain, stream);
+}
+
+void bng_nchw_finalize(const bng_dtype_config *dtype, const bng_call *call, const void *invar,
+                       const void *scale, void *dbias, void *dscale, bng_nchw_channel *ch)
+{
+    bng_step_finalize(dtype, 1, call->m, BNG_ACCUMULATES(call), invar, scale, &ch->sum_dy,
+                      &ch->sum_dyxm, dbias, dscale, &ch->gain, &ch->dy_mean, &ch->slope);
+}
+
+/* ---- _p: channel by channel on the caller's arrays ---- */
+
+/* A _p call at channel c. */
+typedef struct {
+    const bng_dtype_config *dtype;
+    const bng_nchw_kernel *kernel;
+    const bng_call *call;
+    const void *x, *dy;
+    void *dx;
+    const bng_stats *stats;
+    float *sums;                   /* reduce: out; apply: in */
+    int stream;                    /* dx bypasses the caches (BNG_STREAM_DX_BYTES) */
+    size_t c;
+    bng_nchw_channel ch;
+} bng_nchw_p;
+
+static const void *bng_nchw_p_stat(const bng_nchw_p *p, const void *array)
+{
+    return bng_at(array, p->c, p->dtype->stats_bytes);
+}
+
+/* Element `at` of plane b of the channel in the call's arrays. */
+static size_t bng_nchw_p_plane(const bng_nchw_p *p, size_t b)
+{
+    return (b * p->call->channel + p->c) * p->call->spatial;
+}
+
+static void bng_nchw_p_gain(void *unit)
+{
+    bng_nchw_p *p = unit;
+
+    bng_step_gain(p->dtype, 1, bng_nchw_p_stat(p, p->stats->invar),
+                  bng_nchw_p_stat(p, p->stats->scale), &p->ch.gain);
+}
+
+/* The channel's sums, its planes straight from the caller's arrays (dy masked by y
+ * with BNG_FLAG_RELU). */
+static void bng_nchw_p_sum(void *unit)
+{
+    bng_nchw_p *p = unit;
+    const bng_call *call = p->call;
+    const size_t element = p->dtype->element_bytes;
+    bng_nchw_sums s;
+    size_t b;
+
+    bng_nchw_sums_start(&s, call->batch, p->kernel->lanes);
+    for (b = 0; b < call->batch; b++) {
+        const size_t at = bng_nchw_p_plane(p, b);
+        const void *x = bng_at(p->x, at, element), *dy = bng_at(p->dy, at, element);
+
+        bng_nchw_plane_start(&s);
+        if (BNG_RELU(call))
+            bng_relu_plane_reduce(p->kernel, call->spatial, x, dy, bng_at(call->y, at, element),
+                                  p->ch.mean, s.lane_dy, s.lane_dyxm);
+        else
+            p->kernel->reduce(call->spatial, x, dy, p->ch.mean, s.lane_dy, s.lane_dyxm);
+        bng_nchw_plane_done(&s, b);
+    }
+    p->ch.sum_dy = s.total_dy;
+    p->ch.sum_dyxm = s.total_dyxm;
+}
+
+static void bng_nchw_p_get_sums(void *unit)
+{
+    bng_nchw_p *p = unit;
+
+    p->ch.sum_dy = p->sums[p->c];
+    p->ch.sum_dyxm = p->sums[p->call->channel + p->c];
+}
+
+static void bng_nchw_p_put_sums(void *unit)
+{
+    bng_nchw_p *p = unit;
+
+    p->sums[p->c] = p->ch.sum_dy;
+    p->sums[p->call->channel + p->c] = p->ch.sum_dyxm;
+}
+
+static void bng_nchw_p_finalize(void *unit)
+{
+    bng_nchw_p *p = unit;
+    const size_t stat = p->dtype->stats_bytes;
+
+    bng_nchw_finalize(p->dtype, p->call, bng_nchw_p_stat(p, p->stats->invar),
+                      bng_nchw_p_stat(p, p->stats->scale), bng_at_mut(p->stats->dbias, p->c, stat),
+                      bng_at_mut(p->stats->dscale, p->c, stat), &p->ch);
+}
+
+/* dx plane by plane. */
+static void bng_nchw_p_dx(void *unit)
+{
+    bng_nchw_p *p = unit;
+    const bng_call *call = p->call;
+    const size_t element = p->dtype->element_bytes;
+    size_t b;
+
+    for (b = 0; b < call->batch; b++) {
+        const size_t at = bng_nchw_p_plane(p, b);
+        const void *x = call->is_train ? bng_at(p->x, at, element) : NULL;
+
+        if (BNG_RELU(call))
+            bng_relu_plane_dx(p->kernel, call->is_train, call->spatial, x,
+                              bng_at(p->dy, at, element), bng_at(call->y, at, element),
+                              bng_at_mut(p->dx, at, element), p->ch.mean, p->ch.gain,
+                              p->ch.dy_mean, p->ch.slope, p->stream);
+        else
+            bng_nchw_dx(p->kernel, call->is_train, call->spatial, x, bng_at(p->dy, at, element),
+                        bng_at_mut(p->dx, at, element), &p->ch, p->stream);
+    }
+}
+
+static const bng_unit_steps bng_nchw_p_steps = {
+    bng_nchw_p_gain, bng_nchw_p_sum, bng_nchw_p_get_sums, bng_nchw_p_put_sums,
+    bng_nchw_p_finalize, bng_nchw_p_dx,
+};
+
+int bng_nchw_p_run(const bng_dtype_config *dtype, const bng_call *call, const void *x,
+                   const void *dy, void *dx, const bng_stats *stats, float *sums)
+{
+    bng_nchw_p p;
+
+    p.dtype = dtype;
+    p.kernel = dtype->nchw_kernel_for_spatial(call->spatial);
+    p.call = call;
+    p.x = x;
+    p.dy = dy;
+    p.dx = dx;
+    p.stats = stats;
+    p.sums = sums;
+    p.stream = call->batch * call->channel * call->spatial * dtype->element_bytes
+               >= BNG_STREAM_DX_BYTES;
+    for (p.c = 0; p.c < call->channel; p.c++) {
+        if (!BNG_IS_DX_ONLY(call))
+            bng_step_stats_to_float(dtype, 1, bng_nchw_p_stat(&p, stats->mean), &p.ch.mean);
+        bng_run_steps(call, &bng_nchw_p_steps, &p);
+    }
+    if (BNG_IS_REDUCE(call))
+        bng_step_count(call->batch * call->spatial, sums + 2 * call->channel);
+    else
+        p.kernel->dx_end(p.stream);    /* one fence for the call's planes */
+    return BNG_OK;
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright 2026 the batchnormgrad authors */
+/* Owns: what NCHW's two storages share (bng_nchw.c): the order of a channel's sums, the
+ * kernel of a piece of a plane, a channel's coefficients. May include: bng_steps.h;
+ * included by bng_nchw.c and bng_nchw_s.c only, which a target without nchw does not
+ * compile.
+ *
+ * x, dy and dx are x[batch][channel][spatial]: a channel is `batch` planes of `spatial`
+ * contiguous elements, channel * spatial elements apart, and its sums run over the
+ * batch * spatial elements in a fixed order that depends only on batch and spatial:
+ *   1. a plane's vectors (of the dtype's lanes) in blocks of BNG_NCHW_BLOCK_VECTORS,
+ *      each block summed lane-wise from zero in registers and added to the plane's
+ *      lane sums, which start at zero; the plane's last spatial % lanes elements each
+ *      added, from zero, to its lane's sum (the ukernel, bng_nchw_kernel);
+ *   2. the plane's lane sums added pairwise, halving (lane i += lane i + lanes/2, ...,
+ *      down to lane 0): the plane's sum;
+ *   3. the planes' sums in the NHWC order over batch, a plane as a row: blocks of
+ *      BNG_BLOCK_ROWS planes from zero, each added to its group's sum, the groups of
+ *      bng_group_rows(batch) planes added to the total in order.
+ * Steps 2 and 3 are this scalar code, the same for _p and _s. A plane _s streams in
+ * pieces (each starting at a block boundary) runs step 1 piece by piece: the same
+ * operations in the same order. _s splits the channels across the selected cores, each
+ * owning whole channels (no core waits for another); _p runs them in order on the
+ * caller's arrays. The generator refuses nchw on a split target.
+ */
+#ifndef BNG_NCHW_H
+#define BNG_NCHW_H
+
+#include <stddef.h>
+#include "bng_steps.h"
+
+#if BNG_SPLIT_MEMORY
+#error "nchw needs a unified memory: generator/validate.py refuses it on a split target"
+#endif
+
+/* The widest vector bng_vec.h has: the lane sums' arrays. */
+#define BNG_NCHW_MAX_LANES 64
+
+/* One channel's sums as steps 2 and 3 build them, plane by plane. */
+typedef struct {
+    size_t batch, group_rows, lanes;
+    float total_dy, total_dyxm;      /* the groups so far */
+    float group_dy, group_dyxm;      /* this group's blocks */
+    float block_dy, block_dyxm;      /* this block's planes */
+    float lane_dy[BNG_NCHW_MAX_LANES], lane_dyxm[BNG_NCHW_MAX_LANES];   /* this plane's */
+} bng_nchw_sums;
+
+/* One channel's coefficients: its mean, sums, and dx = gain * ((dy - dy_mean) -
+ * (x - mean) * slope). */
+typedef struct {
+    float mean, sum_dy, sum_dyxm, gain, dy_mean, slope;
+} bng_nchw_channel;
+
+void bng_nchw_sums_start(bng_nchw_sums *s, size_t batch, size_t lanes);
+/* A plane's start (its lane sums from zero), and its end (steps 2 and 3: plane `plane`'s
+ * sum into its block, a finished block into its group, a finished group into the
+ * total; groups are whole blocks). */
+void bng_nchw_plane_start(bng_nchw_sums *s);
+void bng_nchw_plane_done(bng_nchw_sums *s, size_t plane);
+/* The kernel for a piece of `n` elements at `offset` into a plane: the call's (its
+ * extent's, or the generic one) for a whole plane, else the generic one. */
+const bng_nchw_kernel *bng_nchw_piece_kernel(const bng_dtype_config *dtype,
+                                             const bng_nchw_kernel *kernel, size_t spatial,
+                                             size_t offset, size_t n);
+/* dx of `n` elements of a plane (x unread in inference, may be NULL). */
+void bng_nchw_dx(const bng_nchw_kernel *kernel, int is_train, size_t n, const void *x,
+                 const void *dy, void *dx, const bng_nchw_channel *ch, int stream);
+/* The channel's dx coefficients from its sums, and dbias, dscale (the call's arrays at
+ * the channel, or its copies in private memory): bng_step_finalize on one channel. */
+void bng_nchw_finalize(const bng_dtype_config *dtype, const bng_call *call, const void *invar,
+                       const void *scale, void *dbias, void *dscale, bng_nchw_channel *ch);
+
+#endif /* BNG_NCHW_H */

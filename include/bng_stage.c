@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright 2026 the batchnormgrad authors */
+/* Owns: the staging both layouts share: a core's private memory and its tile buffers,
+ * the double-buffered pass, the per-channel values and partial sums by DMA. May call:
+ * the HAL's DMA and private memory, bng_steps.h; no kernel.
+ */
+#include "bng_stage.h"
+
+#ifdef BNG_HOST
+float bng_host_scratch[BNG_SCRATCH_FLOATS];
+float bng_host_gsm[BNG_GSM_BYTES / sizeof(float) + 1];
+#endif
+
+BNG_VMEM unsigned char *bng_stage_memory(const bng_staged_job *job, unsigned core, size_t *bytes)
+{
+    BNG_VMEM unsigned char *base;
+
+    if (BNG_ALONE(job)) {
+        *bytes = job->workspace_bytes;
+        return job->workspace;
+    }
+    *bytes = 0;
+    base = bng_hal_private(core, bytes);
+    return base != NULL && *bytes >= BNG_PRIVATE_BYTES ? base : NULL;
+}
+
+BNG_VMEM void *bng_take(BNG_VMEM unsigned char **next, size_t bytes)
+{
+    BNG_VMEM void *p = *next;
+    *next += BNG_ALIGN_UP(bytes);
+    return p;
+}
+
+void bng_take_tiles(BNG_VMEM unsigned char **next, size_t bytes, int relu, bng_tile_buffers *buffers)
+{
+    buffers->bytes = BNG_ALIGN_UP(bytes);
+    buffers->x[0] = bng_take(next, bytes);
+    buffers->x[1] = bng_take(next, bytes);
+    buffers->dy[0] = bng_take(next, bytes);
+    buffers->dy[1] = bng_take(next, bytes);
+    buffers->y = relu ? bng_take(next, bytes) : NULL;
+}
+
+void bng_take_resident(BNG_VMEM unsigned char *next, const BNG_VMEM unsigned char *end,
+                       bng_tile_buffers *buffers)
+{
+    buffers->resident_bytes = (size_t)(end - next) / 2 / BNG_ALIGN * BNG_ALIGN;
+    buffers->x_resident = next;
+    buffers->dy_resident = next + buffers->resident_bytes;
+}
+
+/* Start the DMA of tiles[t]'s x (pass 1, and pass 2 in training: dx-only has no x) and
+ * dy into its place: from the call's arrays, from GSM (a kept tile in pass 2), or not
+ * at all (a resident tile in pass 2). */
+static void bng_pass_fetch(bng_pass *pass, unsigned t)
+{
+    const bng_staged_job *job = pass->job;
+    const bng_tile *tile = &pass->tiles[t];
+    const size_t element = job->dtype->element_bytes;
+    const int with_x = !pass->again || job->call.is_train;
+    const BNG_SHARED void *x, *dy;
+    size_t stride;
+
+    if (pass->again && tile->resident) {
+        pass->gets[t][0] = pass->gets[t][1] = BNG_HAL_DMA_DONE;
+        return;
+    }
+    if (pass->again && tile->kept) {
+        x = tile->gsm_x;
+        dy = tile->gsm_dy;
+        stride = tile->row_bytes;
+    } else {
+        x = with_x ? bng_shared_at(job->x, tile->at, element) : NULL;
+        dy = bng_shared_at(job->dy, tile->at, element);
+        stride = tile->stride;
+    }
+    pass->gets[t][0] = with_x ? bng_hal_dma_get(tile->x, x, tile->rows, tile->row_bytes, stride,
+                                                tile->pitch)
+                              : BNG_HAL_DMA_DONE;
+    pass->gets[t][1] = bng_hal_dma_get(tile->dy, dy, tile->rows, tile->row_bytes, stride,
+                                       tile->pitch);
+}
+
+void bng_pass_drain(bng_pass *pass, unsigned t)
+{
+    bng_hal_dma_wait(pass->puts[t][0]);
+    bng_hal_dma_wait(pass->puts[t][1]);
+}
+
+void bng_pass_run(bng_pass *pass)
+{
+    unsigned t = 0;
+    int more;
+
+    pass->puts[0][0] = pass->puts[0][1] = pass->puts[1][0] = pass->puts[1][1] = BNG_HAL_DMA_DONE;
+    bng_pass_fetch(pass, 0);
+    do {
+        more = pass->next(pass, t);
+        if (more) {
+            bng_pass_drain(pass, t ^ 1);
+            bng_pass_fetch(pass, t ^ 1);
+        }
+        bng_hal_dma_wait(pass->gets[t][0]);
+        bng_hal_dma_wait(pass->gets[t][1]);
+        pass->work(pass, t);
+        t ^= 1;
+    } while (more);
+}
+
+void bng_pass_put_dx(bng_pass *pass, unsigned t)
+{
+    const bng_staged_job *job = pass->job;
+    const bng_tile *tile = &pass->tiles[t];
+
+    pass->puts[t][0] = bng_hal_dma_put(bng_shared_at_mut(job->dx, tile->at, job->dtype->element_bytes),
+                                       tile->dy, tile->rows, tile->row_bytes, tile->stride,
+                                       tile->pitch);
+}
+
+void bng_stage_stats(const bng_staged_job *job, size_t first, size_t n, BNG_VMEM void *mean,
+                     BNG_VMEM void *invar, BNG_VMEM void *scale)
+{
+    const bng_call *call = &job->call;
+    const size_t stat = job->dtype->stats_bytes, bytes = n * stat;
+    bng_hal_dma gets[3] = {BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE};
+    size_t i;
+
+    /* The three in flight at once: one transfer's start-up for all. */
+    if (!BNG_IS_DX_ONLY(call))
+        gets[0] = bng_hal_dma_get(mean, bng_shared_at(job->stats.mean, first, stat), 1, bytes, 0, 0);
+    if (!BNG_IS_REDUCE(call)) {
+        gets[1] = bng_hal_dma_get(invar, bng_shared_at(job->stats.invar, first, stat), 1, bytes, 0, 0);
+        gets[2] = bng_hal_dma_get(scale, bng_shared_at(job->stats.scale, first, stat), 1, bytes, 0, 0);
+    }
+    for (i = 0; i < 3; i++)
+        bng_hal_dma_wait(gets[i]);
+}
+
+void bng_stage_outputs(const bng_staged_job *job, size_t first, size_t n, BNG_VMEM void *dbias,
+                       BNG_VMEM void *dscale, int put)
+{
+    const size_t stat = job->dtype->stats_bytes, bytes = n * stat;
+    bng_hal_dma both[2];
+
+    if (put) {
+        both[0] = bng_hal_dma_put(bng_shared_at_mut(job->stats.dbias, first, stat), dbias, 1, bytes, 0, 0);
+        both[1] = bng_hal_dma_put(bng_shared_at_mut(job->stats.dscale, first, stat), dscale, 1, bytes, 0, 0);
+    } else {
+        both[0] = bng_hal_dma_get(dbias, bng_shared_at(job->stats.dbias, first, stat), 1, bytes, 0, 0);
+        both[1] = bng_hal_dma_get(dscale, bng_shared_at(job->stats.dscale, first, stat), 1, bytes, 0, 0);
+    }
+    bng_hal_dma_wait(both[0]);
+    bng_hal_dma_wait(both[1]);
+}
+
+void bng_stage_sums(const bng_staged_job *job, size_t first, size_t n, BNG_VMEM float *sum_dy,
+                    BNG_VMEM float *sum_dyxm, int put)
+{
+    BNG_SHARED float *dy = job->sums + first, *dyxm = job->sums + job->call.channel + first;
+    const size_t bytes = n * sizeof(float);
+    bng_hal_dma both[2];
+
+    if (put) {
+        both[0] = bng_hal_dma_put(dy, sum_dy, 1, bytes, 0, 0);
+        both[1] = bng_hal_dma_put(dyxm, sum_dyxm, 1, bytes, 0, 0);
+    } else {
+        both[0] = bng_hal_dma_get(sum_dy, dy, 1, bytes, 0, 0);
+        both[1] = bng_hal_dma_get(sum_dyxm, dyxm, 1, bytes, 0, 0);
+    }
+    bng_hal_dma_wait(both[0]);
+    bng_hal_dma_wait(both[1]);
+}
+
+/* The limbs are a whole vector each on a split target, where a limb is a transfer of its
+ * own (one float from its vector); packed elsewhere, one transfer for all. */
+void bng_stage_count(const bng_staged_job *job, size_t rows, BNG_VMEM float *limbs)
+{
+    BNG_SHARED float *count = job->sums + 2 * job->call.channel;
+
+    bng_step_count(rows, limbs);
+#if BNG_SPLIT_MEMORY
+    {
+        size_t i;
+        for (i = 0; i < BNG_SUMS_COUNT_LIMBS; i++)
+            bng_hal_dma_wait(bng_hal_dma_put(count + i, limbs + i * BNG_V, 1, sizeof(float), 0, 0));
+    }
+#else
+    bng_hal_dma_wait(bng_hal_dma_put(count, limbs, 1, BNG_SUMS_COUNT_LIMBS * sizeof(float), 0, 0));
+#endif
+}
+
+void bng_job_init(bng_staged_job *job, const bng_dtype_config *dtype, const bng_kernel *kernel,
+                  const bng_call *call, unsigned mask, const void *x, const void *dy, void *dx,
+                  const bng_stats *stats, float *sums)
+{
+    job->dtype = dtype;
+    job->kernel = kernel;
+    job->call = *call;
+    job->mask = mask;
+    job->x = (const BNG_SHARED void *)x;
+    job->dy = (const BNG_SHARED void *)dy;
+    job->dx = (BNG_SHARED void *)dx;
+    job->stats.mean = (const BNG_SHARED void *)stats->mean;
+    job->stats.invar = (const BNG_SHARED void *)stats->invar;
+    job->stats.scale = (const BNG_SHARED void *)stats->scale;
+    job->stats.dbias = (BNG_SHARED void *)stats->dbias;
+    job->stats.dscale = (BNG_SHARED void *)stats->dscale;
+    job->sums = (BNG_SHARED float *)sums;
+    job->alone = 0;
+    job->workspace = NULL;
+    job->workspace_bytes = 0;
+}

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright 2026 the batchnormgrad authors */
+/* Owns: what both layouts' staged runs share (bng_stage.c): a core's private memory,
+ * tiles and the double-buffered pass over them, the per-channel values and partial sums
+ * in and out by DMA. May include: bng_steps.h; included by the staged rooms and
+ * bng_relu.c. No kernel is called from here.
+ */
+#ifndef BNG_STAGE_H
+#define BNG_STAGE_H
+
+#include <stddef.h>
+#include "bng_steps.h"
+
+/* Shared scratch of the _s entry points: per row group, the partial sums of dy and
+ * dy*(x - mean), in two slots that alternate between chunks. Host builds emulate it,
+ * and the parameter block, with arrays (bng_stage.c, bng_driver.c). Either way it is a
+ * BNG_SHARED float pointer, and every pointer derived from it keeps the qualifier (an
+ * address-space qualifier may not be dropped: clang rejects the conversion). The GSM
+ * rows (targets.yaml memory.gsm: BNG_GSM_BYTES at BNG_GSM_ADDRESS, none when 0), where
+ * _s keeps rows between its passes, are shared memory of the same kind, emulated the
+ * same way. */
+#ifdef BNG_HOST
+extern float bng_host_scratch[BNG_SCRATCH_FLOATS];
+extern float bng_host_gsm[BNG_GSM_BYTES / sizeof(float) + 1];    /* + 1: none when 0 */
+#define BNG_SHARED_SCRATCH ((BNG_SHARED float *)bng_host_scratch)
+#define BNG_SHARED_GSM ((BNG_SHARED unsigned char *)bng_host_gsm)
+#else
+#define BNG_SHARED_SCRATCH ((BNG_SHARED float *)BNG_SHARED_SCRATCH_ADDRESS)
+#define BNG_SHARED_GSM ((BNG_SHARED unsigned char *)BNG_GSM_ADDRESS)
+#endif
+
+/* The most DMA transfers a core has outstanding, in either layout: in a pass, the next
+ * tile's two gets and this tile's two gets (until waited), or the next tile's gets and
+ * this tile's two puts (its dx; NHWC: its rows into GSM, or a group's partial sums),
+ * with the fused ReLU's get of y waited at once beside the next tile's two gets and a
+ * put; the three per-channel gets at a unit's start; two at a time after them. The HAL
+ * contract allows BNG_MAX_OUTSTANDING_DMA. */
+#define BNG_DRIVER_OUTSTANDING_DMA 4
+typedef char bng_outstanding_dma_agrees[BNG_DRIVER_OUTSTANDING_DMA <= BNG_MAX_OUTSTANDING_DMA ? 1 : -1];
+
+/* The core's private memory for the call: the workspace the HAL gave _p (alone), or
+ * the core's from bng_hal_private. NULL when there is none (include/bng_hal.h: inside
+ * body it never happens unless the HAL cannot honour its contract, and then on every
+ * core): the core then writes nothing and leaves. */
+BNG_VMEM unsigned char *bng_stage_memory(const bng_staged_job *job, unsigned core, size_t *bytes);
+/* Take bytes (rounded up to BNG_ALIGN) from a core's private memory. */
+BNG_VMEM void *bng_take(BNG_VMEM unsigned char **next, size_t bytes);
+
+/* The tile buffers of a core's private memory: x and dy double-buffered, y's with the
+ * fused ReLU; then, in a call that reads its rows twice, the resident area, x and dy of
+ * the last tiles, which stay from pass 1 to pass 2. */
+typedef struct {
+    BNG_VMEM unsigned char *x[2], *dy[2];   /* contiguous: also NHWC's fold area */
+    BNG_VMEM unsigned char *y;              /* BNG_FLAG_RELU: a tile of y, masking dy's */
+    size_t bytes;                           /* one tile buffer */
+    BNG_VMEM unsigned char *x_resident, *dy_resident;
+    size_t resident_bytes;                  /* each of the two */
+} bng_tile_buffers;
+/* The generator's TILE_BUFFERS, with which it checks private_bytes. */
+#define BNG_LAYOUT_TILES (sizeof(((bng_tile_buffers *)0)->x) / sizeof(((bng_tile_buffers *)0)->x[0]) \
+                          + sizeof(((bng_tile_buffers *)0)->dy) / sizeof(((bng_tile_buffers *)0)->dy[0]))
+typedef char bng_tile_buffers_agree[BNG_LAYOUT_TILES == BNG_TILE_BUFFERS ? 1 : -1];
+/* The four buffers of `bytes` each (a fifth for y with `relu`) from *next. */
+void bng_take_tiles(BNG_VMEM unsigned char **next, size_t bytes, int relu, bng_tile_buffers *buffers);
+/* The resident area: what is left up to `end`, halved, aligned. */
+void bng_take_resident(BNG_VMEM unsigned char *next, const BNG_VMEM unsigned char *end,
+                       bng_tile_buffers *buffers);
+
+/* A tile: `rows` rows of row_bytes, in the call's arrays from element `at` with rows
+ * `stride` bytes apart, and in private memory at x and dy with rows `pitch` apart.
+ * NHWC's rows; NCHW's planes of a channel, whole or a piece each. */
+typedef struct {
+    size_t at, rows, row_bytes, stride, pitch;
+    BNG_VMEM unsigned char *x, *dy;
+    size_t first;       /* NHWC: its first row; NCHW: its first plane */
+    size_t offset;      /* NCHW: the piece's first element in its planes (0 in NHWC) */
+    int resident;       /* stays on chip from pass 1 to pass 2: fetched once */
+    /* NHWC: between the passes in GSM (gsm_x, gsm_dy, packed rows), whence pass 2
+     * fetches it */
+    int kept;
+    BNG_SHARED unsigned char *gsm_x, *gsm_dy;
+} bng_tile;
+
+/* A pass over a core's tiles, double-buffered: tile t ^ 1 arrives while tile t is
+ * worked on, and a buffer is refilled only once the puts from its last tile are done.
+ * The layout gives the order of the tiles (next) and their work; in pass 2 (`again`) a
+ * resident tile is not fetched, a kept one comes from GSM, and x only in training. */
+typedef struct bng_pass bng_pass;
+struct bng_pass {
+    const bng_staged_job *job;
+    void *room;                 /* the layout's core state */
+    int again;
+    /* tiles[t ^ 1] := the tile after tiles[t]; 0: none */
+    int (*next)(bng_pass *pass, unsigned t);
+    /* tiles[t] has arrived: its work, which may start puts[t] */
+    void (*work)(bng_pass *pass, unsigned t);
+    bng_tile tiles[2];
+    bng_hal_dma gets[2][2], puts[2][2];
+};
+/* Run the pass from tiles[0] (the caller's). Pass 1 leaves the last tiles' puts to the
+ * barrier that follows it; pass 2 waits for them (bng_pass_drain). */
+void bng_pass_run(bng_pass *pass);
+/* Wait for the puts of tile buffers t. */
+void bng_pass_drain(bng_pass *pass, unsigned t);
+/* Pass 2: start the put of tiles[t]'s dx (in place of its dy) back to the call's dx. */
+void bng_pass_put_dx(bng_pass *pass, unsigned t);
+
+/* The per-channel values of `n` channels from `first` in and out of private memory:
+ * the inputs the call reads (mean, invar, scale: three in flight); dbias and dscale
+ * (in when accumulating, then out); the partial sums (apply: in; reduce: out); the
+ * count's limbs (reduce; bng_step_count). */
+void bng_stage_stats(const bng_staged_job *job, size_t first, size_t n, BNG_VMEM void *mean,
+                     BNG_VMEM void *invar, BNG_VMEM void *scale);
+void bng_stage_outputs(const bng_staged_job *job, size_t first, size_t n, BNG_VMEM void *dbias,
+                       BNG_VMEM void *dscale, int put);
+void bng_stage_sums(const bng_staged_job *job, size_t first, size_t n, BNG_VMEM float *sum_dy,
+                    BNG_VMEM float *sum_dyxm, int put);
+void bng_stage_count(const bng_staged_job *job, size_t rows, BNG_VMEM float *limbs);
+
+#endif /* BNG_STAGE_H */
