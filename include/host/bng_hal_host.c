@@ -26,6 +26,7 @@
 
 #include "bng_dma_engine.h"
 #include "bng_hal.h"
+#include "bng_hal_host.h"
 #include "bng_kernels.h"
 
 #define BNG_HOST_SPIN_NS 200000     /* then sleep */
@@ -91,12 +92,22 @@ static unsigned this_core(const char *call)
     return (unsigned)current_core;
 }
 
+/* bng_hal_host_refuse's settings: written between calls by the calling thread, read by
+ * the cores after the call's hand-over (the engine's lock orders them). */
+static int refuse_private, short_workspace;
+
+void bng_hal_host_refuse(int private_memory, int workspace)
+{
+    refuse_private = private_memory;
+    short_workspace = workspace;
+}
+
 void *bng_hal_private(unsigned core, size_t *bytes)
 {
     if (core != this_core("bng_hal_private"))
         bng_dma_engine_fail("bng_hal_private", "a core asked for another core's memory", current_core);
-    *bytes = BNG_PRIVATE_BYTES;
-    return bng_dma_engine_arena(core);
+    *bytes = refuse_private ? 0 : BNG_PRIVATE_BYTES;
+    return refuse_private ? NULL : bng_dma_engine_arena(core);
 }
 
 bng_hal_dma bng_hal_dma_get(void *dst, const BNG_SHARED void *src, size_t rows,
@@ -231,7 +242,7 @@ void *bng_hal_p_workspace(size_t *bytes)
     pthread_mutex_lock(&p_lock);
     current_core = P_ENGINE;
     bng_dma_engine_begin(P_ENGINE, ++p_calls);
-    *bytes = BNG_P_WORKSPACE_BYTES;
+    *bytes = BNG_P_WORKSPACE_BYTES - (short_workspace ? 1 : 0);
     return bng_dma_engine_arena(P_ENGINE);
 }
 

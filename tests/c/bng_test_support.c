@@ -9,6 +9,9 @@
 #if BNG_TEST_LAUNCH_SPMD
 #include "hthread_device.h"
 #endif
+#if !(BNG_TEST_LAUNCH_SPMD || BNG_TEST_LAUNCH_FANOUT)
+#include "host/bng_hal_host.h"
+#endif
 
 #include <check.h>
 #include <float.h>
@@ -214,6 +217,18 @@ static void run_shared(bng_case *k, int op, void *x, void *dy, void *dx, int cor
     call_shared(k->t, op, x, dy, dx, core_mask);
 #endif
     memcpy(k->params, BNG_SHARED_PARAMS, BNG_SHARED_PARAMS_SLOTS * sizeof k->params[0]);
+}
+
+int bng_test_hal_refuse(int private_memory, int workspace)
+{
+#if BNG_TEST_LAUNCH_SPMD || BNG_TEST_LAUNCH_FANOUT
+    (void)private_memory;
+    (void)workspace;
+    return 0;
+#else
+    bng_hal_host_refuse(private_memory, workspace);
+    return 1;
+#endif
 }
 
 void bng_case_run_shared(bng_case *k, void *x, void *dy, void *dx, int core_mask)

@@ -85,6 +85,11 @@ void bng_case_mark_outputs(bng_case *k);
 int bng_buffer_guards_intact(const bng_buffer *b);
 /* 1 when every byte of b's payload still is the marker pattern. */
 int bng_buffer_is_marked(const bng_buffer *b);
+/* Make the build's HAL refuse what bng_hal.h lets a HAL refuse (private_memory: no
+ * private memory on any core; workspace: _p's workspace one byte short), or restore it
+ * (0, 0): 1 when it did, on the host HAL (include/host/bng_hal_host.h); 0 on the
+ * hthreads HAL, whose refusals test_hthreads_launch.c makes through its mock. */
+int bng_test_hal_refuse(int private_memory, int workspace);
 /* Call the shared-storage entry point with k->params as BNG_SHARED_PARAMS, and copy
  * the block back (status and reserved slots included). Built with
  * BNG_TEST_LAUNCH_SPMD (the reference hthreads HAL, SPMD model), every core calls it. */

@@ -15,6 +15,8 @@
 
 #define T (bng_dtypes[_i])
 #define FULL_MASK ((int)((1u << BNG_TARGET_CORES) - 1u))
+/* The largest byte address of the target's data on this host (bng_params.c's limit). */
+#define ADDRESS_MAX (BNG_ADDRESS_MAX < SIZE_MAX ? (size_t)BNG_ADDRESS_MAX : SIZE_MAX)
 
 /* Under a sanitizer or valgrind (10x slower or more; make memcheck sets
  * BNG_TEST_QUICK) the largest sweeps shrink; every path they cover still runs (several
@@ -276,8 +278,8 @@ START_TEST(test_errors_write_status_only)
     }
     /* Beyond the target's address space: one element past 2^BNG_ADDRESS_BITS bytes,
      * an overflowing product, and LLONG_MAX on either side. */
-    k.params[BNG_PARAM_CHANNEL] = 1;
-    k.params[BNG_PARAM_BATCH] = (long long)((1ull << (BNG_ADDRESS_BITS < 62 ? BNG_ADDRESS_BITS : 62)) / T->size + 1);
+    k.params[BNG_PARAM_CHANNEL] = 4;
+    k.params[BNG_PARAM_BATCH] = (long long)(ADDRESS_MAX / T->size / 4 + 1);
     expect_error(&k, k.x.p, k.dy.p, k.dx.p, BNG_ERANGE, "batch*channel beyond the address space");
     k.params[BNG_PARAM_BATCH] = LLONG_MAX;
     expect_error(&k, k.x.p, k.dy.p, k.dx.p, BNG_ERANGE, "batch LLONG_MAX");
@@ -502,6 +504,30 @@ START_TEST(test_shared_in_place)
 }
 END_TEST
 
+/* Products with a factor past 2^32, against a 128-bit product: on a target whose
+ * address_bits pass 32 the range check's 64-bit branch, beyond the address space on a
+ * 32-bit one. A product that fits passes the range check to the overlap check (the
+ * arrays, a few KiB apart, overlap at such lengths), before core_mask (0 here). */
+__extension__ typedef unsigned __int128 bng_u128;
+static void range_products(bng_case *k)
+{
+    static const int shifts[][2] = {{40, 20}, {40, 22}, {40, 31}, {33, 1}, {20, 41}};
+    size_t i;
+
+    for (i = 0; i < sizeof shifts / sizeof shifts[0]; i++) {
+        const bng_u128 bytes = ((bng_u128)1 << shifts[i][0]) * ((bng_u128)1 << shifts[i][1])
+                               * k->t->size;
+        char what[64];
+        k->params[BNG_PARAM_BATCH] = 1ll << shifts[i][0];
+        k->params[BNG_PARAM_CHANNEL] = 1ll << shifts[i][1];
+        snprintf(what, sizeof what, "batch 2^%d, channel 2^%d", shifts[i][0], shifts[i][1]);
+        expect_shared_error(k, k->x.p, k->dy.p, k->dx.p, 0,
+                            bytes <= ADDRESS_MAX ? BNG_EOVERLAP : BNG_ERANGE, what);
+    }
+    k->params[BNG_PARAM_BATCH] = 4;
+    k->params[BNG_PARAM_CHANNEL] = (long long)k->channel;
+}
+
 START_TEST(test_shared_errors_write_status_only)
 {
     bng_case k;
@@ -528,6 +554,39 @@ START_TEST(test_shared_errors_write_status_only)
     expect_shared_error(&k, k.x.p, k.dy.p, k.dx.p, FULL_MASK, BNG_ECHANNEL, "channel -1");
     k.params[BNG_PARAM_CHANNEL] = LLONG_MAX;
     expect_shared_error(&k, k.x.p, k.dy.p, k.dx.p, FULL_MASK, BNG_ERANGE, "channel LLONG_MAX");
+    range_products(&k);
+    bng_case_free(&k);
+}
+END_TEST
+
+/* A HAL that refuses what bng_hal.h lets it refuse (the host HAL told to): with no
+ * private memory on any core, _s writes no output (every core returns from its body,
+ * none waits at a barrier); on a split target, _p given a workspace short of
+ * BNG_P_WORKSPACE_BYTES gives it back and reports BNG_ENOMEM, writing nothing. The
+ * next call, the HAL restored, is within the bound. */
+START_TEST(test_hal_refusals_write_nothing)
+{
+    bng_case k;
+    if (!bng_test_hal_refuse(1, 0))
+        return;
+    bng_case_init(&k, T, 5, T->specialized[0], 1, BNG_DATA_RANDOM, 11);
+    bng_case_mark_outputs(&k);
+    bng_case_call(&k, BNG_OP_FULL, 1, k.x.p, k.dy.p, k.dx.p, FULL_MASK);
+    bng_test_hal_refuse(0, 0);
+    if (!bng_buffer_is_marked(&k.dx) || !bng_buffer_is_marked(&k.dbias)
+        || !bng_buffer_is_marked(&k.dscale))
+        ck_abort_msg("%s: _s without private memory wrote an output", T->name);
+#if BNG_SPLIT_MEMORY
+    bng_test_hal_refuse(0, 1);
+    bng_case_call(&k, BNG_OP_FULL, 0, k.x.p, k.dy.p, k.dx.p, 0);
+    bng_test_hal_refuse(0, 0);
+    if (k.params[BNG_PARAM_STATUS] != BNG_ENOMEM || !bng_buffer_is_marked(&k.dx)
+        || !bng_buffer_is_marked(&k.dbias) || !bng_buffer_is_marked(&k.dscale))
+        ck_abort_msg("%s: _p with a short workspace: status %lld (not BNG_ENOMEM), or an output "
+                     "was written", T->name, k.params[BNG_PARAM_STATUS]);
+#endif
+    bng_case_call(&k, BNG_OP_FULL, 1, k.x.p, k.dy.p, k.dx.p, FULL_MASK);
+    bng_case_check(&k);
     bng_case_free(&k);
 }
 END_TEST
@@ -1096,6 +1155,14 @@ static void ext_errors(const bng_dtype *t, int shared)
         expect_op_error(&k, op, shared, xp, dy, dxp, mask, BNG_ECHANNEL, "channel -1");
         k.params[BNG_PARAM_CHANNEL] = LLONG_MAX;
         expect_op_error(&k, op, shared, xp, dy, dxp, mask, BNG_ERANGE, "channel LLONG_MAX");
+        if (reads[o][5]) {
+            /* The data within the address space, the sums (2 * channel floats and the
+             * count's) beyond it. */
+            k.params[BNG_PARAM_BATCH] = 1;
+            k.params[BNG_PARAM_CHANNEL] = (long long)(ADDRESS_MAX >> 3) + 1;
+            expect_op_error(&k, op, shared, xp, dy, dxp, mask, BNG_ERANGE, "sums beyond the address space");
+            k.params[BNG_PARAM_BATCH] = 5;
+        }
         k.params[BNG_PARAM_CHANNEL] = (long long)channel;
         /* A flag bit the call cannot honour (every extended call reads the flags):
          * refused, not ignored; ACCUMULATE only where dbias and dscale are written. */
@@ -1603,7 +1670,7 @@ static void relu_is_separate_pass(const bng_dtype *t, int shared)
 {
     static const int ops[] = {BNG_OP_EXT, BNG_OP_REDUCE, BNG_OP_APPLY, BNG_OP_DX};
     static const int relu_masks[] = {0x1, 0x5A, FULL_MASK};
-    size_t batches[] = {1, 45, 700, 0}, ch[3], n = ext_channels(t, ch), b, c, o, m;
+    size_t batches[] = {1, 45, 700, 0}, ch[3], n = ext_channels(t, ch), b, c, o;
     int kind, train;
     batches[3] = LARGE_BATCH / 2 + 17;
     for (b = 0; b < sizeof batches / sizeof batches[0]; b++)
@@ -1615,16 +1682,17 @@ static void relu_is_separate_pass(const bng_dtype *t, int shared)
                     if (batches[b] * ch[c] > SHARED_MAX_ELEMENTS / (shared ? 4 : 1))
                         continue;
                     relu_pair_init(&p, t, batches[b], ch[c], train, kind, seed);
-                    for (o = 0; o < sizeof ops / sizeof ops[0]; o++)
-                        for (m = 0; m < (shared ? sizeof relu_masks / sizeof relu_masks[0] : 1); m++) {
-                            const int mask = shared ? relu_masks[m] & FULL_MASK : 0;
-                            const int can_accumulate = ops[o] == BNG_OP_EXT || ops[o] == BNG_OP_APPLY;
-                            if (shared && mask == 0)
-                                continue;
-                            expect_fused_is_apart(&p, ops[o], shared, mask, 0);
-                            if (can_accumulate && (seed + m) % 2 == 0)
-                                expect_fused_is_apart(&p, ops[o], shared, mask, 1);
-                        }
+                    for (o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+                        /* _s: one mask per (case, call), in rotation: every mask meets
+                         * every call over the cases, not every case. */
+                        const size_t m = (seed + o) % (sizeof relu_masks / sizeof relu_masks[0]);
+                        const int cores = relu_masks[m] & FULL_MASK;
+                        const int mask = shared ? (cores ? cores : FULL_MASK) : 0;
+                        const int can_accumulate = ops[o] == BNG_OP_EXT || ops[o] == BNG_OP_APPLY;
+                        expect_fused_is_apart(&p, ops[o], shared, mask, 0);
+                        if (can_accumulate && (seed + o) % 2 == 0)
+                            expect_fused_is_apart(&p, ops[o], shared, mask, 1);
+                    }
                     relu_pair_free(&p);
                 }
 }
@@ -1865,6 +1933,7 @@ static Suite *suite(void)
         {"shared_matches_private", test_shared_matches_private_every_mask, "shared"},
         {"shared_in_place", test_shared_in_place, "shared"},
         {"shared_errors", test_shared_errors_write_status_only, "shared"},
+        {"hal_refusals", test_hal_refusals_write_nothing, "shared"},
         {"shared_stats_aliases", test_shared_stats_outputs_may_be_inputs, "shared"},
         {"shared_overlap", test_shared_partial_overlap_refused, "shared"},
         {"ext_reduce_apply", test_ext_reduce_apply_is_vendor, "private"},

@@ -497,6 +497,31 @@ static void expect_error(nchw_case *n, int op, int shared, long long expected, c
 /* Hostile blocks: spatial 0, negative or overflowing; flags the call cannot honour;
  * arrays that overlap only over the NCHW extent (y with BNG_FLAG_RELU too); apply's
  * count below batch * spatial. */
+/* NCHW _s on a HAL that gives no private memory to any core (the host HAL told to,
+ * bng_test_hal_refuse): no output written; the next call, the HAL restored, is within
+ * the bound. */
+START_TEST(test_nchw_hal_refusal_writes_nothing)
+{
+    nchw_case n;
+    size_t i;
+
+    if (!bng_test_hal_refuse(1, 0))
+        return;
+    nchw_init(&n, T, 2, 3, 20, 1, BNG_DATA_RANDOM, 9);
+    bng_case_mark_outputs(&n.k);
+    nchw_call(&n, BNG_OP_EXT, 1, (int)((1u << BNG_TARGET_CORES) - 1u));
+    bng_test_hal_refuse(0, 0);
+    for (i = 0; i < n.bytes; i++)
+        if (((const unsigned char *)n.dx)[i] != OUTPUT_MARK)
+            ck_abort_msg("%s: NCHW _s without private memory wrote dx", T->name);
+    if (!bng_buffer_is_marked(&n.k.dbias) || !bng_buffer_is_marked(&n.k.dscale))
+        ck_abort_msg("%s: NCHW _s without private memory wrote dbias or dscale", T->name);
+    nchw_call(&n, BNG_OP_EXT, 1, (int)((1u << BNG_TARGET_CORES) - 1u));
+    nchw_check(&n);
+    nchw_free(&n);
+}
+END_TEST
+
 START_TEST(test_nchw_errors)
 {
     const int ops[] = {BNG_OP_EXT, BNG_OP_REDUCE, BNG_OP_APPLY, BNG_OP_DX};
@@ -792,6 +817,7 @@ void bng_nchw_add_tests(Suite *s)
         {"nchw_streaming_dx", test_nchw_streaming_dx, "private shared"},
         {"nchw_accumulate", test_nchw_accumulate, "private shared"},
         {"nchw_errors", test_nchw_errors, "private shared"},
+        {"nchw_hal_refusal", test_nchw_hal_refusal_writes_nothing, "shared"},
         {"nchw_walk", test_nchw_walk, "private shared"},
         {"nchw_in_place_and_aliases", test_nchw_in_place_and_aliases, "private shared"},
 #if BNG_HAS_RELU
