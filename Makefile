@@ -21,10 +21,11 @@ CHANNELS ?=
 SANITIZE ?=
 comma    := ,
 space    := $(subst ,, )
-# Sanitized builds (SANITIZE=thread, SANITIZE=address,undefined) and valgrind builds
-# (VALGRIND=1) keep their own objects.
+# Sanitized builds (SANITIZE=thread, SANITIZE=address,undefined), valgrind builds
+# (VALGRIND=1) and the driver's coverage build (COVERAGE=1, make coverage) keep their
+# own objects.
 SANITIZE_DIR := $(if $(SANITIZE),/sanitize-$(subst $(comma),-,$(SANITIZE)))
-BUILD        := build$(SANITIZE_DIR)$(if $(VALGRIND),/valgrind)
+BUILD        := build$(SANITIZE_DIR)$(if $(VALGRIND),/valgrind)$(if $(COVERAGE),/coverage)
 
 CC      ?= cc
 AR      ?= ar
@@ -46,7 +47,10 @@ BNG_CFLAGS := -std=c99 -Wall -Wextra -pedantic -Wno-psabi -ffp-contract=off -Iin
 # The host HAL emulation uses POSIX threads and C11's aligned_alloc.
 HAL_CFLAGS := -std=gnu11 -Wall -Wextra -Iinclude -Iinclude/host -Iinclude/hal -DBNG_HOST \
   $(SANITIZE_FLAGS)
-LDLIBS  := $(SANITIZE_FLAGS) -lpthread -lm
+# COVERAGE=1: the driver's rooms (include/*.c) with gcov's counters, unoptimized so
+# that each line's count is its own (make coverage; mk/coverage.mk).
+COVERAGE_FLAGS := $(if $(COVERAGE),-O0 --coverage -fprofile-update=atomic)
+LDLIBS  := $(SANITIZE_FLAGS) $(if $(COVERAGE),--coverage) -lpthread -lm
 
 include mk/deps.mk
 
@@ -121,7 +125,7 @@ GENERATOR_SOURCES := $(wildcard templates/*.j2 generator/*.py generator/*.yaml)
 # a goal needs them; when stale, make regenerates them and restarts with their lists.
 TEST_CONFIG := tests/c/targets-test.yaml
 TEST_GEN    := $(BUILD)/gen-test
-ifneq ($(filter test test-c bit-sweep dma-mutants hal-conformance run/% $(BUILD)/%,\
+ifneq ($(filter test test-c bit-sweep dma-mutants hal-conformance coverage-% run/% $(BUILD)/%,\
   $(MAKECMDGOALS)),)
 include $(TEST_GEN)/roots.mk
 endif
@@ -144,23 +148,27 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 ## (gnu and hthreads under SANITIZE=thread, gnu under address,undefined), the channel walk, the
 ## drop builds and recipes, the model's tests (about 12 CPU-minutes from a fresh clone)
 test: deps-c deps-python generated-fresh
-	@$(call run_and_count,run/test-generator $(TEST_RUNS))
+	@$(call run_and_count,$(GENERATOR_TEST_RUNS) $(TEST_RUNS))
 
-## the fast tier (about a minute): generator and plan tests, one target's gnu suite, a quick
-## channel walk
+# The fast tier's C runs: the half target's gnu suite, the small channel walk.
+CHECK_C_RUNS := run/$(BUILD)/$(HALF_TARGET)/gnu/test_bng/plain \
+  run/$(BUILD)/walk_small/gnu/test_walk/plain
+
+## the fast tier (under a minute): generator and plan tests, one target's gnu suite, a
+## quick channel walk
 check: deps-c deps-python generated-fresh
-	@$(call run_and_count,run/test-generator run/$(BUILD)/$(HALF_TARGET)/gnu/test_bng/plain \
-	  run/$(BUILD)/walk_small/gnu/test_walk/plain)
+	@$(call run_and_count,$(GENERATOR_TEST_RUNS) $(CHECK_C_RUNS))
 
 ## make test without the generator's tests (make memcheck, CI's sanitizer runs)
 test-c: deps-c generated-fresh
 	@$(call run_and_count,$(TEST_RUNS))
 
-test-generator: run/test-generator
+test-generator: $(GENERATOR_TEST_RUNS)
 
 include mk/bench.mk
 include mk/model.mk
 include mk/fuzz.mk
+include mk/coverage.mk
 
 # ---- housekeeping ------------------------------------------------------------------
 
@@ -174,7 +182,7 @@ clean:
 # lists them in two groups: using the project (a firmware engineer's commands), then
 # working on it; a documented target in neither list is an error of this file.
 HELP_USING   := generate vendor verify-drop plan report model lib check test regen-check clean help
-HELP_WORKING := test-c cross-check hal-conformance drop-builds channels-flow bit-sweep \
+HELP_WORKING := test-c coverage cross-check hal-conformance drop-builds channels-flow bit-sweep \
   dma-mutants memcheck fuzz syncbn torch-check bench
 ## this list
 help:

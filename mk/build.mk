@@ -50,7 +50,7 @@ $(2)/%.o: $(1)/%.c $(wildcard $(1)/*.h) $(INCLUDE_HEADERS) | deps-c
 	$$(CC) $$(CFLAGS) $(BNG_CFLAGS) $(3) -I$(1) -c $$< -o $$@
 $(2)/%.o: include/%.c $(wildcard $(1)/*.h) $(INCLUDE_HEADERS) | deps-c
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS) $(BNG_CFLAGS) $(3) -I$(1) -c $$< -o $$@
+	$$(CC) $$(CFLAGS) $(BNG_CFLAGS) $(3) -I$(1) $(COVERAGE_FLAGS) -c $$< -o $$@
 $(2)/%.o: include/host/%.c $(wildcard $(1)/*.h) $(INCLUDE_HEADERS) \
   $(wildcard include/host/*.h) | deps-c
 	@mkdir -p $$(@D)

@@ -36,11 +36,10 @@ $(call flavour_dir,$(1),$(2))/$(3): $(call test_objects,$(1),$(2),$(3).o) \
 	$$(CC) $$(CFLAGS) $$(CHECK_CFLAGS) $$^ $$(CHECK_LIBS) $(LDLIBS) -o $$@
 endef
 
-# Each target's suite, in build/<target>/<flavour>/
+# Each target's suite, in build/<target>/<flavour>/ (which of them run: the test
+# matrix, below)
 $(foreach r,$(SUITE_ROOTS),\
   $(foreach v,$(call flavours,$(r)),$(eval $(call test_program_rules,$(r),$(v),test_bng))))
-C_SUITES := $(foreach r,$(SUITE_ROOTS),\
-  $(foreach v,$(call flavours,$(r)),$(call flavour_dir,$(r),$(v))/test_bng))
 
 # The half conversions, exhaustively, through each backend's vector loads and stores.
 HALF_SUITES := $(BUILD)/test_half $(BUILD)/test_half_portable $(BUILD)/test_half_gcc8
@@ -84,7 +83,7 @@ $(FORK_TEST): tests/c/test_fork.c $(EXAMPLE_SOURCES) $(FIRST_LIB) | deps-c
 # boundary of the kernel plan, computed from the plan by walk_targets.py; each runs
 # tests/walk/test_walk.c on the gnu flavour. make check walks the small one only.
 WALK_GEN   := $(BUILD)/gen-walk
-ifneq ($(filter test test-c check run/% $(BUILD)/%,$(MAKECMDGOALS)),)
+ifneq ($(filter test test-c check coverage-% run/% $(BUILD)/%,$(MAKECMDGOALS)),)
 include $(WALK_GEN)/roots.mk
 endif
 $(WALK_GEN)/roots.mk: tests/walk/walk_targets.py $(GENERATOR_SOURCES) | deps-python
@@ -180,9 +179,11 @@ $(1): $(2)
 	@$(3) tests/scripts/run_test.sh $(RESULTS) $(1) $(4)
 endef
 # $(1) the runs: make -k runs every one (a run whose program does not build is counted
-# as failed), then the closing count, the last line: "programs: N passed, M failed".
-run_and_count = rm -rf $(RESULTS); $(MAKE) --no-print-directory -k -j$(JOBS) -O $(1); \
-  tests/scripts/count_runs.sh $(RESULTS) $(1)
+# as failed), then the closing count, the last line: "programs: N passed, M failed in
+# <wall time>" (from the start of the builds).
+run_and_count = start=$$(date +%s); rm -rf $(RESULTS); \
+  $(MAKE) --no-print-directory -k -j$(JOBS) -O $(1); \
+  TIER_START=$$start tests/scripts/count_runs.sh $(RESULTS) $(1)
 
 # VALGRIND=1: every test program under valgrind's memcheck, an error fails the run.
 # The host HAL's core threads live until exit: their stacks are "possibly lost" by design.
@@ -192,16 +193,49 @@ RUN_ENV  := $(if $(TSAN),TSAN_OPTIONS=suppressions=$(CURDIR)/tests/tsan.supp)
 RUN_TOOL := $(if $(VALGRIND),valgrind -q --error-exitcode=99 --leak-check=full \
   --errors-for-leak-kinds=definite --show-possibly-lost=no)
 
-# Modes: plain; fast (the fast host HAL make bench times); ftz (an FPU flushing
-# subnormals as the DSP's does). A flavour runs the test cases it can change (Check's
-# tags): a HAL flavour those that move data (shared), an arithmetic flavour those that
-# compute on the caller's memory (private); gnu runs every case, and a mode the cases it
-# can change (fast: shared; ftz: private).
-# Each case runs at full size once per build of its code: in the plain run of the
-# flavour whose objects hold it. A run that repeats cases on code that already ran them
-# (another mode; the hthreads flavours, whose kernels and driver are gnu's objects on
-# another HAL) runs them at the quick size (BNG_TEST_QUICK: the largest sweeps shrink,
-# every path they cover still runs).
+# ---- the test matrix ---------------------------------------------------------------
+# Each run exists to cover one axis (docs/design.md, "The test matrix"), and runs on
+# that axis only, not on every product of targets, flavours and modes:
+#   configurations: every target's gnu suite, every case (the host HAL, plain mode);
+#   kernels: each vector backend and width once at full size: the arithmetic flavours
+#     (portable, native, gnu_softhalf), their private cases, on KERNEL_ROOTS;
+#   driver paths, once per HAL: the fast host HAL (mode fast) and the hthreads HAL in
+#     both launch models, their shared cases at the quick size, on DRIVER_ROOTS, whose
+#     gnu suites run every line of the driver (make coverage measures it);
+#   FPU modes: ftz (an FPU flushing subnormals as the DSP's does) on the arithmetic,
+#     private cases at the quick size, per backend on KERNEL_ROOTS.
+# KERNEL_ROOTS hold every (dtype, lanes, per-channel type, memory) the targets have:
+# tiny (f32x4, f16x8), mt7004_mixed (f32x16, f16x32 with float per-channel arrays),
+# mt3000_native (f32x32, f16x32), mt3000_split (split memory), mt3000_split_native
+# (split, the native backend). The shipped targets' kernels are among them: mt7004's
+# widths are mt7004_mixed's and mt3000_native's, and ft78ne's kernels are mt7004's f32
+# kernels renamed (tests/generator/test_generator.py holds both to it), so ft78ne's gnu
+# suite runs at the quick size. The gnu backend runs at full size on tiny (4 and 8
+# lanes), mt7004 (16, 32 with half per-channel arrays) and mt3000_split (32, 32 with
+# float ones); the other kernel roots' gnu suites (GNU_QUICK_ROOTS) repeat those widths
+# and run at the quick size, their portable and native suites at full size.
+KERNEL_ROOTS := $(filter %/tiny %/mt7004_mixed %/mt3000_native %/mt3000_split \
+  %/mt3000_split_native,$(SUITE_ROOTS))
+DRIVER_ROOTS := $(filter %/tiny %/mt3000_split %/$(HALF_TARGET),$(SUITE_ROOTS))
+QUICK_ROOTS  := $(filter %/ft78ne,$(SUITE_ROOTS))
+GNU_QUICK_ROOTS := $(filter-out $(DRIVER_ROOTS),$(KERNEL_ROOTS))
+HTHREADS_FLAVOURS := hthreads_fanout hthreads_spmd
+# $(1) root -> the flavours whose suites run on it
+suite_flavours = gnu \
+  $(if $(filter $(1),$(KERNEL_ROOTS)),$(filter-out gnu $(HTHREADS_FLAVOURS),$(call flavours,$(1)))) \
+  $(if $(filter $(1),$(DRIVER_ROOTS)),$(filter $(HTHREADS_FLAVOURS),$(call flavours,$(1))))
+MATRIX_SUITES := $(foreach r,$(SUITE_ROOTS),\
+  $(foreach v,$(call suite_flavours,$(r)),$(call flavour_dir,$(r),$(v))/test_bng))
+
+# Modes: plain; fast (the fast host HAL make bench times); ftz. A flavour runs the test
+# cases it can change (Check's tags): a HAL flavour those that move data (shared), an
+# arithmetic flavour those that compute on the caller's memory (private); gnu runs every
+# case, and a mode the cases it can change (fast: shared; ftz: private).
+# A run that repeats cases on code that already ran them at full size (a mode; the
+# hthreads flavours, whose kernels and driver are gnu's objects on another HAL; a
+# QUICK_ROOTS suite) runs them at the quick size (BNG_TEST_QUICK: the largest sweeps
+# shrink, every path they cover still runs). Under a sanitizer every suite is quick
+# (test_bng.c: 10x slower or more).
 CASES_hthreads_fanout := shared
 CASES_hthreads_spmd   := shared
 CASES_portable        := private
@@ -227,33 +261,29 @@ tags_of = $(or $(CASES_$(notdir $(1))),$(CASES_$(call flavour_of,$(1))),$(call t
 # every case runs.
 SPLIT_TARGETS := $(foreach r,$(SUITE_ROOTS),$(if $(filter split,$(BNG_MEMORY_$(r))),$(notdir $(r))))
 tsan_cases = $(if $(TSAN),$(if $(filter $(call target_of,$(1)),$(SPLIT_TARGETS)),,shared))
+QUICK_TARGETS := $(notdir $(QUICK_ROOTS)) \
+  $(addsuffix /gnu,$(notdir $(GNU_QUICK_ROOTS)))
 suite_env = $(FLAVOUR_ENV_$(call flavour_of,$(1))) \
+  $(if $(filter $(call target_of,$(1)) $(call target_of,$(1))/$(call flavour_of,$(1)),\
+    $(QUICK_TARGETS)),$(QUICK_ENV)) \
   $(addprefix CK_INCLUDE_TAGS=,$(call tags_of,$(1)))
 run_env = $(MODE_ENV_$(notdir $(1))) $(RUN_ENV) \
   $(if $(filter %/test_bng,$(call program_of,$(1))),$(call suite_env,$(1)))
 
-GNU_SUITES := $(filter %/gnu/test_bng,$(C_SUITES))
-FTZ_SUITES := $(HALF_SUITES) \
-  $(filter %/gnu/test_bng %/gnu_softhalf/test_bng %/portable/test_bng,$(C_SUITES))
-# Under AddressSanitizer the hthreads flavours' suites do not run: their kernels and
-# driver are the gnu flavour's objects, whose suite ASan checks, and the HAL and the
-# runtime mock are checked by the conformance check and the launch test, which run in
-# both launch models. (Under ThreadSanitizer, whose work their threads are, they run.)
-# Under ThreadSanitizer they run on the shipped targets and the split test targets: the
-# HAL and launch code is the same on every target, and the unified test targets differ
-# from the shipped ones in configuration (mixed dtypes, tiny memory, native spellings),
-# which their gnu suites run under both sanitizers.
-ASAN := $(filter address,$(subst $(comma), ,$(SANITIZE)))
-UNIFIED_TEST_TARGETS := $(foreach r,$(filter-out $(GENERATED_ROOTS),$(SUITE_ROOTS)),\
-  $(if $(filter split,$(BNG_MEMORY_$(r))),,$(notdir $(r))))
-HTHREADS_SUITES_SKIPPED := $(if $(ASAN),%/hthreads_fanout/test_bng %/hthreads_spmd/test_bng,\
-  $(if $(TSAN),$(foreach t,$(UNIFIED_TEST_TARGETS),\
-    %/$(t)/hthreads_fanout/test_bng %/$(t)/hthreads_spmd/test_bng)))
-PLAIN_SUITES := $(filter-out $(HTHREADS_SUITES_SKIPPED),$(C_SUITES))
-# The ftz mode changes values, never which memory is touched or by which thread: not
-# under a sanitizer or valgrind, whose plain runs already take those paths.
-C_RUNS := $(foreach s,$(PLAIN_SUITES),run/$(s)/plain) \
-  $(if $(VALGRIND),,$(foreach s,$(GNU_SUITES),run/$(s)/fast)) \
+# fast: the gnu suites of DRIVER_ROOTS; ftz: the half conversions and the arithmetic of
+# KERNEL_ROOTS in each backend that has subnormal handling of its own (gnu, the
+# portable half, plain C).
+FAST_SUITES := $(filter $(addsuffix /gnu/test_bng,$(foreach r,$(DRIVER_ROOTS),\
+  $(BUILD)/$(notdir $(r)))),$(MATRIX_SUITES))
+FTZ_SUITES := $(HALF_SUITES) $(filter \
+  $(foreach r,$(KERNEL_ROOTS),$(foreach v,gnu gnu_softhalf portable,\
+    $(call flavour_dir,$(r),$(v))/test_bng)),$(MATRIX_SUITES))
+# Under a sanitizer and valgrind the same matrix on the flavours built there (gnu and
+# the hthreads HAL; gnu only under valgrind): every driver path under each. The ftz mode
+# changes values, never which memory is touched or by which thread: not under a
+# sanitizer or valgrind; nor fast under valgrind (the same copies as plain, serialized).
+C_RUNS := $(foreach s,$(MATRIX_SUITES),run/$(s)/plain) \
+  $(if $(VALGRIND),,$(foreach s,$(FAST_SUITES),run/$(s)/fast)) \
   $(if $(VALGRIND)$(SANITIZE),,$(foreach s,$(FTZ_SUITES),run/$(s)/ftz))
 HALF_RUNS    := $(foreach s,$(HALF_SUITES),run/$(s)/plain)
 EXAMPLE_RUNS := $(foreach s,$(MANUAL_EXAMPLES),run/$(s)/plain)
@@ -277,21 +307,25 @@ MUTANT_RUNS := $(foreach m,$(BARRIER_MUTANTS),run/$(m)/must-fail)
 $(foreach m,$(BARRIER_MUTANTS),$(eval $(call run_rule,run/$(m)/must-fail,$(m),$(RUN_ENV),\
   tests/scripts/must_fail.sh 'FAIL: puts visible' timeout 300 $(m))))
 
-# docs/porting.md's host recipe for a vendored drop, run as written (every target).
-DROP_RUNS := $(foreach t,$(ALL_TARGETS),run/drop-on-host/$(t))
+# docs/porting.md's host recipe for a vendored drop, run as written, on the first
+# target (the recipe is what it checks: every target's sources build with the recipe's
+# flags in make cross-check, step 2).
+DROP_RUNS := run/drop-on-host/$(FIRST_TARGET)
 $(foreach t,$(ALL_TARGETS),$(eval $(call run_rule,run/drop-on-host/$(t),deps-c deps-python,,\
   tests/scripts/drop_on_host.sh $(BUILD) $$(PY) "$(CC)" $(t))))
 
 # docs/porting.md's hthreads recipe, its commands and program taken from the document, in
-# both launch models (every target; a hang fails by timeout).
-HTHREADS_RECIPE_RUNS := $(foreach t,$(ALL_TARGETS),run/hthreads-on-host/$(t))
+# both launch models, on the first target (the hthreads HAL runs DRIVER_ROOTS' suites and
+# the conformance check on every target; a hang fails by timeout).
+HTHREADS_RECIPE_RUNS := run/hthreads-on-host/$(FIRST_TARGET)
 $(foreach t,$(ALL_TARGETS),$(eval $(call run_rule,run/hthreads-on-host/$(t),deps-c deps-python,,\
   tests/scripts/hthreads_on_host.sh $(BUILD) $$(PY) "$(CC)" $(t))))
 
 # A drop taken in by its build glue (CMakeLists.txt, bng.mk): firmware builds with a
 # bare-metal toolchain (Cortex-M7 linked, RV64), the Make fragment, the host with CMake,
-# the hthreads HAL; on the first target (the glue is the same for every target, and the
-# first has no half kernels, whose bare-metal compiles take minutes).
+# the hthreads HAL; on the first target with one channel count (the glue is the same
+# for every target and channel list, and the first has no half kernels, whose
+# bare-metal compiles take minutes).
 DROP_BUILD_RUNS := run/drop-builds/$(FIRST_TARGET)
 $(eval $(call run_rule,$(DROP_BUILD_RUNS),deps-drop deps-python,,\
   tests/scripts/drop_builds.sh $(BUILD) $$(PY) $(FIRST_TARGET)))
@@ -338,9 +372,12 @@ $(eval $(call run_rule,run/torch-check/$(HALF_TARGET),$(TORCH_LIB) deps-python,,
 ## the fused ReLU call against PyTorch (batch_norm + relu, autograd) on ResNet-18's layers
 torch-check: run/torch-check/$(HALF_TARGET)
 
-# The generator's unit and property tests (Python).
-$(eval $(call run_rule,run/test-generator,deps-python-test,,\
-  $$(PY_TEST) -m unittest discover -s tests/generator -p 'test_*.py'))
+# The generator's unit and property tests (Python), a run per module so that the tiers
+# run them side by side: run/test-generator/<module>.
+GENERATOR_TESTS := $(basename $(notdir $(wildcard tests/generator/test_*.py)))
+GENERATOR_TEST_RUNS := $(GENERATOR_TESTS:%=run/test-generator/%)
+$(foreach m,$(GENERATOR_TESTS),$(eval $(call run_rule,run/test-generator/$(m),deps-python-test,,\
+  $$(PY_TEST) -m unittest discover -s tests/generator -p '$(m).py')))
 
 # Every C run of make test, the longest first. Under valgrind: no second mode, no
 # conformance check, bench or drop; under a sanitizer no drop.

@@ -667,6 +667,23 @@ class PlanTest(unittest.TestCase):
         tp = plan_target(load(TARGETS_YAML).target("ft78ne"))
         self.assertEqual([d.name for d in tp.dtypes], ["f32"])
 
+    def test_ft78ne_kernels_are_mt7004s_renamed(self):
+        # The test matrix (mk/test.mk) runs the arithmetic flavours on mt7004's widths
+        # and no others on ft78ne: that holds while ft78ne's kernels are mt7004's f32
+        # kernels with the target's name (and description) changed.
+        from generator.render import environment, render_target
+        config = load(TARGETS_YAML)
+
+        def f32_kernels(name):
+            target = config.target(name)
+            text = dict(render_target(environment(), plan_target(target)))[f"{name}/bng_f32_ukernels.c"]
+            return (text.replace(target.description, "DESCRIPTION")
+                        .replace(name, "TARGET").replace(name.upper(), "TARGET"))
+
+        self.assertEqual(f32_kernels("ft78ne"), f32_kernels("mt7004"),
+                         "ft78ne's f32 kernels differ from mt7004's: run its arithmetic "
+                         "flavours (mk/test.mk, KERNEL_ROOTS and QUICK_ROOTS)")
+
 
 class OutputTest(TempDir):
     def test_generation_is_deterministic_and_matches_committed_tree(self):

@@ -3,9 +3,10 @@
 # or failed as tests/scripts/run_test.sh recorded it in RESULTS; a run without a record
 # did not run (its program did not build: make's errors above say why) and counts as
 # failed. Prints the failures and skips, the five slowest runs, and last
-# "programs: N passed, M failed" (", K skipped" when a run skipped). Exits 1 when any
+# "programs: N passed, M failed" (", K skipped" when a run skipped; " in 3m41s" with
+# TIER_START, the epoch second the tier began, in the environment). Exits 1 when any
 # failed.
-# Usage: tests/scripts/count_runs.sh RESULTS RUN...
+# Usage: [TIER_START=S] tests/scripts/count_runs.sh RESULTS RUN...
 set -euo pipefail
 results=$1
 shift
@@ -35,5 +36,10 @@ if [ ${#times[@]} -gt 0 ]; then
   # sort killed by SIGPIPE, which pipefail turns into this script's failure)
   printf '%s\n' "${times[@]}" | sort -rn | awk 'NR <= 5 { printf "  %6.1f s  %s\n", $1, $2 }'
 fi
-echo "programs: $passed passed, $failed failed$([ "$skipped" -eq 0 ] || echo ", $skipped skipped")"
+wall=
+if [ -n "${TIER_START:-}" ]; then
+  seconds=$(( $(date +%s) - TIER_START ))
+  wall=" in $((seconds / 60))m$(printf '%02d' $((seconds % 60)))s"
+fi
+echo "programs: $passed passed, $failed failed$([ "$skipped" -eq 0 ] || echo ", $skipped skipped")$wall"
 [ "$failed" -eq 0 ]
