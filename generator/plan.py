@@ -549,7 +549,7 @@ class TargetPlan:
                  is_train: bool, relu: bool = False) -> int:
         """Rows of a core's slice the vendor's call (with ``relu``, the fused ReLU's)
         keeps in GSM between its passes with ``cores`` cores selected (the driver's
-        bng_core_gsm): the streamed rows just before the resident ones, from a block
+        bng_nhwc_gsm): the streamed rows just before the resident ones, from a block
         boundary, as many as the core's share of memory.gsm holds and the bandwidths'
         share G / (G + D) pays for."""
         memory = self.target.memory

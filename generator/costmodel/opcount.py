@@ -64,9 +64,9 @@ class Slots:
 RELU_VECTOR_SLOTS = {"relu_mask": Slots(alu=10, ldst=3), "relu_bits": Slots(alu=12, ldst=1),
                      "relu_by_bits": Slots(alu=4, ldst=3)}
 # The same steps as plain C (the other backends, and a row's last elements): scalar
-# operations per element, counted by hand. relu_mask (bng_relu_mask): load dy and y, the
-# seven of BNG_RELU_KEEPS, negate, and, store. relu_bits (bng_relu_bits): load y, the
-# seven, shift, or. relu_by_bits (bng_relu_mask_by_bits): load dy and the bits' word,
+# operations per element, counted by hand. relu_mask (bng_relu_mask_tile): load dy and y, the
+# seven of BNG_RELU_KEEPS, negate, and, store. relu_bits (bng_relu_tile_bits): load y, the
+# seven, shift, or. relu_by_bits (bng_relu_tile_by_bits): load dy and the bits' word,
 # shift, and 1, negate, and, store.
 RELU_STEP_OPS = {"relu_mask": 12, "relu_bits": 10, "relu_by_bits": 7}
 # An estimate, not a count: the scalar unit's operations per cycle on these steps. A
