@@ -224,7 +224,14 @@ HTHREADS_FLAVOURS := hthreads_fanout hthreads_spmd
 suite_flavours = gnu \
   $(if $(filter $(1),$(KERNEL_ROOTS)),$(filter-out gnu $(HTHREADS_FLAVOURS),$(call flavours,$(1)))) \
   $(if $(filter $(1),$(DRIVER_ROOTS)),$(filter $(HTHREADS_FLAVOURS),$(call flavours,$(1))))
-MATRIX_SUITES := $(foreach r,$(SUITE_ROOTS),\
+# Under ThreadSanitizer the driver roots and the split targets: every driver line with
+# threads behind it (make coverage: the driver roots run all but the 64-bit range
+# check, which a split target runs); the unified test targets and ft78ne differ from
+# them in widths and per-channel types, not in which threads touch what (AddressSanitizer
+# and valgrind run them).
+TSAN_ROOTS = $(DRIVER_ROOTS) $(foreach r,$(SUITE_ROOTS),\
+  $(if $(filter split,$(BNG_MEMORY_$(r))),$(r)))
+MATRIX_SUITES := $(foreach r,$(if $(TSAN),$(filter $(TSAN_ROOTS),$(SUITE_ROOTS)),$(SUITE_ROOTS)),\
   $(foreach v,$(call suite_flavours,$(r)),$(call flavour_dir,$(r),$(v))/test_bng))
 
 # Modes: plain; fast (the fast host HAL make bench times); ftz. A flavour runs the test
