@@ -199,11 +199,11 @@ RUN_TOOL := $(if $(VALGRIND),valgrind -q --error-exitcode=99 --leak-check=full \
 #   configurations: every target's gnu suite, every case (the host HAL, plain mode);
 #   kernels: each vector backend and width once at full size: the arithmetic flavours
 #     (portable, native, gnu_softhalf), their private cases, on KERNEL_ROOTS;
-#   driver paths, once per HAL: the fast host HAL (mode fast) and the hthreads HAL in
-#     both launch models, their shared cases at the quick size, on DRIVER_ROOTS, whose
-#     gnu suites run every line of the driver (make coverage measures it);
+#   driver paths, once per HAL: the hthreads HAL in both launch models on DRIVER_ROOTS,
+#     whose gnu suites run every line of the driver (make coverage measures it), and
+#     the fast host HAL (mode fast) on the bench's target, shared cases, quick;
 #   FPU modes: ftz (an FPU flushing subnormals as the DSP's does) on the arithmetic,
-#     private cases at the quick size, per backend on KERNEL_ROOTS.
+#     private cases at the quick size, per backend on FTZ_ROOTS.
 # KERNEL_ROOTS hold every (dtype, lanes, per-channel type, memory) the targets have:
 # tiny (f32x4, f16x8), mt7004_mixed (f32x16, f16x32 with float per-channel arrays),
 # mt3000_native (f32x32, f16x32), mt3000_split (split memory), mt3000_split_native
@@ -277,13 +277,16 @@ suite_env = $(FLAVOUR_ENV_$(call flavour_of,$(1))) \
 run_env = $(MODE_ENV_$(notdir $(1))) $(RUN_ENV) \
   $(if $(filter %/test_bng,$(call program_of,$(1))),$(call suite_env,$(1)))
 
-# fast: the gnu suites of DRIVER_ROOTS; ftz: the half conversions and the arithmetic of
-# KERNEL_ROOTS in each backend that has subnormal handling of its own (gnu, the
-# portable half, plain C).
-FAST_SUITES := $(filter $(addsuffix /gnu/test_bng,$(foreach r,$(DRIVER_ROOTS),\
-  $(BUILD)/$(notdir $(r)))),$(MATRIX_SUITES))
+# fast: the fast host HAL (synchronous copies, what make bench times) on the bench's
+# target's gnu suite; the hthreads HAL and the plain host HAL run the driver roots.
+# ftz: the half conversions, and on FTZ_ROOTS (per lane the same arithmetic at any
+# width: 4/8 lanes, 16/32 with float per-channel arrays, split memory's vector steps) the
+# arithmetic of each backend that has subnormal handling of its own (gnu, the portable
+# half, plain C).
+FTZ_ROOTS := $(filter %/tiny %/mt7004_mixed %/mt3000_split,$(KERNEL_ROOTS))
+FAST_SUITES := $(filter $(BUILD)/$(HALF_TARGET)/gnu/test_bng,$(MATRIX_SUITES))
 FTZ_SUITES := $(HALF_SUITES) $(filter \
-  $(foreach r,$(KERNEL_ROOTS),$(foreach v,gnu gnu_softhalf portable,\
+  $(foreach r,$(FTZ_ROOTS),$(foreach v,gnu gnu_softhalf portable,\
     $(call flavour_dir,$(r),$(v))/test_bng)),$(MATRIX_SUITES))
 # Under a sanitizer and valgrind the same matrix on the flavours built there (gnu and
 # the hthreads HAL; gnu only under valgrind): every driver path under each. The ftz mode

@@ -440,7 +440,9 @@ static void expect_shared_matches_private(const bng_dtype *t, size_t batch, size
     bng_case_check(&ref);
     bng_case_init(&k, t, batch, channel, train, BNG_DATA_RANDOM, seed);
     for (m = 0; m < sizeof masks / sizeof masks[0]; m++) {
-        if ((masks[m] & FULL_MASK) == 0)
+        /* The full mask, and half the others in turn: the cases of consecutive seeds
+         * (the callers' channel counts of one batch) take every mask between them. */
+        if ((masks[m] & FULL_MASK) == 0 || (masks[m] != FULL_MASK && (m + seed) % 2 != 0))
             continue;
         bng_case_mark_outputs(&k);
         bng_case_run_shared(&k, k.x.p, k.dy.p, k.dx.p, masks[m]);
