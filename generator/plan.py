@@ -72,7 +72,7 @@ STREAM_TILE_BYTES = 16384
 GSM_SHARE_ONE = 2**16
 ALIGN = 64
 # The private-storage driver keeps these float arrays of the target's widest chunk on
-# the stack on a unified target (bng_p_run's bng_p_stack, whose size the
+# the stack on a unified target (bng_nhwc_p_run's bng_p_stack, whose size the
 # driver asserts).
 STACK_FLOAT_ARRAYS = 8
 # DMA transfers a core may have outstanding at once: the HAL contract (bng_hal.h), the
@@ -189,7 +189,7 @@ def plan_loops(channels: int, lanes: int, cap: int) -> Tuple[SegmentLoop, ...]:
 
 def last_rows(rows: int, most: int) -> int:
     """How many of ``rows`` rows (from a block boundary) stay where ``most`` fit: all, or
-    the last ones from a block boundary, or none (the driver's bng_last_rows)."""
+    the last ones from a block boundary, or none (the driver's bng_layout_last_rows)."""
     before = -(-max(0, rows - most) // BLOCK_ROWS) * BLOCK_ROWS
     return rows - min(before, rows)
 
@@ -361,7 +361,7 @@ class DTypePlan:
         """Rows per streamed tile for a chunk of ``channels``: whole blocks of a tile
         buffer; in a call that keeps rows between its passes (``keeps``, the vendor's) no
         more than STREAM_TILE_BYTES nor a quarter of a tile buffer, at least one block
-        (the driver's bng_stream_rows)."""
+        (the driver's bng_layout_tile_rows)."""
         quarter = self.tile_bytes(private_bytes)
         rows = quarter // self.row_pitch(channels) // BLOCK_ROWS * BLOCK_ROWS
         if not keeps:
@@ -578,7 +578,7 @@ class TargetPlan:
     def nchw_layout(self, dtype: "DTypePlan", batch: int, spatial: int,
                     keeps: bool, relu: bool = False) -> "NchwLayout":
         """How NCHW _s lays out a core's private memory for a channel of ``batch``
-        planes of ``spatial`` (the driver's bng_nchw_core_layout): the per-channel area,
+        planes of ``spatial`` (the driver's bng_nchw_layout): the per-channel area,
         four tile buffers of whole planes or of a piece of a plane in whole blocks; in
         a call that reads a channel twice (``keeps``) buffers of at most
         STREAM_TILE_BYTES (one block at least) and, in what they leave halved, x and dy

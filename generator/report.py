@@ -111,7 +111,7 @@ def _header(tp: TargetPlan, base: TargetPlan, notes: Dict[str, str]) -> List[str
                 f"bng_hal_p_workspace" if memory.split else
                 f"_p stack: {STACK_FLOAT_ARRAYS} float arrays of the widest chunk = "
                 f"{STACK_FLOAT_ARRAYS} x 4 B x {tp.max_chunk} = {tp.stack_bytes} B in "
-                f"bng_p_run")
+                f"bng_nhwc_p_run")
     rows += _shared_memory(tp, base)
     rows.append("code sizes: bytes of each kernel's row ukernels (three; eight with relu), from nm")
     rows += [f"  {label}: {text}" for label, text in notes.items()]

@@ -9,8 +9,8 @@
  * concern (bng_job.h lists them): a storage type enters only through its
  * bng_dtype_config (element sizes, the kernel tables). Names: the functions this file
  * exports begin with bng_entry_, those of the checks with bng_params_; the rooms' begin
- * with their room's name (bng_step_, bng_stage_, bng_nhwc_, bng_nchw_, bng_relu_,
- * bng_layout_).
+ * with their room's name or concern (bng_step_ and bng_rows_; bng_stage_, bng_take and
+ * bng_pass_; bng_nhwc_, bng_nchw_, bng_relu_, bng_layout_).
  */
 #include <stddef.h>
 #include "batch_norm_grad.h"

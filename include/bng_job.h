@@ -9,8 +9,9 @@
  *   bng_steps.c    the per-channel steps and the op's step list, both layouts'
  *   bng_stage.c    staging both layouts share: tiles by DMA, the double-buffered pass
  *   bng_nhwc_p.c   NHWC _p: on the caller's memory (unified), staged alone (split)
+ *   bng_layout.c   where an NHWC staged call's rows lie (tile, resident, GSM rows)
  *   bng_nhwc_s.c   the NHWC shared-storage schedule (and the layout of private memory
- *                  it computes with bng_nhwc_layout.c)
+ *                  it computes with bng_layout.c)
  *   bng_nchw.c     NCHW's summation order and _p        (targets with nchw only)
  *   bng_nchw_s.c   NCHW's shared-storage schedule       (targets with nchw only)
  *   bng_relu.c     the fused ReLU's masks and keep bits (targets with relu only)

@@ -200,11 +200,7 @@ static void bng_nchw_s_sum(void *unit)
     bng_pass pass;
 
     bng_nchw_sums_start(&k->sums, k->job->call.batch, k->kernel->lanes);
-    pass.job = k->job;
-    pass.room = k;
-    pass.again = 0;
-    pass.next = bng_nchw_next;
-    pass.work = bng_nchw_sum_work;
+    bng_pass_init(&pass, k->job, k, 0, bng_nchw_next, bng_nchw_sum_work);
     bng_nchw_first_tile(k, &pass.tiles[0]);
     bng_pass_run(&pass);
     k->ch.sum_dy = k->sums.total_dy;
@@ -237,11 +233,7 @@ static void bng_nchw_s_dx(void *unit)
     bng_nchw_core *k = unit;
     bng_pass pass;
 
-    pass.job = k->job;
-    pass.room = k;
-    pass.again = 1;
-    pass.next = bng_nchw_next;
-    pass.work = bng_nchw_dx_work;
+    bng_pass_init(&pass, k->job, k, 1, bng_nchw_next, bng_nchw_dx_work);
     bng_nchw_first_tile(k, &pass.tiles[0]);
     bng_pass_run(&pass);
     bng_pass_drain(&pass, 0);

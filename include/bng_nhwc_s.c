@@ -5,7 +5,8 @@
  * share of the GSM rows), its passes over its rows, the barrier and the fold of the row
  * groups; on a split target also _p's staged run on the calling core (`alone`). May
  * call: bng_stage.h, bng_steps.h, bng_layout.h, bng_relu.h, the kernel's row ukernels
- * through bng_steps.c, bng_hal_barrier.
+ * through bng_steps.c, bng_hal_barrier and the HAL's DMA (the group sums, the rows
+ * kept in GSM, the fold's reads).
  *
  * A core's rows are a contiguous run of row groups; pass 1 sums them into one partial
  * sum per group, which goes to the shared scratch; after a barrier every core folds all
@@ -380,11 +381,7 @@ static void bng_nhwc_sum(void *unit)
         bng_step_zero(c->channels, c->mem.sum_dyxm);
     }
     if (c->begin < c->end) {
-        pass.job = c->job;
-        pass.room = c;
-        pass.again = 0;
-        pass.next = bng_nhwc_sum_next;
-        pass.work = bng_nhwc_sum_work;
+        bng_pass_init(&pass, c->job, c, 0, bng_nhwc_sum_next, bng_nhwc_sum_work);
         bng_nhwc_tile(c, c->begin, 0, &pass.tiles[0]);
         bng_pass_run(&pass);
     }
@@ -442,11 +439,7 @@ static void bng_nhwc_dx(void *unit)
 
     if (c->begin == c->end)
         return;
-    pass.job = c->job;
-    pass.room = c;
-    pass.again = 1;
-    pass.next = bng_nhwc_dx_next;
-    pass.work = bng_nhwc_dx_work;
+    bng_pass_init(&pass, c->job, c, 1, bng_nhwc_dx_next, bng_nhwc_dx_work);
     c->dx_done = 0;
     bng_nhwc_tile(c, bng_nhwc_dx_row(c, 0), 0, &pass.tiles[0]);
     bng_pass_run(&pass);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright 2026 the batchnormgrad authors */
-/* The parameter checks of every entry point: the parameter block and the data pointers
- * of a call, read once, in the contract's order (docs/contract.md, "Status codes"),
+/* Owns: the parameter checks of every entry point. May call: nothing of the driver, no
+ * HAL, no kernel. The parameter block and the data pointers of a call, read once, in the contract's order (docs/contract.md, "Status codes"),
  * into the bng_call the driver runs. What it offers and needs: bng_params.h. Nothing
  * here calls the HAL or a kernel, or writes anything but the bng_call (and the block
  * bng_params_block builds).

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright 2026 the batchnormgrad authors */
-/* The parameter checks of every entry point (include/bng_params.c): from an ABI
+/* Owns: the interface of the parameter checks (bng_params.c). May include: the target's
+ * headers. The parameter checks of every entry point: from an ABI
  * parameter block and the data pointers of a call, either the call the driver runs or
  * the status that refuses it. Internal to the library: callers need only
  * batch_norm_grad.h.

@@ -2,8 +2,8 @@
 /* Copyright 2026 the batchnormgrad authors */
 /* Owns: what both layouts' staged runs share (bng_stage.c): a core's private memory,
  * tiles and the double-buffered pass over them, the per-channel values and partial sums
- * in and out by DMA. May include: bng_steps.h; included by the staged rooms and
- * bng_relu.c. No kernel is called from here.
+ * in and out by DMA. May include: bng_steps.h; included by the staged rooms and,
+ * through bng_relu.h, by every room that runs the fused ReLU. No kernel is called from here.
  */
 #ifndef BNG_STAGE_H
 #define BNG_STAGE_H
@@ -97,6 +97,18 @@ struct bng_pass {
     bng_tile tiles[2];
     bng_hal_dma gets[2][2], puts[2][2];
 };
+/* The pass of `room` (the layout's core state) over the tiles `next` orders, each
+ * worked by `work`; the caller then sets tiles[0], the first tile, and runs it. */
+static inline void bng_pass_init(bng_pass *pass, const bng_staged_job *job, void *room,
+                                 int again, int (*next)(bng_pass *, unsigned),
+                                 void (*work)(bng_pass *, unsigned))
+{
+    pass->job = job;
+    pass->room = room;
+    pass->again = again;
+    pass->next = next;
+    pass->work = work;
+}
 /* Run the pass from tiles[0] (the caller's). Pass 1 leaves the last tiles' puts to the
  * barrier that follows it; pass 2 waits for them (bng_pass_drain). */
 void bng_pass_run(bng_pass *pass);

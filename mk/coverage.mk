@@ -18,7 +18,7 @@ COVERAGE_REST_RUNS = $(filter-out $(CHECK_C_RUNS) $(USER_PATH_RUNS) $(TORCH_RUNS
 
 .PHONY: coverage coverage-check-runs coverage-rest-runs
 ## the driver's line and branch coverage by make check and by make test, the lines only
-## make test reaches; fails if a driver line runs in neither (about 6 minutes)
+## make test reaches; fails if a driver line runs in neither (about 4 minutes on 2 cores)
 coverage: deps-c deps-python generated-fresh
 	@find $(COVERAGE_BUILD) -name '*.gcda' -delete 2>/dev/null || true
 	@$(MAKE) --no-print-directory COVERAGE=1 coverage-check-runs

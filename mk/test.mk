@@ -211,9 +211,11 @@ RUN_TOOL := $(if $(VALGRIND),valgrind -q --error-exitcode=99 --leak-check=full \
 # widths are mt7004_mixed's and mt3000_native's, and ft78ne's kernels are mt7004's f32
 # kernels renamed (tests/generator/test_generator.py holds both to it), so ft78ne's gnu
 # suite runs at the quick size. The gnu backend runs at full size on tiny (4 and 8
-# lanes), mt7004 (16, 32 with half per-channel arrays) and mt3000_split (32, 32 with
-# float ones); the other kernel roots' gnu suites (GNU_QUICK_ROOTS) repeat those widths
-# and run at the quick size, their portable and native suites at full size.
+# lanes), mt7004 (16, 32) and mt3000_split (32, 32); the other kernel roots' gnu suites
+# (GNU_QUICK_ROOTS) repeat those widths and run at the quick size, their portable and
+# native suites at full size. (The ukernels never see the per-channel type: the driver
+# converts half per-channel arrays to float, and mt7004_mixed's gnu suite runs that
+# path with float ones.)
 KERNEL_ROOTS := $(filter %/tiny %/mt7004_mixed %/mt3000_native %/mt3000_split \
   %/mt3000_split_native,$(SUITE_ROOTS))
 DRIVER_ROOTS := $(filter %/tiny %/mt3000_split %/$(HALF_TARGET),$(SUITE_ROOTS))

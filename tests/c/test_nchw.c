@@ -761,7 +761,7 @@ END_TEST
 static size_t walk_extents(const bng_dtype *t, size_t *out)
 {
     const size_t lanes = t->lanes, block = BNG_NCHW_BLOCK_VECTORS * lanes;
-    /* a tile buffer, as bng_nchw_core_layout takes it: a quarter of what the area
+    /* a tile buffer, as bng_nchw_layout takes it: a quarter of what the area
      * (64 bytes, aligned) leaves, in whole BNG_ALIGN units */
     const size_t tile = (BNG_PRIVATE_BYTES - 64) / 4 / BNG_ALIGN * BNG_ALIGN / t->size;
     const size_t edges[] = {lanes, block, 2 * block, tile, tile / block * block + block};

@@ -329,7 +329,7 @@ class TraceBytesTest(unittest.TestCase):
     @staticmethod
     def plane_piece(dtype: str, spatial: int) -> int:
         """The elements of a plane a tile holds: the whole plane, else whole blocks of
-        vectors (the driver's bng_nchw_core_layout: in a call that reads a channel
+        vectors (the driver's bng_nchw_layout: in a call that reads a channel
         twice, a tile buffer of STREAM_TILE_BYTES, 16 KiB)."""
         tp = target_plan()
         d = tp.dtype(dtype)
