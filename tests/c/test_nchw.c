@@ -494,9 +494,6 @@ static void expect_error(nchw_case *n, int op, int shared, long long expected, c
     free(sums);
 }
 
-/* Hostile blocks: spatial 0, negative or overflowing; flags the call cannot honour;
- * arrays that overlap only over the NCHW extent (y with BNG_FLAG_RELU too); apply's
- * count below batch * spatial. */
 /* NCHW _s on a HAL that gives no private memory to any core (the host HAL told to,
  * bng_test_hal_refuse): no output written; the next call, the HAL restored, is within
  * the bound. */
@@ -522,6 +519,9 @@ START_TEST(test_nchw_hal_refusal_writes_nothing)
 }
 END_TEST
 
+/* Hostile blocks: spatial 0, negative or overflowing; flags the call cannot honour;
+ * arrays that overlap only over the NCHW extent (y with BNG_FLAG_RELU too); apply's
+ * count below batch * spatial. */
 START_TEST(test_nchw_errors)
 {
     const int ops[] = {BNG_OP_EXT, BNG_OP_REDUCE, BNG_OP_APPLY, BNG_OP_DX};
