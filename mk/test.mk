@@ -314,10 +314,14 @@ $(foreach r,$(HALF_RUNS) $(EXAMPLE_RUNS) $(WALK_RUNS) $(C_RUNS) $(FORK_RUNS),\
 $(foreach r,$(CONFORMANCE_RUNS),\
   $(eval $(call program_run,$(r),$(RUN_ENV),timeout 300 $(RUN_TOOL))))
 
-# The barrier mutants must fail the check, by its visibility checks.
+# The barrier mutants must fail the check, by its visibility checks, or by the host DMA
+# engine's check of the same race: a put the barrier left in flight lands under another
+# core's get of it, and the engine aborts first (2 to 8 runs in 100, with ASan and
+# without: the threads' timing decides; on a DSP only the check's own reads see it).
+MUTANT_CAUGHT := FAIL: puts visible|its source was written while the transfer was in flight
 MUTANT_RUNS := $(foreach m,$(BARRIER_MUTANTS),run/$(m)/must-fail)
 $(foreach m,$(BARRIER_MUTANTS),$(eval $(call run_rule,run/$(m)/must-fail,$(m),$(RUN_ENV),\
-  tests/scripts/must_fail.sh 'FAIL: puts visible' timeout 300 $(m))))
+  tests/scripts/must_fail.sh '$(MUTANT_CAUGHT)' timeout 300 $(m))))
 
 # docs/porting.md's host recipe for a vendored drop, run as written, on the first
 # target (the recipe is what it checks: every target's sources build with the recipe's
