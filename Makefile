@@ -25,7 +25,8 @@ space    := $(subst ,, )
 # (VALGRIND=1) and the driver's coverage build (COVERAGE=1, make coverage) keep their
 # own objects.
 SANITIZE_DIR := $(if $(SANITIZE),/sanitize-$(subst $(comma),-,$(SANITIZE)))
-BUILD        := build$(SANITIZE_DIR)$(if $(VALGRIND),/valgrind)$(if $(COVERAGE),/coverage)
+BUILD_ROOT   := build$(SANITIZE_DIR)$(if $(VALGRIND),/valgrind)
+BUILD        := $(BUILD_ROOT)$(if $(COVERAGE),/coverage)
 
 CC      ?= cc
 AR      ?= ar

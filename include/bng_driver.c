@@ -8,9 +8,10 @@
  * The driver is written once for all storage types and both memory models, in rooms by
  * concern (bng_job.h lists them): a storage type enters only through its
  * bng_dtype_config (element sizes, the kernel tables). Names: the functions this file
- * exports begin with bng_entry_, those of the checks with bng_params_; the rooms' begin
- * with their room's name or concern (bng_step_ and bng_rows_; bng_stage_, bng_take and
- * bng_pass_; bng_nhwc_, bng_nchw_, bng_relu_, bng_layout_).
+ * exports begin with bng_entry_, those of the checks with bng_params_; a layout's room's
+ * and the ReLU's begin with the room's name (bng_nhwc_, bng_nchw_, bng_relu_,
+ * bng_layout_); the shared rooms' are named for what they do, listed in their headers
+ * (bng_steps.h, bng_stage.h).
  */
 #include <stddef.h>
 #include "batch_norm_grad.h"

@@ -6,6 +6,7 @@
  *
  * The rooms (docs/design.md, "The driver"), each a file:
  *   bng_driver.c   the entry points: check the block, pick the runner, report
+ *   bng_params.c   the checks: the block read once, a status or a checked call
  *   bng_steps.c    the per-channel steps and the op's step list, both layouts'
  *   bng_stage.c    staging both layouts share: tiles by DMA, the double-buffered pass
  *   bng_nhwc_p.c   NHWC _p: on the caller's memory (unified), staged alone (split)
@@ -16,8 +17,9 @@
  *   bng_nchw_s.c   NCHW's shared-storage schedule       (targets with nchw only)
  *   bng_relu.c     the fused ReLU's masks and keep bits (targets with relu only)
  * A target without nchw or relu compiles none of those files (generator/plan.py lists a
- * target's driver sources); the calls into them are no-op stubs here and in
- * bng_relu.h, never reached (BNG_IS_NCHW and BNG_RELU are constant 0 there).
+ * target's driver sources); the calls into them are no-op stubs here (functions:
+ * bng_nchw_s_core is passed by address) and macros in bng_relu.h, never reached
+ * (BNG_IS_NCHW and BNG_RELU are constant 0 there).
  */
 #ifndef BNG_JOB_H
 #define BNG_JOB_H

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright 2026 the batchnormgrad authors */
-/* Owns: the parameter checks of every entry point. May call: nothing of the driver, no
- * HAL, no kernel. The parameter block and the data pointers of a call, read once, in the contract's order (docs/contract.md, "Status codes"),
- * into the bng_call the driver runs. What it offers and needs: bng_params.h. Nothing
- * here calls the HAL or a kernel, or writes anything but the bng_call (and the block
- * bng_params_block builds).
+/* Owns: the parameter checks of every entry point: the parameter block and the data
+ * pointers of a call, read once, in the contract's order (docs/contract.md, "Status
+ * codes"), into the bng_call the driver runs. May call: nothing of the driver, no HAL,
+ * no kernel; it writes nothing but the bng_call (and the block bng_params_block builds).
+ * What it offers and needs: bng_params.h.
  *
  * Built once per target, beside the target's generated sources (-Igenerated/<t>): it
  * takes the target's constants from bng_kernels.h.

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright 2026 the batchnormgrad authors */
-/* Owns: the interface of the parameter checks (bng_params.c). May include: the target's
- * headers. The parameter checks of every entry point: from an ABI
- * parameter block and the data pointers of a call, either the call the driver runs or
- * the status that refuses it. Internal to the library: callers need only
- * batch_norm_grad.h.
+/* Owns: the interface of the parameter checks of every entry point (bng_params.c): from
+ * an ABI parameter block and the data pointers of a call, either the call the driver
+ * runs or the status that refuses it. May include: the target's headers. Internal to
+ * the library: callers need only batch_norm_grad.h.
  *
  * What it offers:
  *   bng_call               one checked call: its op, shape, the rows its sums cover,

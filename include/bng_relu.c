@@ -4,8 +4,8 @@
  * on staged tiles of either layout, the mask as bits between an NHWC tile's passes, and
  * the calls of the kernels' ReLU ukernels. May call: the HAL's DMA (a tile of y), the
  * ReLU predicate (bng_vec.h), bng_layout.h (an NHWC slice's rows with bits), a kernel's
- * ReLU ukernels. Compiled only for a target that
- * lists relu (a unified target: the generator refuses it on a split one).
+ * ReLU ukernels. Compiled only for a target that lists relu (a unified target: the
+ * generator refuses it on a split one).
  *
  * The mask (BNG_RELU_KEEPS, include/bng_vec.h) works on the elements' bits, so that the
  * sums and dx are, bit for bit, the unfused call's on the masked dy: the separate pass

@@ -53,7 +53,8 @@ void bng_relu_plane_dx(const bng_nchw_kernel *kernel, int is_train, size_t n, co
                        float dy_mean, float slope, int stream);
 #else
 /* Without relu no call has y (BNG_RELU is a constant 0): the calls below are never made.
- * Macros, not functions, so that such a target compiles no code for them. */
+ * Macros, not functions, so that such a target compiles no code for them even
+ * unoptimized (a debug build), where stub functions would be emitted. */
 #define bng_relu_fetch_y(job, y, tile) ((void)(job), (void)(y), (void)(tile))
 #define bng_relu_mask_tile(element, tile, y) ((void)(element), (void)(tile), (void)(y))
 #define bng_relu_tile_bits(element, tile, y, bits) \

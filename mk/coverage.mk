@@ -3,7 +3,8 @@
 # driver's rooms instrumented (COVERAGE=1: build/coverage/). Every driver line must run
 # in the full tier; the report names the lines only the full tier reaches.
 
-COVERAGE_BUILD := build/coverage
+# The runs' build under COVERAGE=1 (the Makefile's BUILD)
+COVERAGE_BUILD := $(BUILD_ROOT)/coverage
 # The driver: the rooms (include/*.c) and the internal headers whose inline steps they
 # share; not the vector and half primitives (the kernels' arithmetic, whose axis is the
 # vector backends).

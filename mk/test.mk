@@ -141,9 +141,9 @@ $(call flavour_dir,$(1),$(2))/test_hthreads_launch: tests/c/test_hthreads_launch
 	$$(CC) $$(CFLAGS) $(HAL_CFLAGS) $(FLAVOUR_FLAGS_$(2)) -I$(1) $$< \
 	  $(call flavour_dir,$(1),$(2))/libbatchnormgrad.a $(LDLIBS) -o $$@
 endef
-CONFORMANCE_ROOTS := $(GENERATED_ROOTS) \
-  $(foreach r,$(filter-out $(GENERATED_ROOTS),$(SUITE_ROOTS)),\
-    $(if $(filter split,$(BNG_MEMORY_$(r))),$(r)))
+# The suite roots with split memory spaces.
+SPLIT_ROOTS := $(foreach r,$(SUITE_ROOTS),$(if $(filter split,$(BNG_MEMORY_$(r))),$(r)))
+CONFORMANCE_ROOTS := $(GENERATED_ROOTS) $(filter-out $(GENERATED_ROOTS),$(SPLIT_ROOTS))
 $(foreach r,$(CONFORMANCE_ROOTS),\
   $(foreach v,$(CONFORMANCE_HALS),$(eval $(call conformance_rules,$(r),$(v)))))
 CONFORMANCE_PROGRAMS := $(foreach r,$(CONFORMANCE_ROOTS),\
@@ -212,15 +212,15 @@ RUN_TOOL := $(if $(VALGRIND),valgrind -q --error-exitcode=99 --leak-check=full \
 # kernels renamed (tests/generator/test_generator.py holds both to it), so ft78ne's gnu
 # suite runs at the quick size. The gnu backend runs at full size on tiny (4 and 8
 # lanes), mt7004 (16, 32) and mt3000_split (32, 32); the other kernel roots' gnu suites
-# (GNU_QUICK_ROOTS) repeat those widths and run at the quick size, their portable and
-# native suites at full size. (The ukernels never see the per-channel type: the driver
+# repeat those widths and run at the quick size (QUICK_SUITES, with ft78ne's), their
+# portable and native suites at full size. (The ukernels never see the per-channel type: the driver
 # converts half per-channel arrays to float, and mt7004_mixed's gnu suite runs that
 # path with float ones.)
 KERNEL_ROOTS := $(filter %/tiny %/mt7004_mixed %/mt3000_native %/mt3000_split \
   %/mt3000_split_native,$(SUITE_ROOTS))
 DRIVER_ROOTS := $(filter %/tiny %/mt3000_split %/$(HALF_TARGET),$(SUITE_ROOTS))
-QUICK_ROOTS  := $(filter %/ft78ne,$(SUITE_ROOTS))
-GNU_QUICK_ROOTS := $(filter-out $(DRIVER_ROOTS),$(KERNEL_ROOTS))
+QUICK_SUITES := $(foreach r,$(filter %/ft78ne,$(SUITE_ROOTS)) \
+  $(filter-out $(DRIVER_ROOTS),$(KERNEL_ROOTS)),$(call flavour_dir,$(r),gnu)/test_bng)
 HTHREADS_FLAVOURS := hthreads_fanout hthreads_spmd
 # $(1) root -> the flavours whose suites run on it
 suite_flavours = gnu \
@@ -231,8 +231,7 @@ suite_flavours = gnu \
 # check, which a split target runs); the unified test targets and ft78ne differ from
 # them in widths and per-channel types, not in which threads touch what (AddressSanitizer
 # and valgrind run them).
-TSAN_ROOTS = $(DRIVER_ROOTS) $(foreach r,$(SUITE_ROOTS),\
-  $(if $(filter split,$(BNG_MEMORY_$(r))),$(r)))
+TSAN_ROOTS = $(DRIVER_ROOTS) $(SPLIT_ROOTS)
 MATRIX_SUITES := $(foreach r,$(if $(TSAN),$(filter $(TSAN_ROOTS),$(SUITE_ROOTS)),$(SUITE_ROOTS)),\
   $(foreach v,$(call suite_flavours,$(r)),$(call flavour_dir,$(r),$(v))/test_bng))
 
@@ -242,7 +241,7 @@ MATRIX_SUITES := $(foreach r,$(if $(TSAN),$(filter $(TSAN_ROOTS),$(SUITE_ROOTS))
 # case, and a mode the cases it can change (fast: shared; ftz: private).
 # A run that repeats cases on code that already ran them at full size (a mode; the
 # hthreads flavours, whose kernels and driver are gnu's objects on another HAL; a
-# QUICK_ROOTS suite) runs them at the quick size (BNG_TEST_QUICK: the largest sweeps
+# QUICK_SUITES suite) runs them at the quick size (BNG_TEST_QUICK: the largest sweeps
 # shrink, every path they cover still runs). Under a sanitizer every suite is quick
 # (test_bng.c: 10x slower or more).
 CASES_hthreads_fanout := shared
@@ -268,13 +267,10 @@ tags_of = $(or $(CASES_$(notdir $(1))),$(CASES_$(call flavour_of,$(1))),$(call t
 # cases run _p on the calling thread, where there is no race to see (ASan, UBSan and
 # valgrind run them); on a split target _p stages by DMA, the host engine's threads, and
 # every case runs.
-SPLIT_TARGETS := $(foreach r,$(SUITE_ROOTS),$(if $(filter split,$(BNG_MEMORY_$(r))),$(notdir $(r))))
+SPLIT_TARGETS := $(notdir $(SPLIT_ROOTS))
 tsan_cases = $(if $(TSAN),$(if $(filter $(call target_of,$(1)),$(SPLIT_TARGETS)),,shared))
-QUICK_TARGETS := $(notdir $(QUICK_ROOTS)) \
-  $(addsuffix /gnu,$(notdir $(GNU_QUICK_ROOTS)))
 suite_env = $(FLAVOUR_ENV_$(call flavour_of,$(1))) \
-  $(if $(filter $(call target_of,$(1)) $(call target_of,$(1))/$(call flavour_of,$(1)),\
-    $(QUICK_TARGETS)),$(QUICK_ENV)) \
+  $(if $(filter $(call program_of,$(1)),$(QUICK_SUITES)),$(QUICK_ENV)) \
   $(addprefix CK_INCLUDE_TAGS=,$(call tags_of,$(1)))
 run_env = $(MODE_ENV_$(notdir $(1))) $(RUN_ENV) \
   $(if $(filter %/test_bng,$(call program_of,$(1))),$(call suite_env,$(1)))
@@ -327,15 +323,15 @@ $(foreach m,$(BARRIER_MUTANTS),$(eval $(call run_rule,run/$(m)/must-fail,$(m),$(
 # target (the recipe is what it checks: every target's sources build with the recipe's
 # flags in make cross-check, step 2).
 DROP_RUNS := run/drop-on-host/$(FIRST_TARGET)
-$(foreach t,$(ALL_TARGETS),$(eval $(call run_rule,run/drop-on-host/$(t),deps-c deps-python,,\
-  tests/scripts/drop_on_host.sh $(BUILD) $$(PY) "$(CC)" $(t))))
+$(eval $(call run_rule,$(DROP_RUNS),deps-c deps-python,,\
+  tests/scripts/drop_on_host.sh $(BUILD) $$(PY) "$(CC)" $(FIRST_TARGET)))
 
 # docs/porting.md's hthreads recipe, its commands and program taken from the document, in
 # both launch models, on the first target (the hthreads HAL runs DRIVER_ROOTS' suites and
 # the conformance check on every target; a hang fails by timeout).
 HTHREADS_RECIPE_RUNS := run/hthreads-on-host/$(FIRST_TARGET)
-$(foreach t,$(ALL_TARGETS),$(eval $(call run_rule,run/hthreads-on-host/$(t),deps-c deps-python,,\
-  tests/scripts/hthreads_on_host.sh $(BUILD) $$(PY) "$(CC)" $(t))))
+$(eval $(call run_rule,$(HTHREADS_RECIPE_RUNS),deps-c deps-python,,\
+  tests/scripts/hthreads_on_host.sh $(BUILD) $$(PY) "$(CC)" $(FIRST_TARGET)))
 
 # A drop taken in by its build glue (CMakeLists.txt, bng.mk): firmware builds with a
 # bare-metal toolchain (Cortex-M7 linked, RV64), the Make fragment, the host with CMake,

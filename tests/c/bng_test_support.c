@@ -22,7 +22,6 @@
 #include <string.h>
 
 #define SENTINEL 0x5EB7E11E5EB7E11ELL
-#define OUTPUT_MARK 0x3C
 
 static bng_buffer buffer_alloc(size_t bytes)
 {
@@ -44,14 +43,19 @@ int bng_buffer_guards_intact(const bng_buffer *b)
     return 1;
 }
 
-int bng_buffer_is_marked(const bng_buffer *b)
+int bng_bytes_are_marked(const void *p, size_t bytes)
 {
-    const unsigned char *p = b->p;
+    const unsigned char *b = p;
     size_t i;
-    for (i = 0; i < b->bytes; i++)
-        if (p[i] != OUTPUT_MARK)
+    for (i = 0; i < bytes; i++)
+        if (b[i] != BNG_OUTPUT_MARK)
             return 0;
     return 1;
+}
+
+int bng_buffer_is_marked(const bng_buffer *b)
+{
+    return bng_bytes_are_marked(b->p, b->bytes);
 }
 
 /* xorshift32: deterministic data from a seed. */
@@ -85,7 +89,7 @@ void bng_case_init(bng_case *k, const bng_dtype *t, size_t batch, size_t channel
     k->dbias = buffer_alloc(channel * t->stats_size);
     k->dscale = buffer_alloc(channel * t->stats_size);
     k->sums = buffer_alloc((2 * channel + BNG_SUMS_COUNT_LIMBS) * sizeof(float));
-    memset(k->sums.p, OUTPUT_MARK, k->sums.bytes);
+    memset(k->sums.p, BNG_OUTPUT_MARK, k->sums.bytes);
 
     for (c = 0; c < channel; c++) {
         /* A large mean against a small spread (16 ulps of the mean) is what exposes
@@ -154,9 +158,15 @@ void bng_relu_backward(const bng_dtype *t, void *dy, const void *y, size_t n)
 
 void bng_case_mark_outputs(bng_case *k)
 {
-    memset(k->dx.p, OUTPUT_MARK, k->dx.bytes);
-    memset(k->dbias.p, OUTPUT_MARK, k->dbias.bytes);
-    memset(k->dscale.p, OUTPUT_MARK, k->dscale.bytes);
+    memset(k->dx.p, BNG_OUTPUT_MARK, k->dx.bytes);
+    memset(k->dbias.p, BNG_OUTPUT_MARK, k->dbias.bytes);
+    memset(k->dscale.p, BNG_OUTPUT_MARK, k->dscale.bytes);
+}
+
+int bng_case_outputs_marked(const bng_case *k)
+{
+    return bng_buffer_is_marked(&k->dx) && bng_buffer_is_marked(&k->dbias)
+        && bng_buffer_is_marked(&k->dscale);
 }
 
 int bng_dtype_has(const bng_dtype *t, int op)

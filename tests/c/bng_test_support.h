@@ -80,13 +80,19 @@ enum bng_data { BNG_DATA_RANDOM, BNG_DATA_LARGE_MEAN };
 void bng_case_init(bng_case *k, const bng_dtype *t, size_t batch, size_t channel,
                    int is_train, enum bng_data data, unsigned seed);
 void bng_case_free(bng_case *k);
-/* Fill the outputs (dx, dbias, dscale) with a marker pattern. */
+/* The byte outputs are filled with before a call, to see what the call wrote. */
+#define BNG_OUTPUT_MARK 0x3C
+/* Fill the outputs (dx, dbias, dscale) with the mark. */
 void bng_case_mark_outputs(bng_case *k);
 int bng_buffer_guards_intact(const bng_buffer *b);
-/* 1 when every byte of b's payload still is the marker pattern. */
+/* 1 when each of the bytes at p still is the mark. */
+int bng_bytes_are_marked(const void *p, size_t bytes);
+/* 1 when every byte of b's payload still is the mark. */
 int bng_buffer_is_marked(const bng_buffer *b);
-/* Make the build's HAL refuse what bng_hal.h lets a HAL refuse (private_memory: no
- * private memory on any core; workspace: _p's workspace one byte short), or restore it
+/* 1 when none of k's outputs (dx, dbias, dscale) was written since they were marked. */
+int bng_case_outputs_marked(const bng_case *k);
+/* Make the build's HAL fail as one that cannot keep bng_hal.h's promises (private_memory:
+ * no private memory on any core; workspace: _p's workspace one byte short), or restore it
  * (0, 0): 1 when it did, on the host HAL (include/host/bng_hal_host.h); 0 on the
  * hthreads HAL, whose refusals test_hthreads_launch.c makes through its mock. */
 int bng_test_hal_refuse(int private_memory, int workspace);

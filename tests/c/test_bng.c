@@ -235,8 +235,7 @@ static void expect_status_only(bng_case *k, void *x, void *dy, void *dx, int sha
     if (k->params[BNG_PARAM_STATUS] != expected)
         ck_abort_msg("%s %s: status %lld, expected %lld", shared ? "_s" : "_p", what,
                      k->params[BNG_PARAM_STATUS], expected);
-    if (!bng_buffer_is_marked(&k->dx) || !bng_buffer_is_marked(&k->dbias)
-        || !bng_buffer_is_marked(&k->dscale))
+    if (!bng_case_outputs_marked(k))
         ck_abort_msg("%s %s: an output was written", shared ? "_s" : "_p", what);
     bng_case_check_guards(k);
 }
@@ -319,9 +318,7 @@ START_TEST(test_params_null_touches_nothing)
     bng_case k;
     bng_case_init(&k, T, 4, T->specialized[0], 1, BNG_DATA_RANDOM, 1);
     T->entry_p(k.x.p, k.dy.p, k.dx.p, NULL);
-    ck_assert(bng_buffer_is_marked(&k.dx));
-    ck_assert(bng_buffer_is_marked(&k.dbias));
-    ck_assert(bng_buffer_is_marked(&k.dscale));
+    ck_assert(bng_case_outputs_marked(&k));
     bng_case_check_guards(&k);
     bng_case_free(&k);
 }
@@ -565,7 +562,7 @@ START_TEST(test_shared_errors_write_status_only)
 }
 END_TEST
 
-/* A HAL that refuses what bng_hal.h lets it refuse (the host HAL told to): with no
+/* A HAL that cannot keep bng_hal.h's promises (the host HAL told to fail): with no
  * private memory on any core, _s writes no output (every core returns from its body,
  * none waits at a barrier); on a split target, _p given a workspace short of
  * BNG_P_WORKSPACE_BYTES gives it back and reports BNG_ENOMEM, writing nothing. The
@@ -579,15 +576,13 @@ START_TEST(test_hal_refusals_write_nothing)
     bng_case_mark_outputs(&k);
     bng_case_call(&k, BNG_OP_FULL, 1, k.x.p, k.dy.p, k.dx.p, FULL_MASK);
     bng_test_hal_refuse(0, 0);
-    if (!bng_buffer_is_marked(&k.dx) || !bng_buffer_is_marked(&k.dbias)
-        || !bng_buffer_is_marked(&k.dscale))
+    if (!bng_case_outputs_marked(&k))
         ck_abort_msg("%s: _s without private memory wrote an output", T->name);
 #if BNG_SPLIT_MEMORY
     bng_test_hal_refuse(0, 1);
     bng_case_call(&k, BNG_OP_FULL, 0, k.x.p, k.dy.p, k.dx.p, 0);
     bng_test_hal_refuse(0, 0);
-    if (k.params[BNG_PARAM_STATUS] != BNG_ENOMEM || !bng_buffer_is_marked(&k.dx)
-        || !bng_buffer_is_marked(&k.dbias) || !bng_buffer_is_marked(&k.dscale))
+    if (k.params[BNG_PARAM_STATUS] != BNG_ENOMEM || !bng_case_outputs_marked(&k))
         ck_abort_msg("%s: _p with a short workspace: status %lld (not BNG_ENOMEM), or an output "
                      "was written", T->name, k.params[BNG_PARAM_STATUS]);
 #endif
@@ -807,10 +802,10 @@ static void expect_reduce_apply_is_vendor(const bng_dtype *t, int shared, size_t
         if (shared && (mask & FULL_MASK) == 0)
             continue;
         bng_case_mark_outputs(&k);
-        memset(k.sums.p, 0x3C, k.sums.bytes);
+        memset(k.sums.p, BNG_OUTPUT_MARK, k.sums.bytes);
         bng_case_call(&k, BNG_OP_REDUCE, shared, k.x.p, k.dy.p, NULL, mask);
         ck_assert_int_eq(k.params[BNG_PARAM_STATUS], BNG_OK);
-        if (!bng_buffer_is_marked(&k.dx) || !bng_buffer_is_marked(&k.dbias) || !bng_buffer_is_marked(&k.dscale))
+        if (!bng_case_outputs_marked(&k))
             ck_abort_msg("%s reduce wrote dx, dbias or dscale", t->name);
         if (sums_count(&k, k.sums.p) != batch)
             ck_abort_msg("%s reduce %zux%zu: count %llu", t->name, batch, channel, sums_count(&k, k.sums.p));
@@ -1094,8 +1089,7 @@ static void expect_op_error(bng_case *k, int op, int shared, void *x, void *dy, 
     if (k->params[BNG_PARAM_STATUS] != expected)
         ck_abort_msg("%s op %d %s %s: status %lld, expected %lld", k->t->name, op, shared ? "_s" : "_p",
                      what, k->params[BNG_PARAM_STATUS], expected);
-    if (!bng_buffer_is_marked(&k->dx) || !bng_buffer_is_marked(&k->dbias)
-        || !bng_buffer_is_marked(&k->dscale) || memcmp(sums_before, k->sums.p, k->sums.bytes))
+    if (!bng_case_outputs_marked(k) || memcmp(sums_before, k->sums.p, k->sums.bytes))
         ck_abort_msg("%s op %d %s %s: an output was written", k->t->name, op, shared ? "_s" : "_p", what);
     bng_case_check_guards(k);
     free(sums_before);
@@ -1412,8 +1406,7 @@ static void expect_explicit_error(bng_case *k, int shared, void *x, void *dy, vo
     if (k->params[BNG_PARAM_STATUS] != expected)
         ck_abort_msg("%s explicit %s %s: last status %lld, expected %lld", k->t->name,
                      shared ? "_s" : "_p", what, k->params[BNG_PARAM_STATUS], expected);
-    if (!bng_buffer_is_marked(&k->dx) || !bng_buffer_is_marked(&k->dbias)
-        || !bng_buffer_is_marked(&k->dscale))
+    if (!bng_case_outputs_marked(k))
         ck_abort_msg("%s explicit %s %s: an output was written", k->t->name, shared ? "_s" : "_p", what);
     bng_case_check_guards(k);
 }

@@ -682,7 +682,7 @@ class PlanTest(unittest.TestCase):
 
         self.assertEqual(f32_kernels("ft78ne"), f32_kernels("mt7004"),
                          "ft78ne's f32 kernels differ from mt7004's: run its arithmetic "
-                         "flavours (mk/test.mk, KERNEL_ROOTS and QUICK_ROOTS)")
+                         "flavours (mk/test.mk, KERNEL_ROOTS and QUICK_SUITES)")
 
 
 class OutputTest(TempDir):

@@ -71,18 +71,19 @@ def percent(part, whole):
 
 def ranges(numbers):
     """[3, 4, 5, 9] -> '3-5, 9'"""
-    out, start, prev = [], None, None
+    spans = []
     for n in sorted(numbers):
-        if start is None:
-            start = prev = n
-        elif n == prev + 1:
-            prev = n
+        if spans and n == spans[-1][1] + 1:
+            spans[-1][1] = n
         else:
-            out.append(f"{start}-{prev}" if prev != start else f"{start}")
-            start = prev = n
-    if start is not None:
-        out.append(f"{start}-{prev}" if prev != start else f"{start}")
-    return ", ".join(out)
+            spans.append([n, n])
+    return ", ".join(f"{a}-{b}" if b != a else f"{a}" for a, b in spans)
+
+
+def cells(run, lines, taken, branches):
+    """One tier's columns of a row: lines run of lines, branches taken of branches."""
+    return (f"{run:>6}/{lines:<6}{percent(run, lines):>8}  "
+            f"{taken:>6}/{branches:<6}{percent(taken, branches):>8}  ")
 
 
 def table(title, tiers):
@@ -94,17 +95,11 @@ def table(title, tiers):
     for name in names:
         row = f"  {name:<26}"
         for tier, files in tiers.items():
-            run, lines, taken, branches = totals(files.get(name, {}))
-            sums[tier] = [a + b for a, b in zip(sums[tier], (run, lines, taken, branches))]
-            row += f"{run:>6}/{lines:<6}{percent(run, lines):>8}  "
-            row += f"{taken:>6}/{branches:<6}{percent(taken, branches):>8}  "
+            counts = totals(files.get(name, {}))
+            sums[tier] = [a + b for a, b in zip(sums[tier], counts)]
+            row += cells(*counts)
         print(row)
-    row = f"  {'driver':<26}"
-    for tier in tiers:
-        run, lines, taken, branches = sums[tier]
-        row += f"{run:>6}/{lines:<6}{percent(run, lines):>8}  "
-        row += f"{taken:>6}/{branches:<6}{percent(taken, branches):>8}  "
-    print(row)
+    print(f"  {'driver':<26}" + "".join(cells(*sums[tier]) for tier in tiers))
 
 
 def report(args):

@@ -21,19 +21,20 @@ mkdir -p "$W/drop"
 # A file of the firmware team's own beside the drop: not C any compiler takes.
 echo 'this is not C' > "$W/drop/board_notes.c"
 # What this checks is the glue, the same whatever the channels: TARGET's drop with its
-# first channel count only (a copy of targets.yaml), whose bare-metal compiles take
-# seconds rather than a minute. The whole drop's sources build for bare metal in make
-# cross-check.
+# first channel count only (set in a copy of targets.yaml by the generator's own edit,
+# as make generate CHANNELS= makes it), whose bare-metal compiles take seconds rather
+# than a minute. The whole drop's sources build for bare metal in make cross-check.
 config=$W/targets.yaml
-"$python" - "$target" "$config" <<'PY'
-import sys, yaml
-target, out = sys.argv[1], sys.argv[2]
-with open("targets.yaml") as f:
-    doc = yaml.safe_load(f)
-doc["targets"] = {target: dict(doc["targets"][target],
-                               channels=doc["targets"][target]["channels"][:1])}
-with open(out, "w") as f:
-    yaml.safe_dump(doc, f, sort_keys=False)
+cp targets.yaml "$config"
+"$python" - "$config" "$target" <<'PY'
+import sys
+from generator.edit import set_channels
+from generator.files import holding
+from generator.loader import load
+path, name = sys.argv[1:]
+first = next(t for t in load(path).targets if t.name == name).channels[0]
+with holding(path):
+    set_channels(path, name, str(first))
 PY
 "$python" -m generator vendor --config "$config" --target "$target" --dest "$W/drop" >/dev/null
 "$python" -m generator verify-drop --dest "$W/drop" >/dev/null
