@@ -23,8 +23,11 @@ comma    := ,
 space    := $(subst ,, )
 # Sanitized builds (SANITIZE=thread, SANITIZE=address,undefined), valgrind builds
 # (VALGRIND=1) and the driver's coverage build (COVERAGE=1, make coverage) keep their
-# own objects.
+# own objects, but for the generated kernels': a sanitized or coverage build links the
+# uninstrumented build's (PLAIN_BUILD; mk/build.mk, "Kernel objects"), and renders the
+# test-only trees there too.
 SANITIZE_DIR := $(if $(SANITIZE),/sanitize-$(subst $(comma),-,$(SANITIZE)))
+PLAIN_BUILD  := build$(if $(VALGRIND),/valgrind)
 BUILD_ROOT   := build$(SANITIZE_DIR)$(if $(VALGRIND),/valgrind)
 BUILD        := $(BUILD_ROOT)$(if $(COVERAGE),/coverage)
 
@@ -43,8 +46,9 @@ SANITIZE_FLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointe
 # The width is capped by the registers the build has; compilers without the flags skip them.
 MOVE_FLAGS := $(shell $(CC) -mmove-max=512 -mstore-max=512 -x c -c /dev/null -o /dev/null \
   2>/dev/null && echo -mmove-max=512 -mstore-max=512)
-BNG_CFLAGS := -std=c99 -Wall -Wextra -pedantic -Wno-psabi -ffp-contract=off -Iinclude \
-  -DBNG_HOST $(MOVE_FLAGS) $(SANITIZE_FLAGS)
+UNINSTRUMENTED_CFLAGS := -std=c99 -Wall -Wextra -pedantic -Wno-psabi -ffp-contract=off \
+  -Iinclude -DBNG_HOST $(MOVE_FLAGS)
+BNG_CFLAGS := $(UNINSTRUMENTED_CFLAGS) $(SANITIZE_FLAGS)
 # The host HAL emulation uses POSIX threads and C11's aligned_alloc.
 HAL_CFLAGS := -std=gnu11 -Wall -Wextra -Iinclude -Iinclude/host -Iinclude/hal -DBNG_HOST \
   $(SANITIZE_FLAGS)
@@ -125,7 +129,7 @@ GENERATOR_SOURCES := $(wildcard templates/*.j2 generator/*.py generator/*.yaml)
 # Test-only configurations (tests/c/targets-test.yaml), rendered into $(TEST_GEN) when
 # a goal needs them; when stale, make regenerates them and restarts with their lists.
 TEST_CONFIG := tests/c/targets-test.yaml
-TEST_GEN    := $(BUILD)/gen-test
+TEST_GEN    := $(PLAIN_BUILD)/gen-test
 ifneq ($(filter test test-c bit-sweep dma-mutants hal-conformance coverage-% run/% $(BUILD)/%,\
   $(MAKECMDGOALS)),)
 include $(TEST_GEN)/roots.mk

@@ -63,7 +63,8 @@ endef
 
 # $(1) generated folder, $(2) flavour: its folder (objects in obj/, libbatchnormgrad.a)
 flavour_dir = $(BUILD)/$(notdir $(1))/$(2)
-objects_of = $(addprefix $(2)/,$(notdir $(BNG_SOURCES_$(1):.c=.o)))
+# $(1) object folder, $(2) sources -> their objects there
+objects_in = $(addprefix $(1)/,$(notdir $(2:.c=.o)))
 # A library holds the plan's sources and a HAL: by default the host emulation (its HAL
 # and DMA engine), compiled in the flavour's folder. The hthreads flavours differ from
 # gnu in their HAL only: they take gnu's objects of the plan's sources and of the DMA
@@ -73,13 +74,45 @@ SOURCES_FROM_hthreads_spmd   := gnu
 HAL_OBJECTS_hthreads_fanout  := bng_hal_hthreads.o hthread_mock.o hthread_launch.o
 HAL_OBJECTS_hthreads_spmd    := bng_hal_hthreads.o hthread_mock.o hthread_launch.o
 sources_dir = $(call flavour_dir,$(1),$(or $(SOURCES_FROM_$(2)),$(2)))/obj
-library_objects = $(call objects_of,$(1),$(call sources_dir,$(1),$(2))) \
+library_objects = \
+  $(call objects_in,$(call sources_dir,$(1),$(2)),$(call driver_and_entry_sources,$(1))) \
+  $(call objects_in,$(call kernel_dir,$(1),$(2)),$(call kernel_sources,$(1))) \
   $(call sources_dir,$(1),$(2))/bng_dma_engine.o \
   $(addprefix $(call flavour_dir,$(1),$(2))/obj/,$(or $(HAL_OBJECTS_$(2)),bng_hal_host.o))
+
+# ---- kernel objects ----------------------------------------------------------------
+
+# The generated kernels (bng_<dtype>_ukernels.c: every ukernel unrolled, most of a
+# build's compile time, and under a sanitizer most of a suite's run time) compute on the
+# buffers and the per-channel values the driver hands them, and call nothing: which
+# memory is touched, and by which thread, the driver, the HALs and the DMA engine
+# decide. Under a sanitizer and COVERAGE=1 a library links its kernels as the
+# uninstrumented build compiles them (PLAIN_BUILD: the objects make test links, so that
+# each is compiled once for every step), and the sanitizers instrument the rest. The
+# kernels' own accesses are checked by valgrind on every target (make memcheck), by the
+# suites' guard bytes, and on INSTRUMENTED_KERNEL_ROOTS (tiny: every op and extension,
+# at 4 and 8 lanes, its kernels compile in seconds) by the sanitizers too.
+INSTRUMENTED_KERNEL_ROOTS = $(filter %/tiny,$(SUITE_ROOTS))
+kernel_sources = $(filter %_ukernels.c,$(BNG_SOURCES_$(1)))
+driver_and_entry_sources = $(filter-out %_ukernels.c,$(BNG_SOURCES_$(1)))
+# $(1) generated folder -> itself when its library links the uninstrumented kernels
+shares_kernels = $(if $(SANITIZE)$(COVERAGE),$(filter-out $(INSTRUMENTED_KERNEL_ROOTS),$(1)))
+# $(1) generated folder, $(2) flavour -> the folder of its library's kernel objects
+kernel_dir = $(if $(call shares_kernels,$(1)),$(patsubst $(BUILD)/%,$(PLAIN_BUILD)/%,\
+  $(call sources_dir,$(1),$(2))),$(call sources_dir,$(1),$(2)))
+# $(1) generated folder, $(2) flavour with objects of its own: its kernels, uninstrumented
+define shared_kernel_rules
+$(call kernel_dir,$(1),$(2))/%_ukernels.o: $(1)/%_ukernels.c $(wildcard $(1)/*.h) \
+  $(INCLUDE_HEADERS) | deps-c
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) $(UNINSTRUMENTED_CFLAGS) $(FLAVOUR_FLAGS_$(2)) -I$(1) -c $$< -o $$@
+endef
 
 # $(1) generated folder, $(2) flavour
 define flavour_rules
 $(call object_rules,$(1),$(call flavour_dir,$(1),$(2))/obj,$(FLAVOUR_FLAGS_$(2)))
+$(if $(and $(call shares_kernels,$(1)),$(if $(SOURCES_FROM_$(2)),,own)),\
+  $(call shared_kernel_rules,$(1),$(2)))
 $(call flavour_dir,$(1),$(2))/libbatchnormgrad.a: $(call library_objects,$(1),$(2))
 	$$(AR) rcs $$@ $$^
 endef
@@ -98,6 +131,7 @@ FLAVOUR_FLAGS_default :=
 library_flavour = $(if $(filter gnu,$(BNG_BACKEND_$(1))),gnu,default)
 define target_library_rules
 $(call object_rules,$(1),$(call flavour_dir,$(1),default)/obj,)
+$(if $(call shares_kernels,$(1)),$(call shared_kernel_rules,$(1),default))
 $(BUILD)/$(notdir $(1))/libbatchnormgrad.a: \
   $(call library_objects,$(1),$(call library_flavour,$(1)))
 	$$(AR) rcs $$@ $$^

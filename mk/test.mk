@@ -82,7 +82,7 @@ $(FORK_TEST): tests/c/test_fork.c $(EXAMPLE_SOURCES) $(FIRST_LIB) | deps-c
 # The channel walk (tests/walk/): test-only targets whose channel lists walk every
 # boundary of the kernel plan, computed from the plan by walk_targets.py; each runs
 # tests/walk/test_walk.c on the gnu flavour. make check walks the small one only.
-WALK_GEN   := $(BUILD)/gen-walk
+WALK_GEN   := $(PLAIN_BUILD)/gen-walk
 ifneq ($(filter test test-c check coverage-% run/% $(BUILD)/%,$(MAKECMDGOALS)),)
 include $(WALK_GEN)/roots.mk
 endif
