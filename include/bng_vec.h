@@ -69,6 +69,22 @@ static inline size_t bng_keep_row(size_t i, size_t rows, size_t keep_rows)
 #error "define BNG_VEC_BACKEND as BNG_VEC_GNU, BNG_VEC_PORTABLE or BNG_VEC_NATIVE"
 #endif
 
+/* The GNU backend on a processor known to have no vector unit (RISC-V without the V
+ * extension, 32-bit Arm without NEON or MVE, such as a Cortex-M7): GCC lowers each
+ * vector operation to one scalar operation per lane, spelled out, so that a fully
+ * unrolled kernel file becomes megabytes of code and minutes of compile (mt7004's f16
+ * kernels: 6 MB of .text, 109 s and 0.9 GB of compiler memory on rv64gc at -O2). Such a
+ * build, a drop compiled for a host-side test or a simulator, takes the portable
+ * backend's lane loops instead: the same IEEE operations lane by lane, the same bits,
+ * and the kernel file in seconds (6 s, 0.2 MB). A DSP's own compiler, whose vector unit
+ * is the target's width, is not among these and keeps the GNU vectors. */
+#if BNG_VEC_BACKEND == BNG_VEC_GNU \
+    && ((defined(__riscv) && !defined(__riscv_vector)) \
+        || (defined(__arm__) && !defined(__ARM_NEON) && !defined(__ARM_FEATURE_MVE)))
+#undef BNG_VEC_BACKEND
+#define BNG_VEC_BACKEND BNG_VEC_PORTABLE
+#endif
+
 #if BNG_VEC_BACKEND == BNG_VEC_GNU
 
 /* A vector function that is not inlined passes its vectors through memory. */

@@ -15,12 +15,13 @@ cross-check: deps-cross deps-c deps-python
 	  $(foreach r,$(GENERATED_ROOTS),$(call target_sources,$(r)))
 
 # With CHANNELS, vendor sets the target's list in targets.yaml and renders
-# generated/<t> first, as make generate does: the drop, the tree and CI then agree.
+# generated/<t> first, as make generate does: the drop, the tree and CI then agree. One
+# generator run: a drop it would refuse (DEST, HAL, TARGET, CHANNELS) edits nothing.
 ## render TARGET=t's drop for a firmware tree into DEST=dir, with build glue and a
 ## MANIFEST [HAL=hthreads]; CHANNELS="48 96" first sets the list as make generate does
 vendor: deps-python
-	@$(if $(CHANNELS),$(GENERATOR) generate $(CONFIG_ARG) --target "$$TARGET" --channels "$$CHANNELS")
-	@$(GENERATOR) vendor $(CONFIG_ARG) --target "$$TARGET" $(if $(HAL),--hal "$$HAL") --dest "$$DEST"
+	@$(GENERATOR) vendor $(CONFIG_ARG) --target "$$TARGET" $(if $(HAL),--hal "$$HAL") \
+	  $(if $(CHANNELS),--channels "$$CHANNELS") --dest "$$DEST"
 
 ## check the drop in DEST=dir against its MANIFEST: each file's sha256, files missing,
 ## files the MANIFEST does not list
@@ -73,13 +74,13 @@ HOST_ISA := $(shell $(CC) $(CFLAGS) -dM -E -x c /dev/null 2>/dev/null | awk \
 # (through the environment: CFLAGS may hold quotes)
 report-run: export REPORT_HOST_NOTE := this machine's build ($(CC) $(CFLAGS): \
   $(shell uname -m), $(HOST_ISA))
-report-run: export REPORT_RV64_NOTE := $(REPORT_CROSS)-gcc -O2 for rv64gc, which has no \
-  vector unit: each vector operation spelled lane by lane, an upper bound for the DSP (one \
-  instruction there)
+report-run: export REPORT_RV64_NOTE := $(REPORT_CROSS)-gcc -O2 for rv64gc, a core without \
+  a vector unit: each vector operation a loop over its lanes (bng_vec.h), a scalar core's \
+  size, not the DSP's (one vector instruction there)
 .PHONY: report-run
 report-run: $(call report_objects,host) $(call report_objects,$(REPORT_CROSS))
 	@$(GENERATOR) report $(GEN_ARGS) --note "host=$$REPORT_HOST_NOTE" \
-	  --note "rv64-bound=$$REPORT_RV64_NOTE" \
+	  --note "rv64-scalar=$$REPORT_RV64_NOTE" \
 	  --objects "host,nm,$(call report_list,host)" \
-	  --objects "rv64-bound,$(REPORT_CROSS)-nm,$(call report_list,$(REPORT_CROSS))"
+	  --objects "rv64-scalar,$(REPORT_CROSS)-nm,$(call report_list,$(REPORT_CROSS))"
 endif
