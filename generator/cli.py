@@ -21,7 +21,7 @@ from .plan import plan_target
 from .render import render_config
 from .report import columns_from_specs, notes_from_specs, report
 from .validate import select, validate
-from .vendor import verify_drop, write_drop
+from .vendor import check_drop_options, verify_drop, write_drop
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -103,6 +103,23 @@ def _one_target(args, channels: Optional[str] = None) -> Config:
 
 
 def cmd_vendor(args) -> int:
+    if args.channels is None:
+        return _vendor(args)
+    # Everything that can refuse the command is asked before targets.yaml is edited: the
+    # target, the folder, the HAL (the list itself is checked by the edit, before it
+    # writes).
+    _one_target(args)
+    check_drop_options(ROOT, args.dest, args.hal)
+    with holding(args.config):
+        print(set_channels(args.config, args.target, args.channels))
+        # the tree beside the configuration: generated/ for make's targets.yaml
+        out = os.path.join(os.path.dirname(args.config), "generated")
+        _generate(argparse.Namespace(config=args.config, target=args.target, out=out,
+                                     check=False, quiet=False))
+        return _vendor(args)
+
+
+def _vendor(args) -> int:
     tp = plan_target(_one_target(args).targets[0])
     changed = write_drop(ROOT, tp, args.dest, args.hal)
     for verb, name in changed:
@@ -182,6 +199,9 @@ def _parse(argv: List[str]):
         elif name == "vendor":
             s.add_argument("--dest", required=True, help="folder to write the drop into")
             s.add_argument("--hal", help="add a reference HAL: hthreads (NUDT's device runtime)")
+            s.add_argument("--channels", help="first set the target's channels: list and "
+                           "render it, as generate --channels does (nothing is edited when "
+                           "the drop would be refused)")
         else:
             s.add_argument("--channels", help="a what-if: replace the target's list for "
                            "this report only")

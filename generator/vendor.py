@@ -200,15 +200,22 @@ def manifest(tp: TargetPlan, files: Dict[str, str], command: str, hal: Optional[
     return text
 
 
+def check_drop_options(root: str, dest: str, hal: Optional[str]) -> None:
+    """What write_drop refuses before it writes: a folder it may not write into, a HAL
+    the project does not ship. vendor --channels asks first, before it edits the
+    configuration, so that a refused command leaves the tree as it was."""
+    check_dest(dest, root)
+    if hal is not None and hal not in HALS:
+        raise option_error("--hal", hal, f"not a reference HAL of this project; known: "
+                           f"{', '.join(HALS)} (without it, the drop is for your own HAL)")
+
+
 def write_drop(root: str, tp: TargetPlan, dest: str, hal: Optional[str] = None
                ) -> List[Tuple[str, str]]:
     """Write the files flat into dest with dest/MANIFEST, all or nothing (files.py):
     files the previous drop wrote (its MANIFEST lists them, unchanged since) and this
     one does not are removed; other files are kept and listed. Returns (verb, name)."""
-    check_dest(dest, root)
-    if hal is not None and hal not in HALS:
-        raise option_error("--hal", hal, f"not a reference HAL of this project; known: "
-                           f"{', '.join(HALS)} (without it, the drop is for your own HAL)")
+    check_drop_options(root, dest, hal)
     files = drop_files(root, tp, hal)
     command, source = drop_command(tp, dest, hal), source_pin(root)
     fm = FileManager(dest)

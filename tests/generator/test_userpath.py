@@ -78,6 +78,33 @@ class MakeWordsTest(TempDir):
         self.assertTrue(self.config_unchanged())
         self.assertFalse(os.path.exists(self.tmp + "/d"))
 
+    def test_a_refused_vendor_with_channels_edits_nothing(self):
+        """vendor --channels (make vendor CHANNELS=) asks every question before it edits
+        targets.yaml or renders: whatever is refused, and in any combination, the file
+        and the tree beside it stay as they were and no drop is written."""
+        good = {"--target": "mt7004", "--channels": "48 96", "--dest": self.tmp + "/d",
+                "--hal": "hthreads"}
+        bad = {"--target": "mt7040", "--channels": "48 0", "--dest": self.config,
+               "--hal": "bogus"}
+        for refused in range(1, 16):
+            argv = ["vendor", "--config", self.config]
+            for bit, option in enumerate(good):
+                argv += [option, bad[option] if refused >> bit & 1 else good[option]]
+            self.make_error(*argv)
+            self.assertTrue(self.config_unchanged(), argv)
+            self.assertFalse(os.path.exists(self.tmp + "/generated"), argv)
+            self.assertFalse(os.path.exists(self.tmp + "/d"), argv)
+
+    def test_vendor_with_channels_sets_renders_and_vendors(self):
+        status, out, err = run("vendor", "--config", self.config, "--target", "mt7004",
+                               "--channels", "48 96", "--dest", self.tmp + "/d")
+        self.assertEqual(status, 0, err)
+        self.assertIn("mt7004 channels: 32 64 128 256 -> 48 96", out)
+        with open(self.tmp + "/generated/mt7004/bng_kernels.h") as f:
+            self.assertIn("c96", f.read())
+        with open(self.tmp + "/d/bng_f32_ukernels.c") as f:
+            self.assertIn("__mt7004_c96_", f.read())
+
     def test_without_make_the_options(self):
         status, _, err = run("generate", "--config", self.config, "--channels", "48",
                              "--out", self.tmp + "/out")

@@ -64,4 +64,13 @@ for bad in "48 96 5000" "48 x" "$(seq 1 4096)"; do
   case "$error" in 'error: CHANNELS='*) ;; *) fail "the error does not name CHANNELS=: $error" ;; esac
 done
 mk regen-check >/dev/null || fail "regen-check fails after refused lists"
-echo "channels-flow: $target: generate CHANNELS= sets targets.yaml:$line, regen-check and a plain generate agree, vendor holds the list, refused lists leave targets.yaml as it was"
+# A drop refused for its HAL or its folder, with a good list: nothing is edited either.
+tree_sum() { cat targets.yaml generated/*/* | sha256sum; }
+before=$(tree_sum)
+for refused in "HAL=bogus DEST=$W/drop2" "DEST=generated/drop"; do
+  # shellcheck disable=SC2086
+  if out=$(mk vendor TARGET="$target" CHANNELS="56 112" $refused); then
+    fail "vendor $refused was taken"; fi
+  [ "$(tree_sum)" = "$before" ] || fail "a refused vendor ($refused) changed targets.yaml or generated/"
+done
+echo "channels-flow: $target: generate CHANNELS= sets targets.yaml:$line, regen-check and a plain generate agree, vendor holds the list, refused lists and refused drops leave targets.yaml and generated/ as they were"
