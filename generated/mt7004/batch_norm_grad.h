@@ -36,17 +36,21 @@ extern "C" {
 #define BNG_PARAM_STATUS   8
 #define BNG_PARAMS_LEN     12
 
-/* Status codes, checked in this order. On an error nothing but the status is written. */
+/* Status codes, in the order the checks run (the first that fails is the status). On an
+ * error nothing but the status is written. */
 #define BNG_OK        0
 #define BNG_ENULL    (-1)  /* a NULL among x, dy, dx, mean, invar, scale, dbias, dscale */
+#define BNG_EALIGN   (-6)  /* x, dy or dx not aligned to its element type, or a per-channel array to its type */
 #define BNG_EBATCH   (-2)  /* batch < 1 */
 #define BNG_ECHANNEL (-3)  /* channel < 1 */
 #define BNG_ERANGE   (-4)  /* batch * channel elements beyond the 32-bit address space */
-#define BNG_ECOREMASK (-5) /* _s: no core of the 8 selected by core_mask */
-#define BNG_EALIGN   (-6)  /* x, dy or dx not aligned to its element type, or a per-channel array to its type */
 #define BNG_EOVERLAP (-7)  /* an output overlaps another array other than as the very same one:
                             * dx may be x or dy, dbias and dscale may be mean, invar or scale */
+#define BNG_ECOREMASK (-5) /* _s: no core of the 8 selected by core_mask */
 #define BNG_ENOMEM   (-8)  /* _s: a selected core's private memory (or another runtime resource the HAL needs) could not be had; _p on a split target: its workspace */
+/* The same order as a list (the suite holds the code to it, pair by pair). */
+#define BNG_STATUS_CHECK_ORDER \
+    BNG_ENULL, BNG_EALIGN, BNG_EBATCH, BNG_ECHANNEL, BNG_ERANGE, BNG_EOVERLAP, BNG_ECOREMASK, BNG_ENOMEM
 
 /* Address-space qualifier for pointers into shared memory. */
 #define BNG_SHARED 

@@ -1491,6 +1491,89 @@ START_TEST(test_explicit_shared_errors_write_nothing)
 }
 END_TEST
 
+/* ---- the order of the checks, as batch_norm_grad.h states it ---- */
+
+/* The arguments of one explicit call, and whether the HAL refuses its memory. */
+typedef struct {
+    char *x, *dy, *dx;
+    int mask, refuse;
+} explicit_call;
+
+/* Make the call fail check `status` (and k's parameters with it). */
+static void break_check(bng_case *k, explicit_call *call, int status)
+{
+    switch (status) {
+    case BNG_ENULL: call->x = NULL; break;
+    case BNG_EALIGN: call->dy += 1; break;
+    case BNG_EBATCH: k->params[BNG_PARAM_BATCH] = 0; break;
+    case BNG_ECHANNEL: k->params[BNG_PARAM_CHANNEL] = 0; break;
+    case BNG_ERANGE:
+        k->params[BNG_PARAM_BATCH] = INT_MAX;
+        k->params[BNG_PARAM_CHANNEL] = INT_MAX;
+        break;
+    case BNG_EOVERLAP: k->params[BNG_PARAM_DBIAS] = k->params[BNG_PARAM_DSCALE]; break;
+    case BNG_ECOREMASK: call->mask = 0; break;
+    case BNG_ENOMEM: call->refuse = 1; break;
+    default: ck_abort_msg("status %d: the suite has no way to cause it", status);
+    }
+}
+
+/* Whether a call of this kind can fail check `status` here. */
+static int check_reachable(const bng_dtype *t, int shared, int status)
+{
+    switch (status) {
+    case BNG_ERANGE:        /* INT_MAX rows of INT_MAX channels beyond the address space */
+        return ldexp((double)INT_MAX * (double)INT_MAX * (double)t->size, -BNG_ADDRESS_BITS) >= 1.0;
+    case BNG_ECOREMASK: return shared;
+    case BNG_ENOMEM: return shared && bng_test_hal_refuse(0, 0);
+    default: return 1;
+    }
+}
+
+/* BNG_STATUS_CHECK_ORDER, the header's list, against the code: for each pair of
+ * neighbours (the statuses this kind of call can give), a call that fails both checks
+ * gets the first, with nothing written; the pairs chain into the whole order. */
+static void status_order(const bng_dtype *t, int shared)
+{
+    const int stated[] = {BNG_STATUS_CHECK_ORDER};
+    const size_t count = sizeof stated / sizeof stated[0];
+    int order[sizeof stated / sizeof stated[0]];
+    long long params[BNG_CASE_PARAMS];
+    size_t n = 0, i;
+    bng_case k;
+
+    for (i = 0; i < count; i++)
+        if (check_reachable(t, shared, stated[i]))
+            order[n++] = stated[i];
+    bng_case_init(&k, t, 4, t->specialized[0], 1, BNG_DATA_RANDOM, 1);
+    memcpy(params, k.params, sizeof params);
+    for (i = 0; i + 1 < n; i++) {
+        explicit_call call = {k.x.p, k.dy.p, k.dx.p, FULL_MASK, 0};
+        char what[64];
+
+        break_check(&k, &call, order[i + 1]);
+        break_check(&k, &call, order[i]);   /* where both set one argument, the first's */
+        bng_test_hal_refuse(call.refuse, 0);
+        snprintf(what, sizeof what, "status %d and %d", order[i], order[i + 1]);
+        expect_explicit_error(&k, shared, call.x, call.dy, call.dx, call.mask, order[i], what);
+        bng_test_hal_refuse(0, 0);
+        memcpy(k.params, params, sizeof params);
+    }
+    bng_case_free(&k);
+}
+
+START_TEST(test_status_order_is_the_headers)
+{
+    status_order(T, 0);
+}
+END_TEST
+
+START_TEST(test_shared_status_order_is_the_headers)
+{
+    status_order(T, 1);
+}
+END_TEST
+
 /* ---- fused ReLU backward (BNG_FLAG_RELU, batch_norm_grad_ext.h) ---- */
 
 #if BNG_HAS_RELU
@@ -1952,6 +2035,8 @@ static Suite *suite(void)
         {"explicit_errors", test_explicit_errors_write_nothing, "private"},
         {"explicit_shared", test_explicit_shared_matches_block, "shared"},
         {"explicit_shared_errors", test_explicit_shared_errors_write_nothing, "shared"},
+        {"status_order", test_status_order_is_the_headers, "private"},
+        {"shared_status_order", test_shared_status_order_is_the_headers, "shared"},
 #if BNG_HAS_RELU
         {"relu", test_relu_is_separate_pass, "private"},
         {"relu_every_kernel", test_relu_every_kernel_is_separate_pass, "private"},
