@@ -12,13 +12,18 @@ define apt_install
 endef
 
 # A python3 that imports what it needs (the generator: jinja2 and yaml; its tests:
-# hypothesis too): the first python3 on PATH may not be Debian's.
+# hypothesis too): the first python3 on PATH may not be Debian's. Named by the
+# interpreter's own path, not a wrapper's (pyenv's shim costs a third of a second a run).
 find_python = for p in $(PYTHON) python3 /usr/bin/python3; do \
 	command -v $$p >/dev/null 2>&1 \
-	&& $$p -c 'import $(subst $(space),$(comma),$(or $(1),jinja2 yaml))' 2>/dev/null \
-	&& { command -v $$p; break; }; done
-PY      = $(shell $(find_python))
-PY_TEST = $(shell $(call find_python,jinja2 yaml hypothesis))
+	&& $$p -c 'import $(subst $(space),$(comma),$(or $(1),jinja2 yaml)); import sys; \
+	  print(sys.executable)' 2>/dev/null && break; done
+# $(1) a variable, $(2) modules: a python3 that imports them, looked for when first
+# needed and kept in the variable once found (until then looked for again: deps-python
+# installs one before a recipe needs it).
+python_with = $(or $($(1)),$(eval $(1) := $(shell $(call find_python,$(2))))$($(1)))
+PY      = $(call python_with,PY_FOUND,jinja2 yaml)
+PY_TEST = $(call python_with,PY_TEST_FOUND,jinja2 yaml hypothesis)
 
 CHECK_CFLAGS = $(shell pkg-config --cflags check)
 CHECK_LIBS   = $(shell pkg-config --libs check)
