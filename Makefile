@@ -135,7 +135,7 @@ ifneq ($(filter test test-c bit-sweep dma-mutants hal-conformance coverage-% run
 include $(TEST_GEN)/roots.mk
 endif
 $(TEST_GEN)/roots.mk: $(TEST_CONFIG) $(GENERATOR_SOURCES) | deps-python
-	$(PY) -m generator generate --config $(TEST_CONFIG) --out $(TEST_GEN) --quiet
+	@$(PY) -m generator generate --config $(TEST_CONFIG) --out $(TEST_GEN) --quiet
 	@echo 'include $$(wildcard $(TEST_GEN)/*/build.mk)' > $@
 
 include mk/build.mk

@@ -47,7 +47,8 @@ def _generate(args) -> int:
         return _check(args, fm, owned)
     changed = fm.commit(owned)
     for verb, rel in changed:
-        print(f"{verb} {args.out}/{rel}")
+        if not (args.quiet and verb in ("wrote", "removed")):
+            print(f"{verb} {args.out}/{rel}")
     for d in sorted({rel.split("/")[0] for verb, rel in changed if verb.startswith("kept")}
                     - set(names)):
         print(f"kept {args.out}/{d}/: target {d} is not in {args.config}, but the folder "
@@ -189,7 +190,9 @@ def _parse(argv: List[str]):
             s.add_argument("--channels", help="set the target's channels: list in the config "
                            'file (a minimal edit), then render, e.g. "48 96"')
             s.add_argument("--out", default="generated", help="default: generated")
-            s.add_argument("--quiet", action="store_true")
+            s.add_argument("--quiet", action="store_true",
+                           help="say only what needs a look (files kept, not the ones written or "
+                                "removed)")
             s.add_argument("--check", action="store_true",
                            help="write nothing; exit 1 if a file the generator owns in the "
                                 "output tree differs from what the configuration renders")

@@ -88,8 +88,8 @@ include $(WALK_GEN)/roots.mk
 endif
 $(WALK_GEN)/roots.mk: tests/walk/walk_targets.py $(GENERATOR_SOURCES) | deps-python
 	@mkdir -p $(@D)
-	$(PY) tests/walk/walk_targets.py > $(WALK_GEN)/targets.yaml
-	$(PY) -m generator generate --config $(WALK_GEN)/targets.yaml --out $(WALK_GEN) --quiet
+	@$(PY) tests/walk/walk_targets.py > $(WALK_GEN)/targets.yaml
+	@$(PY) -m generator generate --config $(WALK_GEN)/targets.yaml --out $(WALK_GEN) --quiet
 	@echo 'include $$(wildcard $(WALK_GEN)/*/build.mk)' > $@
 WALK_ROOTS := $(filter-out $(SUITE_ROOTS),$(BNG_ROOTS))
 $(foreach r,$(WALK_ROOTS),$(eval $(call flavour_rules,$(r),gnu)))
@@ -336,8 +336,7 @@ $(eval $(call run_rule,$(HTHREADS_RECIPE_RUNS),deps-c deps-python,,\
 # A drop taken in by its build glue (CMakeLists.txt, bng.mk): firmware builds with a
 # bare-metal toolchain (Cortex-M7 linked, RV64), the Make fragment, the host with CMake,
 # the hthreads HAL; on the first target with one channel count (the glue is the same
-# for every target and channel list, and the first has no half kernels, whose
-# bare-metal compiles take minutes).
+# for every target and channel list; make cross-check builds every kernel bare-metal).
 DROP_BUILD_RUNS := run/drop-builds/$(FIRST_TARGET)
 $(eval $(call run_rule,$(DROP_BUILD_RUNS),deps-drop deps-python,,\
   tests/scripts/drop_builds.sh $(BUILD) $$(PY) $(FIRST_TARGET)))
