@@ -33,8 +33,13 @@ class ChannelsEdit:
     def __str__(self) -> str:
         def words(channels):
             return " ".join(map(str, channels))
+        dropped = [c for c in self.old if c not in self.new]
         change = (f"{words(self.old)} (unchanged)" if self.old == self.new
                   else f"{words(self.old)} -> {words(self.new)}")
+        if dropped:     # a kernel the firmware may still call goes to the generic one
+            add = option("--channels") + ("" if option("--channels").endswith("=") else " ")
+            change += (f" (dropped {words(dropped)}: those counts now run the generic "
+                       f"kernel; {add}\"+48 96\" adds counts instead)")
         return f"{self.path}:{self.line}: {self.target} channels: {change}"
 
 
@@ -116,7 +121,12 @@ def set_channels(path: str, name: Optional[str], text: str) -> ChannelsEdit:
         known = ", ".join(t.name for t in config.targets)
         raise option_error("--channels", text, f"needs {option('--target')}: the target "
                            f"whose channels: list in {path} to set (known: {known})")
-    select(config, name)                             # an unknown target, named
-    edit = plan_edit(path, config, name, channels_from_text(text))
+    target = select(config, name).targets[0]        # an unknown target, named
+    if text.lstrip().startswith("+"):                # "+40 80": added to the list
+        added = channels_from_text(text.lstrip()[1:])
+        channels = tuple(sorted(set(target.channels) | set(added)))
+    else:
+        channels = channels_from_text(text)
+    edit = plan_edit(path, config, name, channels)
     write_edit(edit)
     return edit

@@ -704,6 +704,24 @@ class OutputTest(TempDir):
         self.assertIn("up to date", stdout)
         self.assertEqual(before, {p: os.stat(os.path.join(out, p)).st_mtime_ns for p in tree(out)})
 
+    def test_channels_with_a_plus_adds_to_the_list(self):
+        out, path = self.tmp + "/out", self.config_copy()
+        status, stdout, err = run("generate", "--config", path, "--out", out,
+                                  "--target", "mt7004", "--channels", "+48 64 96")
+        self.assertEqual(status, 0, err)
+        self.assertEqual(stdout.splitlines()[0],
+                         f"{path}:{line_of('mt7004', 'channels')}: mt7004 channels: "
+                         "32 64 128 256 -> 32 48 64 96 128 256")
+        self.assertEqual(load(path).target("mt7004").channels, (32, 48, 64, 96, 128, 256))
+        with open(path, "rb") as before:
+            status, _, err = run("generate", "--config", path, "--out", out,
+                                 "--target", "mt7004", "--channels", "+48 0")
+            self.assertEqual(status, 2)
+            self.assertIn("0 is out of range", err)
+            before.seek(0)
+            with open(path, "rb") as after:
+                self.assertEqual(before.read(), after.read())
+
     def test_channels_sets_the_targets_list_in_the_config(self):
         out, path = self.tmp + "/out", self.config_copy()
         run("generate", "--config", path, "--out", out)
@@ -712,7 +730,9 @@ class OutputTest(TempDir):
                                   "--target", "mt7004", "--channels", "96,48")
         self.assertEqual(status, 0, err)
         self.assertEqual(stdout.splitlines()[0],
-                         f"{path}:{line_of('mt7004', 'channels')}: mt7004 channels: 32 64 128 256 -> 48 96")
+                         f"{path}:{line_of('mt7004', 'channels')}: mt7004 channels: 32 64 128 256 -> 48 96"
+                         " (dropped 32 64 128 256: those counts now run the generic kernel; "
+                         '--channels "+48 96" adds counts instead)')
         with open(TARGETS_YAML) as f:
             original = f.read()
         with open(path) as f:       # that one list, and nothing else of the file

@@ -36,12 +36,19 @@ old=$(sed -n "${line}p" targets.yaml | sed 's/.*\[\(.*\)\].*/\1/; s/,//g')
 
 out=$(mk generate TARGET="$target" CHANNELS="48 96 192 384") || fail "generate CHANNELS= failed: $out"
 said=${out%%$'\n'*}
-[ "$said" = "targets.yaml:$line: $target channels: $old -> 48 96 192 384" ] \
+dropped=$(for c in $old; do case " 48 96 192 384 " in *" $c "*) ;; *) printf '%s ' "$c" ;; esac; done)
+dropped=${dropped% }
+[ "$said" = "targets.yaml:$line: $target channels: $old -> 48 96 192 384${dropped:+ (dropped $dropped: those counts now run the generic kernel; CHANNELS=\"+48 96\" adds counts instead)}" ] \
   || fail "generate CHANNELS= did not say what it set: $said"
 mk regen-check >/dev/null || fail "regen-check fails after generate CHANNELS="
 out=$(mk generate) || fail "plain generate failed: $out"
 [ "$out" = "generated: up to date" ] || fail "plain generate changed the tree: $out"
 [ "$(kernels "generated/$target/bng_f32_ukernels.c")" = "48 96 192 384" ] || fail "generated/ lost the list"
+
+out=$(mk generate TARGET="$target" CHANNELS="+256") || fail "generate CHANNELS=+ failed: $out"
+[ "${out%%$'\n'*}" = "targets.yaml:$line: $target channels: 48 96 192 384 -> 48 96 192 256 384" ] \
+  || fail "generate CHANNELS=\"+256\" did not add 256: $out"
+out=$(mk generate TARGET="$target" CHANNELS="48 96 192 384") || fail "generate CHANNELS= failed: $out"
 
 mk vendor TARGET="$target" DEST="$W/drop" >/dev/null || fail "vendor failed"
 [ "$(kernels "$W/drop/bng_f32_ukernels.c")" = "48 96 192 384" ] \
