@@ -118,8 +118,8 @@ done
 
 # Step 4's drops, rendered now so that their compiles join the queue. A file the drop
 # holds byte for byte as step 1 builds it (the generated sources, the driver) is checked
-# with -fsyntax-only in the drop (its -O2 build by this compiler is step 1's: the
-# half kernels take minutes lane by lane); the rest (the HAL, the calibration program)
+# with -fsyntax-only in the drop (its -O2 build by this compiler is step 1's); the
+# rest (the HAL, the calibration program)
 # is built at -O2. The runtime's header is the vendor's; the host mock's copy stands in.
 drop=$build/vendor-check
 rm -rf "$drop"
