@@ -281,9 +281,11 @@ def _spaces(doc: _Doc, node, key: str, private_bytes: int) -> Tuple[str, int, in
     return kind, scalar, vector, p_workspace
 
 
-def _gsm(doc: _Doc, node, key: str, address_bits: int) -> Tuple[int, int]:
-    """The optional memory.gsm: {address: A, bytes: B}, the part of the cluster's global
-    shared memory _s may keep rows in between its passes; (0, 0) without it (off)."""
+def _region(doc: _Doc, node, key: str, address_bits: int, least: int = 0) -> Tuple[int, int]:
+    """An optional {address: A, bytes: B} of memory (memory.gsm: the part of the
+    cluster's global shared memory _s may keep rows in between its passes;
+    memory.shared: the shared memory the fixed addresses must lie in); (0, 0) without
+    it."""
     if node is None:
         return 0, 0
     f = doc.mapping(node, key, ("address", "bytes"), ("address", "bytes"))
@@ -292,7 +294,7 @@ def _gsm(doc: _Doc, node, key: str, address_bits: int) -> Tuple[int, int]:
     address = doc.integer(anode, f"{key}.address", 1, top - 1)
     if address % 64:
         doc.fail(anode, f"{key}.address", f"{address:#x} is not 64-byte aligned")
-    size = doc.integer(bnode, f"{key}.bytes", 0, top - address)
+    size = doc.integer(bnode, f"{key}.bytes", least, top - address)
     if size % 64:
         doc.fail(bnode, f"{key}.bytes", f"{size} is not a multiple of 64; allowed: e.g. "
                  f"{size // 64 * 64}")
@@ -302,7 +304,7 @@ def _gsm(doc: _Doc, node, key: str, address_bits: int) -> Tuple[int, int]:
 def _memory(doc: _Doc, node, key: str) -> MemoryConfig:
     names = ("private_bytes", "address_bits", "shared_params_address",
              "shared_scratch_address", "shared_qualifier")
-    f = doc.mapping(node, key, names + ("spaces", "gsm"), names)
+    f = doc.mapping(node, key, names + ("spaces", "gsm", "shared"), names)
     address_bits = doc.integer(f["address_bits"][1], f"{key}.address_bits", 16, 64)
 
     def address(name: str, align: int, lowest: int) -> int:
@@ -323,13 +325,16 @@ def _memory(doc: _Doc, node, key: str) -> MemoryConfig:
                                 MIN_PRIVATE_BYTES, min(MAX_PRIVATE_BYTES, 2**address_bits - 1))
     spaces, scalar_bytes, vector_bytes, p_workspace_bytes = _spaces(
         doc, f["spaces"][1] if "spaces" in f else None, f"{key}.spaces", private_bytes)
-    gsm_address, gsm_bytes = _gsm(doc, f["gsm"][1] if "gsm" in f else None, f"{key}.gsm",
-                                  address_bits)
+    gsm_address, gsm_bytes = _region(doc, f["gsm"][1] if "gsm" in f else None, f"{key}.gsm",
+                                     address_bits)
+    shared_address, shared_bytes = _region(doc, f["shared"][1] if "shared" in f else None,
+                                           f"{key}.shared", address_bits, least=64)
     return MemoryConfig(
         private_bytes=private_bytes,
         spaces=spaces, scalar_bytes=scalar_bytes, vector_bytes=vector_bytes,
         p_workspace_bytes=p_workspace_bytes,
         gsm_address=gsm_address, gsm_bytes=gsm_bytes,
+        shared_address=shared_address, shared_bytes=shared_bytes,
         address_bits=address_bits,
         shared_params_address=address("shared_params_address", 8, 1),
         shared_scratch_address=address("shared_scratch_address", 64, 1),
@@ -468,7 +473,7 @@ def _target(doc: _Doc, name: str, knode, node) -> Target:
     locations.update({k: doc.location(v) for k, (_, v) in f.items()})
     for k, v in f["memory"][1].value:
         locations[f"memory.{k.value}"] = doc.location(v)
-        if k.value in ("spaces", "gsm"):
+        if k.value in ("spaces", "gsm", "shared"):
             locations.update({f"memory.{k.value}.{sk.value}": doc.location(sv)
                               for sk, sv in v.value})
     return Target(locations=locations, **fields)

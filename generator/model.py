@@ -62,6 +62,11 @@ class MemoryConfig:
     # its passes (targets.yaml memory.gsm): gsm_bytes from gsm_address; 0 bytes: none.
     gsm_address: int = 0
     gsm_bytes: int = 0
+    # The shared memory the parameter block, the scratch and the GSM rows must lie in
+    # (targets.yaml memory.shared: the cluster's GSM, or the window the firmware gives
+    # them); 0 bytes: not stated, only the address space bounds them.
+    shared_address: int = 0
+    shared_bytes: int = 0
 
     @property
     def split(self) -> bool:

@@ -16,7 +16,8 @@ from .plan import (ALIGN, ELEMENT_BYTES, NCHW_BLOCK_VECTORS, RELU_TILE_BUFFERS, 
 
 def _check_shared_ranges(target: Target, scratch_bytes: int, params_slots: int) -> None:
     """The parameter block (12 slots, 16 with extensions), the scratch and the GSM rows
-    (memory.gsm, when it has bytes) lie inside the address space and apart."""
+    (memory.gsm, when it has bytes) lie inside the address space, inside the shared
+    memory memory.shared states (when it does), and apart."""
     memory, top = target.memory, 2 ** target.memory.address_bits
     params_bytes = params_slots * 8     # long long params[slots] at shared_params_address
     ranges = [("shared_params_address", memory.shared_params_address, params_bytes,
@@ -33,6 +34,9 @@ def _check_shared_ranges(target: Target, scratch_bytes: int, params_slots: int) 
                               f"{start:#x}: {what} would run past the {memory.address_bits}-bit "
                               f"address space (its last byte at {start + size - 1:#x}); "
                               f"allowed: up to {top - size:#x}")
+    if memory.shared_bytes:
+        for key, start, size, what in ranges:
+            _check_inside_shared(target, key, start, size, what)
     for i, (_, a, a_size, a_what) in enumerate(ranges):
         for key, b, b_size, b_what in ranges[i + 1:]:
             if a < b + b_size and b < a + a_size:
@@ -41,6 +45,29 @@ def _check_shared_ranges(target: Target, scratch_bytes: int, params_slots: int) 
                                   f"{b:#x}: {b_what} [{b:#x}, {b + b_size:#x}) overlaps "
                                   f"{a_what} [{a:#x}, {a + a_size:#x}); one would overwrite "
                                   f"the other on the target")
+
+
+def _check_inside_shared(target: Target, key: str, start: int, size: int, what: str) -> None:
+    """One range inside memory.shared. The scratch grows with the widest channel count:
+    past the end, the error names the widest count whose scratch ends inside."""
+    memory = target.memory
+    low, end = memory.shared_address, memory.shared_address + memory.shared_bytes
+    if low <= start and start + size <= end:
+        return
+    region = f"memory.shared [{low:#x}, {end:#x}) ({target.where('memory.shared')})"
+    place = f"{what} [{start:#x}, {start + size:#x}) is not inside {region}"
+    if key == "shared_scratch_address" and low <= start < end:
+        widest = widest_channels(target)
+        if target.channels_overridden:      # the command line's list: blame it
+            raise option_error("--channels", " ".join(map(str, target.channels)),
+                               f"{place}: list no count above {widest}, the widest this "
+                               f"target takes",
+                               item=some_of([c for c in target.channels if c > widest], "counts"))
+        raise ConfigError(str(target.where("channels")), f"targets.{target.name}.channels",
+                          f"{place}: specialize no count above {widest}, the widest this "
+                          f"target takes, or give memory.shared more room")
+    raise ConfigError(str(target.where(f"memory.{key}")), f"targets.{target.name}.memory.{key}",
+                      f"{start:#x}: {place}; allowed: {low:#x} to {end - size:#x}")
 
 
 def _check_gsm_fits_the_part(target: Target) -> None:
@@ -83,19 +110,31 @@ def check_split_native_halves(target: Target) -> None:
                           "code, which cannot reach the halves in vector memory")
 
 
-def _widest_that_fits(target: Target, private_bytes: int) -> Optional[int]:
-    """The widest channel count whose kernels private_bytes holds (None: not even the
-    generic kernel's chunks)."""
+def _widest_that_fits(target: Target, fits_plan) -> Optional[int]:
+    """The widest channel count whose plan ``fits_plan`` takes (None: not even the generic
+    kernel's chunks); what a plan needs grows with its widest count."""
     def fits(c: int) -> bool:
-        return plan_target(dataclasses.replace(target, channels=(c,))).min_private_bytes \
-            <= private_bytes
+        return fits_plan(plan_target(dataclasses.replace(target, channels=(c,))))
     if not fits(1):
         return None
-    lo, hi = 1, MAX_SPECIALIZED_CHANNELS       # fits(lo); the need grows with the count
+    lo, hi = 1, MAX_SPECIALIZED_CHANNELS       # fits(lo)
     while lo < hi:
         mid = (lo + hi + 1) // 2
         lo, hi = (mid, hi) if fits(mid) else (lo, mid - 1)
     return lo
+
+
+def widest_channels(target: Target) -> Optional[int]:
+    """The widest count the target accepts (its private memory, and the scratch inside
+    memory.shared): what the README states and the channel walk reaches."""
+    return _widest_that_fits(target, lambda tp: _plan_fits(target, tp))
+
+
+def _plan_fits(target: Target, tp) -> bool:
+    memory = target.memory
+    inside = (not memory.shared_bytes or memory.shared_scratch_address + tp.scratch_bytes
+              <= memory.shared_address + memory.shared_bytes)
+    return inside and tp.min_private_bytes <= memory.private_bytes
 
 
 def _check_private_bytes(target: Target, tp) -> None:
@@ -105,7 +144,7 @@ def _check_private_bytes(target: Target, tp) -> None:
     if have >= need:
         return
     where = target.where("memory.private_bytes")
-    widest = _widest_that_fits(target, have)
+    widest = _widest_that_fits(target, lambda tp: tp.min_private_bytes <= have)
     holds = (f"{have} bytes cannot hold the _s workspace and one tile for "
              f"{tp.max_chunk}-channel chunks")
     if widest is None:
@@ -172,8 +211,6 @@ def validate_target(target: Target) -> Target:
                 raise ConfigError(str(target.where("dtypes")), f"targets.{target.name}.dtypes.{d.name}.lanes",
                                   f"{d.config.lanes} lanes: on a split target the {d.name} workspace "
                                   f"needs room for {SUMS_COUNT_LIMBS} vectors of {tp.vector_lanes} floats")
-    _check_shared_ranges(target, tp.scratch_bytes, tp.shared_params_slots)
-    _check_gsm_fits_the_part(target)
     if target.memory.private_bytes % ALIGN:
         # The HAL hands out private memory as one block aligned to ALIGN bytes, the
         # size a multiple of it (C11's aligned_alloc requires as much on a host).
@@ -182,6 +219,8 @@ def validate_target(target: Target) -> Target:
                           f"{target.memory.private_bytes} is not a multiple of {ALIGN}; "
                           f"allowed: e.g. {target.memory.private_bytes // ALIGN * ALIGN}")
     _check_private_bytes(target, tp)
+    _check_shared_ranges(target, tp.scratch_bytes, tp.shared_params_slots)
+    _check_gsm_fits_the_part(target)
     return target
 
 

@@ -17,7 +17,7 @@ from generator.errors import ConfigError             # noqa: E402
 from generator.files import FileManager, is_temporary  # noqa: E402
 from generator.loader import load                    # noqa: E402
 from generator.plan import plan_target, segments     # noqa: E402
-from generator.validate import check_split_native_halves  # noqa: E402
+from generator.validate import check_split_native_halves, widest_channels  # noqa: E402
 
 TARGETS_YAML = os.path.join(ROOT, "targets.yaml")
 
@@ -703,6 +703,36 @@ class OutputTest(TempDir):
         self.assertEqual(status, 0)
         self.assertIn("up to date", stdout)
         self.assertEqual(before, {p: os.stat(os.path.join(out, p)).st_mtime_ns for p in tree(out)})
+
+    def test_the_scratch_must_end_inside_memory_shared(self):
+        """A list whose _s scratch would run past the shared memory the target states is
+        refused before anything is written, naming the widest count that fits; that
+        count is accepted, and it is the one the README states."""
+        target = load(TARGETS_YAML).target("mt7004")
+        widest = widest_channels(target)
+        status, _, err = run("--via-make", "plan", "--target", "mt7004", "--channels",
+                             f"48 {widest + 1}")
+        self.assertEqual(status, 2)
+        self.assertIn("is not inside memory.shared", err)
+        self.assertIn(f"list no count above {widest}", err)
+        status, _, err = run("plan", "--target", "mt7004", "--channels", f"48 {widest}")
+        self.assertEqual(status, 0, err)
+        with open(os.path.join(ROOT, "README.md")) as f:
+            self.assertIn(f"take up to {widest:,} channels", f.read())
+
+    def test_fixed_addresses_outside_memory_shared_are_refused(self):
+        path = self.config_copy()
+        with open(path) as f:
+            text = f.read()
+        with open(path, "w") as f:
+            f.write(text.replace("shared_params_address: 0xAFF00000",
+                                 "shared_params_address: 0xB0000000", 1))
+        status, _, err = run("plan", "--config", path)
+        self.assertEqual(status, 2)
+        self.assertRegex(err, r"targets\.yaml:\d+: targets\.ft78ne\.memory\.shared_params_address: "
+                              r"0xb0000000: the 128-byte parameter block \[0xb0000000, "
+                              r"0xb0000080\) is not inside memory\.shared \[0xafa00000, "
+                              r"0xb0000000\) .*; allowed: 0xafa00000 to 0xafffff80\n\Z")
 
     def test_channels_with_a_plus_adds_to_the_list(self):
         out, path = self.tmp + "/out", self.config_copy()
