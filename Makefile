@@ -117,6 +117,11 @@ include $(sort $(wildcard $(foreach t,$(CONFIGURED_TARGETS),generated/$(t)/build
 endif
 GENERATED_ROOTS := $(BNG_ROOTS)
 ALL_TARGETS     := $(notdir $(GENERATED_ROOTS))
+# A goal that builds for TARGET checks the name now, before make runs its prerequisites
+# (a deps-* install among them) and its recipe.
+ifneq ($(and $(TARGET),$(filter model report lib,$(MAKECMDGOALS))),)
+$(known_target)
+endif
 # Targets the examples, the bench smoke test and the fuzzer use: the first target, and
 # the first with half precision (its suite covers both entry point families).
 FIRST_TARGET    := $(firstword $(ALL_TARGETS))
