@@ -41,6 +41,9 @@ GLUE = {"CMakeLists.txt": "drop_CMakeLists.txt.j2", "bng.mk": "drop_bng.mk.j2"}
 C_STANDARD = "-std=c99"
 RESULT_OPTIONS = ("-ffp-contract=off",)
 RESULT_FLAGS = (C_STANDARD,) + RESULT_OPTIONS
+# What lets a firmware's link keep only what its calls reach (GCC and clang, with
+# -Wl,--gc-sections): each function and object in a section of its own.
+SECTION_OPTIONS = ("-ffunction-sections", "-fdata-sections")
 # What a source pin hashes when the generator is not a git checkout.
 SOURCE_FOLDERS = ("generator", "templates")
 
@@ -101,7 +104,8 @@ def drop_files(root: str, tp: TargetPlan, hal: Optional[str] = None) -> Dict[str
     headers = sorted(n for n in files if n.endswith(".h"))
     for name, template in GLUE.items():
         files[name] = render_file(env, template, tp, sources=sources, headers=headers, hal=hal,
-                                  result_flags=RESULT_FLAGS, result_options=RESULT_OPTIONS)
+                                  result_flags=RESULT_FLAGS, result_options=RESULT_OPTIONS,
+                                  section_options=SECTION_OPTIONS)
     files[LICENSE] = _read(root, LICENSE)
     return files
 
