@@ -34,8 +34,8 @@ REPORT_GEN   := $(BUILD)/report-gen
 # its own tree, builds its objects for the host and for bare-metal RISC-V (make rebuilds
 # only what changed), and sizes every kernel from them.
 ## per kernel of TARGET=t: shape, unroll, tile plan, code size in bytes (this machine's
-## build and a RISC-V upper bound), memory [CHANNELS=...: a what-if] (about a minute,
-## seconds once built)
+## build and a scalar RISC-V core's), memory [CHANNELS=...: a what-if] (about 30 s the
+## first time, seconds once built)
 report: deps-python deps-report
 	@$(GENERATOR) report $(GEN_ARGS) --tree $(REPORT_GEN)
 	@$(MAKE) --no-print-directory report-run REPORT_ROOT=$(REPORT_GEN)/$$TARGET

@@ -404,7 +404,7 @@ fork-test: $(FORK_RUNS)
 drop-on-host: $(DROP_RUNS)
 hthreads-on-host: $(HTHREADS_RECIPE_RUNS)
 ## take a drop into CMake (bare-metal Cortex-M7 and RV64 toolchain files, the host) and
-## Make-fragment builds, as a firmware team does (about a minute)
+## Make-fragment builds, as a firmware team does (about 20 seconds)
 drop-builds: $(DROP_BUILD_RUNS)
 ## new channel sizes as a user sets them: generate CHANNELS=, regen-check, vendor,
 ## verify-drop, a refused list, in a scratch copy of the project (about 30 s)
