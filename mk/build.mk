@@ -95,8 +95,11 @@ library_objects = \
 INSTRUMENTED_KERNEL_ROOTS = $(filter %/tiny,$(SUITE_ROOTS))
 kernel_sources = $(filter %_ukernels.c,$(BNG_SOURCES_$(1)))
 driver_and_entry_sources = $(filter-out %_ukernels.c,$(BNG_SOURCES_$(1)))
-# $(1) generated folder -> itself when its library links the uninstrumented kernels
-shares_kernels = $(if $(SANITIZE)$(COVERAGE),$(filter-out $(INSTRUMENTED_KERNEL_ROOTS),$(1)))
+# $(1) generated folder -> itself when its library links the uninstrumented kernels: not
+# with CFLAGS of the command line or the environment, which the plain build's objects
+# were not compiled with (make tracks files, not flags).
+shares_kernels = $(if $(and $(SANITIZE)$(COVERAGE),$(filter file,$(origin CFLAGS))),\
+  $(filter-out $(INSTRUMENTED_KERNEL_ROOTS),$(1)))
 # $(1) generated folder, $(2) flavour -> the folder of its library's kernel objects
 kernel_dir = $(if $(call shares_kernels,$(1)),$(patsubst $(BUILD)/%,$(PLAIN_BUILD)/%,\
   $(call sources_dir,$(1),$(2))),$(call sources_dir,$(1),$(2)))

@@ -1,7 +1,8 @@
 """Print the walk targets' targets.yaml: test-only targets whose channel lists walk
 every boundary the kernel plan has, computed from the plan itself.
 
-make renders them into $(BUILD)/gen-walk/ and runs tests/walk/test_walk.c on each:
+make renders them into build/gen-walk/ (build/valgrind/gen-walk/ under VALGRIND=1)
+and runs tests/walk/test_walk.c on each:
 every count through fp and hp, _p and _s, against the float64 reference and its
 bound, with guard bytes around every output.
 
