@@ -117,9 +117,10 @@ include $(sort $(wildcard $(foreach t,$(CONFIGURED_TARGETS),generated/$(t)/build
 endif
 GENERATED_ROOTS := $(BNG_ROOTS)
 ALL_TARGETS     := $(notdir $(GENERATED_ROOTS))
-# A goal that builds for TARGET checks the name now, before make runs its prerequisites
-# (a deps-* install among them) and its recipe.
-ifneq ($(and $(TARGET),$(filter model report lib,$(MAKECMDGOALS))),)
+# A goal that builds generated/TARGET checks the name now, before make runs its
+# prerequisites (a deps-* install among them) and its recipe. (make report renders a
+# tree of its own: the generator checks its TARGET, before deps-report installs.)
+ifneq ($(and $(TARGET),$(filter model lib,$(MAKECMDGOALS))),)
 $(known_target)
 endif
 # Targets the examples, the bench smoke test and the fuzzer use: the first target, and

@@ -12,7 +12,7 @@ import signal
 import sys
 from typing import List, Optional
 
-from .edit import set_channels
+from .edit import set_channels, undo_edit
 from .errors import ConfigError, option_error, spell_options_for_make
 from .files import Terminated, differences, holding, owned_folders
 from .loader import load
@@ -111,13 +111,20 @@ def cmd_vendor(args) -> int:
     # writes).
     _one_target(args)
     check_drop_options(ROOT, args.dest, args.hal)
+    # the tree beside the configuration: generated/ for make's targets.yaml
+    out = os.path.join(os.path.dirname(args.config), "generated")
     with holding(args.config):
-        print(set_channels(args.config, args.target, args.channels))
-        # the tree beside the configuration: generated/ for make's targets.yaml
-        out = os.path.join(os.path.dirname(args.config), "generated")
-        _generate(argparse.Namespace(config=args.config, target=args.target, out=out,
-                                     check=False, quiet=False))
-        return _vendor(args)
+        edit = set_channels(args.config, args.target, args.channels)
+        print(edit)
+        try:
+            _generate(argparse.Namespace(config=args.config, target=args.target, out=out,
+                                         check=False, quiet=False))
+            return _vendor(args)
+        except ConfigError:     # the drop refused as it was written: the list back too
+            undo_edit(edit)
+            _generate(argparse.Namespace(config=args.config, target=args.target, out=out,
+                                         check=False, quiet=True))
+            raise
 
 
 def _vendor(args) -> int:

@@ -39,7 +39,7 @@ class ChannelsEdit:
         if dropped:     # a kernel the firmware may still call goes to the generic one
             add = option("--channels") + ("" if option("--channels").endswith("=") else " ")
             change += (f" (dropped {words(dropped)}: those counts now run the generic "
-                       f"kernel; {add}\"+48 96\" adds counts instead)")
+                       f"kernel; {add}\"+{words(self.new)}\" adds counts instead)")
         return f"{self.path}:{self.line}: {self.target} channels: {change}"
 
 
@@ -113,6 +113,13 @@ def write_edit(edit: ChannelsEdit) -> None:
     fm.commit([])
 
 
+def undo_edit(edit: ChannelsEdit) -> None:
+    """Put the list back as it was before ``edit`` (the rest of the file is the edit's)."""
+    write_edit(dataclasses.replace(edit, old=edit.new, new=edit.old,
+                                   text=plan_edit(edit.path, validate(load(edit.path)),
+                                                  edit.target, edit.old).text))
+
+
 def set_channels(path: str, name: Optional[str], text: str) -> ChannelsEdit:
     """generate --target name --channels text: the edit, made (or refused: the file
     stays byte for byte); the caller holds the file's folder (files.holding)."""
@@ -123,7 +130,7 @@ def set_channels(path: str, name: Optional[str], text: str) -> ChannelsEdit:
                            f"whose channels: list in {path} to set (known: {known})")
     target = select(config, name).targets[0]        # an unknown target, named
     if text.lstrip().startswith("+"):                # "+40 80": added to the list
-        added = channels_from_text(text.lstrip()[1:])
+        added = channels_from_text(text.lstrip()[1:], shown=text)
         channels = tuple(sorted(set(target.channels) | set(added)))
     else:
         channels = channels_from_text(text)

@@ -15,8 +15,9 @@ cross-check: deps-cross deps-c deps-python
 	  $(foreach r,$(GENERATED_ROOTS),$(call target_sources,$(r)))
 
 # With CHANNELS, vendor sets the target's list in targets.yaml and renders
-# generated/<t> first, as make generate does: the drop, the tree and CI then agree. One
-# generator run: a drop it would refuse (DEST, HAL, TARGET, CHANNELS) edits nothing.
+# generated/<t> beside it first: the drop, the tree and CI then agree. One generator
+# run: a drop it refuses (DEST, HAL, TARGET, CHANNELS, or a folder it cannot write)
+# leaves the list and the tree as they were.
 ## render TARGET=t's drop for a firmware tree into DEST=dir, with build glue and a
 ## MANIFEST [HAL=hthreads]; CHANNELS="48 96" first sets the list as make generate does
 vendor: deps-python
@@ -36,9 +37,9 @@ REPORT_GEN   := $(BUILD)/report-gen
 ## per kernel of TARGET=t: shape, unroll, tile plan, code size in bytes (this machine's
 ## build and a scalar RISC-V core's), memory [CHANNELS=...: a what-if] (about 30 s the
 ## first time, seconds once built)
-report: deps-python deps-report
+report: deps-python
 	@$(GENERATOR) report $(GEN_ARGS) --tree $(REPORT_GEN)
-	@$(MAKE) --no-print-directory report-run REPORT_ROOT=$(REPORT_GEN)/$$TARGET
+	@$(MAKE) --no-print-directory deps-report report-run REPORT_ROOT=$(REPORT_GEN)/$$TARGET
 
 # ---- make report's second stage: the rendered tree's objects ----------------------
 

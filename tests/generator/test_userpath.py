@@ -95,6 +95,18 @@ class MakeWordsTest(TempDir):
             self.assertFalse(os.path.exists(self.tmp + "/generated"), argv)
             self.assertFalse(os.path.exists(self.tmp + "/d"), argv)
 
+    def test_a_drop_refused_as_it_is_written_puts_the_list_back(self):
+        """A DEST the early checks pass but the drop cannot be written into (a file in
+        its path): the list goes back and the tree beside the configuration with it."""
+        with open(self.tmp + "/afile", "w"):
+            pass
+        status, _, err = run("vendor", "--config", self.config, "--target", "mt7004",
+                             "--channels", "48 96", "--dest", self.tmp + "/afile/sub")
+        self.assertEqual(status, 2, err)
+        self.assertTrue(self.config_unchanged())
+        with open(self.tmp + "/generated/mt7004/bng_kernels.h") as f:
+            self.assertNotIn("c96", f.read())
+
     def test_vendor_with_channels_sets_renders_and_vendors(self):
         status, out, err = run("vendor", "--config", self.config, "--target", "mt7004",
                                "--channels", "48 96", "--dest", self.tmp + "/d")
@@ -116,7 +128,7 @@ class MakeWordsTest(TempDir):
                               "--channels", "2000", "--out", self.tmp + "/out")
         self.assertEqual(err, f"error: CHANNELS=2000: memory.private_bytes (768000 bytes, "
                          f"{self.config}:{PRIVATE_BYTES_LINE}) holds the _s workspace and one tile for at most "
-                         "1109 channels: list no count above 1109, or set "
+                         "1109 channels: list no count above 1020, or set "
                          "memory.private_bytes to at least 1384000\n")
         self.assertTrue(self.config_unchanged())
 
@@ -128,7 +140,7 @@ class MakeWordsTest(TempDir):
                                  "mt7004", "--channels", channels, "--out", self.tmp + "/out")
             self.assertEqual(status, 2)
             self.assertLess(len(err), 400, err[:400])
-            self.assertTrue(err.startswith(start + "1110 1111 1112 1113 ... (2987 counts): "), err)
+            self.assertTrue(err.startswith(start + "1021 1022 1023 1024 ... (3076 counts): "), err)
             self.assertIn("set memory.private_bytes to at least 2834432", err)
         for argv in (("--channels", "9" * 5000), ("--channels", "48 " * 3000 + "x"),
                      ("--channels", "48 " * 3000)):

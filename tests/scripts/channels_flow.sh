@@ -38,7 +38,7 @@ out=$(mk generate TARGET="$target" CHANNELS="48 96 192 384") || fail "generate C
 said=${out%%$'\n'*}
 dropped=$(for c in $old; do case " 48 96 192 384 " in *" $c "*) ;; *) printf '%s ' "$c" ;; esac; done)
 dropped=${dropped% }
-[ "$said" = "targets.yaml:$line: $target channels: $old -> 48 96 192 384${dropped:+ (dropped $dropped: those counts now run the generic kernel; CHANNELS=\"+48 96\" adds counts instead)}" ] \
+[ "$said" = "targets.yaml:$line: $target channels: $old -> 48 96 192 384${dropped:+ (dropped $dropped: those counts now run the generic kernel; CHANNELS=\"+48 96 192 384\" adds counts instead)}" ] \
   || fail "generate CHANNELS= did not say what it set: $said"
 mk regen-check >/dev/null || fail "regen-check fails after generate CHANNELS="
 out=$(mk generate) || fail "plain generate failed: $out"
