@@ -360,19 +360,21 @@ def channel_list(values: Sequence[int], fail) -> Tuple[int, ...]:
 DECIMAL = re.compile(r"[0-9]{1,9}\Z")
 
 
-def channels_from_text(text: str) -> Tuple[int, ...]:
+def channels_from_text(text: str, shown: Optional[str] = None) -> Tuple[int, ...]:
     """A channel list from the command line ("48 96" or "48,96"), validated; errors
-    name the option and the first offending value."""
+    name the option (with ``shown``, the value as the user gave it) and the first
+    offending value."""
     words = text.replace(",", " ").split()
+    shown = text if shown is None else shown
     for w in words:
         if not DECIMAL.match(w):
-            raise option_error("--channels", text, "not a positive integer (decimal digits "
+            raise option_error("--channels", shown, "not a positive integer (decimal digits "
                                f"0-9, at most 9 of them); allowed: 1 to "
                                f"{MAX_SPECIALIZED_CHANNELS}", item=w)
     values = [int(w) for w in words]
 
     def fail(i, message):
-        raise option_error("--channels", text, message, item=None if i is None else words[i])
+        raise option_error("--channels", shown, message, item=None if i is None else words[i])
     return channel_list(values, fail)
 
 

@@ -56,8 +56,8 @@ def _check_inside_shared(target: Target, key: str, start: int, size: int, what: 
         return
     region = f"memory.shared [{low:#x}, {end:#x}) ({target.where('memory.shared')})"
     place = f"{what} [{start:#x}, {start + size:#x}) is not inside {region}"
-    if key == "shared_scratch_address" and low <= start < end:
-        widest = widest_channels(target)
+    widest = widest_channels(target) if key == "shared_scratch_address" else None
+    if widest is not None and low <= start < end:
         if target.channels_overridden:      # the command line's list: blame it
             raise option_error("--channels", " ".join(map(str, target.channels)),
                                f"{place}: list no count above {widest}, the widest this "
@@ -66,8 +66,10 @@ def _check_inside_shared(target: Target, key: str, start: int, size: int, what: 
         raise ConfigError(str(target.where("channels")), f"targets.{target.name}.channels",
                           f"{place}: specialize no count above {widest}, the widest this "
                           f"target takes, or give memory.shared more room")
+    allowed = (f"allowed: {low:#x} to {end - size:#x}" if size <= memory.shared_bytes else
+               f"it is larger than memory.shared ({memory.shared_bytes} bytes)")
     raise ConfigError(str(target.where(f"memory.{key}")), f"targets.{target.name}.memory.{key}",
-                      f"{start:#x}: {place}; allowed: {low:#x} to {end - size:#x}")
+                      f"{start:#x}: {place}; {allowed}")
 
 
 def _check_gsm_fits_the_part(target: Target) -> None:
@@ -150,17 +152,20 @@ def _check_private_bytes(target: Target, tp) -> None:
     if widest is None:
         raise ConfigError(str(where), f"targets.{target.name}.memory.private_bytes",
                           f"{holds}, even without specialized counts; at least {need} needed")
-    too_wide = [c for c in target.channels if c > widest]
+    # the widest count to advise: one the scratch's bound (memory.shared) takes too
+    takes = widest_channels(target)
+    advise = widest if takes is None or takes >= widest else takes
+    too_wide = [c for c in target.channels if c > advise]
     if target.channels_overridden:      # the command line's list: blame it, name the key
         raise option_error(
             "--channels", " ".join(map(str, target.channels)),
             f"memory.private_bytes ({have} bytes, {where}) holds the _s workspace and one "
-            f"tile for at most {widest} channels: list no count above {widest}, or set "
+            f"tile for at most {widest} channels: list no count above {advise}, or set "
             f"memory.private_bytes to at least {need}",
             item=some_of(too_wide, "counts"))
     raise ConfigError(str(where), f"targets.{target.name}.memory.private_bytes",
                       f"{holds}; at least {need} needed: set it to {need} or more, or "
-                      f"specialize no count above {widest} (now {some_of(too_wide)})")
+                      f"specialize no count above {advise} (now {some_of(too_wide)})")
 
 
 def _check_nchw(target: Target) -> None:

@@ -1518,6 +1518,22 @@ static void break_check(bng_case *k, explicit_call *call, int status)
     }
 }
 
+/* What break_check changes for `status`, a bit each: x, dy, batch, channel, dbias,
+ * mask, the HAL. Two checks whose breaks share one cannot both fail in one call. */
+static unsigned check_inputs(int status)
+{
+    switch (status) {
+    case BNG_ENULL: return 1u;
+    case BNG_EALIGN: return 2u;
+    case BNG_EBATCH: return 4u;
+    case BNG_ECHANNEL: return 8u;
+    case BNG_ERANGE: return 4u | 8u;
+    case BNG_EOVERLAP: return 16u;
+    case BNG_ECOREMASK: return 32u;
+    default: return 64u;    /* BNG_ENOMEM */
+    }
+}
+
 /* Whether a call of this kind can fail check `status` here. */
 static int check_reachable(const bng_dtype *t, int shared, int status)
 {
@@ -1530,16 +1546,18 @@ static int check_reachable(const bng_dtype *t, int shared, int status)
     }
 }
 
-/* BNG_STATUS_CHECK_ORDER, the header's list, against the code: for each pair of
- * neighbours (the statuses this kind of call can give), a call that fails both checks
- * gets the first, with nothing written; the pairs chain into the whole order. */
+/* BNG_STATUS_CHECK_ORDER, the header's list, against the code: for every pair of the
+ * statuses this kind of call can give whose breaks touch different inputs, a call that
+ * fails both checks gets the one listed first, with nothing written. (ERANGE needs a
+ * batch and a channel of at least 1: its place beside EBATCH and ECHANNEL is not one a
+ * call can see.) */
 static void status_order(const bng_dtype *t, int shared)
 {
     const int stated[] = {BNG_STATUS_CHECK_ORDER};
     const size_t count = sizeof stated / sizeof stated[0];
     int order[sizeof stated / sizeof stated[0]];
     long long params[BNG_CASE_PARAMS];
-    size_t n = 0, i;
+    size_t n = 0, i, j;
     bng_case k;
 
     for (i = 0; i < count; i++)
@@ -1547,18 +1565,21 @@ static void status_order(const bng_dtype *t, int shared)
             order[n++] = stated[i];
     bng_case_init(&k, t, 4, t->specialized[0], 1, BNG_DATA_RANDOM, 1);
     memcpy(params, k.params, sizeof params);
-    for (i = 0; i + 1 < n; i++) {
-        explicit_call call = {k.x.p, k.dy.p, k.dx.p, FULL_MASK, 0};
-        char what[64];
+    for (i = 0; i < n; i++)
+        for (j = i + 1; j < n; j++) {
+            explicit_call call = {k.x.p, k.dy.p, k.dx.p, FULL_MASK, 0};
+            char what[64];
 
-        break_check(&k, &call, order[i + 1]);
-        break_check(&k, &call, order[i]);   /* where both set one argument, the first's */
-        bng_test_hal_refuse(call.refuse, 0);
-        snprintf(what, sizeof what, "status %d and %d", order[i], order[i + 1]);
-        expect_explicit_error(&k, shared, call.x, call.dy, call.dx, call.mask, order[i], what);
-        bng_test_hal_refuse(0, 0);
-        memcpy(k.params, params, sizeof params);
-    }
+            if (check_inputs(order[i]) & check_inputs(order[j]))
+                continue;
+            break_check(&k, &call, order[i]);
+            break_check(&k, &call, order[j]);
+            bng_test_hal_refuse(call.refuse, 0);
+            snprintf(what, sizeof what, "status %d and %d", order[i], order[j]);
+            expect_explicit_error(&k, shared, call.x, call.dy, call.dx, call.mask, order[i], what);
+            bng_test_hal_refuse(0, 0);
+            memcpy(k.params, params, sizeof params);
+        }
     bng_case_free(&k);
 }
 

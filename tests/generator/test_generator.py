@@ -201,7 +201,7 @@ class ValidationTest(TempDir):
             option = 'CHANNELS="48 2000 4096"' if style else "--channels"
             self.assertEqual(err, f"error: {option}: 2000 4096: memory.private_bytes (768000 "
                              f"bytes, {path}:{line_of('mt7004', 'private_bytes')}) holds the _s workspace and one tile for at "
-                             "most 1109 channels: list no count above 1109, or set "
+                             "most 1109 channels: list no count above 1020, or set "
                              "memory.private_bytes to at least 2834432\n")
         with open(path, "rb") as f, open(TARGETS_YAML, "rb") as g:
             self.assertEqual(f.read(), g.read())
@@ -710,12 +710,13 @@ class OutputTest(TempDir):
         count is accepted, and it is the one the README states."""
         target = load(TARGETS_YAML).target("mt7004")
         widest = widest_channels(target)
-        status, _, err = run("--via-make", "plan", "--target", "mt7004", "--channels",
-                             f"48 {widest + 1}")
+        status, _, err = run("--via-make", "plan", "--config", TARGETS_YAML, "--target", "mt7004",
+                             "--channels", f"48 {widest + 1}")
         self.assertEqual(status, 2)
         self.assertIn("is not inside memory.shared", err)
         self.assertIn(f"list no count above {widest}", err)
-        status, _, err = run("plan", "--target", "mt7004", "--channels", f"48 {widest}")
+        status, _, err = run("plan", "--config", TARGETS_YAML, "--target", "mt7004",
+                             "--channels", f"48 {widest}")
         self.assertEqual(status, 0, err)
         with open(os.path.join(ROOT, "README.md")) as f:
             self.assertIn(f"take up to {widest:,} channels", f.read())
