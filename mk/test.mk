@@ -43,7 +43,7 @@ $(foreach r,$(SUITE_ROOTS),\
 
 # The half conversions, exhaustively, through each backend's vector loads and stores.
 HALF_SUITES := $(BUILD)/test_half $(BUILD)/test_half_portable $(BUILD)/test_half_gcc8
-HALF_DEPS   := tests/c/test_half.c tests/c/bng_ftz.h include/bng_half.h include/bng_vec.h
+HALF_DEPS   := tests/c/test_half.c tests/c/bng_ftz.h include/bng_half.h $(wildcard include/bng_vec*.h)
 $(BUILD)/test_half: $(HALF_DEPS) | deps-c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(BNG_CFLAGS) -DBNG_VEC_BACKEND=BNG_VEC_GNU $(CHECK_CFLAGS) $< \

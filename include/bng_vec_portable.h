@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright 2026 the batchnormgrad authors */
+/* bng_vec.h's portable backend: plain C99 structs of lanes and loops over them, for any
+ * compiler; also the native backend's widths other than the target's own (the tails).
+ * Each macro below is instantiated by bng_vec.h for every width. */
+#ifndef BNG_VEC_PORTABLE_H
+#define BNG_VEC_PORTABLE_H
+
+#ifndef BNG_VEC_H
+#error "bng_vec_portable.h is part of bng_vec.h: include that"
+#endif
+
+#define BNG_F32_VECTOR(N)                                                            \
+    typedef struct { float lane[N]; } bng_f32x##N;                                   \
+    static inline bng_f32x##N bng_f32x##N##_zero(void)                               \
+    {                                                                                \
+        bng_f32x##N v;                                                               \
+        int i;                                                                       \
+        for (i = 0; i < N; i++)                                                      \
+            v.lane[i] = 0.0f;                                                        \
+        return v;                                                                    \
+    }                                                                                \
+    static inline bng_f32x##N bng_f32x##N##_ld_f32(const float *p)                 \
+    {                                                                                \
+        bng_f32x##N v;                                                               \
+        int i;                                                                       \
+        for (i = 0; i < N; i++)                                                      \
+            v.lane[i] = p[i];                                                        \
+        return v;                                                                    \
+    }                                                                                \
+    static inline void bng_f32x##N##_st_f32(float *p, bng_f32x##N v)              \
+    {                                                                                \
+        int i;                                                                       \
+        for (i = 0; i < N; i++)                                                      \
+            p[i] = v.lane[i];                                                        \
+    }                                                                                \
+    static inline bng_f32x##N bng_f32x##N##_add(bng_f32x##N a, bng_f32x##N b)        \
+    {                                                                                \
+        int i;                                                                       \
+        for (i = 0; i < N; i++)                                                      \
+            a.lane[i] += b.lane[i];                                                  \
+        return a;                                                                    \
+    }                                                                                \
+    static inline bng_f32x##N bng_f32x##N##_sub(bng_f32x##N a, bng_f32x##N b)        \
+    {                                                                                \
+        int i;                                                                       \
+        for (i = 0; i < N; i++)                                                      \
+            a.lane[i] -= b.lane[i];                                                  \
+        return a;                                                                    \
+    }                                                                                \
+    static inline bng_f32x##N bng_f32x##N##_mul(bng_f32x##N a, bng_f32x##N b)        \
+    {                                                                                \
+        int i;                                                                       \
+        for (i = 0; i < N; i++)                                                      \
+            a.lane[i] *= b.lane[i];                                                  \
+        return a;                                                                    \
+    }                                                                                \
+    static inline bng_f32x##N bng_f32x##N##_div(bng_f32x##N a, bng_f32x##N b)        \
+    {                                                                                \
+        int i;                                                                       \
+        for (i = 0; i < N; i++)                                                      \
+            a.lane[i] /= b.lane[i];                                                  \
+        return a;                                                                    \
+    }                                                                                \
+    static inline bng_f32x##N bng_f32x##N##_broadcast(float s)                       \
+    {                                                                                \
+        bng_f32x##N v;                                                               \
+        int i;                                                                       \
+        for (i = 0; i < N; i++)                                                      \
+            v.lane[i] = s;                                                           \
+        return v;                                                                    \
+    }
+
+/* Half memory lane by lane, branch-free: the GNU backend's arithmetic on one lane
+ * (see there), so that a compiler can vectorize the loop; the same bits as
+ * bng_half.h's conversions. Masks come from sign bits (0 - (x >> 31)), which every
+ * vector unit has; selects written as ?: lose the vectorization where GCC will not
+ * evaluate the floating-point operand of both arms (AVX2). The one ?: left is an
+ * unsigned minimum. C99 union punning; memcpy of one half moves its bits whatever
+ * type half is. memcpy is declared here, not by <string.h>: a freestanding build has
+ * no hosted headers, and its library provides memcpy as every compiler needs it. */
+void *memcpy(void *dst, const void *src, size_t bytes);
+typedef union { float f; uint32_t u; } bng_lane_bits;
+
+static inline float bng_half_lane_to_float(uint32_t w)
+{
+    const uint32_t magnitude = (w & 0x7fffu) << 13;           /* exponent, mantissa in place */
+    const uint32_t zero_exponent = 0u - ((magnitude - 0x00800000u) >> 31);
+    const uint32_t max_exponent = 0u - ((0x0f7fffffu - magnitude) >> 31);
+    bng_lane_bits v, sub;
+
+    v.u = magnitude + 0x38000000u;                            /* rebias 15 -> 127 */
+    sub.u = magnitude + 0x38800000u;                          /* 2^-14 (1 + m/1024) */
+    sub.f -= 0x1p-14f;                                        /* m 2^-24, normal, exact */
+    v.u = (zero_exponent & sub.u) | (~zero_exponent & v.u);
+    v.u |= max_exponent                                       /* Inf; NaN made quiet */
+        & (0x7f800000u | ((magnitude + 0x003fffffu) & 0x00400000u));
+    v.u |= (w & 0x8000u) << 16;
+    return v.f;
+}
+
+static inline uint32_t bng_float_lane_to_half(float value)
+{
+    bng_lane_bits x, sub;
+    uint32_t a, h, below, nan;
+
+    x.f = value;
+    a = x.u & 0x7fffffffu;
+    sub.u = a;
+    sub.f += 0.5f;                                            /* the FPU rounds a subnormal */
+    below = 0u - ((a - 0x38800000u) >> 31);                   /* a < 2^-14 */
+    nan = 0u - ((0x7f800000u - a) >> 31);                     /* a > Inf */
+    h = (a - 0x38000000u + 0xfffu + ((a >> 13) & 1u)) >> 13;  /* rebias, round to even */
+    h = h < 0x7c00u ? h : 0x7c00u;                            /* >= 65520, Inf: Inf */
+    h = (below & (sub.u - 0x3f000000u)) | (~below & h);
+    h = (nan & (0x7e00u | ((a >> 13) & 0x3ffu))) | (~nan & h);
+    return h | ((x.u >> 16) & 0x8000u);
+}
+
+#define BNG_F16_MEMORY(N)                                                            \
+    static inline bng_f32x##N bng_f32x##N##_ld_f16(const half *p)                  \
+    {                                                                                \
+        bng_f32x##N v;                                                               \
+        int i;                                                                       \
+        for (i = 0; i < N; i++) {        /* memcpy: half may be _Float16 */          \
+            uint16_t lane;                                                           \
+            memcpy(&lane, p + i, 2);                                                 \
+            v.lane[i] = bng_half_lane_to_float(lane);                                \
+        }                                                                            \
+        return v;                                                                    \
+    }                                                                                \
+    static inline void bng_f32x##N##_st_f16(half *p, bng_f32x##N v)               \
+    {                                                                                \
+        int i;                                                                       \
+        for (i = 0; i < N; i++) {                                                    \
+            const uint16_t lane = (uint16_t)bng_float_lane_to_half(v.lane[i]);       \
+            memcpy(p + i, &lane, 2);                                                 \
+        }                                                                            \
+    }
+#define BNG_F16_MEMORY_WIDE(N) BNG_F16_MEMORY(N)
+#define BNG_F16_HW_LANES 0
+/* dy masked by y lane by lane (BNG_RELU_KEEPS) into an array, which the width's own
+ * load then reads (a native width's too: the vendor spellings need no bit operation).
+ * The array is on the stack, which a vector load reaches on a unified target only: the
+ * generator refuses relu on a split one. */
+#define BNG_RELU_VECTOR(N)                                                           \
+    static inline bng_f32x##N bng_f32x##N##_ld_relu_f32(const float *dy, const float *y) \
+    {                                                                                \
+        float masked[N];                                                             \
+        int i;                                                                       \
+        for (i = 0; i < N; i++) {                                                    \
+            uint32_t d, m;                                                           \
+            memcpy(&d, dy + i, 4);                                                   \
+            memcpy(&m, y + i, 4);                                                    \
+            d &= 0u - BNG_RELU_KEEPS(m, 0x80000000u, 0x7f800000u);                   \
+            memcpy(masked + i, &d, 4);                                               \
+        }                                                                            \
+        return bng_f32x##N##_ld_f32(masked);                                         \
+    }                                                                                \
+    static inline bng_f32x##N bng_f32x##N##_ld_relu_f16(const half *dy, const half *y) \
+    {                                                                                \
+        half masked[N];                                                              \
+        int i;                                                                       \
+        for (i = 0; i < N; i++) {                                                    \
+            uint16_t d, m;                                                           \
+            memcpy(&d, dy + i, 2);                                                   \
+            memcpy(&m, y + i, 2);                                                    \
+            d = (uint16_t)(d & (0u - BNG_RELU_KEEPS((unsigned)m, 0x8000u, 0x7c00u))); \
+            memcpy(masked + i, &d, 2);                                               \
+        }                                                                            \
+        return bng_f32x##N##_ld_f16(masked);                                         \
+    }                                                                                \
+    typedef struct { uint32_t lane[N]; } bng_keeps##N##_f32;                        \
+    typedef struct { uint16_t lane[N]; } bng_keeps##N##_f16;                        \
+    static inline bng_keeps##N##_f32 bng_keeps##N##_zero_f32(void)                   \
+    {                                                                                \
+        bng_keeps##N##_f32 k;                                                        \
+        int i;                                                                       \
+        for (i = 0; i < N; i++)                                                      \
+            k.lane[i] = 0;                                                           \
+        return k;                                                                    \
+    }                                                                                \
+    static inline bng_keeps##N##_f16 bng_keeps##N##_zero_f16(void)                   \
+    {                                                                                \
+        bng_keeps##N##_f16 k;                                                        \
+        int i;                                                                       \
+        for (i = 0; i < N; i++)                                                      \
+            k.lane[i] = 0;                                                           \
+        return k;                                                                    \
+    }                                                                                \
+    static inline void bng_keeps##N##_st_f32(float *p, bng_keeps##N##_f32 k)        \
+    {                                                                                \
+        memcpy(p, k.lane, sizeof k.lane);                                            \
+    }                                                                                \
+    static inline void bng_keeps##N##_st_f16(half *p, bng_keeps##N##_f16 k)         \
+    {                                                                                \
+        memcpy(p, k.lane, sizeof k.lane);                                            \
+    }                                                                                \
+    static inline bng_f32x##N bng_f32x##N##_ld_relu_mark_f32(const float *dy, const float *y, \
+                                                           bng_keeps##N##_f32 *keeps, \
+                                                           unsigned bit)             \
+    {                                                                                \
+        float masked[N];                                                             \
+        int i;                                                                       \
+        for (i = 0; i < N; i++) {                                                    \
+            uint32_t d, m, keep;                                                     \
+            memcpy(&d, dy + i, 4);                                                   \
+            memcpy(&m, y + i, 4);                                                    \
+            keep = BNG_RELU_KEEPS(m, 0x80000000u, 0x7f800000u);                      \
+            d &= 0u - keep;                                                          \
+            keeps->lane[i] |= keep << bit;                                           \
+            memcpy(masked + i, &d, 4);                                               \
+        }                                                                            \
+        return bng_f32x##N##_ld_f32(masked);                                         \
+    }                                                                                \
+    static inline bng_f32x##N bng_f32x##N##_ld_relu_mark_f16(const half *dy, const half *y, \
+                                                           bng_keeps##N##_f16 *keeps, \
+                                                           unsigned bit)             \
+    {                                                                                \
+        half masked[N];                                                              \
+        int i;                                                                       \
+        for (i = 0; i < N; i++) {                                                    \
+            uint16_t d, m;                                                           \
+            unsigned keep;                                                           \
+            memcpy(&d, dy + i, 2);                                                   \
+            memcpy(&m, y + i, 2);                                                    \
+            keep = BNG_RELU_KEEPS((unsigned)m, 0x8000u, 0x7c00u);                    \
+            d = (uint16_t)(d & (0u - keep));                                         \
+            keeps->lane[i] = (uint16_t)(keeps->lane[i] | (keep << bit));             \
+            memcpy(masked + i, &d, 2);                                               \
+        }                                                                            \
+        return bng_f32x##N##_ld_f16(masked);                                         \
+    }                                                                                \
+    static inline bng_f32x##N bng_f32x##N##_ld_relu_keeps_f32(const float *dy,      \
+                                                            const float *keeps, unsigned bit) \
+    {                                                                                \
+        float masked[N];                                                             \
+        int i;                                                                       \
+        for (i = 0; i < N; i++) {                                                    \
+            uint32_t d, k;                                                           \
+            memcpy(&d, dy + i, 4);                                                   \
+            memcpy(&k, keeps + i, 4);                                                \
+            d &= 0u - ((k >> bit) & 1u);                                             \
+            memcpy(masked + i, &d, 4);                                               \
+        }                                                                            \
+        return bng_f32x##N##_ld_f32(masked);                                         \
+    }                                                                                \
+    static inline bng_f32x##N bng_f32x##N##_ld_relu_keeps_f16(const half *dy,       \
+                                                            const half *keeps, unsigned bit) \
+    {                                                                                \
+        half masked[N];                                                              \
+        int i;                                                                       \
+        for (i = 0; i < N; i++) {                                                    \
+            uint16_t d, k;                                                           \
+            memcpy(&d, dy + i, 2);                                                   \
+            memcpy(&k, keeps + i, 2);                                                \
+            d = (uint16_t)(d & (0u - (((unsigned)k >> bit) & 1u)));                  \
+            memcpy(masked + i, &d, 2);                                               \
+        }                                                                            \
+        return bng_f32x##N##_ld_f16(masked);                                         \
+    }
+
+/* No width is two halves here (that is the GNU backend's). */
+#define BNG_IS_HALVES(N) 0
+
+#endif /* BNG_VEC_PORTABLE_H */
