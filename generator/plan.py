@@ -241,6 +241,14 @@ class Kernel:
                      for op in OPS + RELU_OPS + KEEPS_OPS)
 
     @property
+    def base_table_fields(self) -> Tuple[str, ...]:
+        """The entry the vendor's and the explicit-argument calls look up: OPS' symbols,
+        NULL for the extensions' ops, so that a firmware image that links only those
+        calls carries none of the extensions' ukernels (TargetPlan.base_tables_apart)."""
+        return tuple(self.ukernel(op) if op in OPS else "NULL"
+                     for op in OPS + RELU_OPS + KEEPS_OPS)
+
+    @property
     def table_entry(self) -> str:
         return f"bng_{self.dtype}_kernel__{self.suffix}"
 
@@ -570,6 +578,13 @@ class TargetPlan:
     def has(self, extension: str) -> bool:
         assert extension in EXTENSIONS, extension
         return extension in self.target.extensions
+
+    @property
+    def base_tables_apart(self) -> bool:
+        """Whether the vendor's calls and the explicit-argument calls get kernel tables
+        of their own (bng_<dtype>_base_config): where relu or nchw gives the extended
+        calls' tables ukernels those calls never run. Else both share one config."""
+        return self.has("relu") or self.has("nchw")
 
     @property
     def nchw_block_vectors(self) -> int:

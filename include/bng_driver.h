@@ -83,7 +83,8 @@ typedef void bng_dx_infer_relu_ukernel(size_t rows, size_t channels, size_t stri
 typedef bng_dx_train_ukernel bng_dx_train_keeps_ukernel;
 typedef bng_dx_infer_ukernel bng_dx_infer_keeps_ukernel;
 
-/* One kernel table entry (the relu ukernels NULL on a target without relu). */
+/* One kernel table entry (the relu ukernels NULL on a target without relu, and in the
+ * tables of the vendor's and the explicit-argument calls: bng_<dtype>_base_config). */
 typedef struct {
     const char *name;
     size_t channels;                 /* the one channel count it serves; 0: generic */
@@ -148,7 +149,8 @@ typedef struct {
     size_t max_chunk;                /* widest chunk: a specialized count or the generic chunk */
     size_t generic_chunk;            /* channels per pass of the generic kernel */
     const bng_kernel *(*kernel_for_channels)(size_t channel);   /* else the generic one */
-    /* NCHW: the kernel of an extent, else the generic one (NULL without BNG_HAS_NCHW) */
+    /* NCHW: the kernel of an extent, else the generic one (NULL without BNG_HAS_NCHW,
+     * and in the vendor's calls' config) */
     const bng_nchw_kernel *(*nchw_kernel_for_spatial)(size_t spatial);
 } bng_dtype_config;
 

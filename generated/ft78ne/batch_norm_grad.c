@@ -99,16 +99,59 @@ const bng_dtype_config bng_f32_config = {
     bng_f32_nchw_kernel_for_spatial
 };
 
+/* The vendor's calls and the explicit-argument calls (batchnormgrad.c) run the NHWC
+ * ukernels without the extensions': their own table, the same entries without the
+ * relu ukernels and without NCHW, so that a firmware image that links only these calls
+ * (compiled with -ffunction-sections -fdata-sections, linked with --gc-sections, as
+ * the drop's glue does) carries none of the extensions' kernels. */
+static const bng_kernel bng_f32_base_kernel__ft78ne_c32_v16 = {
+    "bng_f32_kernel__ft78ne_c32_v16", 32,
+    bng_f32_reduce_ukernel__ft78ne_c32_v16, bng_f32_dx_train_ukernel__ft78ne_c32_v16, bng_f32_dx_infer_ukernel__ft78ne_c32_v16, NULL, NULL, NULL, NULL, NULL
+};
+static const bng_kernel bng_f32_base_kernel__ft78ne_c64_v16 = {
+    "bng_f32_kernel__ft78ne_c64_v16", 64,
+    bng_f32_reduce_ukernel__ft78ne_c64_v16, bng_f32_dx_train_ukernel__ft78ne_c64_v16, bng_f32_dx_infer_ukernel__ft78ne_c64_v16, NULL, NULL, NULL, NULL, NULL
+};
+static const bng_kernel bng_f32_base_kernel__ft78ne_c128_v16 = {
+    "bng_f32_kernel__ft78ne_c128_v16", 128,
+    bng_f32_reduce_ukernel__ft78ne_c128_v16, bng_f32_dx_train_ukernel__ft78ne_c128_v16, bng_f32_dx_infer_ukernel__ft78ne_c128_v16, NULL, NULL, NULL, NULL, NULL
+};
+static const bng_kernel bng_f32_base_kernel__ft78ne_c256_v16 = {
+    "bng_f32_kernel__ft78ne_c256_v16", 256,
+    bng_f32_reduce_ukernel__ft78ne_c256_v16, bng_f32_dx_train_ukernel__ft78ne_c256_v16, bng_f32_dx_infer_ukernel__ft78ne_c256_v16, NULL, NULL, NULL, NULL, NULL
+};
+static const bng_kernel bng_f32_base_generic_kernel = {
+    "bng_f32_kernel__ft78ne_generic_v16", 0,
+    bng_f32_reduce_ukernel__ft78ne_generic_v16, bng_f32_dx_train_ukernel__ft78ne_generic_v16, bng_f32_dx_infer_ukernel__ft78ne_generic_v16, NULL, NULL, NULL, NULL, NULL
+};
+
+static const bng_kernel *bng_f32_base_kernel_for_channels(size_t channel)
+{
+    switch (channel) {
+    case 32: return &bng_f32_base_kernel__ft78ne_c32_v16;
+    case 64: return &bng_f32_base_kernel__ft78ne_c64_v16;
+    case 128: return &bng_f32_base_kernel__ft78ne_c128_v16;
+    case 256: return &bng_f32_base_kernel__ft78ne_c256_v16;
+    default: return &bng_f32_base_generic_kernel;
+    }
+}
+
+const bng_dtype_config bng_f32_base_config = {
+    sizeof(float), sizeof(float), 256, 128,
+    bng_f32_base_kernel_for_channels,
+    NULL
+};
+
 /* The generator checked private_bytes against a 13312-byte workspace: the
  * driver's layout of the same arrays must agree. */
 BNG_ASSERT_WORKSPACE_BYTES(f32, BNG_WORK_ARRAY_CHUNK(256), sizeof(float), 13312);
 
 void fp_batch_norm_grad_p(float *x, float *dy, float *dx, long long *params)
 {
-    bng_entry_private(&bng_f32_config, x, dy, dx, params);
+    bng_entry_private(&bng_f32_base_config, x, dy, dx, params);
 }
 
 void fp_batch_norm_grad_s(float *x, float *dy, float *dx, int core_mask)
 {
-    bng_entry_shared(&bng_f32_config, x, dy, dx, core_mask);
+    bng_entry_shared(&bng_f32_base_config, x, dy, dx, core_mask);
 }

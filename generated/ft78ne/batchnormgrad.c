@@ -26,12 +26,12 @@ void fp_batchnormgrad_s(float *x, float *dy, float *mean, float *invar, float *s
 {
     const bng_stats stats = {mean, invar, scale, dbias, dscale};
 
-    bng_entry_shared_args(&bng_f32_config, x, dy, dx, &stats, batch, channel, is_train, core_mask);
+    bng_entry_shared_args(&bng_f32_base_config, x, dy, dx, &stats, batch, channel, is_train, core_mask);
 }
 
 void fp_batchnormgrad_p(float *x, float *dy, float *mean, float *invar, float *scale, int batch, int channel, int is_train, float *dx, float *dbias, float *dscale)
 {
     const bng_stats stats = {mean, invar, scale, dbias, dscale};
 
-    bng_entry_private_args(&bng_f32_config, x, dy, dx, &stats, batch, channel, is_train);
+    bng_entry_private_args(&bng_f32_base_config, x, dy, dx, &stats, batch, channel, is_train);
 }

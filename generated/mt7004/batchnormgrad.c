@@ -26,26 +26,26 @@ void fp_batchnormgrad_s(float *x, float *dy, float *mean, float *invar, float *s
 {
     const bng_stats stats = {mean, invar, scale, dbias, dscale};
 
-    bng_entry_shared_args(&bng_f32_config, x, dy, dx, &stats, batch, channel, is_train, core_mask);
+    bng_entry_shared_args(&bng_f32_base_config, x, dy, dx, &stats, batch, channel, is_train, core_mask);
 }
 
 void fp_batchnormgrad_p(float *x, float *dy, float *mean, float *invar, float *scale, int batch, int channel, int is_train, float *dx, float *dbias, float *dscale)
 {
     const bng_stats stats = {mean, invar, scale, dbias, dscale};
 
-    bng_entry_private_args(&bng_f32_config, x, dy, dx, &stats, batch, channel, is_train);
+    bng_entry_private_args(&bng_f32_base_config, x, dy, dx, &stats, batch, channel, is_train);
 }
 
 void hp_batchnormgrad_s(half *x, half *dy, bng_hp_stats_t *mean, bng_hp_stats_t *invar, bng_hp_stats_t *scale, int batch, int channel, int is_train, half *dx, bng_hp_stats_t *dbias, bng_hp_stats_t *dscale, int core_mask)
 {
     const bng_stats stats = {mean, invar, scale, dbias, dscale};
 
-    bng_entry_shared_args(&bng_f16_config, x, dy, dx, &stats, batch, channel, is_train, core_mask);
+    bng_entry_shared_args(&bng_f16_base_config, x, dy, dx, &stats, batch, channel, is_train, core_mask);
 }
 
 void hp_batchnormgrad_p(half *x, half *dy, bng_hp_stats_t *mean, bng_hp_stats_t *invar, bng_hp_stats_t *scale, int batch, int channel, int is_train, half *dx, bng_hp_stats_t *dbias, bng_hp_stats_t *dscale)
 {
     const bng_stats stats = {mean, invar, scale, dbias, dscale};
 
-    bng_entry_private_args(&bng_f16_config, x, dy, dx, &stats, batch, channel, is_train);
+    bng_entry_private_args(&bng_f16_base_config, x, dy, dx, &stats, batch, channel, is_train);
 }

@@ -192,7 +192,10 @@ bng_nchw_dx_train_relu_ukernel bng_nchw_f32_generic_dx_train_relu;
 bng_nchw_dx_infer_relu_ukernel bng_nchw_f32_generic_dx_infer_relu;
 bng_nchw_dx_end_ukernel bng_nchw_f32_dx_end;
 
+/* The extended calls' config (every ukernel of every entry, NCHW); the vendor's calls
+ * and the explicit-argument calls take bng_f32_base_config, tables without the extensions' ukernels. */
 extern const bng_dtype_config bng_f32_config;
+extern const bng_dtype_config bng_f32_base_config;
 extern const bng_kernel bng_f32_generic_kernel;
 
 /* ---- f16: 32 lanes ---- */
@@ -283,7 +286,10 @@ bng_nchw_dx_train_relu_ukernel bng_nchw_f16_generic_dx_train_relu;
 bng_nchw_dx_infer_relu_ukernel bng_nchw_f16_generic_dx_infer_relu;
 bng_nchw_dx_end_ukernel bng_nchw_f16_dx_end;
 
+/* The extended calls' config (every ukernel of every entry, NCHW); the vendor's calls
+ * and the explicit-argument calls take bng_f16_base_config, tables without the extensions' ukernels. */
 extern const bng_dtype_config bng_f16_config;
+extern const bng_dtype_config bng_f16_base_config;
 extern const bng_kernel bng_f16_generic_kernel;
 
 #endif /* BNG_KERNELS_H */

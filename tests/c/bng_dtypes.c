@@ -99,7 +99,7 @@ static const size_t f32_specialized[] = { BNG_F32_SPECIALIZED(AS_ELEMENT) };
 
 const bng_dtype bng_dtype_f32 = {
     "f32", sizeof(float), sizeof(float),
-    f32_get, f32_set, f32_get, f32_set, f32_entry_p, f32_entry_s, f32_run_kernel, f32_registered, &bng_f32_generic_kernel,
+    f32_get, f32_set, f32_get, f32_set, f32_entry_p, f32_entry_s, f32_run_kernel, f32_registered, &bng_f32_base_config, &bng_f32_generic_kernel,
     f32_specialized, sizeof f32_specialized / sizeof f32_specialized[0], BNG_F32_LANES,
     BNG_F32_GENERIC_CHUNK,
     1.0 / 8388608.0, 1.1754943508222875e-38, 0,
@@ -184,7 +184,7 @@ static const size_t f16_specialized[] = { BNG_F16_SPECIALIZED(AS_ELEMENT) };
 const bng_dtype bng_dtype_f16 = {
     HP_STATS_ARE_HALF ? "f16 (stats f16)" : "f16 (stats f32)",
     sizeof(half), sizeof(bng_hp_stats_t),
-    f16_get, f16_set, hp_stats_get, hp_stats_set, f16_entry_p, f16_entry_s, f16_run_kernel, f16_registered, &bng_f16_generic_kernel,
+    f16_get, f16_set, hp_stats_get, hp_stats_set, f16_entry_p, f16_entry_s, f16_run_kernel, f16_registered, &bng_f16_base_config, &bng_f16_generic_kernel,
     f16_specialized, sizeof f16_specialized / sizeof f16_specialized[0], BNG_F16_LANES,
     BNG_F16_GENERIC_CHUNK,
     1.0 / 1024.0, 1.0 / 16384.0, HP_STATS_ARE_HALF ? BNG_REF_HALF_DX | BNG_REF_HALF_STATS : BNG_REF_HALF_DX,

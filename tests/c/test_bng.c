@@ -87,6 +87,29 @@ START_TEST(test_dispatch_serves_each_count_its_kernel)
 }
 END_TEST
 
+/* The vendor's calls and the explicit-argument calls look kernels up in tables of
+ * their own (bng_<dtype>_base_config): for every count the entry the extended calls'
+ * table gives, with the same three ukernels and none of the relu extension's, and no
+ * NCHW lookup, so that a firmware image linking only those calls carries no relu or
+ * NCHW kernel (a base table pointing at a relu ukernel, or at another count's, fails). */
+START_TEST(test_vendor_calls_tables_hold_no_extension_kernels)
+{
+    size_t channel;
+    ck_assert_ptr_null(T->base_config->nchw_kernel_for_spatial);
+    for (channel = 1; channel <= 4097; channel++) {
+        const bng_kernel *full = T->registered(channel);
+        const bng_kernel *base = T->base_config->kernel_for_channels(channel);
+        ck_assert_str_eq(base->name, full->name);
+        ck_assert_uint_eq(base->channels, full->channels);
+        ck_assert(base->reduce == full->reduce && base->dx_train == full->dx_train
+                  && base->dx_infer == full->dx_infer);
+        ck_assert(base->reduce_relu == NULL && base->dx_train_relu == NULL
+                  && base->dx_infer_relu == NULL && base->dx_train_keeps == NULL
+                  && base->dx_infer_keeps == NULL);
+    }
+}
+END_TEST
+
 START_TEST(test_specialized_within_bound)
 {
     const size_t batches[] = {1, 2, 7, 33, 300};
@@ -2017,6 +2040,7 @@ static Suite *suite(void)
      * cases, an arithmetic flavour's "private" ones, and every case on gnu). */
     struct { const char *name; const TTest *test; const char *tags; } tests[] = {
         {"dispatch", test_dispatch_serves_each_count_its_kernel, "private"},
+        {"vendor_tables", test_vendor_calls_tables_hold_no_extension_kernels, "private"},
         {"specialized", test_specialized_within_bound, "private"},
         {"specialized_large_batch", test_specialized_large_batch, "private"},
         {"generic", test_generic_within_bound, "private"},
