@@ -19,7 +19,8 @@ from .loader import load
 from .model import Config
 from .plan import plan_target
 from .render import render_config
-from .report import columns_from_specs, notes_from_specs, report
+from .report import (columns_from_specs, image_texts_from_specs, notes_from_specs,
+                     object_texts_from_specs, report)
 from .validate import select, validate
 from .vendor import check_drop_options, verify_drop, write_drop
 
@@ -161,7 +162,8 @@ def cmd_report(args) -> int:
         return 0
     base = plan_target(_one_target(args).targets[0])
     print(report(plan_target(config.targets[0]), columns_from_specs(args.objects),
-                 notes_from_specs(args.note), base))
+                 notes_from_specs(args.note), base, object_texts_from_specs(args.objects),
+                 image_texts_from_specs(args.image, args.objects)))
     return 0
 
 
@@ -221,6 +223,8 @@ def _parse(argv: List[str]):
                            help="LABEL,NM,OBJECT[,OBJECT...]: code sizes from one compiler")
             s.add_argument("--note", action="append", default=[],
                            help="LABEL=TEXT: what a column's compiler and sizes are")
+            s.add_argument("--image", action="append", default=[],
+                           help="LABEL,ELF: a firmware image linked from a column's objects")
     args = p.parse_args(argv)
     for key, value in vars(args).items():
         for v in value if isinstance(value, list) else [value]:

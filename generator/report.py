@@ -9,6 +9,10 @@ from .plan import EXT_PARAMS_SLOTS, MAX_GROUPS, PARAMS_SLOTS, STACK_FLOAT_ARRAYS
 
 # Columns of code sizes: label -> {ukernel or other code symbol: size in bytes}.
 Columns = Dict[str, Dict[str, int]]
+# Per column: label -> {object file name: bytes of its .text sections}.
+ObjectTexts = Dict[str, Dict[str, int]]
+# Per column: label -> bytes of .text of the image (a firmware's main and the library).
+ImageTexts = Dict[str, int]
 
 
 def symbol_sizes(nm: str, objects: List[str]) -> Dict[str, int]:
@@ -41,6 +45,51 @@ def columns_from_specs(specs: List[str]) -> Columns:
         except (OSError, subprocess.CalledProcessError) as e:
             raise ConfigError("--objects", label, f"{nm} failed: {e}") from None
     return columns
+
+
+def text_bytes(size: str, path: str) -> int:
+    """Bytes of a file's .text sections (.text and, compiled a function per section,
+    .text.<function>), from ``size -A``."""
+    out = subprocess.run([size, "-A", "-d", path], check=True, capture_output=True,
+                         text=True).stdout
+    return sum(int(parts[1]) for parts in (line.split() for line in out.splitlines())
+               if len(parts) >= 2 and (parts[0] == ".text" or parts[0].startswith(".text."))
+               and parts[1].isdigit())
+
+
+def _size_tool(nm: str) -> str:
+    """The size tool beside a compiler's nm (riscv64-unknown-elf-nm -> ...-size)."""
+    return nm[:-len("nm")] + "size" if nm.endswith("nm") else "size"
+
+
+def object_texts_from_specs(specs: List[str]) -> ObjectTexts:
+    """The --objects specs (checked by columns_from_specs) -> each object's .text."""
+    texts = {}
+    for spec in specs:
+        label, nm, *objects = spec.split(",")
+        try:
+            texts[label] = {os.path.basename(o): text_bytes(_size_tool(nm), o) for o in objects if o}
+        except (OSError, subprocess.CalledProcessError) as e:
+            raise ConfigError("--objects", label, f"{_size_tool(nm)} failed: {e}") from None
+    return texts
+
+
+def image_texts_from_specs(specs: List[str], object_specs: List[str]) -> ImageTexts:
+    """--image LABEL,ELF (LABEL one of the --objects columns) -> the image's .text."""
+    tools = {spec.split(",")[0]: _size_tool(spec.split(",")[1]) for spec in object_specs}
+    images = {}
+    for spec in specs:
+        label, _, path = spec.partition(",")
+        if label not in tools or not path:
+            raise ConfigError("--image", spec, "expected LABEL,ELF with LABEL a column of "
+                              f"--objects ({', '.join(tools) or 'none given'})")
+        if not os.path.isfile(path):
+            raise ConfigError("--image", label, f"no image {path}: make report links it")
+        try:
+            images[label] = text_bytes(tools[label], path)
+        except (OSError, subprocess.CalledProcessError) as e:
+            raise ConfigError("--image", label, f"{tools[label]} failed: {e}") from None
+    return images
 
 
 def notes_from_specs(specs: List[str]) -> Dict[str, str]:
@@ -118,11 +167,30 @@ def _header(tp: TargetPlan, base: TargetPlan, notes: Dict[str, str]) -> List[str
     return rows
 
 
+def _object_rows(labels: List[str], objects: ObjectTexts, images: ImageTexts) -> List[str]:
+    """Each object's .text per column, their total, and the image's."""
+    heads = [f"{label} B" for label in labels]
+    width = max([10] + [len(h) for h in heads])
+    names = sorted({n for texts in objects.values() for n in texts})
+    cell = lambda value: f" {value:>{width}}" if value is not None else f" {'-':>{width}}"
+    rows = ["", ".text of each object (size -A), and of a firmware image calling "
+            "fp_batch_norm_grad_p and _s", f"{'object':<38}" + "".join(f" {h:>{width}}" for h in heads)]
+    rows += [f"{n:<38}" + "".join(cell(objects.get(l, {}).get(n)) for l in labels) for n in names]
+    rows.append(f"{'objects total':<38}"
+                + "".join(cell(sum(objects[l].values()) if l in objects else None) for l in labels))
+    if images:
+        rows.append(f"{'image (fp _p and _s, --gc-sections)':<38}"
+                    + "".join(cell(images.get(l)) for l in labels))
+    return rows
+
+
 def report(tp: TargetPlan, columns: Columns, notes: Optional[Dict[str, str]] = None,
-           base: Optional[TargetPlan] = None) -> str:
+           base: Optional[TargetPlan] = None, objects: Optional[ObjectTexts] = None,
+           images: Optional[ImageTexts] = None) -> str:
     """columns: compiler label -> symbol sizes of the objects built from tp's files;
     notes: label -> what the column is; base: the plan of targets.yaml's own list (the
-    report's plan is a what-if when the command line replaced it)."""
+    report's plan is a what-if when the command line replaced it); objects, images: each
+    object's and the image's .text per column."""
     _check_columns(tp, columns)
     memory = tp.target.memory
     labels = list(columns)
@@ -153,5 +221,7 @@ def report(tp: TargetPlan, columns: Columns, notes: Optional[Dict[str, str]] = N
     for name, values in (("kernels total", totals), ("library code total", whole)):
         rows.append(f"{name:<38} {'':>5} {'':<5} {'':>5} {'':>7} {'':>12}  {'':<26}"
                     + "".join(f" {values[l]:>{width}}" for l in labels))
+    if objects:
+        rows += _object_rows(labels, objects, images or {})
     return "\n".join(rows)
 

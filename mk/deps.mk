@@ -63,11 +63,11 @@ DEPS_PACKAGES_cross       = gcc-riscv64-unknown-elf gcc-arm-none-eabi tcc clang 
   $(OLDEST_GCC) $(OLDEST_CLANG) sparse
 DEPS_WHY_cross            = for make cross-check: bare-metal cross compilers and the oldest \
   packaged gcc and clang$(comma) a large install$(comma) about 1 GB$(comma) once
-# make report needs only the RISC-V cross compiler.
-DEPS_PROBE_report         = command -v $(REPORT_CROSS)-gcc
-DEPS_PACKAGES_report      = gcc-$(REPORT_CROSS)
-DEPS_WHY_report           = for make report: the bare-metal RISC-V compiler$(comma) \
-  about 150 MB$(comma) once
+# make report needs the two bare-metal cross compilers it sizes with.
+DEPS_PROBE_report         = command -v $(REPORT_CROSS)-gcc && command -v $(REPORT_ARM)-gcc
+DEPS_PACKAGES_report      = gcc-$(REPORT_CROSS) gcc-$(REPORT_ARM)
+DEPS_WHY_report           = for make report: the bare-metal RISC-V and Arm compilers$(comma) \
+  about 650 MB$(comma) once
 
 # make test's drop builds: CMake, and the bare-metal compilers with the C library the
 # Cortex-M7 image links (newlib's nosys.specs).

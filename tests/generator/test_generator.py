@@ -4,6 +4,7 @@ import contextlib
 import io
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import textwrap
@@ -495,6 +496,31 @@ class HostileInputTest(TempDir):
             report(tp, {"host": sizes})
         self.assertIn("lack bng_f32_reduce_ukernel__mt7004_c48_v16", str(e.exception))
         self.assertIn('make report TARGET=mt7004 CHANNELS="48"', str(e.exception))
+
+
+    def test_report_sizes_each_object_and_the_image(self):
+        """Each object's .text from size -A, the image's from the linked file: an image
+        calling one of two functions compiled a function per section keeps one."""
+        from generator.report import (_object_rows, image_texts_from_specs,
+                                      object_texts_from_specs, text_bytes)
+        src, obj, elf = (f"{self.tmp}/two.{e}" for e in ("c", "o", "elf"))
+        with open(src, "w") as f:
+            f.write("int used(int x) { return x * 3 + 1; }\n"
+                    "int unused(int x) { int i, s = 0; for (i = 0; i < x; i++) s += (i * i) ^ x;"
+                    " return s; }\n"
+                    "int main(void) { return used(2); }\n")
+        subprocess.run(["cc", "-O2", "-ffunction-sections", "-c", src, "-o", obj], check=True)
+        subprocess.run(["cc", "-no-pie", "-nostdlib", "-Wl,-e,main", "-Wl,--gc-sections", obj,
+                        "-o", elf], check=True)
+        objects = object_texts_from_specs([f"host,nm,{obj}"])
+        images = image_texts_from_specs([f"host,{elf}"], [f"host,nm,{obj}"])
+        self.assertEqual(objects, {"host": {"two.o": text_bytes("size", obj)}})
+        self.assertLess(0, images["host"])
+        self.assertLess(images["host"], objects["host"]["two.o"])
+        rows = _object_rows(["host"], objects, images)
+        self.assertTrue(rows[-2].startswith("objects total") and
+                        rows[-2].endswith(str(objects["host"]["two.o"])))
+        self.assertTrue(rows[-1].startswith("image") and rows[-1].endswith(str(images["host"])))
 
 
 class NativeSpellingsTest(TempDir):

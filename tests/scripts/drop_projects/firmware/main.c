@@ -1,6 +1,7 @@
 /* A firmware image's use of a vendored drop: the vendor manual's private-storage call
  * (batch 4, channel 32) and a shared-storage call on every core. Built, linked and
- * sized for bare metal by tests/scripts/drop_builds.sh; never run. */
+ * sized for bare metal by tests/scripts/drop_builds.sh, and by make report (its image
+ * row, for each compiler); never run. */
 #include <stdint.h>
 #include "batchnormgrad.h"
 
