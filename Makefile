@@ -91,9 +91,12 @@ regen-check: deps-python
 # (an edit not yet rendered): the libraries would silently hold the old kernels.
 .PHONY: generated-fresh
 generated-fresh: deps-python
-	@$(GENERATOR) generate $(CONFIG_ARG) --check >/dev/null 2>&1 || { \
-	  echo "error: generated/ does not match targets.yaml and templates/ (make regen-check" \
-	    "shows how): run make generate first" >&2; exit 2; }
+	@status=0; err=$$($(GENERATOR) generate $(CONFIG_ARG) --check 2>&1 >/dev/null) \
+	  || status=$$?; \
+	  if [ $$status = 1 ]; then echo "error: generated/ does not match targets.yaml and" \
+	    "templates/ (make regen-check shows how): run make generate first" >&2; \
+	  elif [ $$status != 0 ]; then echo "$$err" >&2; fi; \
+	  [ $$status = 0 ] || exit 2
 
 # ---- what to build: the plan's list ----------------------------------------------
 
@@ -103,12 +106,14 @@ generated-fresh: deps-python
 # The folders are those of the targets targets.yaml names (read by Python when there is
 # one: a folder of a removed target is not built; a named target not generated yet is
 # reported), else every generated/*/build.mk.
-CONFIGURED_TARGETS := $(if $(PY),$(shell $(PY) -m generator targets 2>/dev/null \
+CONFIGURED_TARGETS := $(if $(PY),$(shell $(PY) -m generator targets $(CONFIG_ARG) 2>/dev/null \
   || echo :unreadable))
 ifeq ($(CONFIGURED_TARGETS),)
 include $(wildcard generated/*/build.mk)
 else ifneq ($(filter :unreadable,$(CONFIGURED_TARGETS)),)
-$(warning targets.yaml does not load (make generate says why): building every folder of generated/)
+# (said once, by the generator: a command that runs it prints the error with file and
+# line; make help names it beside the targets)
+CONFIG_UNREADABLE := 1
 include $(wildcard generated/*/build.mk)
 else
 $(foreach t,$(CONFIGURED_TARGETS),$(if $(wildcard generated/$(t)/build.mk),,\
@@ -198,7 +203,7 @@ HELP_WORKING := test-c coverage cross-check hal-conformance drop-builds channels
 ## this list
 help:
 	@echo "usage: make <command> [TARGET=<t>] [CHANNELS=\"48 96\"] [DEST=<dir>]"
-	@echo "targets: $(ALL_TARGETS)"
+	@echo "targets: $(ALL_TARGETS)$(if $(CONFIG_UNREADABLE), (targets.yaml does not load: make generate says why))"
 	@awk -v using="$(HELP_USING)" -v working="$(HELP_WORKING)" \
 	  'function show(name, text,   n, i, w, line) { n = split(text, w, " "); \
 	     line = sprintf("  %-17s", name); \

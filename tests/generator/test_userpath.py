@@ -117,6 +117,20 @@ class MakeWordsTest(TempDir):
         with open(self.tmp + "/d/bng_f32_ukernels.c") as f:
             self.assertIn("__mt7004_c96_", f.read())
 
+    def test_a_config_error_is_said_once(self):
+        """A targets.yaml that does not load: make says the generator's error, with file
+        and line, once (not a Makefile warning before it), whichever command ran."""
+        with open(self.config, "a") as f:
+            f.write("  bogus: {}\n")
+        for goal in ("generate", "lib"):
+            done = subprocess.run(["make", "-s", "--no-print-directory", "-C", ROOT, goal,
+                                   "TARGET=mt7004", f"CONFIG={self.config}"],
+                                  capture_output=True, text=True)
+            said = done.stdout + done.stderr
+            self.assertNotEqual(done.returncode, 0, goal)
+            self.assertEqual(said.count(f"error: {self.config}:"), 1, said)
+            self.assertNotIn("does not load", said)
+
     def test_without_make_the_options(self):
         status, _, err = run("generate", "--config", self.config, "--channels", "48",
                              "--out", self.tmp + "/out")
