@@ -1,5 +1,6 @@
 # make model: model.csv -> model.png, predicted _s time against batch for each channel
-# count, with the DDR floor, per storage type, at the largest core count predicted: the
+# count, with the DDR floor (dashed, a dot per shape: a count of one shape has no
+# line), per storage type, at the largest core count predicted: the
 # vendor's calls (the extensions' ReLU and NCHW rows are in the CSV and the table).
 # gnuplot -e "csv='...'; png='...'" bench/model/plot.gp
 set terminal pngcairo size 1200,1000 font "sans,10" noenhanced
@@ -10,7 +11,7 @@ dtypes = system(sprintf("cut -d, -f2 '%s' | sed -n '3,$p' | sort -u | tr '\\n' '
 cores = system(sprintf("cut -d, -f5 '%s' | sed -n '3,$p' | sort -n | tail -1", csv))
 set multiplot layout words(dtypes),1 title sprintf("make model: predicted DSP time of _s " \
     . "on %s cores (a prediction from targets.yaml part:, not a measurement); " \
-    . "dashed: the DDR floor", cores)
+    . "dashed, dots: the DDR floor", cores)
 set logscale xy
 set xlabel "batch (rows: N*H*W)"
 set ylabel "microseconds"
@@ -24,6 +25,7 @@ do for [dt in dtypes] {
     plot for [i=1:words(channels)] calls(dt, word(channels, i)) using 3:7 \
              with linespoints lc i title sprintf("C=%s", word(channels, i)), \
          for [i=1:words(channels)] calls(dt, word(channels, i)) using 3:8 \
-             with lines lc i dt 2 notitle
+             with linespoints lc i dt 2 pt 7 ps 0.4 notitle, \
+         NaN with linespoints lc black dt 2 pt 7 ps 0.4 title "DDR floor"
 }
 unset multiplot

@@ -79,6 +79,7 @@ def main(argv=None) -> int:
     by_dtype = {d.name: [(s, p) for s, p in rows if p.call.dtype == d.name] for d in tp.dtypes}
     for name, mine in by_dtype.items():
         print(report.table(name, mine))
+    print(report.LEGEND)
     totals = [line for name, mine in by_dtype.items() for line in report.network_totals(name, mine)]
     if totals:
         print("all of a network's batch-norm layers, one call each:\n" + "\n".join(totals))

@@ -66,6 +66,19 @@ COLUMNS = ("shape", "batch x ch", "layers", "cores", "predicted_us", "floor_us",
            "own%", "DDR_MB", "min_MB", "xmin", "GSM_MB", "kept_am/gsm%", "bound")
 
 
+# What each column of the table is (docs/performance.md, "The DSP cost model").
+LEGEND = (
+    "columns: predicted_us the predicted time of one call; floor_us the DDR floor, the "
+    "least bytes the call can move (x, dy read once, dx written once, the per-channel "
+    "arrays once; y too with the fused ReLU) at ddr_mb_per_s; floor% the floor as a share "
+    "of the prediction (100: as fast as the memory allows); own% the time the call's own "
+    "DDR bytes take, as a share (how busy the schedule keeps DDR); DDR_MB, min_MB the "
+    "bytes moved to and from DDR and the least, xmin their ratio; GSM_MB the bytes to and "
+    "from GSM; kept_am/gsm% of the rows read in both passes, the share kept in private "
+    "memory / in GSM between them (- for a one-pass call or NCHW); bound what the cores "
+    "spent the most time on (compute, latency, in_flight, ddr, gsm, barrier)")
+
+
 def kept_share(p: Prediction) -> str:
     """The schedule's choice: the share of the rows read in both passes that stay in
     private memory and in GSM between them ("-": a one-pass call)."""

@@ -295,5 +295,14 @@ class TracedCallTest(unittest.TestCase):
         self.assertEqual(p.min_ddr_bytes, 3 * 2 * 3 * 3136 * 4 + 5 * 3 * 4)
 
 
+class LegendTest(unittest.TestCase):
+    def test_the_legend_names_every_measured_column(self):
+        """make model prints what each column of its table is: a column added to the
+        table without a word in the legend fails here."""
+        from generator.costmodel.report import COLUMNS, LEGEND
+        for column in COLUMNS[4:]:
+            self.assertIn(f" {column} ", LEGEND.replace(",", " "), column)
+
+
 if __name__ == "__main__":
     unittest.main()
