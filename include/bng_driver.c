@@ -15,6 +15,7 @@
  */
 #include <stddef.h>
 #include "batch_norm_grad.h"
+#include "bng_driver.h"
 #include "bng_job.h"
 
 #ifdef BNG_HOST

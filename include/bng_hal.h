@@ -75,7 +75,7 @@
 #include <stddef.h>
 
 #include "batch_norm_grad.h"   /* BNG_SHARED */
-#include "bng_kernels.h"       /* BNG_VMEM (bng_driver.h) */
+#include "bng_kernels.h"       /* BNG_VMEM (bng_ukernel.h) */
 
 typedef void (*bng_hal_body)(unsigned core, void *arg);
 typedef int bng_hal_dma;

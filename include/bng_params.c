@@ -100,7 +100,7 @@ enum { BNG_X, BNG_DY, BNG_DX, BNG_MEAN, BNG_INVAR, BNG_SCALE, BNG_DBIAS, BNG_DSC
 /* x, dy, dx and y: batch * channel elements of the storage type */
 #define BNG_IS_ROWS(array) ((array) <= BNG_DX || (array) == BNG_Y)
 
-/* Per op (bng_driver.h's order): the arrays the call reads or writes, and its outputs.
+/* Per op (bng_ukernel.h's order): the arrays the call reads or writes, and its outputs.
  * An array a call does not use is not looked at: not read, not checked. */
 static const unsigned bng_op_arrays[] = {
     BNG_VENDOR_ARRAYS, BNG_VENDOR_ARRAYS,

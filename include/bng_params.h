@@ -35,7 +35,7 @@
 
 /* One checked call: what it computes and on what shape. */
 typedef struct {
-    int op;                 /* BNG_OP_* (bng_driver.h) */
+    int op;                 /* BNG_OP_* (bng_ukernel.h) */
     size_t batch, channel;  /* this call's rows */
     float m;                /* the rows the sums cover, as the formulas use it */
     int is_train;

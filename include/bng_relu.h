@@ -33,7 +33,7 @@ void bng_relu_tile_by_bits(size_t element, const bng_tile *tile, const BNG_VMEM 
  * `rest` bytes of private memory (bng_relu.c says which). */
 size_t bng_relu_bits_blocks(size_t slice_rows, size_t row_pitch, size_t rest, size_t block_bytes);
 
-/* NHWC _p: the kernel's ReLU ukernels on the caller's rows (bng_driver.h). */
+/* NHWC _p: the kernel's ReLU ukernels on the caller's rows (bng_ukernel.h). */
 void bng_relu_rows_reduce(const bng_kernel *kernel, size_t rows, size_t channels, size_t stride,
                           const void *x, const void *dy, const void *y, const float *mean,
                           float *part_dy, float *part_dyxm, void *keeps, size_t keeps_stride);

@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include "bng_half.h"
 
-/* The memory-space annotations (bng_driver.h); a user of this header alone gets none. */
+/* The memory-space annotations (bng_ukernel.h); a user of this header alone gets none. */
 #ifndef BNG_VMEM
 #define BNG_VMEM
 #define BNG_FORCE
@@ -233,7 +233,7 @@ static inline void bng_store_out_end(int stream)
 #endif
 
 /* Memory spaces (docs/contract.md, "Memory spaces"). The kernels' loads and stores take
- * pointers into vector memory, BNG_VMEM (bng_driver.h: empty for compilers; under
+ * pointers into vector memory, BNG_VMEM (bng_ukernel.h: empty for compilers; under
  * sparse, on a split target, a noderef address space, so that scalar code cannot
  * dereference vector memory and a pointer into scalar memory cannot reach a vector
  * load). Here, in one place, each access drops the space with a BNG_FORCE cast and

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include "batch_norm_grad.h"
 #include "bng_kernels.h"
+#include "bng_driver.h"
 
 /* ==== f32: float data, float per-channel arrays ==== */
 

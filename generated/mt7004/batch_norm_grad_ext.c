@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include "batch_norm_grad_ext.h"
 #include "bng_kernels.h"
+#include "bng_driver.h"
 
 /* The driver's constants and the public header's agree. */
 typedef char bng_ext_limbs_agree[BNG_SUMS_COUNT_LIMBS == 6 && BNG_EXT_PARAMS_LEN == BNG_SHARED_PARAMS_SLOTS ? 1 : -1];

@@ -13,6 +13,7 @@
  */
 #include "batchnormgrad.h"
 #include "bng_kernels.h"
+#include "bng_driver.h"
 
 /* The public header's value and the driver's agree. */
 typedef char bng_not_selected_agrees[BNG_NOT_SELECTED == BNG_ENTRY_NOT_SELECTED ? 1 : -1];

@@ -16,7 +16,7 @@
 /* Memory spaces (targets.yaml memory.spaces): 0, unified private memory that scalar and
  * vector code both reach; 1, split: scalar memory (SM) and vector memory (AM), which
  * only registers and DMA cross (docs/contract.md, "Memory spaces"). Defined before
- * bng_driver.h, which annotates pointers into vector memory by it. */
+ * bng_ukernel.h, which annotates pointers into vector memory by it. */
 #define BNG_SPLIT_MEMORY 0
 
 /* The entry points beyond the vendor's four that targets.yaml asks for
@@ -32,7 +32,7 @@
 
 #include <stddef.h>
 #include "batch_norm_grad.h"
-#include "bng_driver.h"
+#include "bng_ukernel.h"
 
 #define BNG_TARGET_NAME "mt7004"
 #define BNG_TARGET_CORES 8

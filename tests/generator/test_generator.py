@@ -3,6 +3,7 @@
 import contextlib
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -521,6 +522,45 @@ class HostileInputTest(TempDir):
         self.assertTrue(rows[-2].startswith("objects total") and
                         rows[-2].endswith(str(objects["host"]["two.o"])))
         self.assertTrue(rows[-1].startswith("image") and rows[-1].endswith(str(images["host"])))
+
+
+class DriverLayersTest(unittest.TestCase):
+    """The driver's files in layers: no header includes itself through others, and the
+    rooms and the kernels share bng_ukernel.h, not bng_driver.h (the entry points'),
+    which only the entry points' file and the generated wrappers include: no room can
+    call an entry point, so neither includes nor calls go round in a circle."""
+    INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+    def graph(self):
+        """File name (a template's as rendered) -> the names it includes."""
+        graph = {}
+        for folder in ("include", "include/hal", "templates"):
+            for name in os.listdir(os.path.join(ROOT, folder)):
+                if name.endswith((".h", ".c", ".h.j2", ".c.j2")):
+                    with open(os.path.join(ROOT, folder, name)) as f:
+                        graph[name.removesuffix(".j2")] = set(self.INCLUDE.findall(f.read()))
+        return graph
+
+    def reached(self, graph, name):
+        seen, todo = set(), list(graph.get(name, ()))
+        while todo:
+            other = todo.pop()
+            if other not in seen:
+                seen.add(other)
+                todo += graph.get(other, ())
+        return seen
+
+    def test_no_header_includes_itself(self):
+        graph = self.graph()
+        for name in graph:
+            self.assertNotIn(name, self.reached(graph, name))
+
+    def test_only_the_entry_points_and_their_wrappers_see_bng_driver_h(self):
+        graph = self.graph()
+        self.assertEqual({n for n in graph if "bng_driver.h" in self.reached(graph, n)},
+                         {"bng_driver.c", "batch_norm_grad.c", "batchnormgrad.c",
+                          "batch_norm_grad_ext.c"})
+        self.assertIn("bng_ukernel.h", self.reached(graph, "bng_kernels.h"))
 
 
 class NativeSpellingsTest(TempDir):

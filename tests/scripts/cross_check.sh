@@ -244,7 +244,7 @@ echo "cross-check: shared_qualifier address_space(1): sources, hthreads HAL (bot
 
 # Split memory spaces: sparse proves that the driver and the kernels of a split target
 # keep scalar code off vector memory (BNG_VMEM is a noderef address space under sparse
-# there, include/bng_driver.h), and the mutants prove that the check bites.
+# there, include/bng_ukernel.h), and the mutants prove that the check bites.
 # Each split test target (gnu and native backends): rendered, built freestanding for
 # RISC-V with its own backend (the native spellings from the host's copy of the
 # compiler header), sparse over its driver and kernels, and its kernels checked to

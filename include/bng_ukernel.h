@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright 2026 the batchnormgrad authors */
+/* What the generated code and the driver agree on, the layer under both (as XNNPACK's
+ * microfnptr.h and microparams.h): the memory-space annotations, the ukernel types a
+ * generated kernel table registers, a table entry, the descriptor of one storage type,
+ * the per-channel arrays of a call, the ops a call can be, and the _s workspace's
+ * layout. Nothing here calls anything: the entry points are bng_driver.h's, the rooms'
+ * functions their own headers'. Internal to the library: callers need only
+ * batch_norm_grad.h.
+ *
+ * Words used throughout: a *kernel* is one table entry (the ukernels for one channel
+ * count, or the generic ones); a *chunk* is the span of channels one pass of a driver
+ * handles; a *row group* is the unit of the summation order and of the work split
+ * across cores; a *block* is BNG_BLOCK_ROWS rows summed in registers.
+ */
+#ifndef BNG_UKERNEL_H
+#define BNG_UKERNEL_H
+
+#include <stddef.h>
+
+/* Memory spaces (targets.yaml memory.spaces, docs/contract.md "Memory spaces"). On a
+ * split target (BNG_SPLIT_MEMORY 1, defined by bng_kernels.h before it includes this
+ * header) a core has scalar memory (SM) and vector memory (AM): the scalar unit
+ * reaches only SM, vector loads and stores only AM, and data crosses through registers
+ * (a broadcast) or DMA. Every pointer into vector memory is declared BNG_VMEM, in the
+ * style of the Linux kernel's __iomem and __user: empty for compilers, and under
+ * sparse (make cross-check) an address space of its own that no code may dereference
+ * (noderef), nor convert to or from another space without a BNG_FORCE cast. The casts
+ * are in two places: bng_vec.h's loads and stores, and the HAL's DMA and private
+ * memory (bng_hal.h). A unified target has no separate space: the macros are empty
+ * there under sparse too. */
+#if defined(__CHECKER__) && defined(BNG_SPLIT_MEMORY) && BNG_SPLIT_MEMORY
+#define BNG_VMEM __attribute__((noderef, address_space(2)))
+#define BNG_FORCE __attribute__((force))
+#else
+#define BNG_VMEM
+#define BNG_FORCE
+#endif
+
+/* The row ukernels of one kernel, on `channels` channels of each of `rows` rows, rows
+ * `stride` elements apart. x, dy and dx hold elements of the storage type; the
+ * per-channel arrays and all arithmetic are float32. On a split target `channels` is
+ * the count padded to whole vectors (BNG_PADDED): every row and per-channel array holds
+ * that many elements, and the padding lanes are read and written like the others.
+ *   reduce:   per block of BNG_BLOCK_ROWS rows (from the first row), its sums of dy and
+ *             dy*(x - mean) are added to sum_dy and sum_dyxm: the caller zeroes them
+ *   dx_train: dx = gain * ((dy - dy_mean) - (x - mean) * slope)
+ *   dx_infer: dx = gain * dy
+ * dx may be x or dy (in place). stream != 0: dx is larger than the host's caches, so
+ * its stores may bypass them (bng_vec.h's store_out); it changes no bit. */
+typedef void bng_reduce_ukernel(size_t rows, size_t channels, size_t stride,
+                                const BNG_VMEM void *x, const BNG_VMEM void *dy,
+                                const BNG_VMEM float *mean,
+                                BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm);
+typedef void bng_dx_train_ukernel(size_t rows, size_t channels, size_t stride,
+                                  const BNG_VMEM void *x, const BNG_VMEM void *dy,
+                                  BNG_VMEM void *dx, const BNG_VMEM float *mean,
+                                  const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
+                                  const BNG_VMEM float *slope, int stream);
+typedef void bng_dx_infer_ukernel(size_t rows, size_t channels, size_t stride,
+                                  const BNG_VMEM void *dy, BNG_VMEM void *dx,
+                                  const BNG_VMEM float *gain, int stream);
+
+/* The relu extension's: the same three on dy masked by the forward output y (rows
+ * `stride` elements apart like dy's), as the three above give them on a dy masked
+ * beforehand (bng_vec.h, _load_relu). reduce_relu also writes each element's keep bit
+ * into `keeps` (element-sized words, rows keeps_stride elements apart: bng_vec.h, "Keep
+ * bits"), which the two _keeps ukernels, dx_train and dx_infer's formulas on dy masked
+ * by those bits, read from dx where reduce_relu was given it (dx neither x nor dy). */
+typedef void bng_reduce_relu_ukernel(size_t rows, size_t channels, size_t stride,
+                                     const BNG_VMEM void *x, const BNG_VMEM void *dy,
+                                     const BNG_VMEM void *y, const BNG_VMEM float *mean,
+                                     BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm,
+                                     BNG_VMEM void *keeps, size_t keeps_stride);
+typedef void bng_dx_train_relu_ukernel(size_t rows, size_t channels, size_t stride,
+                                       const BNG_VMEM void *x, const BNG_VMEM void *dy,
+                                       const BNG_VMEM void *y, BNG_VMEM void *dx,
+                                       const BNG_VMEM float *mean, const BNG_VMEM float *gain,
+                                       const BNG_VMEM float *dy_mean,
+                                       const BNG_VMEM float *slope, int stream);
+typedef void bng_dx_infer_relu_ukernel(size_t rows, size_t channels, size_t stride,
+                                       const BNG_VMEM void *dy, const BNG_VMEM void *y,
+                                       BNG_VMEM void *dx, const BNG_VMEM float *gain,
+                                       int stream);
+typedef bng_dx_train_ukernel bng_dx_train_keeps_ukernel;
+typedef bng_dx_infer_ukernel bng_dx_infer_keeps_ukernel;
+
+/* One kernel table entry (the relu ukernels NULL on a target without relu, and in the
+ * tables of the vendor's and the explicit-argument calls: bng_<dtype>_base_config). */
+typedef struct {
+    const char *name;
+    size_t channels;                 /* the one channel count it serves; 0: generic */
+    bng_reduce_ukernel *reduce;
+    bng_dx_train_ukernel *dx_train;
+    bng_dx_infer_ukernel *dx_infer;
+    bng_reduce_relu_ukernel *reduce_relu;
+    bng_dx_train_relu_ukernel *dx_train_relu;
+    bng_dx_infer_relu_ukernel *dx_infer_relu;
+    bng_dx_train_keeps_ukernel *dx_train_keeps;
+    bng_dx_infer_keeps_ukernel *dx_infer_keeps;
+} bng_kernel;
+
+/* NCHW (BNG_FLAG_NCHW, BNG_HAS_NCHW): the ukernels of one plane of one channel, on `n`
+ * contiguous elements from a block boundary of the plane (its start, or a multiple of
+ * BNG_NCHW_BLOCK_VECTORS vectors into it); the channel's coefficients are scalars,
+ * broadcast. Unified memory only (the generator refuses nchw on a split target).
+ *   reduce:   per block of BNG_NCHW_BLOCK_VECTORS vectors of `lanes` elements, its lane
+ *             sums of dy and dy*(x - mean), from zero, are added to lane_dy and
+ *             lane_dyxm (`lanes` floats each: the caller zeroes them at the plane's
+ *             start); the n % lanes elements after the last whole vector are added,
+ *             each from zero, to lanes 0 .. n % lanes - 1
+ *   dx_train, dx_infer: the formulas of the NHWC ukernels above, but with stream != 0
+ *             their streaming stores are not fenced: the caller ends its run of dx
+ *             calls with dx_end(stream) (a fence per plane cost more than the plane)
+ * A kernel specialized for an extent is called only on a whole plane of it. */
+typedef void bng_nchw_reduce_ukernel(size_t n, const void *x, const void *dy, float mean,
+                                     float *lane_dy, float *lane_dyxm);
+typedef void bng_nchw_dx_train_ukernel(size_t n, const void *x, const void *dy, void *dx,
+                                       float mean, float gain, float dy_mean, float slope,
+                                       int stream);
+typedef void bng_nchw_dx_infer_ukernel(size_t n, const void *dy, void *dx, float gain,
+                                       int stream);
+typedef void bng_nchw_dx_end_ukernel(int stream);
+/* The relu extension's: the same three on dy masked by the plane's y (beside dy). */
+typedef void bng_nchw_reduce_relu_ukernel(size_t n, const void *x, const void *dy,
+                                          const void *y, float mean, float *lane_dy,
+                                          float *lane_dyxm);
+typedef void bng_nchw_dx_train_relu_ukernel(size_t n, const void *x, const void *dy,
+                                            const void *y, void *dx, float mean, float gain,
+                                            float dy_mean, float slope, int stream);
+typedef void bng_nchw_dx_infer_relu_ukernel(size_t n, const void *dy, const void *y, void *dx,
+                                            float gain, int stream);
+typedef struct {
+    const char *name;
+    size_t spatial;                  /* the one extent it serves; 0: generic */
+    size_t lanes;                    /* the lanes of its lane sums */
+    bng_nchw_dx_end_ukernel *dx_end;     /* the dtype's one, in every set */
+    bng_nchw_reduce_ukernel *reduce;
+    bng_nchw_dx_train_ukernel *dx_train;
+    bng_nchw_dx_infer_ukernel *dx_infer;
+    bng_nchw_reduce_relu_ukernel *reduce_relu;       /* NULL without relu */
+    bng_nchw_dx_train_relu_ukernel *dx_train_relu;
+    bng_nchw_dx_infer_relu_ukernel *dx_infer_relu;
+} bng_nchw_kernel;
+
+/* One storage type of one target, as the generator describes it. The per-channel
+ * arrays are float (stats_bytes 4) or half (2). */
+typedef struct {
+    size_t element_bytes;            /* x, dy, dx */
+    size_t stats_bytes;              /* mean, invar, scale, dbias, dscale */
+    size_t max_chunk;                /* widest chunk: a specialized count or the generic chunk */
+    size_t generic_chunk;            /* channels per pass of the generic kernel */
+    const bng_kernel *(*kernel_for_channels)(size_t channel);   /* else the generic one */
+    /* NCHW: the kernel of an extent, else the generic one (NULL without BNG_HAS_NCHW,
+     * and in the vendor's calls' config) */
+    const bng_nchw_kernel *(*nchw_kernel_for_spatial)(size_t spatial);
+} bng_dtype_config;
+
+/* The per-channel arrays of one call (params[0..4], bng_params_stats), of the type's
+ * stats_bytes. */
+typedef struct {
+    const void *mean, *invar, *scale;
+    void *dbias, *dscale;
+} bng_stats;
+
+/* The ops a call can be: the vendor's call (BNG_OP_FULL) and the entry points of
+ * batch_norm_grad_ext.h (compiled only for the families the target's targets.yaml asks
+ * for: BNG_HAS_REDUCE, ... in bng_kernels.h), on the extended parameter block:
+ *   BNG_OP_REDUCE  this call's rows -> the partial-sums buffer (x, dy; dx unused)
+ *   BNG_OP_APPLY   a global partial-sums buffer -> dbias, dscale, dx of this call's rows
+ *   BNG_OP_DX      dx = scale * invar * dy (dy, dx; x unused)
+ *   BNG_OP_EXT     the vendor's call with the block's flags */
+enum { BNG_OP_FULL, BNG_OP_EXT, BNG_OP_REDUCE, BNG_OP_APPLY, BNG_OP_DX };
+
+/* The _s workspace in a core's private memory: BNG_WORKSPACE(X, a, b) (from the
+ * generator's plan) lists its arrays in order as X(a, b, name, float) or
+ * X(a, b, name, stats), each of BNG_WORK_ARRAY_CHUNK(max_chunk)
+ * elements rounded up to BNG_ALIGN bytes; the tiles take the rest. The generator
+ * checks private_bytes with the same sum, and the generated sources assert that the
+ * two agree (BNG_ASSERT_WORKSPACE_BYTES). */
+#define BNG_ALIGN_UP(bytes) (((bytes) + BNG_ALIGN - 1) / BNG_ALIGN * BNG_ALIGN)
+/* A row of `channels` as it lies in vector memory: whole vectors of BNG_PAD_LANES on a
+ * split target (the kernels and the per-channel steps work on whole vectors only
+ * there), else just the channels. Also the elements of each workspace array for a
+ * widest chunk of max_chunk. */
+#if defined(BNG_SPLIT_MEMORY) && BNG_SPLIT_MEMORY
+#define BNG_PADDED(channels) (((channels) + BNG_PAD_LANES - 1) / BNG_PAD_LANES * BNG_PAD_LANES)
+#else
+#define BNG_PADDED(channels) (channels)
+#endif
+#define BNG_WORK_ARRAY_CHUNK(max_chunk) BNG_PADDED(max_chunk)
+#define BNG_WORK_ELEMENT_float(stats_bytes) sizeof(float)
+#define BNG_WORK_ELEMENT_stats(stats_bytes) (stats_bytes)
+#define BNG_WORK_ARRAY_BYTES(max_chunk, stats_bytes, name, kind) \
+    + BNG_ALIGN_UP((max_chunk) * BNG_WORK_ELEMENT_##kind(stats_bytes))
+#define BNG_WORKSPACE_SUM(max_chunk, stats_bytes) \
+    BNG_WORKSPACE(BNG_WORK_ARRAY_BYTES, max_chunk, stats_bytes)
+/* C99 has no _Static_assert: a negative array size stops the build. */
+#define BNG_ASSERT_WORKSPACE_BYTES(tag, max_chunk, stats_bytes, expected) \
+    typedef char bng_workspace_agrees_##tag[(0 BNG_WORKSPACE_SUM(max_chunk, stats_bytes)) == (expected) ? 1 : -1]
+
+#endif /* BNG_UKERNEL_H */
