@@ -93,9 +93,10 @@ regen-check: deps-python
 generated-fresh: deps-python
 	@status=0; err=$$($(GENERATOR) generate $(CONFIG_ARG) --check 2>&1 >/dev/null) \
 	  || status=$$?; \
-	  if [ $$status = 1 ]; then echo "error: generated/ does not match targets.yaml and" \
-	    "templates/ (make regen-check shows how): run make generate first" >&2; \
-	  elif [ $$status != 0 ]; then echo "$$err" >&2; fi; \
+	  case $$status:$$err in 0:*) ;; \
+	    1:*"generated: stale"*) echo "error: generated/ does not match targets.yaml and" \
+	      "templates/ (make regen-check shows how): run make generate first" >&2 ;; \
+	    *) printf '%s\n' "$$err" >&2 ;; esac; \
 	  [ $$status = 0 ] || exit 2
 
 # ---- what to build: the plan's list ----------------------------------------------
@@ -106,7 +107,10 @@ generated-fresh: deps-python
 # The folders are those of the targets targets.yaml names (read by Python when there is
 # one: a folder of a removed target is not built; a named target not generated yet is
 # reported), else every generated/*/build.mk.
-CONFIGURED_TARGETS := $(if $(PY),$(shell $(PY) -m generator targets $(CONFIG_ARG) 2>/dev/null \
+# ($(shell) does not see command-line variables in make's environment before 4.4: the
+# value itself, quoted)
+CONFIG_SHELL_ARG := $(if $(CONFIG),--config '$(subst ','\'',$(CONFIG))')
+CONFIGURED_TARGETS := $(if $(PY),$(shell $(PY) -m generator targets $(CONFIG_SHELL_ARG) 2>/dev/null \
   || echo :unreadable))
 ifeq ($(CONFIGURED_TARGETS),)
 include $(wildcard generated/*/build.mk)

@@ -98,7 +98,7 @@ def _check_p_workspace(target: Target, workspace: int, need: int, max_chunk: int
 
 def check_split_native_halves(target: Target) -> None:
     """A split target's native f16 loads and stores need the half spellings: without
-    them bng_vec.h converts lane by lane (bng_native_load_f16, bng_native_store_f16),
+    them bng_vec_native.h converts lane by lane (bng_native_load_f16, bng_native_store_f16),
     scalar code reading and writing the half array, which lies in vector memory."""
     if not (target.memory.split and target.vector_backend == "native" and target.dtype("f16")):
         return

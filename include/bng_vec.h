@@ -38,7 +38,7 @@
  * whatever dy is. It works on the elements' bits, no floating-point operation: dy passes
  * unchanged (a NaN keeps its payload), the comparison is IEEE's on the stored y on any
  * FPU (a subnormal y > 0 keeps dy under flush-to-zero too), and float and half are the
- * same code. The kernels' masked loads below (_ld_relu) and the driver's steps on
+ * same code. The kernels' masked loads (_ld_relu, in each backend's file) and the driver's steps on
  * staged tiles (include/bng_relu.c) both spell it through these two macros.
  * Whether y's bits (sign_bit the element's top bit, inf Inf's bits) let dy through:
  * neither +0 nor a sign bit with a magnitude up to Inf. 1 or 0. */
@@ -46,7 +46,7 @@
     ((unsigned)((y) != 0) & ((unsigned)(((y) & (sign_bit)) == 0) | (unsigned)(((y) & ~(sign_bit)) > (inf))))
 /* The same lane by lane, in GCC vectors U (unsigned) and S (signed) of y's bits, as all
  * ones or zero (`top` the top bit's index): y > 0, 0 - y negative and y not; or NaN,
- * Inf - |y| negative. Masks from sign bits, as the half conversions below make them. */
+ * Inf - |y| negative. Masks from sign bits, as bng_vec_gnu.h's half conversions make them. */
 #define BNG_RELU_KEEPS_V(U, S, y, magnitude, inf, top) \
     ((U)((((S)(0 - (y)) >> (top)) & ~((S)(y) >> (top))) | ((S)((inf) - ((y) & (magnitude))) >> (top))))
 

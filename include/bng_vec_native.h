@@ -9,8 +9,8 @@
 
 /* The target's own vector type at BNG_F32_LANES (bng_kernels.h) lanes, through the
  * spellings of bng_native.h; half memory through its half spellings when targets.yaml
- * gives them, else lane by lane (bng_half_lane_to_float, bng_vec_portable.h). Loads and stores are handed
- * element-aligned pointers: the spelled load must accept them. _div and _broadcast serve
+ * gives them, else lane by lane (bng_half_lane_to_float, bng_vec_portable.h). Loads
+ * and stores are handed element-aligned pointers: the spelled load must accept them. _div and _broadcast serve
  * the split driver's per-channel steps (include/bng_steps.c bng_step_finalize: a broadcast
  * batch count divides each sum); tests/c/test_native_spelling.c checks both spellings
  * for any float. */

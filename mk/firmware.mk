@@ -74,8 +74,11 @@ REPORT_FLAGS_m7           := $(REPORT_BARE) -mcpu=cortex-m7 -mthumb -mfloat-abi=
 # --gc-sections; what the firmware brings itself (memcpy, memset, the HAL, its start-up)
 # stays unresolved and uncounted.
 REPORT_MAIN        := tests/scripts/drop_projects/firmware/main.c
-REPORT_IMAGE_FLAGS := -nostdlib -Wl,-e,main -Wl,--gc-sections \
-  -Wl,--unresolved-symbols=ignore-all -Wl,--no-warn-rwx-segments
+REPORT_IMAGE_FLAGS := -nostdlib -Wl,-e,main -Wl,--gc-sections -Wl,--unresolved-symbols=ignore-all
+# Such an image has one segment, which GNU ld 2.39 and later warn of: quiet where the
+# column's linker knows the option.
+report_quiet_ld = $(shell $(1) -nostdlib -Wl,-e,0 -Wl,--no-warn-rwx-segments -x c /dev/null \
+  -o /dev/null 2>/dev/null && echo -Wl,--no-warn-rwx-segments)
 # (and this file, whose flags the objects are compiled with)
 REPORT_HEADERS     := $(wildcard $(REPORT_ROOT)/*.h) $(INCLUDE_HEADERS) mk/firmware.mk
 # $(1) column
@@ -90,7 +93,8 @@ $(REPORT_OBJ)/$(1)/image/main.o: $(REPORT_MAIN) $(REPORT_HEADERS)
 	@mkdir -p $$(@D)
 	$(REPORT_CC_$(1)) $(REPORT_FLAGS_$(1)) $(REPORT_INCLUDES) -c $$< -o $$@
 $(REPORT_OBJ)/$(1)/image/image.elf: $(REPORT_OBJ)/$(1)/image/main.o $(call report_objects,$(1))
-	$(REPORT_CC_$(1)) $(REPORT_FLAGS_$(1)) $(REPORT_LINK_$(1)) $(REPORT_IMAGE_FLAGS) $$^ -o $$@
+	$(REPORT_CC_$(1)) $(REPORT_FLAGS_$(1)) $(REPORT_LINK_$(1)) $(REPORT_IMAGE_FLAGS) \
+	  $(call report_quiet_ld,$(REPORT_CC_$(1))) $$^ -o $$@
 endef
 $(foreach c,$(REPORT_COLUMNS),$(eval $(call report_column_rules,$(c))))
 # What the host column is: the vector extensions the host build's flags enable.

@@ -68,7 +68,8 @@ COLUMNS = ("shape", "batch x ch", "layers", "cores", "predicted_us", "floor_us",
 
 # What each column of the table is (docs/performance.md, "The DSP cost model").
 LEGEND = (
-    "columns: predicted_us the predicted time of one call; floor_us the DDR floor, the "
+    "columns: layers how many layers of the network have the shape; cores the cores the "
+    "call runs on; predicted_us the predicted time of one call; floor_us the DDR floor, the "
     "least bytes the call can move (x, dy read once, dx written once, the per-channel "
     "arrays once; y too with the fused ReLU) at ddr_mb_per_s; floor% the floor as a share "
     "of the prediction (100: as fast as the memory allows); own% the time the call's own "

@@ -131,6 +131,16 @@ class MakeWordsTest(TempDir):
             self.assertEqual(said.count(f"error: {self.config}:"), 1, said)
             self.assertNotIn("does not load", said)
 
+    def test_config_picks_the_targets_make_builds(self):
+        """CONFIG= names the configuration the Makefile reads its targets from too."""
+        start, end = _LINES.index("  ft78ne:"), _LINES.index("  mt7004:")
+        with open(self.config, "w") as f:
+            f.write("\n".join(_LINES[:start] + _LINES[end:]) + "\n")
+        done = subprocess.run(["make", "-s", "--no-print-directory", "-C", ROOT, "help",
+                               f"CONFIG={self.config}"], capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("\ntargets: mt7004\n", done.stdout)
+
     def test_without_make_the_options(self):
         status, _, err = run("generate", "--config", self.config, "--channels", "48",
                              "--out", self.tmp + "/out")
