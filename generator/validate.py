@@ -154,7 +154,7 @@ def _check_private_bytes(target: Target, tp) -> None:
                           f"{holds}, even without specialized counts; at least {need} needed")
     # the widest count to advise: one the scratch's bound (memory.shared) takes too
     takes = widest_channels(target)
-    advise = widest if takes is None or takes >= widest else takes
+    advise = widest if takes is None else min(widest, takes)
     too_wide = [c for c in target.channels if c > advise]
     if target.channels_overridden:      # the command line's list: blame it, name the key
         raise option_error(

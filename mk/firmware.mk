@@ -39,7 +39,7 @@ REPORT_GEN   := $(BUILD)/report-gen
 # firmware calling the vendor's fp calls from them.
 ## per kernel of TARGET=t: shape, unroll, tile plan, code size in bytes; each object's
 ## .text and a firmware image's, for the host, a scalar RISC-V core and a Cortex-M7;
-## memory [CHANNELS=...: a what-if] (about 40 s the first time, seconds once built)
+## memory [CHANNELS=...: a what-if] (about a minute the first time, seconds once built)
 report: deps-python
 	@$(GENERATOR) report $(GEN_ARGS) --tree $(REPORT_GEN)
 	@$(MAKE) --no-print-directory deps-report report-run REPORT_ROOT=$(REPORT_GEN)/$$TARGET

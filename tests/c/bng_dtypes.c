@@ -56,8 +56,6 @@ static void f32_run_kernel(int generic, size_t batch, size_t channel, int is_tra
         batch, channel, is_train, x, dy, dx, &s));
 }
 
-static const bng_kernel *f32_registered(size_t channel) { return bng_f32_config.kernel_for_channels(channel); }
-
 /* The extension entry points the target has (batch_norm_grad_ext.h), else NULL. */
 #define EXT_ENTRIES(api, T)                                                                        \
     static void api##_reduce_p(void *x, void *dy, long long *p) { api##_batch_norm_grad_reduce_p(x, dy, p); }      \
@@ -100,7 +98,7 @@ static const size_t f32_specialized[] = { BNG_F32_SPECIALIZED(AS_ELEMENT) };
 
 const bng_dtype bng_dtype_f32 = {
     "f32", sizeof(float), sizeof(float),
-    f32_get, f32_set, f32_get, f32_set, f32_entry_p, f32_entry_s, f32_run_kernel, f32_registered, &bng_f32_base_config, &bng_f32_generic_kernel,
+    f32_get, f32_set, f32_get, f32_set, f32_entry_p, f32_entry_s, f32_run_kernel, &bng_f32_config, &bng_f32_base_config, &bng_f32_generic_kernel,
     f32_specialized, sizeof f32_specialized / sizeof f32_specialized[0], BNG_F32_LANES,
     BNG_F32_GENERIC_CHUNK,
     1.0 / 8388608.0, 1.1754943508222875e-38, 0,
@@ -174,7 +172,6 @@ static void f16_run_kernel(int generic, size_t batch, size_t channel, int is_tra
         batch, channel, is_train, x, dy, dx, &s));
 }
 
-static const bng_kernel *f16_registered(size_t channel) { return bng_f16_config.kernel_for_channels(channel); }
 #if BNG_HAS_EXTENSIONS
 EXT_ENTRIES(hp, half)
 #endif
@@ -185,7 +182,7 @@ static const size_t f16_specialized[] = { BNG_F16_SPECIALIZED(AS_ELEMENT) };
 const bng_dtype bng_dtype_f16 = {
     HP_STATS_ARE_HALF ? "f16 (stats f16)" : "f16 (stats f32)",
     sizeof(half), sizeof(bng_hp_stats_t),
-    f16_get, f16_set, hp_stats_get, hp_stats_set, f16_entry_p, f16_entry_s, f16_run_kernel, f16_registered, &bng_f16_base_config, &bng_f16_generic_kernel,
+    f16_get, f16_set, hp_stats_get, hp_stats_set, f16_entry_p, f16_entry_s, f16_run_kernel, &bng_f16_config, &bng_f16_base_config, &bng_f16_generic_kernel,
     f16_specialized, sizeof f16_specialized / sizeof f16_specialized[0], BNG_F16_LANES,
     BNG_F16_GENERIC_CHUNK,
     1.0 / 1024.0, 1.0 / 16384.0, HP_STATS_ARE_HALF ? BNG_REF_HALF_DX | BNG_REF_HALF_STATS : BNG_REF_HALF_DX,

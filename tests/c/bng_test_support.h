@@ -24,8 +24,9 @@ typedef struct {
      * nonzero, else with the kernel the table registers for `channel`. */
     void (*run_kernel)(int generic, size_t batch, size_t channel, int is_train,
                        void *x, void *dy, void *dx, long long *params);
-    const bng_kernel *(*registered)(size_t channel);  /* the kernel table's answer */
-    const bng_dtype_config *base_config;  /* the vendor's calls' (bng_<dtype>_base_config) */
+    /* The kernel tables: the extended calls' (bng_<dtype>_config) and the vendor's
+     * calls' (bng_<dtype>_base_config). */
+    const bng_dtype_config *config, *base_config;
     const bng_kernel *generic;
     const size_t *specialized;           /* the plan's channel counts (bng_kernels.h) */
     size_t n_specialized, lanes, generic_chunk;

@@ -72,7 +72,7 @@ START_TEST(test_dispatch_serves_each_count_its_kernel)
 {
     size_t off[8], n = off_plan_channels(T, off), i;
     for (i = 0; i < T->n_specialized; i++) {
-        const bng_kernel *k = T->registered(T->specialized[i]);
+        const bng_kernel *k = T->config->kernel_for_channels(T->specialized[i]);
         char shape[48];
         snprintf(shape, sizeof shape, "_c%zu_v%zu", T->specialized[i], T->lanes);
         ck_assert_uint_eq(k->channels, T->specialized[i]);
@@ -83,7 +83,7 @@ START_TEST(test_dispatch_serves_each_count_its_kernel)
             ck_abort_msg("%s: %s shares a ukernel with the generic kernel", T->name, k->name);
     }
     for (i = 0; i < n; i++)
-        ck_assert_ptr_eq(T->registered(off[i]), T->generic);
+        ck_assert_ptr_eq(T->config->kernel_for_channels(off[i]), T->generic);
 }
 END_TEST
 
@@ -97,7 +97,7 @@ START_TEST(test_vendor_calls_tables_hold_no_extension_kernels)
     size_t channel;
     ck_assert_ptr_null(T->base_config->nchw_kernel_for_spatial);
     for (channel = 1; channel <= 4097; channel++) {
-        const bng_kernel *full = T->registered(channel);
+        const bng_kernel *full = T->config->kernel_for_channels(channel);
         const bng_kernel *base = T->base_config->kernel_for_channels(channel);
         ck_assert_str_eq(base->name, full->name);
         ck_assert_uint_eq(base->channels, full->channels);

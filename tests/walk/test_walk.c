@@ -68,7 +68,7 @@ START_TEST(test_walk_every_count)
     size_t i, b;
     int train;
     for (i = 0; i < T->n_specialized; i++) {
-        ck_assert_uint_eq(T->registered(T->specialized[i])->channels, T->specialized[i]);
+        ck_assert_uint_eq(T->config->kernel_for_channels(T->specialized[i])->channels, T->specialized[i]);
         for (b = 0; b < sizeof batches / sizeof batches[0]; b++)
             for (train = 0; train <= 1; train++)
                 walk_one(T, batches[b], T->specialized[i], train, (unsigned)(i * 10 + b * 2 + train));
