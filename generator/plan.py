@@ -12,7 +12,7 @@ the channels one vector operation covers in an unrolled kernel.
 
 import functools
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import Dict, Optional, Tuple
 
 from .model import EXTENSIONS, DTypeConfig, Target
 
@@ -115,7 +115,7 @@ class Segment:
 
 def segments(channels: int, lanes: int) -> Tuple[Segment, ...]:
     """Full vectors, then the tail as descending powers of two (13 -> 8, 4, 1)."""
-    out = [Segment(o, lanes) for o in range(0, channels - channels % lanes, lanes)]
+    out = list(_vectors(channels // lanes, lanes))
     offset = len(out) * lanes
     width = lanes // 2
     while offset < channels:
@@ -141,9 +141,18 @@ class SegmentLoop:
         return self.start + self.repeat * self.step
 
 
-@functools.lru_cache(maxsize=None)
+# Per lane count, the full vectors from channel 0 as far as any plan has asked: a plan's
+# full vectors are a slice of it (the plan's exhaustive test asks for 1.3 million).
+_VECTOR_ROWS: Dict[int, Tuple[Segment, ...]] = {}
+
+
 def _vectors(count: int, lanes: int) -> Tuple[Segment, ...]:
-    return tuple(Segment(i * lanes, lanes) for i in range(count))
+    """The first ``count`` full vectors of ``lanes`` lanes from channel 0."""
+    row = _VECTOR_ROWS.get(lanes, ())
+    if len(row) < count:
+        row = tuple(Segment(i * lanes, lanes) for i in range(max(count, 2 * len(row))))
+        _VECTOR_ROWS[lanes] = row
+    return row[:count]
 
 
 def _full_vector_loops(vectors: int, lanes: int, budget: int) -> Tuple[SegmentLoop, ...]:

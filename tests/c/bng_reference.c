@@ -40,6 +40,10 @@ static double output_rounding(double bound, double ref, int half)
     return half ? bound + U_F16_ROUND * fabs(ref) + F16_MIN_NORMAL : bound + F32_MIN_NORMAL;
 }
 
+/* Row by row, so that the data streams through the cache once per pass (channel by
+ * channel, every element would be a stride of `channel` apart); each channel's sums
+ * still add its rows in order. The first pass keeps sum |dy| and sum |dy * xhat| in the
+ * bound arrays, which the end turns into the bounds. */
 void bng_reference_eval(size_t batch, size_t channel, int is_train,
                         const double *x, const double *dy, const double *mean,
                         const double *invar, const double *scale, int half_output,
@@ -47,29 +51,27 @@ void bng_reference_eval(size_t batch, size_t channel, int is_train,
 {
     const double m = (double)batch;
     const double K = 16.0 + 4.0 * sqrt(m);
+    double *const abs_dy = out->dbias_bound, *const abs_dy_xhat = out->dscale_bound;
     size_t b, c;
 
-    for (c = 0; c < channel; c++) {
-        double dbias = 0, dscale = 0, abs_dy = 0, abs_dy_xhat = 0;
-
-        for (b = 0; b < batch; b++) {
+    for (c = 0; c < channel; c++)
+        out->dbias[c] = out->dscale[c] = abs_dy[c] = abs_dy_xhat[c] = 0.0;
+    for (b = 0; b < batch; b++) {
+        for (c = 0; c < channel; c++) {
             const double g = dy[b * channel + c];
             const double xhat = (x[b * channel + c] - mean[c]) * invar[c];
-            dbias += g;
-            dscale += g * xhat;
-            abs_dy += fabs(g);
-            abs_dy_xhat += fabs(g * xhat);
+            out->dbias[c] += g;
+            out->dscale[c] += g * xhat;
+            abs_dy[c] += fabs(g);
+            abs_dy_xhat[c] += fabs(g * xhat);
         }
-        out->dbias[c] = dbias;
-        out->dscale[c] = dscale;
-        out->dbias_bound[c] = output_rounding(K * U_F32 * abs_dy, dbias,
-                                            half_output & BNG_REF_HALF_STATS);
-        out->dscale_bound[c] = output_rounding(K * U_F32 * abs_dy_xhat, dscale,
-                                             half_output & BNG_REF_HALF_STATS);
-        for (b = 0; b < batch; b++) {
+    }
+    for (b = 0; b < batch; b++) {
+        for (c = 0; c < channel; c++) {
             const size_t i = b * channel + c;
             const double g = dy[i];
             const double xhat = (x[i] - mean[c]) * invar[c];
+            const double dbias = out->dbias[c], dscale = out->dscale[c];
             double dx, bound;
 
             if (is_train)
@@ -77,7 +79,7 @@ void bng_reference_eval(size_t batch, size_t channel, int is_train,
             else
                 dx = scale[c] * invar[c] * g;
             bound = K * U_F32 * fabs(scale[c] * invar[c])
-                    * (fabs(g) + abs_dy / m + fabs(xhat) * abs_dy_xhat / m);
+                    * (fabs(g) + abs_dy[c] / m + fabs(xhat) * abs_dy_xhat[c] / m);
             /* A NaN or Inf elsewhere in the channel makes the sums, and so the bound,
              * non-finite; an element whose reference is still finite keeps its own term. */
             if (!isfinite(bound))
@@ -85,5 +87,11 @@ void bng_reference_eval(size_t batch, size_t channel, int is_train,
             out->dx[i] = dx;
             out->dx_bound[i] = output_rounding(bound, dx, half_output & BNG_REF_HALF_DX);
         }
+    }
+    for (c = 0; c < channel; c++) {
+        out->dbias_bound[c] = output_rounding(K * U_F32 * abs_dy[c], out->dbias[c],
+                                              half_output & BNG_REF_HALF_STATS);
+        out->dscale_bound[c] = output_rounding(K * U_F32 * abs_dy_xhat[c], out->dscale[c],
+                                               half_output & BNG_REF_HALF_STATS);
     }
 }

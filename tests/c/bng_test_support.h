@@ -81,6 +81,9 @@ enum bng_data { BNG_DATA_RANDOM, BNG_DATA_LARGE_MEAN };
 
 void bng_case_init(bng_case *k, const bng_dtype *t, size_t batch, size_t channel,
                    int is_train, enum bng_data data, unsigned seed);
+/* A case with the shape and inputs `from` has now (what bng_case_init with its
+ * arguments gave it, unless a call has since written them), in buffers of its own. */
+void bng_case_init_like(bng_case *k, const bng_case *from);
 void bng_case_free(bng_case *k);
 /* The byte outputs are filled with before a call, to see what the call wrote. */
 #define BNG_OUTPUT_MARK 0x3C

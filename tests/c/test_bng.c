@@ -95,7 +95,7 @@ END_TEST
 START_TEST(test_vendor_calls_tables_hold_no_extension_kernels)
 {
     size_t channel;
-    ck_assert_ptr_null(T->base_config->nchw_kernel_for_spatial);
+    ck_assert(T->base_config->nchw_kernel_for_spatial == NULL);
     for (channel = 1; channel <= 4097; channel++) {
         const bng_kernel *full = T->config->kernel_for_channels(channel);
         const bng_kernel *base = T->base_config->kernel_for_channels(channel);
@@ -174,7 +174,7 @@ START_TEST(test_specialized_matches_generic_bits)
             const size_t batch = 301, channel = T->specialized[i];
             bng_case a, b;
             bng_case_init(&a, T, batch, channel, train, BNG_DATA_RANDOM, (unsigned)i);
-            bng_case_init(&b, T, batch, channel, train, BNG_DATA_RANDOM, (unsigned)i);
+            bng_case_init_like(&b, &a);
             T->run_kernel(0, batch, channel, train, a.x.p, a.dy.p, a.dx.p, a.params);
             T->run_kernel(1, batch, channel, train, b.x.p, b.dy.p, b.dx.p, b.params);
             expect_same_bytes(&a.dx, &b.dx, "dx");
@@ -197,7 +197,7 @@ START_TEST(test_in_place_matches_out_of_place)
                 bng_case ref, k;
                 void *inout;
                 bng_case_init(&ref, T, 77, channels[c], train, BNG_DATA_RANDOM, 3);
-                bng_case_init(&k, T, 77, channels[c], train, BNG_DATA_RANDOM, 3);
+                bng_case_init_like(&k, &ref);
                 T->entry_p(ref.x.p, ref.dy.p, ref.dx.p, ref.params);
                 inout = target ? k.x.p : k.dy.p;
                 T->entry_p(k.x.p, k.dy.p, inout, k.params);
@@ -223,7 +223,7 @@ START_TEST(test_outputs_are_never_read)
     int shared;
 
     bng_case_init(&ref, T, 513, 2 * T->lanes + 5, 1, BNG_DATA_RANDOM, 9);
-    bng_case_init(&k, T, 513, 2 * T->lanes + 5, 1, BNG_DATA_RANDOM, 9);
+    bng_case_init_like(&k, &ref);
     T->entry_p(ref.x.p, ref.dy.p, ref.dx.p, ref.params);
     for (shared = 0; shared <= 1; shared++)
         for (f = 0; f < sizeof fills / sizeof fills[0]; f++) {
@@ -456,9 +456,9 @@ static void expect_shared_matches_private(const bng_dtype *t, size_t batch, size
     size_t m;
 
     bng_case_init(&ref, t, batch, channel, train, BNG_DATA_RANDOM, seed);
+    bng_case_init_like(&k, &ref);
     t->entry_p(ref.x.p, ref.dy.p, ref.dx.p, ref.params);
     bng_case_check(&ref);
-    bng_case_init(&k, t, batch, channel, train, BNG_DATA_RANDOM, seed);
     for (m = 0; m < sizeof masks / sizeof masks[0]; m++) {
         /* The full mask, and half the others in turn: the cases of consecutive seeds
          * (the callers' channel counts of one batch) take every mask between them. */
@@ -511,7 +511,7 @@ START_TEST(test_shared_in_place)
                 bng_case ref, k;
                 void *inout;
                 bng_case_init(&ref, T, 3000, channels[c], train, BNG_DATA_RANDOM, 4);
-                bng_case_init(&k, T, 3000, channels[c], train, BNG_DATA_RANDOM, 4);
+                bng_case_init_like(&k, &ref);
                 T->entry_p(ref.x.p, ref.dy.p, ref.dx.p, ref.params);
                 inout = target ? k.x.p : k.dy.p;
                 bng_case_run_shared(&k, k.x.p, k.dy.p, inout, FULL_MASK);
@@ -644,7 +644,7 @@ static void expect_stats_alias_matches(const bng_dtype *t, int shared, int train
     const size_t channel = 2 * t->lanes + 5;
 
     bng_case_init(&ref, t, 70, channel, train, BNG_DATA_RANDOM, 12);
-    bng_case_init(&k, t, 70, channel, train, BNG_DATA_RANDOM, 12);
+    bng_case_init_like(&k, &ref);
     t->entry_p(ref.x.p, ref.dy.p, ref.dx.p, ref.params);
     k.params[out] = k.params[in];
     if (out2)
@@ -818,7 +818,7 @@ static void expect_reduce_apply_is_vendor(const bng_dtype *t, int shared, size_t
     bng_case ref, k;
     size_t m;
     bng_case_init(&ref, t, batch, channel, train, BNG_DATA_RANDOM, seed);
-    bng_case_init(&k, t, batch, channel, train, BNG_DATA_RANDOM, seed);
+    bng_case_init_like(&k, &ref);
     t->entry_p(ref.x.p, ref.dy.p, ref.dx.p, ref.params);
     for (m = 0; m < (shared ? sizeof masks / sizeof masks[0] : 1); m++) {
         const int mask = shared ? masks[m] : 0;
@@ -960,7 +960,7 @@ static void dx_only_is_inference(const bng_dtype *t, int shared)
             for (in_place = 0; in_place <= 1; in_place++) {
                 bng_case ref, k;
                 bng_case_init(&ref, t, batches[b], ch[c], 0, BNG_DATA_RANDOM, (unsigned)(b + c));
-                bng_case_init(&k, t, batches[b], ch[c], 0, BNG_DATA_RANDOM, (unsigned)(b + c));
+                bng_case_init_like(&k, &ref);
                 t->entry_p(ref.x.p, ref.dy.p, ref.dx.p, ref.params);
                 k.params[BNG_PARAM_MEAN] = k.params[BNG_PARAM_DBIAS] = k.params[BNG_PARAM_DSCALE] = 0;
                 k.params[BNG_PARAM_IS_TRAIN] = 1;       /* not read */
@@ -1016,7 +1016,7 @@ static void accumulate(const bng_dtype *t, int shared)
                     float *sums;
                     double *old_dbias = malloc(C * sizeof(double)), *old_dscale = malloc(C * sizeof(double));
                     bng_case_init(&ref, t, batch, C, train, BNG_DATA_RANDOM, seed);
-                    bng_case_init(&k, t, batch, C, train, BNG_DATA_RANDOM, seed);
+                    bng_case_init_like(&k, &ref);
                     t->entry_p(ref.x.p, ref.dy.p, ref.dx.p, ref.params);
                     bng_case_call(&ref, BNG_OP_REDUCE, 0, ref.x.p, ref.dy.p, NULL, 0);
                     sums = ref.sums.p;
@@ -1082,7 +1082,7 @@ START_TEST(test_ext_without_flags_is_vendor)
     if (!EXT_OPS_PRESENT(T))
         return;
     bng_case_init(&ref, T, 513, 2 * T->lanes + 5, 1, BNG_DATA_RANDOM, 9);
-    bng_case_init(&k, T, 513, 2 * T->lanes + 5, 1, BNG_DATA_RANDOM, 9);
+    bng_case_init_like(&k, &ref);
     T->entry_p(ref.x.p, ref.dy.p, ref.dx.p, ref.params);
     for (shared = 0; shared <= 1; shared++) {
         memset(k.dbias.p, 0xFF, k.dbias.bytes);
@@ -1336,7 +1336,7 @@ static void expect_explicit_matches_block(const bng_dtype *t, int shared, size_t
     int i;
 
     bng_case_init(&block, t, batch, channel, is_train, BNG_DATA_RANDOM, seed);
-    bng_case_init(&args, t, batch, channel, is_train, BNG_DATA_RANDOM, seed);
+    bng_case_init_like(&args, &block);
     both[0] = &block;
     both[1] = &args;
     for (i = 0; i < 2; i++) {
@@ -1690,7 +1690,7 @@ static void relu_pair_init(relu_pair *p, const bng_dtype *t, size_t batch, size_
 {
     const size_t n = batch * channel;
     bng_case_init(&p->fused, t, batch, channel, train, BNG_DATA_RANDOM, seed);
-    bng_case_init(&p->apart, t, batch, channel, train, BNG_DATA_RANDOM, seed);
+    bng_case_init_like(&p->apart, &p->fused);
     p->y.raw = malloc(n * t->size + 2 * BNG_GUARD);
     ck_assert_ptr_nonnull(p->y.raw);
     memset(p->y.raw, BNG_GUARD_BYTE, n * t->size + 2 * BNG_GUARD);

@@ -39,12 +39,12 @@ static void walk_one(const bng_dtype *t, size_t batch, size_t channel, int train
     size_t m;
 
     bng_case_init(&ref, t, batch, channel, train, BNG_DATA_RANDOM, seed);
+    bng_case_init_like(&k, &ref);
     t->entry_p(ref.x.p, ref.dy.p, ref.dx.p, ref.params);
     ck_assert_int_eq(ref.params[BNG_PARAM_STATUS], BNG_OK);
     bng_case_check(&ref);
     bng_case_check_guards(&ref);
 
-    bng_case_init(&k, t, batch, channel, train, BNG_DATA_RANDOM, seed);
     for (m = 0; m < sizeof masks / sizeof masks[0]; m++) {
         bng_case_mark_outputs(&k);
         bng_case_run_shared(&k, k.x.p, k.dy.p, k.dx.p, masks[m]);
