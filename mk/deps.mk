@@ -33,9 +33,10 @@ CHECK_LIBS   = $(shell pkg-config --libs check)
 # DEPS_OPTIONAL_<name> a note printed instead of failing when they cannot be installed.
 DEPS := python python-test c mpi bench plot fuzz valgrind cross report drop
 
-DEPS_PROBE_python         = [ -n "$$($(find_python))" ]
+# (the python the recipes then use: found once a make)
+DEPS_PROBE_python         = [ -n "$(PY)" ]
 DEPS_PACKAGES_python      = python3 python3-jinja2 python3-yaml
-DEPS_PROBE_python-test    = [ -n "$$($(call find_python,jinja2 yaml hypothesis))" ]
+DEPS_PROBE_python-test    = [ -n "$(PY_TEST)" ]
 DEPS_PACKAGES_python-test = python3 python3-jinja2 python3-yaml python3-hypothesis
 DEPS_PROBE_c              = command -v $(CC) && command -v pkg-config && pkg-config --exists check
 DEPS_PACKAGES_c           = gcc pkg-config check

@@ -25,9 +25,14 @@ $(call flavour_dir,$(1),$(2))/obj/%.o: tests/walk/%.c $(TEST_HEADERS) $(wildcard
 endef
 # $(1) generated folder, $(2) flavour, $(3) the test's main object (test_bng.o,
 # test_walk.o) -> the objects of its program (test_bng's NCHW cases: test_nchw.o)
-test_objects = $(addprefix $(call sources_dir,$(1),$(2))/,$(3) bng_dtypes.o bng_reference.o \
+test_objects = $(addprefix $(call sources_dir,$(1),$(2))/,$(3) bng_dtypes.o \
   $(if $(filter test_bng.o,$(3)),test_nchw.o)) \
-  $(call flavour_dir,$(1),$(2))/obj/bng_test_support.o
+  $(call flavour_dir,$(1),$(2))/obj/bng_test_support.o $(REFERENCE_OBJECT)
+# The float64 reference knows no target and no flavour: one object for every suite.
+REFERENCE_OBJECT := $(BUILD)/obj/bng_reference.o
+$(REFERENCE_OBJECT): tests/c/bng_reference.c tests/c/bng_reference.h | deps-c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(BNG_CFLAGS) -c $< -o $@
 # $(1) generated folder, $(2) flavour, $(3) the program's name (test_bng, test_walk)
 define test_program_rules
 $(call test_object_rules,$(1),$(2))
@@ -302,9 +307,22 @@ WALK_RUNS := $(foreach s,$(if $(SANITIZE)$(VALGRIND),$(filter %/walk_small/%,$(W
   run/$(s)/plain)
 FORK_RUNS := $(if $(TSAN),,run/$(FORK_TEST)/plain)
 CONFORMANCE_RUNS := $(foreach p,$(CONFORMANCE_PROGRAMS) $(LAUNCH_TESTS),run/$(p)/plain)
+# A flavour whose program may be its twin's, object for object: its runs run only where
+# an object differs (tests/scripts/unless_same_objects.sh). gnu_softhalf builds gnu's
+# objects wherever the compiler has _Float16 (the GNU backend converts halves on their
+# bits), and is a flavour of its own on a compiler without.
+TWIN_gnu_softhalf := gnu
+# $(1) run/<program>/<mode> -> the folder of the program's flavour, of its twin's
+flavour_folder_of = $(patsubst %/,%,$(dir $(call program_of,$(1))))
+twin_folder_of = $(if $(TWIN_$(call flavour_of,$(1))),\
+  $(dir $(call flavour_folder_of,$(1)))$(TWIN_$(call flavour_of,$(1))))
+twin_guard = $(if $(call twin_folder_of,$(1)),tests/scripts/unless_same_objects.sh \
+  $(call twin_folder_of,$(1)) $(call flavour_folder_of,$(1)))
 # $(1) run/<program>/<mode>, $(2) environment, $(3) what the program runs under, $(4) its
 # arguments
-program_run = $(call run_rule,$(1),$(call program_of,$(1)),$(2),$(3) $(call program_of,$(1)) $(4))
+program_run = $(call run_rule,$(1),$(call program_of,$(1)) \
+  $(addsuffix /$(notdir $(call program_of,$(1))),$(call twin_folder_of,$(1))),$(2),\
+  $(call twin_guard,$(1)) $(3) $(call program_of,$(1)) $(4))
 $(foreach r,$(HALF_RUNS) $(EXAMPLE_RUNS) $(WALK_RUNS) $(C_RUNS) $(FORK_RUNS),\
   $(eval $(call program_run,$(r),$(call run_env,$(r)),$(RUN_TOOL))))
 $(foreach r,$(CONFORMANCE_RUNS),\
@@ -446,5 +464,5 @@ MUTANT_GNU_DIRS := $(foreach r,$(MUTANT_ROOTS),$(call flavour_dir,$(r),gnu))
 ## remove each DMA wait of the driver in turn: the suite must catch every one [QUICK=1]
 dma-mutants: $(addsuffix /test_bng,$(MUTANT_GNU_DIRS)) | deps-c
 	JOBS=$(JOBS) tests/scripts/dma_mutants.sh $(BUILD) "$(CC)" \
-	  "$(CFLAGS) $(BNG_CFLAGS) $(FLAVOUR_FLAGS_gnu)" $(join $(addsuffix :,$(MUTANT_ROOTS)),\
+	  "$(CFLAGS) $(BNG_CFLAGS) $(FLAVOUR_FLAGS_gnu)" "$(REFERENCE_OBJECT)" $(join $(addsuffix :,$(MUTANT_ROOTS)),\
 	  $(addsuffix /obj,$(MUTANT_GNU_DIRS)))
