@@ -66,9 +66,11 @@ flavour_dir = $(BUILD)/$(notdir $(1))/$(2)
 # $(1) object folder, $(2) sources -> their objects there
 objects_in = $(addprefix $(1)/,$(notdir $(2:.c=.o)))
 # A library holds the plan's sources and a HAL: by default the host emulation (its HAL
-# and DMA engine), compiled in the flavour's folder. The hthreads flavours differ from
-# gnu in their HAL only: they take gnu's objects of the plan's sources and of the DMA
-# engine (the same source and flags) and add their own HAL on the runtime mock.
+# and DMA engine), which moves bytes and computes nothing, so that every flavour links
+# gnu's objects of it (a flavour's flags change no byte of them). The hthreads flavours
+# differ from gnu in their HAL only: they take gnu's objects of the plan's sources and
+# of the DMA engine (the same source and flags) and add their own HAL on the runtime
+# mock.
 SOURCES_FROM_hthreads_fanout := gnu
 SOURCES_FROM_hthreads_spmd   := gnu
 HAL_OBJECTS_hthreads_fanout  := bng_hal_hthreads.o hthread_mock.o hthread_launch.o
@@ -77,8 +79,9 @@ sources_dir = $(call flavour_dir,$(1),$(or $(SOURCES_FROM_$(2)),$(2)))/obj
 library_objects = \
   $(call objects_in,$(call sources_dir,$(1),$(2)),$(call driver_and_entry_sources,$(1))) \
   $(call objects_in,$(call kernel_dir,$(1),$(2)),$(call kernel_sources,$(1))) \
-  $(call sources_dir,$(1),$(2))/bng_dma_engine.o \
-  $(addprefix $(call flavour_dir,$(1),$(2))/obj/,$(or $(HAL_OBJECTS_$(2)),bng_hal_host.o))
+  $(call flavour_dir,$(1),gnu)/obj/bng_dma_engine.o \
+  $(if $(HAL_OBJECTS_$(2)),$(addprefix $(call flavour_dir,$(1),$(2))/obj/,$(HAL_OBJECTS_$(2))),\
+    $(call flavour_dir,$(1),gnu)/obj/bng_hal_host.o)
 
 # ---- kernel objects ----------------------------------------------------------------
 
