@@ -3,7 +3,8 @@
 /* Owns: the driver's entry points (bng_driver.h): the vendor's four calls, the
  * explicit-argument calls, the extended family; each checks its call (bng_params.c),
  * picks the runner of its layout and storage, and reports the status. May call:
- * bng_params.h, bng_hal_parallel and the runners of bng_job.h; no DMA, no kernel.
+ * bng_params.h, bng_hal_parallel and the runners of bng_job.h (NCHW's through the
+ * storage type's config); no DMA, no kernel.
  *
  * The driver is written once for all storage types and both memory models, in rooms by
  * concern (bng_job.h lists them): a storage type enters only through its
@@ -52,7 +53,7 @@ static int bng_p_block(const bng_dtype_config *dtype, int op, const long long *p
         float *sums = bng_params_sums(op, params);
 
         status = BNG_IS_NCHW(&call)
-                 ? bng_nchw_p_run(dtype, &call, x, dy, dx, &stats, sums)
+                 ? dtype->nchw->p_run(dtype, &call, x, dy, dx, &stats, sums)
                  : bng_nhwc_p_run(dtype, dtype->kernel_for_channels(call.channel), &call, x, dy,
                                   dx, &stats, sums);
     }
@@ -103,7 +104,7 @@ static int bng_s_block(const bng_dtype_config *dtype, int op, const long long *p
     stats = bng_params_stats(params);
     bng_job_init(&job, dtype, dtype->kernel_for_channels(call.channel), &call, mask, x, dy, dx,
                  &stats, bng_params_sums(op, params));
-    switch (bng_hal_parallel(mask, BNG_IS_NCHW(&call) ? bng_nchw_s_core : bng_nhwc_s_core,
+    switch (bng_hal_parallel(mask, BNG_IS_NCHW(&call) ? dtype->nchw->s_core : bng_nhwc_s_core,
                              &job, sizeof job)) {
     case BNG_HAL_OK:
         return BNG_OK;

@@ -17,9 +17,11 @@
  *   bng_nchw_s.c   NCHW's shared-storage schedule       (targets with nchw only)
  *   bng_relu.c     the fused ReLU's masks and keep bits (targets with relu only)
  * A target without nchw or relu compiles none of those files (generator/plan.py lists a
- * target's driver sources); the calls into them are no-op stubs here (functions:
- * bng_nchw_s_core is passed by address) and macros in bng_relu.h, never reached
- * (BNG_IS_NCHW and BNG_RELU are constant 0 there).
+ * target's driver sources). The entry points and the NHWC rooms reach them only through
+ * the storage type's config (bng_dtype_config.nchw, .relu; NULL there, and in the
+ * vendor's calls' config), never by name: a firmware image that links only the vendor's
+ * calls links none of their code. BNG_IS_NCHW and BNG_RELU are constant 0 on a target
+ * without the extension.
  */
 #ifndef BNG_JOB_H
 #define BNG_JOB_H
@@ -73,23 +75,13 @@ void bng_job_init(bng_staged_job *job, const bng_dtype_config *dtype, const bng_
 int bng_nhwc_p_run(const bng_dtype_config *dtype, const bng_kernel *kernel, const bng_call *call,
                    const void *x, const void *dy, void *dx, const bng_stats *stats, float *sums);
 void bng_nhwc_s_core(unsigned core, void *job);
-#if BNG_HAS_NCHW
-int bng_nchw_p_run(const bng_dtype_config *dtype, const bng_call *call, const void *x,
-                   const void *dy, void *dx, const bng_stats *stats, float *sums);
-void bng_nchw_s_core(unsigned core, void *job);
-#else
-/* Without nchw no call is NCHW (BNG_IS_NCHW is a constant 0): never called. */
-static inline int bng_nchw_p_run(const bng_dtype_config *dtype, const bng_call *call,
-                                 const void *x, const void *dy, void *dx,
-                                 const bng_stats *stats, float *sums)
-{
-    (void)dtype; (void)call; (void)x; (void)dy; (void)dx; (void)stats; (void)sums;
-    return BNG_OK;
-}
-static inline void bng_nchw_s_core(unsigned core, void *job)
-{
-    (void)core; (void)job;
-}
-#endif
+/* NCHW's two runners, as NHWC's above (bng_nchw.c, bng_nchw_s.c), which the entry
+ * points reach through the storage type's config: bng_dtype_config.nchw, pointing at
+ * bng_nchw_driver. */
+struct bng_nchw_driver {
+    int (*p_run)(const bng_dtype_config *dtype, const bng_call *call, const void *x,
+                 const void *dy, void *dx, const bng_stats *stats, float *sums);
+    void (*s_core)(unsigned core, void *job);
+};
 
 #endif /* BNG_JOB_H */

@@ -221,3 +221,6 @@ int bng_nchw_p_run(const bng_dtype_config *dtype, const bng_call *call, const vo
         p.kernel->dx_end(p.stream);    /* one fence for the call's planes */
     return BNG_OK;
 }
+
+/* What the extended calls' config points at (bng_dtype_config.nchw). */
+const struct bng_nchw_driver bng_nchw_driver = { bng_nchw_p_run, bng_nchw_s_core };

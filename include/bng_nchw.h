@@ -70,4 +70,10 @@ void bng_nchw_dx(const bng_nchw_kernel *kernel, int is_train, size_t n, const vo
 void bng_nchw_finalize(const bng_dtype_config *dtype, const bng_call *call, const void *invar,
                        const void *scale, void *dbias, void *dscale, bng_nchw_channel *ch);
 
+/* The runners (bng_job.h's struct bng_nchw_driver: bng_nchw_driver, which bng_nchw.c
+ * defines): _p on the caller's arrays, and one core's part of _s (bng_nchw_s.c). */
+int bng_nchw_p_run(const bng_dtype_config *dtype, const bng_call *call, const void *x,
+                   const void *dy, void *dx, const bng_stats *stats, float *sums);
+void bng_nchw_s_core(unsigned core, void *job);
+
 #endif /* BNG_NCHW_H */

@@ -4,7 +4,8 @@
  * puts _p's arrays decides how it runs: on a unified target on the caller's memory
  * where it is (its float arrays of a chunk on the stack); on a split target staged like
  * _s through a workspace of vector memory on the calling core alone. May call:
- * bng_steps.h, bng_relu.h (the kernels' ReLU ukernels), the kernel's row ukernels;
+ * bng_steps.h, the storage type's relu driver (bng_relu.h: the kernels' ReLU
+ * ukernels), the kernel's row ukernels;
  * on a split target bng_hal_p_workspace and bng_nhwc_s_core.
  */
 #include "bng_steps.h"
@@ -74,11 +75,12 @@ static void bng_nhwc_p_reduce(bng_nhwc_p *p, size_t rows, size_t at)
     const size_t element = p->dtype->element_bytes;
 
     if (BNG_RELU(call)) {
-        bng_relu_rows_reduce(p->kernel, rows, p->channels, call->channel, bng_at(p->x, at, element),
-                             bng_at(p->dy, at, element), bng_at(call->y, at, element), p->s.mean,
-                             p->s.part_dy, p->s.part_dyxm,
-                             p->keep_bits ? bng_at_mut(p->dx, at, element) : p->s.slope,
-                             p->keep_bits ? call->channel : 0);
+        p->dtype->relu->rows_reduce(p->kernel, rows, p->channels, call->channel,
+                                    bng_at(p->x, at, element), bng_at(p->dy, at, element),
+                                    bng_at(call->y, at, element), p->s.mean, p->s.part_dy,
+                                    p->s.part_dyxm,
+                                    p->keep_bits ? bng_at_mut(p->dx, at, element) : p->s.slope,
+                                    p->keep_bits ? call->channel : 0);
         return;
     }
     bng_rows_reduce(p->kernel, rows, p->channels, call->channel, bng_at(p->x, at, element),
@@ -135,13 +137,13 @@ static void bng_nhwc_p_dx(void *unit)
     void *dx = bng_at_mut(p->dx, first, element);
 
     if (p->keep_bits)
-        bng_relu_rows_dx_keeps(p->kernel, call->is_train, call->batch, p->channels, call->channel,
-                               x, dy, dx, p->s.mean, p->s.gain, p->s.dy_mean, p->s.slope,
-                               p->stream);
+        p->dtype->relu->rows_dx_keeps(p->kernel, call->is_train, call->batch, p->channels,
+                                      call->channel, x, dy, dx, p->s.mean, p->s.gain,
+                                      p->s.dy_mean, p->s.slope, p->stream);
     else if (BNG_RELU(call))
-        bng_relu_rows_dx(p->kernel, call->is_train, call->batch, p->channels, call->channel, x, dy,
-                         bng_at(call->y, first, element), dx, p->s.mean, p->s.gain, p->s.dy_mean,
-                         p->s.slope, p->stream);
+        p->dtype->relu->rows_dx(p->kernel, call->is_train, call->batch, p->channels,
+                                call->channel, x, dy, bng_at(call->y, first, element), dx,
+                                p->s.mean, p->s.gain, p->s.dy_mean, p->s.slope, p->stream);
     else
         bng_rows_dx(p->kernel, call->is_train, call->batch, p->channels, call->channel, x, dy, dx,
                     p->s.mean, p->s.gain, p->s.dy_mean, p->s.slope, p->stream);

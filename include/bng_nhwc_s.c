@@ -4,9 +4,9 @@
  * core_mask, each core's private memory per chunk (workspace, tiles, resident rows, its
  * share of the GSM rows), its passes over its rows, the barrier and the fold of the row
  * groups; on a split target also _p's staged run on the calling core (`alone`). May
- * call: bng_stage.h, bng_steps.h, bng_layout.h, bng_relu.h, the kernel's row ukernels
- * through bng_steps.c, bng_hal_barrier and the HAL's DMA (the group sums, the rows
- * kept in GSM, the fold's reads).
+ * call: bng_stage.h, bng_steps.h, bng_layout.h, the storage type's relu driver
+ * (bng_relu.h), the kernel's row ukernels through bng_steps.c, bng_hal_barrier and the
+ * HAL's DMA (the group sums, the rows kept in GSM, the fold's reads).
  *
  * A core's rows are a contiguous run of row groups; pass 1 sums them into one partial
  * sum per group, which goes to the shared scratch; after a barrier every core folds all
@@ -86,7 +86,7 @@ static void bng_nhwc_layout(const bng_nhwc_core *c, BNG_VMEM unsigned char *base
     bng_take_tiles(&take.next, mem->tile_rows * pitch, relu, &mem->tiles);
     rest = (bytes - (size_t)(take.next - base)) / BNG_ALIGN * BNG_ALIGN;
     mem->relu_bits_blocks = relu && keeps
-                            ? bng_relu_bits_blocks(slice, pitch, rest, bits_block_bytes) : 0;
+                            ? dtype->relu->bits_blocks(slice, pitch, rest, bits_block_bytes) : 0;
     mem->relu_bits = bng_take(&take.next, mem->relu_bits_blocks * bits_block_bytes);
     bng_take_resident(take.next, base + bytes, &mem->tiles);
     mem->resident_rows = keeps ? bng_layout_last_rows(slice, mem->tiles.resident_bytes / pitch) : 0;
@@ -251,20 +251,21 @@ static BNG_VMEM unsigned char *bng_nhwc_bits_at(const bng_nhwc_core *c, const bn
 static void bng_nhwc_relu(const bng_nhwc_core *c, const bng_tile *tile, int again)
 {
     const bng_staged_job *job = c->job;
+    const struct bng_relu_driver *relu = job->dtype->relu;
     const size_t element = job->dtype->element_bytes;
     const int in_bits = !tile->resident && !tile->kept && bng_nhwc_bits_cover(c, tile);
 
     if (again && in_bits) {
         BNG_TRACE_KERNEL(job->kernel, "relu_by_bits", tile->rows, c->channels);
-        bng_relu_tile_by_bits(element, tile, bng_nhwc_bits_at(c, tile));
+        relu->tile_by_bits(element, tile, bng_nhwc_bits_at(c, tile));
         return;
     }
-    bng_relu_fetch_y(job, c->mem.tiles.y, tile);
+    relu->fetch_y(job, c->mem.tiles.y, tile);
     BNG_TRACE_KERNEL(job->kernel, "relu_mask", tile->rows, c->channels);
-    bng_relu_mask_tile(element, tile, c->mem.tiles.y);
+    relu->mask_tile(element, tile, c->mem.tiles.y);
     if (!again && in_bits) {
         BNG_TRACE_KERNEL(job->kernel, "relu_bits", tile->rows, c->channels);
-        bng_relu_tile_bits(element, tile, c->mem.tiles.y, bng_nhwc_bits_at(c, tile));
+        relu->tile_bits(element, tile, c->mem.tiles.y, bng_nhwc_bits_at(c, tile));
     }
 }
 

@@ -254,8 +254,8 @@ void bng_relu_mask_tile(size_t element, const bng_tile *tile, const unsigned cha
                   tile->dy, stride);
 }
 
-void bng_relu_tile_bits(size_t element, const bng_tile *tile, const unsigned char *y,
-                        unsigned char *bits)
+static void bng_relu_tile_bits(size_t element, const bng_tile *tile, const unsigned char *y,
+                               unsigned char *bits)
 {
     const size_t stride = tile->pitch / element, channels = tile->row_bytes / element;
     const size_t block_bytes = BNG_RELU_BITS_BLOCK_BYTES(tile->pitch, element);
@@ -266,7 +266,7 @@ void bng_relu_tile_bits(size_t element, const bng_tile *tile, const unsigned cha
                       y + r * tile->pitch, stride, bits + r / BNG_BLOCK_ROWS * block_bytes);
 }
 
-void bng_relu_tile_by_bits(size_t element, const bng_tile *tile, const unsigned char *bits)
+static void bng_relu_tile_by_bits(size_t element, const bng_tile *tile, const unsigned char *bits)
 {
     const size_t stride = tile->pitch / element, channels = tile->row_bytes / element;
     const size_t block_bytes = BNG_RELU_BITS_BLOCK_BYTES(tile->pitch, element);
@@ -286,7 +286,8 @@ void bng_relu_tile_by_bits(size_t element, const bng_tile *tile, const unsigned 
  * save three rows, x, dy and y. As many blocks as the slice has, or as `rest`
  * (aligned) holds; none when the resident area would hold the whole slice anyway (no
  * rows read twice). The bits of rows that end up resident or in GSM are unused. */
-size_t bng_relu_bits_blocks(size_t slice_rows, size_t row_pitch, size_t rest, size_t block_bytes)
+static size_t bng_relu_bits_blocks(size_t slice_rows, size_t row_pitch, size_t rest,
+                                   size_t block_bytes)
 {
     const size_t blocks = (slice_rows + BNG_BLOCK_ROWS - 1) / BNG_BLOCK_ROWS;
 
@@ -295,18 +296,19 @@ size_t bng_relu_bits_blocks(size_t slice_rows, size_t row_pitch, size_t rest, si
     return bng_min(blocks, rest / block_bytes);
 }
 
-void bng_relu_rows_reduce(const bng_kernel *kernel, size_t rows, size_t channels, size_t stride,
-                          const void *x, const void *dy, const void *y, const float *mean,
-                          float *part_dy, float *part_dyxm, void *keeps, size_t keeps_stride)
+static void bng_relu_rows_reduce(const bng_kernel *kernel, size_t rows, size_t channels,
+                                 size_t stride, const void *x, const void *dy, const void *y,
+                                 const float *mean, float *part_dy, float *part_dyxm,
+                                 void *keeps, size_t keeps_stride)
 {
     kernel->reduce_relu(rows, channels, stride, x, dy, y, mean, part_dy, part_dyxm, keeps,
                         keeps_stride);
 }
 
-void bng_relu_rows_dx(const bng_kernel *kernel, int is_train, size_t rows, size_t channels,
-                      size_t stride, const void *x, const void *dy, const void *y, void *dx,
-                      const float *mean, const float *gain, const float *dy_mean,
-                      const float *slope, int stream)
+static void bng_relu_rows_dx(const bng_kernel *kernel, int is_train, size_t rows,
+                             size_t channels, size_t stride, const void *x, const void *dy,
+                             const void *y, void *dx, const float *mean, const float *gain,
+                             const float *dy_mean, const float *slope, int stream)
 {
     if (is_train)
         kernel->dx_train_relu(rows, channels, stride, x, dy, y, dx, mean, gain, dy_mean, slope,
@@ -315,10 +317,10 @@ void bng_relu_rows_dx(const bng_kernel *kernel, int is_train, size_t rows, size_
         kernel->dx_infer_relu(rows, channels, stride, dy, y, dx, gain, stream);
 }
 
-void bng_relu_rows_dx_keeps(const bng_kernel *kernel, int is_train, size_t rows, size_t channels,
-                            size_t stride, const void *x, const void *dy, void *dx,
-                            const float *mean, const float *gain, const float *dy_mean,
-                            const float *slope, int stream)
+static void bng_relu_rows_dx_keeps(const bng_kernel *kernel, int is_train, size_t rows,
+                                   size_t channels, size_t stride, const void *x, const void *dy,
+                                   void *dx, const float *mean, const float *gain,
+                                   const float *dy_mean, const float *slope, int stream)
 {
     if (is_train)
         kernel->dx_train_keeps(rows, channels, stride, x, dy, dx, mean, gain, dy_mean, slope,
@@ -342,3 +344,9 @@ void bng_relu_plane_dx(const bng_nchw_kernel *kernel, int is_train, size_t n, co
     else
         kernel->dx_infer_relu(n, dy, y, dx, gain, stream);
 }
+
+/* What the extended calls' config points at (bng_dtype_config.relu). */
+const struct bng_relu_driver bng_relu_driver = {
+    bng_relu_fetch_y, bng_relu_mask_tile, bng_relu_tile_bits, bng_relu_tile_by_bits,
+    bng_relu_bits_blocks, bng_relu_rows_reduce, bng_relu_rows_dx, bng_relu_rows_dx_keeps,
+};

@@ -143,6 +143,14 @@ typedef struct {
     bng_nchw_dx_infer_relu_ukernel *dx_infer_relu;
 } bng_nchw_kernel;
 
+/* The extensions' driver code, which the driver's rooms reach only through a storage
+ * type's config (below): bng_relu.c's for the fused ReLU (bng_relu.h), bng_nchw.c's
+ * runners for NCHW (bng_job.h), each defined only on a target with the extension. */
+struct bng_relu_driver;
+struct bng_nchw_driver;
+extern const struct bng_relu_driver bng_relu_driver;
+extern const struct bng_nchw_driver bng_nchw_driver;
+
 /* One storage type of one target, as the generator describes it. The per-channel
  * arrays are float (stats_bytes 4) or half (2). */
 typedef struct {
@@ -154,6 +162,11 @@ typedef struct {
     /* NCHW: the kernel of an extent, else the generic one (NULL without BNG_HAS_NCHW,
      * and in the vendor's calls' config) */
     const bng_nchw_kernel *(*nchw_kernel_for_spatial)(size_t spatial);
+    /* The extensions' driver code (&bng_relu_driver, &bng_nchw_driver): NULL without
+     * the extension and in the vendor's calls' config, so that an image that links only
+     * the vendor's calls links none of it. */
+    const struct bng_relu_driver *relu;
+    const struct bng_nchw_driver *nchw;
 } bng_dtype_config;
 
 /* The per-channel arrays of one call (params[0..4], bng_params_stats), of the type's

@@ -97,14 +97,16 @@ static const bng_nchw_kernel *bng_f32_nchw_kernel_for_spatial(size_t spatial)
 const bng_dtype_config bng_f32_config = {
     sizeof(float), sizeof(float), 256, 128,
     bng_f32_kernel_for_channels,
-    bng_f32_nchw_kernel_for_spatial
+    bng_f32_nchw_kernel_for_spatial,
+    &bng_relu_driver,
+    &bng_nchw_driver
 };
 
 /* The vendor's calls and the explicit-argument calls (batchnormgrad.c) run the NHWC
  * ukernels without the extensions': their own table, the same entries without the
- * relu ukernels and without NCHW, so that a firmware image that links only these calls
- * (compiled with -ffunction-sections -fdata-sections, linked with --gc-sections, as
- * the drop's glue does) carries none of the extensions' kernels. */
+ * relu ukernels, and no NCHW and no ReLU driver code, so that a firmware image that
+ * links only these calls (compiled with -ffunction-sections -fdata-sections, linked
+ * with --gc-sections, as the drop's glue does) carries none of the extensions' code. */
 static const bng_kernel bng_f32_base_kernel__mt7004_c32_v16 = {
     "bng_f32_kernel__mt7004_c32_v16", 32,
     bng_f32_reduce_ukernel__mt7004_c32_v16, bng_f32_dx_train_ukernel__mt7004_c32_v16, bng_f32_dx_infer_ukernel__mt7004_c32_v16, NULL, NULL, NULL, NULL, NULL
@@ -140,7 +142,7 @@ static const bng_kernel *bng_f32_base_kernel_for_channels(size_t channel)
 const bng_dtype_config bng_f32_base_config = {
     sizeof(float), sizeof(float), 256, 128,
     bng_f32_base_kernel_for_channels,
-    NULL
+    NULL, NULL, NULL
 };
 
 /* The generator checked private_bytes against a 13312-byte workspace: the
@@ -239,14 +241,16 @@ static const bng_nchw_kernel *bng_f16_nchw_kernel_for_spatial(size_t spatial)
 const bng_dtype_config bng_f16_config = {
     sizeof(half), sizeof(bng_hp_stats_t), 256, 256,
     bng_f16_kernel_for_channels,
-    bng_f16_nchw_kernel_for_spatial
+    bng_f16_nchw_kernel_for_spatial,
+    &bng_relu_driver,
+    &bng_nchw_driver
 };
 
 /* The vendor's calls and the explicit-argument calls (batchnormgrad.c) run the NHWC
  * ukernels without the extensions': their own table, the same entries without the
- * relu ukernels and without NCHW, so that a firmware image that links only these calls
- * (compiled with -ffunction-sections -fdata-sections, linked with --gc-sections, as
- * the drop's glue does) carries none of the extensions' kernels. */
+ * relu ukernels, and no NCHW and no ReLU driver code, so that a firmware image that
+ * links only these calls (compiled with -ffunction-sections -fdata-sections, linked
+ * with --gc-sections, as the drop's glue does) carries none of the extensions' code. */
 static const bng_kernel bng_f16_base_kernel__mt7004_c32_v32 = {
     "bng_f16_kernel__mt7004_c32_v32", 32,
     bng_f16_reduce_ukernel__mt7004_c32_v32, bng_f16_dx_train_ukernel__mt7004_c32_v32, bng_f16_dx_infer_ukernel__mt7004_c32_v32, NULL, NULL, NULL, NULL, NULL
@@ -282,7 +286,7 @@ static const bng_kernel *bng_f16_base_kernel_for_channels(size_t channel)
 const bng_dtype_config bng_f16_base_config = {
     sizeof(half), sizeof(bng_hp_stats_t), 256, 256,
     bng_f16_base_kernel_for_channels,
-    NULL
+    NULL, NULL, NULL
 };
 
 /* The generator checked private_bytes against a 10752-byte workspace: the
