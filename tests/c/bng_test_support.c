@@ -466,6 +466,15 @@ void bng_case_call(bng_case *k, int op, int shared, void *x, void *dy, void *dx,
     }
 }
 
+int bng_test_quick(void)
+{
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+    return 1;       /* 10x slower or more */
+#else
+    return getenv("BNG_TEST_QUICK") != NULL;
+#endif
+}
+
 static int ftz_mode;
 
 static void bng_test_init(void)

@@ -135,6 +135,12 @@ void bng_case_check(const bng_case *k);
  * their sentinels (params[15] is y with BNG_FLAG_RELU set). */
 void bng_case_check_guards(const bng_case *k);
 
+/* 1 when a run is at the quick size: under a sanitizer, or when make asks it
+ * (BNG_TEST_QUICK: under valgrind, in a mode or flavour that repeats code another run
+ * covered at full size); a program's largest sweeps then shrink, and every path they
+ * cover still runs. */
+int bng_test_quick(void);
+
 /* Run a suite as every test program here does, and return the exit status: first the
  * FPU mode (BNG_TEST_FTZ=1: flush-to-zero, as on the DSP) and the cores a launch model
  * needs (BNG_TEST_LAUNCH_FANOUT: the reference HAL's workers); the tests in this process

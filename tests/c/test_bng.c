@@ -18,19 +18,10 @@
 /* The largest byte address of the target's data on this host (bng_params.c's limit). */
 #define ADDRESS_MAX (BNG_ADDRESS_MAX < SIZE_MAX ? (size_t)BNG_ADDRESS_MAX : SIZE_MAX)
 
-/* Under a sanitizer or valgrind (10x slower or more; make memcheck sets
- * BNG_TEST_QUICK) the largest sweeps shrink; every path they cover still runs (several
- * row groups, streaming tiles, half-range sums). */
-static int quick(void)
-{
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-    return 1;
-#else
-    return getenv("BNG_TEST_QUICK") != NULL;
-#endif
-}
-#define LARGE_BATCH ((size_t)(quick() ? 2600 : 20000))
-#define SHARED_MAX_ELEMENTS ((size_t)(quick() ? 200000 : 2000000))
+/* At the quick size (bng_test_quick) the largest sweeps shrink; every path they cover
+ * still runs (several row groups, streaming tiles, half-range sums). */
+#define LARGE_BATCH ((size_t)(bng_test_quick() ? 2600 : 20000))
+#define SHARED_MAX_ELEMENTS ((size_t)(bng_test_quick() ? 200000 : 2000000))
 
 static void run_and_check(const bng_dtype *t, size_t batch, size_t channel, int is_train,
                           enum bng_data data, unsigned seed)
@@ -90,12 +81,16 @@ END_TEST
 /* The vendor's calls and the explicit-argument calls look kernels up in tables of
  * their own (bng_<dtype>_base_config): for every count the entry the extended calls'
  * table gives, with the same three ukernels and none of the relu extension's, and no
- * NCHW lookup, so that a firmware image linking only those calls carries no relu or
- * NCHW kernel (a base table pointing at a relu ukernel, or at another count's, fails). */
+ * NCHW lookup and no driver code of either extension, so that a firmware image linking
+ * only those calls carries no relu or NCHW code (a base table pointing at a relu
+ * ukernel, or at another count's, fails). */
 START_TEST(test_vendor_calls_tables_hold_no_extension_kernels)
 {
     size_t channel;
     ck_assert(T->base_config->nchw_kernel_for_spatial == NULL);
+    ck_assert(T->base_config->relu == NULL && T->base_config->nchw == NULL);
+    ck_assert((T->config->relu != NULL) == (BNG_HAS_RELU != 0));
+    ck_assert((T->config->nchw != NULL) == (BNG_HAS_NCHW != 0));
     for (channel = 1; channel <= 4097; channel++) {
         const bng_kernel *full = T->config->kernel_for_channels(channel);
         const bng_kernel *base = T->base_config->kernel_for_channels(channel);
@@ -1863,13 +1858,13 @@ END_TEST
  * (include/bng_steps.h BNG_STREAM_DX_BYTES): pass 2 reads each keep word pass 1 left in
  * dx before its streaming stores overwrite that row. On the generic kernel's chunks and
  * single-lane tail, training and inference, the fused call equals the separate pass.
- * Plain runs only (under a sanitizer or valgrind, quick(), it is too slow). */
+ * Plain runs only (under a sanitizer or valgrind, bng_test_quick(), it is too slow). */
 START_TEST(test_relu_streaming_dx)
 {
     const size_t channel = T->generic_chunk + T->lanes + 3;
     const size_t batch = ((size_t)8 << 20) / T->size / channel + 33;
     int train;
-    if (quick())
+    if (bng_test_quick())
         return;
     for (train = 0; train <= 1; train++) {
         relu_pair p;

@@ -63,6 +63,15 @@ static void walk_one(const bng_dtype *t, size_t batch, size_t channel, int train
     bng_case_free(&k);
 }
 
+/* Whether count i of n walks the overflow batch: every count, or at the quick size
+ * (bng_test_quick: under a sanitizer or valgrind) every fourth and the last: the
+ * overflow batch is a core's private memory of data whatever the count, nearly all of
+ * the walk's elements. */
+static int walks_overflow(size_t i, size_t n)
+{
+    return !bng_test_quick() || i % 4 == 0 || i + 1 == n;
+}
+
 START_TEST(test_walk_every_count)
 {
     size_t i, b;
@@ -72,8 +81,9 @@ START_TEST(test_walk_every_count)
         for (b = 0; b < sizeof batches / sizeof batches[0]; b++)
             for (train = 0; train <= 1; train++)
                 walk_one(T, batches[b], T->specialized[i], train, (unsigned)(i * 10 + b * 2 + train));
-        walk_one(T, overflow_batch(T, T->specialized[i]), T->specialized[i], 1,
-                 (unsigned)(i * 10 + 9));
+        if (walks_overflow(i, T->n_specialized))
+            walk_one(T, overflow_batch(T, T->specialized[i]), T->specialized[i], 1,
+                     (unsigned)(i * 10 + 9));
     }
 }
 END_TEST

@@ -1,5 +1,6 @@
 """Print the walk targets' targets.yaml: test-only targets whose channel lists walk
-every boundary the kernel plan has, computed from the plan itself.
+every boundary the kernel plan has, computed from the plan itself, and one that runs a
+shipped target's memory map at the widest count it accepts (walk_gsm).
 
 make renders them into build/gen-walk/ (build/valgrind/gen-walk/ under VALGRIND=1)
 and runs tests/walk/test_walk.c on each:
@@ -15,8 +16,15 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
 
-from generator.loader import MAX_SPECIALIZED_CHANNELS   # noqa: E402
+from generator.loader import MAX_SPECIALIZED_CHANNELS, load   # noqa: E402
 from generator.plan import GENERIC_CHUNK_VECTORS, plan_loops   # noqa: E402
+from generator.validate import widest_channels                 # noqa: E402
+
+# walk_gsm: the memory map of the target of targets.yaml that bounds its shared memory
+# (memory.shared) with the most storage types (the first such: mt7004 as shipped) at
+# the widest count it accepts (the _s scratch then
+# ends where memory.shared does; the README states the count): that target as
+# targets.yaml has it, its list that count alone, no extensions.
 
 # name: (f32 lanes, f16 lanes, max_unroll, private bytes per core, split memory). The
 # shipped lane counts and cap; small lanes with a small cap (every plan shape within
@@ -85,5 +93,39 @@ def config(names):
     return "\n".join(out) + "\n"
 
 
+def gsm_walk_config(shipped):
+    """walk_gsm's entry, from the shipped target (generator.model.Target)."""
+    m = shipped.memory
+    dtypes = [f"      {d.name}: {{lanes: {d.lanes}{f', stats: {d.stats}' if d.stats else ''}}}"
+              for d in shipped.dtypes]
+    return "\n".join(
+        ["  walk_gsm:",
+         f"    description: channel walk, {shipped.name}'s memory map at its widest count "
+         "(test only)",
+         "    dtypes:", *dtypes,
+         f"    cores: {shipped.cores}",
+         f"    vector_backend: {shipped.vector_backend}",
+         "    memory:",
+         f"      private_bytes: {m.private_bytes}",
+         f"      address_bits: {m.address_bits}",
+         f"      shared_params_address: {m.shared_params_address:#x}",
+         f"      shared_scratch_address: {m.shared_scratch_address:#x}",
+         f'      shared_qualifier: "{m.shared_qualifier}"',
+         *([f"      gsm: {{address: {m.gsm_address:#x}, bytes: {m.gsm_bytes}}}"]
+           if m.gsm_bytes else []),
+         *([f"      shared: {{address: {m.shared_address:#x}, bytes: {m.shared_bytes}}}"]
+           if m.shared_bytes else []),
+         f"    channels: [{widest_channels(shipped)}]",
+         f"    max_unroll: {shipped.max_unroll}"]) + "\n"
+
+
+def gsm_walk_source():
+    """walk_gsm's target of targets.yaml, or None (none states memory.shared)."""
+    bounded = [t for t in load(os.path.join(ROOT, "targets.yaml")).targets
+               if t.memory.shared_bytes]
+    return max(bounded, key=lambda t: len(t.dtypes), default=None)
+
+
 if __name__ == "__main__":
-    sys.stdout.write(config(WALK_TARGETS))
+    source = gsm_walk_source()
+    sys.stdout.write(config(WALK_TARGETS) + (gsm_walk_config(source) if source else ""))
