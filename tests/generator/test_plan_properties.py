@@ -40,6 +40,13 @@ LANES = tuple(1 << i for i in range(MAX_LANES.bit_length()))
 EXHAUSTIVE_CAPS = tuple(range(1, 41)) + (63, 64, 65, 128, 255, MAX_UNROLL)
 
 
+def unrolled_ops(channels, lanes):
+    """The vector operations of the fully unrolled kernel: the full vectors, and the
+    tail's descending powers of two."""
+    vectors, tail = divmod(channels, lanes)
+    return vectors + bin(tail).count("1")
+
+
 def plan_problem(channels, lanes, cap):
     """None when plan_loops(channels, lanes, cap) keeps every promise, else what breaks."""
     loops = plan_loops(channels, lanes, cap)
@@ -64,8 +71,7 @@ def plan_problem(channels, lanes, cap):
         return f"channels covered up to {at}, not {channels}"
     if in_code > cap:
         return f"{in_code} vector operations written out, cap {cap}"
-    vectors, tail = divmod(channels, lanes)
-    fits = vectors + bin(tail).count("1") <= cap
+    fits = unrolled_ops(channels, lanes) <= cap
     if fits and loops != (SegmentLoop(0, 1, channels, segments(channels, lanes)),):
         return "fits the cap but is not the fully unrolled kernel"
     if fits == any(g.repeat > 1 for g in loops):
@@ -83,16 +89,14 @@ class ExhaustivePlanTest(unittest.TestCase):
                 # (a cheap comparison: the exhaustive walk proves 1.3 million plans).
                 unrolled = None
                 for cap in EXHAUSTIVE_CAPS:
+                    checked += 1
                     if unrolled is not None and plan_loops(channels, lanes, cap) == unrolled:
-                        checked += 1
                         continue
                     problem = plan_problem(channels, lanes, cap)
                     if problem:
                         self.fail(f"channels={channels} lanes={lanes} max_unroll={cap}: {problem}")
-                    vectors, tail = divmod(channels, lanes)
-                    if vectors + bin(tail).count("1") <= cap:
+                    if unrolled_ops(channels, lanes) <= cap:
                         unrolled = plan_loops(channels, lanes, cap)
-                    checked += 1
         self.assertEqual(checked, len(LANES) * len(EXHAUSTIVE_CAPS) * MAX_SPECIALIZED_CHANNELS)
 
     def test_the_reported_cases(self):
