@@ -50,7 +50,7 @@ UNINSTRUMENTED_CFLAGS := -std=c99 -Wall -Wextra -pedantic -Wno-psabi -ffp-contra
   -Iinclude -DBNG_HOST $(MOVE_FLAGS)
 BNG_CFLAGS := $(UNINSTRUMENTED_CFLAGS) $(SANITIZE_FLAGS)
 # The host HAL emulation uses POSIX threads and C11's aligned_alloc.
-HAL_CFLAGS := -std=gnu11 -Wall -Wextra -Iinclude -Iinclude/host -Iinclude/hal -DBNG_HOST \
+HAL_CFLAGS := -std=gnu11 -Wall -Wextra -Iinclude -Iinclude/host -Iinclude/hal -Iinclude/programs -DBNG_HOST \
   $(SANITIZE_FLAGS)
 # COVERAGE=1: the driver's rooms (include/*.c) with gcov's counters, unoptimized so
 # that each line's count is its own (make coverage; mk/coverage.mk).

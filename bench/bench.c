@@ -28,7 +28,7 @@
 
 #include "batch_norm_grad.h"
 #include "bng_kernels.h"
-#include "bng_driver.h"
+#include "bng_entry.h"
 #if BNG_HAS_REDUCE && BNG_HAS_APPLY && BNG_HAS_DX_ONLY
 #include "batch_norm_grad_ext.h"
 #define BNG_BENCH_EXT 1

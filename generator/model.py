@@ -86,7 +86,7 @@ class NativeSpellings:
     sub: str
     mul: str
     div: str                  # exact lane-wise division (IEEE a / b in every lane)
-    half_load: str            # "" : lane-wise conversion through bng_half.h
+    half_load: str            # "" : lane-wise conversion through bng_f16.h
     half_store: str
 
 

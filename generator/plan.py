@@ -40,7 +40,7 @@ BLOCK_ROWS = 32
 MIN_GROUP_ROWS = 256
 MAX_GROUPS = 64
 # NCHW (the nchw extension): a plane's vectors are summed in blocks of this many in
-# registers, the blocks added to the plane's lane sums (include/bng_nchw.h).
+# registers, the blocks added to the plane's lane sums (include/bng_nchw_steps.h).
 NCHW_BLOCK_VECTORS = 32
 
 # The one description of a core's private memory in a shared-storage call: these
@@ -55,8 +55,8 @@ WORKSPACE = (
     ("stats_mean", "stats"), ("invar", "stats"), ("scale", "stats"),
     ("dbias", "stats"), ("dscale", "stats"),
 )
-# The driver's layout of the rest (bng_layout: x and dy, two buffers each) asserts that
-# it splits in BNG_TILE_BUFFERS.
+# The driver's layout of the rest (bng_nhwc_staged.c's bng_nhwc_layout: x and dy, two
+# buffers each) asserts that it splits in BNG_TILE_BUFFERS.
 TILE_BUFFERS = 4
 # A call with BNG_FLAG_RELU (the relu extension) fetches y into one more tile buffer,
 # where each tile's dy is masked before the kernels see it.
@@ -198,7 +198,7 @@ def plan_loops(channels: int, lanes: int, cap: int) -> Tuple[SegmentLoop, ...]:
 
 def last_rows(rows: int, most: int) -> int:
     """How many of ``rows`` rows (from a block boundary) stay where ``most`` fit: all, or
-    the last ones from a block boundary, or none (the driver's bng_layout_last_rows)."""
+    the last ones from a block boundary, or none (the driver's bng_nhwc_memory_last_rows)."""
     before = -(-max(0, rows - most) // BLOCK_ROWS) * BLOCK_ROWS
     return rows - min(before, rows)
 
@@ -313,7 +313,7 @@ class DTypePlan:
     # lanes included); 1 on a unified target.
     pad_lanes: int = 1
     # The target has the relu extension: a call with BNG_FLAG_RELU stages the forward
-    # output y through one more tile buffer (the driver's bng_layout).
+    # output y through one more tile buffer (bng_nhwc_staged.c's bng_nhwc_layout).
     relu: bool = False
 
     @property
@@ -378,7 +378,7 @@ class DTypePlan:
         """Rows per streamed tile for a chunk of ``channels``: whole blocks of a tile
         buffer; in a call that keeps rows between its passes (``keeps``, the vendor's) no
         more than STREAM_TILE_BYTES nor a quarter of a tile buffer, at least one block
-        (the driver's bng_layout_tile_rows)."""
+        (the driver's bng_nhwc_memory_tile_rows)."""
         quarter = self.tile_bytes(private_bytes)
         rows = quarter // self.row_pitch(channels) // BLOCK_ROWS * BLOCK_ROWS
         if not keeps:
@@ -389,7 +389,7 @@ class DTypePlan:
 
     def _after_tiles(self, private_bytes: int, channels: int, relu: bool) -> int:
         """Private memory the workspace and the streamed tiles (and y's, with ``relu``)
-        leave in a call that keeps rows (the driver's bng_layout)."""
+        leave in a call that keeps rows (bng_nhwc_staged.c's bng_nhwc_layout)."""
         tile = _aligned(self.tile_rows(private_bytes, channels, keeps=True)
                         * self.row_pitch(channels))
         return (private_bytes - self.workspace_bytes
@@ -414,8 +414,8 @@ class DTypePlan:
                       relu: bool = False) -> int:
         """Rows of a core's slice of ``slice_rows`` that the vendor's call (with
         ``relu``, the fused ReLU's) keeps in private memory from pass 1 to pass 2 (the
-        driver's bng_layout): x and dy of the slice's last rows, from a block boundary,
-        as many as the resident area (what the workspace and four streamed tiles, and
+        driver's bng_nhwc_layout in bng_nhwc_staged.c): x and dy of the slice's last
+        rows, from a block boundary, as many as the resident area (what the workspace and four streamed tiles, and
         with ``relu`` y's tile and the mask's bits, leave, halved) holds."""
         rest = self._after_tiles(private_bytes, channels, relu)
         if relu:
@@ -447,14 +447,34 @@ class OutputFile:
     dtype: Optional[str] = None   # the dtype a per-dtype file renders
 
 
-# The hand-written driver every target's library compiles beside its generated sources,
-# in rooms by concern (include/bng_job.h lists them); an extension's rooms only for a
-# target that lists it (TargetPlan.driver_sources).
-DRIVER_SOURCES = ("include/bng_driver.c", "include/bng_params.c", "include/bng_steps.c",
-                  "include/bng_stage.c", "include/bng_layout.c", "include/bng_nhwc_p.c",
-                  "include/bng_nhwc_s.c")
-EXTENSION_DRIVER_SOURCES = {"nchw": ("include/bng_nchw.c", "include/bng_nchw_s.c"),
-                            "relu": ("include/bng_relu.c",)}
+@dataclass(frozen=True)
+class Room:
+    """A file of the hand-written driver (include/), and which targets compile it: every
+    target, or only one that lists ``extension``, or only one whose memory is unified."""
+    name: str
+    extension: Optional[str] = None
+    unified_only: bool = False
+
+    @property
+    def source(self) -> str:
+        return f"include/{self.name}"
+
+
+# The driver's rooms, listed once: the build (build.mk), a drop (vendor.py: its files,
+# CMakeLists.txt, bng.mk, MANIFEST) and the tests read this list; docs/design.md's map
+# says what each holds and gives the naming rule (a test holds it to this list). Named
+# bng_[layout_]<part>.c: `nhwc_` or `nchw_` for a room of one layout, none for what both
+# share; the part is `direct` (a layout's run on the caller's memory where it lies),
+# `staged` (its run through a core's private memory by DMA), `steps` (what the runs
+# compute alike), `memory` (where a staged run keeps its data), or the concern's noun.
+DRIVER_ROOMS = (
+    Room("bng_entry.c"), Room("bng_params.c"), Room("bng_steps.c"), Room("bng_staging.c"),
+    Room("bng_nhwc_direct.c", unified_only=True), Room("bng_nhwc_staged.c"),
+    Room("bng_nhwc_memory.c"),
+    Room("bng_nchw_steps.c", "nchw"), Room("bng_nchw_direct.c", "nchw"),
+    Room("bng_nchw_staged.c", "nchw"),
+    Room("bng_relu.c", "relu"),
+)
 
 
 @dataclass(frozen=True)
@@ -467,12 +487,17 @@ class TargetPlan:
         return self.target.name
 
     @property
+    def rooms(self) -> Tuple[Room, ...]:
+        """The driver's rooms this target's library compiles (DRIVER_ROOMS): an
+        extension's only where targets.yaml lists it, the direct NHWC run only on
+        unified memory (a split target stages _p)."""
+        return tuple(room for room in DRIVER_ROOMS
+                     if (room.extension is None or self.has(room.extension))
+                     and not (room.unified_only and self.target.memory.split))
+
+    @property
     def driver_sources(self) -> Tuple[str, ...]:
-        """The driver's sources this target's library compiles: every room, and an
-        extension's rooms only where targets.yaml lists it."""
-        return DRIVER_SOURCES + tuple(source for extension, sources
-                                      in EXTENSION_DRIVER_SOURCES.items()
-                                      if self.has(extension) for source in sources)
+        return tuple(room.source for room in self.rooms)
 
     def dtype(self, name: str) -> Optional[DTypePlan]:
         for d in self.dtypes:
@@ -555,7 +580,7 @@ class TargetPlan:
     def gsm_share(self) -> int:
         """G / (G + D) in units of 2^-16, rounded down, G and D the part's GSM and DDR
         bandwidths: the driver keeps no more rows in GSM than make pass 2's GSM traffic
-        take as long as its DDR traffic (include/bng_layout.c bng_layout_gsm_rows); 2^16 (no
+        take as long as its DDR traffic (include/bng_nhwc_memory.c bng_nhwc_memory_gsm_rows); 2^16 (no
         bound) without part:."""
         part = self.target.part
         if part is None:

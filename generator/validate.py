@@ -182,7 +182,7 @@ def _check_nchw(target: Target) -> None:
         raise ConfigError(where, key, "nchw is not available on a split target "
                           "(memory.spaces kind: split); allowed: reduce, apply, dx, ext")
     # _s streams a plane that does not fit a tile buffer in pieces of whole blocks
-    # (include/bng_nchw_s.c bng_nchw_layout): each of the four holds one block, and
+    # (include/bng_nchw_staged.c bng_nchw_layout): each of the four holds one block, and
     # so does the fifth, y's, with the fused ReLU.
     buffers = TILE_BUFFERS + RELU_TILE_BUFFERS * ("relu" in target.extensions)
     need = max(ALIGN + buffers * NCHW_BLOCK_VECTORS * d.lanes * ELEMENT_BYTES[d.name]
@@ -210,7 +210,7 @@ def validate_target(target: Target) -> Target:
     if target.memory.split:
         _check_p_workspace(target, tp.p_workspace_bytes, tp.min_private_bytes, tp.max_chunk)
         # _s puts the partial-sums count limb by limb, each limb a vector of the workspace's
-        # part_dy (include/bng_nhwc_s.c bng_nhwc_put_sums).
+        # part_dy (include/bng_nhwc_staged.c bng_nhwc_put_sums).
         for d in tp.dtypes:
             if d.workspace_chunk < SUMS_COUNT_LIMBS * tp.vector_lanes:
                 raise ConfigError(str(target.where("dtypes")), f"targets.{target.name}.dtypes.{d.name}.lanes",

@@ -5,7 +5,7 @@ The drop is rendered from the same plan as generated/<t> (the kernels of targets
 list, which make generate CHANNELS=... sets), plus the hand-written files it uses from
 include/: the headers its sources include and the driver's rooms the target needs; with --hal hthreads,
 also the reference HAL for NUDT's hthreads runtime (include/hal/); always the HAL
-conformance check (include/hal/bng_hal_conformance.c); the build glue a firmware build
+conformance check (include/programs/bng_hal_conformance.c); the build glue a firmware build
 takes it with (CMakeLists.txt, bng.mk); and LICENSE. Nothing host-only (include/host/,
 build.mk) goes in.
 """
@@ -30,8 +30,8 @@ HALS = {"hthreads": ("include/hal/bng_hal_hthreads.c", "include/hal/bng_hal_hthr
 # Every drop carries the HAL conformance check (freestanding; a firmware team's first
 # run on a part, against its own HAL or the reference one) and the calibration program
 # (the part's DMA figures for make model). Their headers follow.
-HAL_CHECK = ("include/hal/bng_hal_conformance.c",
-             "include/hal/bng_calibrate.c")
+HAL_CHECK = ("include/programs/bng_hal_conformance.c",
+             "include/programs/bng_calibrate.c")
 # The licence text, which every copy of the code must carry.
 LICENSE = "LICENSE"
 # The build glue: drop file name -> template.
@@ -96,7 +96,7 @@ def drop_files(root: str, tp: TargetPlan, hal: Optional[str] = None) -> Dict[str
     todo = list(files)
     while todo:
         for name in INCLUDE.findall(files[todo.pop()]):
-            for folder in ("include", "include/hal"):
+            for folder in ("include", "include/hal", "include/programs"):
                 if name not in files and os.path.isfile(os.path.join(root, folder, name)):
                     files[name] = _read(root, os.path.join(folder, name))
                     todo.append(name)

@@ -8,7 +8,7 @@
  * arena per core, DMA deferred and checked). The private-storage entry points (_p) use
  * none of them on a unified target; on a split target (targets.yaml memory.spaces) _p
  * stages the caller's arrays through a workspace of vector memory
- * (bng_hal_p_workspace) with the DMA functions, on the calling core. include/hal/bng_hal_conformance.c checks an implementation against
+ * (bng_hal_p_workspace) with the DMA functions, on the calling core. include/programs/bng_hal_conformance.c checks an implementation against
  * the contracts below.
  *
  * Shared memory: every pointer into shared memory (the caller's x, dy, dx, the

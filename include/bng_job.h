@@ -4,24 +4,14 @@
  * each room exports to the entry points. May include: the target's headers, bng_params.h,
  * bng_hal.h; every room includes it, and it includes no room.
  *
- * The rooms (docs/design.md, "The driver"), each a file:
- *   bng_driver.c   the entry points: check the block, pick the runner, report
- *   bng_params.c   the checks: the block read once, a status or a checked call
- *   bng_steps.c    the per-channel steps and the op's step list, both layouts'
- *   bng_stage.c    staging both layouts share: tiles by DMA, the double-buffered pass
- *   bng_nhwc_p.c   NHWC _p: on the caller's memory (unified), staged alone (split)
- *   bng_layout.c   where an NHWC staged call's rows lie (tile, resident, GSM rows)
- *   bng_nhwc_s.c   the NHWC shared-storage schedule (and the layout of private memory
- *                  it computes with bng_layout.c)
- *   bng_nchw.c     NCHW's summation order and _p        (targets with nchw only)
- *   bng_nchw_s.c   NCHW's shared-storage schedule       (targets with nchw only)
- *   bng_relu.c     the fused ReLU's masks and keep bits (targets with relu only)
- * A target without nchw or relu compiles none of those files (generator/plan.py lists a
- * target's driver sources). The entry points and the NHWC rooms reach them only through
- * the storage type's config (bng_dtype_config.nchw, .relu; NULL there, and in the
- * vendor's calls' config), never by name: a firmware image that links only the vendor's
- * calls links none of their code. BNG_IS_NCHW and BNG_RELU are constant 0 on a target
- * without the extension.
+ * The rooms, a file each, are listed once: generator/plan.py's DRIVER_ROOMS, which says
+ * which targets compile each (docs/design.md's map says what each holds, by the naming
+ * rule there; a test holds the map to the list). A target without nchw or relu
+ * compiles none of their rooms. The entry points and the NHWC rooms reach them only
+ * through the storage type's config (bng_dtype_config.nchw, .relu; NULL there, and in
+ * the vendor's calls' config), never by name: a firmware image that links only the
+ * vendor's calls links none of their code. BNG_IS_NCHW and BNG_RELU are constant 0 on a
+ * target without the extension.
  */
 #ifndef BNG_JOB_H
 #define BNG_JOB_H
@@ -64,10 +54,30 @@ typedef struct {
  * compiler drops its code). */
 #define BNG_ALONE(job) (BNG_SPLIT_MEMORY && (job)->alone)
 
-/* A staged job's storage type, kernel and arrays, on the cores of `mask`. */
-void bng_job_init(bng_staged_job *job, const bng_dtype_config *dtype, const bng_kernel *kernel,
-                  const bng_call *call, unsigned mask, const void *x, const void *dy, void *dx,
-                  const bng_stats *stats, float *sums);
+/* A staged job's storage type, kernel and arrays, on the cores of `mask`: the ABI's
+ * pointers qualified BNG_SHARED here, once. */
+static inline void bng_job_init(bng_staged_job *job, const bng_dtype_config *dtype,
+                                const bng_kernel *kernel, const bng_call *call, unsigned mask,
+                                const void *x, const void *dy, void *dx, const bng_stats *stats,
+                                float *sums)
+{
+    job->dtype = dtype;
+    job->kernel = kernel;
+    job->call = *call;
+    job->mask = mask;
+    job->x = (const BNG_SHARED void *)x;
+    job->dy = (const BNG_SHARED void *)dy;
+    job->dx = (BNG_SHARED void *)dx;
+    job->stats.mean = (const BNG_SHARED void *)stats->mean;
+    job->stats.invar = (const BNG_SHARED void *)stats->invar;
+    job->stats.scale = (const BNG_SHARED void *)stats->scale;
+    job->stats.dbias = (BNG_SHARED void *)stats->dbias;
+    job->stats.dscale = (BNG_SHARED void *)stats->dscale;
+    job->sums = (BNG_SHARED float *)sums;
+    job->alone = 0;
+    job->workspace = NULL;
+    job->workspace_bytes = 0;
+}
 
 /* The runners. _p (BNG_OK, or on a split target BNG_ENOMEM when the HAL had no
  * workspace: nothing written), `sums` the partial-sums buffer (reduce: written, apply:
@@ -75,9 +85,9 @@ void bng_job_init(bng_staged_job *job, const bng_dtype_config *dtype, const bng_
 int bng_nhwc_p_run(const bng_dtype_config *dtype, const bng_kernel *kernel, const bng_call *call,
                    const void *x, const void *dy, void *dx, const bng_stats *stats, float *sums);
 void bng_nhwc_s_core(unsigned core, void *job);
-/* NCHW's two runners, as NHWC's above (bng_nchw.c, bng_nchw_s.c), which the entry
- * points reach through the storage type's config: bng_dtype_config.nchw, pointing at
- * bng_nchw_driver. */
+/* NCHW's two runners, as NHWC's above (bng_nchw_direct.c, bng_nchw_staged.c), which
+ * the entry points reach through the storage type's config: bng_dtype_config.nchw,
+ * pointing at bng_nchw_driver. */
 struct bng_nchw_driver {
     int (*p_run)(const bng_dtype_config *dtype, const bng_call *call, const void *x,
                  const void *dy, void *dx, const bng_stats *stats, float *sums);

@@ -3,7 +3,7 @@
 /* Owns: the fused ReLU backward (BNG_FLAG_RELU): the mask of dy by the forward output y
  * on staged tiles of either layout, the mask as bits between an NHWC tile's passes, and
  * the calls of the kernels' ReLU ukernels. May call: the HAL's DMA (a tile of y), the
- * ReLU predicate (bng_vec.h), bng_layout.h (an NHWC slice's rows with bits), a kernel's
+ * ReLU predicate (bng_vec.h), bng_nhwc_memory.h (an NHWC slice's rows with bits), a kernel's
  * ReLU ukernels. Compiled only for a target that lists relu (a unified target: the
  * generator refuses it on a split one).
  *
@@ -24,7 +24,7 @@
  */
 #include <stdint.h>
 #include "bng_relu.h"
-#include "bng_layout.h"
+#include "bng_nhwc_memory.h"
 
 #if BNG_SPLIT_MEMORY
 #error "relu needs a unified memory: generator/validate.py refuses it on a split target"
@@ -291,7 +291,7 @@ static size_t bng_relu_bits_blocks(size_t slice_rows, size_t row_pitch, size_t r
 {
     const size_t blocks = (slice_rows + BNG_BLOCK_ROWS - 1) / BNG_BLOCK_ROWS;
 
-    if (bng_layout_last_rows(slice_rows, rest / 2 / BNG_ALIGN * BNG_ALIGN / row_pitch) == slice_rows)
+    if (bng_nhwc_memory_last_rows(slice_rows, rest / 2 / BNG_ALIGN * BNG_ALIGN / row_pitch) == slice_rows)
         return 0;
     return bng_min(blocks, rest / block_bytes);
 }

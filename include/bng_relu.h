@@ -2,7 +2,7 @@
 /* Copyright 2026 the batchnormgrad authors */
 /* Owns: the fused ReLU backward (BNG_FLAG_RELU, bng_relu.c): dy masked by the forward
  * output y on staged tiles, the mask kept as bits between an NHWC tile's passes, and the
- * calls of the kernels' ReLU ukernels. May include: bng_stage.h; included by the rooms
+ * calls of the kernels' ReLU ukernels. May include: bng_staging.h; included by the rooms
  * that run a call with the flag. Without relu (BNG_HAS_RELU 0) bng_relu.c is not
  * compiled, the config's relu is NULL and NCHW's calls are macros that compile to
  * nothing (never called: BNG_RELU is a constant 0).
@@ -11,7 +11,7 @@
 #define BNG_RELU_H
 
 #include <stddef.h>
-#include "bng_stage.h"
+#include "bng_staging.h"
 
 /* A block's ReLU mask as bits (bng_relu_tile_bits): a row of float words, two of half
  * words, of a tile row's pitch each. */

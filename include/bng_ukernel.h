@@ -4,7 +4,7 @@
  * microfnptr.h and microparams.h): the memory-space annotations, the ukernel types a
  * generated kernel table registers, a table entry, the descriptor of one storage type,
  * the per-channel arrays of a call, the ops a call can be, and the _s workspace's
- * layout. Nothing here calls anything: the entry points are bng_driver.h's, the rooms'
+ * layout. Nothing here calls anything: the entry points are bng_entry.h's, the rooms'
  * functions their own headers'. Internal to the library: callers need only
  * batch_norm_grad.h.
  *
@@ -144,7 +144,7 @@ typedef struct {
 } bng_nchw_kernel;
 
 /* The extensions' driver code, which the driver's rooms reach only through a storage
- * type's config (below): bng_relu.c's for the fused ReLU (bng_relu.h), bng_nchw.c's
+ * type's config (below): bng_relu.c's for the fused ReLU (bng_relu.h), bng_nchw_direct.c's
  * runners for NCHW (bng_job.h), each defined only on a target with the extension. */
 struct bng_relu_driver;
 struct bng_nchw_driver;

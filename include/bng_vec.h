@@ -25,7 +25,7 @@
 #define BNG_VEC_H
 
 #include <stddef.h>
-#include "bng_half.h"
+#include "bng_f16.h"
 
 /* The memory-space annotations (bng_ukernel.h); a user of this header alone gets none. */
 #ifndef BNG_VMEM

@@ -73,7 +73,7 @@
 
 /* Half memory lane by lane, branch-free: the GNU backend's arithmetic on one lane
  * (see there), so that a compiler can vectorize the loop; the same bits as
- * bng_half.h's conversions. Masks come from sign bits (0 - (x >> 31)), which every
+ * bng_f16.h's conversions. Masks come from sign bits (0 - (x >> 31)), which every
  * vector unit has; selects written as ?: lose the vectorization where GCC will not
  * evaluate the floating-point operand of both arms (AVX2). The one ?: left is an
  * unsigned minimum. C99 union punning; memcpy of one half moves its bits whatever

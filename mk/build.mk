@@ -119,8 +119,8 @@ define flavour_rules
 $(call object_rules,$(1),$(call flavour_dir,$(1),$(2))/obj,$(FLAVOUR_FLAGS_$(2)))
 $(if $(and $(call shares_kernels,$(1)),$(if $(SOURCES_FROM_$(2)),,own)),\
   $(call shared_kernel_rules,$(1),$(2)))
-$(call flavour_dir,$(1),$(2))/libbatchnormgrad.a: $(call library_objects,$(1),$(2))
-	$$(AR) rcs $$@ $$^
+$(call flavour_dir,$(1),$(2))/libbatchnormgrad.a: $(call library_objects,$(1),$(2)) $(1)/build.mk
+	rm -f $$@ && $$(AR) rcs $$@ $$(filter %.o,$$^)
 endef
 
 # Every tree under test: the committed ones and the test-only configurations (when the
@@ -138,9 +138,9 @@ library_flavour = $(if $(filter gnu,$(BNG_BACKEND_$(1))),gnu,default)
 define target_library_rules
 $(call object_rules,$(1),$(call flavour_dir,$(1),default)/obj,)
 $(if $(call shares_kernels,$(1)),$(call shared_kernel_rules,$(1),default))
-$(BUILD)/$(notdir $(1))/libbatchnormgrad.a: \
+$(BUILD)/$(notdir $(1))/libbatchnormgrad.a: $(1)/build.mk \
   $(call library_objects,$(1),$(call library_flavour,$(1)))
-	$$(AR) rcs $$@ $$^
+	rm -f $$@ && $$(AR) rcs $$@ $$(filter %.o,$$^)
 endef
 $(foreach r,$(GENERATED_ROOTS),$(eval $(call target_library_rules,$(r))))
 

@@ -9,7 +9,7 @@ COVERAGE_BUILD := $(BUILD_ROOT)/coverage
 # share; not the vector and half primitives (the kernels' arithmetic, whose axis is the
 # vector backends).
 COVERAGE_FILTER := ^include/bng_[a-z_]+\.[ch]$$
-COVERAGE_EXCLUDE := ^include/bng_(vec|vec_[a-z]+|half)\.h$$
+COVERAGE_EXCLUDE := ^include/bng_(vec|vec_[a-z]+|f16)\.h$$
 COLLECT = $(PY) tests/scripts/coverage_report.py collect --build $(COVERAGE_BUILD) --filter '$(COVERAGE_FILTER)' --exclude '$(COVERAGE_EXCLUDE)' \
   --jobs $(JOBS)
 

@@ -36,13 +36,14 @@ model: deps-python generated-fresh deps-plot
 	    bench/model/plot.gp && echo "plot: $(MODEL_OUT)/model.png"; \
 	else echo "note: no gnuplot, no plot (the table above and model.csv are complete)"; fi
 
-# The calibration program (include/hal/bng_calibrate.c, in every drop) on the host HAL,
-# for its output (tests/model/test_calibrate.py); its figures come from the part only.
-$(BUILD)/%/model/calibrate: bench/model/calibrate_main.c include/hal/bng_calibrate.c \
-  include/hal/bng_calibrate.h $(BUILD)/%/libbatchnormgrad.a | deps-c
+# The calibration program (include/programs/bng_calibrate.c, in every drop) on the host
+# HAL, for its output (tests/model/test_calibrate.py); its figures come from the part
+# only.
+$(BUILD)/%/model/calibrate: bench/model/calibrate_main.c include/programs/bng_calibrate.c \
+  include/programs/bng_calibrate.h $(BUILD)/%/libbatchnormgrad.a | deps-c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(HAL_CFLAGS) -Wpedantic -Igenerated/$* bench/model/calibrate_main.c \
-	  include/hal/bng_calibrate.c $(BUILD)/$*/libbatchnormgrad.a $(LDLIBS) -o $@
+	  include/programs/bng_calibrate.c $(BUILD)/$*/libbatchnormgrad.a $(LDLIBS) -o $@
 
 # The model's tests (tests/model/, Python unittest), not under a sanitizer or valgrind
 # (nothing of theirs is instrumented). They take mt7004's programs from make; run alone,

@@ -48,7 +48,7 @@ $(foreach r,$(SUITE_ROOTS),\
 
 # The half conversions, exhaustively, through each backend's vector loads and stores.
 HALF_SUITES := $(BUILD)/test_half $(BUILD)/test_half_portable $(BUILD)/test_half_gcc8
-HALF_DEPS   := tests/c/test_half.c tests/c/bng_ftz.h include/bng_half.h $(wildcard include/bng_vec*.h)
+HALF_DEPS   := tests/c/test_half.c tests/c/bng_ftz.h include/bng_f16.h $(wildcard include/bng_vec*.h)
 $(BUILD)/test_half: $(HALF_DEPS) | deps-c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(BNG_CFLAGS) -DBNG_VEC_BACKEND=BNG_VEC_GNU $(CHECK_CFLAGS) $< \
@@ -127,16 +127,16 @@ $(SYNCBN): tests/mpi/syncbn.c tests/c/bng_reference.c tests/c/bng_reference.h \
 syncbn: generated-fresh $(SYNCBN)
 	$(SYNCBN_ENV) $(MPIRUN) $(MPIRUN_FLAGS) -np $(NP) $(SYNCBN)
 
-# include/hal/bng_hal_conformance.c (shipped beside a vendored HAL) against every HAL
+# include/programs/bng_hal_conformance.c (shipped beside a vendored HAL) against every HAL
 # shipped, per target (and the split-memory test targets, where it checks through DMA
 # only and adds _p's workspace): the host HAL (the gnu flavour's library), the hthreads
 # HAL on the runtime mock in both launch models; the hthreads launch test (late fan-out
 # workers, BNG_ENOMEM with untouched outputs, uncreated barrier ids trap); and the proof
 # that the check catches the reference HAL without its wait for its puts before a barrier.
 CONFORMANCE_HALS := gnu hthreads_fanout hthreads_spmd
-CONFORMANCE_SOURCES := include/hal/bng_hal_conformance.c tests/c/hal_conformance_main.c
-CONFORMANCE_HEADERS := include/hal/bng_hal_conformance.h $(INCLUDE_HEADERS) \
-  $(wildcard include/hal/*.h include/host/*.h)
+CONFORMANCE_SOURCES := include/programs/bng_hal_conformance.c tests/c/hal_conformance_main.c
+CONFORMANCE_HEADERS := include/programs/bng_hal_conformance.h $(INCLUDE_HEADERS) \
+  $(wildcard include/hal/*.h include/programs/*.h include/host/*.h)
 # $(1) generated folder, $(2) flavour whose library (and HAL) the programs link
 define conformance_rules
 $(call flavour_dir,$(1),$(2))/hal_conformance: $(CONFORMANCE_SOURCES) $(CONFORMANCE_HEADERS) \

@@ -1,4 +1,4 @@
-/* The calibration program (include/hal/bng_calibrate.c) on a host, against the host HAL
+/* The calibration program (include/programs/bng_calibrate.c) on a host, against the host HAL
  * linked in: proof that it runs and prints lines the loader reads back
  * (tests/model/test_calibrate.py). Its figures mean nothing here: the host HAL's DMA
  * is a copy by the core itself. On the part, firmware calls bng_calibrate the same way

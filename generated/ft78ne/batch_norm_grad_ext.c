@@ -7,13 +7,13 @@
  * Remake:   make generate TARGET=ft78ne
  */
 /* The entry points of batch_norm_grad_ext.h: thin wrappers over the driver
- * (include/bng_driver.c), which holds their code only for the families targets.yaml
+ * (include/bng_entry.c), which holds their code only for the families targets.yaml
  * asks for (reduce, apply, dx, ext, relu, nchw).
  */
 #include <stddef.h>
 #include "batch_norm_grad_ext.h"
 #include "bng_kernels.h"
-#include "bng_driver.h"
+#include "bng_entry.h"
 
 /* The driver's constants and the public header's agree. */
 typedef char bng_ext_limbs_agree[BNG_SUMS_COUNT_LIMBS == 6 && BNG_EXT_PARAMS_LEN == BNG_SHARED_PARAMS_SLOTS ? 1 : -1];

@@ -6,9 +6,9 @@
  * Template: templates/bng_kernels.h.j2
  * Remake:   make generate TARGET=ft78ne
  */
-/* Internal to the library: ft78ne's constants for the driver
- * (include/bng_job.h lists its rooms), its ukernels and kernel tables, declared for the entry points
- * and the tests. Callers need only batch_norm_grad.h.
+/* Internal to the library: ft78ne's constants for the driver (the rooms of
+ * generator/plan.py's DRIVER_ROOMS), its ukernels and kernel tables, declared for the
+ * entry points and the tests. Callers need only batch_norm_grad.h.
  */
 #ifndef BNG_KERNELS_H
 #define BNG_KERNELS_H
@@ -66,7 +66,7 @@
 /* Numbers the driver uses and the generator sums (generator/plan.py): the bytes a
  * streamed tile of a call that keeps rows between its passes takes at most, and those
  * the driver asserts at compile time that its use agrees with: the tile buffers
- * (bng_tile_buffers, bng_stage.h), the float arrays of _p's stack (unified targets),
+ * (bng_tile_buffers, bng_staging.h), the float arrays of _p's stack (unified targets),
  * the DMA transfers a core keeps outstanding (also asserted by the host DMA engine and
  * the hthreads HAL), the count limbs of the partial-sums buffer (batch_norm_grad_ext.h). */
 #define BNG_TILE_BUFFERS 4

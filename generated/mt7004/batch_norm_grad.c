@@ -7,13 +7,13 @@
  * Remake:   make generate TARGET=mt7004
  */
 /* Entry points of mt7004: per storage type, the kernel table and the
- * descriptor the driver (include/bng_driver.c, written once for every type) runs on,
+ * descriptor the driver (include/bng_entry.c, written once for every type) runs on,
  * and the vendor ABI's thin wrappers.
  */
 #include <stddef.h>
 #include "batch_norm_grad.h"
 #include "bng_kernels.h"
-#include "bng_driver.h"
+#include "bng_entry.h"
 
 /* ==== f32: float data, float per-channel arrays ==== */
 

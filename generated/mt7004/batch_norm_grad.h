@@ -19,7 +19,7 @@
 #ifndef BATCH_NORM_GRAD_H
 #define BATCH_NORM_GRAD_H
 
-#include "bng_half.h"
+#include "bng_f16.h"
 
 #ifdef __cplusplus
 extern "C" {

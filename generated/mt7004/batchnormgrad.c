@@ -7,13 +7,13 @@
  * Remake:   make generate TARGET=mt7004
  */
 /* The explicit-argument calls of batchnormgrad.h: thin wrappers over the driver
- * (include/bng_driver.c), which checks and runs each as the vendor's call of
+ * (include/bng_entry.c), which checks and runs each as the vendor's call of
  * batch_norm_grad.c given a block holding its arguments, and keeps its status for the
  * calling core.
  */
 #include "batchnormgrad.h"
 #include "bng_kernels.h"
-#include "bng_driver.h"
+#include "bng_entry.h"
 
 /* The public header's value and the driver's agree. */
 typedef char bng_not_selected_agrees[BNG_NOT_SELECTED == BNG_ENTRY_NOT_SELECTED ? 1 : -1];

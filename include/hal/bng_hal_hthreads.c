@@ -9,7 +9,7 @@
  * a firmware build takes. The host tests run the whole _s suite through it against a
  * mock of the runtime (include/host/hthread_mock.c), started by a host launcher
  * (include/host/hthread_launch.c), in both launch models, and
- * include/hal/bng_hal_conformance.c checks it against the contract.
+ * include/programs/bng_hal_conformance.c checks it against the contract.
  *
  * A call (bng_hal_parallel), on each selected core:
  *   1. vector_malloc its AM block (checked) and vote in GSM whether it got one;

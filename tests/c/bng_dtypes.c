@@ -2,7 +2,7 @@
 #include "bng_dtypes.h"
 #include "batchnormgrad.h"
 #include "bng_params.h"
-#include "bng_driver.h"
+#include "bng_entry.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* Host driver of include/hal/bng_hal_conformance.c (make hal-conformance): runs it
+/* Host driver of include/programs/bng_hal_conformance.c (make hal-conformance): runs it
  * against the HAL linked in: the host HAL (default), or the hthreads HAL on the runtime
  * mock in the fan-out (BNG_TEST_LAUNCH_FANOUT) or SPMD (BNG_TEST_LAUNCH_SPMD) launch
  * model. Exit status 0 when every check passed on every run.

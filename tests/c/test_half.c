@@ -1,6 +1,6 @@
 /* (Checks use if + ck_abort_msg: a ck_assert costs a system call, millions here.)
  *
- * include/bng_half.h conversions, and the lane-parallel ones of include/bng_vec.h
+ * include/bng_f16.h conversions, and the lane-parallel ones of include/bng_vec.h
  * (GNU backend) against them, exhaustively: every binary16 bit pattern to float, and
  * float to binary16 at every representable value, every midpoint between neighbours
  * (ties to even) and one float ulp either side of it, against an independent
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bng_half.h"
+#include "bng_f16.h"
 #include "bng_vec.h"        /* built with BNG_VEC_GNU: its lane-parallel half memory */
 
 /* Reference: the value of a binary16 pattern, exactly, in double. */

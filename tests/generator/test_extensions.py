@@ -14,7 +14,7 @@ sys.path.insert(0, HERE)
 from test_generator import GOOD, ROOT, TempDir, run   # noqa: E402
 
 from generator.loader import load                      # noqa: E402
-from generator.plan import plan_target                 # noqa: E402
+from generator.plan import DRIVER_ROOMS, plan_target   # noqa: E402
 
 
 def with_extensions(value):
@@ -140,14 +140,21 @@ class ExtensionsTest(TempDir):
             syntax_check(self, sources, out, family)
 
     def test_an_extensions_rooms_only_where_it_is_listed(self):
-        rooms = {"bng_driver.c", "bng_params.c", "bng_steps.c", "bng_stage.c", "bng_layout.c",
-                 "bng_nhwc_p.c", "bng_nhwc_s.c"}
-        for family, more in (("[ext]", set()), ("[ext, relu]", {"bng_relu.c"}),
-                             ("[ext, nchw]", {"bng_nchw.c", "bng_nchw_s.c"}),
-                             ("[ext, relu, nchw]", {"bng_relu.c", "bng_nchw.c", "bng_nchw_s.c"})):
+        every = {room.name for room in DRIVER_ROOMS if room.extension is None}
+        self.assertIn("bng_nhwc_direct.c", every)
+        for family, listed in (("[ext]", ()), ("[ext, relu]", ("relu",)),
+                               ("[ext, nchw]", ("nchw",)), ("[ext, relu, nchw]", ("relu", "nchw"))):
             status, err, out = self.generate(with_extensions(family))
             self.assertEqual(status, 0, err)
-            self.assertEqual(set(driver_rooms(out)), rooms | more, family)
+            more = {room.name for room in DRIVER_ROOMS if room.extension in listed}
+            self.assertTrue(more or not listed, family)
+            self.assertEqual(set(driver_rooms(out)), every | more, family)
+
+    def test_a_split_target_stages_p_instead_of_the_direct_room(self):
+        target = load(os.path.join(ROOT, "tests", "c", "targets-test.yaml")).target("mt3000_split")
+        rooms = {room.name for room in plan_target(target).rooms}
+        self.assertNotIn("bng_nhwc_direct.c", rooms)
+        self.assertIn("bng_nhwc_staged.c", rooms)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ from generator.cli import main                       # noqa: E402
 from generator.errors import ConfigError             # noqa: E402
 from generator.files import FileManager, is_temporary  # noqa: E402
 from generator.loader import load                    # noqa: E402
-from generator.plan import plan_target, segments     # noqa: E402
+from generator.plan import DRIVER_ROOMS, plan_target, segments  # noqa: E402
 from generator.validate import check_split_native_halves, widest_channels  # noqa: E402
 
 TARGETS_YAML = os.path.join(ROOT, "targets.yaml")
@@ -524,9 +524,28 @@ class HostileInputTest(TempDir):
         self.assertTrue(rows[-1].startswith("image") and rows[-1].endswith(str(images["host"])))
 
 
+class DesignMapTest(unittest.TestCase):
+    """docs/design.md's map names every room of the one list (DRIVER_ROOMS), which is
+    include/'s .c files, and no other; each name keeps the map's rule."""
+    ROW = re.compile(r"^\| `(bng_[a-z0-9_]+\.c)` \|", re.M)
+    RULE = re.compile(r"^bng_(?:(?:nhwc|nchw)_(?:direct|staged|steps|memory)|[a-z]+)\.c$")
+
+    def test_the_map_is_the_list_of_rooms(self):
+        with open(os.path.join(ROOT, "docs", "design.md")) as f:
+            text = f.read()
+        map_section = text[text.index("## Map\n"):text.index("\n## ", text.index("## Map\n") + 1)]
+        self.assertEqual(self.ROW.findall(map_section), [room.name for room in DRIVER_ROOMS])
+        self.assertEqual({room.name for room in DRIVER_ROOMS},
+                         {f for f in os.listdir(os.path.join(ROOT, "include")) if f.endswith(".c")})
+
+    def test_every_room_is_named_by_the_rule(self):
+        for room in DRIVER_ROOMS:
+            self.assertRegex(room.name, self.RULE)
+
+
 class DriverLayersTest(unittest.TestCase):
     """The driver's files in layers: no header includes itself through others, and the
-    rooms and the kernels share bng_ukernel.h, not bng_driver.h (the entry points'),
+    rooms and the kernels share bng_ukernel.h, not bng_entry.h (the entry points'),
     which only the entry points' file and the generated wrappers include: no room can
     call an entry point, so neither includes nor calls go round in a circle."""
     INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -534,7 +553,7 @@ class DriverLayersTest(unittest.TestCase):
     def graph(self):
         """File name (a template's as rendered) -> the names it includes."""
         graph = {}
-        for folder in ("include", "include/hal", "templates"):
+        for folder in ("include", "include/hal", "include/programs", "templates"):
             for name in os.listdir(os.path.join(ROOT, folder)):
                 if name.endswith((".h", ".c", ".h.j2", ".c.j2")):
                     with open(os.path.join(ROOT, folder, name)) as f:
@@ -555,10 +574,10 @@ class DriverLayersTest(unittest.TestCase):
         for name in graph:
             self.assertNotIn(name, self.reached(graph, name))
 
-    def test_only_the_entry_points_and_their_wrappers_see_bng_driver_h(self):
+    def test_only_the_entry_points_and_their_wrappers_see_bng_entry_h(self):
         graph = self.graph()
-        self.assertEqual({n for n in graph if "bng_driver.h" in self.reached(graph, n)},
-                         {"bng_driver.c", "batch_norm_grad.c", "batchnormgrad.c",
+        self.assertEqual({n for n in graph if "bng_entry.h" in self.reached(graph, n)},
+                         {"bng_entry.c", "batch_norm_grad.c", "batchnormgrad.c",
                           "batch_norm_grad_ext.c"})
         self.assertIn("bng_ukernel.h", self.reached(graph, "bng_kernels.h"))
 
@@ -993,7 +1012,7 @@ class AccidentsTest(TempDir):
         for path in (victim, header):
             with open(path, "w") as f:
                 f.write("precious\n")
-        os.symlink(victim, dest + "/bng_driver.c")
+        os.symlink(victim, dest + "/bng_entry.c")
         os.symlink(header, dest + "/batch_norm_grad.h")
         os.symlink(self.tmp + "/nowhere", dest + "/bng_hal.h")          # dangling
         status, _, err = run("vendor", "--config", TARGETS_YAML, "--target", "mt7004",
@@ -1002,7 +1021,7 @@ class AccidentsTest(TempDir):
         for path in (victim, header):
             with open(path) as f:
                 self.assertEqual(f.read(), "precious\n", path)
-        for name in ("bng_driver.c", "batch_norm_grad.h", "bng_hal.h"):
+        for name in ("bng_entry.c", "batch_norm_grad.h", "bng_hal.h"):
             self.assertFalse(os.path.islink(os.path.join(dest, name)), name)
         manifest_is_true(self, dest)
 

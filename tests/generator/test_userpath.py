@@ -212,7 +212,7 @@ class DropTest(TempDir):
         dest = self.tmp + "/drop"
         drop(self, dest)
         sources = sorted(n for n in os.listdir(dest) if n.endswith(".c"))
-        self.assertIn("bng_driver.c", sources)
+        self.assertIn("bng_entry.c", sources)
         self.assertIn("bng_hal_conformance.c", sources)
         with open(dest + "/CMakeLists.txt") as f:
             cmake = f.read()
@@ -294,7 +294,7 @@ class DropTest(TempDir):
         self.assertEqual((status, err), (0, ""))
         self.assertEqual(stdout, f"{dest}: all {files} files of the drop match their sha256 "
                                  "in the MANIFEST\n")
-        with open(dest + "/bng_driver.c", "a") as f:
+        with open(dest + "/bng_entry.c", "a") as f:
             f.write("/* a local fix */\n")
         os.unlink(dest + "/bng_vec.h")
         with open(dest + "/notes.txt", "w") as f:
@@ -303,7 +303,7 @@ class DropTest(TempDir):
         status, stdout, err = run("--via-make", "verify-drop", "--dest", dest)
         self.assertEqual(status, 1)
         self.assertEqual(stdout.splitlines(), [
-            f"{dest}/bng_driver.c: differs from its sha256 in the MANIFEST",
+            f"{dest}/bng_entry.c: differs from its sha256 in the MANIFEST",
             f"{dest}/bng_vec.h: missing",
             f"{dest}/build/: not in the MANIFEST",
             f"{dest}/notes.txt: not in the MANIFEST"])

@@ -1,4 +1,4 @@
-"""The calibration program (include/hal/bng_calibrate.c) on the host HAL: it runs and
+"""The calibration program (include/programs/bng_calibrate.c) on the host HAL: it runs and
 prints lines that, pasted into targets.yaml, the loader reads back; and the loader's
 part: section reports its errors with file and line like every other key."""
 

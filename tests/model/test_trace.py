@@ -123,7 +123,7 @@ def expected_kept(dtype: str, batch: int, channel: int, cores: int, is_train: bo
 
 def expected_nchw_bytes(dtype: str, batch: int, channel: int, spatial: int, is_train: bool,
                         relu: bool = False):
-    """What NCHW _s moves (include/bng_nchw_s.c): each channel on the core that owns
+    """What NCHW _s moves (include/bng_nchw_staged.c): each channel on the core that owns
     it fetches its mean, invar and scale, its planes of x and dy, puts dbias and dscale,
     fetches again the tiles that did not stay in private memory (x only in training;
     the plan's nchw_layout says from where they stay) and puts dx; nothing goes through

@@ -19,7 +19,7 @@
 #      shared_qualifier "__attribute__((address_space(1)))", its sources, the hthreads
 #      HAL (both launch models) and the HAL conformance check built by clang as
 #      firmware, -pedantic -Werror;
-#   8. the HAL conformance check (include/hal/bng_hal_conformance.c) freestanding for
+#   8. the HAL conformance check (include/programs/bng_hal_conformance.c) freestanding for
 #      RISC-V: it ships beside a vendored HAL;
 #   9. split memory spaces (targets.yaml memory.spaces): the split test target of
 #      tests/c/targets-test.yaml, rendered here, builds freestanding for RISC-V, and
@@ -202,8 +202,8 @@ for t in "${targets[@]}"; do
 done
 
 for t in "${targets[@]}"; do
-  riscv64-unknown-elf-gcc $warn -pedantic -ffreestanding -O2 -Iinclude -Iinclude/hal -Igenerated/$t \
-    -c include/hal/bng_hal_conformance.c -o "$build/cross/bng_hal_conformance_$t.o"
+  riscv64-unknown-elf-gcc $warn -pedantic -ffreestanding -O2 -Iinclude -Iinclude/programs -Igenerated/$t \
+    -c include/programs/bng_hal_conformance.c -o "$build/cross/bng_hal_conformance_$t.o"
   echo "cross-check: $t: the HAL conformance check builds freestanding"
   for cc in gcc clang; do
     $cc $warn -pedantic -Wno-psabi -O2 -DBNG_HOST -Iinclude -Iinclude/host -Igenerated/$t \
@@ -232,9 +232,9 @@ as_gen=$as_dir/gen/as_check
 grep -q 'define BNG_SHARED __attribute__((address_space(1)))' "$as_gen/batch_norm_grad.h"
 as_sources=$(sed -n 's/^BNG_SOURCES_[^ ]* := //p' "$as_gen/build.mk" | sed "s|\$(bng_dir)|$as_gen|g")
 [ -n "$as_sources" ]
-for f in $as_sources include/hal/bng_hal_conformance.c; do
+for f in $as_sources include/programs/bng_hal_conformance.c; do
   clang $warn -pedantic -O2 -DBNG_FIRMWARE -DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE \
-    -Iinclude -Iinclude/hal -I"$as_gen" -c "$f" -o /dev/null
+    -Iinclude -Iinclude/programs -I"$as_gen" -c "$f" -o /dev/null
 done
 for launch in BNG_LAUNCH_FANOUT BNG_LAUNCH_SPMD; do
   clang $warn -O2 -DBNG_FIRMWARE -DBNG_HTHREADS_LAUNCH=$launch -Iinclude -Iinclude/hal -Iinclude/host \
@@ -286,7 +286,7 @@ sparse_flags=$(split_sparse_flags "$split_dir/mt3000_split/mt3000_split")
 # The reference HAL hands AM to the runtime and the driver and never touches it: sparse
 # over it too, in both launch models (the runtime's header: the host mock's copy, with
 # the public signatures).
-hal_sparse_flags="$sparse_flags -Iinclude/hal -Iinclude/host"
+hal_sparse_flags="$sparse_flags -Iinclude/hal -Iinclude/programs -Iinclude/host"
 for launch in BNG_LAUNCH_FANOUT BNG_LAUNCH_SPMD; do
   # shellcheck disable=SC2086
   sparse $hal_sparse_flags -DBNG_HTHREADS_LAUNCH=$launch include/hal/bng_hal_hthreads.c
@@ -320,15 +320,15 @@ mutant hal_scalar_write include/hal/bng_hal_hthreads.c \
 # scalar code works on a copy in scalar memory): sparse over it, and it must not write
 # private memory with scalar code.
 # shellcheck disable=SC2086
-sparse $hal_sparse_flags include/hal/bng_hal_conformance.c
+sparse $hal_sparse_flags include/programs/bng_hal_conformance.c
 # shellcheck disable=SC2086
-mutant conformance_scalar_write include/hal/bng_hal_conformance.c \
+mutant conformance_scalar_write include/programs/bng_hal_conformance.c \
   's|^        failures \|= check_writable(mem, v, bytes, tag);$|&\n    if (mem != NULL) mem[0] = 0;|' \
   'dereference of noderef expression' $hal_sparse_flags
 # The driver: the scalar unit reads an AM array (the fold's sums); a vector load from
 # scalar memory (a stack array).
 # shellcheck disable=SC2086
-mutant scalar_read include/bng_nhwc_s.c \
+mutant scalar_read include/bng_nhwc_staged.c \
   's|^    for (g = 0; g < c->groups; g += piece) {$|    if (mem->sum_dy[0] != 0.0f) return;\n&|' \
   'dereference of noderef expression' $sparse_flags
 # shellcheck disable=SC2086

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright 2026 the batchnormgrad authors */
-/* The driver's entry points (include/bng_driver.c), which the generated wrappers, the
+/* The driver's entry points (include/bng_entry.c), which the generated wrappers, the
  * tests and the bench call: each checks its call and hands it to its layout's runner
- * (the rooms include/bng_job.h lists). Nothing else includes this header: the rooms
- * and the generated kernels share only bng_ukernel.h. Internal to the library: callers
+ * (the rooms of generator/plan.py's DRIVER_ROOMS). Nothing else includes this header:
+ * the rooms and the generated kernels share only bng_ukernel.h. Internal to the library: callers
  * need only batch_norm_grad.h.
  */
-#ifndef BNG_DRIVER_H
-#define BNG_DRIVER_H
+#ifndef BNG_ENTRY_H
+#define BNG_ENTRY_H
 
 #include <stddef.h>
 #include "bng_kernels.h"
@@ -48,4 +48,4 @@ int bng_entry_private_kernel(const bng_dtype_config *dtype, const bng_kernel *ke
                              size_t batch, size_t channel, int is_train,
                              const void *x, const void *dy, void *dx, const bng_stats *stats);
 
-#endif /* BNG_DRIVER_H */
+#endif /* BNG_ENTRY_H */

@@ -4,7 +4,7 @@
  * the double-buffered pass, the per-channel values and partial sums by DMA. May call:
  * the HAL's DMA and private memory, bng_steps.h; no kernel.
  */
-#include "bng_stage.h"
+#include "bng_staging.h"
 
 #ifdef BNG_HOST
 float bng_host_scratch[BNG_SCRATCH_FLOATS];
@@ -187,26 +187,4 @@ void bng_stage_count(const bng_staged_job *job, size_t rows, BNG_VMEM float *lim
 #else
     bng_hal_dma_wait(bng_hal_dma_put(count, limbs, 1, BNG_SUMS_COUNT_LIMBS * sizeof(float), 0, 0));
 #endif
-}
-
-void bng_job_init(bng_staged_job *job, const bng_dtype_config *dtype, const bng_kernel *kernel,
-                  const bng_call *call, unsigned mask, const void *x, const void *dy, void *dx,
-                  const bng_stats *stats, float *sums)
-{
-    job->dtype = dtype;
-    job->kernel = kernel;
-    job->call = *call;
-    job->mask = mask;
-    job->x = (const BNG_SHARED void *)x;
-    job->dy = (const BNG_SHARED void *)dy;
-    job->dx = (BNG_SHARED void *)dx;
-    job->stats.mean = (const BNG_SHARED void *)stats->mean;
-    job->stats.invar = (const BNG_SHARED void *)stats->invar;
-    job->stats.scale = (const BNG_SHARED void *)stats->scale;
-    job->stats.dbias = (BNG_SHARED void *)stats->dbias;
-    job->stats.dscale = (BNG_SHARED void *)stats->dscale;
-    job->sums = (BNG_SHARED float *)sums;
-    job->alone = 0;
-    job->workspace = NULL;
-    job->workspace_bytes = 0;
 }

@@ -9,8 +9,8 @@
  * flush-to-zero modes). Define BNG_HALF_PORTABLE to force the storage type, or
  * BNG_HAVE_HALF if the toolchain's own headers already define half.
  */
-#ifndef BNG_HALF_H
-#define BNG_HALF_H
+#ifndef BNG_F16_H
+#define BNG_F16_H
 
 #include <stdint.h>
 
@@ -104,4 +104,4 @@ static inline half bng_half_from_float(float f)
 }
 #endif
 
-#endif /* BNG_HALF_H */
+#endif /* BNG_F16_H */

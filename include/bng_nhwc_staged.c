@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright 2026 the batchnormgrad authors */
-/* Owns: the NHWC shared-storage schedule: the split of the rows across the cores of
- * core_mask, each core's private memory per chunk (workspace, tiles, resident rows, its
- * share of the GSM rows), its passes over its rows, the barrier and the fold of the row
- * groups; on a split target also _p's staged run on the calling core (`alone`). May
- * call: bng_stage.h, bng_steps.h, bng_layout.h, the storage type's relu driver
- * (bng_relu.h), the kernel's row ukernels through bng_steps.c, bng_hal_barrier and the
- * HAL's DMA (the group sums, the rows kept in GSM, the fold's reads).
+/* Owns: NHWC staged, the shared-storage schedule: the split of the rows across the
+ * cores of core_mask, each core's private memory per chunk (workspace, tiles, resident
+ * rows, its share of the GSM rows), its passes over its rows, the barrier and the fold
+ * of the row groups; on a split target also _p (bng_nhwc_p_run, at the end: the calling
+ * core alone). May call: bng_staging.h, bng_steps.h, bng_nhwc_memory.h, the storage
+ * type's relu driver (bng_relu.h), the kernel's row ukernels through bng_steps.c,
+ * bng_hal_barrier and the HAL's DMA (the group sums, the rows kept in GSM, the fold's
+ * reads).
  *
  * A core's rows are a contiguous run of row groups; pass 1 sums them into one partial
  * sum per group, which goes to the shared scratch; after a barrier every core folds all
@@ -15,8 +16,8 @@
  * the passes (the resident rows), and the streamed rows before them in its share of the
  * GSM rows as far as that pays.
  */
-#include "bng_stage.h"
-#include "bng_layout.h"
+#include "bng_staging.h"
+#include "bng_nhwc_memory.h"
 #include "bng_relu.h"
 
 /* The layout of a core's private memory for one chunk: the workspace (BNG_WORKSPACE,
@@ -82,18 +83,18 @@ static void bng_nhwc_layout(const bng_nhwc_core *c, BNG_VMEM unsigned char *base
     take.stats_bytes = dtype->stats_bytes;
     BNG_WORKSPACE(BNG_WORK_TAKE, mem, &take)
     buffer = (bytes - (size_t)(take.next - base)) / BNG_TILE_BUFFERS / BNG_ALIGN * BNG_ALIGN;
-    mem->tile_rows = bng_layout_tile_rows(buffer, pitch, keeps || relu);
+    mem->tile_rows = bng_nhwc_memory_tile_rows(buffer, pitch, keeps || relu);
     bng_take_tiles(&take.next, mem->tile_rows * pitch, relu, &mem->tiles);
     rest = (bytes - (size_t)(take.next - base)) / BNG_ALIGN * BNG_ALIGN;
     mem->relu_bits_blocks = relu && keeps
                             ? dtype->relu->bits_blocks(slice, pitch, rest, bits_block_bytes) : 0;
     mem->relu_bits = bng_take(&take.next, mem->relu_bits_blocks * bits_block_bytes);
     bng_take_resident(take.next, base + bytes, &mem->tiles);
-    mem->resident_rows = keeps ? bng_layout_last_rows(slice, mem->tiles.resident_bytes / pitch) : 0;
+    mem->resident_rows = keeps ? bng_nhwc_memory_last_rows(slice, mem->tiles.resident_bytes / pitch) : 0;
 }
 
 /* The core's share of the GSM rows for the chunk, in a call that keeps rows: its last
- * streamed rows as far as they fit and pay (bng_layout_gsm_rows); none alone. */
+ * streamed rows as far as they fit and pay (bng_nhwc_memory_gsm_rows); none alone. */
 static void bng_nhwc_gsm(bng_nhwc_core *c, int keeps)
 {
     bng_nhwc_memory *mem = &c->mem;
@@ -105,7 +106,7 @@ static void bng_nhwc_gsm(bng_nhwc_core *c, int keeps)
     if (!BNG_GSM_BYTES || !keeps || BNG_ALONE(c->job))
         return;
     share = BNG_GSM_BYTES / c->cores / BNG_ALIGN * BNG_ALIGN;
-    mem->gsm_rows = bng_layout_gsm_rows(slice, slice - mem->resident_rows, c->row_bytes, share,
+    mem->gsm_rows = bng_nhwc_memory_gsm_rows(slice, slice - mem->resident_rows, c->row_bytes, share,
                                         c->job->call.is_train ? 2 : 1);
     mem->x_gsm = BNG_SHARED_GSM + c->rank * share;
     mem->dy_gsm = mem->x_gsm + share / 2 / BNG_ALIGN * BNG_ALIGN;
@@ -527,3 +528,29 @@ void bng_nhwc_s_core(unsigned core, void *arg)
         bng_run_steps(call, &bng_nhwc_s_steps, &c);
     }
 }
+
+#if BNG_SPLIT_MEMORY
+/* Split: _p's arrays are in the calling core's vector memory, which the driver's
+ * scalar code may not touch and whose rows a kernel may not read part of a vector of.
+ * _p stages them like _s, through padded tiles in a workspace of that memory
+ * (bng_hal_p_workspace), on the calling core alone: the caller's arrays are reached by
+ * DMA only; the partial-sums buffer is in scalar memory with the parameter block. */
+int bng_nhwc_p_run(const bng_dtype_config *dtype, const bng_kernel *kernel, const bng_call *call,
+                   const void *x, const void *dy, void *dx, const bng_stats *stats, float *sums)
+{
+    bng_staged_job job;
+
+    bng_job_init(&job, dtype, kernel, call, 1u, x, dy, dx, stats, sums);  /* rank 0 of one */
+    job.alone = 1;
+    job.workspace = bng_hal_p_workspace(&job.workspace_bytes);
+    if (job.workspace == NULL)
+        return BNG_ENOMEM;
+    if (job.workspace_bytes < BNG_P_WORKSPACE_BYTES) {
+        bng_hal_p_workspace_release(job.workspace);     /* a HAL that broke its contract */
+        return BNG_ENOMEM;
+    }
+    bng_nhwc_s_core(0, &job);
+    bng_hal_p_workspace_release(job.workspace);
+    return BNG_OK;
+}
+#endif

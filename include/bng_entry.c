@@ -1,22 +1,22 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright 2026 the batchnormgrad authors */
-/* Owns: the driver's entry points (bng_driver.h): the vendor's four calls, the
+/* Owns: the driver's entry points (bng_entry.h): the vendor's four calls, the
  * explicit-argument calls, the extended family; each checks its call (bng_params.c),
  * picks the runner of its layout and storage, and reports the status. May call:
  * bng_params.h, bng_hal_parallel and the runners of bng_job.h (NCHW's through the
  * storage type's config); no DMA, no kernel.
  *
- * The driver is written once for all storage types and both memory models, in rooms by
- * concern (bng_job.h lists them): a storage type enters only through its
+ * The driver is written once for all storage types and both memory models, in rooms
+ * by concern (generator/plan.py's DRIVER_ROOMS): a storage type enters only through its
  * bng_dtype_config (element sizes, the kernel tables). Names: the functions this file
  * exports begin with bng_entry_, those of the checks with bng_params_; a layout's room's
  * and the ReLU's begin with the room's name (bng_nhwc_, bng_nchw_, bng_relu_,
- * bng_layout_); the shared rooms' are named for what they do, listed in their headers
- * (bng_steps.h, bng_stage.h).
+ * bng_nhwc_memory_); the shared rooms' are named for what they do, listed in their headers
+ * (bng_steps.h, bng_staging.h).
  */
 #include <stddef.h>
 #include "batch_norm_grad.h"
-#include "bng_driver.h"
+#include "bng_entry.h"
 #include "bng_job.h"
 
 #ifdef BNG_HOST

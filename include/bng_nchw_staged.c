@@ -3,11 +3,11 @@
 /* Owns: NCHW _s: the channels split across the cores of core_mask (each core owns whole
  * channels, so no core waits for another), a core's private memory, the walk over a
  * channel's planes in tiles (whole planes, or pieces of one), what stays on chip between
- * the passes. May call: bng_stage.h, bng_nchw.h, bng_relu.h, the NCHW ukernels; no
+ * the passes. May call: bng_staging.h, bng_nchw_steps.h, bng_relu.h, the NCHW ukernels; no
  * barrier.
  */
-#include "bng_nchw.h"
-#include "bng_stage.h"
+#include "bng_nchw_steps.h"
+#include "bng_staging.h"
 #include "bng_relu.h"
 
 /* A core's per-channel values, at the start of its private memory (each of the stats
@@ -170,7 +170,7 @@ static void bng_nchw_relu(const bng_nchw_core *k, const bng_tile *tile)
     bng_relu_mask_tile(element, tile, k->tiles.y);
 }
 
-/* Pass 1 of the channel: its planes' sums in the order of bng_nchw.h. */
+/* Pass 1 of the channel: its planes' sums in the order of bng_nchw_steps.h. */
 static void bng_nchw_sum_work(bng_pass *pass, unsigned t)
 {
     bng_nchw_core *k = pass->room;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright 2026 the batchnormgrad authors */
-/* Owns: what NCHW's two storages share (bng_nchw.c): the order of a channel's sums, the
- * kernel of a piece of a plane, a channel's coefficients. May include: bng_steps.h;
- * included by bng_nchw.c and bng_nchw_s.c only, which a target without nchw does not
- * compile.
+/* Owns: what NCHW's two storages compute alike (bng_nchw_steps.c): the order of a
+ * channel's sums, the kernel of a piece of a plane, a channel's coefficients; and the
+ * runners of NCHW's rooms. May include: bng_steps.h; included by NCHW's rooms only
+ * (bng_nchw_steps.c, bng_nchw_direct.c, bng_nchw_staged.c), which a target without
+ * nchw does not compile.
  *
  * x, dy and dx are x[batch][channel][spatial]: a channel is `batch` planes of `spatial`
  * contiguous elements, channel * spatial elements apart, and its sums run over the
@@ -23,8 +24,8 @@
  * owning whole channels (no core waits for another); _p runs them in order on the
  * caller's arrays. The generator refuses nchw on a split target.
  */
-#ifndef BNG_NCHW_H
-#define BNG_NCHW_H
+#ifndef BNG_NCHW_STEPS_H
+#define BNG_NCHW_STEPS_H
 
 #include <stddef.h>
 #include "bng_steps.h"
@@ -70,10 +71,11 @@ void bng_nchw_dx(const bng_nchw_kernel *kernel, int is_train, size_t n, const vo
 void bng_nchw_finalize(const bng_dtype_config *dtype, const bng_call *call, const void *invar,
                        const void *scale, void *dbias, void *dscale, bng_nchw_channel *ch);
 
-/* The runners (bng_job.h's struct bng_nchw_driver: bng_nchw_driver, which bng_nchw.c
- * defines): _p on the caller's arrays, and one core's part of _s (bng_nchw_s.c). */
+/* The runners (bng_job.h's struct bng_nchw_driver: bng_nchw_driver, which
+ * bng_nchw_direct.c defines): _p on the caller's arrays (bng_nchw_direct.c), and one
+ * core's part of _s (bng_nchw_staged.c). */
 int bng_nchw_p_run(const bng_dtype_config *dtype, const bng_call *call, const void *x,
                    const void *dy, void *dx, const bng_stats *stats, float *sums);
 void bng_nchw_s_core(unsigned core, void *job);
 
-#endif /* BNG_NCHW_H */
+#endif /* BNG_NCHW_STEPS_H */

@@ -1,42 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright 2026 the batchnormgrad authors */
-/* Owns: NHWC _p, the private-storage call on the calling core. Where the memory model
- * puts _p's arrays decides how it runs: on a unified target on the caller's memory
- * where it is (its float arrays of a chunk on the stack); on a split target staged like
- * _s through a workspace of vector memory on the calling core alone. May call:
- * bng_steps.h, the storage type's relu driver (bng_relu.h: the kernels' ReLU
- * ukernels), the kernel's row ukernels;
- * on a split target bng_hal_p_workspace and bng_nhwc_s_core.
+/* Owns: NHWC _p on the caller's memory where it lies, on the calling core: a unified
+ * target's (on a split target _p is staged: bng_nhwc_staged.c), its float arrays of a
+ * chunk on the stack. May call: bng_steps.h, the storage type's relu driver
+ * (bng_relu.h: the kernels' ReLU ukernels), the kernel's row ukernels. Compiled only for
+ * a target with unified memory (generator/plan.py's rooms).
  */
 #include "bng_steps.h"
 #include "bng_relu.h"
 
 #if BNG_SPLIT_MEMORY
-/* Split: _p's arrays are in the calling core's vector memory, which the driver's
- * scalar code may not touch and whose rows a kernel may not read part of a vector of.
- * _p stages them like _s, through padded tiles in a workspace of that memory
- * (bng_hal_p_workspace), on the calling core alone: the caller's arrays are reached by
- * DMA only; the partial-sums buffer is in scalar memory with the parameter block. */
-int bng_nhwc_p_run(const bng_dtype_config *dtype, const bng_kernel *kernel, const bng_call *call,
-                   const void *x, const void *dy, void *dx, const bng_stats *stats, float *sums)
-{
-    bng_staged_job job;
+#error "bng_nhwc_direct.c is a unified target's room: a split target stages _p (bng_nhwc_staged.c)"
+#endif
 
-    bng_job_init(&job, dtype, kernel, call, 1u, x, dy, dx, stats, sums);  /* rank 0 of one */
-    job.alone = 1;
-    job.workspace = bng_hal_p_workspace(&job.workspace_bytes);
-    if (job.workspace == NULL)
-        return BNG_ENOMEM;
-    if (job.workspace_bytes < BNG_P_WORKSPACE_BYTES) {
-        bng_hal_p_workspace_release(job.workspace);     /* a HAL that broke its contract */
-        return BNG_ENOMEM;
-    }
-    bng_nhwc_s_core(0, &job);
-    bng_hal_p_workspace_release(job.workspace);
-    return BNG_OK;
-}
-#else
-/* Unified: the float arrays of one chunk on the stack: BNG_STACK_FLOAT_ARRAYS of the
+/* The float arrays of one chunk on the stack: BNG_STACK_FLOAT_ARRAYS of the
  * widest chunk, the figure the generator and make report give. */
 typedef struct {
     float mean[BNG_MAX_CHUNK], sum_dy[BNG_MAX_CHUNK], sum_dyxm[BNG_MAX_CHUNK];
@@ -196,4 +173,3 @@ int bng_nhwc_p_run(const bng_dtype_config *dtype, const bng_kernel *kernel, cons
         bng_step_count(call->batch, sums + 2 * channel);
     return BNG_OK;
 }
-#endif

@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright 2026 the batchnormgrad authors */
-/* Owns: what both layouts' staged runs share (bng_stage.c): a core's private memory,
+/* Owns: what both layouts' staged runs share (bng_staging.c): a core's private memory,
  * tiles and the double-buffered pass over them, the per-channel values and partial sums
  * in and out by DMA. May include: bng_steps.h; included by the staged rooms and,
  * through bng_relu.h, by every room that runs the fused ReLU. No kernel is called from here.
  */
-#ifndef BNG_STAGE_H
-#define BNG_STAGE_H
+#ifndef BNG_STAGING_H
+#define BNG_STAGING_H
 
 #include <stddef.h>
 #include "bng_steps.h"
 
 /* Shared scratch of the _s entry points: per row group, the partial sums of dy and
  * dy*(x - mean), in two slots that alternate between chunks. Host builds emulate it,
- * and the parameter block, with arrays (bng_stage.c, bng_driver.c). Either way it is a
+ * and the parameter block, with arrays (bng_staging.c, bng_entry.c). Either way it is a
  * BNG_SHARED float pointer, and every pointer derived from it keeps the qualifier (an
  * address-space qualifier may not be dropped: clang rejects the conversion). The GSM
  * rows (targets.yaml memory.gsm: BNG_GSM_BYTES at BNG_GSM_ADDRESS, none when 0), where
@@ -129,4 +129,4 @@ void bng_stage_sums(const bng_staged_job *job, size_t first, size_t n, BNG_VMEM 
                     BNG_VMEM float *sum_dyxm, int put);
 void bng_stage_count(const bng_staged_job *job, size_t rows, BNG_VMEM float *limbs);
 
-#endif /* BNG_STAGE_H */
+#endif /* BNG_STAGING_H */
