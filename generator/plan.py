@@ -15,6 +15,9 @@ from dataclasses import dataclass
 from typing import Dict, Optional, Tuple
 
 from .model import EXTENSIONS, DTypeConfig, Target
+from .nhwc_memory import NhwcGsm, NhwcMemory
+from .order import BLOCK_ROWS, MAX_GROUPS, MIN_GROUP_ROWS, NCHW_BLOCK_VECTORS
+from .staging import ALIGN, RELU_TILE_BUFFERS, STREAM_TILE_BYTES, TILE_BUFFERS, aligned, padded
 
 # The row ukernels of a kernel, in table order: the C field names and symbol infixes.
 OPS = ("reduce", "dx_train", "dx_infer")
@@ -30,47 +33,6 @@ KEEPS_OPS = ("dx_train_keeps", "dx_infer_keeps")
 # Channels a generic kernel processes per pass, in vectors of the dtype's lanes.
 GENERIC_CHUNK_VECTORS = 8
 
-# Summation order. Sums run over rows in three levels, each from zero in a fixed order:
-# a block of BLOCK_ROWS rows in registers, the blocks of a row group into the group's
-# partial sum, the groups into the total. The worst-case rounding error grows with
-# BLOCK_ROWS + blocks per group + groups instead of with batch. Group boundaries depend
-# only on batch, never on which cores run: the unit of work of the shared-storage
-# entry points, so that they add exactly what the private ones add.
-BLOCK_ROWS = 32
-MIN_GROUP_ROWS = 256
-MAX_GROUPS = 64
-# NCHW (the nchw extension): a plane's vectors are summed in blocks of this many in
-# registers, the blocks added to the plane's lane sums (include/bng_nchw_steps.h).
-NCHW_BLOCK_VECTORS = 32
-
-# The one description of a core's private memory in a shared-storage call: these
-# arrays of max_chunk elements (float, or the dtype's per-channel type), each rounded
-# up to ALIGN bytes, in this order; the rest is split in four tile buffers (x and dy,
-# double-buffered). Rendered into bng_kernels.h as BNG_WORKSPACE for the driver, used
-# here for the private_bytes check and by make report.
-WORKSPACE = (
-    ("mean", "float"), ("sum_dy", "float"), ("sum_dyxm", "float"),
-    ("part_dy", "float"), ("part_dyxm", "float"),
-    ("gain", "float"), ("dy_mean", "float"), ("slope", "float"),
-    ("stats_mean", "stats"), ("invar", "stats"), ("scale", "stats"),
-    ("dbias", "stats"), ("dscale", "stats"),
-)
-# The driver's layout of the rest (bng_nhwc_staged.c's bng_nhwc_layout: x and dy, two
-# buffers each) asserts that it splits in BNG_TILE_BUFFERS.
-TILE_BUFFERS = 4
-# A call with BNG_FLAG_RELU (the relu extension) fetches y into one more tile buffer,
-# where each tile's dy is masked before the kernels see it.
-RELU_TILE_BUFFERS = 1
-# A call that reads its rows twice (the vendor's) streams tiles of at most this many
-# bytes (and at most a sixteenth of what the workspace leaves; whole blocks, at least
-# one) and keeps the rest of private memory for the resident area; make model shows
-# that the size amortises a transfer's start-up.
-STREAM_TILE_BYTES = 16384
-# The GSM bandwidth's share of GSM and DDR together (TargetPlan.gsm_share) is rendered
-# in units of 1 / GSM_SHARE_ONE, so that the driver scales a row count by it in size_t
-# arithmetic of 32 bits.
-GSM_SHARE_ONE = 2**16
-ALIGN = 64
 # The private-storage driver keeps these float arrays of the target's widest chunk on
 # the stack on a unified target (bng_nhwc_p_run's bng_p_stack, whose size the
 # driver asserts).
@@ -100,10 +62,6 @@ EXT_PARAMS_SLOTS = 16
 ELEMENT_BYTES = {"f32": 4, "f16": 2}
 API_PREFIX = {"f32": "fp", "f16": "hp"}
 C_TYPE = {"f32": "float", "f16": "half"}
-
-
-def _aligned(n: int) -> int:
-    return (n + ALIGN - 1) // ALIGN * ALIGN
 
 
 @dataclass(frozen=True)
@@ -196,16 +154,20 @@ def plan_loops(channels: int, lanes: int, cap: int) -> Tuple[SegmentLoop, ...]:
     return _full_vector_loops(vectors, lanes, budget) + tail_loops
 
 
-def last_rows(rows: int, most: int) -> int:
-    """How many of ``rows`` rows (from a block boundary) stay where ``most`` fit: all, or
-    the last ones from a block boundary, or none (the driver's bng_nhwc_memory_last_rows)."""
-    before = -(-max(0, rows - most) // BLOCK_ROWS) * BLOCK_ROWS
-    return rows - min(before, rows)
+def ukernel_name(dtype: str, op: str, target: str, shape: Optional[str], lanes: int) -> str:
+    """Every generated ukernel's name, in one scheme (XNNPACK's):
+    bng_<dtype>_<op>_ukernel__<target>_<shape>_v<lanes>. ``op`` is the operation, as its
+    C type says (bng_<op>_ukernel in bng_ukernel.h: reduce, dx_train, ..., and NCHW's
+    nchw_reduce, ...); ``shape`` the specialization: c<channels> (an NHWC count),
+    s<spatial> (an NCHW extent), generic, or None for a ukernel every shape shares."""
+    return f"bng_{dtype}_{op}_ukernel__{target}_{shape + '_' if shape else ''}v{lanes}"
 
 
-def padded(channels: int, pad_lanes: int) -> int:
-    """``channels`` rounded up to whole vectors of ``pad_lanes`` (1: unchanged)."""
-    return -(-channels // pad_lanes) * pad_lanes
+def table_entry_name(dtype: str, table: str, target: str, shape: str, lanes: int) -> str:
+    """A kernel table entry's name, in the ukernels' scheme: bng_<dtype>_<table>kernel__
+    <target>_<shape>_v<lanes>, ``table`` "" for the extended calls' NHWC table, "base_"
+    for the vendor's calls' (TargetPlan.base_tables_apart), "nchw_" for NCHW's."""
+    return f"bng_{dtype}_{table}kernel__{target}_{shape}_v{lanes}"
 
 
 @dataclass(frozen=True)
@@ -223,10 +185,8 @@ class Kernel:
     relu: bool = False     # the relu extension: RELU_OPS and KEEPS_OPS as well
 
     @property
-    def suffix(self) -> str:
-        """Target, shape and vector width, the suffix XNNPACK puts after a ukernel's name."""
-        shape = f"c{self.channels}" if self.channels else "generic"
-        return f"{self.target}_{shape}_v{self.lanes}"
+    def shape(self) -> str:
+        return f"c{self.channels}" if self.channels else "generic"
 
     @property
     def ops(self) -> Tuple[str, ...]:
@@ -235,7 +195,7 @@ class Kernel:
 
     def ukernel(self, op: str) -> str:
         assert op in self.ops, op
-        return f"bng_{self.dtype}_{op}_ukernel__{self.suffix}"
+        return ukernel_name(self.dtype, op, self.target, self.shape, self.lanes)
 
     @property
     def ukernels(self) -> Tuple[str, ...]:
@@ -259,7 +219,11 @@ class Kernel:
 
     @property
     def table_entry(self) -> str:
-        return f"bng_{self.dtype}_kernel__{self.suffix}"
+        return self.table_entry_in("")
+
+    def table_entry_in(self, table: str) -> str:
+        """The entry's name in the extended calls' table ("") or the vendor's ("base_")."""
+        return table_entry_name(self.dtype, table, self.target, self.shape, self.lanes)
 
     @property
     def row_channels(self) -> int:
@@ -303,7 +267,47 @@ class Kernel:
 
 
 @dataclass(frozen=True)
-class DTypePlan:
+class NchwKernel:
+    """One NCHW kernel table entry: the plane ukernels for one spatial extent (None: the
+    generic set, any piece of a plane)."""
+    target: str
+    dtype: str
+    lanes: int
+    spatial: Optional[int]
+    relu: bool = False     # the relu extension: RELU_OPS as well
+
+    @property
+    def shape(self) -> str:
+        return f"s{self.spatial}" if self.spatial else "generic"
+
+    @property
+    def ops(self) -> Tuple[str, ...]:
+        """The plane ukernels this set has, by the row ukernels' ops, in table order."""
+        return OPS + (RELU_OPS if self.relu else ())
+
+    def ukernel(self, op: str) -> str:
+        assert op in self.ops, op
+        return ukernel_name(self.dtype, "nchw_" + op, self.target, self.shape, self.lanes)
+
+    @property
+    def table_fields(self) -> Tuple[str, ...]:
+        """The entry's ukernel fields (bng_nchw_kernel, after its dx_end: OPS, then
+        RELU_OPS), NULL for the relu ones without relu."""
+        return tuple(self.ukernel(op) if op in self.ops else "NULL" for op in OPS + RELU_OPS)
+
+    @property
+    def table_entry(self) -> str:
+        return table_entry_name(self.dtype, "nchw_", self.target, self.shape, self.lanes)
+
+    @property
+    def dx_end(self) -> str:
+        """The end of a run of dx calls (their streaming stores fenced), one a storage
+        type, which every set's entry points at."""
+        return ukernel_name(self.dtype, "nchw_dx_end", self.target, None, self.lanes)
+
+
+@dataclass(frozen=True)
+class DTypePlan(NhwcMemory):
     config: DTypeConfig
     specialized: Tuple[Kernel, ...]
     generic: Kernel
@@ -313,7 +317,7 @@ class DTypePlan:
     # lanes included); 1 on a unified target.
     pad_lanes: int = 1
     # The target has the relu extension: a call with BNG_FLAG_RELU stages the forward
-    # output y through one more tile buffer (bng_nhwc_staged.c's bng_nhwc_layout).
+    # output y through one more tile buffer (bng_nhwc_memory_lay_out).
     relu: bool = False
 
     @property
@@ -358,77 +362,6 @@ class DTypePlan:
     @property
     def stats_bytes(self) -> int:
         return ELEMENT_BYTES[self.stats_dtype]
-
-    @property
-    def workspace_bytes(self) -> int:
-        """Private memory per core for the _s workspace, tiles excluded."""
-        element = {"float": 4, "stats": self.stats_bytes}
-        return sum(_aligned(element[kind] * self.workspace_chunk) for _, kind in WORKSPACE)
-
-    def tile_bytes(self, private_bytes: int) -> int:
-        """One tile buffer: what the workspace leaves, split in TILE_BUFFERS."""
-        return (private_bytes - self.workspace_bytes) // TILE_BUFFERS // ALIGN * ALIGN
-
-    def row_pitch(self, channels: int) -> int:
-        """Bytes of a row of a chunk of ``channels`` in private memory (padded on a split
-        target)."""
-        return padded(channels, self.pad_lanes) * self.element_bytes
-
-    def tile_rows(self, private_bytes: int, channels: int, keeps: bool = False) -> int:
-        """Rows per streamed tile for a chunk of ``channels``: whole blocks of a tile
-        buffer; in a call that keeps rows between its passes (``keeps``, the vendor's) no
-        more than STREAM_TILE_BYTES nor a quarter of a tile buffer, at least one block
-        (the driver's bng_nhwc_memory_tile_rows)."""
-        quarter = self.tile_bytes(private_bytes)
-        rows = quarter // self.row_pitch(channels) // BLOCK_ROWS * BLOCK_ROWS
-        if not keeps:
-            return rows
-        small = min(STREAM_TILE_BYTES, quarter // TILE_BUFFERS)
-        small = small // self.row_pitch(channels) // BLOCK_ROWS * BLOCK_ROWS
-        return min(rows, max(small, BLOCK_ROWS))
-
-    def _after_tiles(self, private_bytes: int, channels: int, relu: bool) -> int:
-        """Private memory the workspace and the streamed tiles (and y's, with ``relu``)
-        leave in a call that keeps rows (bng_nhwc_staged.c's bng_nhwc_layout)."""
-        tile = _aligned(self.tile_rows(private_bytes, channels, keeps=True)
-                        * self.row_pitch(channels))
-        return (private_bytes - self.workspace_bytes
-                - (TILE_BUFFERS + RELU_TILE_BUFFERS * relu) * tile)
-
-    def relu_bits_block_bytes(self, channels: int) -> int:
-        """A block's ReLU mask as bits: a row of float words, two of half words."""
-        return self.row_pitch(channels) * (4 // self.element_bytes)
-
-    def relu_bits_blocks(self, private_bytes: int, channels: int, slice_rows: int) -> int:
-        """Blocks of a core's slice whose ReLU mask a relu call keeps as bits from pass 1
-        to pass 2 (the driver's bng_relu_bits_blocks): the slice's first ones, as many
-        as the memory after the tiles holds, none when the resident area would hold the
-        whole slice."""
-        rest = self._after_tiles(private_bytes, channels, True) // ALIGN * ALIGN
-        whole = rest // 2 // ALIGN * ALIGN // self.row_pitch(channels)
-        if last_rows(slice_rows, whole) == slice_rows:
-            return 0
-        return min(-(-slice_rows // BLOCK_ROWS), rest // self.relu_bits_block_bytes(channels))
-
-    def resident_rows(self, private_bytes: int, channels: int, slice_rows: int,
-                      relu: bool = False) -> int:
-        """Rows of a core's slice of ``slice_rows`` that the vendor's call (with
-        ``relu``, the fused ReLU's) keeps in private memory from pass 1 to pass 2 (the
-        driver's bng_nhwc_layout in bng_nhwc_staged.c): x and dy of the slice's last
-        rows, from a block boundary, as many as the resident area (what the workspace and four streamed tiles, and
-        with ``relu`` y's tile and the mask's bits, leave, halved) holds."""
-        rest = self._after_tiles(private_bytes, channels, relu)
-        if relu:
-            rest -= _aligned(self.relu_bits_blocks(private_bytes, channels, slice_rows)
-                             * self.relu_bits_block_bytes(channels))
-        return last_rows(slice_rows, rest // 2 // ALIGN * ALIGN // self.row_pitch(channels))
-
-    @property
-    def min_private_bytes(self) -> int:
-        """The workspace and tiles of one block of rows of the widest chunk: what the
-        _s private memory (and on a split target _p's workspace) must hold at least."""
-        tile = _aligned(BLOCK_ROWS * self.workspace_chunk * self.element_bytes)
-        return self.workspace_bytes + (TILE_BUFFERS + RELU_TILE_BUFFERS * self.relu) * tile
 
     @property
     def scratch_bytes(self) -> int:
@@ -478,7 +411,7 @@ DRIVER_ROOMS = (
 
 
 @dataclass(frozen=True)
-class TargetPlan:
+class TargetPlan(NhwcGsm):
     target: Target
     dtypes: Tuple[DTypePlan, ...]
 
@@ -577,35 +510,6 @@ class TargetPlan:
                 "SUMS_MAX_BUFFERS": SUMS_MAX_BUFFERS}
 
     @property
-    def gsm_share(self) -> int:
-        """G / (G + D) in units of 2^-16, rounded down, G and D the part's GSM and DDR
-        bandwidths: the driver keeps no more rows in GSM than make pass 2's GSM traffic
-        take as long as its DDR traffic (include/bng_nhwc_memory.c bng_nhwc_memory_gsm_rows); 2^16 (no
-        bound) without part:."""
-        part = self.target.part
-        if part is None:
-            return GSM_SHARE_ONE
-        return GSM_SHARE_ONE * part.gsm_mb_per_s // (part.gsm_mb_per_s + part.ddr_mb_per_s)
-
-    def gsm_rows(self, dtype: "DTypePlan", channels: int, cores: int, slice_rows: int,
-                 is_train: bool, relu: bool = False) -> int:
-        """Rows of a core's slice the vendor's call (with ``relu``, the fused ReLU's)
-        keeps in GSM between its passes with ``cores`` cores selected (the driver's
-        bng_nhwc_gsm): the streamed rows just before the resident ones, from a block
-        boundary, as many as the core's share of memory.gsm holds and the bandwidths'
-        share G / (G + D) pays for."""
-        memory = self.target.memory
-        if not memory.gsm_bytes or not slice_rows:
-            return 0
-        streamed = slice_rows - dtype.resident_rows(memory.private_bytes, channels, slice_rows,
-                                                    relu)
-        share = memory.gsm_bytes // cores // ALIGN * ALIGN
-        fit = share // 2 // ALIGN * ALIGN // (channels * dtype.element_bytes)
-        arrays = 2 if is_train else 1
-        pays = (slice_rows // arrays + streamed) * self.gsm_share // GSM_SHARE_ONE
-        return last_rows(streamed, min(fit, pays))
-
-    @property
     def extensions(self) -> Tuple[str, ...]:
         return self.target.extensions
 
@@ -636,11 +540,11 @@ class TargetPlan:
         (``relu``) takes a fifth buffer, for y."""
         e = dtype.element_bytes
         block = NCHW_BLOCK_VECTORS * dtype.config.lanes
-        rest = self.target.memory.private_bytes - _aligned(4 * NCHW_AREA_FLOATS)
+        rest = self.target.memory.private_bytes - aligned(4 * NCHW_AREA_FLOATS)
         buffers = TILE_BUFFERS + RELU_TILE_BUFFERS * relu
         quarter = rest // buffers // ALIGN * ALIGN
         if keeps:
-            quarter = min(quarter, _aligned(max(STREAM_TILE_BYTES, block * e)))
+            quarter = min(quarter, aligned(max(STREAM_TILE_BYTES, block * e)))
         fit = quarter // e
         tile_planes, piece = (fit // spatial, spatial) if spatial <= fit else (1, fit // block * block)
         half = (rest - buffers * quarter) // 2 // ALIGN * ALIGN
@@ -655,21 +559,12 @@ class TargetPlan:
                 else (need // spatial + 1) * spatial
         return NchwLayout(tile_planes, piece, start)
 
-    def nchw_kernel_names(self, dtype: "DTypePlan") -> Tuple[str, ...]:
-        """The NCHW ukernel sets of a dtype, each named by its prefix: one per
-        targets.yaml spatial: extent, then the generic one."""
-        return tuple(f"bng_nchw_{dtype.name}_{s}" for s in self.target.spatial) \
-            + (f"bng_nchw_{dtype.name}_generic",)
-
-    @property
-    def nchw_ops(self) -> Tuple[str, ...]:
-        """The ukernels of each NCHW set: the row kernels' (RELU_OPS with relu)."""
-        return OPS + (RELU_OPS if self.has("relu") else ())
-
-    def nchw_table_fields(self, name: str) -> Tuple[str, ...]:
-        """The ukernel fields of NCHW set `name`'s table entry (bng_nchw_kernel, after
-        its dx_end: OPS, then RELU_OPS), NULL for the relu ones without relu."""
-        return tuple(f"{name}_{op}" if op in self.nchw_ops else "NULL" for op in OPS + RELU_OPS)
+    def nchw_kernels(self, dtype: "DTypePlan") -> Tuple[NchwKernel, ...]:
+        """A storage type's NCHW kernel sets: one per targets.yaml spatial: extent, then
+        the generic one."""
+        return tuple(NchwKernel(self.name, dtype.name, dtype.config.lanes, spatial,
+                                self.has("relu"))
+                     for spatial in self.target.spatial + (None,))
 
     @property
     def shared_params_slots(self) -> int:

@@ -8,7 +8,8 @@ import jinja2
 from . import COPYRIGHT, LICENSE_ID, VERSION
 from .files import FileManager
 from .model import Config
-from .plan import WORKSPACE, TargetPlan, plan_target
+from .nhwc_memory import WORKSPACE
+from .plan import TargetPlan, plan_target
 
 TEMPLATE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                             "templates")

@@ -5,7 +5,8 @@ import subprocess
 from typing import Dict, List, Optional
 
 from .errors import ConfigError, setting
-from .plan import EXT_PARAMS_SLOTS, MAX_GROUPS, PARAMS_SLOTS, STACK_FLOAT_ARRAYS, TargetPlan
+from .order import MAX_GROUPS
+from .plan import EXT_PARAMS_SLOTS, PARAMS_SLOTS, STACK_FLOAT_ARRAYS, TargetPlan
 
 # Columns of code sizes: label -> {ukernel or other code symbol: size in bytes}.
 Columns = Dict[str, Dict[str, int]]

@@ -10,8 +10,9 @@ from typing import Optional
 from .errors import ConfigError, option, option_error, some_of
 from .loader import MAX_SPECIALIZED_CHANNELS, channels_from_text
 from .model import FAMILIES, Config, Target
-from .plan import (ALIGN, ELEMENT_BYTES, NCHW_BLOCK_VECTORS, RELU_TILE_BUFFERS, SUMS_COUNT_LIMBS,
-                   TILE_BUFFERS, plan_target)
+from .order import NCHW_BLOCK_VECTORS
+from .plan import ELEMENT_BYTES, SUMS_COUNT_LIMBS, plan_target
+from .staging import ALIGN, RELU_TILE_BUFFERS, TILE_BUFFERS
 
 
 def _check_shared_ranges(target: Target, scratch_bytes: int, params_slots: int) -> None:

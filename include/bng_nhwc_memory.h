@@ -1,33 +1,53 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright 2026 the batchnormgrad authors */
-/* Owns: the arithmetic of where an NHWC staged call's rows lie (bng_nhwc_memory.c): rows per
- * tile, which rows stay on chip between the passes, how many a core keeps in GSM. Pure
- * functions, the twins of generator/plan.py's (DTypePlan.tile_rows, resident_rows,
- * TargetPlan.gsm_rows), which check targets.yaml with the same numbers. May include:
- * the target's constants (bng_kernels.h) only.
+/* Owns: where an NHWC staged call keeps its rows (bng_nhwc_memory.c): the layout of a
+ * core's private memory for one chunk (the workspace, the tile buffers, the fused ReLU's
+ * bits, the resident rows) and the core's share of the GSM rows. The twin of
+ * generator/nhwc_memory.py, which checks targets.yaml and counts for make report and
+ * make model with the same numbers. May include: bng_relu.h (and through it
+ * bng_staging.h: a core's tile buffers, bng_take); included by the NHWC staged room.
  */
 #ifndef BNG_NHWC_MEMORY_H
 #define BNG_NHWC_MEMORY_H
 
 #include <stddef.h>
-#include "bng_kernels.h"
+#include "bng_relu.h"
 
-/* Rows per streamed tile: what a tile buffer of `buffer` bytes holds of rows of
- * `row_pitch`, in whole blocks (tiles never split a block). In a call that keeps rows
- * (`keeps`), fewer: no more than BNG_STREAM_TILE_BYTES, enough that a transfer's start-up
- * is small beside its bytes, nor than a quarter of the buffer, so that at least three
- * quarters of a small private memory are the resident area; whole blocks, at least one.
- * targets.yaml is validated so that a buffer holds a block of the widest chunk. */
-size_t bng_nhwc_memory_tile_rows(size_t buffer, size_t row_pitch, int keeps);
-/* How many of `rows` rows (from a block boundary) stay where `most` fit: all, or the
- * last ones from a block boundary (a tile starts there), or none. */
-size_t bng_nhwc_memory_last_rows(size_t rows, size_t most);
-/* How many of its streamed rows a core keeps in its share (of `share_bytes`, x's and
- * dy's halves) of the GSM rows between the passes of a call that keeps rows: the last
- * ones of the `streamed` before the resident rows, from a block boundary; as many as
- * fit, and no more than pay (bng_nhwc_memory.c). `slice` the core's rows, `arrays` those
- * pass 2 reads again (2, x and dy; 1 in inference), `row_bytes` a row of the chunk. */
-size_t bng_nhwc_memory_gsm_rows(size_t slice, size_t streamed, size_t row_bytes, size_t share_bytes,
-                           size_t arrays);
+/* The layout of a core's private memory for one chunk: the workspace (BNG_WORKSPACE,
+ * the per-channel arrays of the widest chunk), the tile buffers, with the fused ReLU
+ * the bits of the slice's first blocks, the resident area. All of it is vector memory
+ * (BNG_VMEM) on a split target. A call that keeps rows may also keep the streamed rows
+ * just before the resident ones in the core's share of the GSM rows. */
+typedef float bng_work_float;
+typedef unsigned char bng_work_stats;
+#define BNG_WORK_FIELD(unused1, unused2, name, kind) BNG_VMEM bng_work_##kind *name;
+typedef struct {
+    BNG_WORKSPACE(BNG_WORK_FIELD, 0, 0)
+    bng_tile_buffers tiles;
+    size_t tile_rows;                   /* rows per streamed tile: whole blocks */
+    size_t resident_rows;               /* the slice's last rows, kept on chip (0: none) */
+    BNG_VMEM unsigned char *relu_bits;  /* BNG_FLAG_RELU: the slice's first blocks' masks */
+    size_t relu_bits_blocks;            /* as bits (bng_relu_tile_bits), or 0 */
+    BNG_SHARED unsigned char *x_gsm, *dy_gsm;
+    size_t gsm_rows;                    /* the streamed rows before those, kept in GSM */
+} bng_nhwc_memory;
+
+/* Lay out a core's private memory (`bytes` at `base`) for a chunk of a storage type
+ * whose rows lie `pitch` bytes apart there, for a slice of `slice` rows. `keeps`: the
+ * call reads its rows twice, and as many of the slice's last rows as fit the resident
+ * area stay there between the passes (DTypePlan.resident_rows). `relu`: a tile buffer
+ * for y follows the four; its tiles are sized as a keeping call's, which leaves room
+ * for it (the generator checks private_bytes for five blocks' tiles). A relu call that
+ * keeps rows and cannot keep them all takes the relu bits area next, before the
+ * resident one. No GSM rows (bng_nhwc_memory_gsm). */
+void bng_nhwc_memory_lay_out(bng_nhwc_memory *mem, const bng_dtype_config *dtype,
+                             BNG_VMEM unsigned char *base, size_t bytes, size_t slice,
+                             size_t pitch, int keeps, int relu);
+/* The core's share of the GSM rows for the chunk (`rank` of `cores`; `row_bytes` a row
+ * of the chunk), in a call that keeps rows (`keeps`, not on the calling core alone):
+ * its last streamed rows as far as they fit and pay (NhwcGsm.gsm_rows); `is_train`:
+ * pass 2 reads x again as well as dy. */
+void bng_nhwc_memory_gsm(bng_nhwc_memory *mem, size_t slice, size_t row_bytes, unsigned rank,
+                         unsigned cores, int keeps, int is_train);
 
 #endif /* BNG_NHWC_MEMORY_H */

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright 2026 the batchnormgrad authors */
 /* Owns: NHWC staged, the shared-storage schedule: the split of the rows across the
- * cores of core_mask, each core's private memory per chunk (workspace, tiles, resident
- * rows, its share of the GSM rows), its passes over its rows, the barrier and the fold
+ * cores of core_mask, each core's passes over its rows per chunk (in the private memory
+ * and the share of the GSM rows bng_nhwc_memory.c lays out), the barrier and the fold
  * of the row groups; on a split target also _p (bng_nhwc_p_run, at the end: the calling
- * core alone). May call: bng_staging.h, bng_steps.h, bng_nhwc_memory.h, the storage
+ * core alone). May call: bng_nhwc_memory.h, bng_staging.h, bng_steps.h, the storage
  * type's relu driver (bng_relu.h), the kernel's row ukernels through bng_steps.c,
  * bng_hal_barrier and the HAL's DMA (the group sums, the rows kept in GSM, the fold's
  * reads).
@@ -16,28 +16,7 @@
  * the passes (the resident rows), and the streamed rows before them in its share of the
  * GSM rows as far as that pays.
  */
-#include "bng_staging.h"
 #include "bng_nhwc_memory.h"
-#include "bng_relu.h"
-
-/* The layout of a core's private memory for one chunk: the workspace (BNG_WORKSPACE,
- * the per-channel arrays of the widest chunk), the tile buffers, with the fused ReLU
- * the bits of the slice's first blocks, the resident area. All of it is vector memory
- * (BNG_VMEM) on a split target. A call that keeps rows may also keep the streamed rows
- * just before the resident ones in the core's share of the GSM rows. */
-typedef float bng_work_float;
-typedef unsigned char bng_work_stats;
-#define BNG_WORK_FIELD(unused1, unused2, name, kind) BNG_VMEM bng_work_##kind *name;
-typedef struct {
-    BNG_WORKSPACE(BNG_WORK_FIELD, 0, 0)
-    bng_tile_buffers tiles;
-    size_t tile_rows;                   /* rows per streamed tile: whole blocks */
-    size_t resident_rows;               /* the slice's last rows, kept on chip (0: none) */
-    BNG_VMEM unsigned char *relu_bits;  /* BNG_FLAG_RELU: the slice's first blocks' masks */
-    size_t relu_bits_blocks;            /* as bits (bng_relu_tile_bits), or 0 */
-    BNG_SHARED unsigned char *x_gsm, *dy_gsm;
-    size_t gsm_rows;                    /* the streamed rows before those, kept in GSM */
-} bng_nhwc_memory;
 
 /* One core's state in a staged call: its rows, and the chunk it works on. */
 typedef struct {
@@ -53,64 +32,6 @@ typedef struct {
     bng_nhwc_memory mem;           /* the chunk's layout of private memory */
     size_t dx_done;                /* pass 2: the slice's rows taken, in its order */
 } bng_nhwc_core;
-
-/* The workspace's arrays in turn from `next`, each of `elements` of its kind. */
-typedef struct {
-    BNG_VMEM unsigned char *next;
-    size_t elements, stats_bytes;
-} bng_work_take;
-#define BNG_WORK_TAKE(mem, take, name, kind) \
-    (mem)->name = bng_take(&(take)->next, (take)->elements * BNG_WORK_ELEMENT_##kind((take)->stats_bytes));
-
-/* Lay out private memory (`bytes` at `base`) for rows of `pitch` bytes; `keeps`: the
- * call reads its rows twice, and as many of the slice's last rows as fit the resident
- * area stay there between the passes (generator/plan.py computes the same numbers,
- * DTypePlan.resident_rows). `relu`: a tile buffer for y follows the four; its tiles are
- * sized as a keeping call's, which leaves room for it (the generator checks
- * private_bytes for five blocks' tiles). A relu call that keeps rows and cannot keep them
- * all takes the relu bits area next (bng_relu_bits_blocks), before the resident one. */
-static void bng_nhwc_layout(const bng_nhwc_core *c, BNG_VMEM unsigned char *base, size_t bytes,
-                            int keeps, int relu, bng_nhwc_memory *mem)
-{
-    const bng_dtype_config *dtype = c->job->dtype;
-    const size_t slice = c->end - c->begin, pitch = c->pitch;
-    const size_t bits_block_bytes = BNG_RELU_BITS_BLOCK_BYTES(pitch, dtype->element_bytes);
-    bng_work_take take;
-    size_t buffer, rest;
-
-    take.next = base;
-    take.elements = BNG_WORK_ARRAY_CHUNK(dtype->max_chunk);
-    take.stats_bytes = dtype->stats_bytes;
-    BNG_WORKSPACE(BNG_WORK_TAKE, mem, &take)
-    buffer = (bytes - (size_t)(take.next - base)) / BNG_TILE_BUFFERS / BNG_ALIGN * BNG_ALIGN;
-    mem->tile_rows = bng_nhwc_memory_tile_rows(buffer, pitch, keeps || relu);
-    bng_take_tiles(&take.next, mem->tile_rows * pitch, relu, &mem->tiles);
-    rest = (bytes - (size_t)(take.next - base)) / BNG_ALIGN * BNG_ALIGN;
-    mem->relu_bits_blocks = relu && keeps
-                            ? dtype->relu->bits_blocks(slice, pitch, rest, bits_block_bytes) : 0;
-    mem->relu_bits = bng_take(&take.next, mem->relu_bits_blocks * bits_block_bytes);
-    bng_take_resident(take.next, base + bytes, &mem->tiles);
-    mem->resident_rows = keeps ? bng_nhwc_memory_last_rows(slice, mem->tiles.resident_bytes / pitch) : 0;
-}
-
-/* The core's share of the GSM rows for the chunk, in a call that keeps rows: its last
- * streamed rows as far as they fit and pay (bng_nhwc_memory_gsm_rows); none alone. */
-static void bng_nhwc_gsm(bng_nhwc_core *c, int keeps)
-{
-    bng_nhwc_memory *mem = &c->mem;
-    const size_t slice = c->end - c->begin;
-    size_t share;
-
-    mem->gsm_rows = 0;
-    mem->x_gsm = mem->dy_gsm = BNG_SHARED_GSM;     /* read only where rows are kept */
-    if (!BNG_GSM_BYTES || !keeps || BNG_ALONE(c->job))
-        return;
-    share = BNG_GSM_BYTES / c->cores / BNG_ALIGN * BNG_ALIGN;
-    mem->gsm_rows = bng_nhwc_memory_gsm_rows(slice, slice - mem->resident_rows, c->row_bytes, share,
-                                        c->job->call.is_train ? 2 : 1);
-    mem->x_gsm = BNG_SHARED_GSM + c->rank * share;
-    mem->dy_gsm = mem->x_gsm + share / 2 / BNG_ALIGN * BNG_ALIGN;
-}
 
 /* The k-th selected core takes the k-th contiguous run of groups. */
 static void bng_nhwc_rows(bng_nhwc_core *c, const bng_staged_job *job, unsigned core)
@@ -172,8 +93,10 @@ static int bng_nhwc_chunk(bng_nhwc_core *c, size_t first, size_t slot)
     c->row_channels = BNG_PADDED(c->channels);
     c->pitch = c->row_channels * dtype->element_bytes;
     c->scratch = BNG_SHARED_SCRATCH + slot * BNG_MAX_GROUPS * 2 * dtype->max_chunk;
-    bng_nhwc_layout(c, memory, bytes, keeps, BNG_RELU(&job->call), &c->mem);
-    bng_nhwc_gsm(c, keeps);
+    bng_nhwc_memory_lay_out(&c->mem, dtype, memory, bytes, c->end - c->begin, c->pitch, keeps,
+                            BNG_RELU(&job->call));
+    bng_nhwc_memory_gsm(&c->mem, c->end - c->begin, c->row_bytes, c->rank, c->cores,
+                        keeps && !BNG_ALONE(job), job->call.is_train);
     if (keeps)
         BNG_TRACE_KEEP(c->end - c->begin, c->mem.resident_rows, c->mem.gsm_rows);
     bng_nhwc_zero_padding(c);

@@ -3,8 +3,7 @@
 /* Owns: the fused ReLU backward (BNG_FLAG_RELU): the mask of dy by the forward output y
  * on staged tiles of either layout, the mask as bits between an NHWC tile's passes, and
  * the calls of the kernels' ReLU ukernels. May call: the HAL's DMA (a tile of y), the
- * ReLU predicate (bng_vec.h), bng_nhwc_memory.h (an NHWC slice's rows with bits), a kernel's
- * ReLU ukernels. Compiled only for a target that lists relu (a unified target: the
+ * ReLU predicate (bng_vec.h), a kernel's ReLU ukernels. Compiled only for a target that lists relu (a unified target: the
  * generator refuses it on a split one).
  *
  * The mask (BNG_RELU_KEEPS, include/bng_vec.h) works on the elements' bits, so that the
@@ -24,7 +23,6 @@
  */
 #include <stdint.h>
 #include "bng_relu.h"
-#include "bng_nhwc_memory.h"
 
 #if BNG_SPLIT_MEMORY
 #error "relu needs a unified memory: generator/validate.py refuses it on a split target"
@@ -279,23 +277,6 @@ static void bng_relu_tile_by_bits(size_t element, const bng_tile *tile, const un
                               stride);
 }
 
-/* A relu call that keeps rows (it reads y in both passes) keeps the mask of its slice's
- * first blocks as bits from pass 1 to pass 2 in private memory, where pass 2 takes it
- * instead of fetching y again. Bits first, before the resident rows: a block's bits
- * (`block_bytes`) save 32 rows of y from DDR, a resident row's x and dy (two rows)
- * save three rows, x, dy and y. As many blocks as the slice has, or as `rest`
- * (aligned) holds; none when the resident area would hold the whole slice anyway (no
- * rows read twice). The bits of rows that end up resident or in GSM are unused. */
-static size_t bng_relu_bits_blocks(size_t slice_rows, size_t row_pitch, size_t rest,
-                                   size_t block_bytes)
-{
-    const size_t blocks = (slice_rows + BNG_BLOCK_ROWS - 1) / BNG_BLOCK_ROWS;
-
-    if (bng_nhwc_memory_last_rows(slice_rows, rest / 2 / BNG_ALIGN * BNG_ALIGN / row_pitch) == slice_rows)
-        return 0;
-    return bng_min(blocks, rest / block_bytes);
-}
-
 static void bng_relu_rows_reduce(const bng_kernel *kernel, size_t rows, size_t channels,
                                  size_t stride, const void *x, const void *dy, const void *y,
                                  const float *mean, float *part_dy, float *part_dyxm,
@@ -348,5 +329,5 @@ void bng_relu_plane_dx(const bng_nchw_kernel *kernel, int is_train, size_t n, co
 /* What the extended calls' config points at (bng_dtype_config.relu). */
 const struct bng_relu_driver bng_relu_driver = {
     bng_relu_fetch_y, bng_relu_mask_tile, bng_relu_tile_bits, bng_relu_tile_by_bits,
-    bng_relu_bits_blocks, bng_relu_rows_reduce, bng_relu_rows_dx, bng_relu_rows_dx_keeps,
+    bng_relu_rows_reduce, bng_relu_rows_dx, bng_relu_rows_dx_keeps,
 };

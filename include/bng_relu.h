@@ -26,15 +26,13 @@ struct bng_relu_driver {
      * its rows of y (fetched into `y` at the tile's pitch and waited at once, beside the
      * next tile's two gets and a put: four transfers at most); the mask of a tile's rows
      * of y as bits, block by block from `bits`, and a tile's dy masked in place by them
-     * (the same bits as mask_tile on the y they came from); how many of a slice's first
-     * blocks keep their mask as bits from pass 1 to pass 2 in `rest` bytes of private
-     * memory (bng_relu.c says which). */
+     * (the same bits as mask_tile on the y they came from; how many blocks of a slice
+     * keep theirs from pass 1 to pass 2: bng_nhwc_memory.c). */
     void (*fetch_y)(const bng_staged_job *job, BNG_VMEM unsigned char *y, const bng_tile *tile);
     void (*mask_tile)(size_t element, const bng_tile *tile, const BNG_VMEM unsigned char *y);
     void (*tile_bits)(size_t element, const bng_tile *tile, const BNG_VMEM unsigned char *y,
                       BNG_VMEM unsigned char *bits);
     void (*tile_by_bits)(size_t element, const bng_tile *tile, const BNG_VMEM unsigned char *bits);
-    size_t (*bits_blocks)(size_t slice_rows, size_t row_pitch, size_t rest, size_t block_bytes);
     /* NHWC _p: the kernel's ReLU ukernels on the caller's rows (bng_ukernel.h). */
     void (*rows_reduce)(const bng_kernel *kernel, size_t rows, size_t channels, size_t stride,
                         const void *x, const void *dy, const void *y, const float *mean,

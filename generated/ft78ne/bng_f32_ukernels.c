@@ -2666,8 +2666,9 @@ void bng_f32_dx_infer_keeps_ukernel__ft78ne_generic_v16(
 
 /* ---- NCHW, spatial == 49: 3 vectors of 16 lanes, 1 lanes more ---- */
 
-void bng_nchw_f32_49_reduce(size_t n, const void *x_data, const void *dy_data, float mean,
-        float *lane_dy, float *lane_dyxm)
+void bng_f32_nchw_reduce_ukernel__ft78ne_s49_v16(
+    size_t n, const void *x_data, const void *dy_data, float mean,
+    float *lane_dy, float *lane_dyxm)
 {
     const float *x = x_data, *dy = dy_data;
     const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean);
@@ -2704,8 +2705,9 @@ void bng_nchw_f32_49_reduce(size_t n, const void *x_data, const void *dy_data, f
     }
 }
 
-void bng_nchw_f32_49_dx_train(size_t n, const void *x_data, const void *dy_data, void *dx_data,
-        float mean, float gain, float dy_mean, float slope, int stream)
+void bng_f32_nchw_dx_train_ukernel__ft78ne_s49_v16(
+    size_t n, const void *x_data, const void *dy_data, void *dx_data,
+    float mean, float gain, float dy_mean, float slope, int stream)
 {
     const float *x = x_data, *dy = dy_data;
     float *dx = dx_data;
@@ -2729,7 +2731,8 @@ void bng_nchw_f32_49_dx_train(size_t n, const void *x_data, const void *dy_data,
     }
 }
 
-void bng_nchw_f32_49_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
+void bng_f32_nchw_dx_infer_ukernel__ft78ne_s49_v16(
+    size_t n, const void *dy_data, void *dx_data, float gain, int stream)
 {
     const float *dy = dy_data;
     float *dx = dx_data;
@@ -2743,8 +2746,9 @@ void bng_nchw_f32_49_dx_infer(size_t n, const void *dy_data, void *dx_data, floa
             bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f32(dy + i)), stream);
 }
 
-void bng_nchw_f32_49_reduce_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
-        float *lane_dy, float *lane_dyxm)
+void bng_f32_nchw_reduce_relu_ukernel__ft78ne_s49_v16(
+    size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
+    float *lane_dy, float *lane_dyxm)
 {
     const float *x = x_data, *dy = dy_data, *y = y_data;
     const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean);
@@ -2781,8 +2785,9 @@ void bng_nchw_f32_49_reduce_relu(size_t n, const void *x_data, const void *dy_da
     }
 }
 
-void bng_nchw_f32_49_dx_train_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
-        float mean, float gain, float dy_mean, float slope, int stream)
+void bng_f32_nchw_dx_train_relu_ukernel__ft78ne_s49_v16(
+    size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
+    float mean, float gain, float dy_mean, float slope, int stream)
 {
     const float *x = x_data, *dy = dy_data, *y = y_data;
     float *dx = dx_data;
@@ -2806,7 +2811,8 @@ void bng_nchw_f32_49_dx_train_relu(size_t n, const void *x_data, const void *dy_
     }
 }
 
-void bng_nchw_f32_49_dx_infer_relu(size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
+void bng_f32_nchw_dx_infer_relu_ukernel__ft78ne_s49_v16(
+    size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
 {
     const float *dy = dy_data, *y = y_data;
     float *dx = dx_data;
@@ -2823,8 +2829,9 @@ void bng_nchw_f32_49_dx_infer_relu(size_t n, const void *dy_data, const void *y_
 
 /* ---- NCHW, spatial == 196: 12 vectors of 16 lanes, 4 lanes more ---- */
 
-void bng_nchw_f32_196_reduce(size_t n, const void *x_data, const void *dy_data, float mean,
-        float *lane_dy, float *lane_dyxm)
+void bng_f32_nchw_reduce_ukernel__ft78ne_s196_v16(
+    size_t n, const void *x_data, const void *dy_data, float mean,
+    float *lane_dy, float *lane_dyxm)
 {
     const float *x = x_data, *dy = dy_data;
     const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean);
@@ -2861,8 +2868,9 @@ void bng_nchw_f32_196_reduce(size_t n, const void *x_data, const void *dy_data, 
     }
 }
 
-void bng_nchw_f32_196_dx_train(size_t n, const void *x_data, const void *dy_data, void *dx_data,
-        float mean, float gain, float dy_mean, float slope, int stream)
+void bng_f32_nchw_dx_train_ukernel__ft78ne_s196_v16(
+    size_t n, const void *x_data, const void *dy_data, void *dx_data,
+    float mean, float gain, float dy_mean, float slope, int stream)
 {
     const float *x = x_data, *dy = dy_data;
     float *dx = dx_data;
@@ -2886,7 +2894,8 @@ void bng_nchw_f32_196_dx_train(size_t n, const void *x_data, const void *dy_data
     }
 }
 
-void bng_nchw_f32_196_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
+void bng_f32_nchw_dx_infer_ukernel__ft78ne_s196_v16(
+    size_t n, const void *dy_data, void *dx_data, float gain, int stream)
 {
     const float *dy = dy_data;
     float *dx = dx_data;
@@ -2900,8 +2909,9 @@ void bng_nchw_f32_196_dx_infer(size_t n, const void *dy_data, void *dx_data, flo
             bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f32(dy + i)), stream);
 }
 
-void bng_nchw_f32_196_reduce_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
-        float *lane_dy, float *lane_dyxm)
+void bng_f32_nchw_reduce_relu_ukernel__ft78ne_s196_v16(
+    size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
+    float *lane_dy, float *lane_dyxm)
 {
     const float *x = x_data, *dy = dy_data, *y = y_data;
     const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean);
@@ -2938,8 +2948,9 @@ void bng_nchw_f32_196_reduce_relu(size_t n, const void *x_data, const void *dy_d
     }
 }
 
-void bng_nchw_f32_196_dx_train_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
-        float mean, float gain, float dy_mean, float slope, int stream)
+void bng_f32_nchw_dx_train_relu_ukernel__ft78ne_s196_v16(
+    size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
+    float mean, float gain, float dy_mean, float slope, int stream)
 {
     const float *x = x_data, *dy = dy_data, *y = y_data;
     float *dx = dx_data;
@@ -2963,7 +2974,8 @@ void bng_nchw_f32_196_dx_train_relu(size_t n, const void *x_data, const void *dy
     }
 }
 
-void bng_nchw_f32_196_dx_infer_relu(size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
+void bng_f32_nchw_dx_infer_relu_ukernel__ft78ne_s196_v16(
+    size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
 {
     const float *dy = dy_data, *y = y_data;
     float *dx = dx_data;
@@ -2980,8 +2992,9 @@ void bng_nchw_f32_196_dx_infer_relu(size_t n, const void *dy_data, const void *y
 
 /* ---- NCHW, spatial == 784: 49 vectors of 16 lanes ---- */
 
-void bng_nchw_f32_784_reduce(size_t n, const void *x_data, const void *dy_data, float mean,
-        float *lane_dy, float *lane_dyxm)
+void bng_f32_nchw_reduce_ukernel__ft78ne_s784_v16(
+    size_t n, const void *x_data, const void *dy_data, float mean,
+    float *lane_dy, float *lane_dyxm)
 {
     const float *x = x_data, *dy = dy_data;
     const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean);
@@ -3005,8 +3018,9 @@ void bng_nchw_f32_784_reduce(size_t n, const void *x_data, const void *dy_data, 
     }
 }
 
-void bng_nchw_f32_784_dx_train(size_t n, const void *x_data, const void *dy_data, void *dx_data,
-        float mean, float gain, float dy_mean, float slope, int stream)
+void bng_f32_nchw_dx_train_ukernel__ft78ne_s784_v16(
+    size_t n, const void *x_data, const void *dy_data, void *dx_data,
+    float mean, float gain, float dy_mean, float slope, int stream)
 {
     const float *x = x_data, *dy = dy_data;
     float *dx = dx_data;
@@ -3025,7 +3039,8 @@ void bng_nchw_f32_784_dx_train(size_t n, const void *x_data, const void *dy_data
     }
 }
 
-void bng_nchw_f32_784_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
+void bng_f32_nchw_dx_infer_ukernel__ft78ne_s784_v16(
+    size_t n, const void *dy_data, void *dx_data, float gain, int stream)
 {
     const float *dy = dy_data;
     float *dx = dx_data;
@@ -3037,8 +3052,9 @@ void bng_nchw_f32_784_dx_infer(size_t n, const void *dy_data, void *dx_data, flo
             bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_f32(dy + i)), stream);
 }
 
-void bng_nchw_f32_784_reduce_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
-        float *lane_dy, float *lane_dyxm)
+void bng_f32_nchw_reduce_relu_ukernel__ft78ne_s784_v16(
+    size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
+    float *lane_dy, float *lane_dyxm)
 {
     const float *x = x_data, *dy = dy_data, *y = y_data;
     const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean);
@@ -3062,8 +3078,9 @@ void bng_nchw_f32_784_reduce_relu(size_t n, const void *x_data, const void *dy_d
     }
 }
 
-void bng_nchw_f32_784_dx_train_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
-        float mean, float gain, float dy_mean, float slope, int stream)
+void bng_f32_nchw_dx_train_relu_ukernel__ft78ne_s784_v16(
+    size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
+    float mean, float gain, float dy_mean, float slope, int stream)
 {
     const float *x = x_data, *dy = dy_data, *y = y_data;
     float *dx = dx_data;
@@ -3082,7 +3099,8 @@ void bng_nchw_f32_784_dx_train_relu(size_t n, const void *x_data, const void *dy
     }
 }
 
-void bng_nchw_f32_784_dx_infer_relu(size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
+void bng_f32_nchw_dx_infer_relu_ukernel__ft78ne_s784_v16(
+    size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
 {
     const float *dy = dy_data, *y = y_data;
     float *dx = dx_data;
@@ -3097,8 +3115,9 @@ void bng_nchw_f32_784_dx_infer_relu(size_t n, const void *dy_data, const void *y
 
 /* ---- NCHW, spatial == 3136: 196 vectors of 16 lanes ---- */
 
-void bng_nchw_f32_3136_reduce(size_t n, const void *x_data, const void *dy_data, float mean,
-        float *lane_dy, float *lane_dyxm)
+void bng_f32_nchw_reduce_ukernel__ft78ne_s3136_v16(
+    size_t n, const void *x_data, const void *dy_data, float mean,
+    float *lane_dy, float *lane_dyxm)
 {
     const float *x = x_data, *dy = dy_data;
     const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean);
@@ -3122,8 +3141,9 @@ void bng_nchw_f32_3136_reduce(size_t n, const void *x_data, const void *dy_data,
     }
 }
 
-void bng_nchw_f32_3136_dx_train(size_t n, const void *x_data, const void *dy_data, void *dx_data,
-        float mean, float gain, float dy_mean, float slope, int stream)
+void bng_f32_nchw_dx_train_ukernel__ft78ne_s3136_v16(
+    size_t n, const void *x_data, const void *dy_data, void *dx_data,
+    float mean, float gain, float dy_mean, float slope, int stream)
 {
     const float *x = x_data, *dy = dy_data;
     float *dx = dx_data;
@@ -3142,7 +3162,8 @@ void bng_nchw_f32_3136_dx_train(size_t n, const void *x_data, const void *dy_dat
     }
 }
 
-void bng_nchw_f32_3136_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
+void bng_f32_nchw_dx_infer_ukernel__ft78ne_s3136_v16(
+    size_t n, const void *dy_data, void *dx_data, float gain, int stream)
 {
     const float *dy = dy_data;
     float *dx = dx_data;
@@ -3154,8 +3175,9 @@ void bng_nchw_f32_3136_dx_infer(size_t n, const void *dy_data, void *dx_data, fl
             bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_f32(dy + i)), stream);
 }
 
-void bng_nchw_f32_3136_reduce_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
-        float *lane_dy, float *lane_dyxm)
+void bng_f32_nchw_reduce_relu_ukernel__ft78ne_s3136_v16(
+    size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
+    float *lane_dy, float *lane_dyxm)
 {
     const float *x = x_data, *dy = dy_data, *y = y_data;
     const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean);
@@ -3179,8 +3201,9 @@ void bng_nchw_f32_3136_reduce_relu(size_t n, const void *x_data, const void *dy_
     }
 }
 
-void bng_nchw_f32_3136_dx_train_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
-        float mean, float gain, float dy_mean, float slope, int stream)
+void bng_f32_nchw_dx_train_relu_ukernel__ft78ne_s3136_v16(
+    size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
+    float mean, float gain, float dy_mean, float slope, int stream)
 {
     const float *x = x_data, *dy = dy_data, *y = y_data;
     float *dx = dx_data;
@@ -3199,7 +3222,8 @@ void bng_nchw_f32_3136_dx_train_relu(size_t n, const void *x_data, const void *d
     }
 }
 
-void bng_nchw_f32_3136_dx_infer_relu(size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
+void bng_f32_nchw_dx_infer_relu_ukernel__ft78ne_s3136_v16(
+    size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
 {
     const float *dy = dy_data, *y = y_data;
     float *dx = dx_data;
@@ -3214,8 +3238,9 @@ void bng_nchw_f32_3136_dx_infer_relu(size_t n, const void *dy_data, const void *
 
 /* ---- NCHW, spatial == 12544: 784 vectors of 16 lanes ---- */
 
-void bng_nchw_f32_12544_reduce(size_t n, const void *x_data, const void *dy_data, float mean,
-        float *lane_dy, float *lane_dyxm)
+void bng_f32_nchw_reduce_ukernel__ft78ne_s12544_v16(
+    size_t n, const void *x_data, const void *dy_data, float mean,
+    float *lane_dy, float *lane_dyxm)
 {
     const float *x = x_data, *dy = dy_data;
     const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean);
@@ -3239,8 +3264,9 @@ void bng_nchw_f32_12544_reduce(size_t n, const void *x_data, const void *dy_data
     }
 }
 
-void bng_nchw_f32_12544_dx_train(size_t n, const void *x_data, const void *dy_data, void *dx_data,
-        float mean, float gain, float dy_mean, float slope, int stream)
+void bng_f32_nchw_dx_train_ukernel__ft78ne_s12544_v16(
+    size_t n, const void *x_data, const void *dy_data, void *dx_data,
+    float mean, float gain, float dy_mean, float slope, int stream)
 {
     const float *x = x_data, *dy = dy_data;
     float *dx = dx_data;
@@ -3259,7 +3285,8 @@ void bng_nchw_f32_12544_dx_train(size_t n, const void *x_data, const void *dy_da
     }
 }
 
-void bng_nchw_f32_12544_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
+void bng_f32_nchw_dx_infer_ukernel__ft78ne_s12544_v16(
+    size_t n, const void *dy_data, void *dx_data, float gain, int stream)
 {
     const float *dy = dy_data;
     float *dx = dx_data;
@@ -3271,8 +3298,9 @@ void bng_nchw_f32_12544_dx_infer(size_t n, const void *dy_data, void *dx_data, f
             bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_f32(dy + i)), stream);
 }
 
-void bng_nchw_f32_12544_reduce_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
-        float *lane_dy, float *lane_dyxm)
+void bng_f32_nchw_reduce_relu_ukernel__ft78ne_s12544_v16(
+    size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
+    float *lane_dy, float *lane_dyxm)
 {
     const float *x = x_data, *dy = dy_data, *y = y_data;
     const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean);
@@ -3296,8 +3324,9 @@ void bng_nchw_f32_12544_reduce_relu(size_t n, const void *x_data, const void *dy
     }
 }
 
-void bng_nchw_f32_12544_dx_train_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
-        float mean, float gain, float dy_mean, float slope, int stream)
+void bng_f32_nchw_dx_train_relu_ukernel__ft78ne_s12544_v16(
+    size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
+    float mean, float gain, float dy_mean, float slope, int stream)
 {
     const float *x = x_data, *dy = dy_data, *y = y_data;
     float *dx = dx_data;
@@ -3316,7 +3345,8 @@ void bng_nchw_f32_12544_dx_train_relu(size_t n, const void *x_data, const void *
     }
 }
 
-void bng_nchw_f32_12544_dx_infer_relu(size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
+void bng_f32_nchw_dx_infer_relu_ukernel__ft78ne_s12544_v16(
+    size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
 {
     const float *dy = dy_data, *y = y_data;
     float *dx = dx_data;
@@ -3331,8 +3361,9 @@ void bng_nchw_f32_12544_dx_infer_relu(size_t n, const void *dy_data, const void 
 
 /* ---- NCHW, generic: any piece of a plane, 16 lanes then single lanes ---- */
 
-void bng_nchw_f32_generic_reduce(size_t n, const void *x_data, const void *dy_data, float mean,
-        float *lane_dy, float *lane_dyxm)
+void bng_f32_nchw_reduce_ukernel__ft78ne_generic_v16(
+    size_t n, const void *x_data, const void *dy_data, float mean,
+    float *lane_dy, float *lane_dyxm)
 {
     const float *x = x_data, *dy = dy_data;
     const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean);
@@ -3368,8 +3399,9 @@ void bng_nchw_f32_generic_reduce(size_t n, const void *x_data, const void *dy_da
     }
 }
 
-void bng_nchw_f32_generic_dx_train(size_t n, const void *x_data, const void *dy_data, void *dx_data,
-        float mean, float gain, float dy_mean, float slope, int stream)
+void bng_f32_nchw_dx_train_ukernel__ft78ne_generic_v16(
+    size_t n, const void *x_data, const void *dy_data, void *dx_data,
+    float mean, float gain, float dy_mean, float slope, int stream)
 {
     const float *x = x_data, *dy = dy_data;
     float *dx = dx_data;
@@ -3392,7 +3424,8 @@ void bng_nchw_f32_generic_dx_train(size_t n, const void *x_data, const void *dy_
     }
 }
 
-void bng_nchw_f32_generic_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
+void bng_f32_nchw_dx_infer_ukernel__ft78ne_generic_v16(
+    size_t n, const void *dy_data, void *dx_data, float gain, int stream)
 {
     const float *dy = dy_data;
     float *dx = dx_data;
@@ -3405,8 +3438,9 @@ void bng_nchw_f32_generic_dx_infer(size_t n, const void *dy_data, void *dx_data,
             bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f32(dy + i)), stream);
 }
 
-void bng_nchw_f32_generic_reduce_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
-        float *lane_dy, float *lane_dyxm)
+void bng_f32_nchw_reduce_relu_ukernel__ft78ne_generic_v16(
+    size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
+    float *lane_dy, float *lane_dyxm)
 {
     const float *x = x_data, *dy = dy_data, *y = y_data;
     const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean);
@@ -3442,8 +3476,9 @@ void bng_nchw_f32_generic_reduce_relu(size_t n, const void *x_data, const void *
     }
 }
 
-void bng_nchw_f32_generic_dx_train_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
-        float mean, float gain, float dy_mean, float slope, int stream)
+void bng_f32_nchw_dx_train_relu_ukernel__ft78ne_generic_v16(
+    size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
+    float mean, float gain, float dy_mean, float slope, int stream)
 {
     const float *x = x_data, *dy = dy_data, *y = y_data;
     float *dx = dx_data;
@@ -3466,7 +3501,8 @@ void bng_nchw_f32_generic_dx_train_relu(size_t n, const void *x_data, const void
     }
 }
 
-void bng_nchw_f32_generic_dx_infer_relu(size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
+void bng_f32_nchw_dx_infer_relu_ukernel__ft78ne_generic_v16(
+    size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
 {
     const float *dy = dy_data, *y = y_data;
     float *dx = dx_data;
@@ -3482,7 +3518,7 @@ void bng_nchw_f32_generic_dx_infer_relu(size_t n, const void *dy_data, const voi
 
 /* The end of a run of dx calls: their streaming stores (stream != 0) fenced once, in
    this file, whose vector backend stored them. */
-void bng_nchw_f32_dx_end(int stream)
+void bng_f32_nchw_dx_end_ukernel__ft78ne_v16(int stream)
 {
     bng_store_out_end(stream);
 }

@@ -51,46 +51,46 @@ static const bng_kernel *bng_f32_kernel_for_channels(size_t channel)
 
 /* NCHW (BNG_FLAG_NCHW): one table entry per specialized spatial extent, and the
  * generic one, which also serves every piece of a plane _s streams in parts. */
-static const bng_nchw_kernel bng_nchw_f32_49_kernel = {
-    "bng_nchw_f32_49", 49, 16,
-    bng_nchw_f32_dx_end,
-    bng_nchw_f32_49_reduce, bng_nchw_f32_49_dx_train, bng_nchw_f32_49_dx_infer, bng_nchw_f32_49_reduce_relu, bng_nchw_f32_49_dx_train_relu, bng_nchw_f32_49_dx_infer_relu
+static const bng_nchw_kernel bng_f32_nchw_kernel__mt7004_s49_v16 = {
+    "bng_f32_nchw_kernel__mt7004_s49_v16", 49, 16,
+    bng_f32_nchw_dx_end_ukernel__mt7004_v16,
+    bng_f32_nchw_reduce_ukernel__mt7004_s49_v16, bng_f32_nchw_dx_train_ukernel__mt7004_s49_v16, bng_f32_nchw_dx_infer_ukernel__mt7004_s49_v16, bng_f32_nchw_reduce_relu_ukernel__mt7004_s49_v16, bng_f32_nchw_dx_train_relu_ukernel__mt7004_s49_v16, bng_f32_nchw_dx_infer_relu_ukernel__mt7004_s49_v16
 };
-static const bng_nchw_kernel bng_nchw_f32_196_kernel = {
-    "bng_nchw_f32_196", 196, 16,
-    bng_nchw_f32_dx_end,
-    bng_nchw_f32_196_reduce, bng_nchw_f32_196_dx_train, bng_nchw_f32_196_dx_infer, bng_nchw_f32_196_reduce_relu, bng_nchw_f32_196_dx_train_relu, bng_nchw_f32_196_dx_infer_relu
+static const bng_nchw_kernel bng_f32_nchw_kernel__mt7004_s196_v16 = {
+    "bng_f32_nchw_kernel__mt7004_s196_v16", 196, 16,
+    bng_f32_nchw_dx_end_ukernel__mt7004_v16,
+    bng_f32_nchw_reduce_ukernel__mt7004_s196_v16, bng_f32_nchw_dx_train_ukernel__mt7004_s196_v16, bng_f32_nchw_dx_infer_ukernel__mt7004_s196_v16, bng_f32_nchw_reduce_relu_ukernel__mt7004_s196_v16, bng_f32_nchw_dx_train_relu_ukernel__mt7004_s196_v16, bng_f32_nchw_dx_infer_relu_ukernel__mt7004_s196_v16
 };
-static const bng_nchw_kernel bng_nchw_f32_784_kernel = {
-    "bng_nchw_f32_784", 784, 16,
-    bng_nchw_f32_dx_end,
-    bng_nchw_f32_784_reduce, bng_nchw_f32_784_dx_train, bng_nchw_f32_784_dx_infer, bng_nchw_f32_784_reduce_relu, bng_nchw_f32_784_dx_train_relu, bng_nchw_f32_784_dx_infer_relu
+static const bng_nchw_kernel bng_f32_nchw_kernel__mt7004_s784_v16 = {
+    "bng_f32_nchw_kernel__mt7004_s784_v16", 784, 16,
+    bng_f32_nchw_dx_end_ukernel__mt7004_v16,
+    bng_f32_nchw_reduce_ukernel__mt7004_s784_v16, bng_f32_nchw_dx_train_ukernel__mt7004_s784_v16, bng_f32_nchw_dx_infer_ukernel__mt7004_s784_v16, bng_f32_nchw_reduce_relu_ukernel__mt7004_s784_v16, bng_f32_nchw_dx_train_relu_ukernel__mt7004_s784_v16, bng_f32_nchw_dx_infer_relu_ukernel__mt7004_s784_v16
 };
-static const bng_nchw_kernel bng_nchw_f32_3136_kernel = {
-    "bng_nchw_f32_3136", 3136, 16,
-    bng_nchw_f32_dx_end,
-    bng_nchw_f32_3136_reduce, bng_nchw_f32_3136_dx_train, bng_nchw_f32_3136_dx_infer, bng_nchw_f32_3136_reduce_relu, bng_nchw_f32_3136_dx_train_relu, bng_nchw_f32_3136_dx_infer_relu
+static const bng_nchw_kernel bng_f32_nchw_kernel__mt7004_s3136_v16 = {
+    "bng_f32_nchw_kernel__mt7004_s3136_v16", 3136, 16,
+    bng_f32_nchw_dx_end_ukernel__mt7004_v16,
+    bng_f32_nchw_reduce_ukernel__mt7004_s3136_v16, bng_f32_nchw_dx_train_ukernel__mt7004_s3136_v16, bng_f32_nchw_dx_infer_ukernel__mt7004_s3136_v16, bng_f32_nchw_reduce_relu_ukernel__mt7004_s3136_v16, bng_f32_nchw_dx_train_relu_ukernel__mt7004_s3136_v16, bng_f32_nchw_dx_infer_relu_ukernel__mt7004_s3136_v16
 };
-static const bng_nchw_kernel bng_nchw_f32_12544_kernel = {
-    "bng_nchw_f32_12544", 12544, 16,
-    bng_nchw_f32_dx_end,
-    bng_nchw_f32_12544_reduce, bng_nchw_f32_12544_dx_train, bng_nchw_f32_12544_dx_infer, bng_nchw_f32_12544_reduce_relu, bng_nchw_f32_12544_dx_train_relu, bng_nchw_f32_12544_dx_infer_relu
+static const bng_nchw_kernel bng_f32_nchw_kernel__mt7004_s12544_v16 = {
+    "bng_f32_nchw_kernel__mt7004_s12544_v16", 12544, 16,
+    bng_f32_nchw_dx_end_ukernel__mt7004_v16,
+    bng_f32_nchw_reduce_ukernel__mt7004_s12544_v16, bng_f32_nchw_dx_train_ukernel__mt7004_s12544_v16, bng_f32_nchw_dx_infer_ukernel__mt7004_s12544_v16, bng_f32_nchw_reduce_relu_ukernel__mt7004_s12544_v16, bng_f32_nchw_dx_train_relu_ukernel__mt7004_s12544_v16, bng_f32_nchw_dx_infer_relu_ukernel__mt7004_s12544_v16
 };
-static const bng_nchw_kernel bng_nchw_f32_generic_kernel = {
-    "bng_nchw_f32_generic", 0, 16,
-    bng_nchw_f32_dx_end,
-    bng_nchw_f32_generic_reduce, bng_nchw_f32_generic_dx_train, bng_nchw_f32_generic_dx_infer, bng_nchw_f32_generic_reduce_relu, bng_nchw_f32_generic_dx_train_relu, bng_nchw_f32_generic_dx_infer_relu
+static const bng_nchw_kernel bng_f32_nchw_kernel__mt7004_generic_v16 = {
+    "bng_f32_nchw_kernel__mt7004_generic_v16", 0, 16,
+    bng_f32_nchw_dx_end_ukernel__mt7004_v16,
+    bng_f32_nchw_reduce_ukernel__mt7004_generic_v16, bng_f32_nchw_dx_train_ukernel__mt7004_generic_v16, bng_f32_nchw_dx_infer_ukernel__mt7004_generic_v16, bng_f32_nchw_reduce_relu_ukernel__mt7004_generic_v16, bng_f32_nchw_dx_train_relu_ukernel__mt7004_generic_v16, bng_f32_nchw_dx_infer_relu_ukernel__mt7004_generic_v16
 };
 
 static const bng_nchw_kernel *bng_f32_nchw_kernel_for_spatial(size_t spatial)
 {
     switch (spatial) {
-    case 49: return &bng_nchw_f32_49_kernel;
-    case 196: return &bng_nchw_f32_196_kernel;
-    case 784: return &bng_nchw_f32_784_kernel;
-    case 3136: return &bng_nchw_f32_3136_kernel;
-    case 12544: return &bng_nchw_f32_12544_kernel;
-    default: return &bng_nchw_f32_generic_kernel;
+    case 49: return &bng_f32_nchw_kernel__mt7004_s49_v16;
+    case 196: return &bng_f32_nchw_kernel__mt7004_s196_v16;
+    case 784: return &bng_f32_nchw_kernel__mt7004_s784_v16;
+    case 3136: return &bng_f32_nchw_kernel__mt7004_s3136_v16;
+    case 12544: return &bng_f32_nchw_kernel__mt7004_s12544_v16;
+    default: return &bng_f32_nchw_kernel__mt7004_generic_v16;
     }
 }
 
@@ -195,46 +195,46 @@ static const bng_kernel *bng_f16_kernel_for_channels(size_t channel)
 
 /* NCHW (BNG_FLAG_NCHW): one table entry per specialized spatial extent, and the
  * generic one, which also serves every piece of a plane _s streams in parts. */
-static const bng_nchw_kernel bng_nchw_f16_49_kernel = {
-    "bng_nchw_f16_49", 49, 32,
-    bng_nchw_f16_dx_end,
-    bng_nchw_f16_49_reduce, bng_nchw_f16_49_dx_train, bng_nchw_f16_49_dx_infer, bng_nchw_f16_49_reduce_relu, bng_nchw_f16_49_dx_train_relu, bng_nchw_f16_49_dx_infer_relu
+static const bng_nchw_kernel bng_f16_nchw_kernel__mt7004_s49_v32 = {
+    "bng_f16_nchw_kernel__mt7004_s49_v32", 49, 32,
+    bng_f16_nchw_dx_end_ukernel__mt7004_v32,
+    bng_f16_nchw_reduce_ukernel__mt7004_s49_v32, bng_f16_nchw_dx_train_ukernel__mt7004_s49_v32, bng_f16_nchw_dx_infer_ukernel__mt7004_s49_v32, bng_f16_nchw_reduce_relu_ukernel__mt7004_s49_v32, bng_f16_nchw_dx_train_relu_ukernel__mt7004_s49_v32, bng_f16_nchw_dx_infer_relu_ukernel__mt7004_s49_v32
 };
-static const bng_nchw_kernel bng_nchw_f16_196_kernel = {
-    "bng_nchw_f16_196", 196, 32,
-    bng_nchw_f16_dx_end,
-    bng_nchw_f16_196_reduce, bng_nchw_f16_196_dx_train, bng_nchw_f16_196_dx_infer, bng_nchw_f16_196_reduce_relu, bng_nchw_f16_196_dx_train_relu, bng_nchw_f16_196_dx_infer_relu
+static const bng_nchw_kernel bng_f16_nchw_kernel__mt7004_s196_v32 = {
+    "bng_f16_nchw_kernel__mt7004_s196_v32", 196, 32,
+    bng_f16_nchw_dx_end_ukernel__mt7004_v32,
+    bng_f16_nchw_reduce_ukernel__mt7004_s196_v32, bng_f16_nchw_dx_train_ukernel__mt7004_s196_v32, bng_f16_nchw_dx_infer_ukernel__mt7004_s196_v32, bng_f16_nchw_reduce_relu_ukernel__mt7004_s196_v32, bng_f16_nchw_dx_train_relu_ukernel__mt7004_s196_v32, bng_f16_nchw_dx_infer_relu_ukernel__mt7004_s196_v32
 };
-static const bng_nchw_kernel bng_nchw_f16_784_kernel = {
-    "bng_nchw_f16_784", 784, 32,
-    bng_nchw_f16_dx_end,
-    bng_nchw_f16_784_reduce, bng_nchw_f16_784_dx_train, bng_nchw_f16_784_dx_infer, bng_nchw_f16_784_reduce_relu, bng_nchw_f16_784_dx_train_relu, bng_nchw_f16_784_dx_infer_relu
+static const bng_nchw_kernel bng_f16_nchw_kernel__mt7004_s784_v32 = {
+    "bng_f16_nchw_kernel__mt7004_s784_v32", 784, 32,
+    bng_f16_nchw_dx_end_ukernel__mt7004_v32,
+    bng_f16_nchw_reduce_ukernel__mt7004_s784_v32, bng_f16_nchw_dx_train_ukernel__mt7004_s784_v32, bng_f16_nchw_dx_infer_ukernel__mt7004_s784_v32, bng_f16_nchw_reduce_relu_ukernel__mt7004_s784_v32, bng_f16_nchw_dx_train_relu_ukernel__mt7004_s784_v32, bng_f16_nchw_dx_infer_relu_ukernel__mt7004_s784_v32
 };
-static const bng_nchw_kernel bng_nchw_f16_3136_kernel = {
-    "bng_nchw_f16_3136", 3136, 32,
-    bng_nchw_f16_dx_end,
-    bng_nchw_f16_3136_reduce, bng_nchw_f16_3136_dx_train, bng_nchw_f16_3136_dx_infer, bng_nchw_f16_3136_reduce_relu, bng_nchw_f16_3136_dx_train_relu, bng_nchw_f16_3136_dx_infer_relu
+static const bng_nchw_kernel bng_f16_nchw_kernel__mt7004_s3136_v32 = {
+    "bng_f16_nchw_kernel__mt7004_s3136_v32", 3136, 32,
+    bng_f16_nchw_dx_end_ukernel__mt7004_v32,
+    bng_f16_nchw_reduce_ukernel__mt7004_s3136_v32, bng_f16_nchw_dx_train_ukernel__mt7004_s3136_v32, bng_f16_nchw_dx_infer_ukernel__mt7004_s3136_v32, bng_f16_nchw_reduce_relu_ukernel__mt7004_s3136_v32, bng_f16_nchw_dx_train_relu_ukernel__mt7004_s3136_v32, bng_f16_nchw_dx_infer_relu_ukernel__mt7004_s3136_v32
 };
-static const bng_nchw_kernel bng_nchw_f16_12544_kernel = {
-    "bng_nchw_f16_12544", 12544, 32,
-    bng_nchw_f16_dx_end,
-    bng_nchw_f16_12544_reduce, bng_nchw_f16_12544_dx_train, bng_nchw_f16_12544_dx_infer, bng_nchw_f16_12544_reduce_relu, bng_nchw_f16_12544_dx_train_relu, bng_nchw_f16_12544_dx_infer_relu
+static const bng_nchw_kernel bng_f16_nchw_kernel__mt7004_s12544_v32 = {
+    "bng_f16_nchw_kernel__mt7004_s12544_v32", 12544, 32,
+    bng_f16_nchw_dx_end_ukernel__mt7004_v32,
+    bng_f16_nchw_reduce_ukernel__mt7004_s12544_v32, bng_f16_nchw_dx_train_ukernel__mt7004_s12544_v32, bng_f16_nchw_dx_infer_ukernel__mt7004_s12544_v32, bng_f16_nchw_reduce_relu_ukernel__mt7004_s12544_v32, bng_f16_nchw_dx_train_relu_ukernel__mt7004_s12544_v32, bng_f16_nchw_dx_infer_relu_ukernel__mt7004_s12544_v32
 };
-static const bng_nchw_kernel bng_nchw_f16_generic_kernel = {
-    "bng_nchw_f16_generic", 0, 32,
-    bng_nchw_f16_dx_end,
-    bng_nchw_f16_generic_reduce, bng_nchw_f16_generic_dx_train, bng_nchw_f16_generic_dx_infer, bng_nchw_f16_generic_reduce_relu, bng_nchw_f16_generic_dx_train_relu, bng_nchw_f16_generic_dx_infer_relu
+static const bng_nchw_kernel bng_f16_nchw_kernel__mt7004_generic_v32 = {
+    "bng_f16_nchw_kernel__mt7004_generic_v32", 0, 32,
+    bng_f16_nchw_dx_end_ukernel__mt7004_v32,
+    bng_f16_nchw_reduce_ukernel__mt7004_generic_v32, bng_f16_nchw_dx_train_ukernel__mt7004_generic_v32, bng_f16_nchw_dx_infer_ukernel__mt7004_generic_v32, bng_f16_nchw_reduce_relu_ukernel__mt7004_generic_v32, bng_f16_nchw_dx_train_relu_ukernel__mt7004_generic_v32, bng_f16_nchw_dx_infer_relu_ukernel__mt7004_generic_v32
 };
 
 static const bng_nchw_kernel *bng_f16_nchw_kernel_for_spatial(size_t spatial)
 {
     switch (spatial) {
-    case 49: return &bng_nchw_f16_49_kernel;
-    case 196: return &bng_nchw_f16_196_kernel;
-    case 784: return &bng_nchw_f16_784_kernel;
-    case 3136: return &bng_nchw_f16_3136_kernel;
-    case 12544: return &bng_nchw_f16_12544_kernel;
-    default: return &bng_nchw_f16_generic_kernel;
+    case 49: return &bng_f16_nchw_kernel__mt7004_s49_v32;
+    case 196: return &bng_f16_nchw_kernel__mt7004_s196_v32;
+    case 784: return &bng_f16_nchw_kernel__mt7004_s784_v32;
+    case 3136: return &bng_f16_nchw_kernel__mt7004_s3136_v32;
+    case 12544: return &bng_f16_nchw_kernel__mt7004_s12544_v32;
+    default: return &bng_f16_nchw_kernel__mt7004_generic_v32;
     }
 }
 

@@ -1856,8 +1856,9 @@ void bng_f16_dx_infer_keeps_ukernel__mt7004_generic_v32(
 
 /* ---- NCHW, spatial == 49: 1 vectors of 32 lanes, 17 lanes more ---- */
 
-void bng_nchw_f16_49_reduce(size_t n, const void *x_data, const void *dy_data, float mean,
-        float *lane_dy, float *lane_dyxm)
+void bng_f16_nchw_reduce_ukernel__mt7004_s49_v32(
+    size_t n, const void *x_data, const void *dy_data, float mean,
+    float *lane_dy, float *lane_dyxm)
 {
     const half *x = x_data, *dy = dy_data;
     const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean);
@@ -1894,8 +1895,9 @@ void bng_nchw_f16_49_reduce(size_t n, const void *x_data, const void *dy_data, f
     }
 }
 
-void bng_nchw_f16_49_dx_train(size_t n, const void *x_data, const void *dy_data, void *dx_data,
-        float mean, float gain, float dy_mean, float slope, int stream)
+void bng_f16_nchw_dx_train_ukernel__mt7004_s49_v32(
+    size_t n, const void *x_data, const void *dy_data, void *dx_data,
+    float mean, float gain, float dy_mean, float slope, int stream)
 {
     const half *x = x_data, *dy = dy_data;
     half *dx = dx_data;
@@ -1919,7 +1921,8 @@ void bng_nchw_f16_49_dx_train(size_t n, const void *x_data, const void *dy_data,
     }
 }
 
-void bng_nchw_f16_49_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
+void bng_f16_nchw_dx_infer_ukernel__mt7004_s49_v32(
+    size_t n, const void *dy_data, void *dx_data, float gain, int stream)
 {
     const half *dy = dy_data;
     half *dx = dx_data;
@@ -1933,8 +1936,9 @@ void bng_nchw_f16_49_dx_infer(size_t n, const void *dy_data, void *dx_data, floa
             bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f16(dy + i)), stream);
 }
 
-void bng_nchw_f16_49_reduce_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
-        float *lane_dy, float *lane_dyxm)
+void bng_f16_nchw_reduce_relu_ukernel__mt7004_s49_v32(
+    size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
+    float *lane_dy, float *lane_dyxm)
 {
     const half *x = x_data, *dy = dy_data, *y = y_data;
     const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean);
@@ -1971,8 +1975,9 @@ void bng_nchw_f16_49_reduce_relu(size_t n, const void *x_data, const void *dy_da
     }
 }
 
-void bng_nchw_f16_49_dx_train_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
-        float mean, float gain, float dy_mean, float slope, int stream)
+void bng_f16_nchw_dx_train_relu_ukernel__mt7004_s49_v32(
+    size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
+    float mean, float gain, float dy_mean, float slope, int stream)
 {
     const half *x = x_data, *dy = dy_data, *y = y_data;
     half *dx = dx_data;
@@ -1996,7 +2001,8 @@ void bng_nchw_f16_49_dx_train_relu(size_t n, const void *x_data, const void *dy_
     }
 }
 
-void bng_nchw_f16_49_dx_infer_relu(size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
+void bng_f16_nchw_dx_infer_relu_ukernel__mt7004_s49_v32(
+    size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
 {
     const half *dy = dy_data, *y = y_data;
     half *dx = dx_data;
@@ -2013,8 +2019,9 @@ void bng_nchw_f16_49_dx_infer_relu(size_t n, const void *dy_data, const void *y_
 
 /* ---- NCHW, spatial == 196: 6 vectors of 32 lanes, 4 lanes more ---- */
 
-void bng_nchw_f16_196_reduce(size_t n, const void *x_data, const void *dy_data, float mean,
-        float *lane_dy, float *lane_dyxm)
+void bng_f16_nchw_reduce_ukernel__mt7004_s196_v32(
+    size_t n, const void *x_data, const void *dy_data, float mean,
+    float *lane_dy, float *lane_dyxm)
 {
     const half *x = x_data, *dy = dy_data;
     const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean);
@@ -2051,8 +2058,9 @@ void bng_nchw_f16_196_reduce(size_t n, const void *x_data, const void *dy_data, 
     }
 }
 
-void bng_nchw_f16_196_dx_train(size_t n, const void *x_data, const void *dy_data, void *dx_data,
-        float mean, float gain, float dy_mean, float slope, int stream)
+void bng_f16_nchw_dx_train_ukernel__mt7004_s196_v32(
+    size_t n, const void *x_data, const void *dy_data, void *dx_data,
+    float mean, float gain, float dy_mean, float slope, int stream)
 {
     const half *x = x_data, *dy = dy_data;
     half *dx = dx_data;
@@ -2076,7 +2084,8 @@ void bng_nchw_f16_196_dx_train(size_t n, const void *x_data, const void *dy_data
     }
 }
 
-void bng_nchw_f16_196_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
+void bng_f16_nchw_dx_infer_ukernel__mt7004_s196_v32(
+    size_t n, const void *dy_data, void *dx_data, float gain, int stream)
 {
     const half *dy = dy_data;
     half *dx = dx_data;
@@ -2090,8 +2099,9 @@ void bng_nchw_f16_196_dx_infer(size_t n, const void *dy_data, void *dx_data, flo
             bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f16(dy + i)), stream);
 }
 
-void bng_nchw_f16_196_reduce_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
-        float *lane_dy, float *lane_dyxm)
+void bng_f16_nchw_reduce_relu_ukernel__mt7004_s196_v32(
+    size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
+    float *lane_dy, float *lane_dyxm)
 {
     const half *x = x_data, *dy = dy_data, *y = y_data;
     const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean);
@@ -2128,8 +2138,9 @@ void bng_nchw_f16_196_reduce_relu(size_t n, const void *x_data, const void *dy_d
     }
 }
 
-void bng_nchw_f16_196_dx_train_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
-        float mean, float gain, float dy_mean, float slope, int stream)
+void bng_f16_nchw_dx_train_relu_ukernel__mt7004_s196_v32(
+    size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
+    float mean, float gain, float dy_mean, float slope, int stream)
 {
     const half *x = x_data, *dy = dy_data, *y = y_data;
     half *dx = dx_data;
@@ -2153,7 +2164,8 @@ void bng_nchw_f16_196_dx_train_relu(size_t n, const void *x_data, const void *dy
     }
 }
 
-void bng_nchw_f16_196_dx_infer_relu(size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
+void bng_f16_nchw_dx_infer_relu_ukernel__mt7004_s196_v32(
+    size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
 {
     const half *dy = dy_data, *y = y_data;
     half *dx = dx_data;
@@ -2170,8 +2182,9 @@ void bng_nchw_f16_196_dx_infer_relu(size_t n, const void *dy_data, const void *y
 
 /* ---- NCHW, spatial == 784: 24 vectors of 32 lanes, 16 lanes more ---- */
 
-void bng_nchw_f16_784_reduce(size_t n, const void *x_data, const void *dy_data, float mean,
-        float *lane_dy, float *lane_dyxm)
+void bng_f16_nchw_reduce_ukernel__mt7004_s784_v32(
+    size_t n, const void *x_data, const void *dy_data, float mean,
+    float *lane_dy, float *lane_dyxm)
 {
     const half *x = x_data, *dy = dy_data;
     const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean);
@@ -2208,8 +2221,9 @@ void bng_nchw_f16_784_reduce(size_t n, const void *x_data, const void *dy_data, 
     }
 }
 
-void bng_nchw_f16_784_dx_train(size_t n, const void *x_data, const void *dy_data, void *dx_data,
-        float mean, float gain, float dy_mean, float slope, int stream)
+void bng_f16_nchw_dx_train_ukernel__mt7004_s784_v32(
+    size_t n, const void *x_data, const void *dy_data, void *dx_data,
+    float mean, float gain, float dy_mean, float slope, int stream)
 {
     const half *x = x_data, *dy = dy_data;
     half *dx = dx_data;
@@ -2233,7 +2247,8 @@ void bng_nchw_f16_784_dx_train(size_t n, const void *x_data, const void *dy_data
     }
 }
 
-void bng_nchw_f16_784_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
+void bng_f16_nchw_dx_infer_ukernel__mt7004_s784_v32(
+    size_t n, const void *dy_data, void *dx_data, float gain, int stream)
 {
     const half *dy = dy_data;
     half *dx = dx_data;
@@ -2247,8 +2262,9 @@ void bng_nchw_f16_784_dx_infer(size_t n, const void *dy_data, void *dx_data, flo
             bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f16(dy + i)), stream);
 }
 
-void bng_nchw_f16_784_reduce_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
-        float *lane_dy, float *lane_dyxm)
+void bng_f16_nchw_reduce_relu_ukernel__mt7004_s784_v32(
+    size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
+    float *lane_dy, float *lane_dyxm)
 {
     const half *x = x_data, *dy = dy_data, *y = y_data;
     const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean);
@@ -2285,8 +2301,9 @@ void bng_nchw_f16_784_reduce_relu(size_t n, const void *x_data, const void *dy_d
     }
 }
 
-void bng_nchw_f16_784_dx_train_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
-        float mean, float gain, float dy_mean, float slope, int stream)
+void bng_f16_nchw_dx_train_relu_ukernel__mt7004_s784_v32(
+    size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
+    float mean, float gain, float dy_mean, float slope, int stream)
 {
     const half *x = x_data, *dy = dy_data, *y = y_data;
     half *dx = dx_data;
@@ -2310,7 +2327,8 @@ void bng_nchw_f16_784_dx_train_relu(size_t n, const void *x_data, const void *dy
     }
 }
 
-void bng_nchw_f16_784_dx_infer_relu(size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
+void bng_f16_nchw_dx_infer_relu_ukernel__mt7004_s784_v32(
+    size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
 {
     const half *dy = dy_data, *y = y_data;
     half *dx = dx_data;
@@ -2327,8 +2345,9 @@ void bng_nchw_f16_784_dx_infer_relu(size_t n, const void *dy_data, const void *y
 
 /* ---- NCHW, spatial == 3136: 98 vectors of 32 lanes ---- */
 
-void bng_nchw_f16_3136_reduce(size_t n, const void *x_data, const void *dy_data, float mean,
-        float *lane_dy, float *lane_dyxm)
+void bng_f16_nchw_reduce_ukernel__mt7004_s3136_v32(
+    size_t n, const void *x_data, const void *dy_data, float mean,
+    float *lane_dy, float *lane_dyxm)
 {
     const half *x = x_data, *dy = dy_data;
     const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean);
@@ -2352,8 +2371,9 @@ void bng_nchw_f16_3136_reduce(size_t n, const void *x_data, const void *dy_data,
     }
 }
 
-void bng_nchw_f16_3136_dx_train(size_t n, const void *x_data, const void *dy_data, void *dx_data,
-        float mean, float gain, float dy_mean, float slope, int stream)
+void bng_f16_nchw_dx_train_ukernel__mt7004_s3136_v32(
+    size_t n, const void *x_data, const void *dy_data, void *dx_data,
+    float mean, float gain, float dy_mean, float slope, int stream)
 {
     const half *x = x_data, *dy = dy_data;
     half *dx = dx_data;
@@ -2372,7 +2392,8 @@ void bng_nchw_f16_3136_dx_train(size_t n, const void *x_data, const void *dy_dat
     }
 }
 
-void bng_nchw_f16_3136_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
+void bng_f16_nchw_dx_infer_ukernel__mt7004_s3136_v32(
+    size_t n, const void *dy_data, void *dx_data, float gain, int stream)
 {
     const half *dy = dy_data;
     half *dx = dx_data;
@@ -2384,8 +2405,9 @@ void bng_nchw_f16_3136_dx_infer(size_t n, const void *dy_data, void *dx_data, fl
             bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_f16(dy + i)), stream);
 }
 
-void bng_nchw_f16_3136_reduce_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
-        float *lane_dy, float *lane_dyxm)
+void bng_f16_nchw_reduce_relu_ukernel__mt7004_s3136_v32(
+    size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
+    float *lane_dy, float *lane_dyxm)
 {
     const half *x = x_data, *dy = dy_data, *y = y_data;
     const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean);
@@ -2409,8 +2431,9 @@ void bng_nchw_f16_3136_reduce_relu(size_t n, const void *x_data, const void *dy_
     }
 }
 
-void bng_nchw_f16_3136_dx_train_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
-        float mean, float gain, float dy_mean, float slope, int stream)
+void bng_f16_nchw_dx_train_relu_ukernel__mt7004_s3136_v32(
+    size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
+    float mean, float gain, float dy_mean, float slope, int stream)
 {
     const half *x = x_data, *dy = dy_data, *y = y_data;
     half *dx = dx_data;
@@ -2429,7 +2452,8 @@ void bng_nchw_f16_3136_dx_train_relu(size_t n, const void *x_data, const void *d
     }
 }
 
-void bng_nchw_f16_3136_dx_infer_relu(size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
+void bng_f16_nchw_dx_infer_relu_ukernel__mt7004_s3136_v32(
+    size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
 {
     const half *dy = dy_data, *y = y_data;
     half *dx = dx_data;
@@ -2444,8 +2468,9 @@ void bng_nchw_f16_3136_dx_infer_relu(size_t n, const void *dy_data, const void *
 
 /* ---- NCHW, spatial == 12544: 392 vectors of 32 lanes ---- */
 
-void bng_nchw_f16_12544_reduce(size_t n, const void *x_data, const void *dy_data, float mean,
-        float *lane_dy, float *lane_dyxm)
+void bng_f16_nchw_reduce_ukernel__mt7004_s12544_v32(
+    size_t n, const void *x_data, const void *dy_data, float mean,
+    float *lane_dy, float *lane_dyxm)
 {
     const half *x = x_data, *dy = dy_data;
     const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean);
@@ -2469,8 +2494,9 @@ void bng_nchw_f16_12544_reduce(size_t n, const void *x_data, const void *dy_data
     }
 }
 
-void bng_nchw_f16_12544_dx_train(size_t n, const void *x_data, const void *dy_data, void *dx_data,
-        float mean, float gain, float dy_mean, float slope, int stream)
+void bng_f16_nchw_dx_train_ukernel__mt7004_s12544_v32(
+    size_t n, const void *x_data, const void *dy_data, void *dx_data,
+    float mean, float gain, float dy_mean, float slope, int stream)
 {
     const half *x = x_data, *dy = dy_data;
     half *dx = dx_data;
@@ -2489,7 +2515,8 @@ void bng_nchw_f16_12544_dx_train(size_t n, const void *x_data, const void *dy_da
     }
 }
 
-void bng_nchw_f16_12544_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
+void bng_f16_nchw_dx_infer_ukernel__mt7004_s12544_v32(
+    size_t n, const void *dy_data, void *dx_data, float gain, int stream)
 {
     const half *dy = dy_data;
     half *dx = dx_data;
@@ -2501,8 +2528,9 @@ void bng_nchw_f16_12544_dx_infer(size_t n, const void *dy_data, void *dx_data, f
             bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_f16(dy + i)), stream);
 }
 
-void bng_nchw_f16_12544_reduce_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
-        float *lane_dy, float *lane_dyxm)
+void bng_f16_nchw_reduce_relu_ukernel__mt7004_s12544_v32(
+    size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
+    float *lane_dy, float *lane_dyxm)
 {
     const half *x = x_data, *dy = dy_data, *y = y_data;
     const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean);
@@ -2526,8 +2554,9 @@ void bng_nchw_f16_12544_reduce_relu(size_t n, const void *x_data, const void *dy
     }
 }
 
-void bng_nchw_f16_12544_dx_train_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
-        float mean, float gain, float dy_mean, float slope, int stream)
+void bng_f16_nchw_dx_train_relu_ukernel__mt7004_s12544_v32(
+    size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
+    float mean, float gain, float dy_mean, float slope, int stream)
 {
     const half *x = x_data, *dy = dy_data, *y = y_data;
     half *dx = dx_data;
@@ -2546,7 +2575,8 @@ void bng_nchw_f16_12544_dx_train_relu(size_t n, const void *x_data, const void *
     }
 }
 
-void bng_nchw_f16_12544_dx_infer_relu(size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
+void bng_f16_nchw_dx_infer_relu_ukernel__mt7004_s12544_v32(
+    size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
 {
     const half *dy = dy_data, *y = y_data;
     half *dx = dx_data;
@@ -2561,8 +2591,9 @@ void bng_nchw_f16_12544_dx_infer_relu(size_t n, const void *dy_data, const void 
 
 /* ---- NCHW, generic: any piece of a plane, 32 lanes then single lanes ---- */
 
-void bng_nchw_f16_generic_reduce(size_t n, const void *x_data, const void *dy_data, float mean,
-        float *lane_dy, float *lane_dyxm)
+void bng_f16_nchw_reduce_ukernel__mt7004_generic_v32(
+    size_t n, const void *x_data, const void *dy_data, float mean,
+    float *lane_dy, float *lane_dyxm)
 {
     const half *x = x_data, *dy = dy_data;
     const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean);
@@ -2598,8 +2629,9 @@ void bng_nchw_f16_generic_reduce(size_t n, const void *x_data, const void *dy_da
     }
 }
 
-void bng_nchw_f16_generic_dx_train(size_t n, const void *x_data, const void *dy_data, void *dx_data,
-        float mean, float gain, float dy_mean, float slope, int stream)
+void bng_f16_nchw_dx_train_ukernel__mt7004_generic_v32(
+    size_t n, const void *x_data, const void *dy_data, void *dx_data,
+    float mean, float gain, float dy_mean, float slope, int stream)
 {
     const half *x = x_data, *dy = dy_data;
     half *dx = dx_data;
@@ -2622,7 +2654,8 @@ void bng_nchw_f16_generic_dx_train(size_t n, const void *x_data, const void *dy_
     }
 }
 
-void bng_nchw_f16_generic_dx_infer(size_t n, const void *dy_data, void *dx_data, float gain, int stream)
+void bng_f16_nchw_dx_infer_ukernel__mt7004_generic_v32(
+    size_t n, const void *dy_data, void *dx_data, float gain, int stream)
 {
     const half *dy = dy_data;
     half *dx = dx_data;
@@ -2635,8 +2668,9 @@ void bng_nchw_f16_generic_dx_infer(size_t n, const void *dy_data, void *dx_data,
             bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f16(dy + i)), stream);
 }
 
-void bng_nchw_f16_generic_reduce_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
-        float *lane_dy, float *lane_dyxm)
+void bng_f16_nchw_reduce_relu_ukernel__mt7004_generic_v32(
+    size_t n, const void *x_data, const void *dy_data, const void *y_data, float mean,
+    float *lane_dy, float *lane_dyxm)
 {
     const half *x = x_data, *dy = dy_data, *y = y_data;
     const bng_f32x32 mean_vec = bng_f32x32_broadcast(mean);
@@ -2672,8 +2706,9 @@ void bng_nchw_f16_generic_reduce_relu(size_t n, const void *x_data, const void *
     }
 }
 
-void bng_nchw_f16_generic_dx_train_relu(size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
-        float mean, float gain, float dy_mean, float slope, int stream)
+void bng_f16_nchw_dx_train_relu_ukernel__mt7004_generic_v32(
+    size_t n, const void *x_data, const void *dy_data, const void *y_data, void *dx_data,
+    float mean, float gain, float dy_mean, float slope, int stream)
 {
     const half *x = x_data, *dy = dy_data, *y = y_data;
     half *dx = dx_data;
@@ -2696,7 +2731,8 @@ void bng_nchw_f16_generic_dx_train_relu(size_t n, const void *x_data, const void
     }
 }
 
-void bng_nchw_f16_generic_dx_infer_relu(size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
+void bng_f16_nchw_dx_infer_relu_ukernel__mt7004_generic_v32(
+    size_t n, const void *dy_data, const void *y_data, void *dx_data, float gain, int stream)
 {
     const half *dy = dy_data, *y = y_data;
     half *dx = dx_data;
@@ -2712,7 +2748,7 @@ void bng_nchw_f16_generic_dx_infer_relu(size_t n, const void *dy_data, const voi
 
 /* The end of a run of dx calls: their streaming stores (stream != 0) fenced once, in
    this file, whose vector backend stored them. */
-void bng_nchw_f16_dx_end(int stream)
+void bng_f16_nchw_dx_end_ukernel__mt7004_v32(int stream)
 {
     bng_store_out_end(stream);
 }

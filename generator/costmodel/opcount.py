@@ -1,14 +1,15 @@
 """Vector operations of the generated ukernels, counted from the template that writes
 them, and of the driver's ReLU mask steps.
 
-templates/ukernels.c.j2 spells each ukernel's arithmetic once, in macros: per row
+templates/ukernel_ops.j2 spells each ukernel's arithmetic once, in macros: per row
 reduce_load and reduce_add (reduce), dx_train_store, dx_infer_store; per block of
-BLOCK_ROWS rows reduce_zero and reduce_fold; the generic kernel's columns in
-generic_reduce_columns and generic_dx_train. The plan (generator/plan.py) says which
-vector widths a kernel writes per row (its segment loops). The NCHW ukernels
-(templates/nchw_ukernels.c.j2) spell a plane's vectors through the same macros: per
-vector of the dtype's lanes the row macros, per block of NCHW_BLOCK_VECTORS vectors
-(reduce) reduce_zero and reduce_fold, and the plane's last elements one lane each.
+BLOCK_ROWS rows reduce_zero and reduce_fold; the generic NHWC kernel's columns are
+templates/nhwc_ukernels.j2's generic_reduce_columns and generic_dx_train. The plan
+(generator/plan.py) says which vector widths a kernel writes per row (its segment
+loops). The NCHW ukernels (templates/nchw_ukernels.j2) spell a plane's vectors through
+the same macros: per vector of the dtype's lanes the row macros, per block of
+NCHW_BLOCK_VECTORS vectors (reduce) reduce_zero and reduce_fold, and the plane's last
+elements one lane each.
 Here each macro is rendered for a width and its bng_f32xN_* operations counted by
 name, so that a change of the template's arithmetic changes the counts with it.
 
@@ -33,7 +34,8 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Dict, Optional, Tuple
 
-from ..plan import BLOCK_ROWS, NCHW_BLOCK_VECTORS, OPS, DTypePlan, Kernel, TargetPlan
+from ..order import BLOCK_ROWS, NCHW_BLOCK_VECTORS
+from ..plan import OPS, DTypePlan, Kernel, TargetPlan
 from ..render import environment, template_context
 
 OPERATION = re.compile(r"bng_f32x(\d+)_(\w+)\(")
@@ -102,24 +104,26 @@ class KernelCosts:
     def __init__(self, tp: TargetPlan, dtype: DTypePlan):
         self.dtype = dtype
         self.vector_lanes = tp.vector_lanes
-        self.macros = environment().get_template("ukernels.c.j2").make_module(
-            template_context(tp, "ukernels.c.j2", dtype=dtype, command=tp.command))
+        env, context = environment(), template_context(tp, "ukernels.c.j2", dtype=dtype,
+                                                       command=tp.command)
+        self.ops = env.get_template("ukernel_ops.j2").make_module(context)
+        self.nhwc = env.get_template("nhwc_ukernels.j2").make_module(context)
 
     @functools.lru_cache(maxsize=None)
     def _macro(self, name: str, lanes: int) -> Slots:
         """One vector of `lanes`: the macro rendered with placeholder operands."""
-        m = self.macros
+        m, nhwc = self.ops, self.nhwc
         text = {
             "reduce_row": lambda: str(m.reduce_load(lanes, 0, "x", "dy", "mean"))
             + str(m.reduce_add(lanes, 0)),
             "reduce_block": lambda: str(m.reduce_zero(lanes, 0))
-            + str(m.reduce_fold(lanes, 0, "c")),
+            + str(m.reduce_fold(lanes, 0, "sum_dy + c", "sum_dyxm + c")),
             "dx_train_row": lambda: str(m.dx_train_store(lanes, "x", "dy", "dx", "mean", "gain",
                                                          "dy_mean", "slope")),
             "dx_infer_row": lambda: str(m.dx_infer_store(lanes, "dy", "dx", "gain")),
             # The generic kernel's columns: its per-channel operands loaded with each vector.
-            "generic_reduce": lambda: str(m.generic_reduce_columns(lanes)),
-            "generic_dx_train_row": lambda: str(m.generic_dx_train(lanes)),
+            "generic_reduce": lambda: str(nhwc.generic_reduce_columns(lanes)),
+            "generic_dx_train_row": lambda: str(nhwc.generic_dx_train(lanes)),
             # (the generic dx_infer passes the gain as a load, inline in the template)
             "generic_dx_infer_row": lambda: str(m.dx_infer_store(
                 lanes, "dy", "dx", f"{m.f32x(lanes)}_load_f32(gain + c)")),
@@ -202,10 +206,11 @@ def kernel_by_entry(tp: TargetPlan, entry: str) -> Optional[Tuple[DTypePlan, Ker
 
 
 def nchw_dtype(tp: TargetPlan, entry: str) -> Optional[DTypePlan]:
-    """The dtype of the NCHW ukernel set named `entry`, if it is one of the plan's."""
+    """The dtype of the NCHW kernel table entry `entry`, if it is one of the plan's."""
     if not tp.has("nchw"):
         return None
-    return next((d for d in tp.dtypes if entry in tp.nchw_kernel_names(d)), None)
+    return next((d for d in tp.dtypes
+                 if entry in (k.table_entry for k in tp.nchw_kernels(d))), None)
 
 
 def kernel_timer(tp: TargetPlan, clock_hz: float, alu_per_cycle: float,

@@ -36,7 +36,7 @@ class Barrier:
 @dataclass(frozen=True)
 class KernelCall:
     entry: str                # the kernel table entry, e.g. bng_f32_kernel__mt7004_c64_v16,
-                              # or an NCHW ukernel set's, e.g. bng_nchw_f32_49
+                              # or an NCHW set's, e.g. bng_f32_nchw_kernel__mt7004_s49_v16
     op: str                   # reduce, dx_train, dx_infer; relu_mask, relu_bits,
                               # relu_by_bits (the driver's ReLU steps on a tile, entry
                               # the call's row kernel)

@@ -21,7 +21,7 @@
  *                                                       it by the bits; the entry is
  *                                                       the call's row kernel);
  *                                                       an NCHW ukernel set's entry
- *                                                       (bng_nchw_f32_49): rows are
+ *                                                       (bng_f32_nchw_kernel__...): rows are
  *                                                       planes, channels the elements
  *                                                       of each
  *   <core> keep <rows> <am_rows> <gsm_rows>           a chunk of a call that reads its

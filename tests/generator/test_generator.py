@@ -748,6 +748,24 @@ class PlanTest(unittest.TestCase):
         self.assertIn("bng_f16_reduce_ukernel__mt7004_generic_v32", names)
         self.assertEqual(len(names), len(set(names)))
 
+    def test_every_ukernel_defined_is_the_plans_by_one_scheme(self):
+        # Every function a shipped ukernels file defines is a name the plan gives, and
+        # every name the plan gives keeps the one scheme (ukernel_name).
+        scheme = re.compile(r"^bng_(f32|f16)_(nchw_)?[a-z_]+_ukernel__mt7004_"
+                            r"(c[0-9]+_|s[0-9]+_|generic_)?v[0-9]+$")
+        definition = re.compile(r"^void (bng_[a-z0-9_]+)\(", re.M)
+        tp = plan_target(load(TARGETS_YAML).target("mt7004"))
+        self.assertTrue(tp.has("nchw") and tp.has("relu"))
+        for d in tp.dtypes:
+            nchw = tp.nchw_kernels(d)
+            planned = {k.ukernel(op) for k in d.kernels for op in k.ops}
+            planned |= {k.ukernel(op) for k in nchw for op in k.ops} | {nchw[-1].dx_end}
+            with open(os.path.join(ROOT, "generated", "mt7004", f"bng_{d.name}_ukernels.c")) as f:
+                defined = set(definition.findall(f.read()))
+            self.assertEqual(defined, planned, d.name)
+            for name in planned:
+                self.assertRegex(name, scheme)
+
     def test_ft78ne_has_no_f16(self):
         tp = plan_target(load(TARGETS_YAML).target("ft78ne"))
         self.assertEqual([d.name for d in tp.dtypes], ["f32"])

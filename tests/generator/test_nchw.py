@@ -59,12 +59,14 @@ class NchwTest(TempDir):
         self.assertEqual(status, 0, err)
         with open(os.path.join(out, "bng_f32_ukernels.c")) as f:
             kernels = f.read()
-        for name in ("bng_nchw_f32_20_reduce(", "bng_nchw_f32_49_dx_train(",
-                     "bng_nchw_f32_generic_dx_infer("):
+        for name in ("bng_f32_nchw_reduce_ukernel__dsp_s20_v16(",
+                     "bng_f32_nchw_dx_train_ukernel__dsp_s49_v16(",
+                     "bng_f32_nchw_dx_infer_ukernel__dsp_generic_v16(",
+                     "bng_f32_nchw_dx_end_ukernel__dsp_v16("):
             self.assertIn(name, kernels)
         with open(os.path.join(out, "batch_norm_grad.c")) as f:
             table = f.read()
-        self.assertIn("case 49: return &bng_nchw_f32_49_kernel;", table)
+        self.assertIn("case 49: return &bng_f32_nchw_kernel__dsp_s49_v16;", table)
         with open(os.path.join(out, "bng_kernels.h")) as f:
             header = f.read()
         self.assertIn("#define BNG_HAS_NCHW 1", header)

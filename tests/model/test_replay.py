@@ -93,7 +93,7 @@ class ReplayTest(unittest.TestCase):
 
 class OperationCountTest(unittest.TestCase):
     """Vector issue slots per row (and per 32-row block) of mt7004's kernels, counted by
-    hand from templates/ukernels.c.j2. Per vector and row: reduce loads x and dy and
+    hand from templates/ukernel_ops.j2. Per vector and row: reduce loads x and dy and
     does sub, add, mul, add (4 + 2); dx_train loads x and dy, does sub, sub, mul, sub,
     mul and stores (5 + 3); dx_infer loads, multiplies, stores (1 + 2). Per block and
     vector, reduce zeroes two accumulators and adds them to the sums (4 + 4: two loads,
@@ -140,7 +140,7 @@ class OperationCountTest(unittest.TestCase):
 
 class NchwOperationCountTest(unittest.TestCase):
     """Vector issue slots per plane of mt7004's NCHW ukernels, counted by hand from
-    templates/nchw_ukernels.c.j2: a plane's vectors as the row kernels' (reduce 4 + 2,
+    templates/nchw_ukernels.j2: a plane's vectors as the row kernels' (reduce 4 + 2,
     dx_train 5 + 3, dx_infer 1 + 2 each), reduce's blocks of 32 vectors as a row
     kernel's block (4 + 4), the last n % lanes elements one lane each (a lane's
     operation is one slot: reduce 4 + 2 and a block's 4 + 4 per element)."""

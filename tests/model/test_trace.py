@@ -9,7 +9,9 @@ import unittest
 from programs import program, target_plan
 
 from generator.costmodel.trace import parse
-from generator.plan import ALIGN, BLOCK_ROWS, MAX_GROUPS, MIN_GROUP_ROWS, STREAM_TILE_BYTES, plan_target
+from generator.order import BLOCK_ROWS, MAX_GROUPS, MIN_GROUP_ROWS
+from generator.plan import plan_target
+from generator.staging import ALIGN, STREAM_TILE_BYTES
 
 
 def ceil_div(a: int, b: int) -> int:

@@ -76,10 +76,12 @@ cmake_build() {   # name toolchain [target]
 cmake_build arm arm-none-eabi.cmake
 arm-none-eabi-nm "$W/cmake-arm/firmware.elf" | grep -w fp_batch_norm_grad_p >/dev/null || fail "no fp_batch_norm_grad_p in the image"
 # The image calls only the vendor's fp calls and links with --gc-sections: it carries
-# none of the extensions' kernels or driver code (bng_relu.c, bng_nchw*.c) and no half
+# none of the extensions' kernels (their ukernels: _relu_, _keeps_, _nchw_) or driver
+# code (bng_relu.c, bng_nchw_*.c) and no half
 # code (their tables are the extended calls' own: bng_<dtype>_base_config).
 extra=$(arm-none-eabi-nm "$W/cmake-arm/firmware.elf" | awk '{print $NF}' \
-  | grep -E '_(relu|keeps)_ukernel__|^bng_nchw_|^bng_relu_|^bng_f16_|^hp_' | head -3 || true)
+  | grep -E '_(relu|keeps)_ukernel__|_nchw_.*_ukernel__|^bng_nchw_|^bng_relu_|^bng_f16_|^hp_' \
+  | head -3 || true)
 [ -z "$extra" ] || fail "the image of the vendor's fp calls links $(echo $extra) (and maybe more)"
 references_ok arm-none-eabi-nm "$W/cmake-arm/bng/libbatchnormgrad.a" "cmake arm"
 echo "drop-builds: $target: CMake add_subdirectory, Cortex-M7 toolchain file: firmware.elf linked ($(arm-none-eabi-size -B "$W/cmake-arm/firmware.elf" | awk 'NR == 2 {print $1}') bytes of text)"
