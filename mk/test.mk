@@ -23,10 +23,12 @@ $(call flavour_dir,$(1),$(2))/obj/%.o: tests/walk/%.c $(TEST_HEADERS) $(wildcard
 	$$(CC) $$(CFLAGS) $(BNG_CFLAGS) $(FLAVOUR_FLAGS_$(2)) -I$(1) -Itests/c $$(CHECK_CFLAGS) \
 	  -c $$< -o $$@
 endef
+# test_bng's suites, a file each (tests/c/bng_suites.h declares what each adds).
+BNG_SUITE_SOURCES := $(sort $(wildcard tests/c/suite_*.c))
 # $(1) generated folder, $(2) flavour, $(3) the test's main object (test_bng.o,
-# test_walk.o) -> the objects of its program (test_bng's NCHW cases: test_nchw.o)
+# test_walk.o) -> the objects of its program (test_bng's: its suites')
 test_objects = $(addprefix $(call sources_dir,$(1),$(2))/,$(3) bng_dtypes.o \
-  $(if $(filter test_bng.o,$(3)),test_nchw.o)) \
+  $(if $(filter test_bng.o,$(3)),$(notdir $(BNG_SUITE_SOURCES:.c=.o)))) \
   $(call flavour_dir,$(1),$(2))/obj/bng_test_support.o $(REFERENCE_OBJECT)
 # The float64 reference knows no target and no flavour: one object for every suite.
 REFERENCE_OBJECT := $(BUILD)/obj/bng_reference.o

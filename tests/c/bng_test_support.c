@@ -1,4 +1,5 @@
 #include "bng_test_support.h"
+#include "bng_dtypes.h"
 #include "batchnormgrad.h"
 #include "bng_ftz.h"
 
@@ -26,7 +27,7 @@
 
 #define SENTINEL 0x5EB7E11E5EB7E11ELL
 
-static bng_buffer buffer_alloc(size_t bytes)
+bng_buffer bng_buffer_new(size_t bytes)
 {
     bng_buffer b;
     b.raw = malloc(bytes + 2 * BNG_GUARD);
@@ -37,6 +38,13 @@ static bng_buffer buffer_alloc(size_t bytes)
     b.p = b.raw + BNG_GUARD;
     b.bytes = bytes;
     return b;
+}
+
+void bng_buffer_free(bng_buffer *b)
+{
+    free(b->raw);
+    b->raw = NULL;
+    b->p = NULL;
 }
 
 int bng_buffer_guards_intact(const bng_buffer *b)
@@ -72,7 +80,7 @@ static unsigned xorshift32(unsigned s)
     return s;
 }
 
-static double uniform(unsigned *state, double lo, double hi)
+double bng_uniform(unsigned *state, double lo, double hi)
 {
     *state = xorshift32(*state);
     return lo + (hi - lo) * ((*state >> 8) / 16777216.0);
@@ -149,13 +157,13 @@ static channel_draws *draw_channels(const bng_dtype *t, size_t batch, size_t cha
          * sum(dy*x) - mean*sum(dy) and dx = A*dy + B*x + D: both cancel there. */
         d[c].center = data == BNG_DATA_LARGE_MEAN
             ? (t->precision < 1e-5 ? 1000.0 : 100.0) * (1 + c % 7)
-            : uniform(&state, -2.0, 2.0);
+            : bng_uniform(&state, -2.0, 2.0);
         d[c].spread = data == BNG_DATA_LARGE_MEAN
-            ? 16.0 * d[c].center * t->precision : uniform(&state, 0.25, 3.0);
+            ? 16.0 * d[c].center * t->precision : bng_uniform(&state, 0.25, 3.0);
         d[c].dy_scale = 0.5 + (double)(c % 4);
         d[c].rows_state = state;
         state = jump_apply(&past_rows, state);
-        scale[c] = uniform(&state, 0.5, 2.0) * (c % 3 == 1 ? -1.0 : 1.0);
+        scale[c] = bng_uniform(&state, 0.5, 2.0) * (c % 3 == 1 ? -1.0 : 1.0);
     }
     return d;
 }
@@ -170,15 +178,15 @@ static void case_alloc(bng_case *k, const bng_dtype *t, size_t batch, size_t cha
     k->batch = batch;
     k->channel = channel;
     k->is_train = is_train;
-    k->x = buffer_alloc(batch * channel * t->size);
-    k->dy = buffer_alloc(batch * channel * t->size);
-    k->dx = buffer_alloc(batch * channel * t->size);
-    k->mean = buffer_alloc(channel * t->stats_size);
-    k->invar = buffer_alloc(channel * t->stats_size);
-    k->scale = buffer_alloc(channel * t->stats_size);
-    k->dbias = buffer_alloc(channel * t->stats_size);
-    k->dscale = buffer_alloc(channel * t->stats_size);
-    k->sums = buffer_alloc((2 * channel + BNG_SUMS_COUNT_LIMBS) * sizeof(float));
+    k->x = bng_buffer_new(batch * channel * t->size);
+    k->dy = bng_buffer_new(batch * channel * t->size);
+    k->dx = bng_buffer_new(batch * channel * t->size);
+    k->mean = bng_buffer_new(channel * t->stats_size);
+    k->invar = bng_buffer_new(channel * t->stats_size);
+    k->scale = bng_buffer_new(channel * t->stats_size);
+    k->dbias = bng_buffer_new(channel * t->stats_size);
+    k->dscale = bng_buffer_new(channel * t->stats_size);
+    k->sums = bng_buffer_new((2 * channel + BNG_SUMS_COUNT_LIMBS) * sizeof(float));
     memset(k->sums.p, BNG_OUTPUT_MARK, k->sums.bytes);
     k->params[BNG_PARAM_MEAN] = (long long)(intptr_t)k->mean.p;
     k->params[BNG_PARAM_INVAR] = (long long)(intptr_t)k->invar.p;
@@ -211,8 +219,8 @@ void bng_case_init(bng_case *k, const bng_dtype *t, size_t batch, size_t channel
     for (b = 0; b < batch; b++)
         for (c = 0; c < channel; c++) {
             const size_t i = b * channel + c;
-            t->set(k->x.p, i, d[c].center + d[c].spread * uniform(&d[c].rows_state, -1.7, 1.7));
-            t->set(k->dy.p, i, d[c].dy_scale * uniform(&d[c].rows_state, -1.0, 1.0));
+            t->set(k->x.p, i, d[c].center + d[c].spread * bng_uniform(&d[c].rows_state, -1.7, 1.7));
+            t->set(k->dy.p, i, d[c].dy_scale * bng_uniform(&d[c].rows_state, -1.0, 1.0));
             sum[c] += t->get(k->x.p, i);
         }
     for (b = 0; b < batch; b++)
@@ -500,7 +508,7 @@ void bng_case_free(bng_case *k)
                          &k->dbias, &k->dscale, &k->sums};
     size_t i;
     for (i = 0; i < sizeof all / sizeof all[0]; i++)
-        free(all[i]->raw);
+        bng_buffer_free(all[i]);
 }
 
 void bng_case_check_guards(const bng_case *k)
@@ -515,7 +523,8 @@ void bng_case_check_guards(const bng_case *k)
             ck_abort_msg("%s: guard bytes around %s were written", k->t->name, names[i]);
     for (i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
         if (k->params[reserved[i]] != SENTINEL
-            && !(reserved[i] == 15 && (k->params[BNG_CASE_FLAGS] & 4)))  /* y, BNG_FLAG_RELU */
+            && !(reserved[i] == 15 && (k->params[BNG_CASE_FLAGS] & 4))   /* y, BNG_FLAG_RELU */
+            && !(reserved[i] == BNG_CASE_SPATIAL && (k->params[BNG_CASE_FLAGS] & BNG_CASE_NCHW)))
             ck_abort_msg("%s: reserved params[%zu] was written", k->t->name, reserved[i]);
 }
 
@@ -635,4 +644,89 @@ int bng_run_suite(Suite *suite)
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+void bng_add_cases(Suite *s, const bng_test_case *cases, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        TCase *tc = tcase_create(cases[i].name);
+        tcase_set_tags(tc, cases[i].tags);
+        tcase_set_timeout(tc, 120);
+        tcase_add_loop_test(tc, cases[i].test, 0, bng_dtype_count);
+        suite_add_tcase(s, tc);
+    }
+}
+
+void bng_expect_refused(bng_case *k, int op, int shared, void *x, void *dy, void *dx, int mask,
+                        long long expected, const char *what)
+{
+    const char *storage = shared ? "_s" : "_p";
+    unsigned char *sums_before = malloc(k->sums.bytes);
+
+    ck_assert_ptr_nonnull(sums_before);
+    bng_case_mark_outputs(k);
+    memcpy(sums_before, k->sums.p, k->sums.bytes);
+    k->params[BNG_PARAM_STATUS] = 0x77;
+    if (op == BNG_CASE_EXPLICIT)
+        bng_case_run_explicit(k, shared, x, dy, dx, mask);
+    else
+        bng_case_call(k, op, shared, x, dy, dx, mask);
+    if (k->params[BNG_PARAM_STATUS] != expected)
+        ck_abort_msg("%s op %d %s %s: status %lld, expected %lld", k->t->name, op, storage, what,
+                     k->params[BNG_PARAM_STATUS], expected);
+    if (!bng_case_outputs_marked(k) || memcmp(sums_before, k->sums.p, k->sums.bytes) != 0)
+        ck_abort_msg("%s op %d %s %s: an output was written", k->t->name, op, storage, what);
+    bng_case_check_guards(k);
+    free(sums_before);
+}
+
+void bng_expect_same_bytes(const bng_buffer *a, const bng_buffer *b, const char *what)
+{
+    if (memcmp(a->p, b->p, a->bytes) != 0)
+        ck_abort_msg("%s differs", what);
+}
+
+static int in_plan(const bng_dtype *t, size_t channel)
+{
+    size_t i;
+    for (i = 0; i < t->n_specialized; i++)
+        if (t->specialized[i] == channel)
+            return 1;
+    return 0;
+}
+
+size_t bng_off_plan_channels(const bng_dtype *t, size_t *out)
+{
+    const size_t candidates[] = {1, 3, t->lanes - 1, t->lanes + 1, 2 * t->lanes + 5,
+                                 t->generic_chunk + 7, 1001};
+    size_t i, n = 0;
+    for (i = 0; i < sizeof candidates / sizeof candidates[0]; i++)
+        if (candidates[i] >= 1 && !in_plan(t, candidates[i]))
+            out[n++] = candidates[i];
+    return n;
+}
+
+const int bng_test_masks[] = {0x1, 0x2, 0x3, 0x5A, (int)((1u << BNG_TARGET_CORES) - 1u), -1,
+                              1 << (BNG_TARGET_CORES - 1),
+                              (1 << (BNG_TARGET_CORES - 1)) | 0x40000000};
+const size_t bng_test_mask_count = sizeof bng_test_masks / sizeof bng_test_masks[0];
+
+size_t bng_ext_channels(const bng_dtype *t, size_t *out)
+{
+    out[0] = t->specialized[0];
+    out[1] = t->lanes + 1;
+    out[2] = t->generic_chunk + 7;
+    return 3;
+}
+
+void bng_case_valid_sums(bng_case *k, size_t count)
+{
+    float *sums = k->sums.p;
+    size_t i;
+    for (i = 0; i < 2 * k->channel; i++)
+        sums[i] = 0.5f;
+    for (i = 0; i < BNG_SUMS_COUNT_LIMBS; i++, count >>= BNG_SUMS_LIMB_BITS)
+        sums[2 * k->channel + i] = (float)(count & ((1u << BNG_SUMS_LIMB_BITS) - 1u));
 }

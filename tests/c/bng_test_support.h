@@ -79,6 +79,10 @@ typedef struct {
 
 enum bng_data { BNG_DATA_RANDOM, BNG_DATA_LARGE_MEAN };
 
+/* A number in [lo, hi) from the suite's deterministic stream (xorshift32), advancing
+ * *state. */
+double bng_uniform(unsigned *state, double lo, double hi);
+
 void bng_case_init(bng_case *k, const bng_dtype *t, size_t batch, size_t channel,
                    int is_train, enum bng_data data, unsigned seed);
 /* A case with the shape and inputs `from` has now (what bng_case_init with its
@@ -89,6 +93,10 @@ void bng_case_free(bng_case *k);
 #define BNG_OUTPUT_MARK 0x3C
 /* Fill the outputs (dx, dbias, dscale) with the mark. */
 void bng_case_mark_outputs(bng_case *k);
+/* A buffer of `bytes` between guards of BNG_GUARD bytes of BNG_GUARD_BYTE (its payload
+ * unwritten), and its end. */
+bng_buffer bng_buffer_new(size_t bytes);
+void bng_buffer_free(bng_buffer *b);
 int bng_buffer_guards_intact(const bng_buffer *b);
 /* 1 when each of the bytes at p still is the mark. */
 int bng_bytes_are_marked(const void *p, size_t bytes);
@@ -117,6 +125,28 @@ void bng_case_call(bng_case *k, int op, int shared, void *x, void *dy, void *dx,
  * BNG_TEST_LAUNCH_SPMD every core calls _s, and each must report: the selected cores
  * the same status, the others BNG_NOT_SELECTED, or every core the checks' error. */
 void bng_case_run_explicit(bng_case *k, int shared, void *x, void *dy, void *dx, int core_mask);
+/* A call a check refuses: `op` is BNG_OP_FULL (the vendor's call), another BNG_OP_*
+ * (batch_norm_grad_ext.h's) or BNG_CASE_EXPLICIT (batchnormgrad.h's explicit-argument
+ * call), _p or _s (`shared`, core_mask `mask`), on the given data pointers. The status
+ * `expected` is written and nothing else: k's dx, dbias and dscale keep the mark, its
+ * sums buffer its bytes, every guard and reserved slot its value. */
+#define BNG_CASE_EXPLICIT (-1)
+void bng_expect_refused(bng_case *k, int op, int shared, void *x, void *dy, void *dx, int mask,
+                        long long expected, const char *what);
+/* Two buffers of the same size hold the same bytes. */
+void bng_expect_same_bytes(const bng_buffer *a, const bng_buffer *b, const char *what);
+/* Channel counts off t's plan (served by the generic kernel): 1, 3, lanes - 1,
+ * lanes + 1, and odd ones that span several generic chunks; at most 8, into out. */
+size_t bng_off_plan_channels(const bng_dtype *t, size_t *out);
+/* The core masks every _s comparison runs with: single low and high cores, pairs, a
+ * sparse mask, the full cluster, all bits, and bits beyond the core count (ignored). */
+extern const int bng_test_masks[];
+extern const size_t bng_test_mask_count;
+/* Channel counts every extension test walks: a specialized one, one off the plan
+ * within a chunk, one spanning chunks (3, into out). */
+size_t bng_ext_channels(const bng_dtype *t, size_t *out);
+/* k's sums buffer as a valid one for apply: sums of 0.5 and a count of `count` rows. */
+void bng_case_valid_sums(bng_case *k, size_t count);
 /* 1 when the target has the entry points of `op`. */
 int bng_dtype_has(const bng_dtype *t, int op);
 /* Whether element i of y (t's type) keeps its dy under PyTorch's threshold_backward:
@@ -132,7 +162,8 @@ void bng_relu_backward(const bng_dtype *t, void *dy, const void *y, size_t n);
  * ck_abort_msg on the first violation. */
 void bng_case_check(const bng_case *k);
 /* Check all guard bytes and that the reserved params[9..11] and [14..15] still hold
- * their sentinels (params[15] is y with BNG_FLAG_RELU set). */
+ * their sentinels (params[15] is y with BNG_FLAG_RELU set, params[14] the spatial
+ * extent with BNG_FLAG_NCHW). */
 void bng_case_check_guards(const bng_case *k);
 
 /* 1 when a run is at the quick size: under a sanitizer, or when make asks it
@@ -147,5 +178,16 @@ int bng_test_quick(void);
  * (no fork: the largest error seen as a fraction of the bound, per storage type, is
  * gathered across tests and printed at the end), then Check's summary. */
 int bng_run_suite(Suite *suite);
+
+/* A case of a suite: its name, its test (looped over every storage type of the target:
+ * bng_dtypes), its tags (make runs a HAL flavour's "shared" cases, an arithmetic
+ * flavour's "private" ones, and every case on gnu). */
+typedef struct {
+    const char *name;
+    const TTest *test;
+    const char *tags;
+} bng_test_case;
+/* Add n cases to a suite, each a test case of its own with the suites' timeout. */
+void bng_add_cases(Suite *s, const bng_test_case *cases, size_t n);
 
 #endif

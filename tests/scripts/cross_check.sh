@@ -174,7 +174,7 @@ for t in "${targets[@]}"; do
   out=$build/tcc/$t
   mkdir -p "$out"
   flags="-DBNG_HOST -DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE -Iinclude -Igenerated/$t -Itests/c"
-  for f in ${sources[$t]} tests/c/test_bng.c tests/c/test_nchw.c tests/c/bng_dtypes.c tests/c/bng_test_support.c tests/c/bng_reference.c; do
+  for f in ${sources[$t]} tests/c/test_bng.c tests/c/suite_*.c tests/c/bng_dtypes.c tests/c/bng_test_support.c tests/c/bng_reference.c; do
     # shellcheck disable=SC2086
     tcc -std=c99 -Wall $flags $check_cflags -c "$f" -o "$out/$(basename "$f" .c).o"
   done

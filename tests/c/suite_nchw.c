@@ -11,13 +11,9 @@
 #include <string.h>
 
 #include "bng_dtypes.h"
-#include "test_nchw.h"
+#include "bng_suites.h"
 
 #if BNG_HAS_NCHW
-#define T (bng_dtypes[_i])
-#define FULL_MASK ((int)((1u << BNG_TARGET_CORES) - 1u))
-#define GUARD 64
-#define GUARD_BYTE 0xA5
 #define RELU_FLAG 4         /* BNG_FLAG_RELU */
 #define RELU_Y_SLOT 15      /* BNG_PARAM_Y */
 
@@ -27,7 +23,7 @@
 typedef struct {
     bng_case k;
     size_t batch, spatial;
-    unsigned char *raw[3];
+    bng_buffer arrays[3];         /* x, dy, dx inside guards */
     void *x, *dy, *dx;
     size_t bytes;
     long long reserved_spatial;   /* k's sentinel in slot 14, put back to check it */
@@ -43,10 +39,8 @@ static size_t nhwc_index(const nchw_case *n, size_t i)
 
 static void *guarded(nchw_case *n, int which)
 {
-    n->raw[which] = malloc(n->bytes + 2 * GUARD);
-    ck_assert_ptr_nonnull(n->raw[which]);
-    memset(n->raw[which], GUARD_BYTE, n->bytes + 2 * GUARD);
-    return n->raw[which] + GUARD;
+    n->arrays[which] = bng_buffer_new(n->bytes);
+    return n->arrays[which].p;
 }
 
 static void nchw_use_block(nchw_case *n, int nchw)
@@ -82,18 +76,16 @@ static void nchw_free(nchw_case *n)
 {
     int i;
     for (i = 0; i < 3; i++)
-        free(n->raw[i]);
+        bng_buffer_free(&n->arrays[i]);
     bng_case_free(&n->k);
 }
 
 static void nchw_check_guards(const nchw_case *n)
 {
     int i;
-    size_t j;
     for (i = 0; i < 3; i++)
-        for (j = 0; j < GUARD; j++)
-            if (n->raw[i][j] != GUARD_BYTE || n->raw[i][GUARD + n->bytes + j] != GUARD_BYTE)
-                ck_abort_msg("%s: guard bytes around NCHW array %d were written", n->k.t->name, i);
+        if (!bng_buffer_guards_intact(&n->arrays[i]))
+            ck_abort_msg("%s: guard bytes around NCHW array %d were written", n->k.t->name, i);
 }
 
 /* The call of `op` on the case's NCHW arrays (dx-only: dy, dx; reduce: x, dy). */
@@ -475,22 +467,16 @@ static int nchw_outputs_marked(const nchw_case *n)
         && bng_buffer_is_marked(&n->k.dscale);
 }
 
-/* An error: the status alone is written (dx, dbias, dscale, the buffer untouched). */
+/* An error: the status alone is written (the NCHW dx, and what bng_expect_refused
+ * checks: dbias, dscale, the buffer). */
 static void expect_error(nchw_case *n, int op, int shared, long long expected, const char *what)
 {
-    unsigned char *sums = malloc(n->k.sums.bytes);
-    ck_assert_ptr_nonnull(sums);
-    bng_case_mark_outputs(&n->k);
     memset(n->dx, BNG_OUTPUT_MARK, n->bytes);
-    memcpy(sums, n->k.sums.p, n->k.sums.bytes);
-    nchw_call(n, op, shared, FULL_MASK);
-    if (n->k.params[BNG_PARAM_STATUS] != expected)
-        ck_abort_msg("%s op %d %s %s: status %lld, expected %lld", n->k.t->name, op,
-                     shared ? "_s" : "_p", what, n->k.params[BNG_PARAM_STATUS], expected);
-    if (!nchw_outputs_marked(n) || memcmp(sums, n->k.sums.p, n->k.sums.bytes))
-        ck_abort_msg("%s op %d %s: an output was written", n->k.t->name, op, what);
+    bng_expect_refused(&n->k, op, shared, op == BNG_OP_DX ? NULL : n->x, n->dy,
+                       op == BNG_OP_REDUCE ? NULL : n->dx, FULL_MASK, expected, what);
+    if (!bng_bytes_are_marked(n->dx, n->bytes))
+        ck_abort_msg("%s op %d %s: the NCHW dx was written", n->k.t->name, op, what);
     nchw_check_guards(n);
-    free(sums);
 }
 
 /* NCHW _s on a HAL that gives no private memory to any core (the host HAL told to,
@@ -803,7 +789,7 @@ END_TEST
 
 void bng_nchw_add_tests(Suite *s)
 {
-    struct { const char *name; const TTest *test; const char *tags; } tests[] = {
+    const bng_test_case cases[] = {
         {"nchw", test_nchw_within_bound, "private"},
         {"nchw_large_mean", test_nchw_large_mean, "private"},
         {"nchw_specialized_is_generic", test_nchw_specialized_is_generic, "private"},
@@ -820,15 +806,7 @@ void bng_nchw_add_tests(Suite *s)
         {"nchw_relu_every_kernel", test_nchw_relu_every_kernel, "private"},
 #endif
     };
-    size_t i;
-
-    for (i = 0; i < sizeof tests / sizeof tests[0]; i++) {
-        TCase *tc = tcase_create(tests[i].name);
-        tcase_set_tags(tc, tests[i].tags);
-        tcase_set_timeout(tc, 120);
-        tcase_add_loop_test(tc, tests[i].test, 0, bng_dtype_count);
-        suite_add_tcase(s, tc);
-    }
+    bng_add_cases(s, cases, sizeof cases / sizeof cases[0]);
 }
 #else
 void bng_nchw_add_tests(Suite *s)

@@ -1,0 +1,445 @@
+/* The fused ReLU backward (BNG_FLAG_RELU, batch_norm_grad_ext.h) against the
+ * separate pass; on a target without relu, the flag refused.
+ */
+#include <check.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bng_dtypes.h"
+#include "bng_suites.h"
+
+#if BNG_HAS_RELU
+#define RELU_FLAG 4          /* BNG_FLAG_RELU */
+#define RELU_Y_SLOT 15       /* BNG_PARAM_Y */
+#define ACCUMULATE_FLAG 1    /* BNG_FLAG_ACCUMULATE */
+
+/* The kinds of forward output the fused tests mask by: nothing masked, everything
+ * masked, a random half, and the edge values of the rule (+0, -0, NaN of either sign,
+ * +-Inf, tiny of either sign, the least subnormal of either sign) mixed with ordinary
+ * ones. */
+enum { Y_ALL_POSITIVE, Y_ALL_MASKED, Y_RANDOM, Y_EDGES, Y_KINDS };
+
+/* The least subnormal of t's type, as bits: a double rounded to it would be flushed to
+ * 0 in the suite's ftz mode. */
+static void set_least_subnormal(const bng_dtype *t, void *y, size_t i, int negative)
+{
+    const uint32_t f32 = negative ? 0x80000001u : 1u;
+    const uint16_t f16 = negative ? 0x8001u : 1u;
+    if (t->size == 2)
+        memcpy((unsigned char *)y + i * 2, &f16, 2);
+    else
+        memcpy((unsigned char *)y + i * 4, &f32, 4);
+}
+
+static void fill_y(const bng_dtype *t, void *y, size_t n, int kind, unsigned seed)
+{
+    const double edges[] = {0.0, -0.0, NAN, -NAN, INFINITY, -INFINITY, 6.103515625e-05,
+                            -6.103515625e-05, 1.5, -1.5};
+    const unsigned n_edges = sizeof edges / sizeof edges[0];
+    unsigned state = seed * 2654435761u + 99u;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        switch (kind) {
+        case Y_ALL_POSITIVE: t->set(y, i, 0.25 + (state >> 20) / 4096.0); break;
+        case Y_ALL_MASKED: t->set(y, i, (state & 1) ? -0.0 : -(double)(state >> 20)); break;
+        case Y_RANDOM: t->set(y, i, ((double)(state >> 8) / 16777216.0) - 0.5); break;
+        default:
+            if (state % (n_edges + 2) < n_edges)
+                t->set(y, i, edges[state % (n_edges + 2)]);
+            else
+                set_least_subnormal(t, y, i, state % (n_edges + 2) == n_edges + 1);
+            break;
+        }
+    }
+}
+
+/* dy values the mask must turn into +0 where y masks them: NaN, Inf, -0. */
+static void spoil_masked_dy(const bng_dtype *t, void *dy, const void *y, size_t n)
+{
+    const double spoilers[] = {NAN, -INFINITY, -0.0, INFINITY};
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (!bng_relu_keeps(t, y, i) && i % 3 == 0)
+            t->set(dy, i, spoilers[(i / 3) % 4]);
+}
+
+/* A pair of cases with the same data: `fused` runs with BNG_FLAG_RELU and y, `apart`
+ * with dy through bng_relu_backward first and no flag. */
+typedef struct {
+    bng_case fused, apart;
+    bng_buffer y;
+} relu_pair;
+
+static void relu_pair_init(relu_pair *p, const bng_dtype *t, size_t batch, size_t channel,
+                           int train, int kind, unsigned seed)
+{
+    const size_t n = batch * channel;
+    bng_case_init(&p->fused, t, batch, channel, train, BNG_DATA_RANDOM, seed);
+    bng_case_init_like(&p->apart, &p->fused);
+    p->y.raw = malloc(n * t->size + 2 * BNG_GUARD);
+    ck_assert_ptr_nonnull(p->y.raw);
+    memset(p->y.raw, BNG_GUARD_BYTE, n * t->size + 2 * BNG_GUARD);
+    p->y.p = p->y.raw + BNG_GUARD;
+    p->y.bytes = n * t->size;
+    fill_y(t, p->y.p, n, kind, seed);
+    spoil_masked_dy(t, p->fused.dy.p, p->y.p, n);
+    memcpy(p->apart.dy.p, p->fused.dy.p, p->fused.dy.bytes);
+    bng_relu_backward(t, p->apart.dy.p, p->y.p, n);
+    p->fused.params[BNG_CASE_FLAGS] = RELU_FLAG;
+    p->fused.params[RELU_Y_SLOT] = (long long)(intptr_t)p->y.p;
+}
+
+/* The block's y slot is the caller's: never written. Back to the case's sentinel for
+ * bng_case_check_guards. */
+static void relu_pair_free(relu_pair *p)
+{
+    if (p->fused.params[RELU_Y_SLOT] != (long long)(intptr_t)p->y.p)
+        ck_abort_msg("%s: the y slot was written", p->fused.t->name);
+    p->fused.params[RELU_Y_SLOT] = p->apart.params[RELU_Y_SLOT];
+    bng_case_check_guards(&p->fused);
+    bng_case_check_guards(&p->apart);
+    if (!bng_buffer_guards_intact(&p->y))
+        ck_abort_msg("%s: guard bytes around y were written", p->fused.t->name);
+    bng_case_free(&p->fused);
+    bng_case_free(&p->apart);
+    free(p->y.raw);
+}
+
+static double float_at(const void *base, size_t i)
+{
+    float f;
+    memcpy(&f, (const unsigned char *)base + i * sizeof f, sizeof f);
+    return f;
+}
+
+/* The same bits element by element, except that two NaNs match whatever their signs
+ * and payloads: which of two NaN operands an operation returns is left open by IEEE
+ * 754, and the fused call's kernels are compiled apart from the unfused call's
+ * (docs/contract.md, "Fused ReLU backward"). A NaN against a number still differs. */
+static void expect_same_or_both_nan(const bng_buffer *a, const bng_buffer *b, size_t size,
+                                    double (*get)(const void *, size_t), const char *what)
+{
+    size_t i;
+    for (i = 0; i < a->bytes / size; i++)
+        if (memcmp((const unsigned char *)a->p + i * size, (const unsigned char *)b->p + i * size,
+                   size) != 0
+            && !(isnan(get(a->p, i)) && isnan(get(b->p, i))))
+            ck_abort_msg("%s differs at element %zu", what, i);
+}
+
+static void expect_pair_same(const relu_pair *p, int op, const char *what)
+{
+    const bng_case *a = &p->fused, *b = &p->apart;
+    const bng_dtype *t = a->t;
+    if (op != BNG_OP_REDUCE) {
+        expect_same_or_both_nan(&a->dx, &b->dx, t->size, t->get, what);
+        if (op != BNG_OP_DX) {
+            expect_same_or_both_nan(&a->dbias, &b->dbias, t->stats_size, t->stats_get, what);
+            expect_same_or_both_nan(&a->dscale, &b->dscale, t->stats_size, t->stats_get, what);
+        }
+    } else {
+        expect_same_or_both_nan(&a->sums, &b->sums, sizeof(float), float_at, what);
+    }
+}
+
+/* One op, fused and apart, on the same pair: the same bits. apply takes the sums the
+ * separate pass's reduce gives (the same buffer in both). */
+static void expect_fused_is_apart(relu_pair *p, int op, int shared, int mask, int accumulate)
+{
+    char what[160];
+    int side;
+    snprintf(what, sizeof what, "relu op %d %s mask %#x accumulate %d %zux%zu train %d",
+             op, shared ? "_s" : "_p", mask, accumulate, p->fused.batch, p->fused.channel,
+             p->fused.is_train);
+    if (op == BNG_OP_APPLY) {
+        bng_case_call(&p->apart, BNG_OP_REDUCE, 0, p->apart.x.p, p->apart.dy.p, NULL, 0);
+        ck_assert_int_eq(p->apart.params[BNG_PARAM_STATUS], BNG_OK);
+        memcpy(p->fused.sums.p, p->apart.sums.p, p->apart.sums.bytes);
+    }
+    for (side = 0; side < 2; side++) {
+        bng_case *k = side ? &p->apart : &p->fused;
+        bng_case_mark_outputs(k);
+        if (accumulate) {
+            memcpy(k->dbias.p, k->scale.p, k->scale.bytes);     /* some old values */
+            memcpy(k->dscale.p, k->mean.p, k->mean.bytes);
+            k->params[BNG_CASE_FLAGS] |= ACCUMULATE_FLAG;
+        }
+        bng_case_call(k, op, shared, k->x.p, k->dy.p, k->dx.p, mask);
+        k->params[BNG_CASE_FLAGS] &= ~(long long)ACCUMULATE_FLAG;
+        if (k->params[BNG_PARAM_STATUS] != BNG_OK)
+            ck_abort_msg("%s %s (%s): status %lld", k->t->name, what, side ? "apart" : "fused",
+                         k->params[BNG_PARAM_STATUS]);
+    }
+    expect_pair_same(p, op, what);
+}
+
+/* Every extended call, fused, equals the separate ReLU backward pass followed by the
+ * unfused call, bit for bit: _p, or _s over several core masks; training and
+ * inference; with and without accumulating; every kind of mask; channel counts on and
+ * off the plan and across chunks; batches of one block, several groups, many tiles. */
+static void relu_is_separate_pass(const bng_dtype *t, int shared)
+{
+    static const int ops[] = {BNG_OP_EXT, BNG_OP_REDUCE, BNG_OP_APPLY, BNG_OP_DX};
+    static const int relu_masks[] = {0x1, 0x5A, FULL_MASK};
+    size_t batches[] = {1, 45, 700, 0}, ch[3], n = bng_ext_channels(t, ch), b, c, o;
+    int kind, train;
+    batches[3] = LARGE_BATCH / 2 + 17;
+    for (b = 0; b < sizeof batches / sizeof batches[0]; b++)
+        for (c = 0; c < n; c++)
+            for (kind = 0; kind < Y_KINDS; kind++)
+                for (train = 0; train <= 1; train++) {
+                    const unsigned seed = (unsigned)(b * 100 + c * 10 + (size_t)kind * 2 + (size_t)train);
+                    relu_pair p;
+                    if (batches[b] * ch[c] > SHARED_MAX_ELEMENTS / (shared ? 4 : 1))
+                        continue;
+                    relu_pair_init(&p, t, batches[b], ch[c], train, kind, seed);
+                    for (o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+                        /* _s: one mask per (case, call), in rotation: every mask meets
+                         * every call over the cases, not every case. */
+                        const size_t m = (seed + o) % (sizeof relu_masks / sizeof relu_masks[0]);
+                        const int cores = relu_masks[m] & FULL_MASK;
+                        const int mask = shared ? (cores ? cores : FULL_MASK) : 0;
+                        const int can_accumulate = ops[o] == BNG_OP_EXT || ops[o] == BNG_OP_APPLY;
+                        expect_fused_is_apart(&p, ops[o], shared, mask, 0);
+                        if (can_accumulate && (seed + o) % 2 == 0)
+                            expect_fused_is_apart(&p, ops[o], shared, mask, 1);
+                    }
+                    relu_pair_free(&p);
+                }
+}
+
+START_TEST(test_relu_is_separate_pass)
+{
+    relu_is_separate_pass(T, 0);
+}
+END_TEST
+
+START_TEST(test_relu_shared_is_separate_pass)
+{
+    relu_is_separate_pass(T, 1);
+}
+END_TEST
+
+/* Each kernel's own ReLU ukernels, which an NHWC _p call runs on the caller's arrays:
+ * every specialized count's and the generic kernel's (on a count whose second chunk has
+ * a vector and a single-lane tail, so that the rows' stride is not the chunk's
+ * channels), in training and inference, through the vendor-shaped call, reduce and dx-only,
+ * on the rule's edge values with the masked dy spoiled, over a block and a partial one:
+ * the fused call equals the separate pass bit for bit. */
+START_TEST(test_relu_every_kernel_is_separate_pass)
+{
+    static const int ops[] = {BNG_OP_EXT, BNG_OP_REDUCE, BNG_OP_DX};
+    size_t i, o;
+    int train;
+    for (i = 0; i <= T->n_specialized; i++)
+        for (train = 0; train <= 1; train++) {
+            const size_t channel = i < T->n_specialized ? T->specialized[i]
+                                                         : T->generic_chunk + T->lanes + 3;
+            relu_pair p;
+            relu_pair_init(&p, T, 45, channel, train, Y_EDGES, (unsigned)(i * 2) + (unsigned)train);
+            for (o = 0; o < sizeof ops / sizeof ops[0]; o++)
+                expect_fused_is_apart(&p, ops[o], 0, 0, 0);
+            relu_pair_free(&p);
+        }
+}
+END_TEST
+
+/* A dx of 8 MiB or more, which _p writes with streaming stores on x86 hosts
+ * (include/bng_steps.h BNG_STREAM_DX_BYTES): pass 2 reads each keep word pass 1 left in
+ * dx before its streaming stores overwrite that row. On the generic kernel's chunks and
+ * single-lane tail, training and inference, the fused call equals the separate pass.
+ * Plain runs only (under a sanitizer or valgrind, bng_test_quick(), it is too slow). */
+START_TEST(test_relu_streaming_dx)
+{
+    const size_t channel = T->generic_chunk + T->lanes + 3;
+    const size_t batch = ((size_t)8 << 20) / T->size / channel + 33;
+    int train;
+    if (bng_test_quick())
+        return;
+    for (train = 0; train <= 1; train++) {
+        relu_pair p;
+        relu_pair_init(&p, T, batch, channel, train, Y_RANDOM, 90u + (unsigned)train);
+        ck_assert_uint_ge(p.fused.dx.bytes, (size_t)8 << 20);
+        expect_fused_is_apart(&p, BNG_OP_EXT, 0, 0, 0);
+        relu_pair_free(&p);
+    }
+}
+END_TEST
+
+/* The rule itself on the edge values, against the float64 reference: dx of a fused
+ * ext call meets the bound of the reference run on dy masked as PyTorch masks it (a
+ * masked element is +0 whatever dy held: no NaN reaches the sums from there). */
+START_TEST(test_relu_edges_within_bound)
+{
+    relu_pair p;
+    relu_pair_init(&p, T, 333, T->lanes + 3, 1, Y_EDGES, 5);
+    bng_case_call(&p.fused, BNG_OP_EXT, 0, p.fused.x.p, p.fused.dy.p, p.fused.dx.p, 0);
+    ck_assert_int_eq(p.fused.params[BNG_PARAM_STATUS], BNG_OK);
+    memcpy(p.apart.dx.p, p.fused.dx.p, p.fused.dx.bytes);
+    memcpy(p.apart.dbias.p, p.fused.dbias.p, p.fused.dbias.bytes);
+    memcpy(p.apart.dscale.p, p.fused.dscale.p, p.fused.dscale.bytes);
+    p.apart.params[BNG_PARAM_STATUS] = BNG_OK;
+    bng_case_check(&p.apart);       /* the reference on the masked dy */
+    relu_pair_free(&p);
+}
+END_TEST
+
+/* y may be the very array of x or dy, or overlap them: inputs are only read. In place
+ * (dx the very array of dy, or of x) the fused call equals the separate pass in place:
+ * an in-place _p call may not leave its keep bits in dx, which it still reads. */
+START_TEST(test_relu_y_shares_inputs)
+{
+    const size_t batch = 97, channel = 2 * T->lanes + 5, n = batch * channel;
+    int shared, which;
+    for (shared = 0; shared <= 1; shared++)
+        for (which = 0; which < 4; which++) {
+            relu_pair p;
+            relu_pair_init(&p, T, batch, channel, 1, Y_RANDOM, (unsigned)(7 + which));
+            if (which < 2) {
+                /* y := x or dy: the separate pass masks by that array */
+                bng_case *k = &p.fused;
+                const void *y = which == 0 ? k->x.p : k->dy.p;
+                memcpy(p.apart.dy.p, k->dy.p, k->dy.bytes);
+                bng_relu_backward(T, p.apart.dy.p, y, n);
+                k->params[RELU_Y_SLOT] = (long long)(intptr_t)y;
+                bng_case_call(k, BNG_OP_EXT, shared, k->x.p, k->dy.p, k->dx.p, FULL_MASK);
+                k->params[RELU_Y_SLOT] = (long long)(intptr_t)p.y.p;
+            } else {
+                /* in place: dx is dy (2) or x (3), in both */
+                bng_buffer *into = which == 2 ? &p.fused.dy : &p.fused.x;
+                bng_case_call(&p.fused, BNG_OP_EXT, shared, p.fused.x.p, p.fused.dy.p, into->p, FULL_MASK);
+                memcpy(p.fused.dx.p, into->p, into->bytes);
+            }
+            ck_assert_int_eq(p.fused.params[BNG_PARAM_STATUS], BNG_OK);
+            {
+                bng_buffer *into = which == 2 ? &p.apart.dy : which == 3 ? &p.apart.x : &p.apart.dx;
+                bng_case_call(&p.apart, BNG_OP_EXT, shared, p.apart.x.p, p.apart.dy.p, into->p, FULL_MASK);
+                ck_assert_int_eq(p.apart.params[BNG_PARAM_STATUS], BNG_OK);
+                if (which >= 2)
+                    memcpy(p.apart.dx.p, into->p, into->bytes);
+            }
+            expect_pair_same(&p, BNG_OP_EXT, which == 0 ? "y = x" : which == 1 ? "y = dy"
+                                           : which == 2 ? "in place of dy" : "in place of x");
+            relu_pair_free(&p);
+        }
+}
+END_TEST
+
+/* Hostile y and flags, in section 4's order, nothing written on error: y NULL
+ * (BNG_ENULL, before a bad batch), misaligned (BNG_EALIGN), y overlapping an output
+ * (dx, dbias, dscale, reduce's sums: BNG_EOVERLAP), ACCUMULATE on reduce and dx-only,
+ * an unknown bit (BNG_EFLAGS); a y slot holding garbage without the flag is not read. */
+static void relu_errors(const bng_dtype *t, int shared)
+{
+    static const int ops[] = {BNG_OP_EXT, BNG_OP_REDUCE, BNG_OP_APPLY, BNG_OP_DX};
+    const int mask = FULL_MASK;
+    size_t o;
+    for (o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+        const int op = ops[o];
+        relu_pair p;
+        bng_case *k = &p.fused;
+        long long y;
+        relu_pair_init(&p, t, 37, t->lanes + 3, 1, Y_RANDOM, 4);
+        y = k->params[RELU_Y_SLOT];
+        bng_case_valid_sums(k, k->batch);
+        k->params[RELU_Y_SLOT] = 0;
+        bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, mask, BNG_ENULL, "y NULL");
+        k->params[BNG_PARAM_BATCH] = 0;
+        bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, mask, BNG_ENULL, "y NULL before batch 0");
+        k->params[BNG_PARAM_BATCH] = (long long)k->batch;
+        k->params[RELU_Y_SLOT] = (long long)(intptr_t)((char *)p.y.p + 1);
+        bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, mask, BNG_EALIGN, "y misaligned");
+        k->params[RELU_Y_SLOT] = y;
+        if (op != BNG_OP_REDUCE) {
+            k->params[RELU_Y_SLOT] = (long long)(intptr_t)((char *)k->dx.p + t->size);
+            bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, mask, BNG_EOVERLAP, "y over dx");
+            k->params[RELU_Y_SLOT] = (long long)(intptr_t)k->dx.p;
+            bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, mask, BNG_EOVERLAP, "y the very dx");
+        }
+        if (op == BNG_OP_EXT || op == BNG_OP_APPLY) {
+            k->params[RELU_Y_SLOT] = (long long)(intptr_t)k->dscale.p;
+            bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, mask, BNG_EOVERLAP, "y over dscale");
+            k->params[RELU_Y_SLOT] = (long long)(intptr_t)k->dbias.p;
+            bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, mask, BNG_EOVERLAP, "y over dbias");
+        }
+        if (op == BNG_OP_REDUCE) {
+            k->params[RELU_Y_SLOT] = (long long)(intptr_t)k->sums.p;
+            bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, mask, BNG_EOVERLAP, "y over the sums");
+        }
+        k->params[RELU_Y_SLOT] = y;
+        if (op == BNG_OP_REDUCE || op == BNG_OP_DX) {
+            k->params[BNG_CASE_FLAGS] = RELU_FLAG | ACCUMULATE_FLAG;
+            bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, mask, BNG_CASE_EFLAGS, "relu + accumulate");
+        }
+        k->params[BNG_CASE_FLAGS] = RELU_FLAG | 8;
+        bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, mask, BNG_CASE_EFLAGS, "an unknown bit");
+        /* without the flag the y slot is not looked at */
+        k->params[BNG_CASE_FLAGS] = 0;
+        k->params[RELU_Y_SLOT] = 3;
+        bng_case_call(k, op, shared, k->x.p, k->dy.p, k->dx.p, mask);
+        ck_assert_int_eq(k->params[BNG_PARAM_STATUS], BNG_OK);
+        k->params[RELU_Y_SLOT] = y;
+        relu_pair_free(&p);
+    }
+}
+
+START_TEST(test_relu_errors_write_status_only)
+{
+    relu_errors(T, 0);
+}
+END_TEST
+
+START_TEST(test_relu_shared_errors_write_status_only)
+{
+    relu_errors(T, 1);
+}
+END_TEST
+#endif
+
+#if !BNG_HAS_RELU
+/* A target without relu refuses BNG_FLAG_RELU (4) on every extended call, whatever
+ * slot 15 holds. */
+START_TEST(test_relu_flag_refused_without_relu)
+{
+    static const int ops[] = {BNG_OP_EXT, BNG_OP_REDUCE, BNG_OP_APPLY, BNG_OP_DX};
+    bng_case k;
+    size_t o;
+    if (!EXT_OPS_PRESENT(T))
+        return;
+    bng_case_init(&k, T, 9, T->lanes + 1, 1, BNG_DATA_RANDOM, 2);
+    bng_case_valid_sums(&k, k.batch);
+    k.params[BNG_CASE_FLAGS] = 4;
+    for (o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+        bng_expect_refused(&k, ops[o], 0, k.x.p, k.dy.p, k.dx.p, FULL_MASK, BNG_CASE_EFLAGS, "relu flag");
+        bng_expect_refused(&k, ops[o], 1, k.x.p, k.dy.p, k.dx.p, FULL_MASK, BNG_CASE_EFLAGS, "relu flag");
+    }
+    bng_case_free(&k);
+}
+END_TEST
+#endif
+
+void bng_relu_add_tests(Suite *s)
+{
+    const bng_test_case cases[] = {
+#if BNG_HAS_RELU
+        {"relu", test_relu_is_separate_pass, "private"},
+        {"relu_every_kernel", test_relu_every_kernel_is_separate_pass, "private"},
+        {"relu_streaming_dx", test_relu_streaming_dx, "private"},
+        {"relu_edges", test_relu_edges_within_bound, "private"},
+        {"relu_y_shares_inputs", test_relu_y_shares_inputs, "private shared"},
+        {"relu_errors", test_relu_errors_write_status_only, "private"},
+        {"relu_shared", test_relu_shared_is_separate_pass, "shared"},
+        {"relu_shared_errors", test_relu_shared_errors_write_status_only, "shared"},
+#else
+        {"relu_refused", test_relu_flag_refused_without_relu, "private shared"},
+#endif
+    };
+    bng_add_cases(s, cases, sizeof cases / sizeof cases[0]);
+}

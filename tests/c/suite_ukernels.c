@@ -1,0 +1,473 @@
+/* The ukernels themselves, called through the kernel tables as the driver calls them
+ * (XNNPACK's microkernel testers): every specialized NHWC kernel at its count and the
+ * generic one at counts with tails, rows across block boundaries, rows of a wider
+ * tensor (stride > channels: the elements between rows never written), dx in place
+ * over x and over dy, streaming stores, the ReLU ukernels against the plain ones on a
+ * masked dy and the _keeps ones on the bits reduce_relu left; the NCHW ukernels on
+ * whole planes of each extent and on pieces of any length. Each output against a
+ * scalar float32 replica of the formula bng_ukernel.h states (the same IEEE operations
+ * in the same order: bit for bit), and each sum also against float64 within the bound
+ * of its order. The driver's suites reach the same ukernels only through the entry
+ * points.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bng_dtypes.h"
+#include "bng_suites.h"
+
+#define T (bng_dtypes[_i])
+#define UNIT_ROUNDOFF (1.0 / 16777216.0)     /* float32: 2^-24 */
+
+/* Rows of a ukernel call: `channels` as the ukernel is called with them (padded on a
+ * split target), rows `stride` elements apart; per-channel arrays of `channels`. */
+typedef struct {
+    const bng_dtype *t;
+    size_t rows, channels, stride;
+    bng_buffer x, dy, y, dx;
+    float *mean, *gain, *dy_mean, *slope;
+} uk_case;
+
+static float *floats(size_t n, unsigned *state, double lo, double hi)
+{
+    float *a = malloc(n * sizeof *a);
+    size_t i;
+    ck_assert_ptr_nonnull(a);
+    for (i = 0; i < n; i++)
+        a[i] = (float)bng_uniform(state, lo, hi);
+    return a;
+}
+
+/* The element i of a buffer of t's type, as float (exact: every half is a float). */
+static float at(const bng_dtype *t, const void *base, size_t i)
+{
+    return (float)t->get(base, i);
+}
+
+static void uk_init(uk_case *u, const bng_dtype *t, size_t rows, size_t channels,
+                    size_t stride, unsigned seed)
+{
+    const size_t n = rows * stride;
+    unsigned state = seed * 2654435761u + 1u;
+    size_t i;
+
+    u->t = t;
+    u->rows = rows;
+    u->channels = channels;
+    u->stride = stride;
+    u->x = bng_buffer_new(n * t->size);
+    u->dy = bng_buffer_new(n * t->size);
+    u->y = bng_buffer_new(n * t->size);
+    u->dx = bng_buffer_new(n * t->size);
+    for (i = 0; i < n; i++) {
+        t->set(u->x.p, i, bng_uniform(&state, -2.0, 2.0));
+        t->set(u->dy.p, i, bng_uniform(&state, -1.0, 1.0));
+        /* y: a third not kept (negative or zero), the rest kept */
+        t->set(u->y.p, i, i % 3 == 0 ? (i % 2 ? -0.5 : 0.0) : bng_uniform(&state, 0.01, 1.0));
+    }
+    u->mean = floats(channels, &state, -0.5, 0.5);
+    u->gain = floats(channels, &state, -2.0, 2.0);
+    u->dy_mean = floats(channels, &state, -0.1, 0.1);
+    u->slope = floats(channels, &state, -0.3, 0.3);
+}
+
+static void uk_free(uk_case *u)
+{
+    bng_buffer_free(&u->x);
+    bng_buffer_free(&u->dy);
+    bng_buffer_free(&u->y);
+    bng_buffer_free(&u->dx);
+    free(u->mean);
+    free(u->gain);
+    free(u->dy_mean);
+    free(u->slope);
+}
+
+static void uk_fail(const uk_case *u, const bng_kernel *k, const char *what, size_t r, size_t c)
+{
+    ck_abort_msg("%s %s: rows %zu channels %zu stride %zu: %s (row %zu, channel %zu)",
+                 u->t->name, k->name, u->rows, u->channels, u->stride, what, r, c);
+}
+
+/* A copy of a buffer's payload (in guards of its own). */
+static bng_buffer uk_copy(const bng_buffer *from)
+{
+    bng_buffer b = bng_buffer_new(from->bytes);
+    memcpy(b.p, from->p, from->bytes);
+    return b;
+}
+
+/* ---- the replicas: bng_ukernel.h's formulas, in its order, in float32 ---- */
+
+static float dx_train_of(const uk_case *u, const void *x, const void *dy, size_t i, size_t c)
+{
+    const float xm = at(u->t, x, i) - u->mean[c];
+    const float centered = at(u->t, dy, i) - u->dy_mean[c];
+    return u->gain[c] * (centered - xm * u->slope[c]);
+}
+
+/* out: every row's channels as `formula` gives them (dx_train: 1, dx_infer: 0) from x
+ * and dy, and the elements between rows as `between` holds them. */
+static bng_buffer expected_dx(const uk_case *u, int train, const void *x, const void *dy,
+                              const bng_buffer *between)
+{
+    bng_buffer e = uk_copy(between);
+    size_t r, c;
+    for (r = 0; r < u->rows; r++)
+        for (c = 0; c < u->channels; c++) {
+            const size_t i = r * u->stride + c;
+            u->t->set(e.p, i, train ? dx_train_of(u, x, dy, i, c)
+                                    : u->gain[c] * at(u->t, dy, i));
+        }
+    return e;
+}
+
+static void expect_bytes(const uk_case *u, const bng_kernel *k, const bng_buffer *got,
+                         const bng_buffer *want, const char *what)
+{
+    size_t i;
+    if (!bng_buffer_guards_intact(got))
+        ck_abort_msg("%s %s: rows %zu channels %zu stride %zu: %s wrote past the array",
+                     u->t->name, k->name, u->rows, u->channels, u->stride, what);
+    for (i = 0; i < u->rows * u->stride; i++)
+        if (memcmp((unsigned char *)got->p + i * u->t->size,
+                   (unsigned char *)want->p + i * u->t->size, u->t->size) != 0)
+            uk_fail(u, k, what, i / u->stride, i % u->stride);
+}
+
+/* reduce: per block of BNG_BLOCK_ROWS rows from the first, its sums from zero added to
+ * the caller's (which hold `start`): the replica bit for bit, and float64 within the
+ * bound of that order (the block's rows, then the blocks: rows + 2 roundings a term,
+ * one more for x - mean and one for the product). */
+static void expect_reduce(const uk_case *u, const bng_kernel *k, const void *dy,
+                          const float *sum_dy, const float *sum_dyxm, const float *start)
+{
+    size_t c, r0, r;
+    for (c = 0; c < u->channels; c++) {
+        float want_dy = start[c], want_dyxm = start[c];
+        double exact_dy = start[c], exact_dyxm = start[c];
+        double size_dy = fabs(start[c]), size_dyxm = fabs(start[c]);
+        for (r0 = 0; r0 < u->rows; r0 += BNG_BLOCK_ROWS) {
+            float acc_dy = 0.0f, acc_dyxm = 0.0f;
+            for (r = r0; r < u->rows && r < r0 + BNG_BLOCK_ROWS; r++) {
+                const size_t i = r * u->stride + c;
+                const float d = at(u->t, dy, i), xm = at(u->t, u->x.p, i) - u->mean[c];
+                const double exact = (double)d * ((double)at(u->t, u->x.p, i) - u->mean[c]);
+                acc_dy = acc_dy + d;
+                acc_dyxm = acc_dyxm + d * xm;
+                exact_dy += d;
+                exact_dyxm += exact;
+                size_dy += fabs(d);
+                size_dyxm += fabs(exact);
+            }
+            want_dy = want_dy + acc_dy;
+            want_dyxm = want_dyxm + acc_dyxm;
+        }
+        if (memcmp(&sum_dy[c], &want_dy, sizeof want_dy) != 0)
+            uk_fail(u, k, "reduce: sum of dy is not the replica's", 0, c);
+        if (memcmp(&sum_dyxm[c], &want_dyxm, sizeof want_dyxm) != 0)
+            uk_fail(u, k, "reduce: sum of dy*(x - mean) is not the replica's", 0, c);
+        if (fabs(sum_dy[c] - exact_dy) > (double)(u->rows + 2) * UNIT_ROUNDOFF * size_dy
+            || fabs(sum_dyxm[c] - exact_dyxm) > (double)(u->rows + 4) * UNIT_ROUNDOFF * size_dyxm)
+            uk_fail(u, k, "reduce: a sum beyond the float64 bound", 0, c);
+    }
+}
+
+/* ---- one NHWC kernel on one shape ---- */
+
+static void reduce_case(const uk_case *u, const bng_kernel *k, const void *dy,
+                        bng_reduce_ukernel *reduce)
+{
+    unsigned state = 7u;
+    float *start = floats(u->channels, &state, -4.0, 4.0);
+    float *sum_dy = malloc(u->channels * sizeof *sum_dy);
+    float *sum_dyxm = malloc(u->channels * sizeof *sum_dyxm);
+
+    ck_assert(sum_dy != NULL && sum_dyxm != NULL);
+    memcpy(sum_dy, start, u->channels * sizeof *start);
+    memcpy(sum_dyxm, start, u->channels * sizeof *start);
+    reduce(u->rows, u->channels, u->stride, u->x.p, dy, u->mean, sum_dy, sum_dyxm);
+    expect_reduce(u, k, dy, sum_dy, sum_dyxm, start);
+    free(start);
+    free(sum_dy);
+    free(sum_dyxm);
+}
+
+/* dx_train and dx_infer out of place (dx's elements between rows untouched), in place
+ * over dy and (dx_train) over x, and with streaming stores: each the replica's bytes. */
+static void dx_cases(uk_case *u, const bng_kernel *k)
+{
+    const size_t bytes = u->rows * u->stride * u->t->size;
+    bng_buffer want, inout;
+    int stream;
+
+    for (stream = 0; stream <= 1; stream++) {
+        memset(u->dx.p, BNG_OUTPUT_MARK, bytes);
+        want = expected_dx(u, 1, u->x.p, u->dy.p, &u->dx);
+        k->dx_train(u->rows, u->channels, u->stride, u->x.p, u->dy.p, u->dx.p, u->mean,
+                    u->gain, u->dy_mean, u->slope, stream);
+        expect_bytes(u, k, &u->dx, &want, stream ? "dx_train, streaming" : "dx_train");
+        bng_buffer_free(&want);
+
+        memset(u->dx.p, BNG_OUTPUT_MARK, bytes);
+        want = expected_dx(u, 0, NULL, u->dy.p, &u->dx);
+        k->dx_infer(u->rows, u->channels, u->stride, u->dy.p, u->dx.p, u->gain, stream);
+        expect_bytes(u, k, &u->dx, &want, stream ? "dx_infer, streaming" : "dx_infer");
+        bng_buffer_free(&want);
+    }
+
+    inout = uk_copy(&u->dy);
+    want = expected_dx(u, 1, u->x.p, u->dy.p, &u->dy);
+    k->dx_train(u->rows, u->channels, u->stride, u->x.p, inout.p, inout.p, u->mean, u->gain,
+                u->dy_mean, u->slope, 0);
+    expect_bytes(u, k, &inout, &want, "dx_train in place over dy");
+    bng_buffer_free(&want);
+    bng_buffer_free(&inout);
+
+    inout = uk_copy(&u->x);
+    want = expected_dx(u, 1, u->x.p, u->dy.p, &u->x);
+    k->dx_train(u->rows, u->channels, u->stride, inout.p, u->dy.p, inout.p, u->mean, u->gain,
+                u->dy_mean, u->slope, 0);
+    expect_bytes(u, k, &inout, &want, "dx_train in place over x");
+    bng_buffer_free(&want);
+    bng_buffer_free(&inout);
+
+    inout = uk_copy(&u->dy);
+    want = expected_dx(u, 0, NULL, u->dy.p, &u->dy);
+    k->dx_infer(u->rows, u->channels, u->stride, inout.p, inout.p, u->gain, 0);
+    expect_bytes(u, k, &inout, &want, "dx_infer in place over dy");
+    bng_buffer_free(&want);
+    bng_buffer_free(&inout);
+}
+
+#if BNG_HAS_RELU
+/* The ReLU ukernels: reduce_relu's sums are reduce's on dy masked by y (and it leaves
+ * the keep bits where it is told: in dx, as the driver's _p does); dx_*_relu give
+ * dx_*'s bytes on the masked dy; dx_*_keeps give them from the bits reduce_relu left
+ * in dx. */
+static void relu_cases(uk_case *u, const bng_kernel *k)
+{
+    const size_t n = u->rows * u->stride;
+    bng_buffer masked = uk_copy(&u->dy), want, keeps;
+    unsigned state = 11u;
+    float *start = floats(u->channels, &state, -4.0, 4.0);
+    float *sum_dy = malloc(u->channels * sizeof *sum_dy);
+    float *sum_dyxm = malloc(u->channels * sizeof *sum_dyxm);
+    int train;
+
+    ck_assert(sum_dy != NULL && sum_dyxm != NULL);
+    bng_relu_backward(u->t, masked.p, u->y.p, n);
+    memcpy(sum_dy, start, u->channels * sizeof *start);
+    memcpy(sum_dyxm, start, u->channels * sizeof *start);
+    keeps = bng_buffer_new(n * u->t->size);
+    memset(keeps.p, BNG_OUTPUT_MARK, n * u->t->size);
+    k->reduce_relu(u->rows, u->channels, u->stride, u->x.p, u->dy.p, u->y.p, u->mean, sum_dy,
+                   sum_dyxm, keeps.p, u->stride);
+    expect_reduce(u, k, masked.p, sum_dy, sum_dyxm, start);
+
+    for (train = 0; train <= 1; train++) {
+        memset(u->dx.p, BNG_OUTPUT_MARK, n * u->t->size);
+        want = expected_dx(u, train, u->x.p, masked.p, &u->dx);
+        if (train)
+            k->dx_train_relu(u->rows, u->channels, u->stride, u->x.p, u->dy.p, u->y.p, u->dx.p,
+                             u->mean, u->gain, u->dy_mean, u->slope, 0);
+        else
+            k->dx_infer_relu(u->rows, u->channels, u->stride, u->dy.p, u->y.p, u->dx.p, u->gain, 0);
+        expect_bytes(u, k, &u->dx, &want, train ? "dx_train_relu" : "dx_infer_relu");
+
+        /* the keep bits reduce_relu left, in a dx that is neither x nor dy */
+        bng_buffer_free(&want);
+        want = expected_dx(u, train, u->x.p, masked.p, &keeps);
+        if (train)
+            k->dx_train_keeps(u->rows, u->channels, u->stride, u->x.p, u->dy.p, keeps.p, u->mean,
+                              u->gain, u->dy_mean, u->slope, 0);
+        else
+            k->dx_infer_keeps(u->rows, u->channels, u->stride, u->dy.p, keeps.p, u->gain, 0);
+        expect_bytes(u, k, &keeps, &want, train ? "dx_train_keeps" : "dx_infer_keeps");
+        bng_buffer_free(&want);
+        if (!train) {     /* the bits again for dx_train_keeps */
+            memcpy(sum_dy, start, u->channels * sizeof *start);
+            memcpy(sum_dyxm, start, u->channels * sizeof *start);
+            k->reduce_relu(u->rows, u->channels, u->stride, u->x.p, u->dy.p, u->y.p, u->mean,
+                           sum_dy, sum_dyxm, keeps.p, u->stride);
+        }
+    }
+    bng_buffer_free(&keeps);
+    bng_buffer_free(&masked);
+    free(start);
+    free(sum_dy);
+    free(sum_dyxm);
+}
+#endif
+
+/* Every ukernel of kernel k on rows of `channels` (as the driver passes them: padded
+ * on a split target), tight and inside a wider tensor (unified targets: a split
+ * target's rows lie at the padded pitch), rows across block boundaries. */
+static void kernel_cases(const bng_dtype *t, const bng_kernel *k, size_t channels, unsigned seed)
+{
+    const size_t rows[] = {1, BNG_BLOCK_ROWS + 1, 2 * BNG_BLOCK_ROWS + 6};
+    const size_t padded = BNG_PADDED(channels);
+    const size_t strides[] = {padded, BNG_SPLIT_MEMORY ? padded : padded + 7};
+    size_t r, s;
+
+    for (r = 0; r < sizeof rows / sizeof rows[0]; r++)
+        for (s = 0; s < (BNG_SPLIT_MEMORY ? 1u : 2u); s++) {
+            uk_case u;
+            uk_init(&u, t, rows[r], padded, strides[s], seed + (unsigned)(r * 2 + s));
+            reduce_case(&u, k, u.dy.p, k->reduce);
+            dx_cases(&u, k);
+#if BNG_HAS_RELU
+            if (k->reduce_relu != NULL)
+                relu_cases(&u, k);
+#endif
+            uk_free(&u);
+        }
+}
+
+/* Each specialized kernel at its count, from the extended calls' table (the base
+ * table's entries are the same ukernels: the vendor_tables case). */
+START_TEST(test_ukernels_specialized)
+{
+    size_t i;
+    for (i = 0; i < T->n_specialized; i++) {
+        const bng_kernel *k = T->config->kernel_for_channels(T->specialized[i]);
+        ck_assert_uint_eq(k->channels, T->specialized[i]);
+        kernel_cases(T, k, T->specialized[i], (unsigned)i);
+    }
+}
+END_TEST
+
+/* The generic kernel at counts with every kind of tail, up to its chunk (the most the
+ * driver passes it). */
+START_TEST(test_ukernels_generic)
+{
+    const size_t counts[] = {1, T->lanes - 1, T->lanes, T->lanes + 1, 2 * T->lanes + 3,
+                             T->generic_chunk - 1, T->generic_chunk};
+    size_t i;
+    for (i = 0; i < sizeof counts / sizeof counts[0]; i++)
+        if (counts[i] >= 1)
+            kernel_cases(T, T->generic, counts[i], 100u + (unsigned)i);
+}
+END_TEST
+
+#if BNG_HAS_NCHW
+/* ---- NCHW: a plane (or a piece of one) of n elements ---- */
+
+/* reduce over n elements into lane sums that hold `start`: blocks of
+ * BNG_NCHW_BLOCK_VECTORS vectors summed lane-wise from zero, then the tail's elements
+ * each from zero into lanes 0, 1, ... */
+static void expect_nchw_reduce(const bng_dtype *t, const bng_nchw_kernel *k, size_t n,
+                               const void *x, const void *dy, float mean,
+                               const float *lane_dy, const float *lane_dyxm, float start)
+{
+    const size_t lanes = k->lanes, vectors = n / lanes;
+    float want_dy[64], want_dyxm[64];
+    size_t l, v0, v;
+
+    ck_assert_uint_le(lanes, 64);
+    for (l = 0; l < lanes; l++)
+        want_dy[l] = want_dyxm[l] = start;
+    for (v0 = 0; v0 < vectors; v0 += BNG_NCHW_BLOCK_VECTORS)
+        for (l = 0; l < lanes; l++) {
+            float acc_dy = 0.0f, acc_dyxm = 0.0f;
+            for (v = v0; v < vectors && v < v0 + BNG_NCHW_BLOCK_VECTORS; v++) {
+                const float d = at(t, dy, v * lanes + l);
+                acc_dy = acc_dy + d;
+                acc_dyxm = acc_dyxm + d * (at(t, x, v * lanes + l) - mean);
+            }
+            want_dy[l] = want_dy[l] + acc_dy;
+            want_dyxm[l] = want_dyxm[l] + acc_dyxm;
+        }
+    for (l = 0; l < n % lanes; l++) {
+        const float d = at(t, dy, vectors * lanes + l);
+        const float acc_dy = 0.0f + d;
+        const float acc_dyxm = 0.0f + d * (at(t, x, vectors * lanes + l) - mean);
+        want_dy[l] = want_dy[l] + acc_dy;
+        want_dyxm[l] = want_dyxm[l] + acc_dyxm;
+    }
+    if (memcmp(lane_dy, want_dy, lanes * sizeof(float)) != 0
+        || memcmp(lane_dyxm, want_dyxm, lanes * sizeof(float)) != 0)
+        ck_abort_msg("%s %s: reduce over %zu elements is not the replica's", t->name, k->name, n);
+}
+
+static void nchw_cases(const bng_dtype *t, const bng_nchw_kernel *k, size_t n, unsigned seed)
+{
+    const float mean = 0.25f, gain = -1.5f, dy_mean = 0.0625f, slope = 0.125f, start = 3.0f;
+    uk_case u;
+    float lane_dy[64], lane_dyxm[64];
+    bng_buffer want, inout;
+    size_t l, i;
+    int stream;
+
+    uk_init(&u, t, 1, n, n, seed);
+    for (l = 0; l < k->lanes; l++)
+        lane_dy[l] = lane_dyxm[l] = start;
+    k->reduce(n, u.x.p, u.dy.p, mean, lane_dy, lane_dyxm);
+    expect_nchw_reduce(t, k, n, u.x.p, u.dy.p, mean, lane_dy, lane_dyxm, start);
+
+    /* the plane's coefficients as the NHWC replica's per-channel arrays, one a lane */
+    for (i = 0; i < n; i++) {
+        u.mean[i] = mean;
+        u.gain[i] = gain;
+        u.dy_mean[i] = dy_mean;
+        u.slope[i] = slope;
+    }
+    for (stream = 0; stream <= 1; stream++) {
+        memset(u.dx.p, BNG_OUTPUT_MARK, n * t->size);
+        want = expected_dx(&u, 1, u.x.p, u.dy.p, &u.dx);
+        k->dx_train(n, u.x.p, u.dy.p, u.dx.p, mean, gain, dy_mean, slope, stream);
+        k->dx_end(stream);
+        if (!bng_buffer_guards_intact(&u.dx) || memcmp(u.dx.p, want.p, n * t->size) != 0)
+            ck_abort_msg("%s %s: dx_train over %zu elements", t->name, k->name, n);
+        bng_buffer_free(&want);
+        want = expected_dx(&u, 0, NULL, u.dy.p, &u.dx);
+        k->dx_infer(n, u.dy.p, u.dx.p, gain, stream);
+        k->dx_end(stream);
+        if (!bng_buffer_guards_intact(&u.dx) || memcmp(u.dx.p, want.p, n * t->size) != 0)
+            ck_abort_msg("%s %s: dx_infer over %zu elements", t->name, k->name, n);
+        bng_buffer_free(&want);
+    }
+    inout = uk_copy(&u.dy);
+    want = expected_dx(&u, 1, u.x.p, u.dy.p, &u.dy);
+    k->dx_train(n, u.x.p, inout.p, inout.p, mean, gain, dy_mean, slope, 0);
+    if (memcmp(inout.p, want.p, n * t->size) != 0)
+        ck_abort_msg("%s %s: dx_train in place over dy, %zu elements", t->name, k->name, n);
+    bng_buffer_free(&want);
+    bng_buffer_free(&inout);
+    uk_free(&u);
+}
+
+/* Each specialized extent's kernel on its whole plane, the generic one on pieces of
+ * every kind of length (blocks and tails). */
+START_TEST(test_ukernels_nchw)
+{
+#define UK_NCHW_EXTENT(s) nchw_cases(T, T->config->nchw_kernel_for_spatial(s), (s), (unsigned)(s));
+    const bng_nchw_kernel *generic = T->config->nchw_kernel_for_spatial(0);
+    const size_t lanes = generic->lanes, block = lanes * BNG_NCHW_BLOCK_VECTORS;
+    const size_t pieces[] = {1, lanes - 1, lanes, lanes + 3, block, block + lanes + 5,
+                             2 * block + 1};
+    size_t i;
+
+    ck_assert_uint_eq(generic->spatial, 0);
+    BNG_NCHW_SPATIAL(UK_NCHW_EXTENT)
+    for (i = 0; i < sizeof pieces / sizeof pieces[0]; i++)
+        if (pieces[i] >= 1)
+            nchw_cases(T, generic, pieces[i], 500u + (unsigned)i);
+#undef UK_NCHW_EXTENT
+}
+END_TEST
+#endif
+
+void bng_ukernel_add_tests(Suite *s)
+{
+    const bng_test_case cases[] = {
+        {"ukernels_specialized", test_ukernels_specialized, "private"},
+        {"ukernels_generic", test_ukernels_generic, "private"},
+#if BNG_HAS_NCHW
+        {"ukernels_nchw", test_ukernels_nchw, "private"},
+#endif
+    };
+    bng_add_cases(s, cases, sizeof cases / sizeof cases[0]);
+}
