@@ -3,8 +3,8 @@
 /* Owns: the fused ReLU backward (BNG_FLAG_RELU): the mask of dy by the forward output y
  * on staged tiles of either layout, the mask as bits between an NHWC tile's passes, and
  * the calls of the kernels' ReLU ukernels. May call: the HAL's DMA (a tile of y), the
- * ReLU predicate (bng_vec.h), a kernel's ReLU ukernels. Compiled only for a target that lists relu (a unified target: the
- * generator refuses it on a split one).
+ * ReLU predicate (bng_vec.h), a kernel's ReLU ukernels. Compiled only for a target that
+ * lists relu (a unified target: the generator refuses it on a split one).
  *
  * The mask (BNG_RELU_KEEPS, include/bng_vec.h) works on the elements' bits, so that the
  * sums and dx are, bit for bit, the unfused call's on the masked dy: the separate pass

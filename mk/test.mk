@@ -252,7 +252,7 @@ MATRIX_SUITES := $(foreach r,$(if $(TSAN),$(filter $(TSAN_ROOTS),$(SUITE_ROOTS))
 # hthreads flavours, whose kernels and driver are gnu's objects on another HAL; a
 # QUICK_SUITES suite) runs them at the quick size (BNG_TEST_QUICK: the largest sweeps
 # shrink, every path they cover still runs). Under a sanitizer every suite is quick
-# (test_bng.c: 10x slower or more).
+# (bng_test_quick in tests/c/bng_test_support.c: 10x slower or more).
 CASES_hthreads_fanout := shared
 CASES_hthreads_spmd   := shared
 CASES_portable        := private

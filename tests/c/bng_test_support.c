@@ -516,14 +516,14 @@ void bng_case_check_guards(const bng_case *k)
     const bng_buffer *all[] = {&k->x, &k->dy, &k->dx, &k->mean, &k->invar, &k->scale,
                                &k->dbias, &k->dscale, &k->sums};
     const char *names[] = {"x", "dy", "dx", "mean", "invar", "scale", "dbias", "dscale", "sums"};
-    static const size_t reserved[] = {9, 10, 11, 14, 15};
+    static const size_t reserved[] = {9, 10, 11, BNG_CASE_SPATIAL, BNG_CASE_Y};
     size_t i;
     for (i = 0; i < sizeof all / sizeof all[0]; i++)
         if (!bng_buffer_guards_intact(all[i]))
             ck_abort_msg("%s: guard bytes around %s were written", k->t->name, names[i]);
     for (i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
         if (k->params[reserved[i]] != SENTINEL
-            && !(reserved[i] == 15 && (k->params[BNG_CASE_FLAGS] & 4))   /* y, BNG_FLAG_RELU */
+            && !(reserved[i] == BNG_CASE_Y && (k->params[BNG_CASE_FLAGS] & BNG_CASE_RELU))
             && !(reserved[i] == BNG_CASE_SPATIAL && (k->params[BNG_CASE_FLAGS] & BNG_CASE_NCHW)))
             ck_abort_msg("%s: reserved params[%zu] was written", k->t->name, reserved[i]);
 }
@@ -664,11 +664,14 @@ void bng_expect_refused(bng_case *k, int op, int shared, void *x, void *dy, void
 {
     const char *storage = shared ? "_s" : "_p";
     unsigned char *sums_before = malloc(k->sums.bytes);
+    long long params_before[BNG_CASE_PARAMS];
+    size_t slot;
 
     ck_assert_ptr_nonnull(sums_before);
     bng_case_mark_outputs(k);
     memcpy(sums_before, k->sums.p, k->sums.bytes);
     k->params[BNG_PARAM_STATUS] = 0x77;
+    memcpy(params_before, k->params, sizeof params_before);
     if (op == BNG_CASE_EXPLICIT)
         bng_case_run_explicit(k, shared, x, dy, dx, mask);
     else
@@ -678,14 +681,24 @@ void bng_expect_refused(bng_case *k, int op, int shared, void *x, void *dy, void
                      k->params[BNG_PARAM_STATUS], expected);
     if (!bng_case_outputs_marked(k) || memcmp(sums_before, k->sums.p, k->sums.bytes) != 0)
         ck_abort_msg("%s op %d %s %s: an output was written", k->t->name, op, storage, what);
+    for (slot = 0; slot < BNG_CASE_PARAMS; slot++)
+        if (slot != BNG_PARAM_STATUS && k->params[slot] != params_before[slot])
+            ck_abort_msg("%s op %d %s %s: params[%zu] was written", k->t->name, op, storage,
+                         what, slot);
     bng_case_check_guards(k);
     free(sums_before);
 }
 
+void bng_expect_same(const void *a, const void *b, size_t bytes, const char *shape,
+                     const char *what)
+{
+    if (memcmp(a, b, bytes) != 0)
+        ck_abort_msg("%s%s%s differs", shape ? shape : "", shape ? ": " : "", what);
+}
+
 void bng_expect_same_bytes(const bng_buffer *a, const bng_buffer *b, const char *what)
 {
-    if (memcmp(a->p, b->p, a->bytes) != 0)
-        ck_abort_msg("%s differs", what);
+    bng_expect_same(a->p, b->p, a->bytes, NULL, what);
 }
 
 static int in_plan(const bng_dtype *t, size_t channel)

@@ -57,7 +57,9 @@ typedef struct {
 #define BNG_CASE_EFLAGS (-9)      /* the status of an unknown flag bit */
 #define BNG_CASE_ACCUMULATE 1     /* BNG_FLAG_ACCUMULATE */
 #define BNG_CASE_NCHW 2           /* BNG_FLAG_NCHW, with the extent in BNG_CASE_SPATIAL */
+#define BNG_CASE_RELU 4           /* BNG_FLAG_RELU, with y in BNG_CASE_Y */
 #define BNG_CASE_SPATIAL 14
+#define BNG_CASE_Y 15
 
 #define BNG_GUARD 64
 #define BNG_GUARD_BYTE 0xA5
@@ -129,12 +131,16 @@ void bng_case_run_explicit(bng_case *k, int shared, void *x, void *dy, void *dx,
  * (batch_norm_grad_ext.h's) or BNG_CASE_EXPLICIT (batchnormgrad.h's explicit-argument
  * call), _p or _s (`shared`, core_mask `mask`), on the given data pointers. The status
  * `expected` is written and nothing else: k's dx, dbias and dscale keep the mark, its
- * sums buffer its bytes, every guard and reserved slot its value. */
+ * sums buffer its bytes, every other slot of the block its value, every guard intact. */
 #define BNG_CASE_EXPLICIT (-1)
 void bng_expect_refused(bng_case *k, int op, int shared, void *x, void *dy, void *dx, int mask,
                         long long expected, const char *what);
 /* Two buffers of the same size hold the same bytes. */
 void bng_expect_same_bytes(const bng_buffer *a, const bng_buffer *b, const char *what);
+/* `bytes` at a and b are the same; else ck_abort_msg with `what` and, when `shape` is
+ * not NULL, it (the case's shape). */
+void bng_expect_same(const void *a, const void *b, size_t bytes, const char *shape,
+                     const char *what);
 /* Channel counts off t's plan (served by the generic kernel): 1, 3, lanes - 1,
  * lanes + 1, and odd ones that span several generic chunks; at most 8, into out. */
 size_t bng_off_plan_channels(const bng_dtype *t, size_t *out);

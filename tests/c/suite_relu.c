@@ -13,9 +13,6 @@
 #include "bng_suites.h"
 
 #if BNG_HAS_RELU
-#define RELU_FLAG 4          /* BNG_FLAG_RELU */
-#define RELU_Y_SLOT 15       /* BNG_PARAM_Y */
-#define ACCUMULATE_FLAG 1    /* BNG_FLAG_ACCUMULATE */
 
 /* The kinds of forward output the fused tests mask by: nothing masked, everything
  * masked, a random half, and the edge values of the rule (+0, -0, NaN of either sign,
@@ -92,17 +89,17 @@ static void relu_pair_init(relu_pair *p, const bng_dtype *t, size_t batch, size_
     spoil_masked_dy(t, p->fused.dy.p, p->y.p, n);
     memcpy(p->apart.dy.p, p->fused.dy.p, p->fused.dy.bytes);
     bng_relu_backward(t, p->apart.dy.p, p->y.p, n);
-    p->fused.params[BNG_CASE_FLAGS] = RELU_FLAG;
-    p->fused.params[RELU_Y_SLOT] = (long long)(intptr_t)p->y.p;
+    p->fused.params[BNG_CASE_FLAGS] = BNG_CASE_RELU;
+    p->fused.params[BNG_CASE_Y] = (long long)(intptr_t)p->y.p;
 }
 
 /* The block's y slot is the caller's: never written. Back to the case's sentinel for
  * bng_case_check_guards. */
 static void relu_pair_free(relu_pair *p)
 {
-    if (p->fused.params[RELU_Y_SLOT] != (long long)(intptr_t)p->y.p)
+    if (p->fused.params[BNG_CASE_Y] != (long long)(intptr_t)p->y.p)
         ck_abort_msg("%s: the y slot was written", p->fused.t->name);
-    p->fused.params[RELU_Y_SLOT] = p->apart.params[RELU_Y_SLOT];
+    p->fused.params[BNG_CASE_Y] = p->apart.params[BNG_CASE_Y];
     bng_case_check_guards(&p->fused);
     bng_case_check_guards(&p->apart);
     if (!bng_buffer_guards_intact(&p->y))
@@ -169,10 +166,10 @@ static void expect_fused_is_apart(relu_pair *p, int op, int shared, int mask, in
         if (accumulate) {
             memcpy(k->dbias.p, k->scale.p, k->scale.bytes);     /* some old values */
             memcpy(k->dscale.p, k->mean.p, k->mean.bytes);
-            k->params[BNG_CASE_FLAGS] |= ACCUMULATE_FLAG;
+            k->params[BNG_CASE_FLAGS] |= BNG_CASE_ACCUMULATE;
         }
         bng_case_call(k, op, shared, k->x.p, k->dy.p, k->dx.p, mask);
-        k->params[BNG_CASE_FLAGS] &= ~(long long)ACCUMULATE_FLAG;
+        k->params[BNG_CASE_FLAGS] &= ~(long long)BNG_CASE_ACCUMULATE;
         if (k->params[BNG_PARAM_STATUS] != BNG_OK)
             ck_abort_msg("%s %s (%s): status %lld", k->t->name, what, side ? "apart" : "fused",
                          k->params[BNG_PARAM_STATUS]);
@@ -308,9 +305,9 @@ START_TEST(test_relu_y_shares_inputs)
                 const void *y = which == 0 ? k->x.p : k->dy.p;
                 memcpy(p.apart.dy.p, k->dy.p, k->dy.bytes);
                 bng_relu_backward(T, p.apart.dy.p, y, n);
-                k->params[RELU_Y_SLOT] = (long long)(intptr_t)y;
+                k->params[BNG_CASE_Y] = (long long)(intptr_t)y;
                 bng_case_call(k, BNG_OP_EXT, shared, k->x.p, k->dy.p, k->dx.p, FULL_MASK);
-                k->params[RELU_Y_SLOT] = (long long)(intptr_t)p.y.p;
+                k->params[BNG_CASE_Y] = (long long)(intptr_t)p.y.p;
             } else {
                 /* in place: dx is dy (2) or x (3), in both */
                 bng_buffer *into = which == 2 ? &p.fused.dy : &p.fused.x;
@@ -347,45 +344,45 @@ static void relu_errors(const bng_dtype *t, int shared)
         bng_case *k = &p.fused;
         long long y;
         relu_pair_init(&p, t, 37, t->lanes + 3, 1, Y_RANDOM, 4);
-        y = k->params[RELU_Y_SLOT];
+        y = k->params[BNG_CASE_Y];
         bng_case_valid_sums(k, k->batch);
-        k->params[RELU_Y_SLOT] = 0;
+        k->params[BNG_CASE_Y] = 0;
         bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, mask, BNG_ENULL, "y NULL");
         k->params[BNG_PARAM_BATCH] = 0;
         bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, mask, BNG_ENULL, "y NULL before batch 0");
         k->params[BNG_PARAM_BATCH] = (long long)k->batch;
-        k->params[RELU_Y_SLOT] = (long long)(intptr_t)((char *)p.y.p + 1);
+        k->params[BNG_CASE_Y] = (long long)(intptr_t)((char *)p.y.p + 1);
         bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, mask, BNG_EALIGN, "y misaligned");
-        k->params[RELU_Y_SLOT] = y;
+        k->params[BNG_CASE_Y] = y;
         if (op != BNG_OP_REDUCE) {
-            k->params[RELU_Y_SLOT] = (long long)(intptr_t)((char *)k->dx.p + t->size);
+            k->params[BNG_CASE_Y] = (long long)(intptr_t)((char *)k->dx.p + t->size);
             bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, mask, BNG_EOVERLAP, "y over dx");
-            k->params[RELU_Y_SLOT] = (long long)(intptr_t)k->dx.p;
+            k->params[BNG_CASE_Y] = (long long)(intptr_t)k->dx.p;
             bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, mask, BNG_EOVERLAP, "y the very dx");
         }
         if (op == BNG_OP_EXT || op == BNG_OP_APPLY) {
-            k->params[RELU_Y_SLOT] = (long long)(intptr_t)k->dscale.p;
+            k->params[BNG_CASE_Y] = (long long)(intptr_t)k->dscale.p;
             bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, mask, BNG_EOVERLAP, "y over dscale");
-            k->params[RELU_Y_SLOT] = (long long)(intptr_t)k->dbias.p;
+            k->params[BNG_CASE_Y] = (long long)(intptr_t)k->dbias.p;
             bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, mask, BNG_EOVERLAP, "y over dbias");
         }
         if (op == BNG_OP_REDUCE) {
-            k->params[RELU_Y_SLOT] = (long long)(intptr_t)k->sums.p;
+            k->params[BNG_CASE_Y] = (long long)(intptr_t)k->sums.p;
             bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, mask, BNG_EOVERLAP, "y over the sums");
         }
-        k->params[RELU_Y_SLOT] = y;
+        k->params[BNG_CASE_Y] = y;
         if (op == BNG_OP_REDUCE || op == BNG_OP_DX) {
-            k->params[BNG_CASE_FLAGS] = RELU_FLAG | ACCUMULATE_FLAG;
+            k->params[BNG_CASE_FLAGS] = BNG_CASE_RELU | BNG_CASE_ACCUMULATE;
             bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, mask, BNG_CASE_EFLAGS, "relu + accumulate");
         }
-        k->params[BNG_CASE_FLAGS] = RELU_FLAG | 8;
+        k->params[BNG_CASE_FLAGS] = BNG_CASE_RELU | 8;
         bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, mask, BNG_CASE_EFLAGS, "an unknown bit");
         /* without the flag the y slot is not looked at */
         k->params[BNG_CASE_FLAGS] = 0;
-        k->params[RELU_Y_SLOT] = 3;
+        k->params[BNG_CASE_Y] = 3;
         bng_case_call(k, op, shared, k->x.p, k->dy.p, k->dx.p, mask);
         ck_assert_int_eq(k->params[BNG_PARAM_STATUS], BNG_OK);
-        k->params[RELU_Y_SLOT] = y;
+        k->params[BNG_CASE_Y] = y;
         relu_pair_free(&p);
     }
 }

@@ -11,14 +11,20 @@
  * points.
  */
 #include <check.h>
+#include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bng_dtypes.h"
 #include "bng_suites.h"
 
-#define T (bng_dtypes[_i])
+/* The replicas compute in float as the ukernels do: each operation rounded to float
+ * (no wider evaluation; the build's -ffp-contract=off: no fused multiply-add). */
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD != 0
+#error "suite_ukernels.c's replicas need float arithmetic evaluated in float"
+#endif
 #define UNIT_ROUNDOFF (1.0 / 16777216.0)     /* float32: 2^-24 */
 
 /* Rows of a ukernel call: `channels` as the ukernel is called with them (padded on a
@@ -38,6 +44,16 @@ static float *floats(size_t n, unsigned *state, double lo, double hi)
     for (i = 0; i < n; i++)
         a[i] = (float)bng_uniform(state, lo, hi);
     return a;
+}
+
+/* Element i of t's type set to the bits given (f32's, or f16's where t is half): values
+ * a double would round to differently in the suite's flush-to-zero mode. */
+static void set_bits(const bng_dtype *t, void *base, size_t i, uint32_t f32, uint16_t f16)
+{
+    if (t->size == 2)
+        memcpy((unsigned char *)base + 2 * i, &f16, 2);
+    else
+        memcpy((unsigned char *)base + 4 * i, &f32, 4);
 }
 
 /* The element i of a buffer of t's type, as float (exact: every half is a float). */
@@ -64,8 +80,16 @@ static void uk_init(uk_case *u, const bng_dtype *t, size_t rows, size_t channels
     for (i = 0; i < n; i++) {
         t->set(u->x.p, i, bng_uniform(&state, -2.0, 2.0));
         t->set(u->dy.p, i, bng_uniform(&state, -1.0, 1.0));
-        /* y: a third not kept (negative or zero), the rest kept */
-        t->set(u->y.p, i, i % 3 == 0 ? (i % 2 ? -0.5 : 0.0) : bng_uniform(&state, 0.01, 1.0));
+        /* y: a third not kept (negative, +0, -0), a NaN and the least subnormal of
+         * either sign now and then, the rest kept */
+        if (i % 3 == 0)
+            t->set(u->y.p, i, i % 2 ? -0.5 : (i % 4 ? 0.0 : -0.0));
+        else if (i % 7 == 1)
+            set_bits(t, u->y.p, i, i % 2 ? 0x7fc00000u : 0xffc00001u, i % 2 ? 0x7e00u : 0xfe01u);
+        else if (i % 11 == 2)
+            set_bits(t, u->y.p, i, i % 2 ? 1u : 0x80000001u, i % 2 ? 1u : 0x8001u);
+        else
+            t->set(u->y.p, i, bng_uniform(&state, 0.01, 1.0));
     }
     u->mean = floats(channels, &state, -0.5, 0.5);
     u->gain = floats(channels, &state, -2.0, 2.0);
@@ -272,9 +296,10 @@ static void relu_cases(uk_case *u, const bng_kernel *k)
         want = expected_dx(u, train, u->x.p, masked.p, &u->dx);
         if (train)
             k->dx_train_relu(u->rows, u->channels, u->stride, u->x.p, u->dy.p, u->y.p, u->dx.p,
-                             u->mean, u->gain, u->dy_mean, u->slope, 0);
+                             u->mean, u->gain, u->dy_mean, u->slope, train);
         else
-            k->dx_infer_relu(u->rows, u->channels, u->stride, u->dy.p, u->y.p, u->dx.p, u->gain, 0);
+            k->dx_infer_relu(u->rows, u->channels, u->stride, u->dy.p, u->y.p, u->dx.p, u->gain,
+                             train);
         expect_bytes(u, k, &u->dx, &want, train ? "dx_train_relu" : "dx_infer_relu");
 
         /* the keep bits reduce_relu left, in a dx that is neither x nor dy */
@@ -357,22 +382,28 @@ END_TEST
 
 /* reduce over n elements into lane sums that hold `start`: blocks of
  * BNG_NCHW_BLOCK_VECTORS vectors summed lane-wise from zero, then the tail's elements
- * each from zero into lanes 0, 1, ... */
+ * each from zero into lanes 0, 1, ...: the replica bit for bit, and float64 within the
+ * bound of that order (a lane's blocks, its blocks, 2 roundings more for the term). */
 static void expect_nchw_reduce(const bng_dtype *t, const bng_nchw_kernel *k, size_t n,
                                const void *x, const void *dy, float mean,
                                const float *lane_dy, const float *lane_dyxm, float start)
 {
     const size_t lanes = k->lanes, vectors = n / lanes;
     float want_dy[64], want_dyxm[64];
-    size_t l, v0, v;
+    double exact_dy[64], exact_dyxm[64], size_dy[64], size_dyxm[64];
+    size_t l, i;
 
     ck_assert_uint_le(lanes, 64);
-    for (l = 0; l < lanes; l++)
+    for (l = 0; l < lanes; l++) {
         want_dy[l] = want_dyxm[l] = start;
-    for (v0 = 0; v0 < vectors; v0 += BNG_NCHW_BLOCK_VECTORS)
+        exact_dy[l] = exact_dyxm[l] = start;
+        size_dy[l] = size_dyxm[l] = fabs(start);
+    }
+    for (i = 0; i < n; i += lanes * BNG_NCHW_BLOCK_VECTORS)
         for (l = 0; l < lanes; l++) {
             float acc_dy = 0.0f, acc_dyxm = 0.0f;
-            for (v = v0; v < vectors && v < v0 + BNG_NCHW_BLOCK_VECTORS; v++) {
+            size_t v;
+            for (v = i / lanes; v < vectors && v < i / lanes + BNG_NCHW_BLOCK_VECTORS; v++) {
                 const float d = at(t, dy, v * lanes + l);
                 acc_dy = acc_dy + d;
                 acc_dyxm = acc_dyxm + d * (at(t, x, v * lanes + l) - mean);
@@ -387,55 +418,103 @@ static void expect_nchw_reduce(const bng_dtype *t, const bng_nchw_kernel *k, siz
         want_dy[l] = want_dy[l] + acc_dy;
         want_dyxm[l] = want_dyxm[l] + acc_dyxm;
     }
+    for (i = 0; i < n; i++) {
+        const double d = at(t, dy, i), term = d * ((double)at(t, x, i) - mean);
+        l = i < vectors * lanes ? i % lanes : i - vectors * lanes;
+        exact_dy[l] += d;
+        exact_dyxm[l] += term;
+        size_dy[l] += fabs(d);
+        size_dyxm[l] += fabs(term);
+    }
     if (memcmp(lane_dy, want_dy, lanes * sizeof(float)) != 0
         || memcmp(lane_dyxm, want_dyxm, lanes * sizeof(float)) != 0)
         ck_abort_msg("%s %s: reduce over %zu elements is not the replica's", t->name, k->name, n);
+    for (l = 0; l < lanes; l++) {
+        const double terms = (double)(n / lanes + BNG_NCHW_BLOCK_VECTORS + 4);
+        if (fabs(lane_dy[l] - exact_dy[l]) > terms * UNIT_ROUNDOFF * size_dy[l]
+            || fabs(lane_dyxm[l] - exact_dyxm[l]) > terms * UNIT_ROUNDOFF * size_dyxm[l])
+            ck_abort_msg("%s %s: reduce over %zu elements: lane %zu beyond the float64 bound",
+                         t->name, k->name, n, l);
+    }
 }
 
+/* The NCHW coefficients of a plane: scalars, as the NHWC replica's per-channel arrays
+ * (one a lane). */
+#define NCHW_MEAN 0.25f
+#define NCHW_GAIN (-1.5f)
+#define NCHW_DY_MEAN 0.0625f
+#define NCHW_SLOPE 0.125f
+
+/* dx_train (train) or dx_infer of an NCHW kernel over n elements, dy masked by y with
+ * `relu`, into dx; then the run's end. */
+static void nchw_dx(const bng_nchw_kernel *k, int train, int relu, size_t n, const void *x,
+                    const void *dy, const void *y, void *dx, int stream)
+{
+    if (train && relu)
+        k->dx_train_relu(n, x, dy, y, dx, NCHW_MEAN, NCHW_GAIN, NCHW_DY_MEAN, NCHW_SLOPE, stream);
+    else if (train)
+        k->dx_train(n, x, dy, dx, NCHW_MEAN, NCHW_GAIN, NCHW_DY_MEAN, NCHW_SLOPE, stream);
+    else if (relu)
+        k->dx_infer_relu(n, dy, y, dx, NCHW_GAIN, stream);
+    else
+        k->dx_infer(n, dy, dx, NCHW_GAIN, stream);
+    k->dx_end(stream);
+}
+
+static void expect_plane(const uk_case *u, const bng_nchw_kernel *k, const bng_buffer *got,
+                         const bng_buffer *want, const char *what)
+{
+    if (!bng_buffer_guards_intact(got) || memcmp(got->p, want->p, got->bytes) != 0)
+        ck_abort_msg("%s %s: %s over %zu elements", u->t->name, k->name, what, u->channels);
+}
+
+/* The plane's ukernels (and with relu their _relu twins, on dy masked by y) on n
+ * elements: reduce, dx_train and dx_infer out of place with and without streaming
+ * stores, dx_train and dx_infer in place over dy. */
 static void nchw_cases(const bng_dtype *t, const bng_nchw_kernel *k, size_t n, unsigned seed)
 {
-    const float mean = 0.25f, gain = -1.5f, dy_mean = 0.0625f, slope = 0.125f, start = 3.0f;
+    const float start = 3.0f;
     uk_case u;
     float lane_dy[64], lane_dyxm[64];
-    bng_buffer want, inout;
+    bng_buffer masked, want, inout;
     size_t l, i;
-    int stream;
+    int relu, train, stream;
 
     uk_init(&u, t, 1, n, n, seed);
-    for (l = 0; l < k->lanes; l++)
-        lane_dy[l] = lane_dyxm[l] = start;
-    k->reduce(n, u.x.p, u.dy.p, mean, lane_dy, lane_dyxm);
-    expect_nchw_reduce(t, k, n, u.x.p, u.dy.p, mean, lane_dy, lane_dyxm, start);
-
-    /* the plane's coefficients as the NHWC replica's per-channel arrays, one a lane */
+    masked = uk_copy(&u.dy);
+    bng_relu_backward(t, masked.p, u.y.p, n);
     for (i = 0; i < n; i++) {
-        u.mean[i] = mean;
-        u.gain[i] = gain;
-        u.dy_mean[i] = dy_mean;
-        u.slope[i] = slope;
+        u.mean[i] = NCHW_MEAN;
+        u.gain[i] = NCHW_GAIN;
+        u.dy_mean[i] = NCHW_DY_MEAN;
+        u.slope[i] = NCHW_SLOPE;
     }
-    for (stream = 0; stream <= 1; stream++) {
-        memset(u.dx.p, BNG_OUTPUT_MARK, n * t->size);
-        want = expected_dx(&u, 1, u.x.p, u.dy.p, &u.dx);
-        k->dx_train(n, u.x.p, u.dy.p, u.dx.p, mean, gain, dy_mean, slope, stream);
-        k->dx_end(stream);
-        if (!bng_buffer_guards_intact(&u.dx) || memcmp(u.dx.p, want.p, n * t->size) != 0)
-            ck_abort_msg("%s %s: dx_train over %zu elements", t->name, k->name, n);
-        bng_buffer_free(&want);
-        want = expected_dx(&u, 0, NULL, u.dy.p, &u.dx);
-        k->dx_infer(n, u.dy.p, u.dx.p, gain, stream);
-        k->dx_end(stream);
-        if (!bng_buffer_guards_intact(&u.dx) || memcmp(u.dx.p, want.p, n * t->size) != 0)
-            ck_abort_msg("%s %s: dx_infer over %zu elements", t->name, k->name, n);
-        bng_buffer_free(&want);
+    for (relu = 0; relu <= (k->reduce_relu != NULL); relu++) {
+        const void *dy = relu ? masked.p : u.dy.p;
+        for (l = 0; l < k->lanes; l++)
+            lane_dy[l] = lane_dyxm[l] = start;
+        if (relu)
+            k->reduce_relu(n, u.x.p, u.dy.p, u.y.p, NCHW_MEAN, lane_dy, lane_dyxm);
+        else
+            k->reduce(n, u.x.p, u.dy.p, NCHW_MEAN, lane_dy, lane_dyxm);
+        expect_nchw_reduce(t, k, n, u.x.p, dy, NCHW_MEAN, lane_dy, lane_dyxm, start);
+        for (train = 0; train <= 1; train++) {
+            for (stream = 0; stream <= 1; stream++) {
+                memset(u.dx.p, BNG_OUTPUT_MARK, n * t->size);
+                want = expected_dx(&u, train, u.x.p, dy, &u.dx);
+                nchw_dx(k, train, relu, n, u.x.p, u.dy.p, u.y.p, u.dx.p, stream);
+                expect_plane(&u, k, &u.dx, &want, relu ? "a _relu dx ukernel" : "a dx ukernel");
+                bng_buffer_free(&want);
+            }
+            inout = uk_copy(&u.dy);
+            want = expected_dx(&u, train, u.x.p, dy, &u.dy);
+            nchw_dx(k, train, relu, n, u.x.p, inout.p, u.y.p, inout.p, 0);
+            expect_plane(&u, k, &inout, &want, "a dx ukernel in place over dy");
+            bng_buffer_free(&want);
+            bng_buffer_free(&inout);
+        }
     }
-    inout = uk_copy(&u.dy);
-    want = expected_dx(&u, 1, u.x.p, u.dy.p, &u.dy);
-    k->dx_train(n, u.x.p, inout.p, inout.p, mean, gain, dy_mean, slope, 0);
-    if (memcmp(inout.p, want.p, n * t->size) != 0)
-        ck_abort_msg("%s %s: dx_train in place over dy, %zu elements", t->name, k->name, n);
-    bng_buffer_free(&want);
-    bng_buffer_free(&inout);
+    bng_buffer_free(&masked);
     uk_free(&u);
 }
 

@@ -528,7 +528,9 @@ class DesignMapTest(unittest.TestCase):
     """docs/design.md's map names every room of the one list (DRIVER_ROOMS), which is
     include/'s .c files, and no other; each name keeps the map's rule."""
     ROW = re.compile(r"^\| `(bng_[a-z0-9_]+\.c)` \|", re.M)
-    RULE = re.compile(r"^bng_(?:(?:nhwc|nchw)_(?:direct|staged|steps|memory)|[a-z]+)\.c$")
+    # bng_[operator_][layout_]<part>.c: a layout's room (its part one of four words), an
+    # operator other than the backward prefixing it, or one noun for a shared room.
+    RULE = re.compile(r"^bng_(?:(?:[a-z]+_)?(?:nhwc|nchw)_(?:direct|staged|steps|memory)|[a-z]+)\.c$")
 
     def test_the_map_is_the_list_of_rooms(self):
         with open(os.path.join(ROOT, "docs", "design.md")) as f:
@@ -541,6 +543,9 @@ class DesignMapTest(unittest.TestCase):
     def test_every_room_is_named_by_the_rule(self):
         for room in DRIVER_ROOMS:
             self.assertRegex(room.name, self.RULE)
+        self.assertRegex("bng_fwd_nhwc_staged.c", self.RULE)     # the map's example
+        for name in ("bng_nhwc_p.c", "bng_layout_nhwc.c", "bng_stage_steps.c"):
+            self.assertNotRegex(name, self.RULE)
 
 
 class DriverLayersTest(unittest.TestCase):
