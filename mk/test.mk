@@ -25,10 +25,11 @@ $(call flavour_dir,$(1),$(2))/obj/%.o: tests/walk/%.c $(TEST_HEADERS) $(wildcard
 endef
 # test_bng's suites, a file each (tests/c/bng_suites.h declares what each adds).
 BNG_SUITE_SOURCES := $(sort $(wildcard tests/c/suite_*.c))
+BNG_SUITE_OBJECTS := $(notdir $(BNG_SUITE_SOURCES:.c=.o))
 # $(1) generated folder, $(2) flavour, $(3) the test's main object (test_bng.o,
 # test_walk.o) -> the objects of its program (test_bng's: its suites')
 test_objects = $(addprefix $(call sources_dir,$(1),$(2))/,$(3) bng_dtypes.o \
-  $(if $(filter test_bng.o,$(3)),$(notdir $(BNG_SUITE_SOURCES:.c=.o)))) \
+  $(if $(filter test_bng.o,$(3)),$(BNG_SUITE_OBJECTS))) \
   $(call flavour_dir,$(1),$(2))/obj/bng_test_support.o $(REFERENCE_OBJECT)
 # The float64 reference knows no target and no flavour: one object for every suite.
 REFERENCE_OBJECT := $(BUILD)/obj/bng_reference.o
@@ -474,5 +475,7 @@ MUTANT_GNU_DIRS := $(foreach r,$(MUTANT_ROOTS),$(call flavour_dir,$(r),gnu))
 ## remove each DMA wait of the driver in turn: the suite must catch every one [QUICK=1]
 dma-mutants: $(addsuffix /test_bng,$(MUTANT_GNU_DIRS)) | deps-c
 	JOBS=$(JOBS) tests/scripts/dma_mutants.sh $(BUILD) "$(CC)" \
-	  "$(CFLAGS) $(BNG_CFLAGS) $(FLAVOUR_FLAGS_gnu)" "$(REFERENCE_OBJECT)" $(join $(addsuffix :,$(MUTANT_ROOTS)),\
+	  "$(CFLAGS) $(BNG_CFLAGS) $(FLAVOUR_FLAGS_gnu)" "$(REFERENCE_OBJECT)" \
+	  "test_bng.o bng_dtypes.o $(BNG_SUITE_OBJECTS) bng_test_support.o" \
+	  $(join $(addsuffix :,$(MUTANT_ROOTS)),\
 	  $(addsuffix /obj,$(MUTANT_GNU_DIRS)))

@@ -8,15 +8,18 @@
 # leaves the room out of its sources), or in code its preprocessor drops, is skipped on
 # that target, and said so.
 # The mutants run JOBS at a time (default 2).
-# Usage: tests/scripts/dma_mutants.sh BUILD_DIR CC "CFLAGS" "SHARED_OBJECTS" ROOT:OBJDIR...
+# Usage: tests/scripts/dma_mutants.sh BUILD_DIR CC "CFLAGS" "SHARED_OBJECTS" "SUITE_OBJECTS" ROOT:OBJDIR...
 #   ROOT the generated folder, OBJDIR the gnu flavour's objects of its library and suite
-#   (make builds them): each mutant links them all but the mutated room's, and the
-#   objects every suite links (SHARED_OBJECTS: the float64 reference).
+#   (make builds them; the library, libbatchnormgrad.a, beside OBJDIR): each mutant links
+#   the mutated room, the suite's objects (SUITE_OBJECTS, names in OBJDIR), the objects
+#   every suite links (SHARED_OBJECTS: the float64 reference) and the library, whose
+#   copy of the room the mutant's definitions leave unlinked. Never a glob of OBJDIR: an
+#   older build's object of a renamed room would link beside its new one.
 set -euo pipefail
-build=$1 cc=$2 cflags=$3 shared_objects=$4
-shift 4
+build=$1 cc=$2 cflags=$3 shared_objects=$4 suite_objects=$5
+shift 5
 check_libs=$(pkg-config --libs check)
-export cc cflags shared_objects check_libs
+export cc cflags shared_objects suite_objects check_libs
 
 # The mutants, one per wait: the k-th call of a room only (awk counting occurrences
 # across the file), named <room>_<k>, the line it changed beside it.
@@ -55,12 +58,9 @@ mutant() {
   fi
   # shellcheck disable=SC2086
   $cc $cflags -I"$root" -Iinclude -c "$mutants/$m.c" -o "$out/$m.o"
-  # (a folder's own copy of a shared object, which an older build left there, is not
-  # linked twice)
   # shellcheck disable=SC2046,SC2086
-  $cc $cflags "$out/$m.o" $(ls "$objs"/*.o | grep -v "/$room\.o\$" \
-    | grep -v -F -x -f <(for o in $shared_objects; do echo "$objs/$(basename "$o")"; done)) \
-    $shared_objects \
+  $cc $cflags "$out/$m.o" $(for o in $suite_objects; do echo "$objs/$o"; done) \
+    $shared_objects "$objs/../libbatchnormgrad.a" \
     $check_libs -lpthread -lm -o "$out/test_$m"
   # On a unified target only the suite's shared cases move data by DMA (its private
   # cases run _p on the caller's memory, as make test's hthreads flavours and
