@@ -701,6 +701,13 @@ void bng_expect_same_bytes(const bng_buffer *a, const bng_buffer *b, const char 
     bng_expect_same(a->p, b->p, a->bytes, NULL, what);
 }
 
+void bng_expect_same_outputs(const bng_case *a, const bng_case *b)
+{
+    bng_expect_same_bytes(&a->dx, &b->dx, "dx");
+    bng_expect_same_bytes(&a->dbias, &b->dbias, "dbias");
+    bng_expect_same_bytes(&a->dscale, &b->dscale, "dscale");
+}
+
 static int in_plan(const bng_dtype *t, size_t channel)
 {
     size_t i;

@@ -137,6 +137,8 @@ void bng_expect_refused(bng_case *k, int op, int shared, void *x, void *dy, void
                         long long expected, const char *what);
 /* Two buffers of the same size hold the same bytes. */
 void bng_expect_same_bytes(const bng_buffer *a, const bng_buffer *b, const char *what);
+/* Two cases' outputs (dx, dbias, dscale) hold the same bytes. */
+void bng_expect_same_outputs(const bng_case *a, const bng_case *b);
 /* `bytes` at a and b are the same; else ck_abort_msg with `what` and, when `shape` is
  * not NULL, it (the case's shape). */
 void bng_expect_same(const void *a, const void *b, size_t bytes, const char *shape,
