@@ -26,11 +26,21 @@ endef
 # test_bng's suites, a file each (tests/c/bng_suites.h declares what each adds).
 BNG_SUITE_SOURCES := $(sort $(wildcard tests/c/suite_*.c))
 BNG_SUITE_OBJECTS := $(notdir $(BNG_SUITE_SOURCES:.c=.o))
+# The suites compute nothing with the vector backend or the half type (they read and
+# write halves on their bits, bng_dtypes.c, and call the library through pointers):
+# gnu_softhalf and portable link gnu's objects of them, against their own library.
+# (native's differ: its flags reach the target's headers.)
+TEST_OBJECTS_FROM_gnu_softhalf := gnu
+TEST_OBJECTS_FROM_portable     := gnu
+# $(1) generated folder, $(2) flavour -> the folder of its suites' objects: gnu's for
+# the flavours above and the hthreads ones (whose support library is their own)
+test_dir = $(call flavour_dir,$(1),$(or $(TEST_OBJECTS_FROM_$(2)),$(SOURCES_FROM_$(2)),$(2)))/obj
 # $(1) generated folder, $(2) flavour, $(3) the test's main object (test_bng.o,
 # test_walk.o) -> the objects of its program (test_bng's: its suites')
-test_objects = $(addprefix $(call sources_dir,$(1),$(2))/,$(3) bng_dtypes.o \
+test_objects = $(addprefix $(call test_dir,$(1),$(2))/,$(3) bng_dtypes.o \
   $(if $(filter test_bng.o,$(3)),$(BNG_SUITE_OBJECTS))) \
-  $(call flavour_dir,$(1),$(2))/obj/bng_test_support.o $(REFERENCE_OBJECT)
+  $(call flavour_dir,$(1),$(or $(TEST_OBJECTS_FROM_$(2)),$(2)))/obj/bng_test_support.o \
+  $(REFERENCE_OBJECT)
 # The float64 reference knows no target and no flavour: one object for every suite.
 REFERENCE_OBJECT := $(BUILD)/obj/bng_reference.o
 $(REFERENCE_OBJECT): tests/c/bng_reference.c tests/c/bng_reference.h | deps-c
