@@ -91,13 +91,39 @@ static inline size_t bng_keep_row(size_t i, size_t rows, size_t keep_rows)
 #define BNG_VEC_BACKEND BNG_VEC_PORTABLE
 #endif
 
+/* Names of one width's operations, pasted from the width the backends' per-width
+ * parts are included at (BNG_N lanes; BNG_H, half of them): BNG_F32XN is bng_f32x16
+ * at 16 lanes, BNG_OPN(add) bng_f32x16_add, BNG_OPH(add) bng_f32x8_add, BNG_KEEPSN(f32)
+ * bng_keeps16_f32, BNG_TN(bng_u32x) bng_u32x16. */
+#define BNG_PASTE_(a, b) a##b
+#define BNG_PASTE(a, b) BNG_PASTE_(a, b)
+#define BNG_PASTE3(a, b, c) BNG_PASTE(BNG_PASTE(a, b), c)
+#define BNG_F32XN BNG_PASTE(bng_f32x, BNG_N)
+#define BNG_F32XH BNG_PASTE(bng_f32x, BNG_H)
+#define BNG_OPN(op) BNG_PASTE3(bng_f32x, BNG_N, _##op)
+#define BNG_OPH(op) BNG_PASTE3(bng_f32x, BNG_H, _##op)
+#define BNG_KEEPSN(what) BNG_PASTE3(bng_keeps, BNG_N, _##what)
+#define BNG_KEEPSH(what) BNG_PASTE3(bng_keeps, BNG_H, _##what)
+#define BNG_TN(prefix) BNG_PASTE(prefix, BNG_N)
+/* The parts of a width's operations (BNG_VEC_OPS), each a section of a backend's file. */
+#define BNG_VEC_OPS_F32_VECTOR 1        /* the vector type, arithmetic, float memory */
+#define BNG_VEC_OPS_F32_HALVES 2        /* the same as two vectors of half the width */
+#define BNG_VEC_OPS_NATIVE_VECTOR 3     /* the same in the target's own spellings */
+#define BNG_VEC_OPS_F16_MEMORY 4        /* half memory, bit by bit */
+#define BNG_VEC_OPS_F16_MEMORY_WIDE 5   /* half memory, by the host's conversions */
+#define BNG_VEC_OPS_RELU_VECTOR 6       /* dy masked by y, keep bits */
+#define BNG_VEC_OPS_RELU_HALVES 7       /* the same as two halves */
+
 /* The backend's operations, each in a file of its own: GNU vectors, or plain C (the
  * portable backend, which the native backend also uses for the widths other than the
- * target's own). */
+ * target's own). Each file's first part is included once; its per-width part, again
+ * for every width (below). */
 #if BNG_VEC_BACKEND == BNG_VEC_GNU
 #include "bng_vec_gnu.h"
+#define BNG_VEC_BACKEND_HEADER "bng_vec_gnu.h"
 #elif BNG_VEC_BACKEND == BNG_VEC_PORTABLE || BNG_VEC_BACKEND == BNG_VEC_NATIVE
 #include "bng_vec_portable.h"
+#define BNG_VEC_BACKEND_HEADER "bng_vec_portable.h"
 #else
 #error "BNG_VEC_BACKEND must be BNG_VEC_GNU, BNG_VEC_PORTABLE or BNG_VEC_NATIVE"
 #endif
@@ -107,115 +133,27 @@ static inline size_t bng_keep_row(size_t i, size_t rows, size_t keep_rows)
 #define BNG_IS_NATIVE(N) 0
 #endif
 
-#if BNG_IS_NATIVE(1)
-BNG_NATIVE_VECTOR(1)
-#else
-BNG_F32_VECTOR(1)
-BNG_F16_MEMORY(1)
-#endif
-#if BNG_IS_NATIVE(2)
-BNG_NATIVE_VECTOR(2)
-#else
-BNG_F32_VECTOR(2)
-BNG_F16_MEMORY(2)
-#endif
-#if BNG_IS_NATIVE(4)
-BNG_NATIVE_VECTOR(4)
-#else
-BNG_F32_VECTOR(4)
-BNG_F16_MEMORY(4)
-#endif
-#if BNG_IS_NATIVE(8)
-BNG_NATIVE_VECTOR(8)
-#elif BNG_IS_HALVES(8)
-BNG_F32_HALVES(8, 4)
-#else
-BNG_F32_VECTOR(8)
-#if BNG_F16_HW_LANES && BNG_F16_HW_LANES <= 8
-BNG_F16_MEMORY_WIDE(8)
-#else
-BNG_F16_MEMORY(8)
-#endif
-#endif
-#if BNG_IS_NATIVE(16)
-BNG_NATIVE_VECTOR(16)
-#elif BNG_IS_HALVES(16)
-BNG_F32_HALVES(16, 8)
-#else
-BNG_F32_VECTOR(16)
-#if BNG_F16_HW_LANES && BNG_F16_HW_LANES <= 16
-BNG_F16_MEMORY_WIDE(16)
-#else
-BNG_F16_MEMORY(16)
-#endif
-#endif
-#if BNG_IS_NATIVE(32)
-BNG_NATIVE_VECTOR(32)
-#elif BNG_IS_HALVES(32)
-BNG_F32_HALVES(32, 16)
-#else
-BNG_F32_VECTOR(32)
-BNG_F16_MEMORY_WIDE(32)
-#endif
-#if BNG_IS_NATIVE(64)
-BNG_NATIVE_VECTOR(64)
-#elif BNG_IS_HALVES(64)
-BNG_F32_HALVES(64, 32)
-#else
-BNG_F32_VECTOR(64)
-BNG_F16_MEMORY_WIDE(64)
-#endif
-
-/* The masked loads at every width: two halves where the width is (GNU, wide). */
-BNG_RELU_VECTOR(1)
-BNG_RELU_VECTOR(2)
-BNG_RELU_VECTOR(4)
-#if BNG_IS_HALVES(8)
-BNG_RELU_HALVES(8, 4)
-#else
-BNG_RELU_VECTOR(8)
-#endif
-#if BNG_IS_HALVES(16)
-BNG_RELU_HALVES(16, 8)
-#else
-BNG_RELU_VECTOR(16)
-#endif
-#if BNG_IS_HALVES(32)
-BNG_RELU_HALVES(32, 16)
-#else
-BNG_RELU_VECTOR(32)
-#endif
-#if BNG_IS_HALVES(64)
-BNG_RELU_HALVES(64, 32)
-#else
-BNG_RELU_VECTOR(64)
-#endif
-
+/* Every width's operations, 1 to 64 lanes, in passes: a pass at a width uses the
+ * earlier passes' operations at that width and its own at half of it. This file's last
+ * sections include the backend's parts once a width and pass (BNG_VEC_PASS). */
+#define BNG_VEC_PASS_VECTORS 1       /* the vectors, their arithmetic and memory */
+#define BNG_VEC_PASS_RELU 2          /* the masked loads: two halves where the width is */
+#define BNG_VEC_PASS_STORE_OUT 3     /* output stores (dx) */
+#define BNG_VEC_PASS_ACCESS 4        /* the memory-space accessors the kernels call */
+#define BNG_VEC_PASS BNG_VEC_PASS_VECTORS
+#include "bng_vec.h"
+#undef BNG_VEC_PASS
+#define BNG_VEC_PASS BNG_VEC_PASS_RELU
+#include "bng_vec.h"
+#undef BNG_VEC_PASS
 /* Output stores (dx): with stream != 0 the caller asks for streaming stores because the
- * output is larger than the caches; the GNU backend gives them on x86 hosts (above),
- * every other backend stores plainly (a DSP has no cache to bypass). */
-#if BNG_VEC_BACKEND == BNG_VEC_GNU
-#define BNG_STORE_OUT(N)
-#else
-#define BNG_STORE_OUT(N)                                                             \
-    static inline void bng_f32x##N##_st_out_f32(float *p, bng_f32x##N v, int stream) \
-    {                                                                                \
-        (void)stream;                                                                \
-        bng_f32x##N##_st_f32(p, v);                                               \
-    }                                                                                \
-    static inline void bng_f32x##N##_st_out_f16(half *p, bng_f32x##N v, int stream) \
-    {                                                                                \
-        (void)stream;                                                                \
-        bng_f32x##N##_st_f16(p, v);                                               \
-    }
+ * output is larger than the caches; the GNU backend gives them on x86 hosts
+ * (bng_vec_gnu.h), every other backend stores plainly (a DSP has no cache to bypass). */
+#if BNG_VEC_BACKEND != BNG_VEC_GNU
+#define BNG_VEC_PASS BNG_VEC_PASS_STORE_OUT
+#include "bng_vec.h"
+#undef BNG_VEC_PASS
 #endif
-BNG_STORE_OUT(1)
-BNG_STORE_OUT(2)
-BNG_STORE_OUT(4)
-BNG_STORE_OUT(8)
-BNG_STORE_OUT(16)
-BNG_STORE_OUT(32)
-BNG_STORE_OUT(64)
 
 /* Streaming stores are weakly ordered: a dx ukernel ends with this, so that its stores
  * are visible to every core before anything stored after it. */
@@ -232,6 +170,7 @@ static inline void bng_store_out_end(int stream)
 }
 #endif
 
+
 /* Memory spaces (docs/contract.md, "Memory spaces"). The kernels' loads and stores take
  * pointers into vector memory, BNG_VMEM (bng_ukernel.h: empty for compilers; under
  * sparse, on a split target, a noderef address space, so that scalar code cannot
@@ -244,83 +183,161 @@ static inline void bng_store_out_end(int stream)
 #else
 #define BNG_VMEM_FN static inline
 #endif
-#define BNG_VMEM_ACCESS(N)                                                           \
-    BNG_VMEM_FN bng_f32x##N bng_f32x##N##_load_f32(const BNG_VMEM float *p)          \
-    {                                                                                \
-        return bng_f32x##N##_ld_f32((const BNG_FORCE float *)p);                     \
-    }                                                                                \
-    BNG_VMEM_FN void bng_f32x##N##_store_f32(BNG_VMEM float *p, bng_f32x##N v)       \
-    {                                                                                \
-        bng_f32x##N##_st_f32((BNG_FORCE float *)p, v);                               \
-    }                                                                                \
-    BNG_VMEM_FN void bng_f32x##N##_store_out_f32(BNG_VMEM float *p, bng_f32x##N v,   \
-                                                 int stream)                         \
-    {                                                                                \
-        bng_f32x##N##_st_out_f32((BNG_FORCE float *)p, v, stream);                   \
-    }                                                                                \
-    BNG_VMEM_FN bng_f32x##N bng_f32x##N##_load_f16(const BNG_VMEM half *p)           \
-    {                                                                                \
-        return bng_f32x##N##_ld_f16((const BNG_FORCE half *)p);                      \
-    }                                                                                \
-    BNG_VMEM_FN void bng_f32x##N##_store_f16(BNG_VMEM half *p, bng_f32x##N v)        \
-    {                                                                                \
-        bng_f32x##N##_st_f16((BNG_FORCE half *)p, v);                                \
-    }                                                                                \
-    BNG_VMEM_FN void bng_f32x##N##_store_out_f16(BNG_VMEM half *p, bng_f32x##N v,    \
-                                                 int stream)                         \
-    {                                                                                \
-        bng_f32x##N##_st_out_f16((BNG_FORCE half *)p, v, stream);                    \
-    }                                                                                \
-    BNG_VMEM_FN bng_f32x##N bng_f32x##N##_load_relu_f32(const BNG_VMEM float *dy,    \
-                                                        const BNG_VMEM float *y)     \
-    {                                                                                \
-        return bng_f32x##N##_ld_relu_f32((const BNG_FORCE float *)dy,                \
-                                         (const BNG_FORCE float *)y);                \
-    }                                                                                \
-    BNG_VMEM_FN bng_f32x##N bng_f32x##N##_load_relu_f16(const BNG_VMEM half *dy,     \
-                                                        const BNG_VMEM half *y)      \
-    {                                                                                \
-        return bng_f32x##N##_ld_relu_f16((const BNG_FORCE half *)dy,                 \
-                                          (const BNG_FORCE half *)y);                 \
-    }                                                                                \
-    BNG_VMEM_FN bng_f32x##N bng_f32x##N##_load_relu_mark_f32(                        \
-        const BNG_VMEM float *dy, const BNG_VMEM float *y, bng_keeps##N##_f32 *keeps, unsigned bit) \
-    {                                                                                \
-        return bng_f32x##N##_ld_relu_mark_f32((const BNG_FORCE float *)dy,           \
-                                              (const BNG_FORCE float *)y, keeps, bit); \
-    }                                                                                \
-    BNG_VMEM_FN bng_f32x##N bng_f32x##N##_load_relu_mark_f16(                        \
-        const BNG_VMEM half *dy, const BNG_VMEM half *y, bng_keeps##N##_f16 *keeps, unsigned bit) \
-    {                                                                                \
-        return bng_f32x##N##_ld_relu_mark_f16((const BNG_FORCE half *)dy,            \
-                                              (const BNG_FORCE half *)y, keeps, bit); \
-    }                                                                                \
-    BNG_VMEM_FN void bng_keeps##N##_store_f32(BNG_VMEM float *p, bng_keeps##N##_f32 k) \
-    {                                                                                \
-        bng_keeps##N##_st_f32((BNG_FORCE float *)p, k);                              \
-    }                                                                                \
-    BNG_VMEM_FN void bng_keeps##N##_store_f16(BNG_VMEM half *p, bng_keeps##N##_f16 k) \
-    {                                                                                \
-        bng_keeps##N##_st_f16((BNG_FORCE half *)p, k);                               \
-    }                                                                                \
-    BNG_VMEM_FN bng_f32x##N bng_f32x##N##_load_relu_keeps_f32(                       \
-        const BNG_VMEM float *dy, const BNG_VMEM float *keeps, unsigned bit)         \
-    {                                                                                \
-        return bng_f32x##N##_ld_relu_keeps_f32((const BNG_FORCE float *)dy,          \
-                                               (const BNG_FORCE float *)keeps, bit); \
-    }                                                                                \
-    BNG_VMEM_FN bng_f32x##N bng_f32x##N##_load_relu_keeps_f16(                       \
-        const BNG_VMEM half *dy, const BNG_VMEM half *keeps, unsigned bit)           \
-    {                                                                                \
-        return bng_f32x##N##_ld_relu_keeps_f16((const BNG_FORCE half *)dy,           \
-                                               (const BNG_FORCE half *)keeps, bit);  \
-    }
-BNG_VMEM_ACCESS(1)
-BNG_VMEM_ACCESS(2)
-BNG_VMEM_ACCESS(4)
-BNG_VMEM_ACCESS(8)
-BNG_VMEM_ACCESS(16)
-BNG_VMEM_ACCESS(32)
-BNG_VMEM_ACCESS(64)
+#define BNG_VEC_PASS BNG_VEC_PASS_ACCESS
+#include "bng_vec.h"
+#undef BNG_VEC_PASS
 
 #endif /* BNG_VEC_H */
+
+/* A pass (BNG_VEC_PASS) at every width: this file again, once a width. */
+#if defined(BNG_VEC_PASS) && !defined(BNG_N)
+#define BNG_N 1
+#include "bng_vec.h"
+#undef BNG_N
+#define BNG_N 2
+#define BNG_H 1
+#include "bng_vec.h"
+#undef BNG_N
+#undef BNG_H
+#define BNG_N 4
+#define BNG_H 2
+#include "bng_vec.h"
+#undef BNG_N
+#undef BNG_H
+#define BNG_N 8
+#define BNG_H 4
+#include "bng_vec.h"
+#undef BNG_N
+#undef BNG_H
+#define BNG_N 16
+#define BNG_H 8
+#include "bng_vec.h"
+#undef BNG_N
+#undef BNG_H
+#define BNG_N 32
+#define BNG_H 16
+#include "bng_vec.h"
+#undef BNG_N
+#undef BNG_H
+#define BNG_N 64
+#define BNG_H 32
+#include "bng_vec.h"
+#undef BNG_N
+#undef BNG_H
+
+/* One width of a pass: the backend's parts for it (the native width: the target's own
+ * spellings; a width wider than the host's registers: two halves, GNU), or the
+ * accessors written out here. */
+#elif defined(BNG_VEC_PASS) && BNG_VEC_PASS == BNG_VEC_PASS_VECTORS
+#if BNG_IS_NATIVE(BNG_N)
+#define BNG_VEC_OPS BNG_VEC_OPS_NATIVE_VECTOR
+#include "bng_vec_native.h"
+#elif BNG_IS_HALVES(BNG_N)
+#define BNG_VEC_OPS BNG_VEC_OPS_F32_HALVES
+#include BNG_VEC_BACKEND_HEADER
+#else
+#define BNG_VEC_OPS BNG_VEC_OPS_F32_VECTOR
+#include BNG_VEC_BACKEND_HEADER
+#undef BNG_VEC_OPS
+#if BNG_F16_HW_LANES && BNG_F16_HW_LANES <= BNG_N
+#define BNG_VEC_OPS BNG_VEC_OPS_F16_MEMORY_WIDE
+#else
+#define BNG_VEC_OPS BNG_VEC_OPS_F16_MEMORY
+#endif
+#include BNG_VEC_BACKEND_HEADER
+#endif
+#undef BNG_VEC_OPS
+
+#elif defined(BNG_VEC_PASS) && BNG_VEC_PASS == BNG_VEC_PASS_RELU
+#if BNG_IS_HALVES(BNG_N)
+#define BNG_VEC_OPS BNG_VEC_OPS_RELU_HALVES
+#else
+#define BNG_VEC_OPS BNG_VEC_OPS_RELU_VECTOR
+#endif
+#include BNG_VEC_BACKEND_HEADER
+#undef BNG_VEC_OPS
+
+#elif defined(BNG_VEC_PASS) && BNG_VEC_PASS == BNG_VEC_PASS_STORE_OUT
+static inline void BNG_OPN(st_out_f32)(float *p, BNG_F32XN v, int stream)
+{
+    (void)stream;
+    BNG_OPN(st_f32)(p, v);
+}
+static inline void BNG_OPN(st_out_f16)(half *p, BNG_F32XN v, int stream)
+{
+    (void)stream;
+    BNG_OPN(st_f16)(p, v);
+}
+
+#elif defined(BNG_VEC_PASS) && BNG_VEC_PASS == BNG_VEC_PASS_ACCESS
+BNG_VMEM_FN BNG_F32XN BNG_OPN(load_f32)(const BNG_VMEM float *p)
+{
+    return BNG_OPN(ld_f32)((const BNG_FORCE float *)p);
+}
+BNG_VMEM_FN void BNG_OPN(store_f32)(BNG_VMEM float *p, BNG_F32XN v)
+{
+    BNG_OPN(st_f32)((BNG_FORCE float *)p, v);
+}
+BNG_VMEM_FN void BNG_OPN(store_out_f32)(BNG_VMEM float *p, BNG_F32XN v,
+                                             int stream)
+{
+    BNG_OPN(st_out_f32)((BNG_FORCE float *)p, v, stream);
+}
+BNG_VMEM_FN BNG_F32XN BNG_OPN(load_f16)(const BNG_VMEM half *p)
+{
+    return BNG_OPN(ld_f16)((const BNG_FORCE half *)p);
+}
+BNG_VMEM_FN void BNG_OPN(store_f16)(BNG_VMEM half *p, BNG_F32XN v)
+{
+    BNG_OPN(st_f16)((BNG_FORCE half *)p, v);
+}
+BNG_VMEM_FN void BNG_OPN(store_out_f16)(BNG_VMEM half *p, BNG_F32XN v,
+                                             int stream)
+{
+    BNG_OPN(st_out_f16)((BNG_FORCE half *)p, v, stream);
+}
+BNG_VMEM_FN BNG_F32XN BNG_OPN(load_relu_f32)(const BNG_VMEM float *dy,
+                                                    const BNG_VMEM float *y)
+{
+    return BNG_OPN(ld_relu_f32)((const BNG_FORCE float *)dy,
+                                     (const BNG_FORCE float *)y);
+}
+BNG_VMEM_FN BNG_F32XN BNG_OPN(load_relu_f16)(const BNG_VMEM half *dy,
+                                                    const BNG_VMEM half *y)
+{
+    return BNG_OPN(ld_relu_f16)((const BNG_FORCE half *)dy,
+                                      (const BNG_FORCE half *)y);
+}
+BNG_VMEM_FN BNG_F32XN BNG_OPN(load_relu_mark_f32)(
+    const BNG_VMEM float *dy, const BNG_VMEM float *y, BNG_KEEPSN(f32) *keeps, unsigned bit)
+{
+    return BNG_OPN(ld_relu_mark_f32)((const BNG_FORCE float *)dy,
+                                          (const BNG_FORCE float *)y, keeps, bit);
+}
+BNG_VMEM_FN BNG_F32XN BNG_OPN(load_relu_mark_f16)(
+    const BNG_VMEM half *dy, const BNG_VMEM half *y, BNG_KEEPSN(f16) *keeps, unsigned bit)
+{
+    return BNG_OPN(ld_relu_mark_f16)((const BNG_FORCE half *)dy,
+                                          (const BNG_FORCE half *)y, keeps, bit);
+}
+BNG_VMEM_FN void BNG_KEEPSN(store_f32)(BNG_VMEM float *p, BNG_KEEPSN(f32) k)
+{
+    BNG_KEEPSN(st_f32)((BNG_FORCE float *)p, k);
+}
+BNG_VMEM_FN void BNG_KEEPSN(store_f16)(BNG_VMEM half *p, BNG_KEEPSN(f16) k)
+{
+    BNG_KEEPSN(st_f16)((BNG_FORCE half *)p, k);
+}
+BNG_VMEM_FN BNG_F32XN BNG_OPN(load_relu_keeps_f32)(
+    const BNG_VMEM float *dy, const BNG_VMEM float *keeps, unsigned bit)
+{
+    return BNG_OPN(ld_relu_keeps_f32)((const BNG_FORCE float *)dy,
+                                           (const BNG_FORCE float *)keeps, bit);
+}
+BNG_VMEM_FN BNG_F32XN BNG_OPN(load_relu_keeps_f16)(
+    const BNG_VMEM half *dy, const BNG_VMEM half *keeps, unsigned bit)
+{
+    return BNG_OPN(ld_relu_keeps_f16)((const BNG_FORCE half *)dy,
+                                           (const BNG_FORCE half *)keeps, bit);
+}
+#endif

@@ -47,19 +47,26 @@ static inline void bng_native_store_f16(half *p, bng_native_f32 v)
 }
 #define BNG_NATIVE_STORE_F16(p, v) bng_native_store_f16(p, v)
 #endif
-#define BNG_NATIVE_VECTOR(N)                                                         \
-    typedef bng_native_f32 bng_f32x##N;                                              \
-    static inline bng_f32x##N bng_f32x##N##_zero(void) { return BNG_NATIVE_BROADCAST(0.0f); } \
-    static inline bng_f32x##N bng_f32x##N##_ld_f32(const float *p) { return BNG_NATIVE_LOAD(p); } \
-    static inline void bng_f32x##N##_st_f32(float *p, bng_f32x##N v) { BNG_NATIVE_STORE(p, v); } \
-    static inline bng_f32x##N bng_f32x##N##_add(bng_f32x##N a, bng_f32x##N b) { return BNG_NATIVE_ADD(a, b); } \
-    static inline bng_f32x##N bng_f32x##N##_sub(bng_f32x##N a, bng_f32x##N b) { return BNG_NATIVE_SUB(a, b); } \
-    static inline bng_f32x##N bng_f32x##N##_mul(bng_f32x##N a, bng_f32x##N b) { return BNG_NATIVE_MUL(a, b); } \
-    static inline bng_f32x##N bng_f32x##N##_div(bng_f32x##N a, bng_f32x##N b) { return BNG_NATIVE_DIV(a, b); } \
-    static inline bng_f32x##N bng_f32x##N##_broadcast(float s) { return BNG_NATIVE_BROADCAST(s); } \
-    static inline bng_f32x##N bng_f32x##N##_ld_f16(const half *p) { return BNG_NATIVE_LOAD_F16(p); } \
-    static inline void bng_f32x##N##_st_f16(half *p, bng_f32x##N v) { BNG_NATIVE_STORE_F16(p, v); }
 /* A width is native when it is the target's f32 width. */
 #define BNG_IS_NATIVE(N) (BNG_NATIVE_LANES == N)
 
 #endif /* BNG_VEC_NATIVE_H */
+
+/* One width's operations, written out (BNG_N lanes; BNG_H, half of them, for a width
+ * made of two halves): bng_vec.h includes this file again for every width and part
+ * (BNG_VEC_OPS), so that each operation is a function here, whose lines a debugger
+ * steps through. Its names are pasted: BNG_OPN(add) is
+ * bng_f32x16_add at 16 lanes. */
+#if defined(BNG_VEC_OPS) && BNG_VEC_OPS == BNG_VEC_OPS_NATIVE_VECTOR
+typedef bng_native_f32 BNG_F32XN;
+static inline BNG_F32XN BNG_OPN(zero)(void) { return BNG_NATIVE_BROADCAST(0.0f); }
+static inline BNG_F32XN BNG_OPN(ld_f32)(const float *p) { return BNG_NATIVE_LOAD(p); }
+static inline void BNG_OPN(st_f32)(float *p, BNG_F32XN v) { BNG_NATIVE_STORE(p, v); }
+static inline BNG_F32XN BNG_OPN(add)(BNG_F32XN a, BNG_F32XN b) { return BNG_NATIVE_ADD(a, b); }
+static inline BNG_F32XN BNG_OPN(sub)(BNG_F32XN a, BNG_F32XN b) { return BNG_NATIVE_SUB(a, b); }
+static inline BNG_F32XN BNG_OPN(mul)(BNG_F32XN a, BNG_F32XN b) { return BNG_NATIVE_MUL(a, b); }
+static inline BNG_F32XN BNG_OPN(div)(BNG_F32XN a, BNG_F32XN b) { return BNG_NATIVE_DIV(a, b); }
+static inline BNG_F32XN BNG_OPN(broadcast)(float s) { return BNG_NATIVE_BROADCAST(s); }
+static inline BNG_F32XN BNG_OPN(ld_f16)(const half *p) { return BNG_NATIVE_LOAD_F16(p); }
+static inline void BNG_OPN(st_f16)(half *p, BNG_F32XN v) { BNG_NATIVE_STORE_F16(p, v); }
+#endif

@@ -2,7 +2,8 @@
 /* Copyright 2026 the batchnormgrad authors */
 /* bng_vec.h's portable backend: plain C99 structs of lanes and loops over them, for any
  * compiler; also the native backend's widths other than the target's own (the tails).
- * Each macro below is instantiated by bng_vec.h for every width. */
+ * The first part is included once; the per-width part, each operation written out as a
+ * function of its width, once a width (bng_vec.h). */
 #ifndef BNG_VEC_PORTABLE_H
 #define BNG_VEC_PORTABLE_H
 
@@ -10,66 +11,6 @@
 #error "bng_vec_portable.h is part of bng_vec.h: include that"
 #endif
 
-#define BNG_F32_VECTOR(N)                                                            \
-    typedef struct { float lane[N]; } bng_f32x##N;                                   \
-    static inline bng_f32x##N bng_f32x##N##_zero(void)                               \
-    {                                                                                \
-        bng_f32x##N v;                                                               \
-        int i;                                                                       \
-        for (i = 0; i < N; i++)                                                      \
-            v.lane[i] = 0.0f;                                                        \
-        return v;                                                                    \
-    }                                                                                \
-    static inline bng_f32x##N bng_f32x##N##_ld_f32(const float *p)                 \
-    {                                                                                \
-        bng_f32x##N v;                                                               \
-        int i;                                                                       \
-        for (i = 0; i < N; i++)                                                      \
-            v.lane[i] = p[i];                                                        \
-        return v;                                                                    \
-    }                                                                                \
-    static inline void bng_f32x##N##_st_f32(float *p, bng_f32x##N v)              \
-    {                                                                                \
-        int i;                                                                       \
-        for (i = 0; i < N; i++)                                                      \
-            p[i] = v.lane[i];                                                        \
-    }                                                                                \
-    static inline bng_f32x##N bng_f32x##N##_add(bng_f32x##N a, bng_f32x##N b)        \
-    {                                                                                \
-        int i;                                                                       \
-        for (i = 0; i < N; i++)                                                      \
-            a.lane[i] += b.lane[i];                                                  \
-        return a;                                                                    \
-    }                                                                                \
-    static inline bng_f32x##N bng_f32x##N##_sub(bng_f32x##N a, bng_f32x##N b)        \
-    {                                                                                \
-        int i;                                                                       \
-        for (i = 0; i < N; i++)                                                      \
-            a.lane[i] -= b.lane[i];                                                  \
-        return a;                                                                    \
-    }                                                                                \
-    static inline bng_f32x##N bng_f32x##N##_mul(bng_f32x##N a, bng_f32x##N b)        \
-    {                                                                                \
-        int i;                                                                       \
-        for (i = 0; i < N; i++)                                                      \
-            a.lane[i] *= b.lane[i];                                                  \
-        return a;                                                                    \
-    }                                                                                \
-    static inline bng_f32x##N bng_f32x##N##_div(bng_f32x##N a, bng_f32x##N b)        \
-    {                                                                                \
-        int i;                                                                       \
-        for (i = 0; i < N; i++)                                                      \
-            a.lane[i] /= b.lane[i];                                                  \
-        return a;                                                                    \
-    }                                                                                \
-    static inline bng_f32x##N bng_f32x##N##_broadcast(float s)                       \
-    {                                                                                \
-        bng_f32x##N v;                                                               \
-        int i;                                                                       \
-        for (i = 0; i < N; i++)                                                      \
-            v.lane[i] = s;                                                           \
-        return v;                                                                    \
-    }
 
 /* Half memory lane by lane, branch-free: the GNU backend's arithmetic on one lane
  * (see there), so that a compiler can vectorize the loop; the same bits as
@@ -117,150 +58,216 @@ static inline uint32_t bng_float_lane_to_half(float value)
     return h | ((x.u >> 16) & 0x8000u);
 }
 
-#define BNG_F16_MEMORY(N)                                                            \
-    static inline bng_f32x##N bng_f32x##N##_ld_f16(const half *p)                  \
-    {                                                                                \
-        bng_f32x##N v;                                                               \
-        int i;                                                                       \
-        for (i = 0; i < N; i++) {        /* memcpy: half may be _Float16 */          \
-            uint16_t lane;                                                           \
-            memcpy(&lane, p + i, 2);                                                 \
-            v.lane[i] = bng_half_lane_to_float(lane);                                \
-        }                                                                            \
-        return v;                                                                    \
-    }                                                                                \
-    static inline void bng_f32x##N##_st_f16(half *p, bng_f32x##N v)               \
-    {                                                                                \
-        int i;                                                                       \
-        for (i = 0; i < N; i++) {                                                    \
-            const uint16_t lane = (uint16_t)bng_float_lane_to_half(v.lane[i]);       \
-            memcpy(p + i, &lane, 2);                                                 \
-        }                                                                            \
-    }
-#define BNG_F16_MEMORY_WIDE(N) BNG_F16_MEMORY(N)
 #define BNG_F16_HW_LANES 0
-/* dy masked by y lane by lane (BNG_RELU_KEEPS) into an array, which the width's own
- * load then reads (a native width's too: the vendor spellings need no bit operation).
- * The array is on the stack, which a vector load reaches on a unified target only: the
- * generator refuses relu on a split one. */
-#define BNG_RELU_VECTOR(N)                                                           \
-    static inline bng_f32x##N bng_f32x##N##_ld_relu_f32(const float *dy, const float *y) \
-    {                                                                                \
-        float masked[N];                                                             \
-        int i;                                                                       \
-        for (i = 0; i < N; i++) {                                                    \
-            uint32_t d, m;                                                           \
-            memcpy(&d, dy + i, 4);                                                   \
-            memcpy(&m, y + i, 4);                                                    \
-            d &= 0u - BNG_RELU_KEEPS(m, 0x80000000u, 0x7f800000u);                   \
-            memcpy(masked + i, &d, 4);                                               \
-        }                                                                            \
-        return bng_f32x##N##_ld_f32(masked);                                         \
-    }                                                                                \
-    static inline bng_f32x##N bng_f32x##N##_ld_relu_f16(const half *dy, const half *y) \
-    {                                                                                \
-        half masked[N];                                                              \
-        int i;                                                                       \
-        for (i = 0; i < N; i++) {                                                    \
-            uint16_t d, m;                                                           \
-            memcpy(&d, dy + i, 2);                                                   \
-            memcpy(&m, y + i, 2);                                                    \
-            d = (uint16_t)(d & (0u - BNG_RELU_KEEPS((unsigned)m, 0x8000u, 0x7c00u))); \
-            memcpy(masked + i, &d, 2);                                               \
-        }                                                                            \
-        return bng_f32x##N##_ld_f16(masked);                                         \
-    }                                                                                \
-    typedef struct { uint32_t lane[N]; } bng_keeps##N##_f32;                        \
-    typedef struct { uint16_t lane[N]; } bng_keeps##N##_f16;                        \
-    static inline bng_keeps##N##_f32 bng_keeps##N##_zero_f32(void)                   \
-    {                                                                                \
-        bng_keeps##N##_f32 k;                                                        \
-        int i;                                                                       \
-        for (i = 0; i < N; i++)                                                      \
-            k.lane[i] = 0;                                                           \
-        return k;                                                                    \
-    }                                                                                \
-    static inline bng_keeps##N##_f16 bng_keeps##N##_zero_f16(void)                   \
-    {                                                                                \
-        bng_keeps##N##_f16 k;                                                        \
-        int i;                                                                       \
-        for (i = 0; i < N; i++)                                                      \
-            k.lane[i] = 0;                                                           \
-        return k;                                                                    \
-    }                                                                                \
-    static inline void bng_keeps##N##_st_f32(float *p, bng_keeps##N##_f32 k)        \
-    {                                                                                \
-        memcpy(p, k.lane, sizeof k.lane);                                            \
-    }                                                                                \
-    static inline void bng_keeps##N##_st_f16(half *p, bng_keeps##N##_f16 k)         \
-    {                                                                                \
-        memcpy(p, k.lane, sizeof k.lane);                                            \
-    }                                                                                \
-    static inline bng_f32x##N bng_f32x##N##_ld_relu_mark_f32(const float *dy, const float *y, \
-                                                           bng_keeps##N##_f32 *keeps, \
-                                                           unsigned bit)             \
-    {                                                                                \
-        float masked[N];                                                             \
-        int i;                                                                       \
-        for (i = 0; i < N; i++) {                                                    \
-            uint32_t d, m, keep;                                                     \
-            memcpy(&d, dy + i, 4);                                                   \
-            memcpy(&m, y + i, 4);                                                    \
-            keep = BNG_RELU_KEEPS(m, 0x80000000u, 0x7f800000u);                      \
-            d &= 0u - keep;                                                          \
-            keeps->lane[i] |= keep << bit;                                           \
-            memcpy(masked + i, &d, 4);                                               \
-        }                                                                            \
-        return bng_f32x##N##_ld_f32(masked);                                         \
-    }                                                                                \
-    static inline bng_f32x##N bng_f32x##N##_ld_relu_mark_f16(const half *dy, const half *y, \
-                                                           bng_keeps##N##_f16 *keeps, \
-                                                           unsigned bit)             \
-    {                                                                                \
-        half masked[N];                                                              \
-        int i;                                                                       \
-        for (i = 0; i < N; i++) {                                                    \
-            uint16_t d, m;                                                           \
-            unsigned keep;                                                           \
-            memcpy(&d, dy + i, 2);                                                   \
-            memcpy(&m, y + i, 2);                                                    \
-            keep = BNG_RELU_KEEPS((unsigned)m, 0x8000u, 0x7c00u);                    \
-            d = (uint16_t)(d & (0u - keep));                                         \
-            keeps->lane[i] = (uint16_t)(keeps->lane[i] | (keep << bit));             \
-            memcpy(masked + i, &d, 2);                                               \
-        }                                                                            \
-        return bng_f32x##N##_ld_f16(masked);                                         \
-    }                                                                                \
-    static inline bng_f32x##N bng_f32x##N##_ld_relu_keeps_f32(const float *dy,      \
-                                                            const float *keeps, unsigned bit) \
-    {                                                                                \
-        float masked[N];                                                             \
-        int i;                                                                       \
-        for (i = 0; i < N; i++) {                                                    \
-            uint32_t d, k;                                                           \
-            memcpy(&d, dy + i, 4);                                                   \
-            memcpy(&k, keeps + i, 4);                                                \
-            d &= 0u - ((k >> bit) & 1u);                                             \
-            memcpy(masked + i, &d, 4);                                               \
-        }                                                                            \
-        return bng_f32x##N##_ld_f32(masked);                                         \
-    }                                                                                \
-    static inline bng_f32x##N bng_f32x##N##_ld_relu_keeps_f16(const half *dy,       \
-                                                            const half *keeps, unsigned bit) \
-    {                                                                                \
-        half masked[N];                                                              \
-        int i;                                                                       \
-        for (i = 0; i < N; i++) {                                                    \
-            uint16_t d, k;                                                           \
-            memcpy(&d, dy + i, 2);                                                   \
-            memcpy(&k, keeps + i, 2);                                                \
-            d = (uint16_t)(d & (0u - (((unsigned)k >> bit) & 1u)));                  \
-            memcpy(masked + i, &d, 2);                                               \
-        }                                                                            \
-        return bng_f32x##N##_ld_f16(masked);                                         \
-    }
 
 /* No width is two halves here (that is the GNU backend's). */
 #define BNG_IS_HALVES(N) 0
 
 #endif /* BNG_VEC_PORTABLE_H */
+
+/* One width's operations, written out (BNG_N lanes; BNG_H, half of them, for a width
+ * made of two halves): bng_vec.h includes this file again for every width and part
+ * (BNG_VEC_OPS), so that each operation is a function here, whose lines a debugger
+ * steps through. Its names are pasted: BNG_OPN(add) is
+ * bng_f32x16_add at 16 lanes. */
+#if defined(BNG_VEC_OPS) && BNG_VEC_OPS == BNG_VEC_OPS_F32_VECTOR
+typedef struct { float lane[BNG_N]; } BNG_F32XN;
+static inline BNG_F32XN BNG_OPN(zero)(void)
+{
+    BNG_F32XN v;
+    int i;
+    for (i = 0; i < BNG_N; i++)
+        v.lane[i] = 0.0f;
+    return v;
+}
+static inline BNG_F32XN BNG_OPN(ld_f32)(const float *p)
+{
+    BNG_F32XN v;
+    int i;
+    for (i = 0; i < BNG_N; i++)
+        v.lane[i] = p[i];
+    return v;
+}
+static inline void BNG_OPN(st_f32)(float *p, BNG_F32XN v)
+{
+    int i;
+    for (i = 0; i < BNG_N; i++)
+        p[i] = v.lane[i];
+}
+static inline BNG_F32XN BNG_OPN(add)(BNG_F32XN a, BNG_F32XN b)
+{
+    int i;
+    for (i = 0; i < BNG_N; i++)
+        a.lane[i] += b.lane[i];
+    return a;
+}
+static inline BNG_F32XN BNG_OPN(sub)(BNG_F32XN a, BNG_F32XN b)
+{
+    int i;
+    for (i = 0; i < BNG_N; i++)
+        a.lane[i] -= b.lane[i];
+    return a;
+}
+static inline BNG_F32XN BNG_OPN(mul)(BNG_F32XN a, BNG_F32XN b)
+{
+    int i;
+    for (i = 0; i < BNG_N; i++)
+        a.lane[i] *= b.lane[i];
+    return a;
+}
+static inline BNG_F32XN BNG_OPN(div)(BNG_F32XN a, BNG_F32XN b)
+{
+    int i;
+    for (i = 0; i < BNG_N; i++)
+        a.lane[i] /= b.lane[i];
+    return a;
+}
+static inline BNG_F32XN BNG_OPN(broadcast)(float s)
+{
+    BNG_F32XN v;
+    int i;
+    for (i = 0; i < BNG_N; i++)
+        v.lane[i] = s;
+    return v;
+}
+#elif defined(BNG_VEC_OPS) && BNG_VEC_OPS == BNG_VEC_OPS_F16_MEMORY
+static inline BNG_F32XN BNG_OPN(ld_f16)(const half *p)
+{
+    BNG_F32XN v;
+    int i;
+    for (i = 0; i < BNG_N; i++) {        /* memcpy: half may be _Float16 */
+        uint16_t lane;
+        memcpy(&lane, p + i, 2);
+        v.lane[i] = bng_half_lane_to_float(lane);
+    }
+    return v;
+}
+static inline void BNG_OPN(st_f16)(half *p, BNG_F32XN v)
+{
+    int i;
+    for (i = 0; i < BNG_N; i++) {
+        const uint16_t lane = (uint16_t)bng_float_lane_to_half(v.lane[i]);
+        memcpy(p + i, &lane, 2);
+    }
+}
+#elif defined(BNG_VEC_OPS) && BNG_VEC_OPS == BNG_VEC_OPS_RELU_VECTOR
+/* dy masked by y lane by lane (BNG_RELU_KEEPS) into an array, which the width's own
+ * load then reads (a native width's too: the vendor spellings need no bit operation).
+ * The array is on the stack, which a vector load reaches on a unified target only: the
+ * generator refuses relu on a split one. */
+static inline BNG_F32XN BNG_OPN(ld_relu_f32)(const float *dy, const float *y)
+{
+    float masked[BNG_N];
+    int i;
+    for (i = 0; i < BNG_N; i++) {
+        uint32_t d, m;
+        memcpy(&d, dy + i, 4);
+        memcpy(&m, y + i, 4);
+        d &= 0u - BNG_RELU_KEEPS(m, 0x80000000u, 0x7f800000u);
+        memcpy(masked + i, &d, 4);
+    }
+    return BNG_OPN(ld_f32)(masked);
+}
+static inline BNG_F32XN BNG_OPN(ld_relu_f16)(const half *dy, const half *y)
+{
+    half masked[BNG_N];
+    int i;
+    for (i = 0; i < BNG_N; i++) {
+        uint16_t d, m;
+        memcpy(&d, dy + i, 2);
+        memcpy(&m, y + i, 2);
+        d = (uint16_t)(d & (0u - BNG_RELU_KEEPS((unsigned)m, 0x8000u, 0x7c00u)));
+        memcpy(masked + i, &d, 2);
+    }
+    return BNG_OPN(ld_f16)(masked);
+}
+typedef struct { uint32_t lane[BNG_N]; } BNG_KEEPSN(f32);
+typedef struct { uint16_t lane[BNG_N]; } BNG_KEEPSN(f16);
+static inline BNG_KEEPSN(f32) BNG_KEEPSN(zero_f32)(void)
+{
+    BNG_KEEPSN(f32) k;
+    int i;
+    for (i = 0; i < BNG_N; i++)
+        k.lane[i] = 0;
+    return k;
+}
+static inline BNG_KEEPSN(f16) BNG_KEEPSN(zero_f16)(void)
+{
+    BNG_KEEPSN(f16) k;
+    int i;
+    for (i = 0; i < BNG_N; i++)
+        k.lane[i] = 0;
+    return k;
+}
+static inline void BNG_KEEPSN(st_f32)(float *p, BNG_KEEPSN(f32) k)
+{
+    memcpy(p, k.lane, sizeof k.lane);
+}
+static inline void BNG_KEEPSN(st_f16)(half *p, BNG_KEEPSN(f16) k)
+{
+    memcpy(p, k.lane, sizeof k.lane);
+}
+static inline BNG_F32XN BNG_OPN(ld_relu_mark_f32)(const float *dy, const float *y,
+                                                       BNG_KEEPSN(f32) *keeps,
+                                                       unsigned bit)
+{
+    float masked[BNG_N];
+    int i;
+    for (i = 0; i < BNG_N; i++) {
+        uint32_t d, m, keep;
+        memcpy(&d, dy + i, 4);
+        memcpy(&m, y + i, 4);
+        keep = BNG_RELU_KEEPS(m, 0x80000000u, 0x7f800000u);
+        d &= 0u - keep;
+        keeps->lane[i] |= keep << bit;
+        memcpy(masked + i, &d, 4);
+    }
+    return BNG_OPN(ld_f32)(masked);
+}
+static inline BNG_F32XN BNG_OPN(ld_relu_mark_f16)(const half *dy, const half *y,
+                                                       BNG_KEEPSN(f16) *keeps,
+                                                       unsigned bit)
+{
+    half masked[BNG_N];
+    int i;
+    for (i = 0; i < BNG_N; i++) {
+        uint16_t d, m;
+        unsigned keep;
+        memcpy(&d, dy + i, 2);
+        memcpy(&m, y + i, 2);
+        keep = BNG_RELU_KEEPS((unsigned)m, 0x8000u, 0x7c00u);
+        d = (uint16_t)(d & (0u - keep));
+        keeps->lane[i] = (uint16_t)(keeps->lane[i] | (keep << bit));
+        memcpy(masked + i, &d, 2);
+    }
+    return BNG_OPN(ld_f16)(masked);
+}
+static inline BNG_F32XN BNG_OPN(ld_relu_keeps_f32)(const float *dy,
+                                                        const float *keeps, unsigned bit)
+{
+    float masked[BNG_N];
+    int i;
+    for (i = 0; i < BNG_N; i++) {
+        uint32_t d, k;
+        memcpy(&d, dy + i, 4);
+        memcpy(&k, keeps + i, 4);
+        d &= 0u - ((k >> bit) & 1u);
+        memcpy(masked + i, &d, 4);
+    }
+    return BNG_OPN(ld_f32)(masked);
+}
+static inline BNG_F32XN BNG_OPN(ld_relu_keeps_f16)(const half *dy,
+                                                        const half *keeps, unsigned bit)
+{
+    half masked[BNG_N];
+    int i;
+    for (i = 0; i < BNG_N; i++) {
+        uint16_t d, k;
+        memcpy(&d, dy + i, 2);
+        memcpy(&k, keeps + i, 2);
+        d = (uint16_t)(d & (0u - (((unsigned)k >> bit) & 1u)));
+        memcpy(masked + i, &d, 2);
+    }
+    return BNG_OPN(ld_f16)(masked);
+}
+#endif
