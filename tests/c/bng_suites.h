@@ -1,6 +1,6 @@
 /* The suites of test_bng, a file each, and what their cases share beside the support
- * library (bng_test_support.h): the storage type a looped case runs on, the cluster's
- * full mask, the sizes of the largest sweeps. Each suite adds its cases with
+ * library (bng_test_support.h): the storage type a looped case runs on, the sizes of
+ * the largest sweeps. Each suite adds its cases with
  * bng_add_cases; test_bng.c's main runs them all, and make chooses by tag.
  */
 #ifndef BNG_SUITES_H
@@ -12,7 +12,6 @@
 
 /* The storage type of a case looped over bng_dtypes (bng_add_cases). */
 #define T (bng_dtypes[_i])
-#define FULL_MASK ((int)((1u << BNG_TARGET_CORES) - 1u))
 /* The largest byte address of the target's data on this host (bng_params.c's limit). */
 #define ADDRESS_MAX (BNG_ADDRESS_MAX < SIZE_MAX ? (size_t)BNG_ADDRESS_MAX : SIZE_MAX)
 /* At the quick size (bng_test_quick) the largest sweeps shrink; every path they cover

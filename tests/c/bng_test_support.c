@@ -728,7 +728,7 @@ size_t bng_off_plan_channels(const bng_dtype *t, size_t *out)
     return n;
 }
 
-const int bng_test_masks[] = {0x1, 0x2, 0x3, 0x5A, (int)((1u << BNG_TARGET_CORES) - 1u), -1,
+const int bng_test_masks[] = {0x1, 0x2, 0x3, 0x5A, FULL_MASK, -1,
                               1 << (BNG_TARGET_CORES - 1),
                               (1 << (BNG_TARGET_CORES - 1)) | 0x40000000};
 const size_t bng_test_mask_count = sizeof bng_test_masks / sizeof bng_test_masks[0];
@@ -749,4 +749,12 @@ void bng_case_valid_sums(bng_case *k, size_t count)
         sums[i] = 0.5f;
     for (i = 0; i < BNG_SUMS_COUNT_LIMBS; i++, count >>= BNG_SUMS_LIMB_BITS)
         sums[2 * k->channel + i] = (float)(count & ((1u << BNG_SUMS_LIMB_BITS) - 1u));
+}
+
+void bng_set_bits(const bng_dtype *t, void *base, size_t i, uint32_t f32, uint16_t f16)
+{
+    if (t->size == 2)
+        memcpy((unsigned char *)base + 2 * i, &f16, 2);
+    else
+        memcpy((unsigned char *)base + 4 * i, &f32, 4);
 }

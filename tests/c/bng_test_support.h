@@ -6,6 +6,7 @@
 
 #include <check.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "batch_norm_grad.h"
 #include "bng_kernels.h"
 #include "bng_reference.h"
@@ -81,6 +82,10 @@ typedef struct {
 
 enum bng_data { BNG_DATA_RANDOM, BNG_DATA_LARGE_MEAN };
 
+/* Element i of t's type set to the bits given (f32's, or f16's where t is half): values
+ * a double would round to otherwise in the suite's flush-to-zero mode (subnormals), or
+ * NaNs of a given payload. */
+void bng_set_bits(const bng_dtype *t, void *base, size_t i, uint32_t f32, uint16_t f16);
 /* A number in [lo, hi) from the suite's deterministic stream (xorshift32), advancing
  * *state. */
 double bng_uniform(unsigned *state, double lo, double hi);
@@ -146,6 +151,8 @@ void bng_expect_same(const void *a, const void *b, size_t bytes, const char *sha
 /* Channel counts off t's plan (served by the generic kernel): 1, 3, lanes - 1,
  * lanes + 1, and odd ones that span several generic chunks; at most 8, into out. */
 size_t bng_off_plan_channels(const bng_dtype *t, size_t *out);
+/* Every core of the cluster, as a core_mask. */
+#define FULL_MASK ((int)((1u << BNG_TARGET_CORES) - 1u))
 /* The core masks every _s comparison runs with: single low and high cores, pairs, a
  * sparse mask, the full cluster, all bits, and bits beyond the core count (ignored). */
 extern const int bng_test_masks[];

@@ -771,6 +771,7 @@ START_TEST(test_nchw_walk)
         nchw_init(&n, T, batch, 2, spatial[i], 1, BNG_DATA_RANDOM, (unsigned)i + 300);
         nchw_call(&n, BNG_OP_EXT, 0, 0);
         dx = malloc(n.bytes);
+        ck_assert_ptr_nonnull(dx);
         memcpy(dx, n.dx, n.bytes);
         nchw_check(&n);
         for (mask = 1; mask <= FULL_MASK; mask += FULL_MASK - 1) {

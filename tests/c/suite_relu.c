@@ -24,12 +24,7 @@ enum { Y_ALL_POSITIVE, Y_ALL_MASKED, Y_RANDOM, Y_EDGES, Y_KINDS };
  * 0 in the suite's ftz mode. */
 static void set_least_subnormal(const bng_dtype *t, void *y, size_t i, int negative)
 {
-    const uint32_t f32 = negative ? 0x80000001u : 1u;
-    const uint16_t f16 = negative ? 0x8001u : 1u;
-    if (t->size == 2)
-        memcpy((unsigned char *)y + i * 2, &f16, 2);
-    else
-        memcpy((unsigned char *)y + i * 4, &f32, 4);
+    bng_set_bits(t, y, i, negative ? 0x80000001u : 1u, negative ? 0x8001u : 1u);
 }
 
 static void fill_y(const bng_dtype *t, void *y, size_t n, int kind, unsigned seed)

@@ -46,16 +46,6 @@ static float *floats(size_t n, unsigned *state, double lo, double hi)
     return a;
 }
 
-/* Element i of t's type set to the bits given (f32's, or f16's where t is half): values
- * a double would round to differently in the suite's flush-to-zero mode. */
-static void set_bits(const bng_dtype *t, void *base, size_t i, uint32_t f32, uint16_t f16)
-{
-    if (t->size == 2)
-        memcpy((unsigned char *)base + 2 * i, &f16, 2);
-    else
-        memcpy((unsigned char *)base + 4 * i, &f32, 4);
-}
-
 /* The element i of a buffer of t's type, as float (exact: every half is a float). */
 static float at(const bng_dtype *t, const void *base, size_t i)
 {
@@ -85,9 +75,9 @@ static void uk_init(uk_case *u, const bng_dtype *t, size_t rows, size_t channels
         if (i % 3 == 0)
             t->set(u->y.p, i, i % 2 ? -0.5 : (i % 4 ? 0.0 : -0.0));
         else if (i % 7 == 1)
-            set_bits(t, u->y.p, i, i % 2 ? 0x7fc00000u : 0xffc00001u, i % 2 ? 0x7e00u : 0xfe01u);
+            bng_set_bits(t, u->y.p, i, i % 2 ? 0x7fc00000u : 0xffc00001u, i % 2 ? 0x7e00u : 0xfe01u);
         else if (i % 11 == 2)
-            set_bits(t, u->y.p, i, i % 2 ? 1u : 0x80000001u, i % 2 ? 1u : 0x8001u);
+            bng_set_bits(t, u->y.p, i, i % 2 ? 1u : 0x80000001u, i % 2 ? 1u : 0x8001u);
         else
             t->set(u->y.p, i, bng_uniform(&state, 0.01, 1.0));
     }
