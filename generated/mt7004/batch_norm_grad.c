@@ -50,34 +50,44 @@ static const bng_kernel *bng_f32_kernel_for_channels(size_t channel)
 }
 
 /* NCHW (BNG_FLAG_NCHW): one table entry per specialized spatial extent, and the
- * generic one, which also serves every piece of a plane _s streams in parts. */
+ * generic one, which also serves every piece of a plane _s streams in parts. Each
+ * entry's name is an array of its own, not a string literal: a compiler puts an
+ * object's literals in one section, which a firmware linking only the vendor's calls
+ * would keep whole; an array has a section of its own (-fdata-sections), which
+ * --gc-sections drops with its table. */
+static const char bng_f32_nchw_kernel__mt7004_s49_v16_name[] = "bng_f32_nchw_kernel__mt7004_s49_v16";
 static const bng_nchw_kernel bng_f32_nchw_kernel__mt7004_s49_v16 = {
-    "bng_f32_nchw_kernel__mt7004_s49_v16", 49, 16,
+    bng_f32_nchw_kernel__mt7004_s49_v16_name, 49, 16,
     bng_f32_nchw_dx_end_ukernel__mt7004_v16,
     bng_f32_nchw_reduce_ukernel__mt7004_s49_v16, bng_f32_nchw_dx_train_ukernel__mt7004_s49_v16, bng_f32_nchw_dx_infer_ukernel__mt7004_s49_v16, bng_f32_nchw_reduce_relu_ukernel__mt7004_s49_v16, bng_f32_nchw_dx_train_relu_ukernel__mt7004_s49_v16, bng_f32_nchw_dx_infer_relu_ukernel__mt7004_s49_v16
 };
+static const char bng_f32_nchw_kernel__mt7004_s196_v16_name[] = "bng_f32_nchw_kernel__mt7004_s196_v16";
 static const bng_nchw_kernel bng_f32_nchw_kernel__mt7004_s196_v16 = {
-    "bng_f32_nchw_kernel__mt7004_s196_v16", 196, 16,
+    bng_f32_nchw_kernel__mt7004_s196_v16_name, 196, 16,
     bng_f32_nchw_dx_end_ukernel__mt7004_v16,
     bng_f32_nchw_reduce_ukernel__mt7004_s196_v16, bng_f32_nchw_dx_train_ukernel__mt7004_s196_v16, bng_f32_nchw_dx_infer_ukernel__mt7004_s196_v16, bng_f32_nchw_reduce_relu_ukernel__mt7004_s196_v16, bng_f32_nchw_dx_train_relu_ukernel__mt7004_s196_v16, bng_f32_nchw_dx_infer_relu_ukernel__mt7004_s196_v16
 };
+static const char bng_f32_nchw_kernel__mt7004_s784_v16_name[] = "bng_f32_nchw_kernel__mt7004_s784_v16";
 static const bng_nchw_kernel bng_f32_nchw_kernel__mt7004_s784_v16 = {
-    "bng_f32_nchw_kernel__mt7004_s784_v16", 784, 16,
+    bng_f32_nchw_kernel__mt7004_s784_v16_name, 784, 16,
     bng_f32_nchw_dx_end_ukernel__mt7004_v16,
     bng_f32_nchw_reduce_ukernel__mt7004_s784_v16, bng_f32_nchw_dx_train_ukernel__mt7004_s784_v16, bng_f32_nchw_dx_infer_ukernel__mt7004_s784_v16, bng_f32_nchw_reduce_relu_ukernel__mt7004_s784_v16, bng_f32_nchw_dx_train_relu_ukernel__mt7004_s784_v16, bng_f32_nchw_dx_infer_relu_ukernel__mt7004_s784_v16
 };
+static const char bng_f32_nchw_kernel__mt7004_s3136_v16_name[] = "bng_f32_nchw_kernel__mt7004_s3136_v16";
 static const bng_nchw_kernel bng_f32_nchw_kernel__mt7004_s3136_v16 = {
-    "bng_f32_nchw_kernel__mt7004_s3136_v16", 3136, 16,
+    bng_f32_nchw_kernel__mt7004_s3136_v16_name, 3136, 16,
     bng_f32_nchw_dx_end_ukernel__mt7004_v16,
     bng_f32_nchw_reduce_ukernel__mt7004_s3136_v16, bng_f32_nchw_dx_train_ukernel__mt7004_s3136_v16, bng_f32_nchw_dx_infer_ukernel__mt7004_s3136_v16, bng_f32_nchw_reduce_relu_ukernel__mt7004_s3136_v16, bng_f32_nchw_dx_train_relu_ukernel__mt7004_s3136_v16, bng_f32_nchw_dx_infer_relu_ukernel__mt7004_s3136_v16
 };
+static const char bng_f32_nchw_kernel__mt7004_s12544_v16_name[] = "bng_f32_nchw_kernel__mt7004_s12544_v16";
 static const bng_nchw_kernel bng_f32_nchw_kernel__mt7004_s12544_v16 = {
-    "bng_f32_nchw_kernel__mt7004_s12544_v16", 12544, 16,
+    bng_f32_nchw_kernel__mt7004_s12544_v16_name, 12544, 16,
     bng_f32_nchw_dx_end_ukernel__mt7004_v16,
     bng_f32_nchw_reduce_ukernel__mt7004_s12544_v16, bng_f32_nchw_dx_train_ukernel__mt7004_s12544_v16, bng_f32_nchw_dx_infer_ukernel__mt7004_s12544_v16, bng_f32_nchw_reduce_relu_ukernel__mt7004_s12544_v16, bng_f32_nchw_dx_train_relu_ukernel__mt7004_s12544_v16, bng_f32_nchw_dx_infer_relu_ukernel__mt7004_s12544_v16
 };
+static const char bng_f32_nchw_kernel__mt7004_generic_v16_name[] = "bng_f32_nchw_kernel__mt7004_generic_v16";
 static const bng_nchw_kernel bng_f32_nchw_kernel__mt7004_generic_v16 = {
-    "bng_f32_nchw_kernel__mt7004_generic_v16", 0, 16,
+    bng_f32_nchw_kernel__mt7004_generic_v16_name, 0, 16,
     bng_f32_nchw_dx_end_ukernel__mt7004_v16,
     bng_f32_nchw_reduce_ukernel__mt7004_generic_v16, bng_f32_nchw_dx_train_ukernel__mt7004_generic_v16, bng_f32_nchw_dx_infer_ukernel__mt7004_generic_v16, bng_f32_nchw_reduce_relu_ukernel__mt7004_generic_v16, bng_f32_nchw_dx_train_relu_ukernel__mt7004_generic_v16, bng_f32_nchw_dx_infer_relu_ukernel__mt7004_generic_v16
 };
@@ -194,34 +204,44 @@ static const bng_kernel *bng_f16_kernel_for_channels(size_t channel)
 }
 
 /* NCHW (BNG_FLAG_NCHW): one table entry per specialized spatial extent, and the
- * generic one, which also serves every piece of a plane _s streams in parts. */
+ * generic one, which also serves every piece of a plane _s streams in parts. Each
+ * entry's name is an array of its own, not a string literal: a compiler puts an
+ * object's literals in one section, which a firmware linking only the vendor's calls
+ * would keep whole; an array has a section of its own (-fdata-sections), which
+ * --gc-sections drops with its table. */
+static const char bng_f16_nchw_kernel__mt7004_s49_v32_name[] = "bng_f16_nchw_kernel__mt7004_s49_v32";
 static const bng_nchw_kernel bng_f16_nchw_kernel__mt7004_s49_v32 = {
-    "bng_f16_nchw_kernel__mt7004_s49_v32", 49, 32,
+    bng_f16_nchw_kernel__mt7004_s49_v32_name, 49, 32,
     bng_f16_nchw_dx_end_ukernel__mt7004_v32,
     bng_f16_nchw_reduce_ukernel__mt7004_s49_v32, bng_f16_nchw_dx_train_ukernel__mt7004_s49_v32, bng_f16_nchw_dx_infer_ukernel__mt7004_s49_v32, bng_f16_nchw_reduce_relu_ukernel__mt7004_s49_v32, bng_f16_nchw_dx_train_relu_ukernel__mt7004_s49_v32, bng_f16_nchw_dx_infer_relu_ukernel__mt7004_s49_v32
 };
+static const char bng_f16_nchw_kernel__mt7004_s196_v32_name[] = "bng_f16_nchw_kernel__mt7004_s196_v32";
 static const bng_nchw_kernel bng_f16_nchw_kernel__mt7004_s196_v32 = {
-    "bng_f16_nchw_kernel__mt7004_s196_v32", 196, 32,
+    bng_f16_nchw_kernel__mt7004_s196_v32_name, 196, 32,
     bng_f16_nchw_dx_end_ukernel__mt7004_v32,
     bng_f16_nchw_reduce_ukernel__mt7004_s196_v32, bng_f16_nchw_dx_train_ukernel__mt7004_s196_v32, bng_f16_nchw_dx_infer_ukernel__mt7004_s196_v32, bng_f16_nchw_reduce_relu_ukernel__mt7004_s196_v32, bng_f16_nchw_dx_train_relu_ukernel__mt7004_s196_v32, bng_f16_nchw_dx_infer_relu_ukernel__mt7004_s196_v32
 };
+static const char bng_f16_nchw_kernel__mt7004_s784_v32_name[] = "bng_f16_nchw_kernel__mt7004_s784_v32";
 static const bng_nchw_kernel bng_f16_nchw_kernel__mt7004_s784_v32 = {
-    "bng_f16_nchw_kernel__mt7004_s784_v32", 784, 32,
+    bng_f16_nchw_kernel__mt7004_s784_v32_name, 784, 32,
     bng_f16_nchw_dx_end_ukernel__mt7004_v32,
     bng_f16_nchw_reduce_ukernel__mt7004_s784_v32, bng_f16_nchw_dx_train_ukernel__mt7004_s784_v32, bng_f16_nchw_dx_infer_ukernel__mt7004_s784_v32, bng_f16_nchw_reduce_relu_ukernel__mt7004_s784_v32, bng_f16_nchw_dx_train_relu_ukernel__mt7004_s784_v32, bng_f16_nchw_dx_infer_relu_ukernel__mt7004_s784_v32
 };
+static const char bng_f16_nchw_kernel__mt7004_s3136_v32_name[] = "bng_f16_nchw_kernel__mt7004_s3136_v32";
 static const bng_nchw_kernel bng_f16_nchw_kernel__mt7004_s3136_v32 = {
-    "bng_f16_nchw_kernel__mt7004_s3136_v32", 3136, 32,
+    bng_f16_nchw_kernel__mt7004_s3136_v32_name, 3136, 32,
     bng_f16_nchw_dx_end_ukernel__mt7004_v32,
     bng_f16_nchw_reduce_ukernel__mt7004_s3136_v32, bng_f16_nchw_dx_train_ukernel__mt7004_s3136_v32, bng_f16_nchw_dx_infer_ukernel__mt7004_s3136_v32, bng_f16_nchw_reduce_relu_ukernel__mt7004_s3136_v32, bng_f16_nchw_dx_train_relu_ukernel__mt7004_s3136_v32, bng_f16_nchw_dx_infer_relu_ukernel__mt7004_s3136_v32
 };
+static const char bng_f16_nchw_kernel__mt7004_s12544_v32_name[] = "bng_f16_nchw_kernel__mt7004_s12544_v32";
 static const bng_nchw_kernel bng_f16_nchw_kernel__mt7004_s12544_v32 = {
-    "bng_f16_nchw_kernel__mt7004_s12544_v32", 12544, 32,
+    bng_f16_nchw_kernel__mt7004_s12544_v32_name, 12544, 32,
     bng_f16_nchw_dx_end_ukernel__mt7004_v32,
     bng_f16_nchw_reduce_ukernel__mt7004_s12544_v32, bng_f16_nchw_dx_train_ukernel__mt7004_s12544_v32, bng_f16_nchw_dx_infer_ukernel__mt7004_s12544_v32, bng_f16_nchw_reduce_relu_ukernel__mt7004_s12544_v32, bng_f16_nchw_dx_train_relu_ukernel__mt7004_s12544_v32, bng_f16_nchw_dx_infer_relu_ukernel__mt7004_s12544_v32
 };
+static const char bng_f16_nchw_kernel__mt7004_generic_v32_name[] = "bng_f16_nchw_kernel__mt7004_generic_v32";
 static const bng_nchw_kernel bng_f16_nchw_kernel__mt7004_generic_v32 = {
-    "bng_f16_nchw_kernel__mt7004_generic_v32", 0, 32,
+    bng_f16_nchw_kernel__mt7004_generic_v32_name, 0, 32,
     bng_f16_nchw_dx_end_ukernel__mt7004_v32,
     bng_f16_nchw_reduce_ukernel__mt7004_generic_v32, bng_f16_nchw_dx_train_ukernel__mt7004_generic_v32, bng_f16_nchw_dx_infer_ukernel__mt7004_generic_v32, bng_f16_nchw_reduce_relu_ukernel__mt7004_generic_v32, bng_f16_nchw_dx_train_relu_ukernel__mt7004_generic_v32, bng_f16_nchw_dx_infer_relu_ukernel__mt7004_generic_v32
 };
