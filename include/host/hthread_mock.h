@@ -12,8 +12,9 @@
  * firmware; core_barrier and group_barrier trap on an id not created. */
 int hthread_barrier_create(int cluster_id);
 
-/* SPMD (hthread_group_exec, then hthread_group_wait): run fn(arg) on BNG_TARGET_CORES
- * threads, cores 0 .. n-1, and wait for all. */
+/* SPMD (hthread_group_exec, then hthread_group_wait): run fn(arg) on cores 0 .. n-1
+ * (BNG_TARGET_CORES threads, started at the first launch and kept), and wait for all.
+ * One launch at a time. */
 void hthread_mock_run_group(void (*fn)(void *), void *arg);
 /* Fan-out: cores 1 .. BNG_TARGET_CORES-1 start on threads of their own running
  * core_main(), late: core k after k * 2 ms (HTHREAD_MOCK_CORE_DELAY_NS), so that what the
