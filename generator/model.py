@@ -15,9 +15,10 @@ BACKENDS = ("gnu", "portable", "native")
 # vendor-shaped call with an extended parameter block, for its accumulate flag (ext).
 # relu and nchw are no families of their own: flags on those calls, BNG_FLAG_RELU (ReLU
 # backward fused) and BNG_FLAG_NCHW (channel axis 1, with kernels per spatial extent,
-# targets.yaml spatial:).
-EXTENSIONS = ("reduce", "apply", "dx", "ext", "relu", "nchw")
-# The families of entry points (the rest of EXTENSIONS are flags on their calls).
+# targets.yaml spatial:). forward is the training forward (batch_norm_fwd.h), an operator
+# of its own beside the backward.
+EXTENSIONS = ("reduce", "apply", "dx", "ext", "relu", "nchw", "forward")
+# The backward's families of entry points (relu and nchw are flags on their calls).
 FAMILIES = ("reduce", "apply", "dx", "ext")
 # The spatial extents (H*W) the nchw kernels specialize when targets.yaml lists none:
 # ResNet's, 112x112 down to 7x7.

@@ -29,6 +29,9 @@ RELU_OPS = ("reduce_relu", "dx_train_relu", "dx_infer_relu")
 # dx that is neither x nor dy, masked by the keep bits reduce_relu left in dx (y is not
 # read again: bng_vec.h, "Keep bits").
 KEEPS_OPS = ("dx_train_keeps", "dx_infer_keeps")
+# The training forward's (the forward extension: batch_norm_fwd.h), in their own table
+# (bng_fwd_kernel): the statistics of a row group, and y from them.
+FWD_OPS = ("fwd_stats", "fwd_norm")
 
 # Channels a generic kernel processes per pass, in vectors of the dtype's lanes.
 GENERIC_CHUNK_VECTORS = 8
@@ -166,7 +169,8 @@ def ukernel_name(dtype: str, op: str, target: str, shape: Optional[str], lanes: 
 def table_entry_name(dtype: str, table: str, target: str, shape: str, lanes: int) -> str:
     """A kernel table entry's name, in the ukernels' scheme: bng_<dtype>_<table>kernel__
     <target>_<shape>_v<lanes>, ``table`` "" for the extended calls' NHWC table, "base_"
-    for the vendor's calls' (TargetPlan.base_tables_apart), "nchw_" for NCHW's."""
+    for the vendor's calls' (TargetPlan.base_tables_apart), "nchw_" for NCHW's, "fwd_"
+    for the training forward's."""
     return f"bng_{dtype}_{table}kernel__{target}_{shape}_v{lanes}"
 
 
@@ -196,6 +200,16 @@ class Kernel:
     def ukernel(self, op: str) -> str:
         assert op in self.ops, op
         return ukernel_name(self.dtype, op, self.target, self.shape, self.lanes)
+
+    def fwd_ukernel(self, op: str) -> str:
+        """A training forward ukernel of this kernel's shape (FWD_OPS)."""
+        assert op in FWD_OPS, op
+        return ukernel_name(self.dtype, op, self.target, self.shape, self.lanes)
+
+    @property
+    def fwd_table_entry(self) -> str:
+        """The entry's name in the forward's table (bng_fwd_kernel)."""
+        return table_entry_name(self.dtype, "fwd_", self.target, self.shape, self.lanes)
 
     @property
     def ukernels(self) -> Tuple[str, ...]:
@@ -407,6 +421,8 @@ DRIVER_ROOMS = (
     Room("bng_nchw_steps.c", "nchw"), Room("bng_nchw_direct.c", "nchw"),
     Room("bng_nchw_staged.c", "nchw"),
     Room("bng_relu.c", "relu"),
+    Room("bng_fwd_params.c", "forward"), Room("bng_fwd_entry.c", "forward"),
+    Room("bng_fwd_nhwc_direct.c", "forward"),
 )
 
 
@@ -451,8 +467,14 @@ class TargetPlan(NhwcGsm):
         if self.extensions:
             out += [OutputFile(f"{base}/batch_norm_grad_ext.h", "batch_norm_grad_ext.h.j2"),
                     OutputFile(f"{base}/batch_norm_grad_ext.c", "batch_norm_grad_ext.c.j2")]
+        if self.has("forward"):
+            out += [OutputFile(f"{base}/batch_norm_fwd.h", "batch_norm_fwd.h.j2"),
+                    OutputFile(f"{base}/batch_norm_fwd.c", "batch_norm_fwd.c.j2")]
         out += [OutputFile(f"{base}/bng_{d.name}_ukernels.c", "ukernels.c.j2", d.name)
                 for d in self.dtypes]
+        if self.has("forward"):
+            out += [OutputFile(f"{base}/bng_{d.name}_fwd_ukernels.c", "fwd_ukernels.c.j2", d.name)
+                    for d in self.dtypes]
         out.append(OutputFile(f"{base}/bng_native.h", "bng_native.h.j2"))
         out.append(OutputFile(f"{base}/build.mk", "build.mk.j2"))
         return tuple(out)
@@ -511,7 +533,14 @@ class TargetPlan(NhwcGsm):
 
     @property
     def extensions(self) -> Tuple[str, ...]:
-        return self.target.extensions
+        """The backward's extensions (batch_norm_grad_ext.h's families and flags); the
+        training forward, which has a header of its own, is has("forward")."""
+        return tuple(e for e in self.target.extensions if e != "forward")
+
+    @property
+    def fwd_ops(self) -> Tuple[str, ...]:
+        """The training forward's ukernels of each kernel (FWD_OPS), with the forward."""
+        return FWD_OPS if self.has("forward") else ()
 
     def has(self, extension: str) -> bool:
         assert extension in EXTENSIONS, extension

@@ -207,6 +207,11 @@ def validate_target(target: Target) -> Target:
         # vector memory where scalar code may not go.
         raise ConfigError(str(target.where("extensions")), f"targets.{target.name}.extensions",
                           "relu is not available on a split target (memory.spaces) in this version")
+    if target.memory.split and "forward" in target.extensions:
+        # The forward's _p runs on the caller's memory where it lies, which a split
+        # target's vector code reaches only through a workspace and DMA.
+        raise ConfigError(str(target.where("extensions")), f"targets.{target.name}.extensions",
+                          "forward is not available on a split target (memory.spaces) in this version")
     _check_nchw(target)
     if target.memory.split:
         _check_p_workspace(target, tp.p_workspace_bytes, tp.min_private_bytes, tp.max_chunk)

@@ -76,17 +76,17 @@ static unsigned bng_log2(size_t power_of_two)
     return shift;
 }
 
-/* One array of the call: where it starts and how many bytes it spans. */
-typedef struct {
-    uintptr_t start, bytes;
-} bng_span;
+int bng_params_fits(unsigned long long batch, unsigned long long channel, size_t element_bytes)
+{
+    return bng_fits(batch, channel, bng_log2(element_bytes));
+}
 
-static int bng_overlap(bng_span a, bng_span b)
+int bng_params_overlap(bng_span a, bng_span b)
 {
     return a.start < b.start + b.bytes && b.start < a.start + a.bytes;
 }
 
-static int bng_same(bng_span a, bng_span b)
+int bng_params_same(bng_span a, bng_span b)
 {
     return a.start == b.start && a.bytes == b.bytes;
 }
@@ -162,8 +162,8 @@ static int bng_check_overlap(const bng_span *span, unsigned used, unsigned outpu
             const int may_be_same = out == BNG_DX ? other <= BNG_DY
                                   : (out == BNG_DBIAS || out == BNG_DSCALE)
                                     && other >= BNG_MEAN && other <= BNG_SCALE;
-            if (other != out && (used & BNG_BIT(other)) && bng_overlap(span[out], span[other])
-                && !(may_be_same && bng_same(span[out], span[other])))
+            if (other != out && (used & BNG_BIT(other)) && bng_params_overlap(span[out], span[other])
+                && !(may_be_same && bng_params_same(span[out], span[other])))
                 return BNG_EOVERLAP;
         }
     }

@@ -21,6 +21,10 @@
  *   bng_params_sums        the block's partial-sums buffer (NULL for an op without one)
  *   BNG_LIMB_MAX           the largest limb of the buffer's row count (read here for
  *                          apply, written by the driver for reduce)
+ *   bng_params_fits, bng_span, bng_params_overlap, bng_params_same
+ *                          the checks' arithmetic (the address range, two arrays'
+ *                          overlap, the very same array), which the training
+ *                          forward's checks use too
  * What it needs: the target's constants (bng_kernels.h: the address width, the count's
  * limbs, the extension families the target has), the block's slots (batch_norm_grad.h,
  * and batch_norm_grad_ext.h, whose values bng_params.c asserts) and a storage type's
@@ -31,6 +35,7 @@
 #define BNG_PARAMS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "bng_kernels.h"
 
 /* One checked call: what it computes and on what shape. */
@@ -63,6 +68,16 @@ typedef struct {
 /* The partial-sums buffer's row count: limbs of BNG_SUMS_LIMB_BITS bits, least
  * significant first (batch_norm_grad_ext.h). */
 #define BNG_LIMB_MAX ((1u << BNG_SUMS_LIMB_BITS) - 1u)
+
+/* The arithmetic of the checks, for the training forward's (bng_fwd_params.c) too:
+ * whether batch * channel elements of element_bytes fit BNG_ADDRESS_MAX (both at least
+ * 1), whether two arrays share a byte, whether they are the very same. */
+int bng_params_fits(unsigned long long batch, unsigned long long channel, size_t element_bytes);
+typedef struct {
+    uintptr_t start, bytes;      /* where an array starts, and the bytes it spans */
+} bng_span;
+int bng_params_overlap(bng_span a, bng_span b);
+int bng_params_same(bng_span a, bng_span b);     /* the very same array */
 
 /* `shared`: the partial-sums buffer is in shared memory (apply reads its count). */
 int bng_params_check(const bng_dtype_config *dtype, int op, const long long *params,

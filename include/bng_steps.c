@@ -6,13 +6,6 @@
  */
 #include "bng_steps.h"
 
-#define bng_vload_f16 BNG_VOP(BNG_V, load_f16)
-#define bng_vstore_f16 BNG_VOP(BNG_V, store_f16)
-#define bng_vadd BNG_VOP(BNG_V, add)
-#define bng_vmul BNG_VOP(BNG_V, mul)
-#define bng_vdiv BNG_VOP(BNG_V, div)
-#define bng_vbroadcast BNG_VOP(BNG_V, broadcast)
-
 size_t bng_group_rows(size_t batch)
 {
     size_t groups = (batch + BNG_MIN_GROUP_ROWS - 1) / BNG_MIN_GROUP_ROWS;
@@ -29,8 +22,7 @@ size_t bng_chunk(const bng_dtype_config *dtype, const bng_kernel *kernel)
     return kernel->channels ? kernel->channels : dtype->generic_chunk;
 }
 
-/* Element i (a multiple of BNG_V) of a per-channel array of the call's stats type. */
-static bng_vec bng_stats_load(const bng_dtype_config *dtype, const BNG_VMEM void *stats, size_t i)
+bng_vec bng_stats_load(const bng_dtype_config *dtype, const BNG_VMEM void *stats, size_t i)
 {
     if (dtype->stats_bytes == sizeof(float))
         return bng_vload((const BNG_VMEM float *)stats + i);
@@ -105,6 +97,63 @@ void bng_step_finalize(const bng_dtype_config *dtype, size_t channels, float m, 
         bng_stats_store(dtype, dbias, c, dbias_out);
         bng_stats_store(dtype, dscale, c, dscale_out);
     }
+}
+
+/* The square root by integers, bit by bit: the firmware's C library need have no libm.
+ * v = m * 2^p with p even; the root of m * 2^26 (in [2^24.5, 2^25.5)) to 24 bits, its
+ * next bit and whether anything is below (the remainder, the bits shifted out) round it
+ * to nearest, ties to even: the IEEE result, the bits sqrtf gives. */
+float bng_sqrtf(float v)
+{
+    union {
+        float f;
+        uint32_t bits;
+    } word;
+    uint32_t bits, m;
+    uint64_t op, root = 0, one = (uint64_t)1 << 62, low;
+    int e, p, shift;
+
+    word.f = v;
+    bits = word.bits;
+    if (bits == 0 || bits >= 0x7f800000u)
+        return v;                       /* +0, +Inf; the callers pass nothing else */
+    e = (int)(bits >> 23);
+    m = bits & 0x7fffffu;
+    if (e == 0)                         /* subnormal: normalize */
+        for (e = 1; !(m & 0x800000u); e--)
+            m <<= 1;
+    else
+        m |= 0x800000u;
+    p = e - 150;                        /* v = m * 2^p, m in [2^23, 2^24) */
+    op = m;
+    if (p & 1) {
+        op <<= 1;
+        p -= 1;
+    }
+    op <<= 26;
+    p -= 26;
+    while (one > op)
+        one >>= 2;
+    for (; one != 0; one >>= 2) {
+        if (op >= root + one) {
+            op -= root + one;
+            root = (root >> 1) + one;
+        } else {
+            root >>= 1;
+        }
+    }                                   /* root = floor(sqrt), op the remainder */
+    shift = root >> 25 ? 2 : 1;         /* root has 25 or 26 bits */
+    low = root & (((uint64_t)1 << shift) - 1);
+    root >>= shift;
+    p = p / 2 + shift;
+    if ((low >> (shift - 1)) && ((low & (((uint64_t)1 << (shift - 1)) - 1)) || op || (root & 1)))
+        root++;
+    if (root >> 24) {
+        root >>= 1;
+        p++;
+    }
+    word.bits = ((uint32_t)(p + 150) << 23) | ((uint32_t)root & 0x7fffffu);
+    return word.f;
 }
 
 void bng_step_count(size_t rows, BNG_VMEM float *limbs)

@@ -100,13 +100,21 @@ typedef BNG_VT(BNG_V) bng_vec;
 #define bng_vload BNG_VOP(BNG_V, load_f32)
 #define bng_vstore BNG_VOP(BNG_V, store_f32)
 #define bng_vzero BNG_VOP(BNG_V, zero)
+#define bng_vload_f16 BNG_VOP(BNG_V, load_f16)
+#define bng_vstore_f16 BNG_VOP(BNG_V, store_f16)
+#define bng_vadd BNG_VOP(BNG_V, add)
+#define bng_vmul BNG_VOP(BNG_V, mul)
+#define bng_vdiv BNG_VOP(BNG_V, div)
+#define bng_vbroadcast BNG_VOP(BNG_V, broadcast)
 
 /* Rows per group of a batch (the last may be shorter): a multiple of BNG_BLOCK_ROWS. */
 size_t bng_group_rows(size_t batch);
 /* Channels one pass handles: a specialized count, or the generic chunk. */
 size_t bng_chunk(const bng_dtype_config *dtype, const bng_kernel *kernel);
 
-/* Element i (a multiple of BNG_V) of a per-channel array of the call's stats type := v. */
+/* Element i (a multiple of BNG_V) of a per-channel array of the call's stats type, as
+ * floats; and := v. */
+bng_vec bng_stats_load(const bng_dtype_config *dtype, const BNG_VMEM void *stats, size_t i);
 void bng_stats_store(const bng_dtype_config *dtype, BNG_VMEM void *stats, size_t i, bng_vec v);
 void bng_step_zero(size_t channels, BNG_VMEM float *a);
 /* Fold one row group's partial sums into the total, in group order. */
@@ -127,6 +135,8 @@ void bng_step_finalize(const bng_dtype_config *dtype, size_t channels, float m, 
                        const BNG_VMEM float *sum_dy, const BNG_VMEM float *sum_dyxm,
                        BNG_VMEM void *dbias, BNG_VMEM void *dscale, BNG_VMEM float *gain,
                        BNG_VMEM float *dy_mean, BNG_VMEM float *slope);
+/* The IEEE square root of v, +0, positive or +Inf (sqrtf's bits, without libm). */
+float bng_sqrtf(float v);
 /* Reduce: the limbs of a count of rows (the partial-sums buffer's count), limb i at
  * limbs + i * BNG_V, a whole vector each (packed on a unified target). */
 void bng_step_count(size_t rows, BNG_VMEM float *limbs);

@@ -143,6 +143,32 @@ typedef struct {
     bng_nchw_dx_infer_relu_ukernel *dx_infer_relu;
 } bng_nchw_kernel;
 
+/* The training forward (the forward extension, batch_norm_fwd.h): the row ukernels of
+ * one kernel, on `channels` channels of each of `rows` rows, rows `stride` elements
+ * apart, x and y of the storage type, the per-channel arrays float32. Every value is
+ * taken as its deviation from the channel's shift (x - shift), which keeps the sums
+ * small where the data's mean is large against its spread.
+ *   fwd_stats: the mean and the sum of squared deviations (M2) of `rows` rows from a
+ *              block boundary, written to mean and m2 (nothing is read from them): per
+ *              block of BNG_BLOCK_ROWS rows, its mean (its sum over its count) and its
+ *              M2 about that mean (a second sweep over the block's rows), merged into
+ *              the rows' in block order by Chan's formula (bng_fwd.h)
+ *   fwd_norm:  y = ((x - shift) - mean) * gain + bias; y may be x (in place); stream as
+ *              for dx */
+typedef void bng_fwd_stats_ukernel(size_t rows, size_t channels, size_t stride,
+                                   const BNG_VMEM void *x, const BNG_VMEM float *shift,
+                                   BNG_VMEM float *mean, BNG_VMEM float *m2);
+typedef void bng_fwd_norm_ukernel(size_t rows, size_t channels, size_t stride,
+                                  const BNG_VMEM void *x, BNG_VMEM void *y,
+                                  const BNG_VMEM float *shift, const BNG_VMEM float *mean,
+                                  const BNG_VMEM float *gain, const BNG_VMEM float *bias,
+                                  int stream);
+typedef struct {
+    const char *name;
+    size_t channels;                 /* the one channel count it serves; 0: generic */
+    bng_fwd_stats_ukernel *stats;
+    bng_fwd_norm_ukernel *norm;
+} bng_fwd_kernel;
 /* The extensions' driver code, which the driver's rooms reach only through a storage
  * type's config (below): bng_relu.c's for the fused ReLU (bng_relu.h), bng_nchw_direct.c's
  * runners for NCHW (bng_job.h), each defined only on a target with the extension. */
@@ -168,6 +194,15 @@ typedef struct {
     const struct bng_relu_driver *relu;
     const struct bng_nchw_driver *nchw;
 } bng_dtype_config;
+
+/* One storage type's training forward: its sizes, as a bng_dtype_config without
+ * kernels (for the per-channel steps the forward shares with the backward), and its own
+ * table, apart from the backward's, so that a firmware image that calls only one of
+ * the two links none of the other's kernels. */
+typedef struct {
+    bng_dtype_config sizes;          /* element_bytes, stats_bytes, chunks; no tables */
+    const bng_fwd_kernel *(*kernel_for_channels)(size_t channel);   /* else the generic one */
+} bng_fwd_config;
 
 /* The per-channel arrays of one call (params[0..4], bng_params_stats), of the type's
  * stats_bytes. */

@@ -29,6 +29,9 @@
 #define BNG_HAS_EXT 1
 #define BNG_HAS_RELU 1
 #define BNG_HAS_NCHW 1
+/* The training forward (batch_norm_fwd.h): its rooms and kernels, apart from the
+ * backward's. */
+#define BNG_HAS_FORWARD 1
 
 #include <stddef.h>
 #include "batch_norm_grad.h"
@@ -192,6 +195,20 @@ bng_nchw_dx_train_relu_ukernel bng_f32_nchw_dx_train_relu_ukernel__mt7004_generi
 bng_nchw_dx_infer_relu_ukernel bng_f32_nchw_dx_infer_relu_ukernel__mt7004_generic_v16;
 bng_nchw_dx_end_ukernel bng_f32_nchw_dx_end_ukernel__mt7004_v16;
 
+/* The training forward's kernels: one per specialized count, then the generic one. */
+bng_fwd_stats_ukernel bng_f32_fwd_stats_ukernel__mt7004_c32_v16;
+bng_fwd_norm_ukernel bng_f32_fwd_norm_ukernel__mt7004_c32_v16;
+bng_fwd_stats_ukernel bng_f32_fwd_stats_ukernel__mt7004_c64_v16;
+bng_fwd_norm_ukernel bng_f32_fwd_norm_ukernel__mt7004_c64_v16;
+bng_fwd_stats_ukernel bng_f32_fwd_stats_ukernel__mt7004_c128_v16;
+bng_fwd_norm_ukernel bng_f32_fwd_norm_ukernel__mt7004_c128_v16;
+bng_fwd_stats_ukernel bng_f32_fwd_stats_ukernel__mt7004_c256_v16;
+bng_fwd_norm_ukernel bng_f32_fwd_norm_ukernel__mt7004_c256_v16;
+bng_fwd_stats_ukernel bng_f32_fwd_stats_ukernel__mt7004_generic_v16;
+bng_fwd_norm_ukernel bng_f32_fwd_norm_ukernel__mt7004_generic_v16;
+extern const bng_fwd_config bng_f32_fwd_config;
+extern const bng_fwd_kernel bng_f32_fwd_generic_kernel;
+
 /* The extended calls' config (every ukernel of every entry, NCHW); the vendor's calls
  * and the explicit-argument calls take bng_f32_base_config, tables without the extensions' ukernels. */
 extern const bng_dtype_config bng_f32_config;
@@ -285,6 +302,20 @@ bng_nchw_reduce_relu_ukernel bng_f16_nchw_reduce_relu_ukernel__mt7004_generic_v3
 bng_nchw_dx_train_relu_ukernel bng_f16_nchw_dx_train_relu_ukernel__mt7004_generic_v32;
 bng_nchw_dx_infer_relu_ukernel bng_f16_nchw_dx_infer_relu_ukernel__mt7004_generic_v32;
 bng_nchw_dx_end_ukernel bng_f16_nchw_dx_end_ukernel__mt7004_v32;
+
+/* The training forward's kernels: one per specialized count, then the generic one. */
+bng_fwd_stats_ukernel bng_f16_fwd_stats_ukernel__mt7004_c32_v32;
+bng_fwd_norm_ukernel bng_f16_fwd_norm_ukernel__mt7004_c32_v32;
+bng_fwd_stats_ukernel bng_f16_fwd_stats_ukernel__mt7004_c64_v32;
+bng_fwd_norm_ukernel bng_f16_fwd_norm_ukernel__mt7004_c64_v32;
+bng_fwd_stats_ukernel bng_f16_fwd_stats_ukernel__mt7004_c128_v32;
+bng_fwd_norm_ukernel bng_f16_fwd_norm_ukernel__mt7004_c128_v32;
+bng_fwd_stats_ukernel bng_f16_fwd_stats_ukernel__mt7004_c256_v32;
+bng_fwd_norm_ukernel bng_f16_fwd_norm_ukernel__mt7004_c256_v32;
+bng_fwd_stats_ukernel bng_f16_fwd_stats_ukernel__mt7004_generic_v32;
+bng_fwd_norm_ukernel bng_f16_fwd_norm_ukernel__mt7004_generic_v32;
+extern const bng_fwd_config bng_f16_fwd_config;
+extern const bng_fwd_kernel bng_f16_fwd_generic_kernel;
 
 /* The extended calls' config (every ukernel of every entry, NCHW); the vendor's calls
  * and the explicit-argument calls take bng_f16_base_config, tables without the extensions' ukernels. */

@@ -77,6 +77,18 @@ EXT_ENTRIES(fp, float)
 #define HP_EXT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
 #endif
 
+#if BNG_HAS_FORWARD
+#include "batch_norm_fwd.h"
+#define FWD_ENTRY(api, T) \
+    static void api##_forward_p(void *x, void *y, long long *p) { api##_batch_norm_forward_p(x, y, p); }
+FWD_ENTRY(fp, float)
+#define FP_FWD fp_forward_p, &bng_f32_fwd_config
+#define HP_FWD hp_forward_p, &bng_f16_fwd_config
+#else
+#define FP_FWD NULL, NULL
+#define HP_FWD NULL, NULL
+#endif
+
 /* The explicit-argument calls (batchnormgrad.h) on a block's arrays and shape. */
 #define SLOT_ARRAY(params, slot) ((void *)(intptr_t)(params)[slot])
 #define EXPLICIT_ARGS(x, dy, dx, p)                                                                \
@@ -104,7 +116,8 @@ const bng_dtype bng_dtype_f32 = {
     1.0 / 8388608.0, 1.1754943508222875e-38, 0,
     3.4028235677973366e38, 3.4028235677973366e38,    /* FLT_MAX + half an ulp */
     FP_EXT,
-    fp_explicit_p, fp_explicit_s
+    fp_explicit_p, fp_explicit_s,
+    FP_FWD
 };
 
 #if BNG_HAS_F16
@@ -175,6 +188,9 @@ static void f16_run_kernel(int generic, size_t batch, size_t channel, int is_tra
 #if BNG_HAS_EXTENSIONS
 EXT_ENTRIES(hp, half)
 #endif
+#if BNG_HAS_FORWARD
+FWD_ENTRY(hp, half)
+#endif
 EXPLICIT_ENTRIES(hp)
 
 static const size_t f16_specialized[] = { BNG_F16_SPECIALIZED(AS_ELEMENT) };
@@ -188,7 +204,8 @@ const bng_dtype bng_dtype_f16 = {
     1.0 / 1024.0, 1.0 / 16384.0, HP_STATS_ARE_HALF ? BNG_REF_HALF_DX | BNG_REF_HALF_STATS : BNG_REF_HALF_DX,
     65520.0, HP_STATS_ARE_HALF ? 65520.0 : 3.4028235677973366e38,   /* max + half an ulp */
     HP_EXT,
-    hp_explicit_p, hp_explicit_s
+    hp_explicit_p, hp_explicit_s,
+    HP_FWD
 };
 #endif
 

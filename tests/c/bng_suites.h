@@ -30,5 +30,6 @@ void bng_status_order_add_tests(Suite *s);  /* suite_status_order.c */
 void bng_relu_add_tests(Suite *s);          /* suite_relu.c */
 void bng_nchw_add_tests(Suite *s);          /* suite_nchw.c: none without nchw */
 void bng_ukernel_add_tests(Suite *s);       /* suite_ukernels.c */
+void bng_forward_add_tests(Suite *s);       /* suite_forward.c: none without forward */
 
 #endif

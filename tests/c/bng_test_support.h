@@ -48,6 +48,10 @@ typedef struct {
      * 0-4 and its batch, channel and is_train as int. */
     void (*explicit_p)(void *x, void *dy, void *dx, const long long *params);
     void (*explicit_s)(void *x, void *dy, void *dx, const long long *params, int core_mask);
+    /* The training forward (batch_norm_fwd.h), its config and generic kernel (NULL
+     * where the target has no forward: const void * then, as bng_fwd_config is). */
+    void (*forward_p)(void *x, void *y, long long *params);
+    const void *fwd_config;
 } bng_dtype;
 
 /* The extended parameter block's slots (batch_norm_grad_ext.h); a case's block has

@@ -21,5 +21,6 @@ int main(void)
     bng_relu_add_tests(s);
     bng_nchw_add_tests(s);
     bng_ukernel_add_tests(s);
+    bng_forward_add_tests(s);
     return bng_run_suite(s);
 }

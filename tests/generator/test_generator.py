@@ -529,8 +529,9 @@ class DesignMapTest(unittest.TestCase):
     include/'s .c files, and no other; each name keeps the map's rule."""
     ROW = re.compile(r"^\| `(bng_[a-z0-9_]+\.c)` \|", re.M)
     # bng_[operator_][layout_]<part>.c: a layout's room (its part one of four words), an
-    # operator other than the backward prefixing it, or one noun for a shared room.
-    RULE = re.compile(r"^bng_(?:(?:[a-z]+_)?(?:nhwc|nchw)_(?:direct|staged|steps|memory)|[a-z]+)\.c$")
+    # operator other than the backward prefixing it (the training forward's fwd_), or one
+    # noun for a shared room.
+    RULE = re.compile(r"^bng_(?:fwd_)?(?:(?:nhwc|nchw)_(?:direct|staged|steps|memory)|[a-z]+)\.c$")
 
     def test_the_map_is_the_list_of_rooms(self):
         with open(os.path.join(ROOT, "docs", "design.md")) as f:
@@ -766,13 +767,16 @@ class PlanTest(unittest.TestCase):
                             r"(c[0-9]+_|s[0-9]+_|generic_)?v[0-9]+$")
         definition = re.compile(r"^void (bng_[a-z0-9_]+)\(", re.M)
         tp = plan_target(load(TARGETS_YAML).target("mt7004"))
-        self.assertTrue(tp.has("nchw") and tp.has("relu"))
+        self.assertTrue(tp.has("nchw") and tp.has("relu") and tp.has("forward"))
         for d in tp.dtypes:
             nchw = tp.nchw_kernels(d)
             planned = {k.ukernel(op) for k in d.kernels for op in k.ops}
             planned |= {k.ukernel(op) for k in nchw for op in k.ops} | {nchw[-1].dx_end}
-            with open(os.path.join(ROOT, "generated", "mt7004", f"bng_{d.name}_ukernels.c")) as f:
-                defined = set(definition.findall(f.read()))
+            planned |= {k.fwd_ukernel(op) for k in d.kernels for op in tp.fwd_ops}
+            defined = set()
+            for kind in ("", "fwd_"):
+                with open(os.path.join(ROOT, "generated", "mt7004", f"bng_{d.name}_{kind}ukernels.c")) as f:
+                    defined |= set(definition.findall(f.read()))
             self.assertEqual(defined, planned, d.name)
             for name in planned:
                 self.assertRegex(name, scheme)
@@ -883,8 +887,8 @@ class OutputTest(TempDir):
         with open(path) as f:       # that one list, and nothing else of the file
             self.assertEqual(f.read(), original.replace(
                 "    channels: [32, 64, 128, 256]\n    max_unroll: 32\n    extensions: [reduce, "
-                "apply, dx, ext, relu, nchw]\n", "    channels: [48, 96]\n    max_unroll: 32\n    "
-                "extensions: [reduce, apply, dx, ext, relu, nchw]\n").replace(
+                "apply, dx, ext, relu, nchw, forward]\n", "    channels: [48, 96]\n    max_unroll: 32\n    "
+                "extensions: [reduce, apply, dx, ext, relu, nchw, forward]\n").replace(
                 "channels: [48, 96]", "channels: [32, 64, 128, 256]", 1))
         self.assertEqual(tree(out + "/ft78ne"), ft78ne)
         with open(out + "/mt7004/bng_f32_ukernels.c") as f:

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright 2026 the batchnormgrad authors */
+/* Owns: the training forward's parameter checks: its block and data pointers, read
+ * once, in the contract's order (docs/contract.md section 15, "Status codes"), into the
+ * bng_fwd_call its runner computes. May call: bng_params.h's arithmetic of the checks;
+ * no HAL, no kernel; it writes nothing but the call. Compiled only for a target with the
+ * forward extension.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include "batch_norm_fwd.h"
+#include "bng_fwd.h"
+#include "bng_params.h"
+
+/* The arrays a call may have, in the order of its checks. */
+enum { FWD_X, FWD_Y, FWD_MEAN, FWD_INVAR, FWD_SCALE, FWD_BIAS, FWD_MOVING_MEAN, FWD_MOVING_VAR,
+       FWD_ARRAYS };
+#define FWD_BIT(array) (1u << (array))
+/* Their slots in the block (x and y are arguments). */
+static const int fwd_slot[FWD_ARRAYS] = {
+    -1, -1, BNG_PARAM_MEAN, BNG_PARAM_INVAR, BNG_PARAM_SCALE, BNG_FWD_PARAM_BIAS,
+    BNG_FWD_PARAM_MOVING_MEAN, BNG_FWD_PARAM_MOVING_VAR,
+};
+#define FWD_FLAGS (BNG_FWD_FIX_GAMMA | BNG_FWD_GLOBAL_STATS | BNG_FWD_TORCH | BNG_FWD_KEEP_MOVING)
+
+/* The arrays a call with these flags uses: scale unless gamma is fixed, the moving
+ * statistics unless they are kept. */
+static unsigned fwd_arrays_used(long long flags)
+{
+    unsigned used = FWD_BIT(FWD_X) | FWD_BIT(FWD_Y) | FWD_BIT(FWD_MEAN) | FWD_BIT(FWD_INVAR)
+                    | FWD_BIT(FWD_BIAS);
+    if (!(flags & BNG_FWD_FIX_GAMMA))
+        used |= FWD_BIT(FWD_SCALE);
+    if (!(flags & BNG_FWD_KEEP_MOVING))
+        used |= FWD_BIT(FWD_MOVING_MEAN) | FWD_BIT(FWD_MOVING_VAR);
+    return used;
+}
+
+/* Its outputs: y, the saved statistics, and the moving ones where it updates them. */
+static unsigned fwd_outputs(long long flags)
+{
+    unsigned out = FWD_BIT(FWD_Y) | FWD_BIT(FWD_MEAN) | FWD_BIT(FWD_INVAR);
+    if (!(flags & (BNG_FWD_GLOBAL_STATS | BNG_FWD_KEEP_MOVING)))
+        out |= FWD_BIT(FWD_MOVING_MEAN) | FWD_BIT(FWD_MOVING_VAR);
+    return out;
+}
+
+/* A float from its slot's low 32 bits (bng_fwd_float). */
+static float fwd_float(long long slot)
+{
+    union {
+        uint32_t bits;
+        float f;
+    } v;
+    v.bits = (uint32_t)((unsigned long long)slot & 0xffffffffu);
+    return v.f;
+}
+
+/* An output may share memory with an input only as y with x, the very same array (each
+ * row is read before it is written); the moving statistics are their own inputs. Any
+ * other overlap of an output with another array the call uses is refused. */
+static int fwd_check_overlap(const bng_span *span, unsigned used, unsigned outputs)
+{
+    int out, other;
+
+    for (out = 0; out < FWD_ARRAYS; out++) {
+        if (!(outputs & FWD_BIT(out)))
+            continue;
+        for (other = 0; other < FWD_ARRAYS; other++) {
+            if (other != out && (used & FWD_BIT(other)) && bng_params_overlap(span[out], span[other])
+                && !(out == FWD_Y && other == FWD_X && bng_params_same(span[out], span[other])))
+                return BNG_EOVERLAP;
+        }
+    }
+    return BNG_OK;
+}
+
+int bng_fwd_params_check(const bng_fwd_config *config, const long long *params, const void *x,
+                         const void *y, bng_fwd_call *call)
+{
+    const long long flags = params[BNG_PARAM_FLAGS];
+    const unsigned used = fwd_arrays_used(flags);
+    const size_t element = config->sizes.element_bytes, stat = config->sizes.stats_bytes;
+    const float eps = fwd_float(params[BNG_FWD_PARAM_EPS]);
+    uintptr_t at[FWD_ARRAYS];
+    bng_span span[FWD_ARRAYS];
+    int i;
+
+    for (i = 0; i < FWD_ARRAYS; i++)
+        at[i] = !(used & FWD_BIT(i)) ? 0
+              : i == FWD_X ? (uintptr_t)x : i == FWD_Y ? (uintptr_t)y
+              : (uintptr_t)params[fwd_slot[i]];
+    for (i = 0; i < FWD_ARRAYS; i++)
+        if ((used & FWD_BIT(i)) && at[i] == 0)
+            return BNG_ENULL;
+    for (i = 0; i < FWD_ARRAYS; i++)
+        if ((used & FWD_BIT(i)) && (at[i] & ((i <= FWD_Y ? element : stat) - 1)))
+            return BNG_EALIGN;
+    /* PyTorch's unbiased variance divides by batch - 1: one row has none. */
+    if (params[BNG_PARAM_BATCH] < 1
+        || (params[BNG_PARAM_BATCH] == 1 && (flags & BNG_FWD_TORCH)
+            && !(flags & (BNG_FWD_GLOBAL_STATS | BNG_FWD_KEEP_MOVING))))
+        return BNG_EBATCH;
+    if (params[BNG_PARAM_CHANNEL] < 1)
+        return BNG_ECHANNEL;
+    if (!bng_params_fits((unsigned long long)params[BNG_PARAM_BATCH],
+                         (unsigned long long)params[BNG_PARAM_CHANNEL], element))
+        return BNG_ERANGE;
+    if (flags & ~(long long)FWD_FLAGS)
+        return BNG_EFLAGS;
+    call->batch = (size_t)params[BNG_PARAM_BATCH];
+    call->channel = (size_t)params[BNG_PARAM_CHANNEL];
+    call->fix_gamma = (flags & BNG_FWD_FIX_GAMMA) != 0;
+    call->global_stats = (flags & BNG_FWD_GLOBAL_STATS) != 0;
+    call->torch = (flags & BNG_FWD_TORCH) != 0;
+    call->keep_moving = (flags & BNG_FWD_KEEP_MOVING) != 0;
+    call->eps = eps;
+    call->momentum = fwd_float(params[BNG_FWD_PARAM_MOMENTUM]);
+    /* eps finite and above 0 (NaN fails every comparison); momentum in [0, 1] where it
+     * is used. */
+    if (!(eps > 0.0f && eps <= 3.40282347e38f))
+        return BNG_EVALUE;
+    if (!call->global_stats && !call->keep_moving
+        && !(call->momentum >= 0.0f && call->momentum <= 1.0f))
+        return BNG_EVALUE;
+    call->mean = (void *)at[FWD_MEAN];
+    call->invar = (void *)at[FWD_INVAR];
+    call->scale = (const void *)at[FWD_SCALE];
+    call->bias = (const void *)at[FWD_BIAS];
+    call->moving_mean = (void *)at[FWD_MOVING_MEAN];
+    call->moving_var = (void *)at[FWD_MOVING_VAR];
+    for (i = 0; i < FWD_ARRAYS; i++) {
+        span[i].start = at[i];
+        span[i].bytes = i <= FWD_Y ? (uintptr_t)(call->batch * call->channel * element)
+                                   : (uintptr_t)(call->channel * stat);
+    }
+    return fwd_check_overlap(span, used, fwd_outputs(flags));
+}

@@ -1,0 +1,512 @@
+/* The training forward (batch_norm_fwd.h, docs/contract.md section 15): y, the saved
+ * and the moving statistics against a float64 reference under the contract's bound, on
+ * every specialized count and off the plan, on data whose mean is 10^4 times its
+ * spread; the generic kernel's bits and in place; each flag; every refusal writes the
+ * status alone. No cases on a target without the forward.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bng_dtypes.h"
+#include "bng_suites.h"
+
+#if BNG_HAS_FORWARD
+#include "batch_norm_fwd.h"
+#include "bng_fwd.h"
+
+#define U32 (1.0 / 16777216.0)     /* float32's unit roundoff */
+
+/* One forward call's arrays, each between guards, and its block. */
+typedef struct {
+    const bng_dtype *t;
+    size_t batch, channel;
+    bng_buffer x, y, mean, invar, scale, bias, moving_mean, moving_var;
+    long long params[BNG_FWD_PARAMS_LEN];
+} fwd_case;
+
+enum { DATA_RANDOM, DATA_LARGE_MEAN };
+
+/* k's block points at k's per-channel arrays. */
+static void fwd_point_block(fwd_case *k)
+{
+    k->params[BNG_PARAM_MEAN] = (long long)(intptr_t)k->mean.p;
+    k->params[BNG_PARAM_INVAR] = (long long)(intptr_t)k->invar.p;
+    k->params[BNG_PARAM_SCALE] = (long long)(intptr_t)k->scale.p;
+    k->params[BNG_FWD_PARAM_BIAS] = (long long)(intptr_t)k->bias.p;
+    k->params[BNG_FWD_PARAM_MOVING_MEAN] = (long long)(intptr_t)k->moving_mean.p;
+    k->params[BNG_FWD_PARAM_MOVING_VAR] = (long long)(intptr_t)k->moving_var.p;
+}
+
+/* x per channel around its own mean (DATA_LARGE_MEAN: 10^4 times its spread for float,
+ * 10^2 for half, whose 11 bits hold no more), scale, bias, moving statistics. */
+static void fwd_init(fwd_case *k, const bng_dtype *t, size_t batch, size_t channel, int data,
+                     long long flags, unsigned seed)
+{
+    const size_t n = batch * channel;
+    const double ratio = t->size == sizeof(float) ? 1e4 : 1e2;
+    unsigned state = seed * 2654435761u + 1u;
+    size_t r, c;
+    int i;
+
+    k->t = t;
+    k->batch = batch;
+    k->channel = channel;
+    k->x = bng_buffer_new(n * t->size);
+    k->y = bng_buffer_new(n * t->size);
+    k->mean = bng_buffer_new(channel * t->stats_size);
+    k->invar = bng_buffer_new(channel * t->stats_size);
+    k->scale = bng_buffer_new(channel * t->stats_size);
+    k->bias = bng_buffer_new(channel * t->stats_size);
+    k->moving_mean = bng_buffer_new(channel * t->stats_size);
+    k->moving_var = bng_buffer_new(channel * t->stats_size);
+    for (c = 0; c < channel; c++) {
+        const double spread = bng_uniform(&state, 0.5, 2.0);
+        const double center = data == DATA_LARGE_MEAN ? ratio * spread * (c % 2 ? -1 : 1)
+                                                     : bng_uniform(&state, -2.0, 2.0);
+        for (r = 0; r < batch; r++)
+            t->set(k->x.p, r * channel + c, center + spread * bng_uniform(&state, -1.7, 1.7));
+        t->stats_set(k->scale.p, c, bng_uniform(&state, -1.5, 1.5));
+        t->stats_set(k->bias.p, c, bng_uniform(&state, -1.0, 1.0));
+        t->stats_set(k->moving_mean.p, c, bng_uniform(&state, -1.0, 1.0));
+        t->stats_set(k->moving_var.p, c, bng_uniform(&state, 0.5, 2.0));
+    }
+    memset(k->y.p, BNG_OUTPUT_MARK, k->y.bytes);
+    memset(k->mean.p, BNG_OUTPUT_MARK, k->mean.bytes);
+    memset(k->invar.p, BNG_OUTPUT_MARK, k->invar.bytes);
+    for (i = 0; i < BNG_FWD_PARAMS_LEN; i++)
+        k->params[i] = 0x5EED0000 + i;      /* reserved slots: sentinels, never written */
+    fwd_point_block(k);
+    k->params[BNG_PARAM_BATCH] = (long long)batch;
+    k->params[BNG_PARAM_CHANNEL] = (long long)channel;
+    k->params[BNG_PARAM_STATUS] = 12345;
+    k->params[BNG_FWD_PARAM_EPS] = bng_fwd_float(1e-3f);
+    k->params[BNG_FWD_PARAM_MOMENTUM] = bng_fwd_float(0.9f);
+    k->params[BNG_PARAM_FLAGS] = flags;
+}
+
+#define FWD_BUFFERS 8
+/* k's buffers, in the struct's order. */
+static void fwd_buffers(fwd_case *k, bng_buffer **out)
+{
+    out[0] = &k->x;
+    out[1] = &k->y;
+    out[2] = &k->mean;
+    out[3] = &k->invar;
+    out[4] = &k->scale;
+    out[5] = &k->bias;
+    out[6] = &k->moving_mean;
+    out[7] = &k->moving_var;
+}
+
+static void fwd_free(fwd_case *k)
+{
+    bng_buffer *b[FWD_BUFFERS];
+    size_t i;
+
+    fwd_buffers(k, b);
+    for (i = 0; i < FWD_BUFFERS; i++)
+        bng_buffer_free(b[i]);
+}
+
+/* A copy of k's inputs and outputs as they are now, in buffers of its own, its block
+ * pointing at them. */
+static void fwd_copy(fwd_case *to, fwd_case *from)
+{
+    bng_buffer *src[FWD_BUFFERS], *dst[FWD_BUFFERS];
+    size_t i;
+
+    *to = *from;
+    fwd_buffers(from, src);
+    fwd_buffers(to, dst);
+    for (i = 0; i < FWD_BUFFERS; i++) {
+        *dst[i] = bng_buffer_new(src[i]->bytes);
+        memcpy(dst[i]->p, src[i]->p, src[i]->bytes);
+    }
+    fwd_point_block(to);
+}
+
+/* The library's row groups (bng_steps.h), which the bound counts. */
+size_t bng_group_rows(size_t batch);
+
+/* The forward with t's generic kernel whatever the count (the driver's entry point on
+ * a config whose table has only that kernel). */
+static const bng_fwd_kernel *fwd_generic_kernel;
+static const bng_fwd_kernel *fwd_generic_for(size_t channel)
+{
+    (void)channel;
+    return fwd_generic_kernel;
+}
+
+static void fwd_run_generic(const bng_fwd_config *config, void *x, void *y, long long *params)
+{
+    bng_fwd_config generic = *config;
+
+    fwd_generic_kernel = config->kernel_for_channels(0);     /* no count 0: the generic one */
+    generic.kernel_for_channels = fwd_generic_for;
+    bng_fwd_entry_private(&generic, x, y, params);
+}
+
+static void fwd_run(fwd_case *k, void *y)
+{
+    k->t->forward_p(k->x.p, y, k->params);
+}
+
+/* The float a slot holds (the inverse of bng_fwd_float). */
+static double slot_float(long long slot)
+{
+    const uint32_t bits = (uint32_t)slot;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+/* The float64 reference of one channel, and the bound (docs/contract.md section 15):
+ * K float32 roundings on the longest chain, R the largest deviation from the shift (the
+ * channel's first value), sigma^2 the variance. */
+static void fwd_check(const fwd_case *k, const double *x_before, const double *mm_before,
+                      const double *mv_before, const char *what)
+{
+    const bng_dtype *t = k->t;
+    const long long flags = k->params[BNG_PARAM_FLAGS];
+    const int fix_gamma = (flags & BNG_FWD_FIX_GAMMA) != 0, global = (flags & BNG_FWD_GLOBAL_STATS) != 0;
+    const int torch = (flags & BNG_FWD_TORCH) != 0, keep = (flags & BNG_FWD_KEEP_MOVING) != 0;
+    const double eps = slot_float(k->params[BNG_FWD_PARAM_EPS]);
+    const double mo = slot_float(k->params[BNG_FWD_PARAM_MOMENTUM]);
+    const size_t batch = k->batch, channel = k->channel, group = bng_group_rows(batch);
+    const double K = 2.0 * (32 + (group + 31) / 32 + (batch + group - 1) / group) + 16;
+    const double out_u = t->precision / 2, stat_u = t->stats_size == sizeof(float) ? U32 : 1.0 / 2048;
+    size_t r, c;
+
+    if (k->params[BNG_PARAM_STATUS] != BNG_OK)
+        ck_abort_msg("%s %zux%zu %s: status %lld", t->name, batch, channel, what,
+                     k->params[BNG_PARAM_STATUS]);
+    for (c = 0; c < channel; c++) {
+        double mu = 0, v = 0, range = 0, invstd, gamma, beta, b_mean, b_var, b_inv;
+        const double shift = x_before[c];
+        for (r = 0; r < batch; r++)
+            mu += x_before[r * channel + c];
+        mu /= (double)batch;
+        for (r = 0; r < batch; r++) {
+            const double d = x_before[r * channel + c] - mu, e = fabs(x_before[r * channel + c] - shift);
+            v += d * d;
+            range = e > range ? e : range;
+        }
+        v /= (double)batch;
+        if (global) {
+            mu = mm_before[c];
+            v = mv_before[c];
+            b_mean = 0;
+            b_var = 0;
+        } else {
+            b_mean = U32 * fabs(mu) + K * U32 * range;
+            b_var = K * U32 * v + (K * U32 * range) * (K * U32 * range) + U32 * v;
+        }
+        invstd = 1.0 / sqrt(v + eps);
+        b_inv = invstd * (b_var / (v + eps) / 2 + 4 * U32);
+        gamma = fix_gamma ? 1.0 : t->stats_get(k->scale.p, c);
+        beta = t->stats_get(k->bias.p, c);
+        {
+            const double mean = t->stats_get(k->mean.p, c), inv = t->stats_get(k->invar.p, c);
+            if (!(fabs(mean - mu) <= b_mean + stat_u * fabs(mu) + 1e-300))
+                ck_abort_msg("%s %zux%zu %s: channel %zu mean %.9g, reference %.9g", t->name, batch,
+                             channel, what, c, mean, mu);
+            if (!(fabs(inv - invstd) <= b_inv + stat_u * invstd))
+                ck_abort_msg("%s %zux%zu %s: channel %zu invar %.9g, reference %.9g", t->name, batch,
+                             channel, what, c, inv, invstd);
+        }
+        for (r = 0; r < batch; r++) {
+            const size_t i = r * channel + c;
+            const double dev = x_before[i] - mu, ref = dev * invstd * gamma + beta;
+            const double bound = fabs(gamma) * (b_mean * invstd + fabs(dev) * b_inv)
+                                 + 4 * U32 * (fabs(gamma * dev * invstd) + fabs(beta))
+                                 + out_u * (fabs(ref) + t->min_normal);   /* subnormal y too */
+            const double got = t->get(k->y.p, i);
+            if (!(fabs(got - ref) <= bound))
+                ck_abort_msg("%s %zux%zu %s: y[%zu][%zu] = %.9g, reference %.9g, bound %.3g", t->name,
+                             batch, channel, what, r, c, got, ref, bound);
+        }
+        {
+            const int update = !global && !keep;
+            const double take = torch ? mo : 1 - mo, kept = torch ? 1 - mo : mo;
+            const double bv = torch ? v * (double)batch / (double)(batch - 1) : v;
+            const double ref_mm = update ? mm_before[c] * kept + mu * take : mm_before[c];
+            const double ref_mv = update ? mv_before[c] * kept + bv * take : mv_before[c];
+            const double got_mm = t->stats_get(k->moving_mean.p, c), got_mv = t->stats_get(k->moving_var.p, c);
+            const double bound_mm = update ? take * b_mean + 4 * U32 * (fabs(mm_before[c]) + fabs(mu)) + stat_u * fabs(ref_mm) : 0;
+            const double bound_mv = update ? take * (b_var * (torch ? 2 : 1)) + 4 * U32 * (mv_before[c] + bv) + stat_u * ref_mv : 0;
+            if (!(fabs(got_mm - ref_mm) <= bound_mm) || !(fabs(got_mv - ref_mv) <= bound_mv))
+                ck_abort_msg("%s %zux%zu %s: channel %zu moving mean %.9g (reference %.9g), var %.9g "
+                             "(reference %.9g)", t->name, batch, channel, what, c, got_mm, ref_mm,
+                             got_mv, ref_mv);
+        }
+    }
+    {
+        bng_buffer *b[FWD_BUFFERS];
+        fwd_buffers((fwd_case *)k, b);
+        for (r = 0; r < FWD_BUFFERS; r++)
+            if (!bng_buffer_guards_intact(b[r]))
+                ck_abort_msg("%s %zux%zu %s: a guard byte was written", t->name, batch, channel, what);
+    }
+    for (c = 0; c < BNG_FWD_PARAMS_LEN; c++)
+        if ((c == 11 || c == 12 || c == 14 || c == 15) && k->params[c] != 0x5EED0000 + (long long)c)
+            ck_abort_msg("%s %s: reserved slot %zu was written", t->name, what, c);
+}
+
+/* Run k (y apart, or over x with in_place) and check it against the reference. */
+static void fwd_run_checked(fwd_case *k, int in_place, const char *what)
+{
+    const bng_dtype *t = k->t;
+    const size_t n = k->batch * k->channel;
+    double *x = malloc(n * sizeof *x), *mm = malloc(k->channel * sizeof *mm), *mv = malloc(k->channel * sizeof *mv);
+    size_t i;
+
+    ck_assert_ptr_nonnull(x);
+    ck_assert_ptr_nonnull(mm);
+    ck_assert_ptr_nonnull(mv);
+    for (i = 0; i < n; i++)
+        x[i] = t->get(k->x.p, i);
+    for (i = 0; i < k->channel; i++) {
+        mm[i] = t->stats_get(k->moving_mean.p, i);
+        mv[i] = t->stats_get(k->moving_var.p, i);
+    }
+    if (in_place) {
+        fwd_run(k, k->x.p);
+        memcpy(k->y.p, k->x.p, k->y.bytes);
+    } else {
+        fwd_run(k, k->y.p);
+    }
+    fwd_check(k, x, mm, mv, what);
+    free(x);
+    free(mm);
+    free(mv);
+}
+
+/* The channel counts of t: every specialized one and some off the plan. */
+static size_t fwd_channels(const bng_dtype *t, size_t *out)
+{
+    size_t n = 0, i;
+    for (i = 0; i < t->n_specialized; i++)
+        out[n++] = t->specialized[i];
+    return n + bng_off_plan_channels(t, out + n);
+}
+
+static const long long fwd_flag_sets[] = {
+    0, BNG_FWD_TORCH, BNG_FWD_FIX_GAMMA, BNG_FWD_GLOBAL_STATS, BNG_FWD_KEEP_MOVING,
+    BNG_FWD_FIX_GAMMA | BNG_FWD_TORCH,
+};
+
+START_TEST(test_forward_within_bound)
+{
+    const size_t batches[] = {1, 2, 33, 300};
+    size_t channels[64], n = fwd_channels(T, channels), b, c, f;
+
+    if (T->forward_p == NULL)
+        return;
+    for (c = 0; c < n; c++)
+        for (b = 0; b < sizeof batches / sizeof batches[0]; b++)
+            for (f = 0; f < sizeof fwd_flag_sets / sizeof fwd_flag_sets[0]; f++) {
+                fwd_case k;
+                if (batches[b] == 1 && (fwd_flag_sets[f] & BNG_FWD_TORCH))
+                    continue;      /* refused: below */
+                fwd_init(&k, T, batches[b], channels[c], DATA_RANDOM, fwd_flag_sets[f],
+                         (unsigned)(c * 131 + b * 7 + f));
+                fwd_run_checked(&k, 0, "random");
+                fwd_free(&k);
+            }
+}
+END_TEST
+
+/* benchdnn's hard case for the statistics: a mean far above the spread (E[x^2] - E[x]^2
+ * would lose every digit), over several row groups. */
+START_TEST(test_forward_large_mean)
+{
+    size_t channels[64], n = fwd_channels(T, channels), c;
+
+    if (T->forward_p == NULL)
+        return;
+    for (c = 0; c < n; c += 2) {
+        fwd_case k;
+        fwd_init(&k, T, LARGE_BATCH, channels[c], DATA_LARGE_MEAN, 0, (unsigned)c + 99u);
+        fwd_run_checked(&k, 0, "large mean");
+        fwd_free(&k);
+    }
+}
+END_TEST
+
+/* The generic kernel and in place (y over x) give the specialized kernel's bits. */
+START_TEST(test_forward_generic_and_in_place_same_bits)
+{
+    size_t i;
+
+    if (T->forward_p == NULL)
+        return;
+    for (i = 0; i < T->n_specialized; i++) {
+        fwd_case a, b, c;
+        fwd_init(&a, T, 333, T->specialized[i], DATA_LARGE_MEAN, 0, (unsigned)i);
+        fwd_copy(&b, &a);
+        fwd_copy(&c, &a);
+        fwd_run(&a, a.y.p);
+        fwd_run_generic(T->fwd_config, b.x.p, b.y.p, b.params);
+        fwd_run(&c, c.x.p);
+        ck_assert_int_eq(a.params[BNG_PARAM_STATUS], BNG_OK);
+        bng_expect_same(a.y.p, b.y.p, a.y.bytes, T->name, "forward y, generic kernel");
+        bng_expect_same(a.mean.p, b.mean.p, a.mean.bytes, T->name, "forward mean, generic kernel");
+        bng_expect_same(a.invar.p, b.invar.p, a.invar.bytes, T->name, "forward invar, generic kernel");
+        bng_expect_same(a.moving_var.p, b.moving_var.p, a.moving_var.bytes, T->name, "forward moving var, generic");
+        bng_expect_same(a.y.p, c.x.p, a.y.bytes, T->name, "forward y in place");
+        bng_expect_same(a.moving_mean.p, c.moving_mean.p, a.moving_mean.bytes, T->name, "forward moving mean in place");
+        fwd_free(&a);
+        fwd_free(&b);
+        fwd_free(&c);
+    }
+}
+END_TEST
+
+/* A refused call writes its status and nothing else: every output keeps its bytes. */
+static void fwd_expect_refused(fwd_case *k, void *x, void *y, long long expected, const char *what)
+{
+    fwd_case before;
+    bng_buffer *now[FWD_BUFFERS], *then[FWD_BUFFERS];
+    size_t i;
+    long long status;
+
+    long long params[BNG_FWD_PARAMS_LEN];
+
+    memcpy(params, k->params, sizeof params);
+    fwd_copy(&before, k);
+    k->t->forward_p(x, y, k->params);
+    status = k->params[BNG_PARAM_STATUS];
+    if (status != expected)
+        ck_abort_msg("%s forward %s: status %lld, expected %lld", k->t->name, what, status, expected);
+    fwd_buffers(k, now);
+    fwd_buffers(&before, then);
+    for (i = 0; i < FWD_BUFFERS; i++)
+        if (memcmp(now[i]->p, then[i]->p, now[i]->bytes) != 0 || !bng_buffer_guards_intact(now[i]))
+            ck_abort_msg("%s forward %s: array %zu was written", k->t->name, what, i);
+    for (i = 0; i < BNG_FWD_PARAMS_LEN; i++)
+        if (i != BNG_PARAM_STATUS && k->params[i] != params[i])
+            ck_abort_msg("%s forward %s: slot %zu was written", k->t->name, what, i);
+    k->params[BNG_PARAM_STATUS] = 12345;
+    fwd_free(&before);
+}
+
+/* The library's square root (bng_steps.c, without libm) is sqrtf's, bit for bit: on
+ * every 4099th float and the ends (every one of the 2^31 non-negative finite floats was
+ * checked once, 65 s). */
+float bng_sqrtf(float v);
+START_TEST(test_forward_sqrt_is_ieee)
+{
+    const uint32_t ends[] = {0, 1, 2, 0x7fffff, 0x800000, 0x800001, 0x3f800000, 0x3f800001,
+                             0x7f7fffff, 0x7f800000};
+    const size_t n_ends = sizeof ends / sizeof ends[0];
+    uint32_t bits;
+    size_t i;
+
+    volatile float least = 1e-45f;
+    const int flushes = least * 1.0f == 0.0f;    /* the suite's FTZ mode: sqrtf takes a subnormal as 0 */
+
+    if (_i != 0)
+        return;                         /* one storage type's run is enough */
+    for (i = 0; i < n_ends + 0x7f800000u / 4099u; i++) {
+        float v, want, got;
+        bits = i < n_ends ? ends[i] : (uint32_t)((i - n_ends) * 4099u);
+        if (flushes && bits < 0x800000u)
+            continue;
+        memcpy(&v, &bits, sizeof v);
+        want = sqrtf(v);
+        got = bng_sqrtf(v);
+        if (memcmp(&want, &got, sizeof want) != 0)
+            ck_abort_msg("bng_sqrtf(%a) = %a, sqrtf %a", (double)v, (double)got, (double)want);
+    }
+}
+END_TEST
+
+START_TEST(test_forward_refusals)
+{
+    const int slots[] = {BNG_PARAM_MEAN, BNG_PARAM_INVAR, BNG_PARAM_SCALE, BNG_FWD_PARAM_BIAS,
+                         BNG_FWD_PARAM_MOVING_MEAN, BNG_FWD_PARAM_MOVING_VAR};
+    const float bad_eps[] = {0.0f, -1.0f, NAN, INFINITY};
+    const float bad_momentum[] = {NAN, -0.25f, 1.5f};
+    fwd_case k;
+    size_t i;
+    long long saved;
+
+    if (T->forward_p == NULL)
+        return;
+    fwd_init(&k, T, 40, 20, DATA_RANDOM, 0, 7u);
+    fwd_expect_refused(&k, NULL, k.y.p, BNG_ENULL, "x NULL");
+    fwd_expect_refused(&k, k.x.p, NULL, BNG_ENULL, "y NULL");
+    for (i = 0; i < sizeof slots / sizeof slots[0]; i++) {
+        saved = k.params[slots[i]];
+        k.params[slots[i]] = 0;
+        fwd_expect_refused(&k, k.x.p, k.y.p, BNG_ENULL, "an array NULL");
+        k.params[slots[i]] = saved + 1;
+        fwd_expect_refused(&k, k.x.p, k.y.p, BNG_EALIGN, "an array misaligned");
+        k.params[slots[i]] = saved;
+    }
+    fwd_expect_refused(&k, (char *)k.x.p + 1, k.y.p, BNG_EALIGN, "x misaligned");
+    k.params[BNG_PARAM_BATCH] = 0;
+    fwd_expect_refused(&k, k.x.p, k.y.p, BNG_EBATCH, "batch 0");
+    k.params[BNG_PARAM_BATCH] = 1;
+    k.params[BNG_PARAM_FLAGS] = BNG_FWD_TORCH;
+    fwd_expect_refused(&k, k.x.p, k.y.p, BNG_EBATCH, "one row, PyTorch's unbiased variance");
+    k.params[BNG_PARAM_BATCH] = 40;
+    k.params[BNG_PARAM_FLAGS] = 0;
+    k.params[BNG_PARAM_CHANNEL] = 0;
+    fwd_expect_refused(&k, k.x.p, k.y.p, BNG_ECHANNEL, "channel 0");
+    k.params[BNG_PARAM_CHANNEL] = 20;
+    k.params[BNG_PARAM_BATCH] = (long long)(ADDRESS_MAX / 4);
+    fwd_expect_refused(&k, k.x.p, k.y.p, BNG_ERANGE, "past the address space");
+    k.params[BNG_PARAM_BATCH] = 40;
+    k.params[BNG_PARAM_FLAGS] = 1;       /* the backward's ACCUMULATE: not the forward's */
+    fwd_expect_refused(&k, k.x.p, k.y.p, BNG_EFLAGS, "an unknown flag");
+    k.params[BNG_PARAM_FLAGS] = 0;
+    for (i = 0; i < sizeof bad_eps / sizeof bad_eps[0]; i++) {
+        k.params[BNG_FWD_PARAM_EPS] = bng_fwd_float(bad_eps[i]);
+        fwd_expect_refused(&k, k.x.p, k.y.p, BNG_EVALUE, "eps not finite and positive");
+    }
+    k.params[BNG_FWD_PARAM_EPS] = bng_fwd_float(1e-5f);
+    for (i = 0; i < sizeof bad_momentum / sizeof bad_momentum[0]; i++) {
+        k.params[BNG_FWD_PARAM_MOMENTUM] = bng_fwd_float(bad_momentum[i]);
+        fwd_expect_refused(&k, k.x.p, k.y.p, BNG_EVALUE, "momentum outside [0, 1]");
+    }
+    k.params[BNG_FWD_PARAM_MOMENTUM] = bng_fwd_float(0.1f);
+    fwd_expect_refused(&k, k.x.p, (char *)k.x.p + T->size, BNG_EOVERLAP, "y overlapping x");
+    saved = k.params[BNG_PARAM_INVAR];
+    k.params[BNG_PARAM_INVAR] = k.params[BNG_PARAM_MEAN];
+    fwd_expect_refused(&k, k.x.p, k.y.p, BNG_EOVERLAP, "invar the mean's array");
+    k.params[BNG_PARAM_INVAR] = k.params[BNG_PARAM_SCALE];
+    fwd_expect_refused(&k, k.x.p, k.y.p, BNG_EOVERLAP, "invar the scale's array");
+    k.params[BNG_PARAM_INVAR] = saved;
+    saved = k.params[BNG_FWD_PARAM_MOVING_VAR];
+    k.params[BNG_FWD_PARAM_MOVING_VAR] = k.params[BNG_FWD_PARAM_BIAS];
+    fwd_expect_refused(&k, k.x.p, k.y.p, BNG_EOVERLAP, "the moving variance the bias's array");
+    k.params[BNG_FWD_PARAM_MOVING_VAR] = saved;
+    /* what a flag leaves unread is not judged: a fixed gamma's NULL scale runs */
+    k.params[BNG_PARAM_SCALE] = 0;
+    k.params[BNG_PARAM_FLAGS] = BNG_FWD_FIX_GAMMA;
+    fwd_run_checked(&k, 0, "fix_gamma, scale NULL");
+    fwd_free(&k);
+}
+END_TEST
+#endif
+
+void bng_forward_add_tests(Suite *s)
+{
+#if BNG_HAS_FORWARD
+    const bng_test_case cases[] = {
+        {"forward_within_bound", test_forward_within_bound, "private"},
+        {"forward_large_mean", test_forward_large_mean, "private"},
+        {"forward_same_bits", test_forward_generic_and_in_place_same_bits, "private"},
+        {"forward_refusals", test_forward_refusals, "private"},
+        {"forward_sqrt", test_forward_sqrt_is_ieee, "private"},
+    };
+    bng_add_cases(s, cases, sizeof cases / sizeof cases[0]);
+#else
+    (void)s;
+#endif
+}
