@@ -7,6 +7,10 @@
  * relu as well: the fused ReLU backward (ext with BNG_FLAG_RELU) against a separate ReLU
  * backward pass in C followed by the vendor's call, and against oneDNN's batch-norm
  * backward with fuse_norm_relu (f32), summed up the same way.
+ * With forward: the training forward (fp_batch_norm_forward_p, f32 NHWC, the moving
+ * statistics updated) against oneDNN's forward training with scale and shift (which
+ * updates none), oneDNN checked to agree first, and the geometric mean over oneDNN at
+ * the DRAM shapes.
  * With nchw: f32 NCHW shapes (batch x channel x spatial), ext _p with BNG_FLAG_NCHW
  * against oneDNN's NCHW batch-norm backward and (x86) a one-pass roofline (x and dy
  * read once, dx streamed: the least traffic there is), and the geometric mean over
@@ -38,6 +42,10 @@
 #if BNG_HAS_EXT && BNG_HAS_NCHW
 #define BNG_BENCH_NCHW 1
 #endif
+#endif
+#if BNG_HAS_FORWARD
+#include "batch_norm_fwd.h"
+#define BNG_BENCH_FWD 1
 #endif
 #ifdef BNG_BENCH_DNNL
 #include <oneapi/dnnl/dnnl.h>
@@ -83,6 +91,17 @@ typedef struct {
     dnnl_exec_arg_t dnnl_relu_args[10];
     dnnl_memory_t dnnl_relu_memory[10];
     float *dnnl_relu_dx, *dnnl_relu_buffers[4]; /* dscale, dbias, shift (zero), variance */
+#endif
+#endif
+#ifdef BNG_BENCH_FWD
+    /* The training forward: x in, y out (dx's buffer), its per-channel arrays */
+    void *bias, *moving_mean, *moving_var;
+    long long fwd_params[BNG_FWD_PARAMS_LEN];
+#ifdef BNG_BENCH_DNNL
+    dnnl_primitive_t dnnl_fwd;
+    dnnl_exec_arg_t dnnl_fwd_args[6];
+    dnnl_memory_t dnnl_fwd_memory[6];
+    float *dnnl_y, *dnnl_fwd_mean, *dnnl_fwd_variance;
 #endif
 #endif
 } problem;
@@ -1050,6 +1069,190 @@ static void bench_nchw(const char *backend, const char *shapes, double seconds, 
 }
 #endif
 
+#ifdef BNG_BENCH_FWD
+static void run_fwd_f32(problem *p) { fp_batch_norm_forward_p(p->x, p->dx, p->fwd_params); }
+
+#ifdef BNG_BENCH_DNNL
+static void run_dnnl_fwd(problem *p)
+{
+    dnnl_primitive_execute(p->dnnl_fwd, p->dnnl_stream, 6, p->dnnl_fwd_args);
+    dnnl_stream_wait(p->dnnl_stream);
+}
+
+/* oneDNN's forward training, f32 nhwc (N = batch, H = W = 1), scale and shift, epsilon
+ * as ours, one thread: y, the mean and the variance into buffers of its own. */
+static void dnnl_fwd_setup(problem *p, float eps)
+{
+    dnnl_memory_desc_t data, stat;
+    dnnl_batch_normalization_desc_t fwd_d;
+    dnnl_primitive_desc_t fwd_pd;
+    const dnnl_dims_t dims = {(dnnl_dim_t)p->batch, (dnnl_dim_t)p->channel, 1, 1};
+    const dnnl_dims_t cdims = {(dnnl_dim_t)p->channel};
+    const int args[6] = {DNNL_ARG_SRC, DNNL_ARG_DST, DNNL_ARG_MEAN, DNNL_ARG_VARIANCE,
+                         DNNL_ARG_SCALE, DNNL_ARG_SHIFT};
+    void *ptrs[6];
+    int i;
+
+    p->dnnl_y = alloc(p->batch * p->channel * sizeof(float));
+    p->dnnl_fwd_mean = alloc(p->channel * sizeof(float));
+    p->dnnl_fwd_variance = alloc(p->channel * sizeof(float));
+    ptrs[0] = p->x;
+    ptrs[1] = p->dnnl_y;
+    ptrs[2] = p->dnnl_fwd_mean;
+    ptrs[3] = p->dnnl_fwd_variance;
+    ptrs[4] = p->scale;
+    ptrs[5] = p->bias;
+    if (!engine) {
+        DNNL_OK(dnnl_engine_create(&engine, dnnl_cpu, 0));
+        atexit(destroy_engine);
+    }
+    DNNL_OK(dnnl_memory_desc_init_by_tag(&data, 4, dims, dnnl_f32, dnnl_nhwc));
+    DNNL_OK(dnnl_memory_desc_init_by_tag(&stat, 1, cdims, dnnl_f32, dnnl_x));
+    DNNL_OK(dnnl_batch_normalization_forward_desc_init(&fwd_d, dnnl_forward_training, &data, eps,
+                                                       dnnl_use_scale | dnnl_use_shift));
+    DNNL_OK(dnnl_primitive_desc_create(&fwd_pd, &fwd_d, NULL, engine, NULL));
+    DNNL_OK(dnnl_primitive_create(&p->dnnl_fwd, fwd_pd));
+    DNNL_OK(dnnl_stream_create(&p->dnnl_stream, engine, dnnl_stream_default_flags));
+    for (i = 0; i < 6; i++) {
+        DNNL_OK(dnnl_memory_create(&p->dnnl_fwd_memory[i], i < 2 ? &data : &stat, engine, ptrs[i]));
+        p->dnnl_fwd_args[i].arg = args[i];
+        p->dnnl_fwd_args[i].memory = p->dnnl_fwd_memory[i];
+    }
+    dnnl_primitive_desc_destroy(fwd_pd);
+}
+
+/* oneDNN's y and mean against ours: they must agree before they are timed side by side. */
+static void dnnl_fwd_check(problem *p)
+{
+    run_fwd_f32(p);
+    run_dnnl_fwd(p);
+    check_peer_dx(p->dx, p->dnnl_y, p->batch * p->channel, "oneDNN's forward y");
+    check_peer_dx(p->mean, p->dnnl_fwd_mean, p->channel, "oneDNN's forward mean");
+}
+
+static void dnnl_fwd_free(problem *p)
+{
+    int i;
+    dnnl_primitive_destroy(p->dnnl_fwd);
+    dnnl_stream_destroy(p->dnnl_stream);
+    for (i = 0; i < 6; i++)
+        dnnl_memory_destroy(p->dnnl_fwd_memory[i]);
+    free(p->dnnl_y);
+    free(p->dnnl_fwd_mean);
+    free(p->dnnl_fwd_variance);
+}
+#endif
+
+/* One NHWC shape, f32: the training forward against oneDNN's; returns oneDNN's time over
+ * ours (0 without oneDNN). GB/s count three streams, x twice and y once: what ours
+ * moves when x does not stay in the caches. */
+static double bench_fwd_shape(const char *backend, size_t batch, size_t channel, double seconds,
+                              FILE *csv)
+{
+    const size_t n = batch * channel;
+    const float eps = 1e-5f;
+    problem p;
+    contender v[2];
+    double median[2], ratio = 0;
+    int nv = 0, i, dnnl_at = -1;
+    size_t c;
+
+    memset(&p, 0, sizeof p);
+    p.batch = batch;
+    p.channel = channel;
+    p.elem = 4;
+    p.x = alloc(n * 4);
+    p.dx = alloc(n * 4);
+    p.mean = alloc(channel * 4);
+    p.invar = alloc(channel * 4);
+    p.scale = alloc(channel * 4);
+    p.bias = alloc(channel * 4);
+    p.moving_mean = alloc(channel * 4);
+    p.moving_var = alloc(channel * 4);
+    for (c = 0; c < n; c++)
+        ((float *)p.x)[c] = 3.0f + uniform(-2, 2);
+    for (c = 0; c < channel; c++) {
+        ((float *)p.scale)[c] = uniform(0.5f, 2.0f);
+        ((float *)p.bias)[c] = uniform(-1, 1);
+        ((float *)p.moving_mean)[c] = 0.0f;
+        ((float *)p.moving_var)[c] = 1.0f;
+    }
+    p.fwd_params[BNG_PARAM_MEAN] = (long long)(intptr_t)p.mean;
+    p.fwd_params[BNG_PARAM_INVAR] = (long long)(intptr_t)p.invar;
+    p.fwd_params[BNG_PARAM_SCALE] = (long long)(intptr_t)p.scale;
+    p.fwd_params[BNG_FWD_PARAM_BIAS] = (long long)(intptr_t)p.bias;
+    p.fwd_params[BNG_FWD_PARAM_MOVING_MEAN] = (long long)(intptr_t)p.moving_mean;
+    p.fwd_params[BNG_FWD_PARAM_MOVING_VAR] = (long long)(intptr_t)p.moving_var;
+    p.fwd_params[BNG_PARAM_BATCH] = (long long)batch;
+    p.fwd_params[BNG_PARAM_CHANNEL] = (long long)channel;
+    p.fwd_params[BNG_FWD_PARAM_EPS] = bng_fwd_float(eps);
+    p.fwd_params[BNG_FWD_PARAM_MOMENTUM] = bng_fwd_float(0.9f);
+    v[nv++] = (contender){"forward _p", run_fwd_f32};
+#ifdef BNG_BENCH_DNNL
+    dnnl_fwd_setup(&p, eps);
+    dnnl_fwd_check(&p);
+    dnnl_at = nv;
+    v[nv++] = (contender){"oneDNN forward", run_dnnl_fwd};
+#endif
+    measure(&p, v, nv, seconds, median);
+    if (p.fwd_params[BNG_PARAM_STATUS] != BNG_OK) {
+        fprintf(stderr, "bench: forward status %lld\n", p.fwd_params[BNG_PARAM_STATUS]);
+        exit(1);
+    }
+#ifdef BNG_BENCH_DNNL
+    ratio = median[dnnl_at] / median[0];
+    dnnl_fwd_free(&p);
+#endif
+    for (i = 0; i < nv; i++) {
+        char shape[48], vs_dnnl[16] = "-";
+        const double gbps = 3.0 * (double)(n * 4) / median[i] / 1e9;
+        snprintf(shape, sizeof shape, "%zux%zu", batch, channel);
+        if (dnnl_at >= 0)
+            snprintf(vs_dnnl, sizeof vs_dnnl, "%.2fx", median[dnnl_at] / median[i]);
+        printf("%-7s %-9s %-4s %14s %-26s %11.1f %8.1f %9s %9s\n", BNG_TARGET_NAME, backend, "f32",
+               shape, v[i].name, median[i] * 1e6, gbps, vs_dnnl, "-");
+        if (csv)
+            fprintf(csv, "%s,%s,f32,%zu,%zu,%s,%.3f,%.2f,%s,\n", BNG_TARGET_NAME, backend, batch,
+                    channel, v[i].name, median[i] * 1e6, gbps, dnnl_at >= 0 ? vs_dnnl : "");
+    }
+    free(p.x);
+    free(p.dx);
+    free(p.mean);
+    free(p.invar);
+    free(p.scale);
+    free(p.bias);
+    free(p.moving_mean);
+    free(p.moving_var);
+    return ratio;
+}
+
+/* The forward on the NHWC shapes, and oneDNN's time over ours as a geometric mean over
+ * the DRAM ones. */
+static void bench_fwd(const char *backend, const char *shapes, double seconds, FILE *csv)
+{
+    char *list = strdup(shapes), *tok;
+    double log_sum = 0;
+    int dram = 0;
+
+    for (tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+        size_t batch, channel;
+        double ratio;
+        if (sscanf(tok, "%zux%zu", &batch, &channel) != 2)
+            continue;       /* main said so already */
+        ratio = bench_fwd_shape(backend, batch, channel, seconds, csv);
+        if (ratio > 0 && is_dram_shape(batch * channel)) {
+            log_sum += log(ratio);
+            dram++;
+        }
+    }
+    if (dram)
+        printf("  %s %s f32 training forward on %s: oneDNN's time over ours, geometric mean at %d "
+               "DRAM shape%s: %.2fx (goal 1.3x: %s)\n", BNG_TARGET_NAME, backend, isa(), dram,
+               dram > 1 ? "s" : "", exp(log_sum / dram), verdict(exp(log_sum / dram) >= 1.3));
+    free(list);
+}
+#endif
+
 int main(int argc, char **argv)
 {
     const char *backend = "default", *shapes = "4x64,4096x64,2048x256,65536x64,16384x256,262144x64";
@@ -1095,6 +1298,9 @@ int main(int argc, char **argv)
 #endif
     }
     free(list);
+#ifdef BNG_BENCH_FWD
+    bench_fwd(backend, shapes, seconds, csv);
+#endif
 #ifdef BNG_BENCH_NCHW
     if (*nchw_shapes)
         bench_nchw(backend, nchw_shapes, seconds, csv);

@@ -146,12 +146,11 @@ float bng_sqrtf(float v)
     low = root & (((uint64_t)1 << shift) - 1);
     root >>= shift;
     p = p / 2 + shift;
+    /* Rounding up never carries into a 25th bit: 26 bits shift out to below 2^23.5, and
+     * 25 bits are at most 2^25 - 2 (the root of at most 2^50 - 2^26), whose next bit
+     * is 0. */
     if ((low >> (shift - 1)) && ((low & (((uint64_t)1 << (shift - 1)) - 1)) || op || (root & 1)))
         root++;
-    if (root >> 24) {
-        root >>= 1;
-        p++;
-    }
     word.bits = ((uint32_t)(p + 150) << 23) | ((uint32_t)root & 0x7fffffu);
     return word.f;
 }

@@ -438,6 +438,9 @@ START_TEST(test_forward_refusals)
     if (T->forward_p == NULL)
         return;
     fwd_init(&k, T, 40, 20, DATA_RANDOM, 0, 7u);
+    T->forward_p(k.x.p, k.y.p, NULL);        /* no block: nowhere to report, nothing written */
+    if (!bng_bytes_are_marked(k.y.p, k.y.bytes) || !bng_bytes_are_marked(k.mean.p, k.mean.bytes))
+        ck_abort_msg("%s forward with no block wrote an output", T->name);
     fwd_expect_refused(&k, NULL, k.y.p, BNG_ENULL, "x NULL");
     fwd_expect_refused(&k, k.x.p, NULL, BNG_ENULL, "y NULL");
     for (i = 0; i < sizeof slots / sizeof slots[0]; i++) {
