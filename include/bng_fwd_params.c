@@ -106,7 +106,9 @@ int bng_fwd_params_check(const bng_fwd_config *config, const long long *params, 
     if (!bng_params_fits((unsigned long long)params[BNG_PARAM_BATCH],
                          (unsigned long long)params[BNG_PARAM_CHANNEL], element))
         return BNG_ERANGE;
-    if (flags & ~(long long)FWD_FLAGS)
+    /* unknown bits; and normalizing with moving statistics it may not read */
+    if ((flags & ~(long long)FWD_FLAGS)
+        || ((flags & BNG_FWD_GLOBAL_STATS) && (flags & BNG_FWD_KEEP_MOVING)))
         return BNG_EFLAGS;
     call->batch = (size_t)params[BNG_PARAM_BATCH];
     call->channel = (size_t)params[BNG_PARAM_CHANNEL];

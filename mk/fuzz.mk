@@ -4,6 +4,7 @@
 FUZZ_SECONDS ?= 60
 FUZZ_TARGET  := $(HALF_TARGET)
 FUZZ         := $(BUILD)/fuzz/fuzz_params
+FUZZ_FORWARD := $(BUILD)/fuzz/fuzz_forward
 
 .PHONY: fuzz memcheck
 
@@ -16,7 +17,7 @@ FUZZ_SOURCES := $(BNG_SOURCES_generated/$(FUZZ_TARGET)) include/host/bng_hal_hos
 FUZZ_FLAGS := -std=gnu11 -g -O1 -march=native -Wno-psabi -ffp-contract=off \
   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -DBNG_HOST -DBNG_VEC_BACKEND=BNG_VEC_GNU -Iinclude -Iinclude/host -Igenerated/$(FUZZ_TARGET)
-$(FUZZ): tests/fuzz/fuzz_params.c $(FUZZ_SOURCES) $(wildcard generated/$(FUZZ_TARGET)/*.h) \
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SOURCES) $(wildcard generated/$(FUZZ_TARGET)/*.h) \
   $(INCLUDE_HEADERS) | deps-fuzz
 	@mkdir -p $(@D)
 	clang $(FUZZ_FLAGS) $< $(FUZZ_SOURCES) -lpthread -lm -o $@
@@ -25,11 +26,15 @@ $(FUZZ): tests/fuzz/fuzz_params.c $(FUZZ_SOURCES) $(wildcard generated/$(FUZZ_TA
 FUZZ_STATS := $(subst $(space),|,^stat::number_of_executed_units ^stat::peak_rss Done ERROR \
   SUMMARY ==[0-9]+== deadly artifact)
 ## libFuzzer on the entry points, then the loader fuzz [FUZZ_SECONDS=60]
-fuzz: $(FUZZ) deps-python
-	@rm -rf $(BUILD)/fuzz/corpus && mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/artifacts \
-	  && cp tests/fuzz/corpus/* $(BUILD)/fuzz/corpus/
-	$(FUZZ) -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+## (the backward's for three quarters of it, the training forward's for the rest)
+fuzz: $(FUZZ) $(FUZZ_FORWARD) deps-python
+	@rm -rf $(BUILD)/fuzz/corpus $(BUILD)/fuzz/corpus-forward && mkdir -p $(BUILD)/fuzz/corpus \
+	  $(BUILD)/fuzz/corpus-forward $(BUILD)/fuzz/artifacts && cp tests/fuzz/corpus/* $(BUILD)/fuzz/corpus/
+	$(FUZZ) -max_total_time=$$(( $(FUZZ_SECONDS) * 3 / 4 )) -print_final_stats=1 \
 	  -artifact_prefix=$(BUILD)/fuzz/artifacts/ $(BUILD)/fuzz/corpus 2>&1 | \
+	  grep -E "$(FUZZ_STATS)" ; exit $${PIPESTATUS[0]}
+	$(FUZZ_FORWARD) -max_total_time=$$(( $(FUZZ_SECONDS) / 4 )) -print_final_stats=1 \
+	  -artifact_prefix=$(BUILD)/fuzz/artifacts/forward- $(BUILD)/fuzz/corpus-forward 2>&1 | \
 	  grep -E "$(FUZZ_STATS)" ; exit $${PIPESTATUS[0]}
 	$(PY) tests/fuzz/fuzz_generator.py --seconds $(FUZZ_SECONDS)
 

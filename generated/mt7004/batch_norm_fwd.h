@@ -58,7 +58,7 @@ extern "C" {
  *                 the running variance unbiased (batch variance * m / (m - 1)); a call
  *                 with one row is refused (BNG_EBATCH)
  *   KEEP_MOVING   the moving statistics are neither read nor written (PyTorch's
- *                 track_running_stats=False) */
+ *                 track_running_stats=False); not with GLOBAL_STATS (BNG_EFLAGS) */
 #define BNG_FWD_FIX_GAMMA     8
 #define BNG_FWD_GLOBAL_STATS 16
 #define BNG_FWD_TORCH        32

@@ -467,6 +467,8 @@ START_TEST(test_forward_refusals)
     k.params[BNG_PARAM_BATCH] = 40;
     k.params[BNG_PARAM_FLAGS] = 1;       /* the backward's ACCUMULATE: not the forward's */
     fwd_expect_refused(&k, k.x.p, k.y.p, BNG_EFLAGS, "an unknown flag");
+    k.params[BNG_PARAM_FLAGS] = BNG_FWD_GLOBAL_STATS | BNG_FWD_KEEP_MOVING;
+    fwd_expect_refused(&k, k.x.p, k.y.p, BNG_EFLAGS, "the moving statistics used and not read");
     k.params[BNG_PARAM_FLAGS] = 0;
     for (i = 0; i < sizeof bad_eps / sizeof bad_eps[0]; i++) {
         k.params[BNG_FWD_PARAM_EPS] = bng_fwd_float(bad_eps[i]);

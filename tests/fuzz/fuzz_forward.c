@@ -1,0 +1,227 @@
+/* libFuzzer harness for the training forward's run-time contract (make fuzz):
+ * fp_/hp_batch_norm_forward_p (docs/contract.md section 15).
+ *
+ * The fuzzer's bytes choose the storage type, batch and channel (small, or hostile: 0,
+ * negative, LLONG_MIN/MAX, beyond the address space), the flags (any of the four and an
+ * unknown bit), eps and momentum (any float's bits, so NaN, Inf, negative, 0, subnormal),
+ * which array is NULL or misaligned, and an aliasing choice (y over x, partly over x,
+ * an output over another array), and the data. Buffers are exactly as large as a small
+ * shape needs, between guard bytes. Checked on every input: the status is the one the
+ * contract's order gives (the harness's own reading of it); the reserved slots and
+ * every slot but the status are untouched; guards are intact; on an error no array
+ * changed; on success x (unless y is x), scale and bias are unchanged, and the moving
+ * statistics too where the call does not update them.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "batch_norm_fwd.h"
+#include "bng_kernels.h"
+
+#define GUARD 32
+#define MAX_BATCH 40
+#define MAX_CHANNEL 300
+#define SENTINEL 0x0123456789abcdefLL
+
+typedef struct {
+    const uint8_t *p;
+    size_t n;
+} bytes;
+
+static unsigned take(bytes *b)
+{
+    unsigned v = 0;
+    if (b->n) {
+        v = *b->p++;
+        b->n--;
+    }
+    return v;
+}
+
+/* A small value, or a hostile one. */
+static long long shape(bytes *b, long long small_max)
+{
+    static const long long hostile[] = {0, -1, -300, LLONG_MIN, LLONG_MAX, 1ll << 40,
+                                        (1ll << 31) + 1, 1ll << 62};
+    const unsigned kind = take(b), raw = take(b);
+    if (kind < 224)
+        return 1 + (long long)(raw % (unsigned)small_max);
+    return hostile[kind % (sizeof hostile / sizeof hostile[0])];
+}
+
+/* A float: mostly an ordinary one, else any bits. */
+static float any_float(bytes *b, float ordinary)
+{
+    const unsigned kind = take(b);
+    uint32_t bits = take(b) | take(b) << 8 | take(b) << 16 | (uint32_t)take(b) << 24;
+    float f;
+    if (kind < 160)
+        return ordinary;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+static unsigned char *guarded(size_t n)
+{
+    unsigned char *raw = malloc(n + 2 * GUARD);
+    if (!raw)
+        abort();
+    memset(raw, 0xA5, n + 2 * GUARD);
+    return raw + GUARD;
+}
+
+static void check_guards(const unsigned char *p, size_t n)
+{
+    size_t i;
+    for (i = 0; i < GUARD; i++)
+        if (p[-1 - (long)i] != 0xA5 || p[n + i] != 0xA5)
+            abort();
+}
+
+/* The arrays: x, y, then the per-channel ones in their slots. */
+enum { A_X, A_Y, A_MEAN, A_INVAR, A_SCALE, A_BIAS, A_MM, A_MV, A_COUNT };
+static const int slot_of[A_COUNT] = {-1, -1, BNG_PARAM_MEAN, BNG_PARAM_INVAR, BNG_PARAM_SCALE,
+                                     BNG_FWD_PARAM_BIAS, BNG_FWD_PARAM_MOVING_MEAN,
+                                     BNG_FWD_PARAM_MOVING_VAR};
+
+static int overlaps(uintptr_t a, size_t a_bytes, uintptr_t b, size_t b_bytes)
+{
+    return a < b + b_bytes && b < a + a_bytes;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    bytes in = {data, size};
+    const unsigned choice = take(&in);
+    const int half_data = BNG_HAS_F16 && (choice & 1);
+    const long long flags = (long long)(take(&in) & 0x78) | ((choice & 2) ? 0x100 : 0);
+    const long long batch = shape(&in, MAX_BATCH), channel = shape(&in, MAX_CHANNEL);
+    const float eps = any_float(&in, 1e-3f), momentum = any_float(&in, 0.9f);
+    const unsigned null_at = take(&in) % 12, misalign_at = take(&in) % 12, alias = take(&in) % 8;
+    const int small = batch >= 1 && batch <= MAX_BATCH && channel >= 1 && channel <= MAX_CHANNEL;
+    const size_t n = small ? (size_t)(batch * channel) : 1, c = small ? (size_t)channel : 1;
+    const size_t elem = half_data ? 2 : 4;
+    size_t stat = 4, bytes_of[A_COUNT], i;
+    const int fix_gamma = (flags & BNG_FWD_FIX_GAMMA) != 0, global = (flags & BNG_FWD_GLOBAL_STATS) != 0;
+    const int torch = (flags & BNG_FWD_TORCH) != 0, keep = (flags & BNG_FWD_KEEP_MOVING) != 0;
+    unsigned char *buf[A_COUNT], *before[A_COUNT];
+    uintptr_t at[A_COUNT];
+    unsigned used = 0, outputs;
+    long long params[BNG_FWD_PARAMS_LEN], saved[BNG_FWD_PARAMS_LEN], expected = BNG_OK;
+    int a, b;
+
+#if BNG_HAS_F16
+    if (half_data)
+        stat = sizeof(bng_hp_stats_t);
+#endif
+    for (a = 0; a < A_COUNT; a++) {
+        bytes_of[a] = a <= A_Y ? n * elem : c * stat;
+        buf[a] = guarded(bytes_of[a]);
+        for (i = 0; i < bytes_of[a]; i++)
+            buf[a][i] = (unsigned char)take(&in);
+        at[a] = (uintptr_t)buf[a];
+    }
+    /* aliasing: y over x (allowed), y one element into x, invar over mean, mean over
+     * scale, moving variance over bias, y over the moving mean's bytes */
+    if (alias == 1)
+        at[A_Y] = at[A_X];
+    else if (alias == 2 && n >= 2)      /* overlapping, and refused before it could write */
+        at[A_Y] = at[A_X] + elem;
+    else if (alias == 3)
+        at[A_INVAR] = at[A_MEAN];
+    else if (alias == 4)
+        at[A_MEAN] = at[A_SCALE];
+    else if (alias == 5)
+        at[A_MV] = at[A_BIAS];
+    if (null_at < A_COUNT)
+        at[null_at] = 0;
+    else if (misalign_at < A_COUNT && at[misalign_at])
+        at[misalign_at] += 1;
+    for (i = 0; i < BNG_FWD_PARAMS_LEN; i++)
+        params[i] = SENTINEL + (long long)i;
+    for (a = A_MEAN; a < A_COUNT; a++)
+        params[slot_of[a]] = (long long)at[a];
+    params[BNG_PARAM_BATCH] = batch;
+    params[BNG_PARAM_CHANNEL] = channel;
+    params[BNG_PARAM_FLAGS] = flags;
+    params[BNG_FWD_PARAM_EPS] = bng_fwd_float(eps);
+    params[BNG_FWD_PARAM_MOMENTUM] = bng_fwd_float(momentum);
+    memcpy(saved, params, sizeof saved);
+    for (a = 0; a < A_COUNT; a++) {
+        before[a] = malloc(bytes_of[a] + 1);
+        memcpy(before[a], buf[a], bytes_of[a]);
+    }
+
+    /* the contract's order, read independently of the driver */
+    for (a = 0; a < A_COUNT; a++)
+        if (!((a == A_SCALE && fix_gamma) || ((a == A_MM || a == A_MV) && keep)))
+            used |= 1u << a;
+    outputs = (1u << A_Y) | (1u << A_MEAN) | (1u << A_INVAR)
+              | (global || keep ? 0u : (1u << A_MM) | (1u << A_MV));
+    for (a = 0; a < A_COUNT && expected == BNG_OK; a++)
+        if ((used >> a & 1) && at[a] == 0)
+            expected = BNG_ENULL;
+    for (a = 0; a < A_COUNT && expected == BNG_OK; a++)
+        if ((used >> a & 1) && at[a] % (a <= A_Y ? elem : stat))
+            expected = BNG_EALIGN;
+    if (expected == BNG_OK && (batch < 1 || (batch == 1 && torch && !global && !keep)))
+        expected = BNG_EBATCH;
+    if (expected == BNG_OK && channel < 1)
+        expected = BNG_ECHANNEL;
+    if (expected == BNG_OK && !small) {
+        /* hostile shapes: every one of them is past a 64-bit address space's elements
+         * or refused above, except a large batch or channel that fits (refused by the
+         * range check only if beyond it): the harness cannot run those, so it asks for
+         * BNG_ERANGE where the product passes the target's address space, and skips the
+         * rest */
+        const double elements = (double)batch * (double)channel * (double)elem;
+        if (elements > (double)BNG_ADDRESS_MAX)
+            expected = BNG_ERANGE;
+        else
+            goto done;       /* a valid shape too large for the harness's buffers */
+    }
+    if (expected == BNG_OK && ((flags & ~(long long)0x78) || (global && keep)))
+        expected = BNG_EFLAGS;
+    if (expected == BNG_OK && !(eps > 0.0f && isfinite(eps)))
+        expected = BNG_EVALUE;
+    if (expected == BNG_OK && !global && !keep && !(momentum >= 0.0f && momentum <= 1.0f))
+        expected = BNG_EVALUE;
+    for (a = 0; a < A_COUNT && expected == BNG_OK; a++)
+        for (b = 0; b < A_COUNT; b++)
+            if (a != b && (outputs >> a & 1) && (used >> b & 1)
+                && overlaps(at[a], bytes_of[a], at[b], bytes_of[b])
+                && !(a == A_Y && b == A_X && at[a] == at[b]))
+                expected = BNG_EOVERLAP;
+
+#if BNG_HAS_F16
+    if (half_data)
+        hp_batch_norm_forward_p((half *)at[A_X], (half *)at[A_Y], params);
+    else
+#endif
+        fp_batch_norm_forward_p((float *)at[A_X], (float *)at[A_Y], params);
+
+    if (params[BNG_PARAM_STATUS] != expected)
+        abort();
+    for (i = 0; i < BNG_FWD_PARAMS_LEN; i++)
+        if (i != BNG_PARAM_STATUS && params[i] != saved[i])
+            abort();
+    /* A buffer may have changed only where a call that ran has an output in it. */
+    for (a = 0; a < A_COUNT; a++) {
+        int may_change = 0;
+        for (b = 0; b < A_COUNT; b++)
+            may_change |= expected == BNG_OK && (outputs >> b & 1)
+                          && overlaps(at[b], bytes_of[b], (uintptr_t)buf[a], bytes_of[a]);
+        check_guards(buf[a], bytes_of[a]);
+        if (!may_change && memcmp(before[a], buf[a], bytes_of[a]) != 0)
+            abort();
+    }
+done:
+    for (a = 0; a < A_COUNT; a++) {
+        free(buf[a] - GUARD);
+        free(before[a]);
+    }
+    return 0;
+}
