@@ -1121,13 +1121,19 @@ static void dnnl_fwd_setup(problem *p, float eps)
     dnnl_primitive_desc_destroy(fwd_pd);
 }
 
-/* oneDNN's y and mean against ours: they must agree before they are timed side by side. */
-static void dnnl_fwd_check(problem *p)
+/* oneDNN's y, mean and variance against ours (the variance as invar): they must agree
+ * before they are timed side by side. */
+static void dnnl_fwd_check(problem *p, float eps)
 {
+    size_t c;
+
     run_fwd_f32(p);
     run_dnnl_fwd(p);
     check_peer_dx(p->dx, p->dnnl_y, p->batch * p->channel, "oneDNN's forward y");
     check_peer_dx(p->mean, p->dnnl_fwd_mean, p->channel, "oneDNN's forward mean");
+    for (c = 0; c < p->channel; c++)      /* its variance as our invar */
+        p->dnnl_fwd_variance[c] = 1.0f / sqrtf(p->dnnl_fwd_variance[c] + eps);
+    check_peer_dx(p->invar, p->dnnl_fwd_variance, p->channel, "oneDNN's forward variance");
 }
 
 static void dnnl_fwd_free(problem *p)
@@ -1190,7 +1196,7 @@ static double bench_fwd_shape(const char *backend, size_t batch, size_t channel,
     v[nv++] = (contender){"forward _p", run_fwd_f32};
 #ifdef BNG_BENCH_DNNL
     dnnl_fwd_setup(&p, eps);
-    dnnl_fwd_check(&p);
+    dnnl_fwd_check(&p, eps);
     dnnl_at = nv;
     v[nv++] = (contender){"oneDNN forward", run_dnnl_fwd};
 #endif

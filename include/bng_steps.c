@@ -100,6 +100,8 @@ void bng_step_finalize(const bng_dtype_config *dtype, size_t channels, float m, 
 }
 
 /* The square root by integers, bit by bit: the firmware's C library need have no libm.
+ * A value below -0 has none: NaN, as IEEE's square root gives (its sign is not the
+ * point: any NaN is one). 
  * v = m * 2^p with p even; the root of m * 2^26 (in [2^24.5, 2^25.5)) to 24 bits, its
  * next bit and whether anything is below (the remainder, the bits shifted out) round it
  * to nearest, ties to even: the IEEE result, the bits sqrtf gives. */
@@ -115,8 +117,11 @@ float bng_sqrtf(float v)
 
     word.f = v;
     bits = word.bits;
-    if (bits == 0 || bits >= 0x7f800000u)
-        return v;                       /* +0, +Inf; the callers pass nothing else */
+    if ((bits & 0x7fffffffu) == 0 || bits >= 0x7f800000u) {
+        if (bits > 0x80000000u && bits < 0xff800001u)   /* below -0, -Inf included: no root */
+            word.bits = 0x7fc00000u;
+        return word.f;                  /* +0, -0, +Inf and NaN are their own roots */
+    }
     e = (int)(bits >> 23);
     m = bits & 0x7fffffu;
     if (e == 0)                         /* subnormal: normalize */

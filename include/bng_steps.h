@@ -135,7 +135,7 @@ void bng_step_finalize(const bng_dtype_config *dtype, size_t channels, float m, 
                        const BNG_VMEM float *sum_dy, const BNG_VMEM float *sum_dyxm,
                        BNG_VMEM void *dbias, BNG_VMEM void *dscale, BNG_VMEM float *gain,
                        BNG_VMEM float *dy_mean, BNG_VMEM float *slope);
-/* The IEEE square root of v, +0, positive or +Inf (sqrtf's bits, without libm). */
+/* The IEEE square root of v (sqrtf's bits, without libm; a NaN where sqrtf gives one). */
 float bng_sqrtf(float v);
 /* Reduce: the limbs of a count of rows (the partial-sums buffer's count), limb i at
  * limbs + i * BNG_V, a whole vector each (packed on a unified target). */

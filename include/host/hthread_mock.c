@@ -260,14 +260,19 @@ void hthread_mock_start_other_cores(void (*core_main)(void))
 static pthread_cond_t group_posted = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t group_finished = PTHREAD_COND_INITIALIZER;
 static pthread_mutex_t launch_lock = PTHREAD_MUTEX_INITIALIZER;   /* one launch at a time */
+static int group_started;                 /* the group's threads exist in this process */
 static unsigned group_launches, group_cores_done;
+static unsigned group_launches_before;    /* the count when the threads were started */
 static void (*group_fn)(void *);
 static void *group_arg;
+
+static __thread int is_group_thread;       /* a thread of the group, not the host's */
 
 static void *run_group_core(void *p)
 {
     const unsigned core = (unsigned)(uintptr_t)p;
-    unsigned launches_seen = 0;
+    unsigned launches_seen = group_launches_before;   /* started for the launch after it */
+    is_group_thread = 1;
     for (;;) {
         void (*fn)(void *);
         void *arg;
@@ -293,24 +298,61 @@ static void *run_group_core(void *p)
     return NULL;
 }
 
+/* fork(): only the forking thread exists in the child, which starts the group's threads
+ * afresh at its next launch; a fork waits for a launch running in another thread. */
+static void before_fork(void)
+{
+    pthread_mutex_lock(&launch_lock);
+    pthread_mutex_lock(&lock);
+}
+
+static void after_fork_parent(void)
+{
+    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(&launch_lock);
+}
+
+static void after_fork_child(void)
+{
+    pthread_mutex_init(&lock, NULL);
+    pthread_mutex_init(&launch_lock, NULL);
+    pthread_cond_init(&group_posted, NULL);     /* the parent's group threads waited on it */
+    pthread_cond_init(&group_finished, NULL);
+    group_started = 0;
+}
+
+static void register_fork_handlers(void)
+{
+    if (pthread_atfork(before_fork, after_fork_parent, after_fork_child) != 0)
+        mock_fail("hthread_mock_run_group", "cannot register the fork handlers", -1);
+}
+
+/* The group's threads, under launch_lock, at the first launch of this process. */
 static void start_group_cores(void)
 {
+    static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
     unsigned core;
+
+    if (group_started)
+        return;
+    pthread_once(&atfork_once, register_fork_handlers);
+    group_launches_before = group_launches;     /* read by the threads, created after */
     for (core = 0; core < BNG_TARGET_CORES; core++) {
         pthread_t thread;
         if (pthread_create(&thread, NULL, run_group_core, (void *)(uintptr_t)core) != 0 ||
             pthread_detach(thread) != 0)
             mock_fail("hthread_mock_run_group", "cannot start a core", (int)core);
     }
+    group_started = 1;
 }
 
 void hthread_mock_run_group(void (*fn)(void *), void *arg)
 {
-    static pthread_once_t group_once = PTHREAD_ONCE_INIT;
-
+    if (is_group_thread)      /* the runtime's launch is the host's, never a core's */
+        mock_fail("hthread_mock_run_group", "a group launched from a core", this_core);
     pthread_once(&engine_once, init_engine);
-    pthread_once(&group_once, start_group_cores);
     pthread_mutex_lock(&launch_lock);
+    start_group_cores();
     pthread_mutex_lock(&lock);
     group_fn = fn;
     group_arg = arg;

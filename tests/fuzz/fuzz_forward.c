@@ -4,8 +4,9 @@
  * The fuzzer's bytes choose the storage type, batch and channel (small, or hostile: 0,
  * negative, LLONG_MIN/MAX, beyond the address space), the flags (any of the four and an
  * unknown bit), eps and momentum (any float's bits, so NaN, Inf, negative, 0, subnormal),
- * which array is NULL or misaligned, and an aliasing choice (y over x, partly over x,
- * an output over another array), and the data. Buffers are exactly as large as a small
+ * which array is NULL and which misaligned (both at once too), and an aliasing choice
+ * (y over x, partly over x, over the moving mean; an output over another array), and
+ * the data. Buffers are exactly as large as a small
  * shape needs, between guard bytes. Checked on every input: the status is the one the
  * contract's order gives (the harness's own reading of it); the reserved slots and
  * every slot but the status are untouched; guards are intact; on an error no array
@@ -136,10 +137,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         at[A_MEAN] = at[A_SCALE];
     else if (alias == 5)
         at[A_MV] = at[A_BIAS];
-    if (null_at < A_COUNT)
-        at[null_at] = 0;
-    else if (misalign_at < A_COUNT && at[misalign_at])
+    else if (alias == 6 && !keep)           /* refused: a call never writes past them */
+        at[A_Y] = at[A_MM];                 /* y over the moving mean's bytes */
+    else if (alias == 7)
+        at[A_MEAN] = at[A_MM];              /* the saved mean over the moving mean */
+    if (misalign_at < A_COUNT && at[misalign_at])
         at[misalign_at] += 1;
+    if (null_at < A_COUNT)                  /* both: NULL comes first in the order */
+        at[null_at] = 0;
     for (i = 0; i < BNG_FWD_PARAMS_LEN; i++)
         params[i] = SENTINEL + (long long)i;
     for (a = A_MEAN; a < A_COUNT; a++)
