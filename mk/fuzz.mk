@@ -17,7 +17,7 @@ FUZZ_SOURCES := $(BNG_SOURCES_generated/$(FUZZ_TARGET)) include/host/bng_hal_hos
 FUZZ_FLAGS := -std=gnu11 -g -O1 -march=native -Wno-psabi -ffp-contract=off \
   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -DBNG_HOST -DBNG_VEC_BACKEND=BNG_VEC_GNU -Iinclude -Iinclude/host -Igenerated/$(FUZZ_TARGET)
-$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SOURCES) $(wildcard generated/$(FUZZ_TARGET)/*.h) \
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_support.h $(FUZZ_SOURCES) $(wildcard generated/$(FUZZ_TARGET)/*.h) \
   $(INCLUDE_HEADERS) | deps-fuzz
 	@mkdir -p $(@D)
 	clang $(FUZZ_FLAGS) $< $(FUZZ_SOURCES) -lpthread -lm -o $@

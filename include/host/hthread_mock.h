@@ -13,8 +13,9 @@
 int hthread_barrier_create(int cluster_id);
 
 /* SPMD (hthread_group_exec, then hthread_group_wait): run fn(arg) on cores 0 .. n-1
- * (BNG_TARGET_CORES threads, started at the first launch and kept), and wait for all.
- * One launch at a time. */
+ * (BNG_TARGET_CORES threads, started at the first launch of the process and kept; a
+ * fork()ed child starts its own), and wait for all. One launch at a time, from the
+ * host's side: a launch from a core of the group aborts with the mock's message. */
 void hthread_mock_run_group(void (*fn)(void *), void *arg);
 /* Fan-out: cores 1 .. BNG_TARGET_CORES-1 start on threads of their own running
  * core_main(), late: core k after k * 2 ms (HTHREAD_MOCK_CORE_DELAY_NS), so that what the

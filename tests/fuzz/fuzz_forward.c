@@ -21,37 +21,11 @@
 
 #include "batch_norm_fwd.h"
 #include "bng_kernels.h"
+#include "fuzz_support.h"
 
-#define GUARD 32
 #define MAX_BATCH 40
 #define MAX_CHANNEL 300
 #define SENTINEL 0x0123456789abcdefLL
-
-typedef struct {
-    const uint8_t *p;
-    size_t n;
-} bytes;
-
-static unsigned take(bytes *b)
-{
-    unsigned v = 0;
-    if (b->n) {
-        v = *b->p++;
-        b->n--;
-    }
-    return v;
-}
-
-/* A small value, or a hostile one. */
-static long long shape(bytes *b, long long small_max)
-{
-    static const long long hostile[] = {0, -1, -300, LLONG_MIN, LLONG_MAX, 1ll << 40,
-                                        (1ll << 31) + 1, 1ll << 62};
-    const unsigned kind = take(b), raw = take(b);
-    if (kind < 224)
-        return 1 + (long long)(raw % (unsigned)small_max);
-    return hostile[kind % (sizeof hostile / sizeof hostile[0])];
-}
 
 /* A float: mostly an ordinary one, else any bits. */
 static float any_float(bytes *b, float ordinary)
@@ -63,23 +37,6 @@ static float any_float(bytes *b, float ordinary)
         return ordinary;
     memcpy(&f, &bits, sizeof f);
     return f;
-}
-
-static unsigned char *guarded(size_t n)
-{
-    unsigned char *raw = malloc(n + 2 * GUARD);
-    if (!raw)
-        abort();
-    memset(raw, 0xA5, n + 2 * GUARD);
-    return raw + GUARD;
-}
-
-static void check_guards(const unsigned char *p, size_t n)
-{
-    size_t i;
-    for (i = 0; i < GUARD; i++)
-        if (p[-1 - (long)i] != 0xA5 || p[n + i] != 0xA5)
-            abort();
 }
 
 /* The arrays: x, y, then the per-channel ones in their slots. */

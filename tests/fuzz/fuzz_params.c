@@ -33,61 +33,18 @@
 #if BNG_HAS_EXTENSIONS
 #include "batch_norm_grad_ext.h"
 #endif
+#include "fuzz_support.h"
 
-#define GUARD 32
 #define MAX_BATCH 40
 #define MAX_CHANNEL 300
 #define MAX_NCHW_CHANNEL 8     /* with a spatial extent: buffers stay small */
 #define MAX_SPATIAL 70         /* past two vectors of 32 lanes */
 #define SENTINEL 0x0123456789abcdefLL
 
-typedef struct {
-    const uint8_t *p;
-    size_t n;
-} bytes;
-
-static unsigned take(bytes *b)
-{
-    unsigned v = 0;
-    if (b->n) {
-        v = *b->p++;
-        b->n--;
-    }
-    return v;
-}
-
-/* A small value, or a hostile one. */
-static long long shape(bytes *b, long long small_max)
-{
-    static const long long hostile[] = {0, -1, -300, LLONG_MIN, LLONG_MAX, 1ll << 40,
-                                        (1ll << 31) + 1, 1ll << 62};
-    const unsigned kind = take(b), raw = take(b);
-    if (kind < 224)
-        return 1 + (long long)(raw % (unsigned)small_max);
-    return hostile[kind % (sizeof hostile / sizeof hostile[0])];
-}
-
 /* batch or channel as the call takes it: an explicit call's int, converted. */
 static long long as_argument(int explicit_args, long long v)
 {
     return explicit_args ? (long long)(int)v : v;
-}
-
-static unsigned char *guarded(size_t bytes_n)
-{
-    unsigned char *raw = malloc(bytes_n + 2 * GUARD);
-    if (!raw)
-        abort();
-    memset(raw, 0xA5, bytes_n + 2 * GUARD);
-    return raw + GUARD;
-}
-
-static void check_guards(const unsigned char *p, size_t bytes_n)
-{
-    size_t i;
-    for (i = 0; i < GUARD; i++)
-        if (p[-1 - (long)i] != 0xA5 || p[bytes_n + i] != 0xA5)
-            abort();
 }
 
 /* The arrays an op uses (x, dy, dx, mean, invar, scale, dbias, dscale, sums) and the
