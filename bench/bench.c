@@ -160,6 +160,17 @@ static const char *isa(void)
 #endif
 }
 
+/* A section's summary: oneDNN's time over ours as a geometric mean over its `dram` DRAM
+ * shapes (log_sum the sum of the ratios' logs), against the goal of 1.3x; nothing
+ * without DRAM shapes or oneDNN. */
+static void dram_geomean_line(const char *backend, const char *what, double log_sum, int dram)
+{
+    if (dram)
+        printf("  %s %s f32 %s on %s: oneDNN's time over ours, geometric mean at %d DRAM "
+               "shape%s: %.2fx (goal 1.3x: %s)\n", BNG_TARGET_NAME, backend, what, isa(), dram,
+               dram > 1 ? "s" : "", exp(log_sum / dram), verdict(exp(log_sum / dram) >= 1.3));
+}
+
 /* ---- the contenders ---- */
 
 static void run_p_f32(problem *p) { fp_batch_norm_grad_p(p->x, p->dy, p->dx, p->params); }
@@ -1061,10 +1072,7 @@ static void bench_nchw(const char *backend, const char *shapes, double seconds, 
             dram++;
         }
     }
-    if (dram)
-        printf("  %s %s f32 NCHW on %s: oneDNN's time over ours, geometric mean at %d DRAM "
-               "shape%s: %.2fx (goal 1.3x: %s)\n", BNG_TARGET_NAME, backend, isa(), dram,
-               dram > 1 ? "s" : "", exp(log_sum / dram), verdict(exp(log_sum / dram) >= 1.3));
+    dram_geomean_line(backend, "NCHW", log_sum, dram);
     free(list);
 }
 #endif
@@ -1251,10 +1259,7 @@ static void bench_fwd(const char *backend, const char *shapes, double seconds, F
             dram++;
         }
     }
-    if (dram)
-        printf("  %s %s f32 training forward on %s: oneDNN's time over ours, geometric mean at %d "
-               "DRAM shape%s: %.2fx (goal 1.3x: %s)\n", BNG_TARGET_NAME, backend, isa(), dram,
-               dram > 1 ? "s" : "", exp(log_sum / dram), verdict(exp(log_sum / dram) >= 1.3));
+    dram_geomean_line(backend, "training forward", log_sum, dram);
     free(list);
 }
 #endif

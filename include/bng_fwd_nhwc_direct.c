@@ -79,9 +79,7 @@ static void bng_fwd_batch_stats(bng_fwd_chunk *k)
     size_t row, c;
 
     for (c = 0; c < k->n; c++)
-        bng_vstore(k->s.shift + c, element == sizeof(float)
-                                   ? bng_vload((const float *)first_row + c)
-                                   : bng_vload_f16((const half *)first_row + c));
+        bng_vstore(k->s.shift + c, bng_load_sized(element, first_row, c));
     for (row = 0; row < call->batch; row += group_rows) {
         const size_t rows = bng_min(group_rows, call->batch - row);
         k->kernel->stats(rows, k->n, call->channel,
@@ -117,6 +115,8 @@ static void bng_fwd_finalize(bng_fwd_chunk *k)
     const int update = !call->global_stats && !call->keep_moving;
     const float other = 1.0f - call->momentum;
     const float keep = call->torch ? other : call->momentum, take = call->torch ? call->momentum : other;
+    /* PyTorch's running variance is unbiased: m / (m - 1) (the check refused m = 1) */
+    const float unbias = call->torch && update ? (float)call->batch / (float)(call->batch - 1) : 1.0f;
     size_t c;
 
     if (!call->fix_gamma)
@@ -131,7 +131,7 @@ static void bng_fwd_finalize(bng_fwd_chunk *k)
         bng_fwd_put(k, call->invar, c, invar);
         if (update) {
             float moving_mean, moving_var;
-            const float batch_var = call->torch ? var * ((float)call->batch / (float)(call->batch - 1)) : var;
+            const float batch_var = call->torch ? var * unbias : var;
             bng_vstore(&moving_mean, bng_stats_load(sizes, bng_fwd_stat(k, call->moving_mean), c));
             bng_vstore(&moving_var, bng_stats_load(sizes, bng_fwd_stat(k, call->moving_var), c));
             bng_fwd_put(k, call->moving_mean, c, moving_mean * keep + mean * take);

@@ -22,11 +22,16 @@ size_t bng_chunk(const bng_dtype_config *dtype, const bng_kernel *kernel)
     return kernel->channels ? kernel->channels : dtype->generic_chunk;
 }
 
+bng_vec bng_load_sized(size_t bytes, const BNG_VMEM void *array, size_t i)
+{
+    if (bytes == sizeof(float))
+        return bng_vload((const BNG_VMEM float *)array + i);
+    return bng_vload_f16((const BNG_VMEM half *)array + i);
+}
+
 bng_vec bng_stats_load(const bng_dtype_config *dtype, const BNG_VMEM void *stats, size_t i)
 {
-    if (dtype->stats_bytes == sizeof(float))
-        return bng_vload((const BNG_VMEM float *)stats + i);
-    return bng_vload_f16((const BNG_VMEM half *)stats + i);
+    return bng_load_sized(dtype->stats_bytes, stats, i);
 }
 
 void bng_stats_store(const bng_dtype_config *dtype, BNG_VMEM void *stats, size_t i, bng_vec v)

@@ -112,6 +112,8 @@ size_t bng_group_rows(size_t batch);
 /* Channels one pass handles: a specialized count, or the generic chunk. */
 size_t bng_chunk(const bng_dtype_config *dtype, const bng_kernel *kernel);
 
+/* Element i (a multiple of BNG_V) of an array of float (bytes 4) or half (2), as floats. */
+bng_vec bng_load_sized(size_t bytes, const BNG_VMEM void *array, size_t i);
 /* Element i (a multiple of BNG_V) of a per-channel array of the call's stats type, as
  * floats; and := v. */
 bng_vec bng_stats_load(const bng_dtype_config *dtype, const BNG_VMEM void *stats, size_t i);

@@ -65,12 +65,14 @@ unsigned char *bng_dma_engine_arena(unsigned core)
  * no race in it to find; seen, each core's whole arena checked at every call was a fifth
  * of the SPMD suites' time (mt7004: 768,000 bytes a core). The program's accesses to the
  * arena (the kernels', the transfers') are checked as before. */
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer) && !defined(__SANITIZE_THREAD__)
-#define __SANITIZE_THREAD__ 1       /* clang's spelling of GCC's macro */
+#if defined(__SANITIZE_THREAD__)   /* GCC's spelling */
+#define BNG_UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)  /* clang's */
+#define BNG_UNDER_TSAN 1
 #endif
 #endif
-#if defined(__SANITIZE_THREAD__)
+#if defined(BNG_UNDER_TSAN)
 void AnnotateIgnoreWritesBegin(const char *file, int line);
 void AnnotateIgnoreWritesEnd(const char *file, int line);
 #define UNSEEN_BY_TSAN_BEGIN() AnnotateIgnoreWritesBegin(__FILE__, __LINE__)
