@@ -422,7 +422,8 @@ DRIVER_ROOMS = (
     Room("bng_nchw_staged.c", "nchw"),
     Room("bng_relu.c", "relu"),
     Room("bng_fwd_params.c", "forward"), Room("bng_fwd_entry.c", "forward"),
-    Room("bng_fwd_nhwc_direct.c", "forward"),
+    Room("bng_fwd_steps.c", "forward"), Room("bng_fwd_nhwc_direct.c", "forward"),
+    Room("bng_fwd_nhwc_staged.c", "forward"),
 )
 
 
@@ -597,8 +598,9 @@ class TargetPlan(NhwcGsm):
 
     @property
     def shared_params_slots(self) -> int:
-        """Slots of the _s parameter block at shared_params_address."""
-        return EXT_PARAMS_SLOTS if self.extensions else PARAMS_SLOTS
+        """Slots of the _s parameter block at shared_params_address: the extended
+        block's with the backward's extensions or the forward."""
+        return EXT_PARAMS_SLOTS if self.extensions or self.has("forward") else PARAMS_SLOTS
 
     @property
     def command(self) -> str:

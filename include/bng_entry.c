@@ -75,13 +75,21 @@ void bng_entry_private(const bng_dtype_config *dtype, void *x, void *dy, void *d
     bng_p_call(dtype, BNG_OP_FULL, x, dy, dx, params);
 }
 
-/* The status of an _s call. In the SPMD launch model every core of the group that
- * computes it writes the same value here, at the same time: harmless on the part, a
- * race by the letter of C11, which ThreadSanitizer is told to accept for this one store
- * (tests/tsan.supp). */
-static void bng_report_status(BNG_SHARED long long *shared_params, int status)
+void bng_entry_report_status(BNG_SHARED long long *shared_params, int status)
 {
     shared_params[BNG_PARAM_STATUS] = status;
+}
+
+int bng_entry_hal_status(int hal)
+{
+    switch (hal) {
+    case BNG_HAL_OK:
+        return BNG_OK;
+    case BNG_HAL_IDLE:
+        return BNG_ENTRY_NOT_SELECTED;
+    default:
+        return BNG_ENOMEM;
+    }
 }
 
 /* An `op` call of _s on `params`, a plain copy of its block: the status (BNG_ENOMEM when
@@ -104,15 +112,8 @@ static int bng_s_block(const bng_dtype_config *dtype, int op, const long long *p
     stats = bng_params_stats(params);
     bng_job_init(&job, dtype, dtype->kernel_for_channels(call.channel), &call, mask, x, dy, dx,
                  &stats, bng_params_sums(op, params));
-    switch (bng_hal_parallel(mask, BNG_IS_NCHW(&call) ? dtype->nchw->s_core : bng_nhwc_s_core,
-                             &job, sizeof job)) {
-    case BNG_HAL_OK:
-        return BNG_OK;
-    case BNG_HAL_IDLE:
-        return BNG_ENTRY_NOT_SELECTED;
-    default:
-        return BNG_ENOMEM;
-    }
+    return bng_entry_hal_status(bng_hal_parallel(
+        mask, BNG_IS_NCHW(&call) ? dtype->nchw->s_core : bng_nhwc_s_core, &job, sizeof job));
 }
 
 /* An `op` call of _s. The parameter block lives in shared memory (BNG_SHARED_PARAMS, a
@@ -132,7 +133,7 @@ static void bng_s_call(const bng_dtype_config *dtype, int op, void *x, void *dy,
         params[slot] = bng_params_reads_slot(op, slot) ? shared_params[slot] : 0;
     status = bng_s_block(dtype, op, params, x, dy, dx, core_mask);
     if (status != BNG_ENTRY_NOT_SELECTED)
-        bng_report_status(shared_params, status);
+        bng_entry_report_status(shared_params, status);
 }
 
 void bng_entry_shared(const bng_dtype_config *dtype, void *x, void *dy, void *dx,

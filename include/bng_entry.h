@@ -10,6 +10,7 @@
 #define BNG_ENTRY_H
 
 #include <stddef.h>
+#include "batch_norm_grad.h"   /* BNG_SHARED */
 #include "bng_kernels.h"
 
 /* The ABI entry points' bodies: check the parameter block, write the status. */
@@ -17,6 +18,16 @@ void bng_entry_private(const bng_dtype_config *dtype, void *x, void *dy, void *d
                        long long *params);
 void bng_entry_shared(const bng_dtype_config *dtype, void *x, void *dy, void *dx,
                       int core_mask);
+
+/* The status of an _s call into its block in shared memory. In the SPMD launch model
+ * every core of the group that computes it writes the same value there, at the same
+ * time: harmless on the part, a race by the letter of C11, which ThreadSanitizer is told
+ * to accept for this one store (tests/tsan.supp). The training forward's _s reports
+ * through it too. */
+void bng_entry_report_status(BNG_SHARED long long *shared_params, int status);
+/* What bng_hal_parallel's answer makes of an _s call: BNG_OK, BNG_ENTRY_NOT_SELECTED
+ * (BNG_HAL_IDLE: a core outside core_mask in the SPMD launch model), else BNG_ENOMEM. */
+int bng_entry_hal_status(int hal);
 
 /* The explicit-argument calls of batchnormgrad.h (the vendor's call, its arrays and
  * shape as arguments): checked and run as the vendor's call given the block

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright 2026 the batchnormgrad authors */
 /* Owns: the training forward's call as its rooms pass it (bng_fwd_params.c checks a
- * block into it, bng_fwd_entry.c runs it, bng_fwd_nhwc_direct.c computes it). May
- * include: the target's headers and bng_params.h. Compiled only for a target whose
+ * block into it, bng_fwd_entry.c runs it, bng_fwd_nhwc_direct.c computes _p's on the
+ * caller's memory, bng_fwd_nhwc_staged.c _s's through the cores' private memory) and
+ * the per-channel steps both computations share (bng_fwd_steps.c). May include: the
+ * target's headers, bng_params.h and bng_job.h. Compiled only for a target whose
  * targets.yaml lists forward (generator/plan.py's rooms); internal to the library:
  * callers need only batch_norm_fwd.h.
  *
@@ -16,13 +18,16 @@
  *   M2 = M2_a + (M2_b + delta * delta * w_cross),
  *   w_new = n_b / (n_a + n_b), w_cross = n_a * w_new (floats),
  * the first taken as it is. The groups are the backward's (bng_group_rows): they depend
- * on batch alone.
+ * on batch alone, and so do the bits. _s splits the rows between the cores as the
+ * backward's _s does (bng_stage_slice), each core's groups' statistics go to the shared
+ * scratch, and every core merges all groups in group order: _p's bits on any core mask.
  */
 #ifndef BNG_FWD_H
 #define BNG_FWD_H
 
 #include <stddef.h>
 #include "bng_kernels.h"
+#include "bng_job.h"
 
 /* One checked call of the forward. */
 typedef struct {
@@ -37,6 +42,45 @@ typedef struct {
     void *moving_mean, *moving_var;
 } bng_fwd_call;
 
+/* A chunk's float arrays (the caller's stack in _p, a core's private memory in _s):
+ * the statistics, then y's coefficients. */
+typedef struct {
+    BNG_VMEM float *shift;             /* the value every deviation is taken from */
+    BNG_VMEM float *mean;              /* the chunk's mean of x - shift */
+    BNG_VMEM float *m2;                /* its sum of squared deviations (M2) */
+    BNG_VMEM float *part_mean, *part_m2;    /* a row group's */
+    BNG_VMEM float *gain, *bias;       /* y = ((x - shift) - mean) * gain + bias */
+} bng_fwd_arrays;
+#define BNG_FWD_FLOAT_ARRAYS 7
+
+/* A chunk's per-channel arrays of the call's stats type, from its first channel: the
+ * caller's (_p) or a core's copies (_s). */
+typedef struct {
+    const BNG_VMEM void *scale, *bias;
+    BNG_VMEM void *mean, *invar;       /* out */
+    BNG_VMEM void *moving_mean, *moving_var;
+} bng_fwd_chunk_stats;
+#define BNG_FWD_STATS_ARRAYS 6
+
+/* Channels a pass of the forward handles: the kernel's count, or the generic chunk. */
+size_t bng_fwd_chunk_channels(const bng_fwd_config *config, const bng_fwd_kernel *kernel);
+/* The per-channel steps of a chunk of n channels (bng_fwd_steps.c).
+ * shift := a row's n values (element_bytes each: the call's first row). */
+void bng_fwd_step_shift(size_t element_bytes, size_t n, const BNG_VMEM void *row,
+                        BNG_VMEM float *shift);
+/* Merge a row group's mean and M2 of `rows` rows (part_mean, part_m2) into a's mean
+ * and m2, `done` rows before it (the first taken as it is). */
+void bng_fwd_step_merge(size_t n, size_t done, size_t rows, const BNG_VMEM float *part_mean,
+                        const BNG_VMEM float *part_m2, const bng_fwd_arrays *a);
+/* GLOBAL_STATS: shift := the moving mean, mean := 0, m2 := the moving variance. */
+void bng_fwd_step_global(const bng_dtype_config *sizes, size_t n, const bng_fwd_chunk_stats *stats,
+                         const bng_fwd_arrays *a);
+/* The chunk's results from its statistics: the variance (M2 / batch, or the moving
+ * variance), invar, y's gain and bias, the saved mean and invar, and in training the
+ * moving statistics updated. */
+void bng_fwd_step_finalize(const bng_dtype_config *sizes, const bng_fwd_call *call, size_t n,
+                           const bng_fwd_arrays *a, const bng_fwd_chunk_stats *stats);
+
 /* The block and the data pointers of a call -> BNG_OK and the call, or the first error
  * in the contract's order (docs/contract.md section 15). Reads the block, writes
  * nothing but the call. */
@@ -44,8 +88,24 @@ int bng_fwd_params_check(const bng_fwd_config *config, const long long *params, 
                          const void *y, bng_fwd_call *call);
 /* The entry point of fp_/hp_batch_norm_forward_p: check, run, the status in the block. */
 void bng_fwd_entry_private(const bng_fwd_config *config, void *x, void *y, long long *params);
+/* The entry point of fp_/hp_batch_norm_forward_s: the block at BNG_SHARED_PARAMS read
+ * once, check, run on the cores of core_mask, the status back there (SPMD: on every
+ * selected core). */
+void bng_fwd_entry_shared(const bng_fwd_config *config, void *x, void *y, int core_mask);
 /* A checked call on the caller's memory, on the calling core. */
 void bng_fwd_nhwc_p_run(const bng_fwd_config *config, const bng_fwd_call *call, const void *x,
                         void *y);
+
+/* _s's call as the HAL copies it to the cores of `mask` (no larger than a HAL's
+ * mailbox holds: bng_hal_hthreads.c's BNG_HTHREADS_MAX_ARG), from which each core
+ * builds its own staged job; and its body, one core's part (bng_fwd_nhwc_staged.c). */
+typedef struct {
+    const bng_fwd_config *config;
+    bng_fwd_call call;
+    unsigned mask;
+    const void *x;
+    void *y;
+} bng_fwd_launch;
+void bng_fwd_nhwc_s_core(unsigned core, void *launch);
 
 #endif /* BNG_FWD_H */

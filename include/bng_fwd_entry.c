@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright 2026 the batchnormgrad authors */
-/* Owns: the training forward's entry point (fp_/hp_batch_norm_forward_p's body): check
- * the call (bng_fwd_params.c), run it (bng_fwd_nhwc_direct.c), report the status. May
- * call: bng_fwd.h. Compiled only for a target with the forward extension.
+/* Owns: the training forward's entry points (fp_/hp_batch_norm_forward_p's and _s's
+ * bodies): check the call (bng_fwd_params.c), run it (_p: bng_fwd_nhwc_direct.c; _s:
+ * bng_fwd_nhwc_staged.c on the cores of core_mask, through bng_hal_parallel), report
+ * the status. May call: bng_fwd.h, bng_hal_parallel, bng_entry.h's status helpers.
+ * Compiled only for a target with the forward extension.
  */
 #include <stddef.h>
 #include "batch_norm_fwd.h"
+#include "bng_entry.h"
 #include "bng_fwd.h"
 
 void bng_fwd_entry_private(const bng_fwd_config *config, void *x, void *y, long long *params)
@@ -19,4 +22,45 @@ void bng_fwd_entry_private(const bng_fwd_config *config, void *x, void *y, long 
     if (status == BNG_OK)
         bng_fwd_nhwc_p_run(config, &call, x, y);
     params[BNG_PARAM_STATUS] = status;
+}
+
+/* The slots _s reads of its block: all but the status and the reserved ones. */
+static int bng_fwd_reads_slot(int slot)
+{
+    return slot != BNG_PARAM_STATUS && slot != 11 && slot != 12 && slot != 14 && slot != 15;
+}
+
+/* A call of _s on `params`, a plain copy of its block: the status (BNG_ENOMEM when the
+ * HAL could not reserve a selected core's private memory: nothing written), or
+ * BNG_ENTRY_NOT_SELECTED on a core outside core_mask that the SPMD launch model made
+ * call it (as the backward's _s, bng_entry.c). */
+static int bng_fwd_s_block(const bng_fwd_config *config, const long long *params, void *x,
+                           void *y, int core_mask)
+{
+    bng_fwd_launch launch;
+    int status = bng_fwd_params_check(config, params, x, y, &launch.call);
+
+    launch.mask = (unsigned)core_mask & BNG_ALL_CORES;
+    if (status == BNG_OK && launch.mask == 0)
+        status = BNG_ECOREMASK;
+    if (status != BNG_OK)
+        return status;
+    launch.config = config;
+    launch.x = x;
+    launch.y = y;
+    return bng_entry_hal_status(bng_hal_parallel(launch.mask, bng_fwd_nhwc_s_core, &launch,
+                                                 sizeof launch));
+}
+
+void bng_fwd_entry_shared(const bng_fwd_config *config, void *x, void *y, int core_mask)
+{
+    BNG_SHARED long long *shared_params = BNG_SHARED_PARAMS;
+    long long params[BNG_FWD_PARAMS_LEN];
+    int status, slot;
+
+    for (slot = 0; slot < BNG_FWD_PARAMS_LEN; slot++)
+        params[slot] = bng_fwd_reads_slot(slot) ? shared_params[slot] : 0;
+    status = bng_fwd_s_block(config, params, x, y, core_mask);
+    if (status != BNG_ENTRY_NOT_SELECTED)
+        bng_entry_report_status(shared_params, status);
 }

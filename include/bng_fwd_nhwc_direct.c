@@ -3,8 +3,8 @@
 /* Owns: the training forward's NHWC _p on the caller's memory where it lies, on the
  * calling core (a unified target's), a chunk of channels at a time, its float arrays of
  * the chunk on the stack: the statistics (bng_fwd.h), the per-channel results (saved
- * and moving statistics, y's coefficients), y. May call: bng_steps.h (the row groups,
- * the per-channel arrays' conversions), the kernel's forward ukernels. Compiled
+ * and moving statistics, y's coefficients), y. May call: bng_fwd.h's steps, bng_steps.h
+ * (the row groups), the kernel's forward ukernels. Compiled
  * only for a target with the forward extension (unified memory: the generator refuses
  * it on a split target).
  */
@@ -20,7 +20,7 @@
 typedef struct {
     float shift[BNG_MAX_CHUNK];          /* the value every deviation is taken from */
     float mean[BNG_MAX_CHUNK];           /* the chunk's mean of x - shift */
-    float m2[BNG_MAX_CHUNK];             /* its sum of squared deviations; then the variance */
+    float m2[BNG_MAX_CHUNK];             /* its M2 (GLOBAL_STATS: the moving variance) */
     float part_mean[BNG_MAX_CHUNK], part_m2[BNG_MAX_CHUNK];    /* a row group's */
     float gain[BNG_MAX_CHUNK], bias[BNG_MAX_CHUNK];            /* y's coefficients */
 } bng_fwd_stack;
@@ -35,108 +35,43 @@ typedef struct {
     void *y;
     size_t first, n;
     bng_fwd_stack s;
+    bng_fwd_arrays a;                   /* pointing at s */
+    bng_fwd_chunk_stats stats;          /* the caller's arrays from the chunk's first channel */
 } bng_fwd_chunk;
 
-static const void *bng_fwd_stat(const bng_fwd_chunk *k, const void *array)
+static void *bng_fwd_stat(const bng_fwd_chunk *k, void *array)
 {
-    return bng_at(array, k->first, k->config->sizes.stats_bytes);
+    return array == NULL ? NULL : bng_at_mut(array, k->first, k->config->sizes.stats_bytes);
 }
 
-/* Element i of the chunk's per-channel output array := v, rounded to the stats type. */
-static void bng_fwd_put(const bng_fwd_chunk *k, void *array, size_t i, float v)
+/* The chunk's per-channel arrays; those a flag leaves unread are NULL, and stay so. */
+static void bng_fwd_point(bng_fwd_chunk *k)
 {
-    bng_stats_store(&k->config->sizes, bng_at_mut(array, k->first, k->config->sizes.stats_bytes), i,
-                    bng_vbroadcast(v));
-}
+    const bng_fwd_call *call = k->call;
 
-/* Merge n rows' mean and M2 into the chunk's, `done` rows before them (bng_fwd.h: the
- * ukernels' block merge, on the groups). */
-static void bng_fwd_merge(bng_fwd_chunk *k, size_t done, size_t n)
-{
-    const float n_f = (float)n;
-    const float w_new = n_f / (float)(done + n), w_cross = (float)done * w_new;
-    size_t c;
-
-    for (c = 0; c < k->n; c++) {
-        if (done == 0) {
-            k->s.mean[c] = k->s.part_mean[c];
-            k->s.m2[c] = k->s.part_m2[c];
-        } else {
-            const float delta = k->s.part_mean[c] - k->s.mean[c];
-            k->s.mean[c] = k->s.mean[c] + delta * w_new;
-            k->s.m2[c] = k->s.m2[c] + (k->s.part_m2[c] + delta * delta * w_cross);
-        }
-    }
+    k->stats.scale = bng_fwd_stat(k, (void *)call->scale);
+    k->stats.bias = bng_fwd_stat(k, (void *)call->bias);
+    k->stats.mean = bng_fwd_stat(k, call->mean);
+    k->stats.invar = bng_fwd_stat(k, call->invar);
+    k->stats.moving_mean = bng_fwd_stat(k, call->moving_mean);
+    k->stats.moving_var = bng_fwd_stat(k, call->moving_var);
 }
 
 /* The batch's statistics: the shift from the first row, every row group's in group
- * order, then m2 := the biased variance M2 / batch. */
+ * order (bng_fwd_step_merge). */
 static void bng_fwd_batch_stats(bng_fwd_chunk *k)
 {
     const bng_fwd_call *call = k->call;
     const size_t element = k->config->sizes.element_bytes, group_rows = bng_group_rows(call->batch);
-    const void *first_row = bng_at(k->x, k->first, element);
-    size_t row, c;
+    size_t row;
 
-    for (c = 0; c < k->n; c++)
-        bng_vstore(k->s.shift + c, bng_load_sized(element, first_row, c));
+    bng_fwd_step_shift(element, k->n, bng_at(k->x, k->first, element), k->a.shift);
     for (row = 0; row < call->batch; row += group_rows) {
         const size_t rows = bng_min(group_rows, call->batch - row);
-        k->kernel->stats(rows, k->n, call->channel,
-                         bng_at(k->x, row * call->channel + k->first, element), k->s.shift,
-                         k->s.part_mean, k->s.part_m2);
-        bng_fwd_merge(k, row, rows);
-    }
-    for (c = 0; c < k->n; c++)
-        k->s.m2[c] = k->s.m2[c] / (float)call->batch;
-}
-
-/* The moving statistics instead (GLOBAL_STATS): the shift is the moving mean, the mean
- * about it 0, the variance the moving variance. */
-static void bng_fwd_global_stats(bng_fwd_chunk *k)
-{
-    const bng_dtype_config *sizes = &k->config->sizes;
-    size_t c;
-
-    bng_step_stats_to_float(sizes, k->n, bng_fwd_stat(k, k->call->moving_mean), k->s.shift);
-    bng_step_stats_to_float(sizes, k->n, bng_fwd_stat(k, k->call->moving_var), k->s.m2);
-    for (c = 0; c < k->n; c++)
-        k->s.mean[c] = 0.0f;
-}
-
-/* Per channel: invar = 1 / sqrt(var + eps), y's gain (scale * invar, or invar with
- * FIX_GAMMA) and bias; the saved mean (shift + mean) and invar; in training the moving
- * statistics, MXNet's moving * momentum + batch * (1 - momentum), or PyTorch's
- * running * (1 - momentum) + batch * momentum with the unbiased variance. */
-static void bng_fwd_finalize(bng_fwd_chunk *k)
-{
-    const bng_fwd_call *call = k->call;
-    const bng_dtype_config *sizes = &k->config->sizes;
-    const int update = !call->global_stats && !call->keep_moving;
-    const float other = 1.0f - call->momentum;
-    const float keep = call->torch ? other : call->momentum, take = call->torch ? call->momentum : other;
-    /* PyTorch's running variance is unbiased: m / (m - 1) (the check refused m = 1) */
-    const float unbias = call->torch && update ? (float)call->batch / (float)(call->batch - 1) : 1.0f;
-    size_t c;
-
-    if (!call->fix_gamma)
-        bng_step_stats_to_float(sizes, k->n, bng_fwd_stat(k, call->scale), k->s.gain);
-    bng_step_stats_to_float(sizes, k->n, bng_fwd_stat(k, call->bias), k->s.bias);
-    for (c = 0; c < k->n; c++) {
-        const float var = k->s.m2[c], invar = 1.0f / bng_sqrtf(var + call->eps);
-        const float mean = k->s.shift[c] + k->s.mean[c];
-
-        k->s.gain[c] = call->fix_gamma ? invar : k->s.gain[c] * invar;
-        bng_fwd_put(k, call->mean, c, mean);
-        bng_fwd_put(k, call->invar, c, invar);
-        if (update) {
-            float moving_mean, moving_var;
-            const float batch_var = call->torch ? var * unbias : var;
-            bng_vstore(&moving_mean, bng_stats_load(sizes, bng_fwd_stat(k, call->moving_mean), c));
-            bng_vstore(&moving_var, bng_stats_load(sizes, bng_fwd_stat(k, call->moving_var), c));
-            bng_fwd_put(k, call->moving_mean, c, moving_mean * keep + mean * take);
-            bng_fwd_put(k, call->moving_var, c, moving_var * keep + batch_var * take);
-        }
+        k->kernel->stats(0, rows, k->n, call->channel,
+                         bng_at(k->x, row * call->channel + k->first, element), k->a.shift,
+                         k->a.part_mean, k->a.part_m2);
+        bng_fwd_step_merge(k->n, row, rows, k->a.part_mean, k->a.part_m2, &k->a);
     }
 }
 
@@ -153,14 +88,22 @@ void bng_fwd_nhwc_p_run(const bng_fwd_config *config, const bng_fwd_call *call, 
     k.call = call;
     k.x = x;
     k.y = y;
-    chunk = k.kernel->channels ? k.kernel->channels : config->sizes.generic_chunk;
+    k.a.shift = k.s.shift;
+    k.a.mean = k.s.mean;
+    k.a.m2 = k.s.m2;
+    k.a.part_mean = k.s.part_mean;
+    k.a.part_m2 = k.s.part_m2;
+    k.a.gain = k.s.gain;
+    k.a.bias = k.s.bias;
+    chunk = bng_fwd_chunk_channels(config, k.kernel);
     for (k.first = 0; k.first < call->channel; k.first += chunk) {
         k.n = bng_min(chunk, call->channel - k.first);
+        bng_fwd_point(&k);
         if (call->global_stats)
-            bng_fwd_global_stats(&k);
+            bng_fwd_step_global(&config->sizes, k.n, &k.stats, &k.a);
         else
             bng_fwd_batch_stats(&k);
-        bng_fwd_finalize(&k);
+        bng_fwd_step_finalize(&config->sizes, call, k.n, &k.a, &k.stats);
         k.kernel->norm(call->batch, k.n, call->channel, bng_at(x, k.first, element),
                        bng_at_mut(y, k.first, element), k.s.shift, k.s.mean, k.s.gain, k.s.bias,
                        stream);

@@ -225,7 +225,7 @@ static void bng_nchw_dx_work(bng_pass *pass, unsigned t)
     for (p = 0; p < tile->rows; p++)
         bng_nchw_dx(kernel, is_train, n, tile->x + p * tile->row_bytes,
                     tile->dy + p * tile->row_bytes, tile->dy + p * tile->row_bytes, &k->ch, 0);
-    bng_pass_put_dx(pass, t);
+    bng_pass_put_dx(pass, t, tile->dy);
 }
 
 static void bng_nchw_s_dx(void *unit)

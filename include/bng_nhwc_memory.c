@@ -20,7 +20,7 @@ static size_t bng_nhwc_memory_blocks_of(size_t bytes, size_t row_pitch)
  * quarters of a small private memory are the resident area; whole blocks, at least one.
  * targets.yaml is validated so that a buffer holds a block of the widest chunk
  * (NhwcMemory.tile_rows). */
-static size_t bng_nhwc_memory_tile_rows(size_t buffer, size_t row_pitch, int keeps)
+size_t bng_nhwc_memory_tile_rows(size_t buffer, size_t row_pitch, int keeps)
 {
     const size_t rows = bng_nhwc_memory_blocks_of(buffer, row_pitch);
     const size_t small = bng_nhwc_memory_blocks_of(bng_min(BNG_STREAM_TILE_BYTES,
@@ -31,7 +31,7 @@ static size_t bng_nhwc_memory_tile_rows(size_t buffer, size_t row_pitch, int kee
 
 /* How many of `rows` rows (from a block boundary) stay where `most` fit: all, or the
  * last ones from a block boundary (a tile starts there), or none (last_rows). */
-static size_t bng_nhwc_memory_last_rows(size_t rows, size_t most)
+size_t bng_nhwc_memory_last_rows(size_t rows, size_t most)
 {
     const size_t over = rows > most ? rows - most : 0;
     const size_t before = (over + BNG_BLOCK_ROWS - 1) / BNG_BLOCK_ROWS * BNG_BLOCK_ROWS;

@@ -43,6 +43,14 @@ typedef struct {
 void bng_nhwc_memory_lay_out(bng_nhwc_memory *mem, const bng_dtype_config *dtype,
                              BNG_VMEM unsigned char *base, size_t bytes, size_t slice,
                              size_t pitch, int keeps, int relu);
+/* Rows per streamed tile of a tile buffer of `buffer` bytes, rows `row_pitch` apart:
+ * whole blocks; in a call that reads its rows twice (`keeps`) small ones, which leave
+ * the most to the resident area. Also the forward's (bng_fwd_nhwc_staged.c). */
+size_t bng_nhwc_memory_tile_rows(size_t buffer, size_t row_pitch, int keeps);
+/* How many of `rows` rows from a block boundary stay where `most` fit: all, the last
+ * ones from a block boundary, or none. */
+size_t bng_nhwc_memory_last_rows(size_t rows, size_t most);
+
 /* The core's share of the GSM rows for the chunk (`rank` of `cores`; `row_bytes` a row
  * of the chunk), in a call that keeps rows (`keeps`, not on the calling core alone):
  * its last streamed rows as far as they fit and pay (NhwcGsm.gsm_rows); `is_train`:

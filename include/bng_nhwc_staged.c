@@ -21,10 +21,8 @@
 /* One core's state in a staged call: its rows, and the chunk it works on. */
 typedef struct {
     const bng_staged_job *job;
-    unsigned core, rank, cores;    /* rank: the k-th of the cores selected */
-    size_t group_rows, groups;
-    size_t begin, end;             /* this core's rows: the rank-th run of row groups */
-    int idle;                      /* no rows, not the lowest: in the barriers only */
+    unsigned core;
+    bng_slice slice;               /* this core's rows */
     size_t first, channels;        /* the chunk */
     size_t row_bytes;              /* one row of the chunk */
     size_t row_channels, pitch;    /* a row in private memory: padded on a split target */
@@ -32,23 +30,6 @@ typedef struct {
     bng_nhwc_memory mem;           /* the chunk's layout of private memory */
     size_t dx_done;                /* pass 2: the slice's rows taken, in its order */
 } bng_nhwc_core;
-
-/* The k-th selected core takes the k-th contiguous run of groups. */
-static void bng_nhwc_rows(bng_nhwc_core *c, const bng_staged_job *job, unsigned core)
-{
-    const size_t batch = job->call.batch;
-    const unsigned cores = bng_popcount(job->mask);
-
-    c->job = job;
-    c->core = core;
-    c->cores = cores;
-    c->rank = bng_popcount(job->mask & ((1u << core) - 1u));
-    c->group_rows = bng_group_rows(batch);
-    c->groups = (batch + c->group_rows - 1) / c->group_rows;
-    c->begin = bng_min(c->groups * c->rank / cores * c->group_rows, batch);
-    c->end = bng_min(c->groups * (c->rank + 1) / cores * c->group_rows, batch);
-    c->idle = c->begin == c->end && c->rank != 0;
-}
 
 /* What the zeroing of a workspace array's padding needs. */
 typedef struct {
@@ -82,6 +63,7 @@ static int bng_nhwc_chunk(bng_nhwc_core *c, size_t first, size_t slot)
     const bng_staged_job *job = c->job;
     const bng_dtype_config *dtype = job->dtype;
     const int keeps = BNG_READS_TWICE(&job->call);
+    const size_t rows = c->slice.end - c->slice.begin;
     size_t bytes;
     BNG_VMEM unsigned char *memory = bng_stage_memory(job, c->core, &bytes);
 
@@ -93,14 +75,14 @@ static int bng_nhwc_chunk(bng_nhwc_core *c, size_t first, size_t slot)
     c->row_channels = BNG_PADDED(c->channels);
     c->pitch = c->row_channels * dtype->element_bytes;
     c->scratch = BNG_SHARED_SCRATCH + slot * BNG_MAX_GROUPS * 2 * dtype->max_chunk;
-    bng_nhwc_memory_lay_out(&c->mem, dtype, memory, bytes, c->end - c->begin, c->pitch, keeps,
+    bng_nhwc_memory_lay_out(&c->mem, dtype, memory, bytes, rows, c->pitch, keeps,
                             BNG_RELU(&job->call));
-    bng_nhwc_memory_gsm(&c->mem, c->end - c->begin, c->row_bytes, c->rank, c->cores,
+    bng_nhwc_memory_gsm(&c->mem, rows, c->row_bytes, c->slice.rank, c->slice.cores,
                         keeps && !BNG_ALONE(job), job->call.is_train);
     if (keeps)
-        BNG_TRACE_KEEP(c->end - c->begin, c->mem.resident_rows, c->mem.gsm_rows);
+        BNG_TRACE_KEEP(rows, c->mem.resident_rows, c->mem.gsm_rows);
     bng_nhwc_zero_padding(c);
-    if (c->idle)
+    if (c->slice.idle)
         return 1;
     bng_stage_stats(job, first, c->channels, c->mem.stats_mean, c->mem.invar, c->mem.scale);
     if (!BNG_IS_DX_ONLY(&job->call))
@@ -113,13 +95,13 @@ static int bng_nhwc_chunk(bng_nhwc_core *c, size_t first, size_t slot)
 /* The first row kept in GSM; the resident rows follow those. */
 static size_t bng_nhwc_gsm_from(const bng_nhwc_core *c)
 {
-    return c->end - c->mem.resident_rows - c->mem.gsm_rows;
+    return c->slice.end - c->mem.resident_rows - c->mem.gsm_rows;
 }
 
 /* Tiles never cross a row group, nor `end`. */
 static size_t bng_nhwc_tile_length(const bng_nhwc_core *c, size_t row, size_t end)
 {
-    const size_t group_end = (row / c->group_rows + 1) * c->group_rows;
+    const size_t group_end = (row / c->slice.group_rows + 1) * c->slice.group_rows;
     return bng_min(c->mem.tile_rows, bng_min(group_end, end) - row);
 }
 
@@ -143,7 +125,7 @@ static void bng_nhwc_tile(const bng_nhwc_core *c, size_t row, unsigned t, bng_ti
     tile->gsm_x = tile->kept ? c->mem.x_gsm + (row - gsm_from) * c->row_bytes : NULL;
     tile->gsm_dy = tile->kept ? c->mem.dy_gsm + (row - gsm_from) * c->row_bytes : NULL;
     if (tile->resident) {
-        tile->rows = bng_nhwc_tile_length(c, row, c->end);
+        tile->rows = bng_nhwc_tile_length(c, row, c->slice.end);
         tile->x = mem->tiles.x_resident + (row - resident_from) * c->pitch;
         tile->dy = mem->tiles.dy_resident + (row - resident_from) * c->pitch;
     } else {
@@ -157,14 +139,14 @@ static void bng_nhwc_tile(const bng_nhwc_core *c, size_t row, unsigned t, bng_ti
  * start at a block boundary of the slice), and where its bits are. */
 static int bng_nhwc_bits_cover(const bng_nhwc_core *c, const bng_tile *tile)
 {
-    const size_t end = tile->first - c->begin + tile->rows;
+    const size_t end = tile->first - c->slice.begin + tile->rows;
 
     return (end + BNG_BLOCK_ROWS - 1) / BNG_BLOCK_ROWS <= c->mem.relu_bits_blocks;
 }
 
 static BNG_VMEM unsigned char *bng_nhwc_bits_at(const bng_nhwc_core *c, const bng_tile *tile)
 {
-    return c->mem.relu_bits + (tile->first - c->begin) / BNG_BLOCK_ROWS
+    return c->mem.relu_bits + (tile->first - c->slice.begin) / BNG_BLOCK_ROWS
                               * BNG_RELU_BITS_BLOCK_BYTES(c->pitch, c->job->dtype->element_bytes);
 }
 
@@ -202,7 +184,7 @@ static int bng_nhwc_sum_next(bng_pass *pass, unsigned t)
     const bng_nhwc_core *c = pass->room;
     const size_t row = pass->tiles[t].first + pass->tiles[t].rows;
 
-    if (row >= c->end)
+    if (row >= c->slice.end)
         return 0;
     bng_nhwc_tile(c, row, t ^ 1, &pass->tiles[t ^ 1]);
     return 1;
@@ -221,7 +203,7 @@ static void bng_nhwc_group_done(const bng_nhwc_core *c, size_t row)
         bng_step_fold(c->channels, mem->sum_dy, mem->sum_dyxm, mem->part_dy, mem->part_dyxm);
         return;
     }
-    group = c->scratch + row / c->group_rows * 2 * max_chunk;
+    group = c->scratch + row / c->slice.group_rows * 2 * max_chunk;
     puts[0] = bng_hal_dma_put(group, mem->part_dy, 1, c->channels * sizeof(float), 0, 0);
     puts[1] = bng_hal_dma_put(group + max_chunk, mem->part_dyxm, 1, c->channels * sizeof(float), 0, 0);
     bng_hal_dma_wait(puts[0]);
@@ -237,13 +219,13 @@ static void bng_nhwc_sum_work(bng_pass *pass, unsigned t)
 
     if (BNG_RELU(&c->job->call))
         bng_nhwc_relu(c, tile, 0);
-    if (row % c->group_rows == 0) {
+    if (row % c->slice.group_rows == 0) {
         bng_step_zero(c->channels, mem->part_dy);
         bng_step_zero(c->channels, mem->part_dyxm);
     }
     bng_rows_reduce(c->job->kernel, tile->rows, c->row_channels, c->row_channels, tile->x,
                     tile->dy, mem->mean, mem->part_dy, mem->part_dyxm);
-    if (next == c->end || next % c->group_rows == 0)
+    if (next == c->slice.end || next % c->slice.group_rows == 0)
         bng_nhwc_group_done(c, row);
     if (tile->kept) {
         /* into GSM, whence pass 2 fetches it (x only when pass 2 reads it) */
@@ -281,8 +263,8 @@ static void bng_nhwc_fold(const bng_nhwc_core *c)
 
     bng_step_zero(c->channels, mem->sum_dy);
     bng_step_zero(c->channels, mem->sum_dyxm);
-    for (g = 0; g < c->groups; g += piece) {
-        const size_t n = bng_min(piece, c->groups - g);
+    for (g = 0; g < c->slice.groups; g += piece) {
+        const size_t n = bng_min(piece, c->slice.groups - g);
 
         bng_nhwc_zero_row_padding(c, area, 2 * n);
         bng_hal_dma_wait(bng_hal_dma_get(area, c->scratch + g * 2 * max_chunk, 2 * n,
@@ -305,9 +287,9 @@ static void bng_nhwc_sum(void *unit)
         bng_step_zero(c->channels, c->mem.sum_dy);
         bng_step_zero(c->channels, c->mem.sum_dyxm);
     }
-    if (c->begin < c->end) {
+    if (c->slice.begin < c->slice.end) {
         bng_pass_init(&pass, c->job, c, 0, bng_nhwc_sum_next, bng_nhwc_sum_work);
-        bng_nhwc_tile(c, c->begin, 0, &pass.tiles[0]);
+        bng_nhwc_tile(c, c->slice.begin, 0, &pass.tiles[0]);
         bng_pass_run(&pass);
     }
     if (!BNG_ALONE(c->job)) {
@@ -326,9 +308,9 @@ static size_t bng_nhwc_dx_row(const bng_nhwc_core *c, size_t k)
     const size_t resident = c->mem.resident_rows, kept = c->mem.gsm_rows;
 
     if (k < resident)
-        return c->end - resident + k;
+        return c->slice.end - resident + k;
     k -= resident;
-    return k < kept ? bng_nhwc_gsm_from(c) + k : c->begin + (k - kept);
+    return k < kept ? bng_nhwc_gsm_from(c) + k : c->slice.begin + (k - kept);
 }
 
 static int bng_nhwc_dx_next(bng_pass *pass, unsigned t)
@@ -336,7 +318,7 @@ static int bng_nhwc_dx_next(bng_pass *pass, unsigned t)
     bng_nhwc_core *c = pass->room;
 
     c->dx_done += pass->tiles[t].rows;
-    if (c->dx_done >= c->end - c->begin)
+    if (c->dx_done >= c->slice.end - c->slice.begin)
         return 0;
     bng_nhwc_tile(c, bng_nhwc_dx_row(c, c->dx_done), t ^ 1, &pass->tiles[t ^ 1]);
     return 1;
@@ -354,7 +336,7 @@ static void bng_nhwc_dx_work(bng_pass *pass, unsigned t)
     bng_rows_dx(c->job->kernel, c->job->call.is_train, tile->rows, c->row_channels,
                 c->row_channels, tile->x, tile->dy, tile->dy, mem->mean, mem->gain, mem->dy_mean,
                 mem->slope, 0);
-    bng_pass_put_dx(pass, t);
+    bng_pass_put_dx(pass, t, tile->dy);
 }
 
 static void bng_nhwc_dx(void *unit)
@@ -362,7 +344,7 @@ static void bng_nhwc_dx(void *unit)
     bng_nhwc_core *c = unit;
     bng_pass pass;
 
-    if (c->begin == c->end)
+    if (c->slice.begin == c->slice.end)
         return;
     bng_pass_init(&pass, c->job, c, 1, bng_nhwc_dx_next, bng_nhwc_dx_work);
     c->dx_done = 0;
@@ -399,7 +381,7 @@ static void bng_nhwc_put_sums(void *unit)
 {
     bng_nhwc_core *c = unit;
 
-    if (c->rank != 0)
+    if (c->slice.rank != 0)
         return;
     bng_stage_sums(c->job, c->first, c->channels, c->mem.sum_dy, c->mem.sum_dyxm, 1);
     if (c->first == 0)
@@ -413,14 +395,14 @@ static void bng_nhwc_finalize(void *unit)
     bng_nhwc_core *c = unit;
     const bng_staged_job *job = c->job;
     bng_nhwc_memory *mem = &c->mem;
-    const int accumulate = BNG_ACCUMULATES(&job->call) && c->rank == 0;
+    const int accumulate = BNG_ACCUMULATES(&job->call) && c->slice.rank == 0;
 
     if (accumulate)
         bng_stage_outputs(job, c->first, c->channels, mem->dbias, mem->dscale, 0);
     bng_step_finalize(job->dtype, c->channels, job->call.m, accumulate, mem->invar, mem->scale,
                       mem->sum_dy, mem->sum_dyxm, mem->dbias, mem->dscale, mem->gain,
                       mem->dy_mean, mem->slope);
-    if (c->rank == 0)
+    if (c->slice.rank == 0)
         bng_stage_outputs(job, c->first, c->channels, mem->dbias, mem->dscale, 1);
 }
 
@@ -437,11 +419,13 @@ void bng_nhwc_s_core(unsigned core, void *arg)
     bng_nhwc_core c;
     size_t first, slot = 0;
 
-    bng_nhwc_rows(&c, job, core);
+    c.job = job;
+    c.core = core;
+    bng_stage_slice(job->mask, core, call->batch, &c.slice);
     for (first = 0; first < call->channel; first += chunk, slot ^= 1) {
         if (!bng_nhwc_chunk(&c, first, slot))
             return;
-        if (c.idle) {
+        if (c.slice.idle) {
             /* More cores than row groups: this one only meets the others at the
              * chunk's barrier (of the calls that sum rows or apply). */
             if (BNG_SUMS_ROWS(call) || BNG_IS_APPLY(call))

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright 2026 the batchnormgrad authors */
-/* Owns: the staging both layouts share: a core's private memory and its tile buffers,
- * the double-buffered pass, the per-channel values and partial sums by DMA. May call:
+/* Owns: the staging both layouts and the forward share: a core's rows (NHWC), its
+ * private memory and tile buffers, the double-buffered pass, the per-channel values and
+ * partial sums by DMA. May call:
  * the HAL's DMA and private memory, bng_steps.h; no kernel.
  */
 #include "bng_staging.h"
@@ -22,6 +23,19 @@ BNG_VMEM unsigned char *bng_stage_memory(const bng_staged_job *job, unsigned cor
     *bytes = 0;
     base = bng_hal_private(core, bytes);
     return base != NULL && *bytes >= BNG_PRIVATE_BYTES ? base : NULL;
+}
+
+void bng_stage_slice(unsigned mask, unsigned core, size_t batch, bng_slice *slice)
+{
+    const unsigned cores = bng_popcount(mask);
+
+    slice->cores = cores;
+    slice->rank = bng_popcount(mask & ((1u << core) - 1u));
+    slice->group_rows = bng_group_rows(batch);
+    slice->groups = (batch + slice->group_rows - 1) / slice->group_rows;
+    slice->begin = bng_min(slice->groups * slice->rank / cores * slice->group_rows, batch);
+    slice->end = bng_min(slice->groups * (slice->rank + 1) / cores * slice->group_rows, batch);
+    slice->idle = slice->begin == slice->end && slice->rank != 0;
 }
 
 BNG_VMEM void *bng_take(BNG_VMEM unsigned char **next, size_t bytes)
@@ -50,14 +64,14 @@ void bng_take_resident(BNG_VMEM unsigned char *next, const BNG_VMEM unsigned cha
 }
 
 /* Start the DMA of tiles[t]'s x (pass 1, and pass 2 in training: dx-only has no x) and
- * dy into its place: from the call's arrays, from GSM (a kept tile in pass 2), or not
- * at all (a resident tile in pass 2). */
+ * dy (the forward's job has none) into its place: from the call's arrays, from GSM (a
+ * kept tile in pass 2), or not at all (a resident tile in pass 2). */
 static void bng_pass_fetch(bng_pass *pass, unsigned t)
 {
     const bng_staged_job *job = pass->job;
     const bng_tile *tile = &pass->tiles[t];
     const size_t element = job->dtype->element_bytes;
-    const int with_x = !pass->again || job->call.is_train;
+    const int with_x = !pass->again || job->call.is_train, with_dy = job->dy != NULL;
     const BNG_SHARED void *x, *dy;
     size_t stride;
 
@@ -71,14 +85,15 @@ static void bng_pass_fetch(bng_pass *pass, unsigned t)
         stride = tile->row_bytes;
     } else {
         x = with_x ? bng_shared_at(job->x, tile->at, element) : NULL;
-        dy = bng_shared_at(job->dy, tile->at, element);
+        dy = with_dy ? bng_shared_at(job->dy, tile->at, element) : NULL;
         stride = tile->stride;
     }
     pass->gets[t][0] = with_x ? bng_hal_dma_get(tile->x, x, tile->rows, tile->row_bytes, stride,
                                                 tile->pitch)
                               : BNG_HAL_DMA_DONE;
-    pass->gets[t][1] = bng_hal_dma_get(tile->dy, dy, tile->rows, tile->row_bytes, stride,
-                                       tile->pitch);
+    pass->gets[t][1] = with_dy ? bng_hal_dma_get(tile->dy, dy, tile->rows, tile->row_bytes, stride,
+                                                 tile->pitch)
+                               : BNG_HAL_DMA_DONE;
 }
 
 void bng_pass_drain(bng_pass *pass, unsigned t)
@@ -107,13 +122,13 @@ void bng_pass_run(bng_pass *pass)
     } while (more);
 }
 
-void bng_pass_put_dx(bng_pass *pass, unsigned t)
+void bng_pass_put_dx(bng_pass *pass, unsigned t, const BNG_VMEM unsigned char *rows)
 {
     const bng_staged_job *job = pass->job;
     const bng_tile *tile = &pass->tiles[t];
 
     pass->puts[t][0] = bng_hal_dma_put(bng_shared_at_mut(job->dx, tile->at, job->dtype->element_bytes),
-                                       tile->dy, tile->rows, tile->row_bytes, tile->stride,
+                                       rows, tile->rows, tile->row_bytes, tile->stride,
                                        tile->pitch);
 }
 

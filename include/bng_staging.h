@@ -46,6 +46,17 @@ BNG_VMEM unsigned char *bng_stage_memory(const bng_staged_job *job, unsigned cor
 /* Take bytes (rounded up to BNG_ALIGN) from a core's private memory. */
 BNG_VMEM void *bng_take(BNG_VMEM unsigned char **next, size_t bytes);
 
+/* A core's rows in an NHWC staged call (the backward's and the forward's): the k-th
+ * of the cores selected takes the k-th contiguous run of row groups (bng_group_rows),
+ * so that a group's rows are one core's. */
+typedef struct {
+    unsigned rank, cores;          /* rank: the k-th of the `cores` selected */
+    size_t group_rows, groups;
+    size_t begin, end;             /* the core's rows */
+    int idle;                      /* no rows, not the lowest: in the barriers only */
+} bng_slice;
+void bng_stage_slice(unsigned mask, unsigned core, size_t batch, bng_slice *slice);
+
 /* The tile buffers of a core's private memory: x and dy double-buffered, y's with the
  * fused ReLU; then, in a call that reads its rows twice, the resident area, x and dy of
  * the last tiles, which stay from pass 1 to pass 2. */
@@ -114,8 +125,10 @@ static inline void bng_pass_init(bng_pass *pass, const bng_staged_job *job, void
 void bng_pass_run(bng_pass *pass);
 /* Wait for the puts of tile buffers t. */
 void bng_pass_drain(bng_pass *pass, unsigned t);
-/* Pass 2: start the put of tiles[t]'s dx (in place of its dy) back to the call's dx. */
-void bng_pass_put_dx(bng_pass *pass, unsigned t);
+/* Pass 2: start the put of tiles[t]'s output rows, at `rows` in private memory (the
+ * backward's dx in place of its dy; the forward's y in place of its x), back to the
+ * call's output (the job's dx). */
+void bng_pass_put_dx(bng_pass *pass, unsigned t, const BNG_VMEM unsigned char *rows);
 
 /* The per-channel values of `n` channels from `first` in and out of private memory:
  * the inputs the call reads (mean, invar, scale: three in flight); dbias and dscale

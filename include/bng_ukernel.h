@@ -149,13 +149,16 @@ typedef struct {
  * taken as its deviation from the channel's shift (x - shift), which keeps the sums
  * small where the data's mean is large against its spread.
  *   fwd_stats: the mean and the sum of squared deviations (M2) of `rows` rows from a
- *              block boundary, written to mean and m2 (nothing is read from them): per
- *              block of BNG_BLOCK_ROWS rows, its mean (its sum over its count) and its
- *              M2 about that mean (a second sweep over the block's rows), merged into
- *              the rows' in block order by Chan's formula (bng_fwd.h)
+ *              block boundary: per block of BNG_BLOCK_ROWS rows, its mean (its sum over
+ *              its count) and its M2 about that mean (a second sweep over the block's
+ *              rows), merged in block order by Chan's formula (bng_fwd.h) into the
+ *              `merged` rows' mean and m2 (0: nothing is read from them, the first
+ *              block writes them). A row group's run in pieces from its start, each
+ *              of whole blocks but the last, gives the bits of one run over it (the
+ *              staged forward's tiles)
  *   fwd_norm:  y = ((x - shift) - mean) * gain + bias; y may be x (in place); stream as
  *              for dx */
-typedef void bng_fwd_stats_ukernel(size_t rows, size_t channels, size_t stride,
+typedef void bng_fwd_stats_ukernel(size_t merged, size_t rows, size_t channels, size_t stride,
                                    const BNG_VMEM void *x, const BNG_VMEM float *shift,
                                    BNG_VMEM float *mean, BNG_VMEM float *m2);
 typedef void bng_fwd_norm_ukernel(size_t rows, size_t channels, size_t stride,

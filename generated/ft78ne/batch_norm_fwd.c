@@ -58,3 +58,8 @@ void fp_batch_norm_forward_p(float *x, float *y, long long *params)
 {
     bng_fwd_entry_private(&bng_f32_fwd_config, x, y, params);
 }
+
+void fp_batch_norm_forward_s(float *x, float *y, int core_mask)
+{
+    bng_fwd_entry_shared(&bng_f32_fwd_config, x, y, core_mask);
+}

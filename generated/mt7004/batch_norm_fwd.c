@@ -59,6 +59,11 @@ void fp_batch_norm_forward_p(float *x, float *y, long long *params)
     bng_fwd_entry_private(&bng_f32_fwd_config, x, y, params);
 }
 
+void fp_batch_norm_forward_s(float *x, float *y, int core_mask)
+{
+    bng_fwd_entry_shared(&bng_f32_fwd_config, x, y, core_mask);
+}
+
 /* ==== f16: half data, bng_hp_stats_t per-channel arrays ==== */
 
 static const bng_fwd_kernel bng_f16_fwd_kernel__mt7004_c32_v32 = {
@@ -101,4 +106,9 @@ const bng_fwd_config bng_f16_fwd_config = {
 void hp_batch_norm_forward_p(half *x, half *y, long long *params)
 {
     bng_fwd_entry_private(&bng_f16_fwd_config, x, y, params);
+}
+
+void hp_batch_norm_forward_s(half *x, half *y, int core_mask)
+{
+    bng_fwd_entry_shared(&bng_f16_fwd_config, x, y, core_mask);
 }

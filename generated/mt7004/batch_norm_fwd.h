@@ -8,8 +8,12 @@
  */
 /* Batch-norm training forward for mt7004 (docs/contract.md section 15): the
  * batch statistics, y = scale * (x - mean) * invar + bias, the saved mean and invar the
- * backward reads, and the moving statistics updated in place. NHWC (x[batch][channel]),
- * _p on the calling core; nothing the backward's calls need includes this file.
+ * backward reads, and the moving statistics updated in place. NHWC (x[batch][channel]);
+ * nothing the backward's calls need includes this file.
+ * _p: private storage, the calling core; the block is its params argument.
+ * _s: shared storage, the cores of core_mask (as the backward's _s: bit i selects core
+ *     i, of 8); the block is BNG_SHARED_PARAMS, all 16 slots, and the status
+ *     arrives in BNG_SHARED_PARAMS[8]. The same bits as _p on every core mask.
  *
  * The parameter block, long long params[BNG_FWD_PARAMS_LEN]; slots 0-2, 5, 6, 8 and 13
  * mean what they mean in the backward's block, so that one pair of mean and invar
@@ -82,7 +86,9 @@ static inline long long bng_fwd_float(float value)
 }
 
 void fp_batch_norm_forward_p(float *x, float *y, long long *params);
+void fp_batch_norm_forward_s(float *x, float *y, int core_mask);
 void hp_batch_norm_forward_p(half *x, half *y, long long *params);
+void hp_batch_norm_forward_s(half *x, half *y, int core_mask);
 
 #ifdef __cplusplus
 }

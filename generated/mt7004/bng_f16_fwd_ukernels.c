@@ -22,11 +22,12 @@
 /* ---- forward, channels == 32: 1 vector operation per row (32 lanes) ---- */
 
 void bng_f16_fwd_stats_ukernel__mt7004_c32_v32(
-    size_t rows, size_t channels, size_t stride,
+    size_t merged, size_t rows, size_t channels, size_t stride,
     const BNG_VMEM void *x_data, const BNG_VMEM float *shift,
     BNG_VMEM float *mean, BNG_VMEM float *m2)
 {
     const BNG_VMEM half *x = x_data;
+    const size_t end = merged + rows;
     (void)channels;    /* always 32: the table registers this kernel for it alone */
     {
         const size_t c = 0;
@@ -35,11 +36,15 @@ void bng_f16_fwd_stats_ukernel__mt7004_c32_v32(
         const BNG_VMEM half *xr = x + c;
         size_t done, n;
 
-        for (done = 0; done < rows; xr += n * stride, done += n) {
+        if (merged != 0) {
+            gm0 = bng_f32x32_load_f32(mean + c + 0);
+            gq0 = bng_f32x32_load_f32(m2 + c + 0);
+        }
+        for (done = merged; done < end; xr += n * stride, done += n) {
             size_t i;
             float n_f, w_new, w_cross;
 
-            n = rows - done < BNG_BLOCK_ROWS ? rows - done : BNG_BLOCK_ROWS;
+            n = end - done < BNG_BLOCK_ROWS ? end - done : BNG_BLOCK_ROWS;
             n_f = (float)n;
             w_new = n_f / (float)(done + n);
             w_cross = (float)done * w_new;
@@ -101,11 +106,12 @@ void bng_f16_fwd_norm_ukernel__mt7004_c32_v32(
 /* ---- forward, channels == 64: 2 vector operations per row (32 + 32 lanes) ---- */
 
 void bng_f16_fwd_stats_ukernel__mt7004_c64_v32(
-    size_t rows, size_t channels, size_t stride,
+    size_t merged, size_t rows, size_t channels, size_t stride,
     const BNG_VMEM void *x_data, const BNG_VMEM float *shift,
     BNG_VMEM float *mean, BNG_VMEM float *m2)
 {
     const BNG_VMEM half *x = x_data;
+    const size_t end = merged + rows;
     (void)channels;    /* always 64: the table registers this kernel for it alone */
     {
         const size_t c = 0;
@@ -116,11 +122,17 @@ void bng_f16_fwd_stats_ukernel__mt7004_c64_v32(
         const BNG_VMEM half *xr = x + c;
         size_t done, n;
 
-        for (done = 0; done < rows; xr += n * stride, done += n) {
+        if (merged != 0) {
+            gm0 = bng_f32x32_load_f32(mean + c + 0);
+            gq0 = bng_f32x32_load_f32(m2 + c + 0);
+            gm1 = bng_f32x32_load_f32(mean + c + 32);
+            gq1 = bng_f32x32_load_f32(m2 + c + 32);
+        }
+        for (done = merged; done < end; xr += n * stride, done += n) {
             size_t i;
             float n_f, w_new, w_cross;
 
-            n = rows - done < BNG_BLOCK_ROWS ? rows - done : BNG_BLOCK_ROWS;
+            n = end - done < BNG_BLOCK_ROWS ? end - done : BNG_BLOCK_ROWS;
             n_f = (float)n;
             w_new = n_f / (float)(done + n);
             w_cross = (float)done * w_new;
@@ -203,11 +215,12 @@ void bng_f16_fwd_norm_ukernel__mt7004_c64_v32(
 /* ---- forward, channels == 128: 4 vector operations per row (32 + 32 + 32 + 32 lanes) ---- */
 
 void bng_f16_fwd_stats_ukernel__mt7004_c128_v32(
-    size_t rows, size_t channels, size_t stride,
+    size_t merged, size_t rows, size_t channels, size_t stride,
     const BNG_VMEM void *x_data, const BNG_VMEM float *shift,
     BNG_VMEM float *mean, BNG_VMEM float *m2)
 {
     const BNG_VMEM half *x = x_data;
+    const size_t end = merged + rows;
     (void)channels;    /* always 128: the table registers this kernel for it alone */
     {
         const size_t c = 0;
@@ -222,11 +235,21 @@ void bng_f16_fwd_stats_ukernel__mt7004_c128_v32(
         const BNG_VMEM half *xr = x + c;
         size_t done, n;
 
-        for (done = 0; done < rows; xr += n * stride, done += n) {
+        if (merged != 0) {
+            gm0 = bng_f32x32_load_f32(mean + c + 0);
+            gq0 = bng_f32x32_load_f32(m2 + c + 0);
+            gm1 = bng_f32x32_load_f32(mean + c + 32);
+            gq1 = bng_f32x32_load_f32(m2 + c + 32);
+            gm2 = bng_f32x32_load_f32(mean + c + 64);
+            gq2 = bng_f32x32_load_f32(m2 + c + 64);
+            gm3 = bng_f32x32_load_f32(mean + c + 96);
+            gq3 = bng_f32x32_load_f32(m2 + c + 96);
+        }
+        for (done = merged; done < end; xr += n * stride, done += n) {
             size_t i;
             float n_f, w_new, w_cross;
 
-            n = rows - done < BNG_BLOCK_ROWS ? rows - done : BNG_BLOCK_ROWS;
+            n = end - done < BNG_BLOCK_ROWS ? end - done : BNG_BLOCK_ROWS;
             n_f = (float)n;
             w_new = n_f / (float)(done + n);
             w_cross = (float)done * w_new;
@@ -351,11 +374,12 @@ void bng_f16_fwd_norm_ukernel__mt7004_c128_v32(
 /* ---- forward, channels == 256: 8 vector operations per row (32 + 32 + 32 + 32 + 32 + 32 + 32 + 32 lanes) ---- */
 
 void bng_f16_fwd_stats_ukernel__mt7004_c256_v32(
-    size_t rows, size_t channels, size_t stride,
+    size_t merged, size_t rows, size_t channels, size_t stride,
     const BNG_VMEM void *x_data, const BNG_VMEM float *shift,
     BNG_VMEM float *mean, BNG_VMEM float *m2)
 {
     const BNG_VMEM half *x = x_data;
+    const size_t end = merged + rows;
     (void)channels;    /* always 256: the table registers this kernel for it alone */
     {
         const size_t c = 0;
@@ -378,11 +402,29 @@ void bng_f16_fwd_stats_ukernel__mt7004_c256_v32(
         const BNG_VMEM half *xr = x + c;
         size_t done, n;
 
-        for (done = 0; done < rows; xr += n * stride, done += n) {
+        if (merged != 0) {
+            gm0 = bng_f32x32_load_f32(mean + c + 0);
+            gq0 = bng_f32x32_load_f32(m2 + c + 0);
+            gm1 = bng_f32x32_load_f32(mean + c + 32);
+            gq1 = bng_f32x32_load_f32(m2 + c + 32);
+            gm2 = bng_f32x32_load_f32(mean + c + 64);
+            gq2 = bng_f32x32_load_f32(m2 + c + 64);
+            gm3 = bng_f32x32_load_f32(mean + c + 96);
+            gq3 = bng_f32x32_load_f32(m2 + c + 96);
+            gm4 = bng_f32x32_load_f32(mean + c + 128);
+            gq4 = bng_f32x32_load_f32(m2 + c + 128);
+            gm5 = bng_f32x32_load_f32(mean + c + 160);
+            gq5 = bng_f32x32_load_f32(m2 + c + 160);
+            gm6 = bng_f32x32_load_f32(mean + c + 192);
+            gq6 = bng_f32x32_load_f32(m2 + c + 192);
+            gm7 = bng_f32x32_load_f32(mean + c + 224);
+            gq7 = bng_f32x32_load_f32(m2 + c + 224);
+        }
+        for (done = merged; done < end; xr += n * stride, done += n) {
             size_t i;
             float n_f, w_new, w_cross;
 
-            n = rows - done < BNG_BLOCK_ROWS ? rows - done : BNG_BLOCK_ROWS;
+            n = end - done < BNG_BLOCK_ROWS ? end - done : BNG_BLOCK_ROWS;
             n_f = (float)n;
             w_new = n_f / (float)(done + n);
             w_cross = (float)done * w_new;
@@ -591,19 +633,21 @@ void bng_f16_fwd_norm_ukernel__mt7004_c256_v32(
 /* ---- forward, generic: any channel count, 32 lanes then single lanes; a block of rows at a time ---- */
 
 void bng_f16_fwd_stats_ukernel__mt7004_generic_v32(
-    size_t rows, size_t channels, size_t stride,
+    size_t merged, size_t rows, size_t channels, size_t stride,
     const BNG_VMEM void *x_data, const BNG_VMEM float *shift,
     BNG_VMEM float *mean, BNG_VMEM float *m2)
 {
     const BNG_VMEM half *x = x_data;
+    const size_t end = merged + rows;
     size_t done, n;
 
-    /* The first block writes mean and m2 (nothing is read from them before). */
-    for (done = 0; done < rows; x += n * stride, done += n) {
+    /* Without rows merged before, the first block writes mean and m2 (nothing is read
+     * from them before). */
+    for (done = merged; done < end; x += n * stride, done += n) {
             size_t i;
             float n_f, w_new, w_cross;
 
-            n = rows - done < BNG_BLOCK_ROWS ? rows - done : BNG_BLOCK_ROWS;
+            n = end - done < BNG_BLOCK_ROWS ? end - done : BNG_BLOCK_ROWS;
             n_f = (float)n;
             w_new = n_f / (float)(done + n);
             w_cross = (float)done * w_new;

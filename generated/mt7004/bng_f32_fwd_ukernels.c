@@ -22,11 +22,12 @@
 /* ---- forward, channels == 32: 2 vector operations per row (16 + 16 lanes) ---- */
 
 void bng_f32_fwd_stats_ukernel__mt7004_c32_v16(
-    size_t rows, size_t channels, size_t stride,
+    size_t merged, size_t rows, size_t channels, size_t stride,
     const BNG_VMEM void *x_data, const BNG_VMEM float *shift,
     BNG_VMEM float *mean, BNG_VMEM float *m2)
 {
     const BNG_VMEM float *x = x_data;
+    const size_t end = merged + rows;
     (void)channels;    /* always 32: the table registers this kernel for it alone */
     {
         const size_t c = 0;
@@ -37,11 +38,17 @@ void bng_f32_fwd_stats_ukernel__mt7004_c32_v16(
         const BNG_VMEM float *xr = x + c;
         size_t done, n;
 
-        for (done = 0; done < rows; xr += n * stride, done += n) {
+        if (merged != 0) {
+            gm0 = bng_f32x16_load_f32(mean + c + 0);
+            gq0 = bng_f32x16_load_f32(m2 + c + 0);
+            gm1 = bng_f32x16_load_f32(mean + c + 16);
+            gq1 = bng_f32x16_load_f32(m2 + c + 16);
+        }
+        for (done = merged; done < end; xr += n * stride, done += n) {
             size_t i;
             float n_f, w_new, w_cross;
 
-            n = rows - done < BNG_BLOCK_ROWS ? rows - done : BNG_BLOCK_ROWS;
+            n = end - done < BNG_BLOCK_ROWS ? end - done : BNG_BLOCK_ROWS;
             n_f = (float)n;
             w_new = n_f / (float)(done + n);
             w_cross = (float)done * w_new;
@@ -124,11 +131,12 @@ void bng_f32_fwd_norm_ukernel__mt7004_c32_v16(
 /* ---- forward, channels == 64: 4 vector operations per row (16 + 16 + 16 + 16 lanes) ---- */
 
 void bng_f32_fwd_stats_ukernel__mt7004_c64_v16(
-    size_t rows, size_t channels, size_t stride,
+    size_t merged, size_t rows, size_t channels, size_t stride,
     const BNG_VMEM void *x_data, const BNG_VMEM float *shift,
     BNG_VMEM float *mean, BNG_VMEM float *m2)
 {
     const BNG_VMEM float *x = x_data;
+    const size_t end = merged + rows;
     (void)channels;    /* always 64: the table registers this kernel for it alone */
     {
         const size_t c = 0;
@@ -143,11 +151,21 @@ void bng_f32_fwd_stats_ukernel__mt7004_c64_v16(
         const BNG_VMEM float *xr = x + c;
         size_t done, n;
 
-        for (done = 0; done < rows; xr += n * stride, done += n) {
+        if (merged != 0) {
+            gm0 = bng_f32x16_load_f32(mean + c + 0);
+            gq0 = bng_f32x16_load_f32(m2 + c + 0);
+            gm1 = bng_f32x16_load_f32(mean + c + 16);
+            gq1 = bng_f32x16_load_f32(m2 + c + 16);
+            gm2 = bng_f32x16_load_f32(mean + c + 32);
+            gq2 = bng_f32x16_load_f32(m2 + c + 32);
+            gm3 = bng_f32x16_load_f32(mean + c + 48);
+            gq3 = bng_f32x16_load_f32(m2 + c + 48);
+        }
+        for (done = merged; done < end; xr += n * stride, done += n) {
             size_t i;
             float n_f, w_new, w_cross;
 
-            n = rows - done < BNG_BLOCK_ROWS ? rows - done : BNG_BLOCK_ROWS;
+            n = end - done < BNG_BLOCK_ROWS ? end - done : BNG_BLOCK_ROWS;
             n_f = (float)n;
             w_new = n_f / (float)(done + n);
             w_cross = (float)done * w_new;
@@ -272,11 +290,12 @@ void bng_f32_fwd_norm_ukernel__mt7004_c64_v16(
 /* ---- forward, channels == 128: 8 vector operations per row (16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 lanes) ---- */
 
 void bng_f32_fwd_stats_ukernel__mt7004_c128_v16(
-    size_t rows, size_t channels, size_t stride,
+    size_t merged, size_t rows, size_t channels, size_t stride,
     const BNG_VMEM void *x_data, const BNG_VMEM float *shift,
     BNG_VMEM float *mean, BNG_VMEM float *m2)
 {
     const BNG_VMEM float *x = x_data;
+    const size_t end = merged + rows;
     (void)channels;    /* always 128: the table registers this kernel for it alone */
     {
         const size_t c = 0;
@@ -299,11 +318,29 @@ void bng_f32_fwd_stats_ukernel__mt7004_c128_v16(
         const BNG_VMEM float *xr = x + c;
         size_t done, n;
 
-        for (done = 0; done < rows; xr += n * stride, done += n) {
+        if (merged != 0) {
+            gm0 = bng_f32x16_load_f32(mean + c + 0);
+            gq0 = bng_f32x16_load_f32(m2 + c + 0);
+            gm1 = bng_f32x16_load_f32(mean + c + 16);
+            gq1 = bng_f32x16_load_f32(m2 + c + 16);
+            gm2 = bng_f32x16_load_f32(mean + c + 32);
+            gq2 = bng_f32x16_load_f32(m2 + c + 32);
+            gm3 = bng_f32x16_load_f32(mean + c + 48);
+            gq3 = bng_f32x16_load_f32(m2 + c + 48);
+            gm4 = bng_f32x16_load_f32(mean + c + 64);
+            gq4 = bng_f32x16_load_f32(m2 + c + 64);
+            gm5 = bng_f32x16_load_f32(mean + c + 80);
+            gq5 = bng_f32x16_load_f32(m2 + c + 80);
+            gm6 = bng_f32x16_load_f32(mean + c + 96);
+            gq6 = bng_f32x16_load_f32(m2 + c + 96);
+            gm7 = bng_f32x16_load_f32(mean + c + 112);
+            gq7 = bng_f32x16_load_f32(m2 + c + 112);
+        }
+        for (done = merged; done < end; xr += n * stride, done += n) {
             size_t i;
             float n_f, w_new, w_cross;
 
-            n = rows - done < BNG_BLOCK_ROWS ? rows - done : BNG_BLOCK_ROWS;
+            n = end - done < BNG_BLOCK_ROWS ? end - done : BNG_BLOCK_ROWS;
             n_f = (float)n;
             w_new = n_f / (float)(done + n);
             w_cross = (float)done * w_new;
@@ -512,11 +549,12 @@ void bng_f32_fwd_norm_ukernel__mt7004_c128_v16(
 /* ---- forward, channels == 256: 16 vector operations per row (16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 + 16 lanes) ---- */
 
 void bng_f32_fwd_stats_ukernel__mt7004_c256_v16(
-    size_t rows, size_t channels, size_t stride,
+    size_t merged, size_t rows, size_t channels, size_t stride,
     const BNG_VMEM void *x_data, const BNG_VMEM float *shift,
     BNG_VMEM float *mean, BNG_VMEM float *m2)
 {
     const BNG_VMEM float *x = x_data;
+    const size_t end = merged + rows;
     (void)channels;    /* always 256: the table registers this kernel for it alone */
     {
         const size_t c = 0;
@@ -555,11 +593,45 @@ void bng_f32_fwd_stats_ukernel__mt7004_c256_v16(
         const BNG_VMEM float *xr = x + c;
         size_t done, n;
 
-        for (done = 0; done < rows; xr += n * stride, done += n) {
+        if (merged != 0) {
+            gm0 = bng_f32x16_load_f32(mean + c + 0);
+            gq0 = bng_f32x16_load_f32(m2 + c + 0);
+            gm1 = bng_f32x16_load_f32(mean + c + 16);
+            gq1 = bng_f32x16_load_f32(m2 + c + 16);
+            gm2 = bng_f32x16_load_f32(mean + c + 32);
+            gq2 = bng_f32x16_load_f32(m2 + c + 32);
+            gm3 = bng_f32x16_load_f32(mean + c + 48);
+            gq3 = bng_f32x16_load_f32(m2 + c + 48);
+            gm4 = bng_f32x16_load_f32(mean + c + 64);
+            gq4 = bng_f32x16_load_f32(m2 + c + 64);
+            gm5 = bng_f32x16_load_f32(mean + c + 80);
+            gq5 = bng_f32x16_load_f32(m2 + c + 80);
+            gm6 = bng_f32x16_load_f32(mean + c + 96);
+            gq6 = bng_f32x16_load_f32(m2 + c + 96);
+            gm7 = bng_f32x16_load_f32(mean + c + 112);
+            gq7 = bng_f32x16_load_f32(m2 + c + 112);
+            gm8 = bng_f32x16_load_f32(mean + c + 128);
+            gq8 = bng_f32x16_load_f32(m2 + c + 128);
+            gm9 = bng_f32x16_load_f32(mean + c + 144);
+            gq9 = bng_f32x16_load_f32(m2 + c + 144);
+            gm10 = bng_f32x16_load_f32(mean + c + 160);
+            gq10 = bng_f32x16_load_f32(m2 + c + 160);
+            gm11 = bng_f32x16_load_f32(mean + c + 176);
+            gq11 = bng_f32x16_load_f32(m2 + c + 176);
+            gm12 = bng_f32x16_load_f32(mean + c + 192);
+            gq12 = bng_f32x16_load_f32(m2 + c + 192);
+            gm13 = bng_f32x16_load_f32(mean + c + 208);
+            gq13 = bng_f32x16_load_f32(m2 + c + 208);
+            gm14 = bng_f32x16_load_f32(mean + c + 224);
+            gq14 = bng_f32x16_load_f32(m2 + c + 224);
+            gm15 = bng_f32x16_load_f32(mean + c + 240);
+            gq15 = bng_f32x16_load_f32(m2 + c + 240);
+        }
+        for (done = merged; done < end; xr += n * stride, done += n) {
             size_t i;
             float n_f, w_new, w_cross;
 
-            n = rows - done < BNG_BLOCK_ROWS ? rows - done : BNG_BLOCK_ROWS;
+            n = end - done < BNG_BLOCK_ROWS ? end - done : BNG_BLOCK_ROWS;
             n_f = (float)n;
             w_new = n_f / (float)(done + n);
             w_cross = (float)done * w_new;
@@ -936,19 +1008,21 @@ void bng_f32_fwd_norm_ukernel__mt7004_c256_v16(
 /* ---- forward, generic: any channel count, 16 lanes then single lanes; a block of rows at a time ---- */
 
 void bng_f32_fwd_stats_ukernel__mt7004_generic_v16(
-    size_t rows, size_t channels, size_t stride,
+    size_t merged, size_t rows, size_t channels, size_t stride,
     const BNG_VMEM void *x_data, const BNG_VMEM float *shift,
     BNG_VMEM float *mean, BNG_VMEM float *m2)
 {
     const BNG_VMEM float *x = x_data;
+    const size_t end = merged + rows;
     size_t done, n;
 
-    /* The first block writes mean and m2 (nothing is read from them before). */
-    for (done = 0; done < rows; x += n * stride, done += n) {
+    /* Without rows merged before, the first block writes mean and m2 (nothing is read
+     * from them before). */
+    for (done = merged; done < end; x += n * stride, done += n) {
             size_t i;
             float n_f, w_new, w_cross;
 
-            n = rows - done < BNG_BLOCK_ROWS ? rows - done : BNG_BLOCK_ROWS;
+            n = end - done < BNG_BLOCK_ROWS ? end - done : BNG_BLOCK_ROWS;
             n_f = (float)n;
             w_new = n_f / (float)(done + n);
             w_cross = (float)done * w_new;

@@ -80,13 +80,14 @@ EXT_ENTRIES(fp, float)
 #if BNG_HAS_FORWARD
 #include "batch_norm_fwd.h"
 #define FWD_ENTRY(api, T) \
-    static void api##_forward_p(void *x, void *y, long long *p) { api##_batch_norm_forward_p(x, y, p); }
+    static void api##_forward_p(void *x, void *y, long long *p) { api##_batch_norm_forward_p(x, y, p); } \
+    static void api##_forward_s(void *x, void *y, int m) { api##_batch_norm_forward_s(x, y, m); }
 FWD_ENTRY(fp, float)
-#define FP_FWD fp_forward_p, &bng_f32_fwd_config
-#define HP_FWD hp_forward_p, &bng_f16_fwd_config
+#define FP_FWD fp_forward_p, fp_forward_s, &bng_f32_fwd_config
+#define HP_FWD hp_forward_p, hp_forward_s, &bng_f16_fwd_config
 #else
-#define FP_FWD NULL, NULL
-#define HP_FWD NULL, NULL
+#define FP_FWD NULL, NULL, NULL
+#define HP_FWD NULL, NULL, NULL
 #endif
 
 /* The explicit-argument calls (batchnormgrad.h) on a block's arrays and shape. */

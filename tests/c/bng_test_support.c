@@ -309,8 +309,15 @@ static void call_shared(const bng_dtype *t, int op, void *x, void *dy, void *dx,
     }
 }
 
+void bng_test_on_cores(void (*call)(void *arg), void *arg)
+{
 #if BNG_TEST_LAUNCH_SPMD
-/* The SPMD launch model (the reference HAL for hthreads): every core calls _s. */
+    hthread_launch_spmd(call, arg);
+#else
+    call(arg);
+#endif
+}
+
 typedef struct {
     const bng_dtype *t;
     int op;
@@ -318,31 +325,25 @@ typedef struct {
     int core_mask;
 } shared_call;
 
-static void call_on_every_core(void *p)
+static void call_shared_with(void *p)
 {
     const shared_call *c = p;
     call_shared(c->t, c->op, c->x, c->dy, c->dx, c->core_mask);
 }
-#endif
 
 /* The _s block is BNG_SHARED_PARAMS_SLOTS long (12, 16 with extensions). */
 static void run_shared(bng_case *k, int op, void *x, void *dy, void *dx, int core_mask)
 {
+    shared_call c;
+
+    c.t = k->t;
+    c.op = op;
+    c.x = x;
+    c.dy = dy;
+    c.dx = dx;
+    c.core_mask = core_mask;
     memcpy(BNG_SHARED_PARAMS, k->params, BNG_SHARED_PARAMS_SLOTS * sizeof k->params[0]);
-#if BNG_TEST_LAUNCH_SPMD
-    {
-        shared_call c;
-        c.t = k->t;
-        c.op = op;
-        c.x = x;
-        c.dy = dy;
-        c.dx = dx;
-        c.core_mask = core_mask;
-        hthread_launch_spmd(call_on_every_core, &c);
-    }
-#else
-    call_shared(k->t, op, x, dy, dx, core_mask);
-#endif
+    bng_test_on_cores(call_shared_with, &c);
     memcpy(k->params, BNG_SHARED_PARAMS, BNG_SHARED_PARAMS_SLOTS * sizeof k->params[0]);
 }
 
@@ -355,6 +356,17 @@ int bng_test_hal_refuse(int private_memory, int workspace)
 #else
     bng_hal_host_refuse(private_memory, workspace);
     return 1;
+#endif
+}
+
+int bng_test_fail_private_memory(unsigned cores)
+{
+#if BNG_TEST_LAUNCH_SPMD || BNG_TEST_LAUNCH_FANOUT
+    hthread_mock_fail_vector_malloc(cores);
+    return 1;
+#else
+    (void)cores;
+    return 0;
 #endif
 }
 

@@ -51,6 +51,7 @@ typedef struct {
     /* The training forward (batch_norm_fwd.h), its config and generic kernel (NULL
      * where the target has no forward: const void * then, as bng_fwd_config is). */
     void (*forward_p)(void *x, void *y, long long *params);
+    void (*forward_s)(void *x, void *y, int core_mask);
     const void *fwd_config;
 } bng_dtype;
 
@@ -120,10 +121,17 @@ int bng_case_outputs_marked(const bng_case *k);
  * (0, 0): 1 when it did, on the host HAL (include/host/bng_hal_host.h); 0 on the
  * hthreads HAL, whose refusals test_hthreads_launch.c makes through its mock. */
 int bng_test_hal_refuse(int private_memory, int workspace);
+/* Make the runtime mock's vector_malloc fail on the cores of `cores` (0: none), as a
+ * part whose private memory is taken: bng_hal_parallel then returns BNG_HAL_ENOMEM and
+ * _s BNG_ENOMEM. 1 when it did, on the hthreads HAL; 0 on the host HAL. */
+int bng_test_fail_private_memory(unsigned cores);
 /* Call the shared-storage entry point with k->params as BNG_SHARED_PARAMS, and copy
  * the block back (status and reserved slots included). Built with
  * BNG_TEST_LAUNCH_SPMD (the reference hthreads HAL, SPMD model), every core calls it. */
 void bng_case_run_shared(bng_case *k, void *x, void *dy, void *dx, int core_mask);
+/* call(arg), an _s call as firmware makes it: on every core of the group in the SPMD
+ * launch model (the reference HAL for hthreads), else once on this core. */
+void bng_test_on_cores(void (*call)(void *arg), void *arg);
 /* Call the entry point of `op` (BNG_OP_FULL: the vendor's; BNG_OP_EXT, _REDUCE,
  * _APPLY, _DX: batch_norm_grad_ext.h's) with k->params, _p or _s (core_mask), on the
  * given data pointers (dx-only passes dy and dx, reduce x and dy). */

@@ -413,8 +413,46 @@ START_TEST(test_forward_special_values)
 }
 END_TEST
 
-/* A refused call writes its status and nothing else: every output keeps its bytes. */
-static void fwd_expect_refused(fwd_case *k, void *x, void *y, long long expected, const char *what)
+/* ---- _s: the block through BNG_SHARED_PARAMS, all 16 slots, and back ---- */
+
+typedef struct {
+    const fwd_case *k;
+    void *x, *y;
+    int core_mask;
+} fwd_shared_call;
+
+static void fwd_call_shared(void *p)
+{
+    const fwd_shared_call *c = p;
+    c->k->t->forward_s(c->x, c->y, c->core_mask);
+}
+
+static void fwd_run_shared_on(fwd_case *k, void *x, void *y, int core_mask)
+{
+    fwd_shared_call c;
+
+    c.k = k;
+    c.x = x;
+    c.y = y;
+    c.core_mask = core_mask;
+    memcpy(BNG_SHARED_PARAMS, k->params, sizeof k->params);
+    bng_test_on_cores(fwd_call_shared, &c);
+    memcpy(k->params, BNG_SHARED_PARAMS, sizeof k->params);
+}
+
+/* _p (core_mask -1) or _s on the cores of core_mask. */
+static void fwd_call(fwd_case *k, void *x, void *y, int shared, int core_mask)
+{
+    if (shared)
+        fwd_run_shared_on(k, x, y, core_mask);
+    else
+        k->t->forward_p(x, y, k->params);
+}
+
+/* A refused call (_p, or _s on core_mask with `shared`) writes its status and nothing
+ * else: every output keeps its bytes, every other slot its value. */
+static void fwd_expect_refused_by(fwd_case *k, void *x, void *y, int shared, int core_mask,
+                                  long long expected, const char *what)
 {
     fwd_case before;
     bng_buffer *now[FWD_BUFFERS], *then[FWD_BUFFERS];
@@ -425,7 +463,7 @@ static void fwd_expect_refused(fwd_case *k, void *x, void *y, long long expected
 
     memcpy(params, k->params, sizeof params);
     fwd_copy(&before, k);
-    k->t->forward_p(x, y, k->params);
+    fwd_call(k, x, y, shared, core_mask);
     status = k->params[BNG_PARAM_STATUS];
     if (status != expected)
         ck_abort_msg("%s forward %s: status %lld, expected %lld", k->t->name, what, status, expected);
@@ -439,6 +477,11 @@ static void fwd_expect_refused(fwd_case *k, void *x, void *y, long long expected
             ck_abort_msg("%s forward %s: slot %zu was written", k->t->name, what, i);
     k->params[BNG_PARAM_STATUS] = 12345;
     fwd_free(&before);
+}
+
+static void fwd_expect_refused(fwd_case *k, void *x, void *y, long long expected, const char *what)
+{
+    fwd_expect_refused_by(k, x, y, 0, -1, expected, what);
 }
 
 /* The library's square root (bng_steps.c, without libm) is sqrtf's, bit for bit: on
@@ -552,6 +595,154 @@ START_TEST(test_forward_refusals)
     fwd_free(&k);
 }
 END_TEST
+
+/* Every output of b (y at b_y) has the bits of a's (y at a_y). */
+static void fwd_expect_same_outputs(const fwd_case *a, const void *a_y, const fwd_case *b,
+                                    const void *b_y, const char *what)
+{
+    char shape[96];
+
+    snprintf(shape, sizeof shape, "%s forward %zux%zu flags %lld", a->t->name, a->batch,
+             a->channel, a->params[BNG_PARAM_FLAGS]);
+    if (b->params[BNG_PARAM_STATUS] != a->params[BNG_PARAM_STATUS])
+        ck_abort_msg("%s %s: status %lld, _p's %lld", shape, what, b->params[BNG_PARAM_STATUS],
+                     a->params[BNG_PARAM_STATUS]);
+    bng_expect_same(a_y, b_y, a->y.bytes, shape, what);
+    bng_expect_same(a->mean.p, b->mean.p, a->mean.bytes, shape, what);
+    bng_expect_same(a->invar.p, b->invar.p, a->invar.bytes, shape, what);
+    bng_expect_same(a->moving_mean.p, b->moving_mean.p, a->moving_mean.bytes, shape, what);
+    bng_expect_same(a->moving_var.p, b->moving_var.p, a->moving_var.bytes, shape, what);
+}
+
+static const long long fwd_shared_flag_sets[] = {
+    0, BNG_FWD_GLOBAL_STATS, BNG_FWD_TORCH | BNG_FWD_FIX_GAMMA, BNG_FWD_KEEP_MOVING,
+};
+#define FWD_SHARED_FLAG_SETS (sizeof fwd_shared_flag_sets / sizeof fwd_shared_flag_sets[0])
+
+/* _s gives _p's bits on every core mask: each case on the full mask and half the
+ * others (consecutive cases take every mask between them), each flag set in turn. */
+static void fwd_expect_shared_matches_private(const bng_dtype *t, size_t batch, size_t channel,
+                                              long long flags, unsigned seed)
+{
+    fwd_case orig, ref;
+    size_t m;
+
+    fwd_init(&orig, t, batch, channel, DATA_LARGE_MEAN, flags, seed);
+    fwd_copy(&ref, &orig);
+    fwd_run(&ref, ref.y.p);
+    ck_assert_int_eq(ref.params[BNG_PARAM_STATUS], BNG_OK);
+    for (m = 0; m < bng_test_mask_count; m++) {
+        fwd_case k;
+        char what[48];
+        if ((bng_test_masks[m] & FULL_MASK) == 0 || (bng_test_masks[m] != FULL_MASK && (m + seed) % 2 != 0))
+            continue;
+        fwd_copy(&k, &orig);
+        fwd_run_shared_on(&k, k.x.p, k.y.p, bng_test_masks[m]);
+        snprintf(what, sizeof what, "_s on mask %#x against _p", (unsigned)bng_test_masks[m]);
+        fwd_expect_same_outputs(&ref, ref.y.p, &k, k.y.p, what);
+        fwd_free(&k);
+    }
+    fwd_free(&orig);
+    fwd_free(&ref);
+}
+
+START_TEST(test_forward_shared_matches_private)
+{
+    /* one row, fewer groups than cores, a few groups per core, 64 groups, and
+     * LARGE_BATCH: tiles streamed through private memory where the slice does not fit */
+    size_t batches[] = {1, 33, 300, 2049, 0};
+    size_t channels[64], n = fwd_channels(T, channels), b, c;
+    unsigned seed = 0;
+
+    if (T->forward_s == NULL)
+        return;
+    batches[4] = LARGE_BATCH;
+    for (b = 0; b < sizeof batches / sizeof batches[0]; b++)
+        for (c = 0; c < n; c++, seed++) {
+            long long flags = fwd_shared_flag_sets[seed % FWD_SHARED_FLAG_SETS];
+            if (batches[b] * channels[c] > SHARED_MAX_ELEMENTS)
+                continue;
+            if (batches[b] == 1 && (flags & BNG_FWD_TORCH))
+                flags = 0;          /* refused with one row (test_forward_refusals) */
+            fwd_expect_shared_matches_private(T, batches[b], channels[c], flags, seed);
+        }
+}
+END_TEST
+
+/* y over x on the cores gives _p's y out of place, and the same statistics. */
+START_TEST(test_forward_shared_in_place)
+{
+    const size_t channels[] = {T->specialized[0], T->lanes + 1};
+    const int masks[] = {FULL_MASK, 0x5};
+    size_t c, m;
+
+    if (T->forward_s == NULL)
+        return;
+    for (c = 0; c < 2; c++)
+        for (m = 0; m < 2; m++) {
+            fwd_case ref, k;
+            fwd_init(&ref, T, 3000, channels[c], DATA_LARGE_MEAN, (long long)m * BNG_FWD_GLOBAL_STATS,
+                     (unsigned)(c * 2 + m));
+            fwd_copy(&k, &ref);
+            fwd_run(&ref, ref.y.p);
+            fwd_run_shared_on(&k, k.x.p, k.x.p, masks[m]);
+            fwd_expect_same_outputs(&ref, ref.y.p, &k, k.x.p, "_s in place against _p");
+            fwd_free(&ref);
+            fwd_free(&k);
+        }
+}
+END_TEST
+
+/* _s's refusals: its checks in _p's order, then core_mask; each the status alone. A
+ * core's private memory not to be had (the hthreads HAL): BNG_ENOMEM, nothing written;
+ * a host HAL that breaks its promise of private memory: nothing written. */
+START_TEST(test_forward_shared_refusals)
+{
+    fwd_case k;
+    long long saved;
+
+    if (T->forward_s == NULL)
+        return;
+    fwd_init(&k, T, 40, 20, DATA_RANDOM, 0, 9u);
+    fwd_expect_refused_by(&k, k.x.p, k.y.p, 1, 0, BNG_ECOREMASK, "core_mask 0");
+    if (BNG_TARGET_CORES < 31)
+        fwd_expect_refused_by(&k, k.x.p, k.y.p, 1, (int)(1u << BNG_TARGET_CORES), BNG_ECOREMASK,
+                              "only a core beyond the cluster");
+    fwd_expect_refused_by(&k, NULL, k.y.p, 1, 0, BNG_ENULL, "x NULL, before core_mask");
+    saved = k.params[BNG_FWD_PARAM_MOVING_VAR];
+    k.params[BNG_FWD_PARAM_MOVING_VAR] = k.params[BNG_PARAM_MEAN];
+    fwd_expect_refused_by(&k, k.x.p, k.y.p, 1, FULL_MASK, BNG_EOVERLAP, "the moving variance the mean's");
+    k.params[BNG_FWD_PARAM_MOVING_VAR] = saved;
+    k.params[BNG_FWD_PARAM_EPS] = bng_fwd_float(-1.0f);
+    fwd_expect_refused_by(&k, k.x.p, k.y.p, 1, FULL_MASK, BNG_EVALUE, "eps negative");
+    k.params[BNG_FWD_PARAM_EPS] = bng_fwd_float(1e-3f);
+    if (bng_test_fail_private_memory(1u << (BNG_TARGET_CORES / 2))) {
+        fwd_expect_refused_by(&k, k.x.p, k.y.p, 1, FULL_MASK, BNG_ENOMEM,
+                              "a selected core without private memory");
+        bng_test_fail_private_memory(0);
+    }
+    if (bng_test_hal_refuse(1, 0)) {
+        fwd_case before;
+        fwd_copy(&before, &k);
+        fwd_run_shared_on(&k, k.x.p, k.y.p, FULL_MASK);
+        bng_test_hal_refuse(0, 0);
+        if (memcmp(k.y.p, before.y.p, k.y.bytes) || memcmp(k.mean.p, before.mean.p, k.mean.bytes)
+            || memcmp(k.moving_var.p, before.moving_var.p, k.moving_var.bytes))
+            ck_abort_msg("%s forward _s without private memory wrote an output", T->name);
+        fwd_free(&before);
+    }
+    fwd_run_shared_on(&k, k.x.p, k.y.p, FULL_MASK);
+    {
+        fwd_case check;
+        fwd_init(&check, T, 40, 20, DATA_RANDOM, 0, 9u);
+        fwd_run_checked(&check, 0, "after the refusals");
+        /* k is as it was made (the refused calls wrote nothing): _p's bits */
+        fwd_expect_same_outputs(&check, check.y.p, &k, k.y.p, "_s after its refusals");
+        fwd_free(&check);
+    }
+    fwd_free(&k);
+}
+END_TEST
 #endif
 
 void bng_forward_add_tests(Suite *s)
@@ -564,6 +755,9 @@ void bng_forward_add_tests(Suite *s)
         {"forward_refusals", test_forward_refusals, "private"},
         {"forward_sqrt", test_forward_sqrt_is_ieee, "private"},
         {"forward_special_values", test_forward_special_values, "private"},
+        {"forward_shared_matches_private", test_forward_shared_matches_private, "shared"},
+        {"forward_shared_in_place", test_forward_shared_in_place, "shared"},
+        {"forward_shared_refusals", test_forward_shared_refusals, "shared"},
     };
     bng_add_cases(s, cases, sizeof cases / sizeof cases[0]);
 #else

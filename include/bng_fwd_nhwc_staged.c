@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Copyright 2026 the batchnormgrad authors */
+/* Owns: the training forward's NHWC _s, staged through the private memory of the cores
+ * of core_mask: a core's job (from the launch the HAL copied), its layout of its private memory per
+ * chunk, the pass over its rows for their row groups' statistics, the barrier and the
+ * merge of every group, the per-channel results (the lowest selected core writes
+ * them), the pass that writes y. May call: bng_fwd.h's steps, bng_staging.h (the
+ * slice, the double-buffered pass, the shared scratch), bng_nhwc_memory.h's tile and
+ * resident row counts, the kernel's forward ukernels, bng_hal_barrier and the HAL's
+ * DMA. Compiled only for a target with the forward extension (unified memory: its
+ * per-channel steps are scalar, and the generator refuses the forward on a split target).
+ *
+ * The schedule is the backward's (bng_nhwc_staged.c): a core's rows are a contiguous
+ * run of row groups; pass 1 takes each group's mean and M2 (the fwd_stats ukernel over
+ * the group's tiles in row order, each continuing the merge of the ones before, which
+ * gives the bits of one run over the group), puts them in the shared scratch; after a
+ * barrier every core merges all groups in group order (_p's bits); pass 2 writes y.
+ * x is read once where the core's rows stay in private memory between the passes (the
+ * resident rows, the slice's last: x alone, so twice the backward's), twice otherwise;
+ * y is written once. With GLOBAL_STATS there is one pass, and no barrier.
+ */
+#include "bng_fwd.h"
+#include "bng_nhwc_memory.h"
+
+#if BNG_SPLIT_MEMORY
+#error "bng_fwd_nhwc_staged.c: the forward's per-channel steps are a unified target's"
+#endif
+
+/* The forward's workspace (BNG_FWD_FLOAT_ARRAYS float arrays, BNG_FWD_STATS_ARRAYS of
+ * the stats type) takes no more private memory than the backward's (BNG_WORKSPACE),
+ * with which the generator checks private_bytes, and its two tile buffers are two of
+ * the backward's four: a core's private memory holds a block of rows of any chunk. */
+#define BNG_FWD_WORKSPACE_BYTES(max_chunk, stats_bytes) \
+    (BNG_FWD_FLOAT_ARRAYS * BNG_ALIGN_UP(BNG_WORK_ARRAY_CHUNK(max_chunk) * sizeof(float)) \
+     + BNG_FWD_STATS_ARRAYS * BNG_ALIGN_UP(BNG_WORK_ARRAY_CHUNK(max_chunk) * (stats_bytes)))
+#define BNG_FWD_WORKSPACE_FITS(stats_bytes) \
+    (BNG_FWD_WORKSPACE_BYTES(BNG_MAX_CHUNK, stats_bytes) \
+     <= (0 BNG_WORKSPACE_SUM(BNG_MAX_CHUNK, stats_bytes)))
+typedef char bng_fwd_workspace_fits[BNG_FWD_WORKSPACE_FITS(4) && BNG_FWD_WORKSPACE_FITS(2)
+                                    ? 1 : -1];
+
+/* A core's staged job: the staging's (x; y where the backward's job has dx; no dy) and
+ * the forward's call. The ABI's pointers take the BNG_SHARED qualifier here, once. */
+typedef struct {
+    bng_staged_job base;
+    const bng_fwd_config *config;
+    const bng_fwd_kernel *kernel;
+    bng_fwd_call call;
+    const BNG_SHARED void *scale, *bias;
+    BNG_SHARED void *mean, *invar, *moving_mean, *moving_var;
+} bng_fwd_job;
+
+static void bng_fwd_job_init(bng_fwd_job *job, const bng_fwd_launch *launch)
+{
+    static const bng_stats none = {NULL, NULL, NULL, NULL, NULL};
+    const bng_fwd_call *call = &launch->call;
+    const bng_fwd_config *config = launch->config;
+    bng_call rows;
+
+    /* what the staging reads of a call: its rows, and that pass 2 reads x again */
+    rows.op = BNG_OP_FULL;
+    rows.batch = call->batch;
+    rows.channel = call->channel;
+    rows.m = (float)call->batch;
+    rows.is_train = 1;
+    rows.accumulate = 0;
+    rows.nchw = 0;
+    rows.spatial = 1;
+    rows.y = NULL;
+    bng_job_init(&job->base, &config->sizes, NULL, &rows, launch->mask, launch->x, NULL, launch->y,
+                 &none, NULL);
+    job->config = config;
+    job->kernel = config->kernel_for_channels(call->channel);
+    job->call = *call;
+    job->scale = (const BNG_SHARED void *)call->scale;
+    job->bias = (const BNG_SHARED void *)call->bias;
+    job->mean = (BNG_SHARED void *)call->mean;
+    job->invar = (BNG_SHARED void *)call->invar;
+    job->moving_mean = (BNG_SHARED void *)call->moving_mean;
+    job->moving_var = (BNG_SHARED void *)call->moving_var;
+}
+
+/* One core's state in a staged call: its rows, the chunk it works on, and the chunk's
+ * layout of its private memory. */
+typedef struct {
+    const bng_fwd_job *job;
+    unsigned core;
+    bng_slice slice;
+    size_t first, n;               /* the chunk: channels [first, first + n) */
+    size_t row_bytes;              /* a row of the chunk, packed in private memory */
+    BNG_SHARED float *scratch;     /* the chunk's slot of the shared scratch */
+    bng_fwd_arrays a;
+    bng_fwd_chunk_stats stats;     /* the core's copies */
+    BNG_VMEM void *scale, *bias;   /* where the copies of the inputs arrive */
+    bng_tile_buffers tiles;        /* x[0] and x[1], and x's resident area */
+    size_t tile_rows, resident_rows;
+    size_t merged;                 /* pass 1: the rows of the current group merged */
+    size_t y_done;                 /* pass 2: the slice's rows taken, in its order */
+} bng_fwd_core;
+
+/* The workspace's arrays, the two tile buffers, and the rest as x's resident area.
+ * 0: no private memory (bng_stage_memory). */
+static int bng_fwd_lay_out(bng_fwd_core *c)
+{
+    const bng_dtype_config *sizes = &c->job->config->sizes;
+    const size_t elements = BNG_WORK_ARRAY_CHUNK(sizes->max_chunk);
+    const size_t floats = elements * sizeof(float), stats = elements * sizes->stats_bytes;
+    const int keeps = !c->job->call.global_stats;
+    size_t bytes, buffer;
+    BNG_VMEM unsigned char *next = bng_stage_memory(&c->job->base, c->core, &bytes), *end;
+
+    if (next == NULL)
+        return 0;
+    end = next + bytes;
+    c->a.shift = bng_take(&next, floats);
+    c->a.mean = bng_take(&next, floats);
+    c->a.m2 = bng_take(&next, floats);
+    c->a.part_mean = bng_take(&next, floats);
+    c->a.part_m2 = bng_take(&next, floats);
+    c->a.gain = bng_take(&next, floats);
+    c->a.bias = bng_take(&next, floats);
+    c->stats.scale = c->scale = bng_take(&next, stats);
+    c->stats.bias = c->bias = bng_take(&next, stats);
+    c->stats.mean = bng_take(&next, stats);
+    c->stats.invar = bng_take(&next, stats);
+    c->stats.moving_mean = bng_take(&next, stats);
+    c->stats.moving_var = bng_take(&next, stats);
+    buffer = (size_t)(end - next) / BNG_TILE_BUFFERS / BNG_ALIGN * BNG_ALIGN;
+    c->tile_rows = bng_nhwc_memory_tile_rows(buffer, c->row_bytes, keeps);
+    c->tiles.bytes = BNG_ALIGN_UP(c->tile_rows * c->row_bytes);
+    c->tiles.x[0] = bng_take(&next, c->tiles.bytes);
+    c->tiles.x[1] = bng_take(&next, c->tiles.bytes);
+    c->tiles.dy[0] = c->tiles.dy[1] = c->tiles.y = c->tiles.dy_resident = NULL;
+    c->tiles.x_resident = next;
+    c->tiles.resident_bytes = (size_t)(end - next) / BNG_ALIGN * BNG_ALIGN;
+    c->resident_rows = keeps ? bng_nhwc_memory_last_rows(c->slice.end - c->slice.begin,
+                                                         c->tiles.resident_bytes / c->row_bytes)
+                             : 0;
+    return 1;
+}
+
+/* One of the chunk's per-channel arrays into the core's copy, and back. */
+static bng_hal_dma bng_fwd_array_in(const bng_fwd_core *c, BNG_VMEM void *copy,
+                                    const BNG_SHARED void *array)
+{
+    const size_t stat = c->job->config->sizes.stats_bytes;
+
+    return bng_hal_dma_get(copy, bng_shared_at(array, c->first, stat), 1, c->n * stat, 0, 0);
+}
+
+static bng_hal_dma bng_fwd_array_out(const bng_fwd_core *c, BNG_SHARED void *array,
+                                     const BNG_VMEM void *copy)
+{
+    const size_t stat = c->job->config->sizes.stats_bytes;
+
+    return bng_hal_dma_put(bng_shared_at_mut(array, c->first, stat), copy, 1, c->n * stat, 0, 0);
+}
+
+/* The chunk's per-channel inputs into the core's copies, as the flags read them: scale
+ * (not with FIX_GAMMA), bias, the moving statistics (not with KEEP_MOVING); four in
+ * flight at once. */
+static void bng_fwd_stage_in(const bng_fwd_core *c)
+{
+    const bng_fwd_job *job = c->job;
+    bng_hal_dma gets[4] = {BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE};
+    size_t i;
+
+    if (!job->call.fix_gamma)
+        gets[0] = bng_fwd_array_in(c, c->scale, job->scale);
+    gets[1] = bng_fwd_array_in(c, c->bias, job->bias);
+    if (!job->call.keep_moving) {
+        gets[2] = bng_fwd_array_in(c, c->stats.moving_mean, job->moving_mean);
+        gets[3] = bng_fwd_array_in(c, c->stats.moving_var, job->moving_var);
+    }
+    for (i = 0; i < 4; i++)
+        bng_hal_dma_wait(gets[i]);
+}
+
+/* The lowest selected core writes the chunk's results: the saved statistics, and the
+ * moving ones where the call updates them. Every core read its copies of the moving
+ * statistics at the chunk's start, before the barrier this follows. */
+static void bng_fwd_stage_out(const bng_fwd_core *c)
+{
+    const bng_fwd_job *job = c->job;
+    bng_hal_dma puts[4] = {BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE};
+    size_t i;
+
+    puts[0] = bng_fwd_array_out(c, job->mean, c->stats.mean);
+    puts[1] = bng_fwd_array_out(c, job->invar, c->stats.invar);
+    if (!job->call.global_stats && !job->call.keep_moving) {
+        puts[2] = bng_fwd_array_out(c, job->moving_mean, c->stats.moving_mean);
+        puts[3] = bng_fwd_array_out(c, job->moving_var, c->stats.moving_var);
+    }
+    for (i = 0; i < 4; i++)
+        bng_hal_dma_wait(puts[i]);
+}
+
+/* Start the chunk at channel `first`: its layout, and on a core that takes part its
+ * inputs. 0: no private memory. */
+static int bng_fwd_chunk(bng_fwd_core *c, size_t first, size_t slot)
+{
+    const bng_fwd_job *job = c->job;
+    const bng_dtype_config *sizes = &job->config->sizes;
+
+    c->first = first;
+    c->n = bng_min(bng_fwd_chunk_channels(job->config, job->kernel), job->call.channel - first);
+    c->row_bytes = c->n * sizes->element_bytes;
+    c->scratch = BNG_SHARED_SCRATCH + slot * BNG_MAX_GROUPS * 2 * sizes->max_chunk;
+    if (!bng_fwd_lay_out(c))
+        return 0;
+    if (!c->slice.idle)
+        bng_fwd_stage_in(c);
+    return 1;
+}
+
+/* The tile from `row` into tile buffers t (pass 1's order: row order; pass 2's: the
+ * resident rows first). Tiles never cross a row group, nor the first resident row: a
+ * group's tiles are whole blocks but its last (the fwd_stats ukernel's merge). */
+static void bng_fwd_tile(const bng_fwd_core *c, size_t row, unsigned t, bng_tile *tile)
+{
+    const size_t element = c->job->config->sizes.element_bytes, channel = c->job->call.channel;
+    const size_t resident_from = c->slice.end - c->resident_rows;
+    const size_t group_end = (row / c->slice.group_rows + 1) * c->slice.group_rows;
+
+    tile->first = row;
+    tile->offset = 0;
+    tile->at = row * channel + c->first;
+    tile->row_bytes = c->row_bytes;
+    tile->stride = channel * element;
+    tile->pitch = c->row_bytes;
+    tile->resident = row >= resident_from;
+    tile->kept = 0;
+    tile->gsm_x = tile->gsm_dy = NULL;
+    tile->rows = bng_min(c->tile_rows,
+                         bng_min(group_end, tile->resident ? c->slice.end : resident_from) - row);
+    tile->x = tile->resident ? c->tiles.x_resident + (row - resident_from) * c->row_bytes
+                             : c->tiles.x[t];
+    tile->dy = NULL;
+}
+
+/* ---- pass 1: the core's row groups' statistics, into the shared scratch ---- */
+
+/* The shift, the same on every core: the chunk's values in the call's first row. */
+static void bng_fwd_shift(const bng_fwd_core *c)
+{
+    const bng_fwd_job *job = c->job;
+    const size_t element = job->config->sizes.element_bytes;
+
+    bng_hal_dma_wait(bng_hal_dma_get(c->tiles.x[0], bng_shared_at(job->base.x, c->first, element),
+                                     1, c->row_bytes, 0, 0));
+    bng_fwd_step_shift(element, c->n, c->tiles.x[0], c->a.shift);
+}
+
+static int bng_fwd_stats_next(bng_pass *pass, unsigned t)
+{
+    const bng_fwd_core *c = pass->room;
+    const size_t row = pass->tiles[t].first + pass->tiles[t].rows;
+
+    if (row >= c->slice.end)
+        return 0;
+    bng_fwd_tile(c, row, t ^ 1, &pass->tiles[t ^ 1]);
+    return 1;
+}
+
+static void bng_fwd_stats_work(bng_pass *pass, unsigned t)
+{
+    bng_fwd_core *c = pass->room;
+    const bng_tile *tile = &pass->tiles[t];
+    const size_t next = tile->first + tile->rows, max_chunk = c->job->config->sizes.max_chunk;
+
+    if (tile->first % c->slice.group_rows == 0)
+        c->merged = 0;
+    c->job->kernel->stats(c->merged, tile->rows, c->n, c->n, tile->x, c->a.shift, c->a.part_mean,
+                          c->a.part_m2);
+    c->merged += tile->rows;
+    if (next == c->slice.end || next % c->slice.group_rows == 0) {
+        BNG_SHARED float *group = c->scratch + tile->first / c->slice.group_rows * 2 * max_chunk;
+        const size_t bytes = c->n * sizeof(float);
+        const bng_hal_dma mean = bng_hal_dma_put(group, c->a.part_mean, 1, bytes, 0, 0);
+        const bng_hal_dma m2 = bng_hal_dma_put(group + max_chunk, c->a.part_m2, 1, bytes, 0, 0);
+
+        bng_hal_dma_wait(mean);
+        bng_hal_dma_wait(m2);
+    }
+}
+
+static void bng_fwd_stats_pass(bng_fwd_core *c)
+{
+    bng_pass pass;
+
+    if (c->slice.begin == c->slice.end)
+        return;
+    bng_pass_init(&pass, &c->job->base, c, 0, bng_fwd_stats_next, bng_fwd_stats_work);
+    bng_fwd_tile(c, c->slice.begin, 0, &pass.tiles[0]);
+    bng_pass_run(&pass);
+}
+
+/* After the barrier: every core merges all groups in group order (the same bits
+ * everywhere, and _p's), their statistics from the shared scratch a piece at a time
+ * through the tile buffers (free between the passes): rows of part_mean and part_m2
+ * alternate there as in the scratch. */
+static void bng_fwd_merge_groups(bng_fwd_core *c)
+{
+    const size_t batch = c->job->call.batch, group_rows = c->slice.group_rows;
+    const size_t max_chunk = c->job->config->sizes.max_chunk, n = c->n;
+    const size_t piece = 2 * c->tiles.bytes / (2 * n * sizeof(float));   /* x[0], x[1] */
+    BNG_VMEM float *area = (BNG_VMEM float *)c->tiles.x[0];
+    size_t g, i;
+
+    for (g = 0; g < c->slice.groups; g += piece) {
+        const size_t groups = bng_min(piece, c->slice.groups - g);
+
+        bng_hal_dma_wait(bng_hal_dma_get(area, c->scratch + g * 2 * max_chunk, 2 * groups,
+                                         n * sizeof(float), max_chunk * sizeof(float),
+                                         n * sizeof(float)));
+        for (i = 0; i < groups; i++) {
+            const size_t done = (g + i) * group_rows;
+            bng_fwd_step_merge(n, done, bng_min(group_rows, batch - done), area + 2 * i * n,
+                               area + (2 * i + 1) * n, &c->a);
+        }
+    }
+}
+
+/* ---- pass 2: y for the core's rows, in place over their x in private memory ----
+ *
+ * The k-th row of its order: the resident rows first (already in private memory: their
+ * y goes out while the first streamed tile arrives), then the others from the first.
+ * y's rows are independent: any order gives the same bits. */
+static size_t bng_fwd_y_row(const bng_fwd_core *c, size_t k)
+{
+    return k < c->resident_rows ? c->slice.end - c->resident_rows + k
+                                : c->slice.begin + (k - c->resident_rows);
+}
+
+static int bng_fwd_y_next(bng_pass *pass, unsigned t)
+{
+    bng_fwd_core *c = pass->room;
+
+    c->y_done += pass->tiles[t].rows;
+    if (c->y_done >= c->slice.end - c->slice.begin)
+        return 0;
+    bng_fwd_tile(c, bng_fwd_y_row(c, c->y_done), t ^ 1, &pass->tiles[t ^ 1]);
+    return 1;
+}
+
+static void bng_fwd_y_work(bng_pass *pass, unsigned t)
+{
+    const bng_fwd_core *c = pass->room;
+    const bng_tile *tile = &pass->tiles[t];
+
+    c->job->kernel->norm(tile->rows, c->n, c->n, tile->x, tile->x, c->a.shift, c->a.mean,
+                         c->a.gain, c->a.bias, 0);
+    bng_pass_put_dx(pass, t, tile->x);
+}
+
+static void bng_fwd_y_pass(bng_fwd_core *c)
+{
+    bng_pass pass;
+
+    if (c->slice.begin == c->slice.end)
+        return;
+    bng_pass_init(&pass, &c->job->base, c, 1, bng_fwd_y_next, bng_fwd_y_work);
+    c->y_done = 0;
+    bng_fwd_tile(c, bng_fwd_y_row(c, 0), 0, &pass.tiles[0]);
+    bng_pass_run(&pass);
+    bng_pass_drain(&pass, 0);
+    bng_pass_drain(&pass, 1);
+}
+
+/* ---- a chunk's steps ---- */
+
+/* The chunk's statistics on a core that takes part: the moving ones (GLOBAL_STATS), or
+ * the batch's, for which every core meets the others at the barrier (an idle core, with
+ * no rows and not the lowest, there only: 0, it has no more to do). */
+static int bng_fwd_statistics(bng_fwd_core *c)
+{
+    if (c->job->call.global_stats) {
+        if (c->slice.idle)
+            return 0;
+        bng_fwd_step_global(&c->job->config->sizes, c->n, &c->stats, &c->a);
+        return 1;
+    }
+    if (!c->slice.idle) {
+        bng_fwd_shift(c);
+        bng_fwd_stats_pass(c);
+    }
+    bng_hal_barrier();
+    if (c->slice.idle)
+        return 0;
+    bng_fwd_merge_groups(c);
+    return 1;
+}
+
+void bng_fwd_nhwc_s_core(unsigned core, void *launch)
+{
+    bng_fwd_job job;
+    bng_fwd_core c;
+    size_t chunk, first, slot = 0;
+
+    bng_fwd_job_init(&job, launch);
+    chunk = bng_fwd_chunk_channels(job.config, job.kernel);
+    c.job = &job;
+    c.core = core;
+    bng_stage_slice(job.base.mask, core, job.call.batch, &c.slice);
+    for (first = 0; first < job.call.channel; first += chunk, slot ^= 1) {
+        if (!bng_fwd_chunk(&c, first, slot))
+            return;
+        if (!bng_fwd_statistics(&c))
+            continue;
+        bng_fwd_step_finalize(&job.config->sizes, &job.call, c.n, &c.a, &c.stats);
+        if (c.slice.rank == 0)
+            bng_fwd_stage_out(&c);
+        bng_fwd_y_pass(&c);
+    }
+}
