@@ -1,7 +1,9 @@
 /* libFuzzer harness for the training forward's run-time contract (make fuzz):
- * fp_/hp_batch_norm_forward_p (docs/contract.md section 15).
+ * fp_/hp_batch_norm_forward_p and _s (docs/contract.md section 15).
  *
- * The fuzzer's bytes choose the storage type, batch and channel (small, or hostile: 0,
+ * The fuzzer's bytes choose the storage type, _p or _s (its block through
+ * BNG_SHARED_PARAMS, any core_mask: none of the cluster's cores is BNG_ECOREMASK, after
+ * every other check), batch and channel (small, or hostile: 0,
  * negative, LLONG_MIN/MAX, beyond the address space), the flags (any of the four and an
  * unknown bit), eps and momentum (any float's bits, so NaN, Inf, negative, 0, subnormal),
  * which array is NULL and which misaligned (both at once too), and an aliasing choice
@@ -54,7 +56,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     bytes in = {data, size};
     const unsigned choice = take(&in);
-    const int half_data = BNG_HAS_F16 && (choice & 1);
+    const int half_data = BNG_HAS_F16 && (choice & 1), shared = (choice & 4) != 0;
+    const unsigned mask_low = take(&in), mask_high = take(&in);
+    const int core_mask = (int)(mask_low | mask_high << 8);
     const long long flags = (long long)(take(&in) & 0x78) | ((choice & 2) ? 0x100 : 0);
     const long long batch = shape(&in, MAX_BATCH), channel = shape(&in, MAX_CHANNEL);
     const float eps = any_float(&in, 1e-3f), momentum = any_float(&in, 0.9f);
@@ -157,13 +161,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 && overlaps(at[a], bytes_of[a], at[b], bytes_of[b])
                 && !(a == A_Y && b == A_X && at[a] == at[b]))
                 expected = BNG_EOVERLAP;
+    if (expected == BNG_OK && shared && (core_mask & ((1 << BNG_TARGET_CORES) - 1)) == 0)
+        expected = BNG_ECOREMASK;
 
+    if (shared) {
+        memcpy(BNG_SHARED_PARAMS, params, sizeof params);
 #if BNG_HAS_F16
-    if (half_data)
-        hp_batch_norm_forward_p((half *)at[A_X], (half *)at[A_Y], params);
-    else
+        if (half_data)
+            hp_batch_norm_forward_s((half *)at[A_X], (half *)at[A_Y], core_mask);
+        else
 #endif
-        fp_batch_norm_forward_p((float *)at[A_X], (float *)at[A_Y], params);
+            fp_batch_norm_forward_s((float *)at[A_X], (float *)at[A_Y], core_mask);
+        memcpy(params, BNG_SHARED_PARAMS, sizeof params);
+    } else {
+#if BNG_HAS_F16
+        if (half_data)
+            hp_batch_norm_forward_p((half *)at[A_X], (half *)at[A_Y], params);
+        else
+#endif
+            fp_batch_norm_forward_p((float *)at[A_X], (float *)at[A_Y], params);
+    }
 
     if (params[BNG_PARAM_STATUS] != expected)
         abort();
