@@ -415,7 +415,8 @@ class Room:
 # `staged` (its run through a core's private memory by DMA), `steps` (what the runs
 # compute alike), `memory` (where a staged run keeps its data), or the concern's noun.
 DRIVER_ROOMS = (
-    Room("bng_entry.c"), Room("bng_params.c"), Room("bng_steps.c"), Room("bng_staging.c"),
+    Room("bng_entry.c"), Room("bng_status.c"), Room("bng_params.c"), Room("bng_steps.c"),
+    Room("bng_staging.c"),
     Room("bng_nhwc_direct.c", unified_only=True), Room("bng_nhwc_staged.c"),
     Room("bng_nhwc_memory.c"),
     Room("bng_nchw_steps.c", "nchw"), Room("bng_nchw_direct.c", "nchw"),

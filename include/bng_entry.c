@@ -4,7 +4,7 @@
  * explicit-argument calls, the extended family; each checks its call (bng_params.c),
  * picks the runner of its layout and storage, and reports the status. May call:
  * bng_params.h, bng_hal_parallel and the runners of bng_job.h (NCHW's through the
- * storage type's config); no DMA, no kernel.
+ * storage type's config), bng_status.h; no DMA, no kernel.
  *
  * The driver is written once for all storage types and both memory models, in rooms
  * by concern (generator/plan.py's DRIVER_ROOMS): a storage type enters only through its
@@ -18,10 +18,6 @@
 #include "batch_norm_grad.h"
 #include "bng_entry.h"
 #include "bng_job.h"
-
-#ifdef BNG_HOST
-long long bng_host_shared_params[BNG_SHARED_PARAMS_SLOTS];   /* BNG_SHARED_PARAMS on a host */
-#endif
 
 int bng_entry_private_kernel(const bng_dtype_config *dtype, const bng_kernel *kernel,
                              size_t batch, size_t channel, int is_train,
@@ -75,26 +71,9 @@ void bng_entry_private(const bng_dtype_config *dtype, void *x, void *dy, void *d
     bng_p_call(dtype, BNG_OP_FULL, x, dy, dx, params);
 }
 
-void bng_entry_report_status(BNG_SHARED long long *shared_params, int status)
-{
-    shared_params[BNG_PARAM_STATUS] = status;
-}
-
-int bng_entry_hal_status(int hal)
-{
-    switch (hal) {
-    case BNG_HAL_OK:
-        return BNG_OK;
-    case BNG_HAL_IDLE:
-        return BNG_ENTRY_NOT_SELECTED;
-    default:
-        return BNG_ENOMEM;
-    }
-}
-
 /* An `op` call of _s on `params`, a plain copy of its block: the status (BNG_ENOMEM when
  * the HAL could not reserve a selected core's private memory, in which case no output
- * was touched), or BNG_ENTRY_NOT_SELECTED on a core outside core_mask that the SPMD
+ * was touched), or BNG_STATUS_NOT_SELECTED on a core outside core_mask that the SPMD
  * launch model made call it: it took no part, the selected cores have the outcome. */
 static int bng_s_block(const bng_dtype_config *dtype, int op, const long long *params,
                        void *x, void *dy, void *dx, int core_mask)
@@ -112,7 +91,7 @@ static int bng_s_block(const bng_dtype_config *dtype, int op, const long long *p
     stats = bng_params_stats(params);
     bng_job_init(&job, dtype, dtype->kernel_for_channels(call.channel), &call, mask, x, dy, dx,
                  &stats, bng_params_sums(op, params));
-    return bng_entry_hal_status(bng_hal_parallel(
+    return bng_status_of_hal(bng_hal_parallel(
         mask, BNG_IS_NCHW(&call) ? dtype->nchw->s_core : bng_nhwc_s_core, &job, sizeof job));
 }
 
@@ -132,8 +111,8 @@ static void bng_s_call(const bng_dtype_config *dtype, int op, void *x, void *dy,
     for (slot = 0; slot < BNG_SHARED_PARAMS_SLOTS; slot++)
         params[slot] = bng_params_reads_slot(op, slot) ? shared_params[slot] : 0;
     status = bng_s_block(dtype, op, params, x, dy, dx, core_mask);
-    if (status != BNG_ENTRY_NOT_SELECTED)
-        bng_entry_report_status(shared_params, status);
+    if (status != BNG_STATUS_NOT_SELECTED)
+        bng_status_report(shared_params, status);
 }
 
 void bng_entry_shared(const bng_dtype_config *dtype, void *x, void *dy, void *dx,
@@ -147,23 +126,7 @@ void bng_entry_shared(const bng_dtype_config *dtype, void *x, void *dy, void *dx
  * The vendor's call on a block built from the arguments (bng_params_block) in the
  * caller's frame: the same checks and the same run as the block's calls, and never
  * BNG_SHARED_PARAMS, which firmware may be using for the block's _s. There is no status
- * slot: the status is kept for the core that made the call.
- *
- * BNG_CORE_LOCAL: the storage class of a variable of which every core has its own copy.
- * By default none, for firmware whose cores each have their own copy of the library's
- * static data (as when a core's data section lies in its private memory); firmware
- * whose cores share one copy defines it as its per-core storage. Host builds emulate
- * the cores with threads: thread-local there, but under tcc, which has no thread-local
- * storage and builds only with the host HAL, where the calling thread alone enters the
- * entry points. */
-#ifndef BNG_CORE_LOCAL
-#if defined(BNG_HOST) && !defined(__TINYC__)
-#define BNG_CORE_LOCAL __thread
-#else
-#define BNG_CORE_LOCAL
-#endif
-#endif
-static BNG_CORE_LOCAL int bng_last_status = BNG_OK;
+ * slot: the status is kept for the core that made the call (bng_status_keep). */
 
 void bng_entry_private_args(const bng_dtype_config *dtype, void *x, void *dy, void *dx,
                             const bng_stats *stats, int batch, int channel, int is_train)
@@ -171,7 +134,7 @@ void bng_entry_private_args(const bng_dtype_config *dtype, void *x, void *dy, vo
     long long params[BNG_PARAMS_LEN];
 
     bng_params_block(params, stats, batch, channel, is_train);
-    bng_last_status = bng_p_block(dtype, BNG_OP_FULL, params, x, dy, dx);
+    bng_status_keep(bng_p_block(dtype, BNG_OP_FULL, params, x, dy, dx));
 }
 
 void bng_entry_shared_args(const bng_dtype_config *dtype, void *x, void *dy, void *dx,
@@ -181,12 +144,7 @@ void bng_entry_shared_args(const bng_dtype_config *dtype, void *x, void *dy, voi
     long long params[BNG_PARAMS_LEN];
 
     bng_params_block(params, stats, batch, channel, is_train);
-    bng_last_status = bng_s_block(dtype, BNG_OP_FULL, params, x, dy, dx, core_mask);
-}
-
-int bng_entry_last_status(void)
-{
-    return bng_last_status;
+    bng_status_keep(bng_s_block(dtype, BNG_OP_FULL, params, x, dy, dx, core_mask));
 }
 
 #if BNG_HAS_EXTENSIONS

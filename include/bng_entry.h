@@ -10,8 +10,8 @@
 #define BNG_ENTRY_H
 
 #include <stddef.h>
-#include "batch_norm_grad.h"   /* BNG_SHARED */
 #include "bng_kernels.h"
+#include "bng_status.h"
 
 /* The ABI entry points' bodies: check the parameter block, write the status. */
 void bng_entry_private(const bng_dtype_config *dtype, void *x, void *dy, void *dx,
@@ -19,30 +19,18 @@ void bng_entry_private(const bng_dtype_config *dtype, void *x, void *dy, void *d
 void bng_entry_shared(const bng_dtype_config *dtype, void *x, void *dy, void *dx,
                       int core_mask);
 
-/* The status of an _s call into its block in shared memory. In the SPMD launch model
- * every core of the group that computes it writes the same value there, at the same
- * time: harmless on the part, a race by the letter of C11, which ThreadSanitizer is told
- * to accept for this one store (tests/tsan.supp). The training forward's _s reports
- * through it too. */
-void bng_entry_report_status(BNG_SHARED long long *shared_params, int status);
-/* What bng_hal_parallel's answer makes of an _s call: BNG_OK, BNG_ENTRY_NOT_SELECTED
- * (BNG_HAL_IDLE: a core outside core_mask in the SPMD launch model), else BNG_ENOMEM. */
-int bng_entry_hal_status(int hal);
-
 /* The explicit-argument calls of batchnormgrad.h (the vendor's call, its arrays and
  * shape as arguments): checked and run as the vendor's call given the block
  * bng_params_block builds from them, the same bits, in the caller's frame (never
  * BNG_SHARED_PARAMS). The status is the calling core's last status,
- * bng_entry_last_status: BNG_OK before its first call; on a core outside core_mask
- * that the SPMD launch model made call _s, BNG_ENTRY_NOT_SELECTED when the call passed
+ * bng_status_last: BNG_OK before its first call; on a core outside core_mask
+ * that the SPMD launch model made call _s, BNG_STATUS_NOT_SELECTED when the call passed
  * the checks (the selected cores have the outcome), else the checks' error. */
-#define BNG_ENTRY_NOT_SELECTED 1
 void bng_entry_private_args(const bng_dtype_config *dtype, void *x, void *dy, void *dx,
                             const bng_stats *stats, int batch, int channel, int is_train);
 void bng_entry_shared_args(const bng_dtype_config *dtype, void *x, void *dy, void *dx,
                            const bng_stats *stats, int batch, int channel, int is_train,
                            int core_mask);
-int bng_entry_last_status(void);
 
 /* The entry points of batch_norm_grad_ext.h: `op` one of BNG_OP_REDUCE, BNG_OP_APPLY,
  * BNG_OP_DX, BNG_OP_EXT (bng_ukernel.h). */

@@ -29,6 +29,12 @@
 #include "bng_kernels.h"
 #include "bng_job.h"
 
+/* Flags of the vendor's inference calls (bng_fwd_entry_inference), beyond the block's
+ * BNG_FWD_* and refused in a block: no offset (bias 0, fp_batchnorm_s), no saved
+ * statistics (the calls have no mean or invar to write). */
+#define BNG_FWD_NO_BIAS (1LL << 16)
+#define BNG_FWD_NO_SAVE (1LL << 17)
+
 /* One checked call of the forward. */
 typedef struct {
     size_t batch, channel;
@@ -37,8 +43,8 @@ typedef struct {
     int global_stats;       /* BNG_FWD_GLOBAL_STATS: normalize with the moving statistics */
     int torch;              /* BNG_FWD_TORCH: PyTorch's moving update, unbiased variance */
     int keep_moving;        /* BNG_FWD_KEEP_MOVING: moving statistics untouched */
-    void *mean, *invar;     /* out: the saved statistics */
-    const void *scale, *bias;
+    void *mean, *invar;     /* out: the saved statistics (NULL: BNG_FWD_NO_SAVE) */
+    const void *scale, *bias;        /* bias NULL: BNG_FWD_NO_BIAS */
     void *moving_mean, *moving_var;
 } bng_fwd_call;
 
@@ -83,11 +89,22 @@ void bng_fwd_step_finalize(const bng_dtype_config *sizes, const bng_fwd_call *ca
 
 /* The block and the data pointers of a call -> BNG_OK and the call, or the first error
  * in the contract's order (docs/contract.md section 15). Reads the block, writes
- * nothing but the call. */
+ * nothing but the call. `allowed`: the flags the caller may set (BNG_FWD_FLAGS, the
+ * block's; with BNG_FWD_NO_BIAS and BNG_FWD_NO_SAVE, the vendor's calls'). */
+#define BNG_FWD_FLAGS (BNG_FWD_FIX_GAMMA | BNG_FWD_GLOBAL_STATS | BNG_FWD_TORCH | BNG_FWD_KEEP_MOVING)
 int bng_fwd_params_check(const bng_fwd_config *config, const long long *params, const void *x,
-                         const void *y, bng_fwd_call *call);
+                         const void *y, long long allowed, bng_fwd_call *call);
 /* The entry point of fp_/hp_batch_norm_forward_p: check, run, the status in the block. */
 void bng_fwd_entry_private(const bng_fwd_config *config, void *x, void *y, long long *params);
+/* The vendor's inference calls (fp_/hp_batchnorm_s, fp_/hp_fusedbatchnorm_s): the
+ * forward with BNG_FWD_GLOBAL_STATS on the cores of core_mask, from arguments (a block
+ * in the caller's frame, never BNG_SHARED_PARAMS); scale NULL: gamma 1
+ * (BNG_FWD_FIX_GAMMA), offset NULL: bias 0; nothing saved. The status is the calling
+ * core's last (bng_status_keep), as the explicit-argument calls'. */
+void bng_fwd_entry_inference(const bng_fwd_config *config, const void *input, void *output,
+                             const void *scale, const void *offset, const void *mean,
+                             const void *variance, int unit, int channel, float epsilon,
+                             int core_mask);
 /* The entry point of fp_/hp_batch_norm_forward_s: the block at BNG_SHARED_PARAMS read
  * once, check, run on the cores of core_mask, the status back there (SPMD: on every
  * selected core). */

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright 2026 the batchnormgrad authors */
 /* Owns: the training forward's entry points (fp_/hp_batch_norm_forward_p's and _s's
- * bodies): check the call (bng_fwd_params.c), run it (_p: bng_fwd_nhwc_direct.c; _s:
- * bng_fwd_nhwc_staged.c on the cores of core_mask, through bng_hal_parallel), report
- * the status. May call: bng_fwd.h, bng_hal_parallel, bng_entry.h's status helpers.
+ * bodies, and the vendor's inference calls' on a block of their arguments): check the
+ * call (bng_fwd_params.c), run it (_p: bng_fwd_nhwc_direct.c; _s: bng_fwd_nhwc_staged.c
+ * on the cores of core_mask, through bng_hal_parallel), report the status. May call: bng_fwd.h, bng_hal_parallel, bng_entry.h's status helpers.
  * Compiled only for a target with the forward extension.
  */
 #include <stddef.h>
+#include <stdint.h>
 #include "batch_norm_fwd.h"
-#include "bng_entry.h"
+#include "bng_status.h"
 #include "bng_fwd.h"
 
 void bng_fwd_entry_private(const bng_fwd_config *config, void *x, void *y, long long *params)
@@ -18,7 +19,7 @@ void bng_fwd_entry_private(const bng_fwd_config *config, void *x, void *y, long 
 
     if (params == NULL)
         return;     /* nowhere to report: touch nothing */
-    status = bng_fwd_params_check(config, params, x, y, &call);
+    status = bng_fwd_params_check(config, params, x, y, BNG_FWD_FLAGS, &call);
     if (status == BNG_OK)
         bng_fwd_nhwc_p_run(config, &call, x, y);
     params[BNG_PARAM_STATUS] = status;
@@ -32,13 +33,13 @@ static int bng_fwd_reads_slot(int slot)
 
 /* A call of _s on `params`, a plain copy of its block: the status (BNG_ENOMEM when the
  * HAL could not reserve a selected core's private memory: nothing written), or
- * BNG_ENTRY_NOT_SELECTED on a core outside core_mask that the SPMD launch model made
+ * BNG_STATUS_NOT_SELECTED on a core outside core_mask that the SPMD launch model made
  * call it (as the backward's _s, bng_entry.c). */
-static int bng_fwd_s_block(const bng_fwd_config *config, const long long *params, void *x,
-                           void *y, int core_mask)
+static int bng_fwd_s_block(const bng_fwd_config *config, const long long *params,
+                           long long allowed, const void *x, void *y, int core_mask)
 {
     bng_fwd_launch launch;
-    int status = bng_fwd_params_check(config, params, x, y, &launch.call);
+    int status = bng_fwd_params_check(config, params, x, y, allowed, &launch.call);
 
     launch.mask = (unsigned)core_mask & BNG_ALL_CORES;
     if (status == BNG_OK && launch.mask == 0)
@@ -48,7 +49,7 @@ static int bng_fwd_s_block(const bng_fwd_config *config, const long long *params
     launch.config = config;
     launch.x = x;
     launch.y = y;
-    return bng_entry_hal_status(bng_hal_parallel(launch.mask, bng_fwd_nhwc_s_core, &launch,
+    return bng_status_of_hal(bng_hal_parallel(launch.mask, bng_fwd_nhwc_s_core, &launch,
                                                  sizeof launch));
 }
 
@@ -60,7 +61,35 @@ void bng_fwd_entry_shared(const bng_fwd_config *config, void *x, void *y, int co
 
     for (slot = 0; slot < BNG_FWD_PARAMS_LEN; slot++)
         params[slot] = bng_fwd_reads_slot(slot) ? shared_params[slot] : 0;
-    status = bng_fwd_s_block(config, params, x, y, core_mask);
-    if (status != BNG_ENTRY_NOT_SELECTED)
-        bng_entry_report_status(shared_params, status);
+    status = bng_fwd_s_block(config, params, BNG_FWD_FLAGS, x, y, core_mask);
+    if (status != BNG_STATUS_NOT_SELECTED)
+        bng_status_report(shared_params, status);
+}
+
+/* A pointer in a block's slot. */
+static long long bng_fwd_slot(const void *array)
+{
+    return (long long)(uintptr_t)array;
+}
+
+void bng_fwd_entry_inference(const bng_fwd_config *config, const void *input, void *output,
+                             const void *scale, const void *offset, const void *mean,
+                             const void *variance, int unit, int channel, float epsilon,
+                             int core_mask)
+{
+    long long params[BNG_FWD_PARAMS_LEN] = {0};
+
+    params[BNG_PARAM_SCALE] = bng_fwd_slot(scale);
+    params[BNG_FWD_PARAM_BIAS] = bng_fwd_slot(offset);
+    params[BNG_FWD_PARAM_MOVING_MEAN] = bng_fwd_slot(mean);
+    params[BNG_FWD_PARAM_MOVING_VAR] = bng_fwd_slot(variance);
+    params[BNG_PARAM_BATCH] = unit;
+    params[BNG_PARAM_CHANNEL] = channel;
+    params[BNG_FWD_PARAM_EPS] = bng_fwd_float(epsilon);
+    params[BNG_PARAM_FLAGS] = BNG_FWD_GLOBAL_STATS | BNG_FWD_NO_SAVE
+                              | (scale == NULL ? BNG_FWD_FIX_GAMMA : 0)
+                              | (offset == NULL ? BNG_FWD_NO_BIAS : 0);
+    bng_status_keep(bng_fwd_s_block(config, params,
+                                          BNG_FWD_FLAGS | BNG_FWD_NO_BIAS | BNG_FWD_NO_SAVE,
+                                          input, output, core_mask));
 }

@@ -157,8 +157,8 @@ static bng_hal_dma bng_fwd_array_out(const bng_fwd_core *c, BNG_SHARED void *arr
 }
 
 /* The chunk's per-channel inputs into the core's copies, as the flags read them: scale
- * (not with FIX_GAMMA), bias, the moving statistics (not with KEEP_MOVING); four in
- * flight at once. */
+ * (not with FIX_GAMMA), bias (not with NO_BIAS), the moving statistics (not with
+ * KEEP_MOVING); four in flight at once. */
 static void bng_fwd_stage_in(const bng_fwd_core *c)
 {
     const bng_fwd_job *job = c->job;
@@ -167,7 +167,8 @@ static void bng_fwd_stage_in(const bng_fwd_core *c)
 
     if (!job->call.fix_gamma)
         gets[0] = bng_fwd_array_in(c, c->scale, job->scale);
-    gets[1] = bng_fwd_array_in(c, c->bias, job->bias);
+    if (job->bias != NULL)
+        gets[1] = bng_fwd_array_in(c, c->bias, job->bias);
     if (!job->call.keep_moving) {
         gets[2] = bng_fwd_array_in(c, c->stats.moving_mean, job->moving_mean);
         gets[3] = bng_fwd_array_in(c, c->stats.moving_var, job->moving_var);
@@ -176,17 +177,19 @@ static void bng_fwd_stage_in(const bng_fwd_core *c)
         bng_hal_dma_wait(gets[i]);
 }
 
-/* The lowest selected core writes the chunk's results: the saved statistics, and the
- * moving ones where the call updates them. Every core read its copies of the moving
- * statistics at the chunk's start, before the barrier this follows. */
+/* The lowest selected core writes the chunk's results: the saved statistics (not with
+ * NO_SAVE), and the moving ones where the call updates them. Every core read its copies
+ * of the moving statistics at the chunk's start, before the barrier this follows. */
 static void bng_fwd_stage_out(const bng_fwd_core *c)
 {
     const bng_fwd_job *job = c->job;
     bng_hal_dma puts[4] = {BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE};
     size_t i;
 
-    puts[0] = bng_fwd_array_out(c, job->mean, c->stats.mean);
-    puts[1] = bng_fwd_array_out(c, job->invar, c->stats.invar);
+    if (job->mean != NULL) {
+        puts[0] = bng_fwd_array_out(c, job->mean, c->stats.mean);
+        puts[1] = bng_fwd_array_out(c, job->invar, c->stats.invar);
+    }
     if (!job->call.global_stats && !job->call.keep_moving) {
         puts[2] = bng_fwd_array_out(c, job->moving_mean, c->stats.moving_mean);
         puts[3] = bng_fwd_array_out(c, job->moving_var, c->stats.moving_var);

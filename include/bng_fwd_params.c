@@ -21,16 +21,22 @@ static const int fwd_slot[FWD_ARRAYS] = {
     -1, -1, BNG_PARAM_MEAN, BNG_PARAM_INVAR, BNG_PARAM_SCALE, BNG_FWD_PARAM_BIAS,
     BNG_FWD_PARAM_MOVING_MEAN, BNG_FWD_PARAM_MOVING_VAR,
 };
-#define FWD_FLAGS (BNG_FWD_FIX_GAMMA | BNG_FWD_GLOBAL_STATS | BNG_FWD_TORCH | BNG_FWD_KEEP_MOVING)
 
-/* The arrays a call with these flags uses: scale unless gamma is fixed, the moving
- * statistics unless they are kept. */
+/* The saved statistics, unless the call saves none (BNG_FWD_NO_SAVE). */
+static unsigned fwd_saved(long long flags)
+{
+    return flags & BNG_FWD_NO_SAVE ? 0u : FWD_BIT(FWD_MEAN) | FWD_BIT(FWD_INVAR);
+}
+
+/* The arrays a call with these flags uses: scale unless gamma is fixed, bias unless
+ * there is none, the moving statistics unless they are kept. */
 static unsigned fwd_arrays_used(long long flags)
 {
-    unsigned used = FWD_BIT(FWD_X) | FWD_BIT(FWD_Y) | FWD_BIT(FWD_MEAN) | FWD_BIT(FWD_INVAR)
-                    | FWD_BIT(FWD_BIAS);
+    unsigned used = FWD_BIT(FWD_X) | FWD_BIT(FWD_Y) | fwd_saved(flags);
     if (!(flags & BNG_FWD_FIX_GAMMA))
         used |= FWD_BIT(FWD_SCALE);
+    if (!(flags & BNG_FWD_NO_BIAS))
+        used |= FWD_BIT(FWD_BIAS);
     if (!(flags & BNG_FWD_KEEP_MOVING))
         used |= FWD_BIT(FWD_MOVING_MEAN) | FWD_BIT(FWD_MOVING_VAR);
     return used;
@@ -39,7 +45,7 @@ static unsigned fwd_arrays_used(long long flags)
 /* Its outputs: y, the saved statistics, and the moving ones where it updates them. */
 static unsigned fwd_outputs(long long flags)
 {
-    unsigned out = FWD_BIT(FWD_Y) | FWD_BIT(FWD_MEAN) | FWD_BIT(FWD_INVAR);
+    unsigned out = FWD_BIT(FWD_Y) | fwd_saved(flags);
     if (!(flags & (BNG_FWD_GLOBAL_STATS | BNG_FWD_KEEP_MOVING)))
         out |= FWD_BIT(FWD_MOVING_MEAN) | FWD_BIT(FWD_MOVING_VAR);
     return out;
@@ -76,7 +82,7 @@ static int fwd_check_overlap(const bng_span *span, unsigned used, unsigned outpu
 }
 
 int bng_fwd_params_check(const bng_fwd_config *config, const long long *params, const void *x,
-                         const void *y, bng_fwd_call *call)
+                         const void *y, long long allowed, bng_fwd_call *call)
 {
     const long long flags = params[BNG_PARAM_FLAGS];
     const unsigned used = fwd_arrays_used(flags);
@@ -107,7 +113,7 @@ int bng_fwd_params_check(const bng_fwd_config *config, const long long *params, 
                          (unsigned long long)params[BNG_PARAM_CHANNEL], element))
         return BNG_ERANGE;
     /* unknown bits; and normalizing with moving statistics it may not read */
-    if ((flags & ~(long long)FWD_FLAGS)
+    if ((flags & ~allowed)
         || ((flags & BNG_FWD_GLOBAL_STATS) && (flags & BNG_FWD_KEEP_MOVING)))
         return BNG_EFLAGS;
     call->batch = (size_t)params[BNG_PARAM_BATCH];

@@ -86,7 +86,10 @@ void bng_fwd_step_finalize(const bng_dtype_config *sizes, const bng_fwd_call *ca
 
     if (!call->fix_gamma)
         bng_step_stats_to_float(sizes, n, stats->scale, a->gain);
-    bng_step_stats_to_float(sizes, n, stats->bias, a->bias);
+    if (call->bias != NULL)
+        bng_step_stats_to_float(sizes, n, stats->bias, a->bias);
+    else
+        bng_step_zero(n, a->bias);          /* BNG_FWD_NO_BIAS: y's bias 0 */
     for (c = 0; c < n; c++) {
         const float var = call->global_stats ? a->m2[c] : a->m2[c] / (float)call->batch;
         const float invar = 1.0f / bng_sqrtf(var + call->eps);

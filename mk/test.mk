@@ -77,12 +77,14 @@ $(BUILD)/test_half_gcc8: $(HALF_DEPS) tests/scripts/gcc8_features.h | deps-c
 	  -include tests/scripts/gcc8_features.h $(CHECK_CFLAGS) $< $(CHECK_LIBS) $(LDLIBS) -o $@
 
 # The manual's examples, built the way the README tells a caller to: the parameter-block
-# calls' (p, s) and the function-library page's explicit-argument calls' (explicit_p,
-# explicit_s).
+# calls' (p, s), the function-library page's explicit-argument calls' (explicit_p,
+# explicit_s) and, where the first target has the training forward (its plan's sources
+# hold batch_norm_fwd.c), the FusedBatchNorm page's (fusedbatchnorm_s).
 FIRST_LIB := $(BUILD)/$(FIRST_TARGET)/libbatchnormgrad.a
 EXAMPLE_FLAGS := -Wall -Wextra -DBNG_HOST -Iinclude -Igenerated/$(FIRST_TARGET) -Itests/c
 EXAMPLE_SOURCES := tests/c/bng_example.c tests/c/bng_reference.c
-MANUAL_EXAMPLES := $(foreach e,p s explicit_p explicit_s,\
+MANUAL_EXAMPLES := $(foreach e,p s explicit_p explicit_s \
+  $(if $(filter %/batch_norm_fwd.c,$(BNG_SOURCES_generated/$(FIRST_TARGET))),fusedbatchnorm_s),\
   $(BUILD)/$(FIRST_TARGET)/manual_example_$(e))
 $(BUILD)/$(FIRST_TARGET)/manual_example_%: tests/c/manual_example_%.c $(EXAMPLE_SOURCES) \
   $(FIRST_LIB)

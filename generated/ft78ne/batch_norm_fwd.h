@@ -88,6 +88,18 @@ static inline long long bng_fwd_float(float value)
 void fp_batch_norm_forward_p(float *x, float *y, long long *params);
 void fp_batch_norm_forward_s(float *x, float *y, int core_mask);
 
+/* The vendor's inference calls, as its function-library pages "BatchNorm" and
+ * "FusedBatchNorm" declare them (shared storage, the cores of core_mask; input and
+ * output [unit][channel]): output = (input - mean) / sqrt(variance + epsilon), times
+ * scale plus offset for fusedbatchnorm. Each is the training forward with
+ * BNG_FWD_GLOBAL_STATS on the same arrays (batchnorm: with BNG_FWD_FIX_GAMMA and a bias
+ * of 0), bit for bit; they save no statistics and write only output. No status slot:
+ * a call that fails a check writes nothing, and bng_last_status() (batchnormgrad.h)
+ * gives the calling core's status, as for the explicit-argument calls. batchnorm's mean
+ * and variance are float arrays, fusedbatchnorm's arrays of the data's type. */
+void fp_batchnorm_s(float *input, float *output, float *mean, float *variance, int unit, int channel, float epsilon, int core_mask);
+void fp_fusedbatchnorm_s(const float *input, const float *scale, const float *offset, const float *mean, const float *variance, float epsilon, int channel, int unit, int core_mask, float *output);
+
 #ifdef __cplusplus
 }
 #endif

@@ -81,13 +81,20 @@ EXT_ENTRIES(fp, float)
 #include "batch_norm_fwd.h"
 #define FWD_ENTRY(api, T) \
     static void api##_forward_p(void *x, void *y, long long *p) { api##_batch_norm_forward_p(x, y, p); } \
-    static void api##_forward_s(void *x, void *y, int m) { api##_batch_norm_forward_s(x, y, m); }
+    static void api##_forward_s(void *x, void *y, int m) { api##_batch_norm_forward_s(x, y, m); } \
+    static void api##_batchnorm(void *in, void *out, float *mean, float *var, int unit, int channel, \
+                                float eps, int m) \
+    { api##_batchnorm_s(in, out, mean, var, unit, channel, eps, m); } \
+    static void api##_fusedbatchnorm(const void *in, const void *scale, const void *offset, \
+                                     const void *mean, const void *var, float eps, int channel, \
+                                     int unit, int m, void *out) \
+    { api##_fusedbatchnorm_s(in, scale, offset, mean, var, eps, channel, unit, m, out); }
 FWD_ENTRY(fp, float)
-#define FP_FWD fp_forward_p, fp_forward_s, &bng_f32_fwd_config
-#define HP_FWD hp_forward_p, hp_forward_s, &bng_f16_fwd_config
+#define FP_FWD fp_forward_p, fp_forward_s, fp_batchnorm, fp_fusedbatchnorm, &bng_f32_fwd_config
+#define HP_FWD hp_forward_p, hp_forward_s, hp_batchnorm, hp_fusedbatchnorm, &bng_f16_fwd_config
 #else
-#define FP_FWD NULL, NULL, NULL
-#define HP_FWD NULL, NULL, NULL
+#define FP_FWD NULL, NULL, NULL, NULL, NULL
+#define HP_FWD NULL, NULL, NULL, NULL, NULL
 #endif
 
 /* The explicit-argument calls (batchnormgrad.h) on a block's arrays and shape. */

@@ -318,6 +318,15 @@ void bng_test_on_cores(void (*call)(void *arg), void *arg)
 #endif
 }
 
+unsigned bng_test_core(void)
+{
+#if BNG_TEST_LAUNCH_SPMD
+    return (unsigned)get_thread_id();
+#else
+    return 0;
+#endif
+}
+
 typedef struct {
     const bng_dtype *t;
     int op;

@@ -52,6 +52,12 @@ typedef struct {
      * where the target has no forward: const void * then, as bng_fwd_config is). */
     void (*forward_p)(void *x, void *y, long long *params);
     void (*forward_s)(void *x, void *y, int core_mask);
+    /* The vendor's inference calls (batch_norm_fwd.h), their arrays as void pointers. */
+    void (*batchnorm_s)(void *input, void *output, float *mean, float *variance, int unit,
+                        int channel, float epsilon, int core_mask);
+    void (*fusedbatchnorm_s)(const void *input, const void *scale, const void *offset,
+                             const void *mean, const void *variance, float epsilon, int channel,
+                             int unit, int core_mask, void *output);
     const void *fwd_config;
 } bng_dtype;
 
@@ -132,6 +138,8 @@ void bng_case_run_shared(bng_case *k, void *x, void *dy, void *dx, int core_mask
 /* call(arg), an _s call as firmware makes it: on every core of the group in the SPMD
  * launch model (the reference HAL for hthreads), else once on this core. */
 void bng_test_on_cores(void (*call)(void *arg), void *arg);
+/* The calling core's number inside bng_test_on_cores's call (0 where one call is made). */
+unsigned bng_test_core(void);
 /* Call the entry point of `op` (BNG_OP_FULL: the vendor's; BNG_OP_EXT, _REDUCE,
  * _APPLY, _DX: batch_norm_grad_ext.h's) with k->params, _p or _s (core_mask), on the
  * given data pointers (dx-only passes dy and dx, reduce x and dy). */

@@ -16,6 +16,7 @@
 
 #if BNG_HAS_FORWARD
 #include "batch_norm_fwd.h"
+#include "batchnormgrad.h"     /* bng_last_status */
 #include "bng_fwd.h"
 
 #define U32 (1.0 / 16777216.0)     /* float32's unit roundoff */
@@ -614,21 +615,29 @@ static void fwd_expect_same_outputs(const fwd_case *a, const void *a_y, const fw
     bng_expect_same(a->moving_var.p, b->moving_var.p, a->moving_var.bytes, shape, what);
 }
 
-static const long long fwd_shared_flag_sets[] = {
-    0, BNG_FWD_GLOBAL_STATS, BNG_FWD_TORCH | BNG_FWD_FIX_GAMMA, BNG_FWD_KEEP_MOVING,
-};
-#define FWD_SHARED_FLAG_SETS (sizeof fwd_shared_flag_sets / sizeof fwd_shared_flag_sets[0])
+#define FWD_FLAG_SETS (sizeof fwd_flag_sets / sizeof fwd_flag_sets[0])
+
+/* The arrays k's flags leave unread, NULL in its block (the contract lets them be). */
+static void fwd_null_unread(fwd_case *k)
+{
+    if (k->params[BNG_PARAM_FLAGS] & BNG_FWD_FIX_GAMMA)
+        k->params[BNG_PARAM_SCALE] = 0;
+    if (k->params[BNG_PARAM_FLAGS] & BNG_FWD_KEEP_MOVING)
+        k->params[BNG_FWD_PARAM_MOVING_MEAN] = k->params[BNG_FWD_PARAM_MOVING_VAR] = 0;
+}
 
 /* _s gives _p's bits on every core mask: each case on the full mask and half the
- * others (consecutive cases take every mask between them), each flag set in turn. */
+ * others (consecutive cases take every mask between them), each flag set in turn, the
+ * arrays it leaves unread NULL; x kept, the reserved slots untouched. */
 static void fwd_expect_shared_matches_private(const bng_dtype *t, size_t batch, size_t channel,
                                               long long flags, unsigned seed)
 {
     fwd_case orig, ref;
-    size_t m;
+    size_t m, slot;
 
     fwd_init(&orig, t, batch, channel, DATA_LARGE_MEAN, flags, seed);
     fwd_copy(&ref, &orig);
+    fwd_null_unread(&ref);
     fwd_run(&ref, ref.y.p);
     ck_assert_int_eq(ref.params[BNG_PARAM_STATUS], BNG_OK);
     for (m = 0; m < bng_test_mask_count; m++) {
@@ -637,9 +646,14 @@ static void fwd_expect_shared_matches_private(const bng_dtype *t, size_t batch, 
         if ((bng_test_masks[m] & FULL_MASK) == 0 || (bng_test_masks[m] != FULL_MASK && (m + seed) % 2 != 0))
             continue;
         fwd_copy(&k, &orig);
+        fwd_null_unread(&k);
         fwd_run_shared_on(&k, k.x.p, k.y.p, bng_test_masks[m]);
         snprintf(what, sizeof what, "_s on mask %#x against _p", (unsigned)bng_test_masks[m]);
         fwd_expect_same_outputs(&ref, ref.y.p, &k, k.y.p, what);
+        bng_expect_same(orig.x.p, k.x.p, k.x.bytes, t->name, "forward _s's x");
+        for (slot = 11; slot < BNG_FWD_PARAMS_LEN; slot++)
+            if (slot != BNG_PARAM_FLAGS && k.params[slot] != 0x5EED0000 + (long long)slot)
+                ck_abort_msg("%s forward _s wrote reserved slot %zu", t->name, slot);
         fwd_free(&k);
     }
     fwd_free(&orig);
@@ -659,7 +673,7 @@ START_TEST(test_forward_shared_matches_private)
     batches[4] = LARGE_BATCH;
     for (b = 0; b < sizeof batches / sizeof batches[0]; b++)
         for (c = 0; c < n; c++, seed++) {
-            long long flags = fwd_shared_flag_sets[seed % FWD_SHARED_FLAG_SETS];
+            long long flags = fwd_flag_sets[seed % FWD_FLAG_SETS];
             if (batches[b] * channels[c] > SHARED_MAX_ELEMENTS)
                 continue;
             if (batches[b] == 1 && (flags & BNG_FWD_TORCH))
@@ -743,6 +757,190 @@ START_TEST(test_forward_shared_refusals)
     fwd_free(&k);
 }
 END_TEST
+
+/* ---- the vendor's inference calls (fp_/hp_batchnorm_s, fp_/hp_fusedbatchnorm_s) ---- */
+
+/* One call of either, as firmware makes it (on every core in the SPMD launch model),
+ * and each core's bng_last_status(). */
+typedef struct {
+    const bng_dtype *t;
+    int fused;
+    const void *input, *scale, *offset, *mean, *variance;
+    void *output;
+    int unit, channel, core_mask;
+    float epsilon;
+    int status[BNG_TARGET_CORES];
+    unsigned called;               /* the cores that made it */
+} fwd_vendor_call;
+
+static void fwd_vendor_on_core(void *p)
+{
+    fwd_vendor_call *v = p;
+    const unsigned core = bng_test_core();
+
+    if (v->fused)
+        v->t->fusedbatchnorm_s(v->input, v->scale, v->offset, v->mean, v->variance, v->epsilon,
+                               v->channel, v->unit, v->core_mask, v->output);
+    else
+        v->t->batchnorm_s((void *)v->input, v->output, (float *)v->mean, (float *)v->variance,
+                          v->unit, v->channel, v->epsilon, v->core_mask);
+    v->status[core] = bng_last_status();
+    v->called |= 1u << core;
+}
+
+/* The call's status: the one every core that took part reported (BNG_NOT_SELECTED on a
+ * core outside the mask that the SPMD launch model made call it). */
+static int fwd_vendor_run(fwd_vendor_call *v)
+{
+    unsigned core;
+    int status = BNG_NOT_SELECTED;
+
+    v->called = 0;
+    bng_test_on_cores(fwd_vendor_on_core, v);
+    for (core = 0; core < BNG_TARGET_CORES; core++) {
+        if (!(v->called >> core & 1u) || v->status[core] == BNG_NOT_SELECTED)
+            continue;
+        if (status != BNG_NOT_SELECTED && v->status[core] != status)
+            ck_abort_msg("%s vendor call: cores report %d and %d", v->t->name, status, v->status[core]);
+        status = v->status[core];
+    }
+    return status;
+}
+
+/* A per-channel array of k's, as the vendor's call takes it: float (batchnorm's mean and
+ * variance) or the data's type (fusedbatchnorm's arrays); k's own array is given the
+ * values that type holds, so that both calls read the same numbers. */
+static bng_buffer fwd_vendor_array(fwd_case *k, bng_buffer *array, int as_float)
+{
+    const bng_dtype *t = k->t;
+    bng_buffer out = bng_buffer_new(k->channel * (as_float ? sizeof(float) : t->size));
+    size_t c;
+
+    for (c = 0; c < k->channel; c++) {
+        if (as_float)
+            ((float *)out.p)[c] = (float)t->stats_get(array->p, c);
+        else
+            t->set(out.p, c, t->stats_get(array->p, c));
+        t->stats_set(array->p, c, as_float ? ((float *)out.p)[c] : t->get(out.p, c));
+    }
+    return out;
+}
+
+/* Each call gives the training forward's y with GLOBAL_STATS on the same arrays, bit for
+ * bit (batchnorm: with FIX_GAMMA and a bias of 0), and writes only output. */
+static void fwd_expect_vendor_matches(const bng_dtype *t, size_t unit, size_t channel, int fused,
+                                      int core_mask, unsigned seed)
+{
+    const long long flags = BNG_FWD_GLOBAL_STATS | (fused ? 0 : BNG_FWD_FIX_GAMMA);
+    fwd_case ref, k;
+    bng_buffer scale, offset, mean, variance, x_before;
+    fwd_vendor_call v;
+    size_t c;
+
+    fwd_init(&ref, t, unit, channel, DATA_RANDOM, flags, seed);
+    if (!fused)
+        for (c = 0; c < channel; c++)
+            t->stats_set(ref.bias.p, c, 0.0);
+    scale = fwd_vendor_array(&ref, &ref.scale, 0);
+    offset = fwd_vendor_array(&ref, &ref.bias, 0);
+    mean = fwd_vendor_array(&ref, &ref.moving_mean, !fused);
+    variance = fwd_vendor_array(&ref, &ref.moving_var, !fused);
+    fwd_copy(&k, &ref);
+    fwd_run(&ref, ref.y.p);
+    ck_assert_int_eq(ref.params[BNG_PARAM_STATUS], BNG_OK);
+    x_before = bng_buffer_new(k.x.bytes);
+    memcpy(x_before.p, k.x.p, k.x.bytes);
+    memset(&v, 0, sizeof v);
+    v.t = t;
+    v.fused = fused;
+    v.input = k.x.p;
+    v.scale = scale.p;
+    v.offset = offset.p;
+    v.mean = mean.p;
+    v.variance = variance.p;
+    v.output = k.y.p;
+    v.unit = (int)unit;
+    v.channel = (int)channel;
+    v.core_mask = core_mask;
+    v.epsilon = (float)slot_float(ref.params[BNG_FWD_PARAM_EPS]);
+    if (fwd_vendor_run(&v) != BNG_OK)
+        ck_abort_msg("%s %s_s %zux%zu: status %d", t->name, fused ? "fusedbatchnorm" : "batchnorm",
+                     unit, channel, v.status[0]);
+    bng_expect_same(ref.y.p, k.y.p, k.y.bytes, t->name,
+                    fused ? "fusedbatchnorm_s against the forward with GLOBAL_STATS"
+                          : "batchnorm_s against the forward with GLOBAL_STATS and FIX_GAMMA");
+    bng_expect_same(x_before.p, k.x.p, k.x.bytes, t->name, "the vendor call's input");
+    if (!bng_bytes_are_marked(k.mean.p, k.mean.bytes) || !bng_buffer_guards_intact(&k.y))
+        ck_abort_msg("%s vendor call wrote outside its output", t->name);
+    bng_buffer_free(&scale);
+    bng_buffer_free(&offset);
+    bng_buffer_free(&mean);
+    bng_buffer_free(&variance);
+    bng_buffer_free(&x_before);
+    fwd_free(&ref);
+    fwd_free(&k);
+}
+
+START_TEST(test_forward_vendor_inference_calls)
+{
+    size_t channels[64], n = fwd_channels(T, channels), c;
+    const size_t units[] = {1, 300};
+
+    if (T->batchnorm_s == NULL)
+        return;
+    for (c = 0; c < n; c++) {
+        fwd_expect_vendor_matches(T, units[c % 2], channels[c], 1, FULL_MASK, (unsigned)c);
+        fwd_expect_vendor_matches(T, units[(c + 1) % 2], channels[c], 0, c % 2 ? 0x5 : FULL_MASK,
+                                  (unsigned)c + 50u);
+    }
+}
+END_TEST
+
+/* Their refusals: the status, nothing written. */
+START_TEST(test_forward_vendor_refusals)
+{
+    fwd_case k;
+    fwd_vendor_call v;
+    bng_buffer mean, variance;
+    size_t i;
+
+    if (T->batchnorm_s == NULL)
+        return;
+    fwd_init(&k, T, 40, 20, DATA_RANDOM, 0, 3u);
+    mean = fwd_vendor_array(&k, &k.moving_mean, 1);
+    variance = fwd_vendor_array(&k, &k.moving_var, 1);
+    memset(&v, 0, sizeof v);
+    v.t = T;
+    v.input = k.x.p;
+    v.mean = mean.p;
+    v.variance = variance.p;
+    v.output = k.y.p;
+    v.unit = 40;
+    v.channel = 20;
+    v.epsilon = 1e-5f;
+    v.core_mask = FULL_MASK;
+    for (i = 0; i < 5; i++) {
+        const int expected[] = {BNG_ENULL, BNG_EBATCH, BNG_EVALUE, BNG_ECOREMASK, BNG_EOVERLAP};
+        fwd_vendor_call w = v;
+        if (i == 0)
+            w.input = NULL;
+        else if (i == 1)
+            w.unit = 0;
+        else if (i == 2)
+            w.epsilon = 0.0f;
+        else if (i == 3)
+            w.core_mask = 0;
+        else
+            w.output = (char *)k.x.p + T->size;
+        if (fwd_vendor_run(&w) != expected[i] || !bng_bytes_are_marked(k.y.p, k.y.bytes))
+            ck_abort_msg("%s batchnorm_s refusal %zu: status %d, or its output written", T->name, i,
+                         w.status[0]);
+    }
+    bng_buffer_free(&mean);
+    bng_buffer_free(&variance);
+    fwd_free(&k);
+}
+END_TEST
 #endif
 
 void bng_forward_add_tests(Suite *s)
@@ -758,6 +956,8 @@ void bng_forward_add_tests(Suite *s)
         {"forward_shared_matches_private", test_forward_shared_matches_private, "shared"},
         {"forward_shared_in_place", test_forward_shared_in_place, "shared"},
         {"forward_shared_refusals", test_forward_shared_refusals, "shared"},
+        {"forward_vendor_calls", test_forward_vendor_inference_calls, "shared"},
+        {"forward_vendor_refusals", test_forward_vendor_refusals, "shared"},
     };
     bng_add_cases(s, cases, sizeof cases / sizeof cases[0]);
 #else

@@ -590,7 +590,7 @@ class DriverLayersTest(unittest.TestCase):
         graph = self.graph()
         self.assertEqual({n for n in graph if "bng_entry.h" in self.reached(graph, n)},
                          {"bng_entry.c", "batch_norm_grad.c", "batchnormgrad.c",
-                          "batch_norm_grad_ext.c", "bng_fwd_entry.c"})
+                          "batch_norm_grad_ext.c"})
         self.assertIn("bng_ukernel.h", self.reached(graph, "bng_kernels.h"))
 
 
