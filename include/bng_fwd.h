@@ -43,6 +43,10 @@ typedef struct {
     int global_stats;       /* BNG_FWD_GLOBAL_STATS: normalize with the moving statistics */
     int torch;              /* BNG_FWD_TORCH: PyTorch's moving update, unbiased variance */
     int keep_moving;        /* BNG_FWD_KEEP_MOVING: moving statistics untouched */
+    int partials_out;       /* BNG_FWD_PARTIALS_OUT: the statistics to `partials`, no more */
+    int partials_in;        /* BNG_FWD_PARTIALS_IN: the statistics from `partials` */
+    size_t count;           /* the rows the statistics cover: batch, or the partials' */
+    float *partials;
     void *mean, *invar;     /* out: the saved statistics (NULL: BNG_FWD_NO_SAVE) */
     const void *scale, *bias;        /* bias NULL: BNG_FWD_NO_BIAS */
     void *moving_mean, *moving_var;
@@ -68,6 +72,13 @@ typedef struct {
 } bng_fwd_chunk_stats;
 #define BNG_FWD_STATS_ARRAYS 6
 
+/* The partials buffer's arrays of a call (BNG_FWD_PARTIALS_FLOATS): its shifts, means,
+ * M2s from channel `first`, and its count limbs. */
+enum { BNG_FWD_PARTIAL_SHIFT, BNG_FWD_PARTIAL_MEAN, BNG_FWD_PARTIAL_M2, BNG_FWD_PARTIAL_COUNT };
+float *bng_fwd_partial(const bng_fwd_call *call, int array, size_t first);
+/* The count's two limbs, low + high * 2^24 (batch_norm_fwd.h). */
+void bng_fwd_step_count(size_t rows, float *limbs);
+
 /* Channels a pass of the forward handles: the kernel's count, or the generic chunk. */
 size_t bng_fwd_chunk_channels(const bng_fwd_config *config, const bng_fwd_kernel *kernel);
 /* The per-channel steps of a chunk of n channels (bng_fwd_steps.c).
@@ -81,7 +92,7 @@ void bng_fwd_step_merge(size_t n, size_t done, size_t rows, const BNG_VMEM float
 /* GLOBAL_STATS: shift := the moving mean, mean := 0, m2 := the moving variance. */
 void bng_fwd_step_global(const bng_dtype_config *sizes, size_t n, const bng_fwd_chunk_stats *stats,
                          const bng_fwd_arrays *a);
-/* The chunk's results from its statistics: the variance (M2 / batch, or the moving
+/* The chunk's results from its statistics: the variance (M2 / count, or the moving
  * variance), invar, y's gain and bias, the saved mean and invar, and in training the
  * moving statistics updated. */
 void bng_fwd_step_finalize(const bng_dtype_config *sizes, const bng_fwd_call *call, size_t n,
@@ -91,7 +102,8 @@ void bng_fwd_step_finalize(const bng_dtype_config *sizes, const bng_fwd_call *ca
  * in the contract's order (docs/contract.md section 15). Reads the block, writes
  * nothing but the call. `allowed`: the flags the caller may set (BNG_FWD_FLAGS, the
  * block's; with BNG_FWD_NO_BIAS and BNG_FWD_NO_SAVE, the vendor's calls'). */
-#define BNG_FWD_FLAGS (BNG_FWD_FIX_GAMMA | BNG_FWD_GLOBAL_STATS | BNG_FWD_TORCH | BNG_FWD_KEEP_MOVING)
+#define BNG_FWD_FLAGS (BNG_FWD_FIX_GAMMA | BNG_FWD_GLOBAL_STATS | BNG_FWD_TORCH | BNG_FWD_KEEP_MOVING \
+                       | BNG_FWD_PARTIALS_OUT | BNG_FWD_PARTIALS_IN)
 int bng_fwd_params_check(const bng_fwd_config *config, const long long *params, const void *x,
                          const void *y, long long allowed, bng_fwd_call *call);
 /* The entry point of fp_/hp_batch_norm_forward_p: check, run, the status in the block. */

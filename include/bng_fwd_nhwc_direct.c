@@ -75,6 +75,33 @@ static void bng_fwd_batch_stats(bng_fwd_chunk *k)
     }
 }
 
+/* PARTIALS_IN: the chunk's statistics from the partials buffer. */
+static void bng_fwd_partials_in(bng_fwd_chunk *k)
+{
+    size_t c;
+
+    for (c = 0; c < k->n; c++) {
+        k->a.shift[c] = bng_fwd_partial(k->call, BNG_FWD_PARTIAL_SHIFT, k->first)[c];
+        k->a.mean[c] = bng_fwd_partial(k->call, BNG_FWD_PARTIAL_MEAN, k->first)[c];
+        k->a.m2[c] = bng_fwd_partial(k->call, BNG_FWD_PARTIAL_M2, k->first)[c];
+    }
+}
+
+/* PARTIALS_OUT: the chunk's statistics into the partials buffer (its count with the
+ * first chunk). */
+static void bng_fwd_partials_out(const bng_fwd_chunk *k)
+{
+    size_t c;
+
+    for (c = 0; c < k->n; c++) {
+        bng_fwd_partial(k->call, BNG_FWD_PARTIAL_SHIFT, k->first)[c] = k->a.shift[c];
+        bng_fwd_partial(k->call, BNG_FWD_PARTIAL_MEAN, k->first)[c] = k->a.mean[c];
+        bng_fwd_partial(k->call, BNG_FWD_PARTIAL_M2, k->first)[c] = k->a.m2[c];
+    }
+    if (k->first == 0)
+        bng_fwd_step_count(k->call->batch, bng_fwd_partial(k->call, BNG_FWD_PARTIAL_COUNT, 0));
+}
+
 void bng_fwd_nhwc_p_run(const bng_fwd_config *config, const bng_fwd_call *call, const void *x,
                         void *y)
 {
@@ -101,8 +128,14 @@ void bng_fwd_nhwc_p_run(const bng_fwd_config *config, const bng_fwd_call *call, 
         bng_fwd_point(&k);
         if (call->global_stats)
             bng_fwd_step_global(&config->sizes, k.n, &k.stats, &k.a);
+        else if (call->partials_in)
+            bng_fwd_partials_in(&k);
         else
             bng_fwd_batch_stats(&k);
+        if (call->partials_out) {
+            bng_fwd_partials_out(&k);
+            continue;
+        }
         bng_fwd_step_finalize(&config->sizes, call, k.n, &k.a, &k.stats);
         k.kernel->norm(call->batch, k.n, call->channel, bng_at(x, k.first, element),
                        bng_at_mut(y, k.first, element), k.s.shift, k.s.mean, k.s.gain, k.s.bias,

@@ -17,7 +17,10 @@
  * barrier every core merges all groups in group order (_p's bits); pass 2 writes y.
  * x is read once where the core's rows stay in private memory between the passes (the
  * resident rows, the slice's last: x alone, so twice the backward's), twice otherwise;
- * y is written once. With GLOBAL_STATS there is one pass, and no barrier.
+ * y is written once. With GLOBAL_STATS or PARTIALS_IN there is one pass (y's), and no
+ * barrier but PARTIALS_IN's before the moving statistics are written; with PARTIALS_OUT
+ * one pass (the statistics'), and the lowest core writes the partials buffer instead of
+ * the per-channel results and y.
  */
 #include "bng_fwd.h"
 #include "bng_nhwc_memory.h"
@@ -48,6 +51,7 @@ typedef struct {
     bng_fwd_call call;
     const BNG_SHARED void *scale, *bias;
     BNG_SHARED void *mean, *invar, *moving_mean, *moving_var;
+    BNG_SHARED float *partials;
 } bng_fwd_job;
 
 static void bng_fwd_job_init(bng_fwd_job *job, const bng_fwd_launch *launch)
@@ -78,6 +82,7 @@ static void bng_fwd_job_init(bng_fwd_job *job, const bng_fwd_launch *launch)
     job->invar = (BNG_SHARED void *)call->invar;
     job->moving_mean = (BNG_SHARED void *)call->moving_mean;
     job->moving_var = (BNG_SHARED void *)call->moving_var;
+    job->partials = (BNG_SHARED float *)call->partials;
 }
 
 /* One core's state in a staged call: its rows, the chunk it works on, and the chunk's
@@ -105,7 +110,8 @@ static int bng_fwd_lay_out(bng_fwd_core *c)
     const bng_dtype_config *sizes = &c->job->config->sizes;
     const size_t elements = BNG_WORK_ARRAY_CHUNK(sizes->max_chunk);
     const size_t floats = elements * sizeof(float), stats = elements * sizes->stats_bytes;
-    const int keeps = !c->job->call.global_stats;
+    const bng_fwd_call *call = &c->job->call;
+    const int keeps = !call->global_stats && !call->partials_in && !call->partials_out;
     size_t bytes, buffer;
     BNG_VMEM unsigned char *next = bng_stage_memory(&c->job->base, c->core, &bytes), *end;
 
@@ -156,20 +162,21 @@ static bng_hal_dma bng_fwd_array_out(const bng_fwd_core *c, BNG_SHARED void *arr
     return bng_hal_dma_put(bng_shared_at_mut(array, c->first, stat), copy, 1, c->n * stat, 0, 0);
 }
 
-/* The chunk's per-channel inputs into the core's copies, as the flags read them: scale
- * (not with FIX_GAMMA), bias (not with NO_BIAS), the moving statistics (not with
- * KEEP_MOVING); four in flight at once. */
+/* The chunk's per-channel inputs into the core's copies, those the call reads (the
+ * check left the others NULL): scale (not with FIX_GAMMA), bias (not with NO_BIAS), the
+ * moving statistics (not with KEEP_MOVING); none with PARTIALS_OUT. Four in flight at
+ * once. */
 static void bng_fwd_stage_in(const bng_fwd_core *c)
 {
     const bng_fwd_job *job = c->job;
     bng_hal_dma gets[4] = {BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE};
     size_t i;
 
-    if (!job->call.fix_gamma)
+    if (job->scale != NULL)
         gets[0] = bng_fwd_array_in(c, c->scale, job->scale);
     if (job->bias != NULL)
         gets[1] = bng_fwd_array_in(c, c->bias, job->bias);
-    if (!job->call.keep_moving) {
+    if (job->moving_mean != NULL) {
         gets[2] = bng_fwd_array_in(c, c->stats.moving_mean, job->moving_mean);
         gets[3] = bng_fwd_array_in(c, c->stats.moving_var, job->moving_var);
     }
@@ -193,6 +200,47 @@ static void bng_fwd_stage_out(const bng_fwd_core *c)
     if (!job->call.global_stats && !job->call.keep_moving) {
         puts[2] = bng_fwd_array_out(c, job->moving_mean, c->stats.moving_mean);
         puts[3] = bng_fwd_array_out(c, job->moving_var, c->stats.moving_var);
+    }
+    for (i = 0; i < 4; i++)
+        bng_hal_dma_wait(puts[i]);
+}
+
+/* Array `array` of the partials buffer (BNG_FWD_PARTIAL_*), from the chunk's first
+ * channel. */
+static BNG_SHARED float *bng_fwd_partials_at(const bng_fwd_core *c, int array)
+{
+    return c->job->partials + (size_t)array * c->job->call.channel + c->first;
+}
+
+/* PARTIALS_IN: the chunk's statistics from the partials buffer, three in flight. */
+static void bng_fwd_stage_partials_in(const bng_fwd_core *c)
+{
+    const size_t bytes = c->n * sizeof(float);
+    BNG_VMEM float *const to[3] = {c->a.shift, c->a.mean, c->a.m2};
+    bng_hal_dma gets[3];
+    int i;
+
+    for (i = 0; i < 3; i++)
+        gets[i] = bng_hal_dma_get(to[i], bng_fwd_partials_at(c, i), 1, bytes, 0, 0);
+    for (i = 0; i < 3; i++)
+        bng_hal_dma_wait(gets[i]);
+}
+
+/* PARTIALS_OUT: the lowest selected core writes the chunk's statistics, and with the
+ * first chunk the count (its limbs from part_mean, free after the merge). */
+static void bng_fwd_stage_partials_out(const bng_fwd_core *c)
+{
+    const size_t bytes = c->n * sizeof(float);
+    const BNG_VMEM float *const from[3] = {c->a.shift, c->a.mean, c->a.m2};
+    bng_hal_dma puts[4] = {BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE};
+    int i;
+
+    for (i = 0; i < 3; i++)
+        puts[i] = bng_hal_dma_put(bng_fwd_partials_at(c, i), from[i], 1, bytes, 0, 0);
+    if (c->first == 0) {
+        bng_fwd_step_count(c->job->call.batch, c->a.part_mean);
+        puts[3] = bng_hal_dma_put(bng_fwd_partials_at(c, BNG_FWD_PARTIAL_COUNT), c->a.part_mean,
+                                  1, 2 * sizeof(float), 0, 0);
     }
     for (i = 0; i < 4; i++)
         bng_hal_dma_wait(puts[i]);
@@ -372,16 +420,27 @@ static void bng_fwd_y_pass(bng_fwd_core *c)
 
 /* ---- a chunk's steps ---- */
 
-/* The chunk's statistics on a core that takes part: the moving ones (GLOBAL_STATS), or
- * the batch's, for which every core meets the others at the barrier (an idle core, with
- * no rows and not the lowest, there only: 0, it has no more to do). */
+/* The chunk's statistics on a core that takes part: the moving ones (GLOBAL_STATS), the
+ * partials' (PARTIALS_IN), or the batch's, for which every core meets the others at the
+ * barrier (an idle core, with no rows and not the lowest, there only: 0, it has no more
+ * to do). PARTIALS_IN that updates the moving statistics meets the others too: every
+ * core has its copy of them before the lowest writes them. */
 static int bng_fwd_statistics(bng_fwd_core *c)
 {
-    if (c->job->call.global_stats) {
+    const bng_fwd_call *call = &c->job->call;
+
+    if (call->global_stats) {
         if (c->slice.idle)
             return 0;
         bng_fwd_step_global(&c->job->config->sizes, c->n, &c->stats, &c->a);
         return 1;
+    }
+    if (call->partials_in) {
+        if (!c->slice.idle)
+            bng_fwd_stage_partials_in(c);
+        if (!call->keep_moving)
+            bng_hal_barrier();
+        return !c->slice.idle;
     }
     if (!c->slice.idle) {
         bng_fwd_shift(c);
@@ -410,6 +469,11 @@ void bng_fwd_nhwc_s_core(unsigned core, void *launch)
             return;
         if (!bng_fwd_statistics(&c))
             continue;
+        if (job.call.partials_out) {
+            if (c.slice.rank == 0)
+                bng_fwd_stage_partials_out(&c);
+            continue;
+        }
         bng_fwd_step_finalize(&job.config->sizes, &job.call, c.n, &c.a, &c.stats);
         if (c.slice.rank == 0)
             bng_fwd_stage_out(&c);

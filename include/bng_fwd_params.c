@@ -14,12 +14,12 @@
 
 /* The arrays a call may have, in the order of its checks. */
 enum { FWD_X, FWD_Y, FWD_MEAN, FWD_INVAR, FWD_SCALE, FWD_BIAS, FWD_MOVING_MEAN, FWD_MOVING_VAR,
-       FWD_ARRAYS };
+       FWD_PARTIALS, FWD_ARRAYS };
 #define FWD_BIT(array) (1u << (array))
 /* Their slots in the block (x and y are arguments). */
 static const int fwd_slot[FWD_ARRAYS] = {
     -1, -1, BNG_PARAM_MEAN, BNG_PARAM_INVAR, BNG_PARAM_SCALE, BNG_FWD_PARAM_BIAS,
-    BNG_FWD_PARAM_MOVING_MEAN, BNG_FWD_PARAM_MOVING_VAR,
+    BNG_FWD_PARAM_MOVING_MEAN, BNG_FWD_PARAM_MOVING_VAR, BNG_FWD_PARAM_PARTIALS,
 };
 
 /* The saved statistics, unless the call saves none (BNG_FWD_NO_SAVE). */
@@ -28,27 +28,70 @@ static unsigned fwd_saved(long long flags)
     return flags & BNG_FWD_NO_SAVE ? 0u : FWD_BIT(FWD_MEAN) | FWD_BIT(FWD_INVAR);
 }
 
-/* The arrays a call with these flags uses: scale unless gamma is fixed, bias unless
- * there is none, the moving statistics unless they are kept. */
+/* Whether a call with these flags updates the moving statistics. */
+static int fwd_updates(long long flags)
+{
+    return !(flags & (BNG_FWD_GLOBAL_STATS | BNG_FWD_KEEP_MOVING | BNG_FWD_PARTIALS_OUT));
+}
+
+/* The arrays a call with these flags uses: PARTIALS_OUT x and the partials alone; else
+ * scale unless gamma is fixed, bias unless there is none, the moving statistics unless
+ * they are kept, the partials with PARTIALS_IN. */
 static unsigned fwd_arrays_used(long long flags)
 {
     unsigned used = FWD_BIT(FWD_X) | FWD_BIT(FWD_Y) | fwd_saved(flags);
+    if (flags & BNG_FWD_PARTIALS_OUT)
+        return FWD_BIT(FWD_X) | FWD_BIT(FWD_PARTIALS);
     if (!(flags & BNG_FWD_FIX_GAMMA))
         used |= FWD_BIT(FWD_SCALE);
     if (!(flags & BNG_FWD_NO_BIAS))
         used |= FWD_BIT(FWD_BIAS);
     if (!(flags & BNG_FWD_KEEP_MOVING))
         used |= FWD_BIT(FWD_MOVING_MEAN) | FWD_BIT(FWD_MOVING_VAR);
+    if (flags & BNG_FWD_PARTIALS_IN)
+        used |= FWD_BIT(FWD_PARTIALS);
     return used;
 }
 
-/* Its outputs: y, the saved statistics, and the moving ones where it updates them. */
+/* Its outputs: the partials (PARTIALS_OUT); else y, the saved statistics, and the moving
+ * ones where it updates them. */
 static unsigned fwd_outputs(long long flags)
 {
     unsigned out = FWD_BIT(FWD_Y) | fwd_saved(flags);
-    if (!(flags & (BNG_FWD_GLOBAL_STATS | BNG_FWD_KEEP_MOVING)))
+    if (flags & BNG_FWD_PARTIALS_OUT)
+        return FWD_BIT(FWD_PARTIALS);
+    if (fwd_updates(flags))
         out |= FWD_BIT(FWD_MOVING_MEAN) | FWD_BIT(FWD_MOVING_VAR);
     return out;
+}
+
+/* PARTIALS_IN: the rows the partials cover, from its two limbs (batch_norm_fwd.h), or 0
+ * when they are not integers in [0, 2^24) (NaN included) or cover no row. */
+static size_t fwd_partials_rows(const float *partials, size_t channel)
+{
+    const float low = partials[3 * channel], high = partials[3 * channel + 1];
+
+    if (!(low >= 0.0f && low < BNG_FWD_PARTIALS_LIMB && high >= 0.0f && high < BNG_FWD_PARTIALS_LIMB)
+        || low != (float)(long)low || high != (float)(long)high)
+        return 0;
+    return (size_t)low + (size_t)high * (size_t)BNG_FWD_PARTIALS_LIMB;
+}
+
+/* The flags' combinations a call cannot honour: normalizing with moving statistics it
+ * may not read; the batch's statistics both out and in, or with the moving ones. */
+static int fwd_flags_conflict(long long flags)
+{
+    const long long partials = flags & (BNG_FWD_PARTIALS_OUT | BNG_FWD_PARTIALS_IN);
+
+    return ((flags & BNG_FWD_GLOBAL_STATS) && (flags & (BNG_FWD_KEEP_MOVING | partials)))
+           || partials == (BNG_FWD_PARTIALS_OUT | BNG_FWD_PARTIALS_IN);
+}
+
+/* The bytes of an element of an array: x and y the data's, the partials float, the
+ * per-channel arrays the stats type's. */
+static size_t fwd_element(int array, size_t element, size_t stat)
+{
+    return array <= FWD_Y ? element : array == FWD_PARTIALS ? sizeof(float) : stat;
 }
 
 /* A float from its slot's low 32 bits (bng_fwd_float). */
@@ -100,21 +143,20 @@ int bng_fwd_params_check(const bng_fwd_config *config, const long long *params, 
         if ((used & FWD_BIT(i)) && at[i] == 0)
             return BNG_ENULL;
     for (i = 0; i < FWD_ARRAYS; i++)
-        if ((used & FWD_BIT(i)) && (at[i] & ((i <= FWD_Y ? element : stat) - 1)))
+        if ((used & FWD_BIT(i)) && (at[i] & (fwd_element(i, element, stat) - 1)))
             return BNG_EALIGN;
-    /* PyTorch's unbiased variance divides by batch - 1: one row has none. */
+    /* PyTorch's unbiased variance divides by batch - 1: one row has none (with
+     * PARTIALS_IN, the partials' rows: BNG_EVALUE below). */
     if (params[BNG_PARAM_BATCH] < 1
-        || (params[BNG_PARAM_BATCH] == 1 && (flags & BNG_FWD_TORCH)
-            && !(flags & (BNG_FWD_GLOBAL_STATS | BNG_FWD_KEEP_MOVING))))
+        || (params[BNG_PARAM_BATCH] == 1 && (flags & BNG_FWD_TORCH) && fwd_updates(flags)
+            && !(flags & BNG_FWD_PARTIALS_IN)))
         return BNG_EBATCH;
     if (params[BNG_PARAM_CHANNEL] < 1)
         return BNG_ECHANNEL;
     if (!bng_params_fits((unsigned long long)params[BNG_PARAM_BATCH],
                          (unsigned long long)params[BNG_PARAM_CHANNEL], element))
         return BNG_ERANGE;
-    /* unknown bits; and normalizing with moving statistics it may not read */
-    if ((flags & ~allowed)
-        || ((flags & BNG_FWD_GLOBAL_STATS) && (flags & BNG_FWD_KEEP_MOVING)))
+    if ((flags & ~allowed) || fwd_flags_conflict(flags))
         return BNG_EFLAGS;
     call->batch = (size_t)params[BNG_PARAM_BATCH];
     call->channel = (size_t)params[BNG_PARAM_CHANNEL];
@@ -122,14 +164,20 @@ int bng_fwd_params_check(const bng_fwd_config *config, const long long *params, 
     call->global_stats = (flags & BNG_FWD_GLOBAL_STATS) != 0;
     call->torch = (flags & BNG_FWD_TORCH) != 0;
     call->keep_moving = (flags & BNG_FWD_KEEP_MOVING) != 0;
+    call->partials_out = (flags & BNG_FWD_PARTIALS_OUT) != 0;
+    call->partials_in = (flags & BNG_FWD_PARTIALS_IN) != 0;
+    call->partials = (float *)at[FWD_PARTIALS];
+    call->count = call->partials_in ? fwd_partials_rows(call->partials, call->channel) : call->batch;
     call->eps = eps;
     call->momentum = fwd_float(params[BNG_FWD_PARAM_MOMENTUM]);
-    /* eps finite and above 0 (NaN fails every comparison); momentum in [0, 1] where it
-     * is used. */
-    if (!(eps > 0.0f && eps <= 3.40282347e38f))
+    /* eps finite and above 0 (NaN fails every comparison), where it is used; momentum
+     * in [0, 1] where it is used; the partials' rows, at least one (two for PyTorch's
+     * unbiased variance). */
+    if (!call->partials_out && !(eps > 0.0f && eps <= 3.40282347e38f))
         return BNG_EVALUE;
-    if (!call->global_stats && !call->keep_moving
-        && !(call->momentum >= 0.0f && call->momentum <= 1.0f))
+    if (fwd_updates(flags) && !(call->momentum >= 0.0f && call->momentum <= 1.0f))
+        return BNG_EVALUE;
+    if (call->partials_in && (call->count == 0 || (call->torch && fwd_updates(flags) && call->count == 1)))
         return BNG_EVALUE;
     call->mean = (void *)at[FWD_MEAN];
     call->invar = (void *)at[FWD_INVAR];
@@ -139,8 +187,10 @@ int bng_fwd_params_check(const bng_fwd_config *config, const long long *params, 
     call->moving_var = (void *)at[FWD_MOVING_VAR];
     for (i = 0; i < FWD_ARRAYS; i++) {
         span[i].start = at[i];
-        span[i].bytes = i <= FWD_Y ? (uintptr_t)(call->batch * call->channel * element)
-                                   : (uintptr_t)(call->channel * stat);
+        span[i].bytes = (uintptr_t)(fwd_element(i, element, stat)
+                                    * (i <= FWD_Y ? call->batch * call->channel
+                                       : i == FWD_PARTIALS ? BNG_FWD_PARTIALS_FLOATS(call->channel)
+                                       : call->channel));
     }
     return fwd_check_overlap(span, used, fwd_outputs(flags));
 }

@@ -15,6 +15,17 @@ size_t bng_fwd_chunk_channels(const bng_fwd_config *config, const bng_fwd_kernel
     return kernel->channels ? kernel->channels : config->sizes.generic_chunk;
 }
 
+float *bng_fwd_partial(const bng_fwd_call *call, int array, size_t first)
+{
+    return call->partials + (size_t)array * call->channel + first;
+}
+
+void bng_fwd_step_count(size_t rows, float *limbs)
+{
+    limbs[0] = (float)(rows & 0xffffffu);
+    limbs[1] = (float)(rows >> 24);
+}
+
 void bng_fwd_step_shift(size_t element_bytes, size_t n, const BNG_VMEM void *row,
                         BNG_VMEM float *shift)
 {
@@ -81,7 +92,7 @@ void bng_fwd_step_finalize(const bng_dtype_config *sizes, const bng_fwd_call *ca
     const float other = 1.0f - call->momentum;
     const float keep = call->torch ? other : call->momentum, take = call->torch ? call->momentum : other;
     /* PyTorch's running variance is unbiased: m / (m - 1) (the check refused m = 1) */
-    const float unbias = call->torch && update ? (float)call->batch / (float)(call->batch - 1) : 1.0f;
+    const float unbias = call->torch && update ? (float)call->count / (float)(call->count - 1) : 1.0f;
     size_t c;
 
     if (!call->fix_gamma)
@@ -91,7 +102,7 @@ void bng_fwd_step_finalize(const bng_dtype_config *sizes, const bng_fwd_call *ca
     else
         bng_step_zero(n, a->bias);          /* BNG_FWD_NO_BIAS: y's bias 0 */
     for (c = 0; c < n; c++) {
-        const float var = call->global_stats ? a->m2[c] : a->m2[c] / (float)call->batch;
+        const float var = call->global_stats ? a->m2[c] : a->m2[c] / (float)call->count;
         const float invar = 1.0f / bng_sqrtf(var + call->eps);
         const float mean = a->shift[c] + a->mean[c];
 

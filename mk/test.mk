@@ -118,10 +118,11 @@ $(foreach r,$(WALK_ROOTS),$(eval $(call flavour_rules,$(r),gnu)))
 $(foreach r,$(WALK_ROOTS),$(eval $(call test_program_rules,$(r),gnu,test_walk)))
 WALK_SUITES := $(foreach r,$(WALK_ROOTS),$(call flavour_dir,$(r),gnu)/test_walk)
 
-# tests/mpi/syncbn.c: one synchronized backward step (batch_norm_grad_ext.h's reduce,
-# an all-gather summed in rank order, apply) across MPI ranks that hold different
-# numbers of rows, checked against the whole batch in one process and against itself
-# run after run. Open MPI from Debian (openmpi-bin, libopenmpi-dev), installed like
+# tests/mpi/syncbn.c: one synchronized forward step (PARTIALS_OUT, an all-gather merged
+# in rank order, PARTIALS_IN) and one synchronized backward step (batch_norm_grad_ext.h's
+# reduce, an all-gather summed in rank order, apply) across MPI ranks that hold
+# different numbers of rows, checked against the whole batch in one process and
+# against itself run after run. Open MPI from Debian (openmpi-bin, libopenmpi-dev), installed like
 # Check. make syncbn NP=4 runs it; make test runs 1, 2 and 3 ranks, each twice (the two
 # runs' hashes must agree). Not under ThreadSanitizer or valgrind (Open MPI's threads
 # and shared-memory transport are not ours to check); under AddressSanitizer without

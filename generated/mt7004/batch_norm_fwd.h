@@ -29,8 +29,10 @@
  * params[8]  status, written by every call: BNG_OK or a negative BNG_E* code
  * params[9]  eps, a float's bits (bng_fwd_float): finite and above 0
  * params[10] momentum, a float's bits: in [0, 1] (not read with GLOBAL_STATS or KEEP_MOVING)
+ * params[12] the partials buffer (float *, BNG_FWD_PARTIALS_FLOATS(channel) floats): out
+ *            with BNG_FWD_PARTIALS_OUT, in with BNG_FWD_PARTIALS_IN; else not read
  * params[13] flags (BNG_FWD_*); a bit the call does not know is refused (BNG_EFLAGS)
- * params[11], [12], [14], [15] reserved: never read, never written
+ * params[11], [14], [15] reserved: never read, never written
  * Every pointer is a pointer as long long; per-channel arrays are float (fp_) and bng_hp_stats_t (hp_).
  */
 #ifndef BATCH_NORM_FWD_H
@@ -49,6 +51,7 @@ extern "C" {
 #define BNG_FWD_PARAM_MOVING_VAR    7
 #define BNG_FWD_PARAM_EPS           9
 #define BNG_FWD_PARAM_MOMENTUM     10
+#define BNG_FWD_PARAM_PARTIALS     12
 #ifndef BNG_PARAM_FLAGS
 #define BNG_PARAM_FLAGS            13
 #endif
@@ -62,11 +65,21 @@ extern "C" {
  *                 the running variance unbiased (batch variance * m / (m - 1)); a call
  *                 with one row is refused (BNG_EBATCH)
  *   KEEP_MOVING   the moving statistics are neither read nor written (PyTorch's
- *                 track_running_stats=False); not with GLOBAL_STATS (BNG_EFLAGS) */
-#define BNG_FWD_FIX_GAMMA     8
-#define BNG_FWD_GLOBAL_STATS 16
-#define BNG_FWD_TORCH        32
-#define BNG_FWD_KEEP_MOVING  64
+ *                 track_running_stats=False); not with GLOBAL_STATS (BNG_EFLAGS)
+ * The synchronized forward (SyncBN: one batch over several devices), in two calls with
+ * a merge between them (docs/contract.md section 15, "The synchronized forward"):
+ *   PARTIALS_OUT  this call's rows' statistics into the partials buffer (params[12]),
+ *                 and nothing else: x and the buffer are all it reads and writes
+ *   PARTIALS_IN   the statistics from the partials buffer (every device's, merged in a
+ *                 fixed order by bng_fwd_partials_merge) instead of x's; then y of this
+ *                 call's rows, the saved and the moving statistics as any call
+ *   neither with GLOBAL_STATS, nor the two together (BNG_EFLAGS) */
+#define BNG_FWD_FIX_GAMMA      8
+#define BNG_FWD_GLOBAL_STATS  16
+#define BNG_FWD_TORCH         32
+#define BNG_FWD_KEEP_MOVING   64
+#define BNG_FWD_PARTIALS_OUT 128
+#define BNG_FWD_PARTIALS_IN  256
 
 #ifndef BNG_EFLAGS
 #define BNG_EFLAGS   (-9)  /* a flag bit the call does not know or cannot honour */
@@ -83,6 +96,40 @@ static inline long long bng_fwd_float(float value)
     } v;
     v.f = value;
     return (long long)v.bits;
+}
+
+/* The partials buffer of a call of `channel` channels: per channel the shift (the value
+ * its deviations are taken from), the mean of x - shift and M2 (the sum of squared
+ * deviations from the mean), in three arrays, then the rows it covers as two floats,
+ * low + high * 2^24, each an integer below 2^24. */
+#define BNG_FWD_PARTIALS_FLOATS(channel) (3 * (channel) + 2)
+#define BNG_FWD_PARTIALS_LIMB 16777216.0f
+
+static inline long long bng_fwd_partials_rows(const float *partials, long long channel)
+{
+    return (long long)partials[3 * channel] + (long long)partials[3 * channel + 1] * 16777216LL;
+}
+
+/* into := the statistics of into's rows and from's together, by Chan's formula with
+ * the weights w_new = n_from / n and w_cross = n_into * w_new as floats, and the means'
+ * difference taken through the shifts (each partial's mean is about its own shift;
+ * into's shift stays). Every device that merges the same partials in the same order
+ * gets the same bits: merge in rank order, from rank 0's (an MPI_Allgather, then this
+ * on every rank; MPI_Allreduce would leave the order to the MPI library). */
+static inline void bng_fwd_partials_merge(float *into, const float *from, long long channel)
+{
+    const long long n_into = bng_fwd_partials_rows(into, channel);
+    const long long n_from = bng_fwd_partials_rows(from, channel), n = n_into + n_from;
+    const float w_new = (float)n_from / (float)n, w_cross = (float)n_into * w_new;
+    long long c;
+
+    for (c = 0; c < channel; c++) {
+        const float delta = (from[c] - into[c]) + (from[channel + c] - into[channel + c]);
+        into[channel + c] = into[channel + c] + delta * w_new;
+        into[2 * channel + c] = into[2 * channel + c] + (from[2 * channel + c] + delta * delta * w_cross);
+    }
+    into[3 * channel] = (float)(n % 16777216LL);
+    into[3 * channel + 1] = (float)(n / 16777216LL);
 }
 
 void fp_batch_norm_forward_p(float *x, float *y, long long *params);

@@ -27,6 +27,7 @@ typedef struct {
     size_t batch, channel;
     bng_buffer x, y, mean, invar, scale, bias, moving_mean, moving_var;
     long long params[BNG_FWD_PARAMS_LEN];
+    size_t merges;          /* the synchronized forward's: merges beyond one call's chain */
 } fwd_case;
 
 enum { DATA_RANDOM, DATA_LARGE_MEAN };
@@ -56,6 +57,7 @@ static void fwd_init(fwd_case *k, const bng_dtype *t, size_t batch, size_t chann
     k->t = t;
     k->batch = batch;
     k->channel = channel;
+    k->merges = 0;
     k->x = bng_buffer_new(n * t->size);
     k->y = bng_buffer_new(n * t->size);
     k->mean = bng_buffer_new(channel * t->stats_size);
@@ -198,7 +200,7 @@ static void fwd_check(const fwd_case *k, const double *x_before, const double *m
     const double eps = slot_float(k->params[BNG_FWD_PARAM_EPS]);
     const double mo = slot_float(k->params[BNG_FWD_PARAM_MOMENTUM]);
     const size_t batch = k->batch, channel = k->channel, group = bng_group_rows(batch);
-    const double K = 2.0 * (32 + (group + 31) / 32 + (batch + group - 1) / group) + 16;
+    const double K = 2.0 * (32 + (group + 31) / 32 + (batch + group - 1) / group + k->merges) + 16;
     const double out_u = t->precision / 2, stat_u = t->stats_size == sizeof(float) ? U32 : 1.0 / 2048;
     size_t r, c;
 
@@ -280,7 +282,7 @@ static void fwd_check(const fwd_case *k, const double *x_before, const double *m
     }
     for (c = 0; c < BNG_FWD_PARAMS_LEN; c++)
         if ((c == 11 || c == 12 || c == 14 || c == 15) && k->params[c] != 0x5EED0000 + (long long)c)
-            ck_abort_msg("%s %s: reserved slot %zu was written", t->name, what, c);
+            ck_abort_msg("%s %s: slot %zu (reserved, or the partials') was written", t->name, what, c);
 }
 
 /* Run k (y apart, or over x with in_place) and check it against the reference. */
@@ -758,6 +760,204 @@ START_TEST(test_forward_shared_refusals)
 }
 END_TEST
 
+/* ---- the synchronized forward: PARTIALS_OUT, the header's merge, PARTIALS_IN ---- */
+
+/* A partials buffer for `channel` channels, between guards, marked. */
+static bng_buffer fwd_partials_new(size_t channel)
+{
+    bng_buffer b = bng_buffer_new(BNG_FWD_PARTIALS_FLOATS(channel) * sizeof(float));
+    memset(b.p, BNG_OUTPUT_MARK, b.bytes);
+    return b;
+}
+
+/* k's call with `flags` added and the partials at `partials`: _p, or _s on core_mask. */
+static void fwd_run_partials(fwd_case *k, long long flags, bng_buffer *partials, int shared,
+                             int core_mask)
+{
+    const long long saved = k->params[BNG_PARAM_FLAGS];
+
+    k->params[BNG_PARAM_FLAGS] = saved | flags;
+    k->params[BNG_FWD_PARAM_PARTIALS] = (long long)(intptr_t)partials->p;
+    fwd_call(k, k->x.p, k->y.p, shared, core_mask);
+    k->params[BNG_PARAM_FLAGS] = saved;
+    k->params[BNG_FWD_PARAM_PARTIALS] = 0x5EED0000 + BNG_FWD_PARAM_PARTIALS;
+    if (k->params[BNG_PARAM_STATUS] != BNG_OK)
+        ck_abort_msg("%s forward with partials flags %lld: status %lld", k->t->name, flags,
+                     k->params[BNG_PARAM_STATUS]);
+}
+
+/* One device: PARTIALS_OUT then PARTIALS_IN on its own buffer gives the one call's bits
+ * (_p and _s); PARTIALS_OUT writes the buffer alone, and y may be NULL. */
+START_TEST(test_forward_partials_one_device)
+{
+    size_t channels[64], n = fwd_channels(T, channels), c;
+
+    if (T->forward_s == NULL)
+        return;
+    for (c = 0; c < n; c++) {
+        const long long flags = fwd_flag_sets[c % 3];    /* 0, TORCH, FIX_GAMMA */
+        const int shared = c % 2;
+        fwd_case ref, k, untouched;
+        bng_buffer partials = fwd_partials_new(channels[c]);
+
+        fwd_init(&ref, T, 70 + 300 * (c % 2), channels[c], DATA_LARGE_MEAN, flags, (unsigned)c);
+        fwd_copy(&k, &ref);
+        fwd_run(&ref, ref.y.p);
+        fwd_copy(&untouched, &k);
+        k.params[BNG_PARAM_FLAGS] |= BNG_FWD_PARTIALS_OUT;
+        k.params[BNG_FWD_PARAM_PARTIALS] = (long long)(intptr_t)partials.p;
+        fwd_call(&k, k.x.p, NULL, shared, FULL_MASK);
+        ck_assert_int_eq(k.params[BNG_PARAM_STATUS], BNG_OK);
+        k.params[BNG_PARAM_FLAGS] = flags;
+        untouched.params[BNG_PARAM_STATUS] = BNG_OK;
+        fwd_expect_same_outputs(&untouched, untouched.y.p, &k, k.y.p, "PARTIALS_OUT wrote an output");
+        ck_assert_int_eq(bng_fwd_partials_rows(partials.p, (long long)channels[c]), (long long)ref.batch);
+        fwd_run_partials(&k, BNG_FWD_PARTIALS_IN, &partials, shared, FULL_MASK);
+        fwd_expect_same_outputs(&ref, ref.y.p, &k, k.y.p, "PARTIALS_OUT then _IN against one call");
+        if (!bng_buffer_guards_intact(&partials))
+            ck_abort_msg("%s: the partials buffer's guards", T->name);
+        bng_buffer_free(&partials);
+        fwd_free(&ref);
+        fwd_free(&k);
+        fwd_free(&untouched);
+    }
+}
+END_TEST
+
+#define FWD_DEVICES 3
+/* One batch over three devices of uneven rows: each one's PARTIALS_OUT (_p on the
+ * first, _s on the others, _s's buffer the bits of _p's), the buffers merged in device
+ * order from the first's (bng_fwd_partials_merge), each one's PARTIALS_IN: every
+ * device's saved and moving statistics the same bits, and the whole batch's y and
+ * statistics within the contract's bound against float64 (its chain longer by the
+ * devices' merges and their own groups). */
+START_TEST(test_forward_partials_devices)
+{
+    const size_t rows[FWD_DEVICES] = {LARGE_BATCH / 2 + 17, 33, LARGE_BATCH / 3};
+    size_t channels[64], n = fwd_channels(T, channels), c;
+
+    if (T->forward_s == NULL)
+        return;
+    for (c = 0; c < n; c += 2) {
+        const size_t channel = channels[c], batch = rows[0] + rows[1] + rows[2];
+        const long long flags = c % 4 ? BNG_FWD_TORCH : 0;
+        fwd_case whole, part[FWD_DEVICES];
+        bng_buffer partials[FWD_DEVICES], shared_out = fwd_partials_new(channel);
+        double *x = malloc(batch * channel * sizeof *x), mm[1024], mv[1024];
+        size_t d, r, i, first = 0;
+
+        ck_assert_ptr_nonnull(x);
+        ck_assert_uint_le(channel, 1024);
+        fwd_init(&whole, T, batch, channel, DATA_LARGE_MEAN, flags, (unsigned)c + 7u);
+        for (i = 0; i < batch * channel; i++)
+            x[i] = T->get(whole.x.p, i);
+        for (i = 0; i < channel; i++) {
+            mm[i] = T->stats_get(whole.moving_mean.p, i);
+            mv[i] = T->stats_get(whole.moving_var.p, i);
+        }
+        for (d = 0; d < FWD_DEVICES; d++) {
+            fwd_init(&part[d], T, rows[d], channel, DATA_RANDOM, flags, 1u);
+            for (r = 0; r < rows[d]; r++)
+                memcpy((char *)part[d].x.p + r * channel * T->size,
+                       (char *)whole.x.p + (first + r) * channel * T->size, channel * T->size);
+            memcpy(part[d].scale.p, whole.scale.p, whole.scale.bytes);
+            memcpy(part[d].bias.p, whole.bias.p, whole.bias.bytes);
+            memcpy(part[d].moving_mean.p, whole.moving_mean.p, whole.moving_mean.bytes);
+            memcpy(part[d].moving_var.p, whole.moving_var.p, whole.moving_var.bytes);
+            partials[d] = fwd_partials_new(channel);
+            fwd_run_partials(&part[d], BNG_FWD_PARTIALS_OUT, &partials[d], 0, -1);
+            if (d > 0) {
+                fwd_run_partials(&part[d], BNG_FWD_PARTIALS_OUT, &shared_out, 1, d == 1 ? FULL_MASK : 0x5);
+                bng_expect_same(partials[d].p, shared_out.p, partials[d].bytes, T->name,
+                                "PARTIALS_OUT, _s against _p");
+            }
+            first += rows[d];
+        }
+        for (d = 1; d < FWD_DEVICES; d++)
+            bng_fwd_partials_merge(partials[0].p, partials[d].p, (long long)channel);
+        for (d = 0; d < FWD_DEVICES; d++) {
+            fwd_run_partials(&part[d], BNG_FWD_PARTIALS_IN, &partials[0], d == 2, FULL_MASK);
+            if (d > 0) {
+                bng_expect_same(part[0].mean.p, part[d].mean.p, part[0].mean.bytes, T->name,
+                                "the saved mean of every device");
+                bng_expect_same(part[0].invar.p, part[d].invar.p, part[0].invar.bytes, T->name,
+                                "the saved invar of every device");
+                bng_expect_same(part[0].moving_var.p, part[d].moving_var.p, part[0].moving_var.bytes,
+                                T->name, "the moving variance of every device");
+            }
+        }
+        /* the whole batch's outputs from the devices' */
+        for (first = 0, d = 0; d < FWD_DEVICES; first += rows[d], d++)
+            memcpy((char *)whole.y.p + first * channel * T->size, part[d].y.p, part[d].y.bytes);
+        memcpy(whole.mean.p, part[0].mean.p, whole.mean.bytes);
+        memcpy(whole.invar.p, part[0].invar.p, whole.invar.bytes);
+        memcpy(whole.moving_mean.p, part[0].moving_mean.p, whole.moving_mean.bytes);
+        memcpy(whole.moving_var.p, part[0].moving_var.p, whole.moving_var.bytes);
+        whole.params[BNG_PARAM_STATUS] = BNG_OK;
+        whole.merges = 64 + FWD_DEVICES;      /* a device's own groups, and the merges */
+        fwd_check(&whole, x, mm, mv, "three devices");
+        for (d = 0; d < FWD_DEVICES; d++) {
+            bng_buffer_free(&partials[d]);
+            fwd_free(&part[d]);
+        }
+        bng_buffer_free(&shared_out);
+        fwd_free(&whole);
+        free(x);
+    }
+}
+END_TEST
+
+/* The partials' refusals, each the status alone. */
+START_TEST(test_forward_partials_refusals)
+{
+    fwd_case k;
+    bng_buffer partials;
+    float *p;
+
+    if (T->forward_s == NULL)
+        return;
+    fwd_init(&k, T, 40, 20, DATA_RANDOM, 0, 5u);
+    partials = fwd_partials_new(20);
+    p = partials.p;
+    k.params[BNG_FWD_PARAM_PARTIALS] = (long long)(intptr_t)partials.p;
+    k.params[BNG_PARAM_FLAGS] = BNG_FWD_PARTIALS_OUT | BNG_FWD_GLOBAL_STATS;
+    fwd_expect_refused(&k, k.x.p, k.y.p, BNG_EFLAGS, "PARTIALS_OUT with GLOBAL_STATS");
+    k.params[BNG_PARAM_FLAGS] = BNG_FWD_PARTIALS_OUT | BNG_FWD_PARTIALS_IN;
+    fwd_expect_refused(&k, k.x.p, k.y.p, BNG_EFLAGS, "PARTIALS_OUT with PARTIALS_IN");
+    k.params[BNG_PARAM_FLAGS] = BNG_FWD_PARTIALS_IN | BNG_FWD_GLOBAL_STATS;
+    fwd_expect_refused(&k, k.x.p, k.y.p, BNG_EFLAGS, "PARTIALS_IN with GLOBAL_STATS");
+    k.params[BNG_PARAM_FLAGS] = BNG_FWD_PARTIALS_OUT;
+    k.params[BNG_FWD_PARAM_PARTIALS] = 0;
+    fwd_expect_refused(&k, k.x.p, NULL, BNG_ENULL, "PARTIALS_OUT, the buffer NULL");
+    k.params[BNG_FWD_PARAM_PARTIALS] = (long long)(intptr_t)partials.p + 2;
+    fwd_expect_refused(&k, k.x.p, NULL, BNG_EALIGN, "PARTIALS_OUT, the buffer misaligned");
+    k.params[BNG_FWD_PARAM_PARTIALS] = (long long)(intptr_t)k.x.p + 4 * T->size;
+    fwd_expect_refused(&k, k.x.p, NULL, BNG_EOVERLAP, "PARTIALS_OUT, the buffer over x");
+    k.params[BNG_FWD_PARAM_PARTIALS] = (long long)(intptr_t)partials.p;
+    fwd_run_partials(&k, 0, &partials, 0, -1);      /* flags already PARTIALS_OUT */
+    k.params[BNG_FWD_PARAM_PARTIALS] = (long long)(intptr_t)partials.p;
+    k.params[BNG_PARAM_FLAGS] = BNG_FWD_PARTIALS_IN;
+    fwd_expect_refused(&k, k.x.p, partials.p, BNG_EOVERLAP, "PARTIALS_IN, y over the buffer");
+    p[3 * 20] = 0.5f;
+    fwd_expect_refused(&k, k.x.p, k.y.p, BNG_EVALUE, "PARTIALS_IN, a count not an integer");
+    p[3 * 20] = NAN;
+    fwd_expect_refused(&k, k.x.p, k.y.p, BNG_EVALUE, "PARTIALS_IN, a count NaN");
+    p[3 * 20] = 0.0f;
+    p[3 * 20 + 1] = 0.0f;
+    fwd_expect_refused(&k, k.x.p, k.y.p, BNG_EVALUE, "PARTIALS_IN, no rows");
+    p[3 * 20] = 1.0f;
+    k.params[BNG_PARAM_FLAGS] = BNG_FWD_PARTIALS_IN | BNG_FWD_TORCH;
+    fwd_expect_refused(&k, k.x.p, k.y.p, BNG_EVALUE, "PARTIALS_IN, one row, PyTorch's variance");
+    k.params[BNG_PARAM_FLAGS] = BNG_FWD_PARTIALS_OUT | BNG_FWD_TORCH;
+    k.params[BNG_PARAM_BATCH] = 1;           /* no moving update: one row is fine */
+    fwd_call(&k, k.x.p, NULL, 0, -1);
+    ck_assert_int_eq(k.params[BNG_PARAM_STATUS], BNG_OK);
+    ck_assert_int_eq(bng_fwd_partials_rows(p, 20), 1);
+    bng_buffer_free(&partials);
+    fwd_free(&k);
+}
+END_TEST
+
 /* ---- the vendor's inference calls (fp_/hp_batchnorm_s, fp_/hp_fusedbatchnorm_s) ---- */
 
 /* One call of either, as firmware makes it (on every core in the SPMD launch model),
@@ -956,6 +1156,9 @@ void bng_forward_add_tests(Suite *s)
         {"forward_shared_matches_private", test_forward_shared_matches_private, "shared"},
         {"forward_shared_in_place", test_forward_shared_in_place, "shared"},
         {"forward_shared_refusals", test_forward_shared_refusals, "shared"},
+        {"forward_partials_one_device", test_forward_partials_one_device, "shared"},
+        {"forward_partials_devices", test_forward_partials_devices, "shared"},
+        {"forward_partials_refusals", test_forward_partials_refusals, "private"},
         {"forward_vendor_calls", test_forward_vendor_inference_calls, "shared"},
         {"forward_vendor_refusals", test_forward_vendor_refusals, "shared"},
     };

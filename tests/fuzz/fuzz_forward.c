@@ -4,8 +4,9 @@
  * The fuzzer's bytes choose the storage type, _p or _s (its block through
  * BNG_SHARED_PARAMS, any core_mask: none of the cluster's cores is BNG_ECOREMASK, after
  * every other check), batch and channel (small, or hostile: 0,
- * negative, LLONG_MIN/MAX, beyond the address space), the flags (any of the four and an
- * unknown bit), eps and momentum (any float's bits, so NaN, Inf, negative, 0, subnormal),
+ * negative, LLONG_MIN/MAX, beyond the address space), the flags (any of the six, the
+ * synchronized forward's two among them, and an unknown bit; the partials buffer's
+ * count valid or the bytes' own), eps and momentum (any float's bits, so NaN, Inf, negative, 0, subnormal),
  * which array is NULL and which misaligned (both at once too), and an aliasing choice
  * (y over x, partly over x, over the moving mean; an output over another array), and
  * the data. Buffers are exactly as large as a small
@@ -41,11 +42,24 @@ static float any_float(bytes *b, float ordinary)
     return f;
 }
 
-/* The arrays: x, y, then the per-channel ones in their slots. */
-enum { A_X, A_Y, A_MEAN, A_INVAR, A_SCALE, A_BIAS, A_MM, A_MV, A_COUNT };
+/* The arrays: x, y, then the per-channel ones and the partials buffer in their slots. */
+enum { A_X, A_Y, A_MEAN, A_INVAR, A_SCALE, A_BIAS, A_MM, A_MV, A_PART, A_COUNT };
 static const int slot_of[A_COUNT] = {-1, -1, BNG_PARAM_MEAN, BNG_PARAM_INVAR, BNG_PARAM_SCALE,
                                      BNG_FWD_PARAM_BIAS, BNG_FWD_PARAM_MOVING_MEAN,
-                                     BNG_FWD_PARAM_MOVING_VAR};
+                                     BNG_FWD_PARAM_MOVING_VAR, BNG_FWD_PARAM_PARTIALS};
+#define KNOWN_FLAGS 0x1F8LL
+
+/* The harness's own reading of a partials buffer's rows: the two limbs as integers in
+ * [0, 2^24), else -1. */
+static long long partials_rows(const unsigned char *buf, size_t channel)
+{
+    float limb[2];
+    memcpy(limb, buf + 3 * channel * sizeof(float), sizeof limb);
+    if (!(limb[0] >= 0 && limb[0] < 16777216.0f && limb[1] >= 0 && limb[1] < 16777216.0f)
+        || limb[0] != floorf(limb[0]) || limb[1] != floorf(limb[1]))
+        return -1;
+    return (long long)limb[0] + (long long)limb[1] * 16777216LL;
+}
 
 static int overlaps(uintptr_t a, size_t a_bytes, uintptr_t b, size_t b_bytes)
 {
@@ -59,16 +73,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const int half_data = BNG_HAS_F16 && (choice & 1), shared = (choice & 4) != 0;
     const unsigned mask_low = take(&in), mask_high = take(&in);
     const int core_mask = (int)(mask_low | mask_high << 8);
-    const long long flags = (long long)(take(&in) & 0x78) | ((choice & 2) ? 0x100 : 0);
+    const long long flags = (long long)(take(&in) & 0xF8) | ((choice & 8) ? 0x100 : 0)
+                            | ((choice & 2) ? 0x200 : 0);
     const long long batch = shape(&in, MAX_BATCH), channel = shape(&in, MAX_CHANNEL);
     const float eps = any_float(&in, 1e-3f), momentum = any_float(&in, 0.9f);
-    const unsigned null_at = take(&in) % 12, misalign_at = take(&in) % 12, alias = take(&in) % 8;
+    const unsigned null_at = take(&in) % 12, misalign_at = take(&in) % 12, alias = take(&in) % 10;
     const int small = batch >= 1 && batch <= MAX_BATCH && channel >= 1 && channel <= MAX_CHANNEL;
     const size_t n = small ? (size_t)(batch * channel) : 1, c = small ? (size_t)channel : 1;
     const size_t elem = half_data ? 2 : 4;
     size_t stat = 4, bytes_of[A_COUNT], i;
     const int fix_gamma = (flags & BNG_FWD_FIX_GAMMA) != 0, global = (flags & BNG_FWD_GLOBAL_STATS) != 0;
     const int torch = (flags & BNG_FWD_TORCH) != 0, keep = (flags & BNG_FWD_KEEP_MOVING) != 0;
+    const int out = (flags & BNG_FWD_PARTIALS_OUT) != 0, in_ = (flags & BNG_FWD_PARTIALS_IN) != 0;
+    const int update = !global && !keep && !out;
     unsigned char *buf[A_COUNT], *before[A_COUNT];
     uintptr_t at[A_COUNT];
     unsigned used = 0, outputs;
@@ -80,7 +97,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         stat = sizeof(bng_hp_stats_t);
 #endif
     for (a = 0; a < A_COUNT; a++) {
-        bytes_of[a] = a <= A_Y ? n * elem : c * stat;
+        bytes_of[a] = a <= A_Y ? n * elem : a == A_PART ? BNG_FWD_PARTIALS_FLOATS(c) * sizeof(float)
+                                          : c * stat;
         buf[a] = guarded(bytes_of[a]);
         for (i = 0; i < bytes_of[a]; i++)
             buf[a][i] = (unsigned char)take(&in);
@@ -102,6 +120,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         at[A_Y] = at[A_MM];                 /* y over the moving mean's bytes */
     else if (alias == 7)
         at[A_MEAN] = at[A_MM];              /* the saved mean over the moving mean */
+    else if (alias == 8 && (!in_ || n * elem >= bytes_of[A_PART]))
+        at[A_PART] = at[A_X];               /* the partials over x (OUT: refused; IN: read) */
+    else if (alias == 9 && (out || in_))    /* OUT: y unused; IN: refused */
+        at[A_Y] = at[A_PART];               /* y over the partials */
+    if (choice & 16) {                      /* a valid count: some PARTIALS_IN calls run */
+        const float limbs[2] = {(float)(take(&in) % 4), 0.0f};
+        memcpy(buf[A_PART] + 3 * c * sizeof(float), limbs, sizeof limbs);
+    }
     if (misalign_at < A_COUNT && at[misalign_at])
         at[misalign_at] += 1;
     if (null_at < A_COUNT)                  /* both: NULL comes first in the order */
@@ -123,17 +149,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     /* the contract's order, read independently of the driver */
     for (a = 0; a < A_COUNT; a++)
-        if (!((a == A_SCALE && fix_gamma) || ((a == A_MM || a == A_MV) && keep)))
+        if (!((a == A_SCALE && fix_gamma) || ((a == A_MM || a == A_MV) && keep) || (a == A_PART && !in_)))
             used |= 1u << a;
     outputs = (1u << A_Y) | (1u << A_MEAN) | (1u << A_INVAR)
-              | (global || keep ? 0u : (1u << A_MM) | (1u << A_MV));
+              | (update ? (1u << A_MM) | (1u << A_MV) : 0u);
+    if (out) {
+        used = (1u << A_X) | (1u << A_PART);
+        outputs = 1u << A_PART;
+    }
     for (a = 0; a < A_COUNT && expected == BNG_OK; a++)
         if ((used >> a & 1) && at[a] == 0)
             expected = BNG_ENULL;
     for (a = 0; a < A_COUNT && expected == BNG_OK; a++)
         if ((used >> a & 1) && at[a] % (a <= A_Y ? elem : stat))
             expected = BNG_EALIGN;
-    if (expected == BNG_OK && (batch < 1 || (batch == 1 && torch && !global && !keep)))
+    if (expected == BNG_OK && (batch < 1 || (batch == 1 && torch && update && !in_)))
         expected = BNG_EBATCH;
     if (expected == BNG_OK && channel < 1)
         expected = BNG_ECHANNEL;
@@ -149,12 +179,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         else
             goto done;       /* a valid shape too large for the harness's buffers */
     }
-    if (expected == BNG_OK && ((flags & ~(long long)0x78) || (global && keep)))
+    if (expected == BNG_OK && ((flags & ~KNOWN_FLAGS) || (global && (keep || out || in_)) || (out && in_)))
         expected = BNG_EFLAGS;
-    if (expected == BNG_OK && !(eps > 0.0f && isfinite(eps)))
+    if (expected == BNG_OK && !out && !(eps > 0.0f && isfinite(eps)))
         expected = BNG_EVALUE;
-    if (expected == BNG_OK && !global && !keep && !(momentum >= 0.0f && momentum <= 1.0f))
+    if (expected == BNG_OK && update && !(momentum >= 0.0f && momentum <= 1.0f))
         expected = BNG_EVALUE;
+    if (expected == BNG_OK && in_) {
+        const long long rows = partials_rows((const unsigned char *)at[A_PART], c);
+        if (rows < 1 || (torch && update && rows == 1))
+            expected = BNG_EVALUE;
+    }
     for (a = 0; a < A_COUNT && expected == BNG_OK; a++)
         for (b = 0; b < A_COUNT; b++)
             if (a != b && (outputs >> a & 1) && (used >> b & 1)

@@ -1,6 +1,7 @@
-/* Synchronized batch norm, backward, over MPI (make syncbn NP=4; make test runs 1, 2
- * and 3 ranks): one step of batch_norm_grad_ext.h's three calls across processes,
- * each rank holding a different number of rows of one global batch.
+/* Synchronized batch norm over MPI (make syncbn NP=4; make test runs 1, 2 and 3 ranks),
+ * each rank holding a different number of rows of one global batch: the training
+ * forward's step (batch_norm_fwd.h, where the target has it; below) and the backward's,
+ * one step of batch_norm_grad_ext.h's three calls across processes.
  *
  *   1. reduce (_p, then _s on the emulated cluster): this rank's rows -> partial sums;
  *   2. MPI_Allgather of every rank's buffer, then each rank adds them in rank order,
@@ -33,6 +34,9 @@
 #include "batch_norm_grad_ext.h"
 #include "bng_kernels.h"
 #include "bng_reference.h"
+#if BNG_HAS_FORWARD
+#include "batch_norm_fwd.h"
+#endif
 
 static int rank, ranks;
 
@@ -64,7 +68,23 @@ typedef struct {
     void (*apply_p)(void *x, void *dy, void *dx, long long *params);
     void (*reduce_s)(void *x, void *dy, int mask);
     void (*apply_s)(void *x, void *dy, void *dx, int mask);
+    void (*forward_p)(void *x, void *y, long long *params);
+    void (*forward_s)(void *x, void *y, int mask);
 } dtype;
+
+#if BNG_HAS_FORWARD
+static void fp_forward_p(void *x, void *y, long long *p) { fp_batch_norm_forward_p(x, y, p); }
+static void fp_forward_s(void *x, void *y, int m) { fp_batch_norm_forward_s(x, y, m); }
+#define FP_FORWARD , fp_forward_p, fp_forward_s
+#if BNG_HAS_F16
+static void hp_forward_p(void *x, void *y, long long *p) { hp_batch_norm_forward_p(x, y, p); }
+static void hp_forward_s(void *x, void *y, int m) { hp_batch_norm_forward_s(x, y, m); }
+#define HP_FORWARD , hp_forward_p, hp_forward_s
+#endif
+#else
+#define FP_FORWARD , NULL, NULL
+#define HP_FORWARD , NULL, NULL
+#endif
 
 static void f32_set(void *a, size_t i, double v) { ((float *)a)[i] = (float)v; }
 static double f32_get(const void *a, size_t i) { return ((const float *)a)[i]; }
@@ -74,7 +94,7 @@ static void fp_apply_p(void *x, void *dy, void *dx, long long *p) { fp_batch_nor
 static void fp_reduce_s(void *x, void *dy, int m) { fp_batch_norm_grad_reduce_s(x, dy, m); }
 static void fp_apply_s(void *x, void *dy, void *dx, int m) { fp_batch_norm_grad_apply_s(x, dy, dx, m); }
 static const dtype f32 = {"fp32", 4, 4, 0, f32_set, f32_get, f32_set, f32_get,
-                          fp_vendor_p, fp_reduce_p, fp_apply_p, fp_reduce_s, fp_apply_s};
+                          fp_vendor_p, fp_reduce_p, fp_apply_p, fp_reduce_s, fp_apply_s FP_FORWARD};
 
 #if BNG_HAS_F16
 static void f16_set(void *a, size_t i, double v) { ((half *)a)[i] = bng_half_from_float((float)v); }
@@ -90,7 +110,7 @@ static void hp_apply_s(void *x, void *dy, void *dx, int m) { hp_batch_norm_grad_
 static const dtype f16 = {"fp16", 2, sizeof(bng_hp_stats_t),
                           BNG_REF_HALF_DX | (STATS_HALF ? BNG_REF_HALF_STATS : 0),
                           f16_set, f16_get, hs_set, hs_get,
-                          hp_vendor_p, hp_reduce_p, hp_apply_p, hp_reduce_s, hp_apply_s};
+                          hp_vendor_p, hp_reduce_p, hp_apply_p, hp_reduce_s, hp_apply_s HP_FORWARD};
 #endif
 
 /* The same global batch on every rank, from a seed (xorshift32). */
@@ -237,33 +257,49 @@ static void sync_step(const problem *p, int shared, unsigned jitter, unsigned ch
     free(total);
 }
 
+/* Rank 0 collects every rank's rows (of `row_bytes` each) of `data` into its copy. */
+static void gather_rows(size_t batch, size_t row_bytes, unsigned char *data)
+{
+    int *counts = alloc((size_t)ranks * sizeof(int)), *displs = alloc((size_t)ranks * sizeof(int));
+    size_t first, rows;
+    int q;
+
+    for (q = 0; q < ranks; q++) {
+        rows_of(batch, q, &first, &rows);
+        counts[q] = (int)(rows * row_bytes);
+        displs[q] = (int)(first * row_bytes);
+    }
+    MPI_Gatherv(rank == 0 ? MPI_IN_PLACE : data + displs[rank], counts[rank], MPI_BYTE,
+                data, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
+    free(counts);
+    free(displs);
+}
+
+/* Every rank's `bytes` at `mine` must be the same bits as rank 0's. */
+static void expect_same_on_every_rank(const void *mine, size_t bytes, const char *what)
+{
+    unsigned char *all = alloc((size_t)ranks * bytes);
+    int q, same = 1;
+
+    MPI_Gather(mine, (int)bytes, MPI_BYTE, all, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
+    for (q = 1; rank == 0 && q < ranks; q++)
+        same &= memcmp(all, all + (size_t)q * bytes, bytes) == 0;
+    if (!same)
+        fail(what);
+    free(all);
+}
+
 /* Rank 0 collects every rank's rows of dx; every rank's dbias and dscale must be the
  * same bits as rank 0's. */
 static void collect(const problem *p, unsigned char *dx, const unsigned char *dbias, const unsigned char *dscale)
 {
-    const size_t C = p->channel, row_bytes = C * p->t->size, stats_bytes = C * p->t->stats_size;
-    int *counts = alloc((size_t)ranks * sizeof(int)), *displs = alloc((size_t)ranks * sizeof(int));
-    unsigned char *stats = alloc((size_t)ranks * 2 * stats_bytes), *mine = alloc(2 * stats_bytes);
-    size_t first, rows;
-    int q, same = 1;
+    const size_t stats_bytes = p->channel * p->t->stats_size;
+    unsigned char *mine = alloc(2 * stats_bytes);
 
-    for (q = 0; q < ranks; q++) {
-        rows_of(p->batch, q, &first, &rows);
-        counts[q] = (int)(rows * row_bytes);
-        displs[q] = (int)(first * row_bytes);
-    }
-    MPI_Gatherv(rank == 0 ? MPI_IN_PLACE : dx + displs[rank], counts[rank], MPI_BYTE,
-                dx, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
+    gather_rows(p->batch, p->channel * p->t->size, dx);
     memcpy(mine, dbias, stats_bytes);
     memcpy(mine + stats_bytes, dscale, stats_bytes);
-    MPI_Gather(mine, (int)(2 * stats_bytes), MPI_BYTE, stats, (int)(2 * stats_bytes), MPI_BYTE, 0, MPI_COMM_WORLD);
-    for (q = 1; rank == 0 && q < ranks; q++)
-        same &= memcmp(stats, stats + (size_t)q * 2 * stats_bytes, 2 * stats_bytes) == 0;
-    if (!same)
-        fail("the ranks' dbias or dscale differ");
-    free(counts);
-    free(displs);
-    free(stats);
+    expect_same_on_every_rank(mine, 2 * stats_bytes, "the ranks' dbias or dscale differ");
     free(mine);
 }
 
@@ -392,6 +428,243 @@ static int run_case(const dtype *t, size_t batch, size_t channel, int repeat, un
     return ok;
 }
 
+#if BNG_HAS_FORWARD
+/* ---- the forward: PARTIALS_OUT on each rank's rows, an all-gather merged in rank order
+ * from rank 0's (bng_fwd_partials_merge), PARTIALS_IN on each rank's rows ---- */
+
+/* One forward problem: x with each channel's mean 10^4 (half: 10^2) times its spread,
+ * scale, bias and the moving statistics, the same on every rank. */
+typedef struct {
+    const dtype *t;
+    size_t batch, channel;
+    unsigned char *x, *scale, *bias, *moving_mean, *moving_var;
+} fwd_problem;
+
+static void fwd_problem_init(fwd_problem *p, const dtype *t, size_t batch, size_t channel, unsigned seed)
+{
+    const double ratio = t->size == 4 ? 1e4 : 1e2;
+    size_t b, c;
+
+    p->t = t;
+    p->batch = batch;
+    p->channel = channel;
+    p->x = alloc(batch * channel * t->size);
+    p->scale = alloc(channel * t->stats_size);
+    p->bias = alloc(channel * t->stats_size);
+    p->moving_mean = alloc(channel * t->stats_size);
+    p->moving_var = alloc(channel * t->stats_size);
+    state = seed * 2654435761u + 1u;
+    for (c = 0; c < channel; c++) {
+        const double spread = uniform(0.5, 2), center = ratio * spread * (c % 2 ? -1 : 1);
+        for (b = 0; b < batch; b++)
+            t->set(p->x, b * channel + c, center + spread * uniform(-1.7, 1.7));
+        t->stats_set(p->scale, c, uniform(-1.5, 1.5));
+        t->stats_set(p->bias, c, uniform(-1, 1));
+        t->stats_set(p->moving_mean, c, uniform(-1, 1));
+        t->stats_set(p->moving_var, c, uniform(0.5, 2));
+    }
+}
+
+static void fwd_problem_free(fwd_problem *p)
+{
+    free(p->x);
+    free(p->scale);
+    free(p->bias);
+    free(p->moving_mean);
+    free(p->moving_var);
+}
+
+/* A rank's outputs: y of its rows, and its copies of the saved and moving statistics
+ * (starting from the problem's moving ones). */
+typedef struct {
+    unsigned char *y, *stats;     /* stats: mean, invar, moving mean, moving variance */
+} fwd_outputs;
+
+static void fwd_block(long long *params, const fwd_problem *p, unsigned char *stats, size_t rows,
+                      long long flags, float *partials)
+{
+    const size_t s = p->channel * p->t->stats_size;
+    int i;
+
+    for (i = 0; i < BNG_FWD_PARAMS_LEN; i++)
+        params[i] = 0;
+    params[BNG_PARAM_MEAN] = (long long)(intptr_t)stats;
+    params[BNG_PARAM_INVAR] = (long long)(intptr_t)(stats + s);
+    params[BNG_PARAM_SCALE] = (long long)(intptr_t)p->scale;
+    params[BNG_FWD_PARAM_BIAS] = (long long)(intptr_t)p->bias;
+    params[BNG_FWD_PARAM_MOVING_MEAN] = (long long)(intptr_t)(stats + 2 * s);
+    params[BNG_FWD_PARAM_MOVING_VAR] = (long long)(intptr_t)(stats + 3 * s);
+    params[BNG_PARAM_BATCH] = (long long)rows;
+    params[BNG_PARAM_CHANNEL] = (long long)p->channel;
+    params[BNG_FWD_PARAM_EPS] = bng_fwd_float(1e-3f);
+    params[BNG_FWD_PARAM_MOMENTUM] = bng_fwd_float(0.9f);
+    params[BNG_FWD_PARAM_PARTIALS] = (long long)(intptr_t)partials;
+    params[BNG_PARAM_FLAGS] = flags;
+}
+
+static long long fwd_call(const dtype *t, long long *params, void *x, void *y, int shared)
+{
+    if (!shared) {
+        t->forward_p(x, y, params);
+        return params[BNG_PARAM_STATUS];
+    }
+    memcpy(BNG_SHARED_PARAMS, params, BNG_FWD_PARAMS_LEN * sizeof *params);
+    t->forward_s(x, y, (1 << BNG_TARGET_CORES) - 1);
+    return BNG_SHARED_PARAMS[BNG_PARAM_STATUS];
+}
+
+/* One synchronized forward on this rank's rows (y at its rows of out->y). */
+static void fwd_sync_step(const fwd_problem *p, int shared, unsigned jitter, fwd_outputs *out)
+{
+    const dtype *t = p->t;
+    const size_t C = p->channel, floats = BNG_FWD_PARTIALS_FLOATS(C), s = C * t->stats_size;
+    float *mine = alloc(floats * sizeof(float)), *all = alloc((size_t)ranks * floats * sizeof(float));
+    long long params[BNG_FWD_PARAMS_LEN];
+    size_t first, rows;
+    unsigned char *x;
+    int q;
+
+    rows_of(p->batch, rank, &first, &rows);
+    x = p->x + first * C * t->size;
+    memcpy(out->stats + 2 * s, p->moving_mean, s);
+    memcpy(out->stats + 3 * s, p->moving_var, s);
+    fwd_block(params, p, out->stats, rows, BNG_FWD_PARTIALS_OUT, mine);
+    if (fwd_call(t, params, x, NULL, shared) != BNG_OK)
+        fail("the forward's PARTIALS_OUT failed");
+    if (jitter) {
+        struct timespec delay = {0, (long)(jitter * 2654435761u % 3000000u)};
+        nanosleep(&delay, NULL);
+    }
+    MPI_Allgather(mine, (int)floats, MPI_FLOAT, all, (int)floats, MPI_FLOAT, MPI_COMM_WORLD);
+    for (q = 1; q < ranks; q++)
+        bng_fwd_partials_merge(all, all + (size_t)q * floats, (long long)C);
+    fwd_block(params, p, out->stats, rows, BNG_FWD_PARTIALS_IN, all);
+    if (fwd_call(t, params, x, out->y + first * C * t->size, shared) != BNG_OK)
+        fail("the forward's PARTIALS_IN failed");
+    free(mine);
+    free(all);
+}
+
+/* Rank 0 collects y; every rank's statistics must be the same bits as rank 0's. */
+static void fwd_collect(const fwd_problem *p, fwd_outputs *out)
+{
+    gather_rows(p->batch, p->channel * p->t->size, out->y);
+    expect_same_on_every_rank(out->stats, 4 * p->channel * p->t->stats_size,
+                              "the ranks' saved or moving statistics differ");
+}
+
+/* The largest |error| / bound of y and of the saved mean against float64 on the whole
+ * batch (docs/contract.md section 15, the synchronized forward's chain: K with the
+ * ranks' merges and their own groups; R the largest distance of a value from any rank's
+ * shift, its first row). */
+static void fwd_ratios(const fwd_problem *p, const fwd_outputs *out, double ratio[2])
+{
+    const dtype *t = p->t;
+    const size_t B = p->batch, C = p->channel;
+    const double u = 1.0 / 16777216.0, out_u = t->size == 4 ? u : 1.0 / 2048;
+    const double stat_u = t->stats_size == 4 ? u : 1.0 / 2048, eps = 1e-3f;
+    const double K = 2.0 * (32 + 32 + 64 + 64 + ranks) + 16;
+    size_t b, c, first, rows;
+    int q;
+
+    ratio[0] = ratio[1] = 0;
+    for (c = 0; c < C; c++) {
+        double mu = 0, v = 0, R = 0, invstd, e_var, e_inv, gamma, beta;
+        for (b = 0; b < B; b++)
+            mu += t->get(p->x, b * C + c);
+        mu /= (double)B;
+        for (b = 0; b < B; b++) {
+            const double d = t->get(p->x, b * C + c) - mu;
+            v += d * d;
+            for (q = 0; q < ranks; q++) {
+                rows_of(B, q, &first, &rows);
+                R = fmax(R, fabs(t->get(p->x, b * C + c) - t->get(p->x, first * C + c)));
+            }
+        }
+        v /= (double)B;
+        invstd = 1.0 / sqrt(v + eps);
+        e_var = (K + 1) * u * v + (K * u * R) * (K * u * R);
+        e_inv = invstd * (e_var / (v + eps) / 2 + 4 * u);
+        gamma = t->stats_get(p->scale, c);
+        beta = t->stats_get(p->bias, c);
+        ratio[1] = fmax(ratio[1], fabs(t->stats_get(out->stats, c) - mu)
+                                  / (u * fabs(mu) + K * u * R + stat_u * fabs(mu) + 1e-300));
+        for (b = 0; b < B; b++) {
+            const double dev = t->get(p->x, b * C + c) - mu, ref = dev * invstd * gamma + beta;
+            const double bound = fabs(gamma) * (fabs(dev) * e_inv + invstd * K * u * R)
+                                 + 4 * u * (fabs(gamma * dev * invstd) + fabs(beta))
+                                 + out_u * (fabs(ref) + 6.2e-5);
+            ratio[0] = fmax(ratio[0], fabs(t->get(out->y, b * C + c) - ref) / bound);
+        }
+    }
+}
+
+static int run_forward_case(const dtype *t, size_t batch, size_t channel, int repeat, unsigned seed)
+{
+    fwd_problem p;
+    const size_t data = batch * channel * t->size, stats = 4 * channel * t->stats_size;
+    fwd_outputs o = {alloc(data), alloc(stats)}, o_s = {alloc(data), alloc(stats)};
+    uint64_t hash = 0;
+    int run, ok = 1;
+
+    fwd_problem_init(&p, t, batch, channel, seed);
+    for (run = 0; run < repeat; run++) {
+        uint64_t h;
+        fwd_sync_step(&p, 0, run ? (unsigned)(rank * 7919 + run * 104729) : 0, &o);
+        fwd_sync_step(&p, 1, run ? (unsigned)(rank * 104729 + run * 7919) : 0, &o_s);
+        fwd_collect(&p, &o);
+        fwd_collect(&p, &o_s);
+        if (rank != 0)
+            continue;
+        if (memcmp(o.y, o_s.y, data) || memcmp(o.stats, o_s.stats, stats)) {
+            fprintf(stderr, "syncbn forward: %s %zux%zu: _s differs from _p\n", t->name, batch, channel);
+            ok = 0;
+        }
+        h = fnv(fnv(1469598103934665603ull, o.y, data), o.stats, stats);
+        if (run > 0 && h != hash) {
+            fprintf(stderr, "syncbn forward: %s %zux%zu: run %d gave other bits than run 0\n", t->name,
+                    batch, channel, run);
+            ok = 0;
+        }
+        hash = h;
+    }
+    if (rank == 0) {
+        /* One process, one call on the whole batch. */
+        fwd_outputs one = {alloc(data), alloc(stats)};
+        long long params[BNG_FWD_PARAMS_LEN];
+        double ratio[2];
+
+        memcpy(one.stats + 2 * channel * t->stats_size, p.moving_mean, channel * t->stats_size);
+        memcpy(one.stats + 3 * channel * t->stats_size, p.moving_var, channel * t->stats_size);
+        fwd_block(params, &p, one.stats, batch, 0, NULL);
+        if (fwd_call(t, params, p.x, one.y, 0) != BNG_OK)
+            fail("the forward on the whole batch failed");
+        fwd_ratios(&p, &o, ratio);
+        printf("syncbn forward: %d rank%s, %s, batch %zu, %zu channels, mean 1e%d spreads: |error|/bound "
+               "y %.4f, saved mean %.4f; %d runs bit-identical, _s = _p, every rank's statistics the same: "
+               "hash %016llx\n", ranks, ranks > 1 ? "s" : "", t->name, batch, channel,
+               t->size == 4 ? 4 : 2, ratio[0], ratio[1], repeat, (unsigned long long)hash);
+        if (ratio[0] > 1 || ratio[1] > 1) {
+            fprintf(stderr, "syncbn forward: %s %zux%zu: beyond the bound\n", t->name, batch, channel);
+            ok = 0;
+        }
+        if (ranks == 1 && (memcmp(o.y, one.y, data) || memcmp(o.stats, one.stats, stats))) {
+            fprintf(stderr, "syncbn forward: %s %zux%zu: one rank differs from one call\n", t->name,
+                    batch, channel);
+            ok = 0;
+        }
+        free(one.y);
+        free(one.stats);
+    }
+    fwd_problem_free(&p);
+    free(o.y);
+    free(o.stats);
+    free(o_s.y);
+    free(o_s.stats);
+    return ok;
+}
+#endif
+
 int main(int argc, char **argv)
 {
     size_t batch = 5003;
@@ -410,6 +683,12 @@ int main(int argc, char **argv)
     if (batch < (size_t)ranks || repeat < 1)
         fail("usage: syncbn [--batch B (at least one row per rank)] [--repeat N]");
     for (i = 0; i < 2; i++) {
+#if BNG_HAS_FORWARD
+        ok &= run_forward_case(&f32, batch, channels[i], repeat, (unsigned)i + 21);
+#if BNG_HAS_F16
+        ok &= run_forward_case(&f16, batch, channels[i], repeat, (unsigned)i + 31);
+#endif
+#endif
         ok &= run_case(&f32, batch, channels[i], repeat, (unsigned)i + 1);
 #if BNG_HAS_F16
         ok &= run_case(&f16, batch, channels[i], repeat, (unsigned)i + 11);
