@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright 2026 the batchnormgrad authors */
 /* Owns: the training forward's NHWC _s, staged through the private memory of the cores
- * of core_mask: a core's job (from the launch the HAL copied), its layout of its private memory per
- * chunk, the pass over its rows for their row groups' statistics, the barrier and the
- * merge of every group, the per-channel results (the lowest selected core writes
- * them), the pass that writes y. May call: bng_fwd.h's steps, bng_staging.h (the
- * slice, the double-buffered pass, the shared scratch), bng_nhwc_memory.h's tile and
- * resident row counts, the kernel's forward ukernels, bng_hal_barrier and the HAL's
- * DMA. Compiled only for a target with the forward extension (unified memory: its
- * per-channel steps are scalar, and the generator refuses the forward on a split target).
+ * of core_mask: a core's job (from the launch the HAL copied), its layout of its
+ * private memory per chunk, the pass over its rows for their row groups' statistics,
+ * the barrier and the merge of every group, the per-channel results (the lowest
+ * selected core writes them), the pass that writes y. May call: bng_fwd.h's steps,
+ * bng_staging.h (the slice, the double-buffered pass, the shared scratch),
+ * bng_nhwc_memory.h's tile and resident row counts, the kernel's forward ukernels
+ * (traced for make model, as the backward's), bng_hal_barrier and the HAL's DMA.
+ * Compiled only for a target with the forward extension (unified memory: its
+ * per-channel steps are scalar, and the generator refuses the forward on a split
+ * target).
  *
  * The schedule is the backward's (bng_nhwc_staged.c): a core's rows are a contiguous
  * run of row groups; pass 1 takes each group's mean and M2 (the fwd_stats ukernel over
@@ -142,6 +144,8 @@ static int bng_fwd_lay_out(bng_fwd_core *c)
     c->resident_rows = keeps ? bng_nhwc_memory_last_rows(c->slice.end - c->slice.begin,
                                                          c->tiles.resident_bytes / c->row_bytes)
                              : 0;
+    if (keeps)
+        BNG_TRACE_KEEP(c->slice.end - c->slice.begin, c->resident_rows, 0);
     return 1;
 }
 
@@ -321,6 +325,7 @@ static void bng_fwd_stats_work(bng_pass *pass, unsigned t)
 
     if (tile->first % c->slice.group_rows == 0)
         c->merged = 0;
+    BNG_TRACE_KERNEL(c->job->kernel, "fwd_stats", tile->rows, c->n);
     c->job->kernel->stats(c->merged, tile->rows, c->n, c->n, tile->x, c->a.shift, c->a.part_mean,
                           c->a.part_m2);
     c->merged += tile->rows;
@@ -399,6 +404,7 @@ static void bng_fwd_y_work(bng_pass *pass, unsigned t)
     const bng_fwd_core *c = pass->room;
     const bng_tile *tile = &pass->tiles[t];
 
+    BNG_TRACE_KERNEL(c->job->kernel, "fwd_norm", tile->rows, c->n);
     c->job->kernel->norm(tile->rows, c->n, c->n, tile->x, tile->x, c->a.shift, c->a.mean,
                          c->a.gain, c->a.bias, 0);
     bng_pass_put_dx(pass, t, tile->x);

@@ -5,12 +5,14 @@
  *   trace [--copy] CALL...      CALL: f32:4096x64:0xff (dtype, batch x channel, core
  *                               mask), with :infer for is_train = 0 and :relu for the
  *                               fused ReLU backward; f32:16x64x3136:0xff is NCHW
- *                               (batch x channel x spatial)
+ *                               (batch x channel x spatial); :fwd the training
+ *                               forward's _s (batch_norm_fwd.h: the batch statistics,
+ *                               y, the saved and moving statistics) on x's shape
  *
  * A plain call is the vendor's _s; a ReLU or NCHW call is the ext _s
  * (batch_norm_grad_ext.h) with BNG_FLAG_RELU (y, the forward output, beside x and dy)
  * or BNG_FLAG_NCHW (the spatial extent in BNG_PARAM_SPATIAL). Each call's record is
- * framed by "call <dtype> <batch>x<channel>[x<spatial>] mask <mask> train <0|1>[ relu]"
+ * framed by "call <dtype> <batch>x<channel>[x<spatial>] mask <mask> train <0|1>[ relu][ fwd]"
  * and "end". Without --copy the transfers move no data and x, dy, y, dx and the
  * per-channel arrays lie in memory that may not be touched (mapped without access): the
  * driver reaches them by DMA only, so a call of any size traces in the time its kernels
@@ -41,6 +43,12 @@
 #endif
 #define HAS_RELU (BNG_HAS_EXT && BNG_HAS_RELU)
 #define HAS_NCHW (BNG_HAS_EXT && BNG_HAS_NCHW)
+#if defined(BNG_HAS_FORWARD) && BNG_HAS_FORWARD
+#define HAS_FWD 1
+#include "batch_norm_fwd.h"
+#else
+#define HAS_FWD 0
+#endif
 
 #if defined(BNG_HAS_F16) && BNG_HAS_F16
 #define HAS_HP 1
@@ -55,11 +63,14 @@ typedef struct {
     unsigned mask;
     int is_train;
     int relu;                   /* BNG_FLAG_RELU */
+    int forward;                /* the training forward's _s */
 } call;
 
 /* The arrays of one call, in the order of the parameter block where they are in it
- * (y: none, 0 bytes, without ReLU). */
-enum { X, DY, DX, MEAN, INVAR, SCALE, DBIAS, DSCALE, Y, ARRAYS };
+ * (y: none, 0 bytes, without ReLU). The forward's: x, y in DX's place, no dy; mean,
+ * invar, scale, then bias, the moving mean and the moving variance in DBIAS's, DSCALE's
+ * and MVAR's places. */
+enum { X, DY, DX, MEAN, INVAR, SCALE, DBIAS, DSCALE, Y, MVAR, ARRAYS };
 
 typedef struct {
     unsigned char *at[ARRAYS];
@@ -71,11 +82,11 @@ typedef struct {
 static void usage(void)
 {
     fprintf(stderr, "usage: trace [--copy] DTYPE:BATCHxCHANNEL[xSPATIAL]:MASK[:infer][:relu]"
-                    " ...\n");
+                    " ..., DTYPE:BATCHxCHANNEL:MASK:fwd ...\n");
     exit(2);
 }
 
-/* The words after the mask, each once: infer, relu. 1 when they are. */
+/* The words after the mask, each once: infer, relu; or fwd alone. 1 when they are. */
 static int parse_modes(const char *rest, call *c)
 {
     char word[8];
@@ -89,10 +100,12 @@ static int parse_modes(const char *rest, call *c)
             c->is_train = 0;
         else if (strcmp(word, "relu") == 0 && HAS_RELU && !c->relu)
             c->relu = 1;
+        else if (strcmp(word, "fwd") == 0 && HAS_FWD && !c->forward)
+            c->forward = 1;
         else
             return 0;
     }
-    return *rest == '\0';
+    return *rest == '\0' && !(c->forward && (c->relu || !c->is_train || c->spatial));
 }
 
 static int parse_call(const char *text, call *c)
@@ -154,9 +167,10 @@ static void place(const call *c, int copy, arrays *a)
     size_t i, at = 0;
 
     for (i = 0; i < ARRAYS; i++) {
-        const int is_data = i <= DX || (i == Y && c->relu);
+        const int is_data = i == X || i == DX || (i == DY && !c->forward) || (i == Y && c->relu);
+        const int none = i == Y || (i == DY && c->forward) || (i == MVAR && !c->forward);
         a->bytes[i] = is_data ? data_elements(c) * element_bytes(c)
-                      : i == Y ? 0 : (size_t)c->channel * stats_bytes(c);
+                      : none ? 0 : (size_t)c->channel * stats_bytes(c);
         at += round_up(a->bytes[i]);
     }
     a->block_bytes = at;
@@ -193,7 +207,8 @@ static void fill(const call *c, arrays *a)
 
     for (k = 0; k < n; k++) {
         put_value(c, a->at[X], k, (float)((int)(k * 37 % 101) - 50) / 64.0f, 1);
-        put_value(c, a->at[DY], k, (float)((int)(k * 53 % 89) - 44) / 128.0f, 1);
+        if (!c->forward)
+            put_value(c, a->at[DY], k, (float)((int)(k * 53 % 89) - 44) / 128.0f, 1);
         if (c->relu)
             put_value(c, a->at[Y], k, (float)((int)(k * 29 % 83) - 41) / 32.0f, 1);
     }
@@ -201,13 +216,45 @@ static void fill(const call *c, arrays *a)
         put_value(c, a->at[MEAN], k, (float)(k % 7) / 16.0f, 0);
         put_value(c, a->at[INVAR], k, 1.0f + (float)(k % 5) / 8.0f, 0);
         put_value(c, a->at[SCALE], k, 0.5f + (float)(k % 3) / 4.0f, 0);
+        if (c->forward) {
+            put_value(c, a->at[DBIAS], k, (float)(k % 4) / 8.0f, 0);        /* bias */
+            put_value(c, a->at[DSCALE], k, (float)(k % 6) / 16.0f, 0);      /* moving mean */
+            put_value(c, a->at[MVAR], k, 0.5f + (float)(k % 5) / 4.0f, 0);  /* moving var */
+        }
     }
 }
+
+#if HAS_FWD
+/* The forward's block: MXNet's training step, eps 1e-3, momentum 0.9. */
+static void set_fwd_params(long long *params, const call *c, const arrays *a)
+{
+    int i;
+
+    for (i = 0; i < BNG_FWD_PARAMS_LEN; i++)
+        params[i] = 0;
+    params[BNG_PARAM_MEAN] = (long long)(intptr_t)a->at[MEAN];
+    params[BNG_PARAM_INVAR] = (long long)(intptr_t)a->at[INVAR];
+    params[BNG_PARAM_SCALE] = (long long)(intptr_t)a->at[SCALE];
+    params[BNG_FWD_PARAM_BIAS] = (long long)(intptr_t)a->at[DBIAS];
+    params[BNG_FWD_PARAM_MOVING_MEAN] = (long long)(intptr_t)a->at[DSCALE];
+    params[BNG_FWD_PARAM_MOVING_VAR] = (long long)(intptr_t)a->at[MVAR];
+    params[BNG_PARAM_BATCH] = c->batch;
+    params[BNG_PARAM_CHANNEL] = c->channel;
+    params[BNG_FWD_PARAM_EPS] = bng_fwd_float(1e-3f);
+    params[BNG_FWD_PARAM_MOMENTUM] = bng_fwd_float(0.9f);
+}
+#endif
 
 static void set_params(long long *params, const call *c, const arrays *a)
 {
     int i;
 
+#if HAS_FWD
+    if (c->forward) {
+        set_fwd_params(params, c, a);
+        return;
+    }
+#endif
     for (i = 0; i < PARAMS_LEN; i++)
         params[i] = 0;
     for (i = MEAN; i <= DSCALE; i++)
@@ -247,6 +294,18 @@ static int extended(const call *c)
 static void call_s(const call *c, const arrays *a)
 {
     set_params(BNG_SHARED_PARAMS, c, a);
+#if HAS_FWD
+    if (c->forward) {
+#if HAS_HP
+        if (c->half) {
+            hp_batch_norm_forward_s(AS(half, a, X), AS(half, a, DX), (int)c->mask);
+            return;
+        }
+#endif
+        fp_batch_norm_forward_s(AS(float, a, X), AS(float, a, DX), (int)c->mask);
+        return;
+    }
+#endif
 #if HAS_HP
     if (c->half) {
         ENTRY(hp, s, c)(AS(half, a, X), AS(half, a, DY), AS(half, a, DX), (int)c->mask);
@@ -256,19 +315,30 @@ static void call_s(const call *c, const arrays *a)
     ENTRY(fp, s, c)(AS(float, a, X), AS(float, a, DY), AS(float, a, DX), (int)c->mask);
 }
 
-/* _p on copies of the inputs; 1 when dx, dbias and dscale are _s's bits. */
-static int same_as_p(const call *c, const arrays *s)
+/* _p on copies of the inputs as they were before _s (`initial`, the block's bytes); 1
+ * when every array is _s's bits. */
+static int same_as_p(const call *c, const arrays *s, const unsigned char *initial)
 {
-    long long params[PARAMS_LEN];
+    long long params[PARAMS_LEN > 16 ? PARAMS_LEN : 16];
     arrays p;
     int i, same;
 
     place(c, 1, &p);
-    memcpy(p.block, s->block, s->block_bytes);
+    memcpy(p.block, initial, s->block_bytes);
     for (i = DX; i <= DSCALE; i++)
-        if (i == DX || i >= DBIAS)
+        if (i == DX || (c->forward ? i <= INVAR : i >= DBIAS))
             memset(p.at[i], 0xff, p.bytes[i]);      /* outputs: nothing of _s's left */
     set_params(params, c, &p);
+#if HAS_FWD
+    if (c->forward) {
+#if HAS_HP
+        if (c->half)
+            hp_batch_norm_forward_p(AS(half, &p, X), AS(half, &p, DX), params);
+        else
+#endif
+            fp_batch_norm_forward_p(AS(float, &p, X), AS(float, &p, DX), params);
+    } else
+#endif
 #if HAS_HP
     if (c->half)
         ENTRY(hp, p, c)(AS(half, &p, X), AS(half, &p, DY), AS(half, &p, DX), params);
@@ -285,27 +355,37 @@ static int same_as_p(const call *c, const arrays *s)
 /* One call traced; 0 on success. */
 static int trace_call(const call *c, int copy)
 {
+    unsigned char *initial = NULL;
     arrays a;
     unsigned i;
     int ok = 1;
 
     place(c, copy, &a);
-    if (copy)
+    if (copy) {
         fill(c, &a);
+        initial = malloc(a.block_bytes);
+        if (initial == NULL) {
+            perror("trace: malloc");
+            exit(2);
+        }
+        memcpy(initial, a.block, a.block_bytes);
+    }
     bng_hal_trace_forget();
     for (i = 0; i < ARRAYS; i++)
         bng_hal_trace_region(a.at[i], a.bytes[i], "ddr");
     printf("call %s %lldx%lld", c->half ? "f16" : "f32", c->batch, c->channel);
     if (c->spatial)
         printf("x%lld", c->spatial);
-    printf(" mask %#x train %d%s\n", c->mask, c->is_train, c->relu ? " relu" : "");
+    printf(" mask %#x train %d%s%s\n", c->mask, c->is_train, c->relu ? " relu" : "",
+           c->forward ? " fwd" : "");
     call_s(c, &a);
     if (BNG_SHARED_PARAMS[BNG_PARAM_STATUS] != BNG_OK) {
         fprintf(stderr, "trace: status %lld\n", BNG_SHARED_PARAMS[BNG_PARAM_STATUS]);
         ok = 0;
     } else if (copy)
-        ok = same_as_p(c, &a);
+        ok = same_as_p(c, &a, initial);
     printf("end%s\n", copy ? (ok ? " identical" : " different") : "");
+    free(initial);
     munmap(a.block, a.block_bytes);
     return ok ? 0 : 1;
 }

@@ -38,7 +38,8 @@ def predictions(args) -> Tuple[TargetPlan, List[Tuple[Shape, Prediction]]]:
                           "missing: make model needs the part's figures (targets.yaml's header "
                           "lists the keys)")
     tp = plan_target(target)
-    shapes = parse_shapes(args.shapes) if args.shapes else default_shapes(tp.extensions)
+    shapes = parse_shapes(args.shapes) if args.shapes else default_shapes(
+        tp.extensions + (("forward",) if tp.has("forward") else ()))
     for s in shapes:
         for extension in s.extensions:
             if not tp.has(extension):
@@ -48,6 +49,7 @@ def predictions(args) -> Tuple[TargetPlan, List[Tuple[Shape, Prediction]]]:
     wanted = [(s, d, n) for d in tp.dtypes for s in shapes for n in cores]
     calls: List[Call] = parse(record(args.trace, [
         f"{d.name}:{s.size}:{(1 << n) - 1:#x}" + (":relu" if s.relu else "")
+        + (":fwd" if s.forward else "")
         for s, d, n in wanted]))
     machine = Machine.from_part(target.part)
     seconds = kernel_timer(tp, machine.clock_hz, machine.alu_per_cycle, machine.ldst_per_cycle)
@@ -61,7 +63,8 @@ def main(argv=None) -> int:
     ap.add_argument("--target", required=True)
     ap.add_argument("--trace", required=True, help="the trace program (make model builds it)")
     ap.add_argument("--shapes", help='"BATCHxCHANNEL ...", BATCHxCHANNEL:relu (fused ReLU), '
-                    'BATCHxCHANNELxSPATIAL (NCHW) (default: ResNet-50 and the bench)')
+                    'BATCHxCHANNELxSPATIAL (NCHW), BATCHxCHANNEL:fwd (the training forward) '
+                    '(default: ResNet-50 and the bench)')
     ap.add_argument("--cores", help='"1 8": core counts (default: all the target has)')
     ap.add_argument("--csv", help="write one line per call here")
     args = ap.parse_args(argv)

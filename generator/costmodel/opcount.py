@@ -1,5 +1,6 @@
-"""Vector operations of the generated ukernels, counted from the template that writes
-them, and of the driver's ReLU mask steps.
+"""Vector operations of the generated ukernels (the backward's and the training
+forward's), counted from the template that writes them, and of the driver's ReLU mask
+steps.
 
 templates/ukernel_ops.j2 spells each ukernel's arithmetic once, in macros: per row
 reduce_load and reduce_add (reduce), dx_train_store, dx_infer_store; per block of
@@ -35,7 +36,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, Optional, Tuple
 
 from ..order import BLOCK_ROWS, NCHW_BLOCK_VECTORS
-from ..plan import OPS, DTypePlan, Kernel, TargetPlan
+from ..plan import FWD_OPS, OPS, DTypePlan, Kernel, TargetPlan
 from ..render import environment, template_context
 
 OPERATION = re.compile(r"bng_f32x(\d+)_(\w+)\(")
@@ -108,11 +109,13 @@ class KernelCosts:
                                                        command=tp.command)
         self.ops = env.get_template("ukernel_ops.j2").make_module(context)
         self.nhwc = env.get_template("nhwc_ukernels.j2").make_module(context)
+        self.fwd = (env.get_template("fwd_nhwc_ukernels.j2").make_module(context)
+                    if tp.fwd_ops else None)
 
     @functools.lru_cache(maxsize=None)
     def _macro(self, name: str, lanes: int) -> Slots:
         """One vector of `lanes`: the macro rendered with placeholder operands."""
-        m, nhwc = self.ops, self.nhwc
+        m, nhwc, fwd = self.ops, self.nhwc, self.fwd
         text = {
             "reduce_row": lambda: str(m.reduce_load(lanes, 0, "x", "dy", "mean"))
             + str(m.reduce_add(lanes, 0)),
@@ -127,6 +130,16 @@ class KernelCosts:
             # (the generic dx_infer passes the gain as a load, inline in the template)
             "generic_dx_infer_row": lambda: str(m.dx_infer_store(
                 lanes, "dy", "dx", f"{m.f32x(lanes)}_load_f32(gain + c)")),
+            # the training forward's (fwd_nhwc_ukernels.j2): a row's two sweeps, a block's
+            # mean and merge; y's row; the generic kernel's columns and row
+            "fwd_stats_row": lambda: str(m.fwd_block_sum(lanes, 0, "x", "shift"))
+            + str(m.fwd_block_m2(lanes, 0, "x", "shift")),
+            "fwd_stats_block": lambda: str(m.fwd_block_mean(lanes, 0))
+            + str(m.fwd_block_merge(lanes, 0, "gm", "gq")),
+            "fwd_norm_row": lambda: str(m.fwd_norm_store(lanes, "x", "y", "shift", "mean", "gain",
+                                                         "bias")),
+            "generic_fwd_stats": lambda: str(fwd.generic_stats_columns(lanes)),
+            "generic_fwd_norm_row": lambda: str(fwd.generic_norm(lanes)),
         }[name]()
         return count(text, self.vector_lanes)
 
@@ -145,11 +158,16 @@ class KernelCosts:
     def cost(self, kernel: Kernel, op: str, channels: int) -> OpCost:
         """A call of `op` of `kernel` over rows of `channels` (the count the driver passes:
         padded on a split target)."""
-        assert op in OPS, op
+        assert op in OPS + FWD_OPS, op
         row, block = Slots(), Slots()
         generic = kernel.channels is None
         for lanes, n in self._widths(kernel, channels).items():
-            if op == "reduce":
+            if op == "fwd_stats":
+                per_row = self._macro("fwd_stats_row", lanes)
+                row += per_row * n
+                block += (self._macro("generic_fwd_stats", lanes) - per_row if generic
+                          else self._macro("fwd_stats_block", lanes)) * n
+            elif op == "reduce":
                 per_row = self._macro("reduce_row", lanes)
                 row += per_row * n
                 block += (self._macro("generic_reduce", lanes) - per_row if generic
@@ -197,10 +215,11 @@ def relu_step_seconds(tp: TargetPlan, dtype: DTypePlan, op: str, rows: int, chan
 
 
 def kernel_by_entry(tp: TargetPlan, entry: str) -> Optional[Tuple[DTypePlan, Kernel]]:
-    """The plan's kernel whose table entry is `entry` (a trace names them so)."""
+    """The plan's kernel whose table entry, or training forward's table entry, is
+    `entry` (a trace names them so)."""
     for d in tp.dtypes:
         for k in d.kernels:
-            if k.table_entry == entry:
+            if entry == k.table_entry or (tp.fwd_ops and entry == k.fwd_table_entry):
                 return d, k
     return None
 

@@ -276,6 +276,10 @@ def minimum_ddr_bytes(call: Call, element_bytes: int, stats_bytes: int) -> int:
     """The least the call can move to and from DDR: x and dy read once (and y, with the
     fused ReLU), dx written once, mean, invar and scale read once, dbias and dscale
     written once (in inference too: dbias and dscale need x and dy). NCHW moves what
-    NHWC does: the same elements in another order."""
+    NHWC does: the same elements in another order. The training forward: x read once, y
+    written once; scale, bias and the moving statistics read, the saved and the moving
+    statistics written (eight per-channel arrays)."""
+    if call.forward:
+        return 2 * call.elements * element_bytes + 8 * call.channel * stats_bytes
     arrays = 4 if call.relu else 3
     return arrays * call.elements * element_bytes + 5 * call.channel * stats_bytes

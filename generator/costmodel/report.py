@@ -6,7 +6,7 @@ import io
 from typing import Dict, List, Set, Tuple
 
 from ..model import PartFigures
-from ..plan import OPS, TargetPlan
+from ..plan import FWD_OPS, OPS, TargetPlan
 from .opcount import RELU_STEP_OPS, RELU_VECTOR_SLOTS, KernelCosts, nchw_dtype, relu_step_cycles
 from .replay import BOUNDS, Prediction
 from .shapes import Shape
@@ -28,7 +28,9 @@ def kernel_table(tp: TargetPlan, used: Set[Tuple[str, int]], masked: bool = Fals
     some, of each kernel the calls used (table entry, channels); per plane of an NCHW
     ukernel set's (entry, elements); the ReLU steps' costs when a call masked."""
     costs = {d.name: KernelCosts(tp, d) for d in tp.dtypes}
-    by_entry = {k.table_entry: (d, k) for d in tp.dtypes for k in d.kernels}
+    by_entry = {k.table_entry: (d, k, OPS) for d in tp.dtypes for k in d.kernels}
+    by_entry.update({k.fwd_table_entry: (d, k, FWD_OPS) for d in tp.dtypes for k in d.kernels
+                     if tp.fwd_ops})
     lines = ["kernel issue slots (ALU + load/store) per row, [per 32-row block]:"]
     for entry, channels in sorted(used):
         if entry not in by_entry:
@@ -37,9 +39,9 @@ def kernel_table(tp: TargetPlan, used: Set[Tuple[str, int]], masked: bool = Fals
                      for c in [costs[d.name].nchw_cost(op, channels)]]
             lines.append(f"  {entry} (NCHW, per plane of {channels}): " + ", ".join(parts))
             continue
-        d, k = by_entry[entry]
+        d, k, ops = by_entry[entry]
         parts = []
-        for op in OPS:
+        for op in ops:
             c = costs[d.name].cost(k, op, channels)
             block = f" [{c.block.alu}+{c.block.ldst}]" if c.block.alu or c.block.ldst else ""
             parts.append(f"{op} {c.row.alu}+{c.row.ldst}{block}")
@@ -71,7 +73,8 @@ LEGEND = (
     "columns: layers how many layers of the network have the shape; cores the cores the "
     "call runs on; predicted_us the predicted time of one call; floor_us the DDR floor, the "
     "least bytes the call can move (x, dy read once, dx written once, the per-channel "
-    "arrays once; y too with the fused ReLU) at ddr_mb_per_s; floor% the floor as a share "
+    "arrays once; y too with the fused ReLU; the training forward: x read once, y written "
+    "once) at ddr_mb_per_s; floor% the floor as a share "
     "of the prediction (100: as fast as the memory allows); own% the time the call's own "
     "DDR bytes take, as a share (how busy the schedule keeps DDR); DDR_MB, min_MB the "
     "bytes moved to and from DDR and the least, xmin their ratio; GSM_MB the bytes to and "
@@ -131,12 +134,12 @@ def write_csv(path: str, rows: List[Tuple[Shape, Prediction]]) -> None:
     w = csv.writer(out, lineterminator="\n")
     w.writerow(["label", "dtype", "batch", "channel", "cores", "layers", "predicted_us", "floor_us",
                 "ddr_bytes", "min_ddr_bytes", "gsm_bytes", "am_bytes", "bound"]
-               + [f"{k}_us" for k in BOUNDS] + ["barrier_us", "spatial", "relu"])
+               + [f"{k}_us" for k in BOUNDS] + ["barrier_us", "spatial", "relu", "forward"])
     for s, p in rows:
         w.writerow([s.label, p.call.dtype, s.batch, s.channel, p.call.cores, s.layers,
                     f"{p.seconds * 1e6:.3f}", f"{p.floor_seconds * 1e6:.3f}", p.bytes["ddr"],
                     p.min_ddr_bytes, p.bytes["gsm"], p.bytes["am"], p.bound]
                    + [f"{p.spent[k] * 1e6:.3f}" for k in BOUNDS + ("barrier",)]
-                   + [s.spatial, int(s.relu)])
+                   + [s.spatial, int(s.relu), int(s.forward)])
     with open(path, "w", encoding="utf-8") as f:
         f.write(out.getvalue())

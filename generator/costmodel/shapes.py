@@ -1,7 +1,7 @@
 """The shapes make model predicts by default: every batch-norm layer of ResNet-50 at
 batch 1, 8 and 32, and the bench's shapes (bench/bench.c); at batch 32, where the
-target has the extensions, its layers followed by a ReLU with the fused ReLU backward
-and every layer in NCHW."""
+target has the extensions, its layers followed by a ReLU with the fused ReLU backward,
+every layer in NCHW, and every layer's training forward."""
 
 import re
 from dataclasses import dataclass, replace
@@ -18,6 +18,7 @@ class Shape:
     layers: int = 1     # how many layers of the network have it
     spatial: int = 0    # NCHW (the nchw extension): H*W; 0: NHWC
     relu: bool = False  # the fused ReLU backward (the relu extension)
+    forward: bool = False   # the training forward's _s (the forward extension)
 
     @property
     def size(self) -> str:
@@ -26,13 +27,15 @@ class Shape:
 
     @property
     def extensions(self) -> Tuple[str, ...]:
-        """The extensions the call uses: nchw, relu, both, or none (the vendor's call)."""
-        return tuple(name for name, used in (("nchw", bool(self.spatial)), ("relu", self.relu))
-                     if used)
+        """The extensions the call uses: nchw, relu, both, forward, or none (the vendor's
+        call)."""
+        return tuple(name for name, used in (("nchw", bool(self.spatial)), ("relu", self.relu),
+                                             ("forward", self.forward)) if used)
 
     @property
     def extension(self) -> str:
-        """The extensions as a label: "nchw", "relu", "nchw relu", or "" (the vendor's)."""
+        """The extensions as a label: "nchw", "relu", "nchw relu", "forward", or "" (the
+        vendor's)."""
         return " ".join(self.extensions)
 
 
@@ -72,23 +75,30 @@ def default_shapes(extensions: Tuple[str, ...] = ()) -> List[Shape]:
     if "nchw" in extensions:
         out += [Shape(n, c, _layer(n, pixels, c) + " nchw", layers, spatial=pixels)
                 for pixels, c, layers, _ in RESNET50]
+    if "forward" in extensions:
+        out += [Shape(n * pixels, c, _layer(n, pixels, c) + " forward", layers, forward=True)
+                for pixels, c, layers, _ in RESNET50]
     return out
 
 
 SHAPE = re.compile(r"([1-9][0-9]{0,9})x([1-9][0-9]{0,4})(?:x([1-9][0-9]{0,9}))?(:relu)?\Z")
+FORWARD = re.compile(r"([1-9][0-9]{0,9})x([1-9][0-9]{0,4}):fwd\Z")
 
 
 def parse_shapes(text: str) -> List[Shape]:
     """SHAPES="BxC ...": batch (rows) x channel; BxC:relu with the fused ReLU backward;
-    NxCxS in NCHW (batch x channel x spatial), NxCxS:relu with the fused ReLU."""
+    NxCxS in NCHW (batch x channel x spatial), NxCxS:relu with the fused ReLU; BxC:fwd
+    the training forward."""
     out = []
     for word in text.replace(",", " ").split():
-        m = SHAPE.match(word)
-        if not m:
+        m, f = SHAPE.match(word), FORWARD.match(word)
+        if not m and not f:
             raise ConfigError("SHAPES", word, "not a shape; write BATCHxCHANNEL, e.g. 401408x64, "
-                              "BATCHxCHANNEL:relu (fused ReLU) or BATCHxCHANNELxSPATIAL (NCHW)")
-        shape = Shape(int(m.group(1)), int(m.group(2)), "SHAPES",
-                      spatial=int(m.group(3) or 0), relu=bool(m.group(4)))
+                              "BATCHxCHANNEL:relu (fused ReLU), BATCHxCHANNELxSPATIAL (NCHW) or "
+                              "BATCHxCHANNEL:fwd (the training forward)")
+        shape = (Shape(int(f.group(1)), int(f.group(2)), "SHAPES", forward=True) if f else
+                 Shape(int(m.group(1)), int(m.group(2)), "SHAPES",
+                       spatial=int(m.group(3) or 0), relu=bool(m.group(4))))
         out.append(replace(shape, label=f"SHAPES {shape.extension}".rstrip()))
     if not out:
         raise ConfigError("SHAPES", "", "no shape given")

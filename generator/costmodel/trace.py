@@ -71,6 +71,7 @@ class Call:
     regions: Tuple[Region, ...]
     spatial: int = 0          # NCHW's H*W; 0: NHWC
     relu: bool = False        # BNG_FLAG_RELU: y read beside x and dy
+    forward: bool = False     # the training forward's _s: x in, y out
 
     @property
     def cores(self) -> int:
@@ -78,7 +79,7 @@ class Call:
 
     @property
     def elements(self) -> int:
-        """Elements of each of x, dy, dx (and y)."""
+        """Elements of each of x, dy, dx (and y); the forward's x and y."""
         return self.batch * self.channel * (self.spatial or 1)
 
     def transfers(self):
@@ -141,6 +142,8 @@ def parse(text: str) -> List[Call]:
                 extra = {"spatial": spatial[0]} if spatial else {}
                 if words[7:] == ["relu"]:
                     extra["relu"] = True
+                elif words[7:] == ["fwd"]:
+                    extra["forward"] = True
                 elif words[7:]:
                     raise TraceError(f"line {number}: not a call: {line}")
                 head = (dtype, batch, channel, int(mask, 16), train == "1", extra)

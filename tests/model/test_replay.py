@@ -122,6 +122,17 @@ class OperationCountTest(unittest.TestCase):
         self.assertEqual(costs.cost(k, "dx_train", 100).row, Slots(50, 70))
         self.assertEqual(costs.cost(k, "dx_infer", 100).row, Slots(10, 30))
 
+    def test_forward_f32_c64(self):
+        """The training forward's ukernels, 4 vectors of 16 lanes: fwd_stats per row its
+        two sweeps (load, subtract, add; load, subtract twice, multiply, add), per block
+        the mean (a divide, a broadcast, a zero) and the merge; fwd_norm per row load,
+        subtract twice, multiply, add, store."""
+        costs, kernels = self.costs("f32")
+        k = kernels[64]
+        self.assertEqual(costs.cost(k, "fwd_stats", 64).row, Slots(24, 8))
+        self.assertEqual(costs.cost(k, "fwd_norm", 64).row, Slots(16, 8))
+        self.assertEqual(costs.cost(k, "fwd_stats", 64).block.ldst, 0)
+
     def test_half_vectors_take_two_slots_and_convert(self):
         """f16 at 32 lanes on a 16-float register: 2 slots an operation, and each half
         load or store also converts (an arithmetic slot). c64: 2 vectors of 32."""
@@ -183,11 +194,13 @@ class ShapesTest(unittest.TestCase):
                 parse_shapes(word)
 
     def test_default_extension_shapes(self):
-        """ResNet-50 at batch 32: the 33 layers a ReLU follows, all 53 in NCHW; none
-        without the extensions."""
-        shapes = default_shapes(("relu", "nchw"))
+        """ResNet-50 at batch 32: the 33 layers a ReLU follows, all 53 in NCHW, all 53's
+        training forward; none without the extensions."""
+        shapes = default_shapes(("relu", "nchw", "forward"))
         self.assertEqual(sum(s.layers for s in shapes if s.relu), 33)
         self.assertEqual(sum(s.layers for s in shapes if s.spatial), 53)
+        self.assertEqual(sum(s.layers for s in shapes if s.forward), 53)
+        self.assertEqual(parse_shapes("100x64:fwd")[0].extension, "forward")
         self.assertEqual([s for s in default_shapes() if s.extension], [])
 
 

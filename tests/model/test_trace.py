@@ -190,6 +190,20 @@ class TraceHalTest(unittest.TestCase):
         ends = [line for line in trace(*calls, copy=True).splitlines() if line.startswith("end")]
         self.assertEqual(ends, ["end identical"] * len(calls))
 
+    def test_forward_calls_give_the_bits_of_forward_p(self):
+        """The training forward's _s (rows resident and streamed, specialized and
+        generic, one core and several) against its _p on the same inputs, the moving
+        statistics as they were before either."""
+        calls = ["f32:1000x64:0xff:fwd", "f16:777x100:0x25:fwd", "f32:20000x256:0x7:fwd",
+                 "f16:30000x64:0x1:fwd"]
+        ends = [line for line in trace(*calls, copy=True).splitlines() if line.startswith("end")]
+        self.assertEqual(ends, ["end identical"] * len(calls))
+        (call,) = parse(trace("f32:4x64:0x1:fwd"))
+        self.assertTrue(call.forward)
+        ops = {e.op for r in call.regions for events in r.values() for e in events
+               if getattr(e, "op", None)}
+        self.assertEqual(ops, {"fwd_stats", "fwd_norm"})
+
     def test_the_header_says_what_was_called(self):
         """A plain call's header is the vendor's; the ext ones name the flag's input."""
         heads = [line for line in trace("f32:4x64:0x1", "f32:4x64:0x1:relu", "f16:2x3x49:0x1:infer")
@@ -203,7 +217,8 @@ class TraceHalTest(unittest.TestCase):
     def test_calls_it_cannot_make_are_refused(self):
         """A mode twice, a shape or mode that is not one."""
         for spec in ("f32:4x64:0x1:relu:relu", "f32:4x64:0x1:infer:infer",
-                     "f32:4x64x:0x1", "f32:4x64:0x1:fast"):
+                     "f32:4x64x:0x1", "f32:4x64:0x1:fast", "f32:4x64:0x1:fwd:relu",
+                     "f32:4x64:0x1:infer:fwd", "f32:4x64x49:0x1:fwd"):
             with self.subTest(spec=spec):
                 done = subprocess.run([program("trace"), spec], capture_output=True, text=True)
                 self.assertEqual(done.returncode, 2)

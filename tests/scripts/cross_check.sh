@@ -355,7 +355,7 @@ mutant conformance_scalar_write include/programs/bng_hal_conformance.c \
 # scalar memory (a stack array).
 # shellcheck disable=SC2086
 mutant scalar_read include/bng_nhwc_staged.c \
-  's|^    for (g = 0; g < c->groups; g += piece) {$|    if (mem->sum_dy[0] != 0.0f) return;\n&|' \
+  's|^    for (g = 0; g < c->slice.groups; g += piece) {$|    if (mem->sum_dy[0] != 0.0f) return;\n&|' \
   'dereference of noderef expression' $sparse_flags
 # shellcheck disable=SC2086
 mutant vector_load_sm include/bng_steps.c \
