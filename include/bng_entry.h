@@ -23,7 +23,7 @@ void bng_entry_shared(const bng_dtype_config *dtype, void *x, void *dy, void *dx
  * shape as arguments): checked and run as the vendor's call given the block
  * bng_params_block builds from them, the same bits, in the caller's frame (never
  * BNG_SHARED_PARAMS). The status is the calling core's last status,
- * bng_status_last: BNG_OK before its first call; on a core outside core_mask
+ * bng_last_status() (bng_status.c): BNG_OK before its first call; on a core outside core_mask
  * that the SPMD launch model made call _s, BNG_STATUS_NOT_SELECTED when the call passed
  * the checks (the selected cores have the outcome), else the checks' error. */
 void bng_entry_private_args(const bng_dtype_config *dtype, void *x, void *dy, void *dx,

@@ -109,14 +109,15 @@ int bng_fwd_params_check(const bng_fwd_config *config, const long long *params, 
 /* The entry point of fp_/hp_batch_norm_forward_p: check, run, the status in the block. */
 void bng_fwd_entry_private(const bng_fwd_config *config, void *x, void *y, long long *params);
 /* The vendor's inference calls (fp_/hp_batchnorm_s, fp_/hp_fusedbatchnorm_s): the
- * forward with BNG_FWD_GLOBAL_STATS on the cores of core_mask, from arguments (a block
- * in the caller's frame, never BNG_SHARED_PARAMS); scale NULL: gamma 1
- * (BNG_FWD_FIX_GAMMA), offset NULL: bias 0; nothing saved. The status is the calling
- * core's last (bng_status_keep), as the explicit-argument calls'. */
-void bng_fwd_entry_inference(const bng_fwd_config *config, const void *input, void *output,
-                             const void *scale, const void *offset, const void *mean,
-                             const void *variance, int unit, int channel, float epsilon,
-                             int core_mask);
+ * forward with BNG_FWD_GLOBAL_STATS and `flags` (batchnorm_s's BNG_FWD_FIX_GAMMA and
+ * BNG_FWD_NO_BIAS: it has no scale or offset) on the cores of core_mask, from
+ * arguments (a block in the caller's frame, never BNG_SHARED_PARAMS); nothing saved.
+ * The status is the calling core's last (bng_status_keep), as the explicit-argument
+ * calls'. */
+void bng_fwd_entry_inference(const bng_fwd_config *config, long long flags, const void *input,
+                             void *output, const void *scale, const void *offset,
+                             const void *mean, const void *variance, int unit, int channel,
+                             float epsilon, int core_mask);
 /* The entry point of fp_/hp_batch_norm_forward_s: the block at BNG_SHARED_PARAMS read
  * once, check, run on the cores of core_mask, the status back there (SPMD: on every
  * selected core). */

@@ -3,8 +3,9 @@
 /* Owns: the training forward's entry points (fp_/hp_batch_norm_forward_p's and _s's
  * bodies, and the vendor's inference calls' on a block of their arguments): check the
  * call (bng_fwd_params.c), run it (_p: bng_fwd_nhwc_direct.c; _s: bng_fwd_nhwc_staged.c
- * on the cores of core_mask, through bng_hal_parallel), report the status. May call: bng_fwd.h, bng_hal_parallel, bng_entry.h's status helpers.
- * Compiled only for a target with the forward extension.
+ * on the cores of core_mask, through bng_hal_parallel), report the status. May call:
+ * bng_fwd.h, bng_hal_parallel, bng_status.h. Compiled only for a target with the
+ * forward extension.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -73,10 +74,10 @@ static long long bng_fwd_slot(const void *array)
     return (long long)(uintptr_t)array;
 }
 
-void bng_fwd_entry_inference(const bng_fwd_config *config, const void *input, void *output,
-                             const void *scale, const void *offset, const void *mean,
-                             const void *variance, int unit, int channel, float epsilon,
-                             int core_mask)
+void bng_fwd_entry_inference(const bng_fwd_config *config, long long flags, const void *input,
+                             void *output, const void *scale, const void *offset,
+                             const void *mean, const void *variance, int unit, int channel,
+                             float epsilon, int core_mask)
 {
     long long params[BNG_FWD_PARAMS_LEN] = {0};
 
@@ -87,9 +88,7 @@ void bng_fwd_entry_inference(const bng_fwd_config *config, const void *input, vo
     params[BNG_PARAM_BATCH] = unit;
     params[BNG_PARAM_CHANNEL] = channel;
     params[BNG_FWD_PARAM_EPS] = bng_fwd_float(epsilon);
-    params[BNG_PARAM_FLAGS] = BNG_FWD_GLOBAL_STATS | BNG_FWD_NO_SAVE
-                              | (scale == NULL ? BNG_FWD_FIX_GAMMA : 0)
-                              | (offset == NULL ? BNG_FWD_NO_BIAS : 0);
+    params[BNG_PARAM_FLAGS] = BNG_FWD_GLOBAL_STATS | BNG_FWD_NO_SAVE | flags;
     bng_status_keep(bng_fwd_s_block(config, params,
                                           BNG_FWD_FLAGS | BNG_FWD_NO_BIAS | BNG_FWD_NO_SAVE,
                                           input, output, core_mask));

@@ -66,13 +66,15 @@ static unsigned fwd_outputs(long long flags)
 }
 
 /* PARTIALS_IN: the rows the partials cover, from its two limbs (batch_norm_fwd.h), or 0
- * when they are not integers in [0, 2^24) (NaN included) or cover no row. */
+ * when they are not integers in [0, 2^24) (NaN included), or cover more rows than a
+ * size_t counts (2^32 and more on a 32-bit part), or none. */
 static size_t fwd_partials_rows(const float *partials, size_t channel)
 {
     const float low = partials[3 * channel], high = partials[3 * channel + 1];
 
     if (!(low >= 0.0f && low < BNG_FWD_PARTIALS_LIMB && high >= 0.0f && high < BNG_FWD_PARTIALS_LIMB)
-        || low != (float)(long)low || high != (float)(long)high)
+        || low != (float)(long)low || high != (float)(long)high
+        || (size_t)high > ((size_t)-1 >> 24))
         return 0;
     return (size_t)low + (size_t)high * (size_t)BNG_FWD_PARTIALS_LIMB;
 }
@@ -128,7 +130,8 @@ int bng_fwd_params_check(const bng_fwd_config *config, const long long *params, 
                          const void *y, long long allowed, bng_fwd_call *call)
 {
     const long long flags = params[BNG_PARAM_FLAGS];
-    const unsigned used = fwd_arrays_used(flags);
+    /* the arrays of the flags the caller may set: a bit it may not is unknown (below) */
+    const unsigned used = fwd_arrays_used(flags & allowed);
     const size_t element = config->sizes.element_bytes, stat = config->sizes.stats_bytes;
     const float eps = fwd_float(params[BNG_FWD_PARAM_EPS]);
     uintptr_t at[FWD_ARRAYS];
@@ -192,5 +195,5 @@ int bng_fwd_params_check(const bng_fwd_config *config, const long long *params, 
                                        : i == FWD_PARTIALS ? BNG_FWD_PARTIALS_FLOATS(call->channel)
                                        : call->channel));
     }
-    return fwd_check_overlap(span, used, fwd_outputs(flags));
+    return fwd_check_overlap(span, used, fwd_outputs(flags & allowed));
 }

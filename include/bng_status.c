@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright 2026 the batchnormgrad authors */
-/* Owns: the entry points' status reporting (bng_status.h), and on a host the parameter
- * block of _s (BNG_SHARED_PARAMS). May call: nothing of the library's but the HAL's
+/* Owns: the entry points' status reporting (bng_status.h), the public bng_last_status()
+ * (batchnormgrad.h), and on a host the parameter block of _s (BNG_SHARED_PARAMS). May call: nothing of the library's but the HAL's
  * answer codes (bng_hal.h).
  */
+#include "batchnormgrad.h"     /* bng_last_status, BNG_NOT_SELECTED */
 #include "bng_status.h"
 #include "bng_hal.h"
 
@@ -44,14 +45,19 @@ int bng_status_of_hal(int hal)
 #define BNG_CORE_LOCAL
 #endif
 #endif
-static BNG_CORE_LOCAL int bng_last_status = BNG_OK;
+static BNG_CORE_LOCAL int bng_kept_status = BNG_OK;
+
+/* The public header's value (batchnormgrad.h) and the driver's agree. */
+typedef char bng_not_selected_agrees[BNG_NOT_SELECTED == BNG_STATUS_NOT_SELECTED ? 1 : -1];
 
 void bng_status_keep(int status)
 {
-    bng_last_status = status;
+    bng_kept_status = status;
 }
 
-int bng_status_last(void)
+/* batchnormgrad.h's: here, beside the status it reads, so that a firmware that calls
+ * only the forward's vendor calls links nothing of the backward to read their status. */
+int bng_last_status(void)
 {
-    return bng_last_status;
+    return bng_kept_status;
 }

@@ -26,8 +26,8 @@ void bng_status_report(BNG_SHARED long long *shared_params, int status);
  * (BNG_HAL_IDLE), else BNG_ENOMEM. */
 int bng_status_of_hal(int hal);
 /* The calling core's last status of a call without a status slot (the explicit-argument
- * calls, the forward's vendor calls): kept, and read (BNG_OK before the first). */
+ * calls, the forward's vendor calls), which bng_last_status() (batchnormgrad.h) reads:
+ * BNG_OK before the first. */
 void bng_status_keep(int status);
-int bng_status_last(void);
 
 #endif /* BNG_STATUS_H */

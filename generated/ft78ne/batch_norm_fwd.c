@@ -66,12 +66,12 @@ void fp_batch_norm_forward_s(float *x, float *y, int core_mask)
 
 void fp_batchnorm_s(float *input, float *output, float *mean, float *variance, int unit, int channel, float epsilon, int core_mask)
 {
-    bng_fwd_entry_inference(&bng_f32_fwd_config, input, output, NULL, NULL, mean, variance,
-                            unit, channel, epsilon, core_mask);
+    bng_fwd_entry_inference(&bng_f32_fwd_config, BNG_FWD_FIX_GAMMA | BNG_FWD_NO_BIAS, input,
+                            output, NULL, NULL, mean, variance, unit, channel, epsilon, core_mask);
 }
 
 void fp_fusedbatchnorm_s(const float *input, const float *scale, const float *offset, const float *mean, const float *variance, float epsilon, int channel, int unit, int core_mask, float *output)
 {
-    bng_fwd_entry_inference(&bng_f32_fwd_config, input, output, scale, offset, mean,
-                            variance, unit, channel, epsilon, core_mask);
+    bng_fwd_entry_inference(&bng_f32_fwd_config, 0, input, output, scale, offset,
+                            mean, variance, unit, channel, epsilon, core_mask);
 }

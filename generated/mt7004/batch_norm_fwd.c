@@ -66,14 +66,14 @@ void fp_batch_norm_forward_s(float *x, float *y, int core_mask)
 
 void fp_batchnorm_s(float *input, float *output, float *mean, float *variance, int unit, int channel, float epsilon, int core_mask)
 {
-    bng_fwd_entry_inference(&bng_f32_fwd_config, input, output, NULL, NULL, mean, variance,
-                            unit, channel, epsilon, core_mask);
+    bng_fwd_entry_inference(&bng_f32_fwd_config, BNG_FWD_FIX_GAMMA | BNG_FWD_NO_BIAS, input,
+                            output, NULL, NULL, mean, variance, unit, channel, epsilon, core_mask);
 }
 
 void fp_fusedbatchnorm_s(const float *input, const float *scale, const float *offset, const float *mean, const float *variance, float epsilon, int channel, int unit, int core_mask, float *output)
 {
-    bng_fwd_entry_inference(&bng_f32_fwd_config, input, output, scale, offset, mean,
-                            variance, unit, channel, epsilon, core_mask);
+    bng_fwd_entry_inference(&bng_f32_fwd_config, 0, input, output, scale, offset,
+                            mean, variance, unit, channel, epsilon, core_mask);
 }
 
 /* ==== f16: half data, bng_hp_stats_t per-channel arrays ==== */
@@ -133,12 +133,12 @@ static const bng_fwd_config bng_f16_fwd_batchnorm_config = {
 
 void hp_batchnorm_s(half *input, half *output, float *mean, float *variance, int unit, int channel, float epsilon, int core_mask)
 {
-    bng_fwd_entry_inference(&bng_f16_fwd_batchnorm_config, input, output, NULL, NULL, mean, variance,
-                            unit, channel, epsilon, core_mask);
+    bng_fwd_entry_inference(&bng_f16_fwd_batchnorm_config, BNG_FWD_FIX_GAMMA | BNG_FWD_NO_BIAS, input,
+                            output, NULL, NULL, mean, variance, unit, channel, epsilon, core_mask);
 }
 
 void hp_fusedbatchnorm_s(const half *input, const half *scale, const half *offset, const half *mean, const half *variance, float epsilon, int channel, int unit, int core_mask, half *output)
 {
-    bng_fwd_entry_inference(&bng_f16_fwd_config, input, output, scale, offset, mean,
-                            variance, unit, channel, epsilon, core_mask);
+    bng_fwd_entry_inference(&bng_f16_fwd_config, 0, input, output, scale, offset,
+                            mean, variance, unit, channel, epsilon, core_mask);
 }

@@ -15,13 +15,6 @@
 #include "bng_kernels.h"
 #include "bng_entry.h"
 
-/* The public header's value and the driver's agree. */
-typedef char bng_not_selected_agrees[BNG_NOT_SELECTED == BNG_STATUS_NOT_SELECTED ? 1 : -1];
-
-int bng_last_status(void)
-{
-    return bng_status_last();
-}
 
 void fp_batchnormgrad_s(float *x, float *dy, float *mean, float *invar, float *scale, int batch, int channel, int is_train, float *dx, float *dbias, float *dscale, int core_mask)
 {
