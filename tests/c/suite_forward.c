@@ -983,7 +983,7 @@ typedef struct {
     int unit, channel, core_mask;
     float epsilon;
     int status[BNG_TARGET_CORES];
-    unsigned called;               /* the cores that made it */
+    int called[BNG_TARGET_CORES];  /* the cores that made it: each writes its own */
 } fwd_vendor_call;
 
 static void fwd_vendor_on_core(void *p)
@@ -998,7 +998,7 @@ static void fwd_vendor_on_core(void *p)
         v->t->batchnorm_s((void *)v->input, v->output, (float *)v->mean, (float *)v->variance,
                           v->unit, v->channel, v->epsilon, v->core_mask);
     v->status[core] = bng_last_status();
-    v->called |= 1u << core;
+    v->called[core] = 1;
 }
 
 /* The call's status: the one every core that took part reported (BNG_NOT_SELECTED on a
@@ -1008,10 +1008,10 @@ static int fwd_vendor_run(fwd_vendor_call *v)
     unsigned core;
     int status = BNG_NOT_SELECTED;
 
-    v->called = 0;
+    memset(v->called, 0, sizeof v->called);
     bng_test_on_cores(fwd_vendor_on_core, v);
     for (core = 0; core < BNG_TARGET_CORES; core++) {
-        if (!(v->called >> core & 1u) || v->status[core] == BNG_NOT_SELECTED)
+        if (!v->called[core] || v->status[core] == BNG_NOT_SELECTED)
             continue;
         if (status != BNG_NOT_SELECTED && v->status[core] != status)
             ck_abort_msg("%s vendor call: cores report %d and %d", v->t->name, status, v->status[core]);
