@@ -75,30 +75,23 @@ static void bng_fwd_batch_stats(bng_fwd_chunk *k)
     }
 }
 
-/* PARTIALS_IN: the chunk's statistics from the partials buffer. */
-static void bng_fwd_partials_in(bng_fwd_chunk *k)
+/* The chunk's statistics (shift, mean, M2) to the partials buffer's three arrays
+ * (PARTIALS_OUT, with the count at the first chunk) or from them (PARTIALS_IN). */
+static void bng_fwd_partials(bng_fwd_chunk *k, int out)
 {
-    size_t c;
+    float *const stats[3] = {k->a.shift, k->a.mean, k->a.m2};
+    size_t i, c;
 
-    for (c = 0; c < k->n; c++) {
-        k->a.shift[c] = bng_fwd_partial(k->call, BNG_FWD_PARTIAL_SHIFT, k->first)[c];
-        k->a.mean[c] = bng_fwd_partial(k->call, BNG_FWD_PARTIAL_MEAN, k->first)[c];
-        k->a.m2[c] = bng_fwd_partial(k->call, BNG_FWD_PARTIAL_M2, k->first)[c];
+    for (i = 0; i < 3; i++) {
+        float *const buffer = bng_fwd_partial(k->call, (int)i, k->first);
+        for (c = 0; c < k->n; c++) {
+            if (out)
+                buffer[c] = stats[i][c];
+            else
+                stats[i][c] = buffer[c];
+        }
     }
-}
-
-/* PARTIALS_OUT: the chunk's statistics into the partials buffer (its count with the
- * first chunk). */
-static void bng_fwd_partials_out(const bng_fwd_chunk *k)
-{
-    size_t c;
-
-    for (c = 0; c < k->n; c++) {
-        bng_fwd_partial(k->call, BNG_FWD_PARTIAL_SHIFT, k->first)[c] = k->a.shift[c];
-        bng_fwd_partial(k->call, BNG_FWD_PARTIAL_MEAN, k->first)[c] = k->a.mean[c];
-        bng_fwd_partial(k->call, BNG_FWD_PARTIAL_M2, k->first)[c] = k->a.m2[c];
-    }
-    if (k->first == 0)
+    if (out && k->first == 0)
         bng_fwd_step_count(k->call->batch, bng_fwd_partial(k->call, BNG_FWD_PARTIAL_COUNT, 0));
 }
 
@@ -129,11 +122,11 @@ void bng_fwd_nhwc_p_run(const bng_fwd_config *config, const bng_fwd_call *call, 
         if (call->global_stats)
             bng_fwd_step_global(&config->sizes, k.n, &k.stats, &k.a);
         else if (call->partials_in)
-            bng_fwd_partials_in(&k);
+            bng_fwd_partials(&k, 0);
         else
             bng_fwd_batch_stats(&k);
         if (call->partials_out) {
-            bng_fwd_partials_out(&k);
+            bng_fwd_partials(&k, 1);
             continue;
         }
         bng_fwd_step_finalize(&config->sizes, call, k.n, &k.a, &k.stats);

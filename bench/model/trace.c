@@ -319,7 +319,7 @@ static void call_s(const call *c, const arrays *a)
  * when every array is _s's bits. */
 static int same_as_p(const call *c, const arrays *s, const unsigned char *initial)
 {
-    long long params[PARAMS_LEN > 16 ? PARAMS_LEN : 16];
+    long long params[16];       /* the extended block's and the forward's, the longest */
     arrays p;
     int i, same;
 
