@@ -216,7 +216,8 @@ int bng_run_suite(Suite *suite);
 
 /* A case of a suite: its name, its test (looped over every storage type of the target:
  * bng_dtypes), its tags (make runs a HAL flavour's "shared" cases, an arithmetic
- * flavour's "private" ones, and every case on gnu). */
+ * flavour's "private" ones, and every case on gnu; make dma-mutants runs the forward's
+ * DMA-moving cases, tagged "forward" too, alone for a wait in the forward's rooms). */
 typedef struct {
     const char *name;
     const TTest *test;

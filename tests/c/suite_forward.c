@@ -1191,14 +1191,14 @@ void bng_forward_add_tests(Suite *s)
         {"forward_refusals", test_forward_refusals, "private"},
         {"forward_sqrt", test_forward_sqrt_is_ieee, "private"},
         {"forward_special_values", test_forward_special_values, "private"},
-        {"forward_shared_matches_private", test_forward_shared_matches_private, "shared"},
-        {"forward_shared_in_place", test_forward_shared_in_place, "shared"},
-        {"forward_shared_refusals", test_forward_shared_refusals, "shared"},
-        {"forward_partials_one_device", test_forward_partials_one_device, "shared"},
-        {"forward_partials_devices", test_forward_partials_devices, "shared"},
+        {"forward_shared_matches_private", test_forward_shared_matches_private, "shared forward"},
+        {"forward_shared_in_place", test_forward_shared_in_place, "shared forward"},
+        {"forward_shared_refusals", test_forward_shared_refusals, "shared forward"},
+        {"forward_partials_one_device", test_forward_partials_one_device, "shared forward"},
+        {"forward_partials_devices", test_forward_partials_devices, "shared forward"},
         {"forward_partials_refusals", test_forward_partials_refusals, "private"},
-        {"forward_vendor_calls", test_forward_vendor_inference_calls, "shared"},
-        {"forward_vendor_refusals", test_forward_vendor_refusals, "shared"},
+        {"forward_vendor_calls", test_forward_vendor_inference_calls, "shared forward"},
+        {"forward_vendor_refusals", test_forward_vendor_refusals, "shared forward"},
     };
     bng_add_cases(s, cases, sizeof cases / sizeof cases[0]);
 #else
