@@ -97,10 +97,13 @@ typedef struct {
     /* The training forward: x in, y out (dx's buffer), its per-channel arrays */
     void *bias, *moving_mean, *moving_var;
     long long fwd_params[BNG_FWD_PARAMS_LEN];
+    /* the fused ReLU forward: the same call with BNG_FWD_RELU and its bits */
+    void *relu_bits;
+    long long fwd_relu_params[BNG_FWD_PARAMS_LEN];
 #ifdef BNG_BENCH_DNNL
-    dnnl_primitive_t dnnl_fwd;
-    dnnl_exec_arg_t dnnl_fwd_args[6];
-    dnnl_memory_t dnnl_fwd_memory[6];
+    dnnl_primitive_t dnnl_fwd, dnnl_fwd_relu;   /* the second with fuse_norm_relu */
+    dnnl_exec_arg_t dnnl_fwd_args[7];           /* and its workspace, the seventh */
+    dnnl_memory_t dnnl_fwd_memory[7];
     float *dnnl_y, *dnnl_fwd_mean, *dnnl_fwd_variance;
 #endif
 #endif
@@ -161,14 +164,15 @@ static const char *isa(void)
 }
 
 /* A section's summary: oneDNN's time over ours as a geometric mean over its `dram` DRAM
- * shapes (log_sum the sum of the ratios' logs), against the goal of 1.3x; nothing
+ * shapes (log_sum the sum of the ratios' logs), against the section's goal; nothing
  * without DRAM shapes or oneDNN. */
-static void dram_geomean_line(const char *backend, const char *what, double log_sum, int dram)
+static void dram_geomean_line(const char *backend, const char *what, double log_sum, int dram,
+                              double goal)
 {
     if (dram)
         printf("  %s %s f32 %s on %s: oneDNN's time over ours, geometric mean at %d DRAM "
-               "shape%s: %.2fx (goal 1.3x: %s)\n", BNG_TARGET_NAME, backend, what, isa(), dram,
-               dram > 1 ? "s" : "", exp(log_sum / dram), verdict(exp(log_sum / dram) >= 1.3));
+               "shape%s: %.2fx (goal %.1fx: %s)\n", BNG_TARGET_NAME, backend, what, isa(), dram,
+               dram > 1 ? "s" : "", exp(log_sum / dram), goal, verdict(exp(log_sum / dram) >= goal));
 }
 
 /* ---- the contenders ---- */
@@ -1072,13 +1076,14 @@ static void bench_nchw(const char *backend, const char *shapes, double seconds, 
             dram++;
         }
     }
-    dram_geomean_line(backend, "NCHW", log_sum, dram);
+    dram_geomean_line(backend, "NCHW", log_sum, dram, 1.3);
     free(list);
 }
 #endif
 
 #ifdef BNG_BENCH_FWD
 static void run_fwd_f32(problem *p) { fp_batch_norm_forward_p(p->x, p->dx, p->fwd_params); }
+static void run_fwd_relu_f32(problem *p) { fp_batch_norm_forward_p(p->x, p->dx, p->fwd_relu_params); }
 
 #ifdef BNG_BENCH_DNNL
 static void run_dnnl_fwd(problem *p)
@@ -1087,13 +1092,21 @@ static void run_dnnl_fwd(problem *p)
     dnnl_stream_wait(p->dnnl_stream);
 }
 
+static void run_dnnl_fwd_relu(problem *p)
+{
+    dnnl_primitive_execute(p->dnnl_fwd_relu, p->dnnl_stream, 7, p->dnnl_fwd_args);
+    dnnl_stream_wait(p->dnnl_stream);
+}
+
 /* oneDNN's forward training, f32 nhwc (N = batch, H = W = 1), scale and shift, epsilon
- * as ours, one thread: y, the mean and the variance into buffers of its own. */
+ * as ours, one thread: y, the mean and the variance into buffers of its own; and the
+ * same with fuse_norm_relu, whose workspace (its ReLU mask, for its backward) is the
+ * seventh argument. */
 static void dnnl_fwd_setup(problem *p, float eps)
 {
     dnnl_memory_desc_t data, stat;
-    dnnl_batch_normalization_desc_t fwd_d;
-    dnnl_primitive_desc_t fwd_pd;
+    dnnl_batch_normalization_desc_t fwd_d, relu_d;
+    dnnl_primitive_desc_t fwd_pd, relu_pd;
     const dnnl_dims_t dims = {(dnnl_dim_t)p->batch, (dnnl_dim_t)p->channel, 1, 1};
     const dnnl_dims_t cdims = {(dnnl_dim_t)p->channel};
     const int args[6] = {DNNL_ARG_SRC, DNNL_ARG_DST, DNNL_ARG_MEAN, DNNL_ARG_VARIANCE,
@@ -1120,13 +1133,23 @@ static void dnnl_fwd_setup(problem *p, float eps)
                                                        dnnl_use_scale | dnnl_use_shift));
     DNNL_OK(dnnl_primitive_desc_create(&fwd_pd, &fwd_d, NULL, engine, NULL));
     DNNL_OK(dnnl_primitive_create(&p->dnnl_fwd, fwd_pd));
+    DNNL_OK(dnnl_batch_normalization_forward_desc_init(&relu_d, dnnl_forward_training, &data, eps,
+                                                       dnnl_use_scale | dnnl_use_shift | dnnl_fuse_norm_relu));
+    DNNL_OK(dnnl_primitive_desc_create(&relu_pd, &relu_d, NULL, engine, NULL));
+    DNNL_OK(dnnl_primitive_create(&p->dnnl_fwd_relu, relu_pd));
     DNNL_OK(dnnl_stream_create(&p->dnnl_stream, engine, dnnl_stream_default_flags));
     for (i = 0; i < 6; i++) {
         DNNL_OK(dnnl_memory_create(&p->dnnl_fwd_memory[i], i < 2 ? &data : &stat, engine, ptrs[i]));
         p->dnnl_fwd_args[i].arg = args[i];
         p->dnnl_fwd_args[i].memory = p->dnnl_fwd_memory[i];
     }
+    DNNL_OK(dnnl_memory_create(&p->dnnl_fwd_memory[6],
+                               dnnl_primitive_desc_query_md(relu_pd, dnnl_query_workspace_md, 0),
+                               engine, DNNL_MEMORY_ALLOCATE));
+    p->dnnl_fwd_args[6].arg = DNNL_ARG_WORKSPACE;
+    p->dnnl_fwd_args[6].memory = p->dnnl_fwd_memory[6];
     dnnl_primitive_desc_destroy(fwd_pd);
+    dnnl_primitive_desc_destroy(relu_pd);
 }
 
 /* oneDNN's y, mean and variance against ours (the variance as invar): they must agree
@@ -1142,14 +1165,18 @@ static void dnnl_fwd_check(problem *p, float eps)
     for (c = 0; c < p->channel; c++)      /* its variance as our invar */
         p->dnnl_fwd_variance[c] = 1.0f / sqrtf(p->dnnl_fwd_variance[c] + eps);
     check_peer_dx(p->invar, p->dnnl_fwd_variance, p->channel, "oneDNN's forward variance");
+    run_fwd_relu_f32(p);
+    run_dnnl_fwd_relu(p);
+    check_peer_dx(p->dx, p->dnnl_y, p->batch * p->channel, "oneDNN's fuse_norm_relu forward y");
 }
 
 static void dnnl_fwd_free(problem *p)
 {
     int i;
     dnnl_primitive_destroy(p->dnnl_fwd);
+    dnnl_primitive_destroy(p->dnnl_fwd_relu);
     dnnl_stream_destroy(p->dnnl_stream);
-    for (i = 0; i < 6; i++)
+    for (i = 0; i < 7; i++)
         dnnl_memory_destroy(p->dnnl_fwd_memory[i]);
     free(p->dnnl_y);
     free(p->dnnl_fwd_mean);
@@ -1157,17 +1184,19 @@ static void dnnl_fwd_free(problem *p)
 }
 #endif
 
-/* One NHWC shape, f32: the training forward against oneDNN's; returns oneDNN's time over
- * ours (0 without oneDNN). GB/s count three streams, x twice and y once: what ours
- * moves when x does not stay in the caches. */
-static double bench_fwd_shape(const char *backend, size_t batch, size_t channel, double seconds,
-                              FILE *csv)
+/* One NHWC shape, f32: the training forward against oneDNN's, and with the fused ReLU
+ * (y and its bits) against oneDNN's with fuse_norm_relu (y and its workspace); ratio[0]
+ * and ratio[1] := oneDNN's time over ours (0 without oneDNN). GB/s count three streams,
+ * x twice and y once: what ours moves when x does not stay in the caches (the bits add
+ * a 32nd of y's). */
+static void bench_fwd_shape(const char *backend, size_t batch, size_t channel, double seconds,
+                            FILE *csv, double *ratio)
 {
     const size_t n = batch * channel;
     const float eps = 1e-5f;
     problem p;
-    contender v[2];
-    double median[2], ratio = 0;
+    contender v[4];
+    double median[4];
     int nv = 0, i, dnnl_at = -1;
     size_t c;
 
@@ -1201,28 +1230,41 @@ static double bench_fwd_shape(const char *backend, size_t batch, size_t channel,
     p.fwd_params[BNG_PARAM_CHANNEL] = (long long)channel;
     p.fwd_params[BNG_FWD_PARAM_EPS] = bng_fwd_float(eps);
     p.fwd_params[BNG_FWD_PARAM_MOMENTUM] = bng_fwd_float(0.9f);
+    p.relu_bits = alloc(BNG_FWD_RELU_BITS_ELEMENTS(batch, channel, 4) * 4);
+    memcpy(p.fwd_relu_params, p.fwd_params, sizeof p.fwd_params);
+    p.fwd_relu_params[BNG_PARAM_FLAGS] = BNG_FWD_RELU | BNG_FWD_RELU_BITS;
+    p.fwd_relu_params[BNG_FWD_PARAM_RELU_BITS] = (long long)(intptr_t)p.relu_bits;
+    for (c = 0; c < channel; c++)       /* half of y below 0: the ReLU masks half */
+        ((float *)p.bias)[c] = 0.0f;
     v[nv++] = (contender){"forward _p", run_fwd_f32};
+    v[nv++] = (contender){"forward _p relu+bits", run_fwd_relu_f32};
+    ratio[0] = ratio[1] = 0;
 #ifdef BNG_BENCH_DNNL
     dnnl_fwd_setup(&p, eps);
     dnnl_fwd_check(&p, eps);
     dnnl_at = nv;
     v[nv++] = (contender){"oneDNN forward", run_dnnl_fwd};
+    v[nv++] = (contender){"oneDNN fuse_norm_relu", run_dnnl_fwd_relu};
 #endif
     measure(&p, v, nv, seconds, median);
-    if (p.fwd_params[BNG_PARAM_STATUS] != BNG_OK) {
-        fprintf(stderr, "bench: forward status %lld\n", p.fwd_params[BNG_PARAM_STATUS]);
+    if (p.fwd_params[BNG_PARAM_STATUS] != BNG_OK || p.fwd_relu_params[BNG_PARAM_STATUS] != BNG_OK) {
+        fprintf(stderr, "bench: forward status %lld, with the ReLU %lld\n",
+                p.fwd_params[BNG_PARAM_STATUS], p.fwd_relu_params[BNG_PARAM_STATUS]);
         exit(1);
     }
 #ifdef BNG_BENCH_DNNL
-    ratio = median[dnnl_at] / median[0];
+    ratio[0] = median[dnnl_at] / median[0];
+    ratio[1] = median[dnnl_at + 1] / median[1];
     dnnl_fwd_free(&p);
 #endif
     for (i = 0; i < nv; i++) {
         char shape[48], vs_dnnl[16] = "-";
         const double gbps = 3.0 * (double)(n * 4) / median[i] / 1e9;
+        /* each against its own kind: the plain pair, the fused pair */
+        const int peer = dnnl_at + (i % 2);
         snprintf(shape, sizeof shape, "%zux%zu", batch, channel);
         if (dnnl_at >= 0)
-            snprintf(vs_dnnl, sizeof vs_dnnl, "%.2fx", median[dnnl_at] / median[i]);
+            snprintf(vs_dnnl, sizeof vs_dnnl, "%.2fx", median[peer] / median[i]);
         printf("%-7s %-9s %-4s %14s %-26s %11.1f %8.1f %9s %9s\n", BNG_TARGET_NAME, backend, "f32",
                shape, v[i].name, median[i] * 1e6, gbps, vs_dnnl, "-");
         if (csv)
@@ -1237,7 +1279,7 @@ static double bench_fwd_shape(const char *backend, size_t batch, size_t channel,
     free(p.bias);
     free(p.moving_mean);
     free(p.moving_var);
-    return ratio;
+    free(p.relu_bits);
 }
 
 /* The forward on the NHWC shapes, and oneDNN's time over ours as a geometric mean over
@@ -1245,21 +1287,24 @@ static double bench_fwd_shape(const char *backend, size_t batch, size_t channel,
 static void bench_fwd(const char *backend, const char *shapes, double seconds, FILE *csv)
 {
     char *list = strdup(shapes), *tok;
-    double log_sum = 0;
+    double log_sum[2] = {0, 0};
     int dram = 0;
 
     for (tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
         size_t batch, channel;
-        double ratio;
+        double ratio[2];
         if (sscanf(tok, "%zux%zu", &batch, &channel) != 2)
             continue;       /* main said so already */
-        ratio = bench_fwd_shape(backend, batch, channel, seconds, csv);
-        if (ratio > 0 && is_dram_shape(batch * channel)) {
-            log_sum += log(ratio);
+        bench_fwd_shape(backend, batch, channel, seconds, csv, ratio);
+        if (ratio[0] > 0 && is_dram_shape(batch * channel)) {
+            log_sum[0] += log(ratio[0]);
+            log_sum[1] += log(ratio[1]);
             dram++;
         }
     }
-    dram_geomean_line(backend, "training forward", log_sum, dram);
+    dram_geomean_line(backend, "training forward", log_sum[0], dram, 1.3);
+    dram_geomean_line(backend, "fused ReLU forward (y and bits; oneDNN fuse_norm_relu)", log_sum[1],
+                      dram, 1.2);
     free(list);
 }
 #endif

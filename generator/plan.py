@@ -30,8 +30,13 @@ RELU_OPS = ("reduce_relu", "dx_train_relu", "dx_infer_relu")
 # read again: bng_vec.h, "Keep bits").
 KEEPS_OPS = ("dx_train_keeps", "dx_infer_keeps")
 # The training forward's (the forward extension: batch_norm_fwd.h), in their own table
-# (bng_fwd_kernel): the statistics of a row group, and y from them.
-FWD_OPS = ("fwd_stats", "fwd_norm")
+# (bng_fwd_kernel): the statistics of a row group, and y from them (with ReLU, and its
+# keep bits: BNG_FWD_RELU). The ReLU's is the generic kernel's alone, which every entry
+# of the table names: a firmware that calls the forward links every entry's ukernels,
+# and a specialized ReLU ukernel per count cost a Cortex-M7 image 44 KB (f32) for 0-8%
+# of the host's time (docs/design.md, "Training forward").
+FWD_OPS = ("fwd_stats", "fwd_norm", "fwd_norm_relu")
+FWD_GENERIC_ONLY_OPS = ("fwd_norm_relu",)
 
 # Channels a generic kernel processes per pass, in vectors of the dtype's lanes.
 GENERIC_CHUNK_VECTORS = 8
@@ -201,9 +206,16 @@ class Kernel:
         assert op in self.ops, op
         return ukernel_name(self.dtype, op, self.target, self.shape, self.lanes)
 
+    @property
+    def fwd_ops(self) -> Tuple[str, ...]:
+        """The training forward's ukernels this kernel has (FWD_OPS; a specialized one
+        not the generic-only ones, which its table entry takes from the generic)."""
+        return tuple(op for op in FWD_OPS
+                     if self.channels is None or op not in FWD_GENERIC_ONLY_OPS)
+
     def fwd_ukernel(self, op: str) -> str:
         """A training forward ukernel of this kernel's shape (FWD_OPS)."""
-        assert op in FWD_OPS, op
+        assert op in self.fwd_ops, op
         return ukernel_name(self.dtype, op, self.target, self.shape, self.lanes)
 
     @property

@@ -45,6 +45,8 @@ typedef struct {
     int keep_moving;        /* BNG_FWD_KEEP_MOVING: moving statistics untouched */
     int partials_out;       /* BNG_FWD_PARTIALS_OUT: the statistics to `partials`, no more */
     int partials_in;        /* BNG_FWD_PARTIALS_IN: the statistics from `partials` */
+    int relu;               /* BNG_FWD_RELU: y = max(0, ...) as stored */
+    void *relu_bits;        /* BNG_FWD_RELU_BITS: the keep bits out; else NULL */
     size_t count;           /* the rows the statistics cover: batch, or the partials' */
     float *partials;
     void *mean, *invar;     /* out: the saved statistics (NULL: BNG_FWD_NO_SAVE) */
@@ -103,7 +105,7 @@ void bng_fwd_step_finalize(const bng_dtype_config *sizes, const bng_fwd_call *ca
  * nothing but the call. `allowed`: the flags the caller may set (BNG_FWD_FLAGS, the
  * block's; with BNG_FWD_NO_BIAS and BNG_FWD_NO_SAVE, the vendor's calls'). */
 #define BNG_FWD_FLAGS (BNG_FWD_FIX_GAMMA | BNG_FWD_GLOBAL_STATS | BNG_FWD_TORCH | BNG_FWD_KEEP_MOVING \
-                       | BNG_FWD_PARTIALS_OUT | BNG_FWD_PARTIALS_IN)
+                       | BNG_FWD_PARTIALS_OUT | BNG_FWD_PARTIALS_IN | BNG_FWD_RELU | BNG_FWD_RELU_BITS)
 int bng_fwd_params_check(const bng_fwd_config *config, const long long *params, const void *x,
                          const void *y, long long allowed, bng_fwd_call *call);
 /* The entry point of fp_/hp_batch_norm_forward_p: check, run, the status in the block. */

@@ -27,10 +27,11 @@ void bng_fwd_entry_private(const bng_fwd_config *config, void *x, void *y, long 
 }
 
 /* The slots _s reads of its block: all but the status and the reserved ones (the
- * partials' slot too: the check looks at it only where the flags use it). */
+ * partials' and the ReLU bits' slots too: the check looks at them only where the flags
+ * use them). */
 static int bng_fwd_reads_slot(int slot)
 {
-    return slot != BNG_PARAM_STATUS && slot != 11 && slot != 14 && slot != 15;
+    return slot != BNG_PARAM_STATUS && slot != 14 && slot != 15;
 }
 
 /* A call of _s on `params`, a plain copy of its block: the status (BNG_ENOMEM when the

@@ -39,9 +39,15 @@ typedef struct {
     bng_fwd_chunk_stats stats;          /* the caller's arrays from the chunk's first channel */
 } bng_fwd_chunk;
 
+/* An array from element `first` (NULL stays NULL: an array a flag leaves unread). */
+static void *bng_fwd_from(void *array, size_t first, size_t element)
+{
+    return array == NULL ? NULL : bng_at_mut(array, first, element);
+}
+
 static void *bng_fwd_stat(const bng_fwd_chunk *k, void *array)
 {
-    return array == NULL ? NULL : bng_at_mut(array, k->first, k->config->sizes.stats_bytes);
+    return bng_fwd_from(array, k->first, k->config->sizes.stats_bytes);
 }
 
 /* The chunk's per-channel arrays; those a flag leaves unread are NULL, and stay so. */
@@ -95,6 +101,24 @@ static void bng_fwd_partials(bng_fwd_chunk *k, int out)
         bng_fwd_step_count(k->call->batch, bng_fwd_partial(k->call, BNG_FWD_PARTIAL_COUNT, 0));
 }
 
+/* The chunk's y from its coefficients, over every row; with RELU the ReLU's, and its
+ * keep bits where asked (the chunk's columns of every word row of them). */
+static void bng_fwd_y(const bng_fwd_chunk *k, int stream)
+{
+    const bng_fwd_call *call = k->call;
+    const size_t element = k->config->sizes.element_bytes;
+    const void *x = bng_at(k->x, k->first, element);
+    void *y = bng_at_mut(k->y, k->first, element);
+
+    if (call->relu)
+        k->kernel->norm_relu(call->batch, k->n, call->channel, x, y, k->s.shift, k->s.mean,
+                             k->s.gain, k->s.bias, bng_fwd_from(call->relu_bits, k->first, element),
+                             call->channel, stream);
+    else
+        k->kernel->norm(call->batch, k->n, call->channel, x, y, k->s.shift, k->s.mean, k->s.gain,
+                        k->s.bias, stream);
+}
+
 void bng_fwd_nhwc_p_run(const bng_fwd_config *config, const bng_fwd_call *call, const void *x,
                         void *y)
 {
@@ -130,8 +154,6 @@ void bng_fwd_nhwc_p_run(const bng_fwd_config *config, const bng_fwd_call *call, 
             continue;
         }
         bng_fwd_step_finalize(&config->sizes, call, k.n, &k.a, &k.stats);
-        k.kernel->norm(call->batch, k.n, call->channel, bng_at(x, k.first, element),
-                       bng_at_mut(y, k.first, element), k.s.shift, k.s.mean, k.s.gain, k.s.bias,
-                       stream);
+        bng_fwd_y(&k, stream);
     }
 }

@@ -24,6 +24,7 @@
  * one pass (the statistics'), and the lowest core writes the partials buffer instead of
  * the per-channel results and y.
  */
+#include "batch_norm_fwd.h"
 #include "bng_fwd.h"
 #include "bng_nhwc_memory.h"
 
@@ -54,6 +55,7 @@ typedef struct {
     const BNG_SHARED void *scale, *bias;
     BNG_SHARED void *mean, *invar, *moving_mean, *moving_var;
     BNG_SHARED float *partials;
+    BNG_SHARED void *relu_bits;
 } bng_fwd_job;
 
 static void bng_fwd_job_init(bng_fwd_job *job, const bng_fwd_launch *launch)
@@ -85,6 +87,7 @@ static void bng_fwd_job_init(bng_fwd_job *job, const bng_fwd_launch *launch)
     job->moving_mean = (BNG_SHARED void *)call->moving_mean;
     job->moving_var = (BNG_SHARED void *)call->moving_var;
     job->partials = (BNG_SHARED float *)call->partials;
+    job->relu_bits = (BNG_SHARED void *)call->relu_bits;
 }
 
 /* One core's state in a staged call: its rows, the chunk it works on, and the chunk's
@@ -100,13 +103,25 @@ typedef struct {
     bng_fwd_chunk_stats stats;     /* the core's copies */
     BNG_VMEM void *scale, *bias;   /* where the copies of the inputs arrive */
     bng_tile_buffers tiles;        /* x[0] and x[1], and x's resident area */
+    BNG_VMEM unsigned char *bits[2];    /* RELU_BITS: a tile's keep bits, per tile buffer */
     size_t tile_rows, resident_rows;
     size_t merged;                 /* pass 1: the rows of the current group merged */
     size_t y_done;                 /* pass 2: the slice's rows taken, in its order */
 } bng_fwd_core;
 
-/* The workspace's arrays, the two tile buffers, and the rest as x's resident area.
- * 0: no private memory (bng_stage_memory). */
+/* The word rows of the ReLU's keep bits that `rows` rows from a word boundary take. A
+ * tile starts at a block boundary (a slice at a group's, a tile after whole blocks or
+ * at the first resident row, one too), a whole number of words. */
+static size_t bng_fwd_word_rows(const bng_dtype_config *sizes, size_t rows)
+{
+    const size_t word = BNG_FWD_RELU_ROWS(sizes->element_bytes);
+
+    return (rows + word - 1) / word;
+}
+typedef char bng_fwd_blocks_are_words[BNG_BLOCK_ROWS % BNG_FWD_RELU_ROWS(sizeof(float)) == 0 ? 1 : -1];
+
+/* The workspace's arrays, the two tile buffers, with RELU_BITS two of a tile's keep
+ * bits, and the rest as x's resident area. 0: no private memory (bng_stage_memory). */
 static int bng_fwd_lay_out(bng_fwd_core *c)
 {
     const bng_dtype_config *sizes = &c->job->config->sizes;
@@ -114,7 +129,7 @@ static int bng_fwd_lay_out(bng_fwd_core *c)
     const size_t floats = elements * sizeof(float), stats = elements * sizes->stats_bytes;
     const bng_fwd_call *call = &c->job->call;
     const int keeps = !call->global_stats && !call->partials_in && !call->partials_out;
-    size_t bytes, buffer;
+    size_t bytes, buffer, bits;
     BNG_VMEM unsigned char *next = bng_stage_memory(&c->job->base, c->core, &bytes), *end;
 
     if (next == NULL)
@@ -138,6 +153,12 @@ static int bng_fwd_lay_out(bng_fwd_core *c)
     c->tiles.bytes = BNG_ALIGN_UP(c->tile_rows * c->row_bytes);
     c->tiles.x[0] = bng_take(&next, c->tiles.bytes);
     c->tiles.x[1] = bng_take(&next, c->tiles.bytes);
+    /* the keep bits' word rows of a tile from a word boundary (whole blocks of rows
+     * are whole words): 1/32 of its bytes, which the resident area gives up */
+    bits = call->relu_bits == NULL ? 0
+         : BNG_ALIGN_UP(bng_fwd_word_rows(sizes, c->tile_rows) * c->row_bytes);
+    c->bits[0] = bng_take(&next, bits);
+    c->bits[1] = bng_take(&next, bits);
     c->tiles.dy[0] = c->tiles.dy[1] = c->tiles.y = c->tiles.dy_resident = NULL;
     c->tiles.x_resident = next;
     c->tiles.resident_bytes = (size_t)(end - next) / BNG_ALIGN * BNG_ALIGN;
@@ -399,15 +420,40 @@ static int bng_fwd_y_next(bng_pass *pass, unsigned t)
     return 1;
 }
 
+/* A tile's keep bits (the chunk's columns of its word rows) to the caller's array,
+ * beside its y. */
+static void bng_fwd_put_bits(bng_pass *pass, unsigned t)
+{
+    const bng_fwd_core *c = pass->room;
+    const bng_tile *tile = &pass->tiles[t];
+    const bng_dtype_config *sizes = &c->job->config->sizes;
+    const size_t word_row = tile->first / BNG_FWD_RELU_ROWS(sizes->element_bytes);
+
+    pass->puts[t][1] = bng_hal_dma_put(
+        bng_shared_at_mut(c->job->relu_bits, word_row * c->job->call.channel + c->first,
+                          sizes->element_bytes),
+        c->bits[t], bng_fwd_word_rows(sizes, tile->rows), c->row_bytes, tile->stride, c->row_bytes);
+}
+
 static void bng_fwd_y_work(bng_pass *pass, unsigned t)
 {
     const bng_fwd_core *c = pass->room;
     const bng_tile *tile = &pass->tiles[t];
+    const bng_fwd_kernel *kernel = c->job->kernel;
 
-    BNG_TRACE_KERNEL(c->job->kernel, "fwd_norm", tile->rows, c->n);
-    c->job->kernel->norm(tile->rows, c->n, c->n, tile->x, tile->x, c->a.shift, c->a.mean,
-                         c->a.gain, c->a.bias, 0);
+    if (c->job->call.relu) {
+        BNG_TRACE_KERNEL(kernel, "fwd_norm_relu", tile->rows, c->n);
+        kernel->norm_relu(tile->rows, c->n, c->n, tile->x, tile->x, c->a.shift, c->a.mean,
+                          c->a.gain, c->a.bias, c->job->relu_bits == NULL ? NULL : c->bits[t],
+                          c->n, 0);
+    } else {
+        BNG_TRACE_KERNEL(kernel, "fwd_norm", tile->rows, c->n);
+        kernel->norm(tile->rows, c->n, c->n, tile->x, tile->x, c->a.shift, c->a.mean, c->a.gain,
+                     c->a.bias, 0);
+    }
     bng_pass_put_dx(pass, t, tile->x);
+    if (c->job->relu_bits != NULL)
+        bng_fwd_put_bits(pass, t);
 }
 
 static void bng_fwd_y_pass(bng_fwd_core *c)

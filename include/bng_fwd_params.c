@@ -14,12 +14,13 @@
 
 /* The arrays a call may have, in the order of its checks. */
 enum { FWD_X, FWD_Y, FWD_MEAN, FWD_INVAR, FWD_SCALE, FWD_BIAS, FWD_MOVING_MEAN, FWD_MOVING_VAR,
-       FWD_PARTIALS, FWD_ARRAYS };
+       FWD_PARTIALS, FWD_RELU_BITS, FWD_ARRAYS };
 #define FWD_BIT(array) (1u << (array))
 /* Their slots in the block (x and y are arguments). */
 static const int fwd_slot[FWD_ARRAYS] = {
     -1, -1, BNG_PARAM_MEAN, BNG_PARAM_INVAR, BNG_PARAM_SCALE, BNG_FWD_PARAM_BIAS,
     BNG_FWD_PARAM_MOVING_MEAN, BNG_FWD_PARAM_MOVING_VAR, BNG_FWD_PARAM_PARTIALS,
+    BNG_FWD_PARAM_RELU_BITS,
 };
 
 /* The saved statistics, unless the call saves none (BNG_FWD_NO_SAVE). */
@@ -36,12 +37,14 @@ static int fwd_updates(long long flags)
 
 /* The arrays a call with these flags uses: PARTIALS_OUT x and the partials alone; else
  * scale unless gamma is fixed, bias unless there is none, the moving statistics unless
- * they are kept, the partials with PARTIALS_IN. */
+ * they are kept, the partials with PARTIALS_IN, the ReLU's bits with RELU_BITS. */
 static unsigned fwd_arrays_used(long long flags)
 {
     unsigned used = FWD_BIT(FWD_X) | FWD_BIT(FWD_Y) | fwd_saved(flags);
     if (flags & BNG_FWD_PARTIALS_OUT)
         return FWD_BIT(FWD_X) | FWD_BIT(FWD_PARTIALS);
+    if (flags & BNG_FWD_RELU_BITS)
+        used |= FWD_BIT(FWD_RELU_BITS);
     if (!(flags & BNG_FWD_FIX_GAMMA))
         used |= FWD_BIT(FWD_SCALE);
     if (!(flags & BNG_FWD_NO_BIAS))
@@ -53,11 +56,11 @@ static unsigned fwd_arrays_used(long long flags)
     return used;
 }
 
-/* Its outputs: the partials (PARTIALS_OUT); else y, the saved statistics, and the moving
- * ones where it updates them. */
+/* Its outputs: the partials (PARTIALS_OUT); else y, the saved statistics, the moving
+ * ones where it updates them, the ReLU's bits where asked. */
 static unsigned fwd_outputs(long long flags)
 {
-    unsigned out = FWD_BIT(FWD_Y) | fwd_saved(flags);
+    unsigned out = FWD_BIT(FWD_Y) | fwd_saved(flags) | (fwd_arrays_used(flags) & FWD_BIT(FWD_RELU_BITS));
     if (flags & BNG_FWD_PARTIALS_OUT)
         return FWD_BIT(FWD_PARTIALS);
     if (fwd_updates(flags))
@@ -80,20 +83,33 @@ static size_t fwd_partials_rows(const float *partials, size_t channel)
 }
 
 /* The flags' combinations a call cannot honour: normalizing with moving statistics it
- * may not read; the batch's statistics both out and in, or with the moving ones. */
+ * may not read; the batch's statistics both out and in, or with the moving ones; the
+ * ReLU's bits without the ReLU; the ReLU where there is no y (PARTIALS_OUT). */
 static int fwd_flags_conflict(long long flags)
 {
     const long long partials = flags & (BNG_FWD_PARTIALS_OUT | BNG_FWD_PARTIALS_IN);
 
     return ((flags & BNG_FWD_GLOBAL_STATS) && (flags & (BNG_FWD_KEEP_MOVING | partials)))
-           || partials == (BNG_FWD_PARTIALS_OUT | BNG_FWD_PARTIALS_IN);
+           || partials == (BNG_FWD_PARTIALS_OUT | BNG_FWD_PARTIALS_IN)
+           || ((flags & BNG_FWD_RELU_BITS) && !(flags & BNG_FWD_RELU))
+           || ((flags & BNG_FWD_RELU) && (flags & BNG_FWD_PARTIALS_OUT));
 }
 
-/* The bytes of an element of an array: x and y the data's, the partials float, the
- * per-channel arrays the stats type's. */
+/* The bytes of an element of an array: x, y and the ReLU's bits the data's, the
+ * partials float, the per-channel arrays the stats type's. */
 static size_t fwd_element(int array, size_t element, size_t stat)
 {
-    return array <= FWD_Y ? element : array == FWD_PARTIALS ? sizeof(float) : stat;
+    return array <= FWD_Y || array == FWD_RELU_BITS ? element
+           : array == FWD_PARTIALS ? sizeof(float) : stat;
+}
+
+/* The elements of an array of a call of batch rows of channel. */
+static size_t fwd_elements(int array, size_t batch, size_t channel, size_t element)
+{
+    return array <= FWD_Y ? batch * channel
+           : array == FWD_PARTIALS ? BNG_FWD_PARTIALS_FLOATS(channel)
+           : array == FWD_RELU_BITS ? BNG_FWD_RELU_BITS_ELEMENTS(batch, channel, element)
+           : channel;
 }
 
 /* A float from its slot's low 32 bits (bng_fwd_float). */
@@ -169,6 +185,8 @@ int bng_fwd_params_check(const bng_fwd_config *config, const long long *params, 
     call->keep_moving = (flags & BNG_FWD_KEEP_MOVING) != 0;
     call->partials_out = (flags & BNG_FWD_PARTIALS_OUT) != 0;
     call->partials_in = (flags & BNG_FWD_PARTIALS_IN) != 0;
+    call->relu = (flags & BNG_FWD_RELU) != 0;
+    call->relu_bits = (void *)at[FWD_RELU_BITS];
     call->partials = (float *)at[FWD_PARTIALS];
     call->count = call->partials_in ? fwd_partials_rows(call->partials, call->channel) : call->batch;
     call->eps = eps;
@@ -191,9 +209,7 @@ int bng_fwd_params_check(const bng_fwd_config *config, const long long *params, 
     for (i = 0; i < FWD_ARRAYS; i++) {
         span[i].start = at[i];
         span[i].bytes = (uintptr_t)(fwd_element(i, element, stat)
-                                    * (i <= FWD_Y ? call->batch * call->channel
-                                       : i == FWD_PARTIALS ? BNG_FWD_PARTIALS_FLOATS(call->channel)
-                                       : call->channel));
+                                    * fwd_elements(i, call->batch, call->channel, element));
     }
     return fwd_check_overlap(span, used, fwd_outputs(flags & allowed));
 }

@@ -157,7 +157,14 @@ typedef struct {
  *              of whole blocks but the last, gives the bits of one run over it (the
  *              staged forward's tiles)
  *   fwd_norm:  y = ((x - shift) - mean) * gain + bias; y may be x (in place); stream as
- *              for dx */
+ *              for dx
+ *   fwd_norm_relu: (the generic kernel's, which every table entry names: plan.py)
+ *              the same y, +0 unless it is above 0 or NaN as stored (BNG_FWD_RELU:
+ *              bng_vec.h's mask on its bits); and unless bits is NULL each element's
+ *              keep bit (1 where y passes), rows from a word boundary: row i's of
+ *              channel c is bit i % BNG_KEEP_ROWS(element) of the element-sized word
+ *              bits[i / BNG_KEEP_ROWS(element) * bits_stride + c] (a word of the
+ *              rows' last, partial group has its rows' bits, the others 0) */
 typedef void bng_fwd_stats_ukernel(size_t merged, size_t rows, size_t channels, size_t stride,
                                    const BNG_VMEM void *x, const BNG_VMEM float *shift,
                                    BNG_VMEM float *mean, BNG_VMEM float *m2);
@@ -166,11 +173,17 @@ typedef void bng_fwd_norm_ukernel(size_t rows, size_t channels, size_t stride,
                                   const BNG_VMEM float *shift, const BNG_VMEM float *mean,
                                   const BNG_VMEM float *gain, const BNG_VMEM float *bias,
                                   int stream);
+typedef void bng_fwd_norm_relu_ukernel(size_t rows, size_t channels, size_t stride,
+                                       const BNG_VMEM void *x, BNG_VMEM void *y,
+                                       const BNG_VMEM float *shift, const BNG_VMEM float *mean,
+                                       const BNG_VMEM float *gain, const BNG_VMEM float *bias,
+                                       BNG_VMEM void *bits, size_t bits_stride, int stream);
 typedef struct {
     const char *name;
     size_t channels;                 /* the one channel count it serves; 0: generic */
     bng_fwd_stats_ukernel *stats;
     bng_fwd_norm_ukernel *norm;
+    bng_fwd_norm_relu_ukernel *norm_relu;
 } bng_fwd_kernel;
 /* The extensions' driver code, which the driver's rooms reach only through a storage
  * type's config (below): bng_relu.c's for the fused ReLU (bng_relu.h), bng_nchw_direct.c's

@@ -7,7 +7,8 @@
  *                               fused ReLU backward; f32:16x64x3136:0xff is NCHW
  *                               (batch x channel x spatial); :fwd the training
  *                               forward's _s (batch_norm_fwd.h: the batch statistics,
- *                               y, the saved and moving statistics) on x's shape
+ *                               y, the saved and moving statistics) on x's shape, and
+ *                               :fwd:relu with its fused ReLU and keep bits
  *
  * A plain call is the vendor's _s; a ReLU or NCHW call is the ext _s
  * (batch_norm_grad_ext.h) with BNG_FLAG_RELU (y, the forward output, beside x and dy)
@@ -86,7 +87,8 @@ static void usage(void)
     exit(2);
 }
 
-/* The words after the mask, each once: infer, relu; or fwd alone. 1 when they are. */
+/* The words after the mask, each once: infer, relu; or fwd, with relu or not (the
+ * forward's fused ReLU and its bits). 1 when they are. */
 static int parse_modes(const char *rest, call *c)
 {
     char word[8];
@@ -105,7 +107,7 @@ static int parse_modes(const char *rest, call *c)
         else
             return 0;
     }
-    return *rest == '\0' && !(c->forward && (c->relu || !c->is_train || c->spatial));
+    return *rest == '\0' && !(c->forward && (!c->is_train || c->spatial));
 }
 
 static int parse_call(const char *text, call *c)
@@ -155,6 +157,17 @@ static size_t stats_bytes(const call *c)
 #endif
 }
 
+/* The forward's ReLU bits: elements of x's type (batch_norm_fwd.h). */
+static size_t relu_bits_elements(const call *c)
+{
+#if HAS_FWD
+    return BNG_FWD_RELU_BITS_ELEMENTS((size_t)c->batch, (size_t)c->channel, element_bytes(c));
+#else
+    (void)c;
+    return 0;
+#endif
+}
+
 static size_t round_up(size_t n)
 {
     return (n + 63) / 64 * 64;
@@ -167,9 +180,13 @@ static void place(const call *c, int copy, arrays *a)
     size_t i, at = 0;
 
     for (i = 0; i < ARRAYS; i++) {
-        const int is_data = i == X || i == DX || (i == DY && !c->forward) || (i == Y && c->relu);
+        const int is_data = i == X || i == DX || (i == DY && !c->forward)
+                            || (i == Y && c->relu && !c->forward);
         const int none = i == Y || (i == DY && c->forward) || (i == MVAR && !c->forward);
+        /* the forward's ReLU: its bits where the backward's has y */
+        const int bits = i == Y && c->relu && c->forward;
         a->bytes[i] = is_data ? data_elements(c) * element_bytes(c)
+                      : bits ? relu_bits_elements(c) * element_bytes(c)
                       : none ? 0 : (size_t)c->channel * stats_bytes(c);
         at += round_up(a->bytes[i]);
     }
@@ -209,7 +226,7 @@ static void fill(const call *c, arrays *a)
         put_value(c, a->at[X], k, (float)((int)(k * 37 % 101) - 50) / 64.0f, 1);
         if (!c->forward)
             put_value(c, a->at[DY], k, (float)((int)(k * 53 % 89) - 44) / 128.0f, 1);
-        if (c->relu)
+        if (c->relu && !c->forward)
             put_value(c, a->at[Y], k, (float)((int)(k * 29 % 83) - 41) / 32.0f, 1);
     }
     for (k = 0; k < (size_t)c->channel; k++) {
@@ -242,6 +259,10 @@ static void set_fwd_params(long long *params, const call *c, const arrays *a)
     params[BNG_PARAM_CHANNEL] = c->channel;
     params[BNG_FWD_PARAM_EPS] = bng_fwd_float(1e-3f);
     params[BNG_FWD_PARAM_MOMENTUM] = bng_fwd_float(0.9f);
+    if (c->relu) {
+        params[BNG_PARAM_FLAGS] = BNG_FWD_RELU | BNG_FWD_RELU_BITS;
+        params[BNG_FWD_PARAM_RELU_BITS] = (long long)(intptr_t)a->at[Y];
+    }
 }
 #endif
 
@@ -328,6 +349,8 @@ static int same_as_p(const call *c, const arrays *s, const unsigned char *initia
     for (i = DX; i <= DSCALE; i++)
         if (i == DX || (c->forward ? i <= INVAR : i >= DBIAS))
             memset(p.at[i], 0xff, p.bytes[i]);      /* outputs: nothing of _s's left */
+    if (c->forward)
+        memset(p.at[Y], 0xff, p.bytes[Y]);          /* the ReLU's bits, if any */
     set_params(params, c, &p);
 #if HAS_FWD
     if (c->forward) {

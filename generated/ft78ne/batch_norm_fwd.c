@@ -19,23 +19,28 @@
 
 static const bng_fwd_kernel bng_f32_fwd_kernel__ft78ne_c32_v16 = {
     "bng_f32_fwd_kernel__ft78ne_c32_v16", 32,
-    bng_f32_fwd_stats_ukernel__ft78ne_c32_v16, bng_f32_fwd_norm_ukernel__ft78ne_c32_v16
+    bng_f32_fwd_stats_ukernel__ft78ne_c32_v16, bng_f32_fwd_norm_ukernel__ft78ne_c32_v16,
+    bng_f32_fwd_norm_relu_ukernel__ft78ne_generic_v16    /* the generic kernel's (plan.py) */
 };
 static const bng_fwd_kernel bng_f32_fwd_kernel__ft78ne_c64_v16 = {
     "bng_f32_fwd_kernel__ft78ne_c64_v16", 64,
-    bng_f32_fwd_stats_ukernel__ft78ne_c64_v16, bng_f32_fwd_norm_ukernel__ft78ne_c64_v16
+    bng_f32_fwd_stats_ukernel__ft78ne_c64_v16, bng_f32_fwd_norm_ukernel__ft78ne_c64_v16,
+    bng_f32_fwd_norm_relu_ukernel__ft78ne_generic_v16    /* the generic kernel's (plan.py) */
 };
 static const bng_fwd_kernel bng_f32_fwd_kernel__ft78ne_c128_v16 = {
     "bng_f32_fwd_kernel__ft78ne_c128_v16", 128,
-    bng_f32_fwd_stats_ukernel__ft78ne_c128_v16, bng_f32_fwd_norm_ukernel__ft78ne_c128_v16
+    bng_f32_fwd_stats_ukernel__ft78ne_c128_v16, bng_f32_fwd_norm_ukernel__ft78ne_c128_v16,
+    bng_f32_fwd_norm_relu_ukernel__ft78ne_generic_v16    /* the generic kernel's (plan.py) */
 };
 static const bng_fwd_kernel bng_f32_fwd_kernel__ft78ne_c256_v16 = {
     "bng_f32_fwd_kernel__ft78ne_c256_v16", 256,
-    bng_f32_fwd_stats_ukernel__ft78ne_c256_v16, bng_f32_fwd_norm_ukernel__ft78ne_c256_v16
+    bng_f32_fwd_stats_ukernel__ft78ne_c256_v16, bng_f32_fwd_norm_ukernel__ft78ne_c256_v16,
+    bng_f32_fwd_norm_relu_ukernel__ft78ne_generic_v16    /* the generic kernel's (plan.py) */
 };
 const bng_fwd_kernel bng_f32_fwd_generic_kernel = {
     "bng_f32_fwd_kernel__ft78ne_generic_v16", 0,
-    bng_f32_fwd_stats_ukernel__ft78ne_generic_v16, bng_f32_fwd_norm_ukernel__ft78ne_generic_v16
+    bng_f32_fwd_stats_ukernel__ft78ne_generic_v16, bng_f32_fwd_norm_ukernel__ft78ne_generic_v16,
+    bng_f32_fwd_norm_relu_ukernel__ft78ne_generic_v16
 };
 
 static const bng_fwd_kernel *bng_f32_fwd_kernel_for_channels(size_t channel)

@@ -31,8 +31,10 @@
  * params[10] momentum, a float's bits: in [0, 1] (not read with GLOBAL_STATS or KEEP_MOVING)
  * params[12] the partials buffer (float *, BNG_FWD_PARTIALS_FLOATS(channel) floats): out
  *            with BNG_FWD_PARTIALS_OUT, in with BNG_FWD_PARTIALS_IN; else not read
+ * params[11] the ReLU's bits (x's type, BNG_FWD_RELU_BITS_ELEMENTS): out with
+ *            BNG_FWD_RELU_BITS; else not read
  * params[13] flags (BNG_FWD_*); a bit the call does not know is refused (BNG_EFLAGS)
- * params[11], [14], [15] reserved: never read, never written
+ * params[14], [15] reserved: never read, never written
  * Every pointer is a pointer as long long; per-channel arrays are float.
  */
 #ifndef BATCH_NORM_FWD_H
@@ -51,6 +53,7 @@ extern "C" {
 #define BNG_FWD_PARAM_MOVING_VAR    7
 #define BNG_FWD_PARAM_EPS           9
 #define BNG_FWD_PARAM_MOMENTUM     10
+#define BNG_FWD_PARAM_RELU_BITS    11
 #define BNG_FWD_PARAM_PARTIALS     12
 #ifndef BNG_PARAM_FLAGS
 #define BNG_PARAM_FLAGS            13
@@ -73,13 +76,31 @@ extern "C" {
  *   PARTIALS_IN   the statistics from the partials buffer (every device's, merged in a
  *                 fixed order by bng_fwd_partials_merge) instead of x's; then y of this
  *                 call's rows, the saved and the moving statistics as any call
- *   neither with GLOBAL_STATS, nor the two together (BNG_EFLAGS) */
+ *   neither with GLOBAL_STATS, nor the two together (BNG_EFLAGS)
+ * The fused ReLU (docs/contract.md section 15, "The fused ReLU and its bits"):
+ *   RELU          y = max(0, batch norm of x): +0 unless the value, as stored, is above
+ *                 0 or NaN (the backward's BNG_FLAG_RELU mask, decided on y's bits)
+ *   RELU_BITS     with RELU: also each element's keep bit (1 where y passes, the mask
+ *                 a backward reading y applies) into the bits array at params[11]
+ *                 (BNG_FWD_RELU_BITS_ELEMENTS); neither with PARTIALS_OUT (BNG_EFLAGS) */
 #define BNG_FWD_FIX_GAMMA      8
 #define BNG_FWD_GLOBAL_STATS  16
 #define BNG_FWD_TORCH         32
 #define BNG_FWD_KEEP_MOVING   64
 #define BNG_FWD_PARTIALS_OUT 128
 #define BNG_FWD_PARTIALS_IN  256
+#define BNG_FWD_RELU         512
+#define BNG_FWD_RELU_BITS   1024
+
+/* The ReLU's bits, an array of x's storage type (float for fp_, half for hp_) and
+ * alignment, laid out as the words of y's rows: row r's bit of channel c is bit
+ * r % BNG_FWD_RELU_ROWS(e) of the element bits[(r / BNG_FWD_RELU_ROWS(e)) * channel + c],
+ * read as an unsigned integer of its size e = sizeof(x's element): 32 rows to a float's
+ * word, 16 to a half's; least significant bit first; the bits of a last, partial
+ * word's missing rows are 0. Its length in elements: */
+#define BNG_FWD_RELU_ROWS(element_bytes) (8 * (element_bytes))
+#define BNG_FWD_RELU_BITS_ELEMENTS(batch, channel, element_bytes) \
+    (((batch) + BNG_FWD_RELU_ROWS(element_bytes) - 1) / BNG_FWD_RELU_ROWS(element_bytes) * (channel))
 
 #ifndef BNG_EFLAGS
 #define BNG_EFLAGS   (-9)  /* a flag bit the call does not know or cannot honour */

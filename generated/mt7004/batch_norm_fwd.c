@@ -19,23 +19,28 @@
 
 static const bng_fwd_kernel bng_f32_fwd_kernel__mt7004_c32_v16 = {
     "bng_f32_fwd_kernel__mt7004_c32_v16", 32,
-    bng_f32_fwd_stats_ukernel__mt7004_c32_v16, bng_f32_fwd_norm_ukernel__mt7004_c32_v16
+    bng_f32_fwd_stats_ukernel__mt7004_c32_v16, bng_f32_fwd_norm_ukernel__mt7004_c32_v16,
+    bng_f32_fwd_norm_relu_ukernel__mt7004_generic_v16    /* the generic kernel's (plan.py) */
 };
 static const bng_fwd_kernel bng_f32_fwd_kernel__mt7004_c64_v16 = {
     "bng_f32_fwd_kernel__mt7004_c64_v16", 64,
-    bng_f32_fwd_stats_ukernel__mt7004_c64_v16, bng_f32_fwd_norm_ukernel__mt7004_c64_v16
+    bng_f32_fwd_stats_ukernel__mt7004_c64_v16, bng_f32_fwd_norm_ukernel__mt7004_c64_v16,
+    bng_f32_fwd_norm_relu_ukernel__mt7004_generic_v16    /* the generic kernel's (plan.py) */
 };
 static const bng_fwd_kernel bng_f32_fwd_kernel__mt7004_c128_v16 = {
     "bng_f32_fwd_kernel__mt7004_c128_v16", 128,
-    bng_f32_fwd_stats_ukernel__mt7004_c128_v16, bng_f32_fwd_norm_ukernel__mt7004_c128_v16
+    bng_f32_fwd_stats_ukernel__mt7004_c128_v16, bng_f32_fwd_norm_ukernel__mt7004_c128_v16,
+    bng_f32_fwd_norm_relu_ukernel__mt7004_generic_v16    /* the generic kernel's (plan.py) */
 };
 static const bng_fwd_kernel bng_f32_fwd_kernel__mt7004_c256_v16 = {
     "bng_f32_fwd_kernel__mt7004_c256_v16", 256,
-    bng_f32_fwd_stats_ukernel__mt7004_c256_v16, bng_f32_fwd_norm_ukernel__mt7004_c256_v16
+    bng_f32_fwd_stats_ukernel__mt7004_c256_v16, bng_f32_fwd_norm_ukernel__mt7004_c256_v16,
+    bng_f32_fwd_norm_relu_ukernel__mt7004_generic_v16    /* the generic kernel's (plan.py) */
 };
 const bng_fwd_kernel bng_f32_fwd_generic_kernel = {
     "bng_f32_fwd_kernel__mt7004_generic_v16", 0,
-    bng_f32_fwd_stats_ukernel__mt7004_generic_v16, bng_f32_fwd_norm_ukernel__mt7004_generic_v16
+    bng_f32_fwd_stats_ukernel__mt7004_generic_v16, bng_f32_fwd_norm_ukernel__mt7004_generic_v16,
+    bng_f32_fwd_norm_relu_ukernel__mt7004_generic_v16
 };
 
 static const bng_fwd_kernel *bng_f32_fwd_kernel_for_channels(size_t channel)
@@ -80,23 +85,28 @@ void fp_fusedbatchnorm_s(const float *input, const float *scale, const float *of
 
 static const bng_fwd_kernel bng_f16_fwd_kernel__mt7004_c32_v32 = {
     "bng_f16_fwd_kernel__mt7004_c32_v32", 32,
-    bng_f16_fwd_stats_ukernel__mt7004_c32_v32, bng_f16_fwd_norm_ukernel__mt7004_c32_v32
+    bng_f16_fwd_stats_ukernel__mt7004_c32_v32, bng_f16_fwd_norm_ukernel__mt7004_c32_v32,
+    bng_f16_fwd_norm_relu_ukernel__mt7004_generic_v32    /* the generic kernel's (plan.py) */
 };
 static const bng_fwd_kernel bng_f16_fwd_kernel__mt7004_c64_v32 = {
     "bng_f16_fwd_kernel__mt7004_c64_v32", 64,
-    bng_f16_fwd_stats_ukernel__mt7004_c64_v32, bng_f16_fwd_norm_ukernel__mt7004_c64_v32
+    bng_f16_fwd_stats_ukernel__mt7004_c64_v32, bng_f16_fwd_norm_ukernel__mt7004_c64_v32,
+    bng_f16_fwd_norm_relu_ukernel__mt7004_generic_v32    /* the generic kernel's (plan.py) */
 };
 static const bng_fwd_kernel bng_f16_fwd_kernel__mt7004_c128_v32 = {
     "bng_f16_fwd_kernel__mt7004_c128_v32", 128,
-    bng_f16_fwd_stats_ukernel__mt7004_c128_v32, bng_f16_fwd_norm_ukernel__mt7004_c128_v32
+    bng_f16_fwd_stats_ukernel__mt7004_c128_v32, bng_f16_fwd_norm_ukernel__mt7004_c128_v32,
+    bng_f16_fwd_norm_relu_ukernel__mt7004_generic_v32    /* the generic kernel's (plan.py) */
 };
 static const bng_fwd_kernel bng_f16_fwd_kernel__mt7004_c256_v32 = {
     "bng_f16_fwd_kernel__mt7004_c256_v32", 256,
-    bng_f16_fwd_stats_ukernel__mt7004_c256_v32, bng_f16_fwd_norm_ukernel__mt7004_c256_v32
+    bng_f16_fwd_stats_ukernel__mt7004_c256_v32, bng_f16_fwd_norm_ukernel__mt7004_c256_v32,
+    bng_f16_fwd_norm_relu_ukernel__mt7004_generic_v32    /* the generic kernel's (plan.py) */
 };
 const bng_fwd_kernel bng_f16_fwd_generic_kernel = {
     "bng_f16_fwd_kernel__mt7004_generic_v32", 0,
-    bng_f16_fwd_stats_ukernel__mt7004_generic_v32, bng_f16_fwd_norm_ukernel__mt7004_generic_v32
+    bng_f16_fwd_stats_ukernel__mt7004_generic_v32, bng_f16_fwd_norm_ukernel__mt7004_generic_v32,
+    bng_f16_fwd_norm_relu_ukernel__mt7004_generic_v32
 };
 
 static const bng_fwd_kernel *bng_f16_fwd_kernel_for_channels(size_t channel)

@@ -738,3 +738,93 @@ void bng_f16_fwd_norm_ukernel__mt7004_generic_v32(
     }
     bng_store_out_end(stream);
 }
+
+void bng_f16_fwd_norm_relu_ukernel__mt7004_generic_v32(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, BNG_VMEM void *y_data,
+    const BNG_VMEM float *shift, const BNG_VMEM float *mean,
+    const BNG_VMEM float *gain, const BNG_VMEM float *bias,
+    BNG_VMEM void *bits_data, size_t bits_stride, int stream)
+{
+    const BNG_VMEM half *x = x_data;
+    BNG_VMEM half *y = y_data;
+    BNG_VMEM half *bits = bits_data;
+    half held[32];
+    size_t n;
+
+    /* A word's rows at a time (BNG_KEEP_ROWS(sizeof(half)): its bits in one word per channel), 4
+     * vectors of columns over them (rows of 128 channels, as a specialized
+     * kernel's), then single vectors, then single lanes; the keep words in registers. */
+    for (; rows != 0; rows -= n, x += n * stride, y += n * stride, bits = bits == NULL ? NULL : bits + bits_stride) {
+        size_t c = 0;
+
+        n = rows < BNG_KEEP_ROWS(sizeof(half)) ? rows : BNG_KEEP_ROWS(sizeof(half));
+        for (; c + 128 <= channels; c += 128) {
+            const bng_f32x32 shift0 = bng_f32x32_load_f32(shift + c + 0), mean0 = bng_f32x32_load_f32(mean + c + 0);
+            const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0), bias0 = bng_f32x32_load_f32(bias + c + 0);
+            bng_keeps32_f16 keep0 = bng_keeps32_zero_f16();
+            const bng_f32x32 shift1 = bng_f32x32_load_f32(shift + c + 32), mean1 = bng_f32x32_load_f32(mean + c + 32);
+            const bng_f32x32 gain1 = bng_f32x32_load_f32(gain + c + 32), bias1 = bng_f32x32_load_f32(bias + c + 32);
+            bng_keeps32_f16 keep1 = bng_keeps32_zero_f16();
+            const bng_f32x32 shift2 = bng_f32x32_load_f32(shift + c + 64), mean2 = bng_f32x32_load_f32(mean + c + 64);
+            const bng_f32x32 gain2 = bng_f32x32_load_f32(gain + c + 64), bias2 = bng_f32x32_load_f32(bias + c + 64);
+            bng_keeps32_f16 keep2 = bng_keeps32_zero_f16();
+            const bng_f32x32 shift3 = bng_f32x32_load_f32(shift + c + 96), mean3 = bng_f32x32_load_f32(mean + c + 96);
+            const bng_f32x32 gain3 = bng_f32x32_load_f32(gain + c + 96), bias3 = bng_f32x32_load_f32(bias + c + 96);
+            bng_keeps32_f16 keep3 = bng_keeps32_zero_f16();
+            size_t i;
+
+            for (i = 0; i < n; i++) {
+                const unsigned bit = (unsigned)i;
+
+                bng_f32x32_store_f16(held, bng_f32x32_add(bng_f32x32_mul(bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + i * stride + c + 0), shift0), mean0), gain0), bias0));
+                bng_f32x32_store_out_f16(y + i * stride + c + 0, bng_f32x32_load_relu_mark_f16(held, held, &keep0, bit), stream);
+                bng_f32x32_store_f16(held, bng_f32x32_add(bng_f32x32_mul(bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + i * stride + c + 32), shift1), mean1), gain1), bias1));
+                bng_f32x32_store_out_f16(y + i * stride + c + 32, bng_f32x32_load_relu_mark_f16(held, held, &keep1, bit), stream);
+                bng_f32x32_store_f16(held, bng_f32x32_add(bng_f32x32_mul(bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + i * stride + c + 64), shift2), mean2), gain2), bias2));
+                bng_f32x32_store_out_f16(y + i * stride + c + 64, bng_f32x32_load_relu_mark_f16(held, held, &keep2, bit), stream);
+                bng_f32x32_store_f16(held, bng_f32x32_add(bng_f32x32_mul(bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + i * stride + c + 96), shift3), mean3), gain3), bias3));
+                bng_f32x32_store_out_f16(y + i * stride + c + 96, bng_f32x32_load_relu_mark_f16(held, held, &keep3, bit), stream);
+            }
+            if (bits != NULL) {
+                bng_keeps32_store_f16(bits + c + 0, keep0);
+                bng_keeps32_store_f16(bits + c + 32, keep1);
+                bng_keeps32_store_f16(bits + c + 64, keep2);
+                bng_keeps32_store_f16(bits + c + 96, keep3);
+            }
+        }
+        for (; c + 32 <= channels; c += 32) {
+            const bng_f32x32 shift0 = bng_f32x32_load_f32(shift + c + 0), mean0 = bng_f32x32_load_f32(mean + c + 0);
+            const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0), bias0 = bng_f32x32_load_f32(bias + c + 0);
+            bng_keeps32_f16 keep0 = bng_keeps32_zero_f16();
+            size_t i;
+
+            for (i = 0; i < n; i++) {
+                const unsigned bit = (unsigned)i;
+
+                bng_f32x32_store_f16(held, bng_f32x32_add(bng_f32x32_mul(bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + i * stride + c + 0), shift0), mean0), gain0), bias0));
+                bng_f32x32_store_out_f16(y + i * stride + c + 0, bng_f32x32_load_relu_mark_f16(held, held, &keep0, bit), stream);
+            }
+            if (bits != NULL) {
+                bng_keeps32_store_f16(bits + c + 0, keep0);
+            }
+        }
+        for (; c < channels; c++) {
+            const bng_f32x1 shift0 = bng_f32x1_load_f32(shift + c + 0), mean0 = bng_f32x1_load_f32(mean + c + 0);
+            const bng_f32x1 gain0 = bng_f32x1_load_f32(gain + c + 0), bias0 = bng_f32x1_load_f32(bias + c + 0);
+            bng_keeps1_f16 keep0 = bng_keeps1_zero_f16();
+            size_t i;
+
+            for (i = 0; i < n; i++) {
+                const unsigned bit = (unsigned)i;
+
+                bng_f32x1_store_f16(held, bng_f32x1_add(bng_f32x1_mul(bng_f32x1_sub(bng_f32x1_sub(bng_f32x1_load_f16(x + i * stride + c + 0), shift0), mean0), gain0), bias0));
+                bng_f32x1_store_out_f16(y + i * stride + c + 0, bng_f32x1_load_relu_mark_f16(held, held, &keep0, bit), stream);
+            }
+            if (bits != NULL) {
+                bng_keeps1_store_f16(bits + c + 0, keep0);
+            }
+        }
+    }
+    bng_store_out_end(stream);
+}

@@ -1113,3 +1113,93 @@ void bng_f32_fwd_norm_ukernel__mt7004_generic_v16(
     }
     bng_store_out_end(stream);
 }
+
+void bng_f32_fwd_norm_relu_ukernel__mt7004_generic_v16(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, BNG_VMEM void *y_data,
+    const BNG_VMEM float *shift, const BNG_VMEM float *mean,
+    const BNG_VMEM float *gain, const BNG_VMEM float *bias,
+    BNG_VMEM void *bits_data, size_t bits_stride, int stream)
+{
+    const BNG_VMEM float *x = x_data;
+    BNG_VMEM float *y = y_data;
+    BNG_VMEM float *bits = bits_data;
+    float held[16];
+    size_t n;
+
+    /* A word's rows at a time (BNG_KEEP_ROWS(sizeof(float)): its bits in one word per channel), 4
+     * vectors of columns over them (rows of 64 channels, as a specialized
+     * kernel's), then single vectors, then single lanes; the keep words in registers. */
+    for (; rows != 0; rows -= n, x += n * stride, y += n * stride, bits = bits == NULL ? NULL : bits + bits_stride) {
+        size_t c = 0;
+
+        n = rows < BNG_KEEP_ROWS(sizeof(float)) ? rows : BNG_KEEP_ROWS(sizeof(float));
+        for (; c + 64 <= channels; c += 64) {
+            const bng_f32x16 shift0 = bng_f32x16_load_f32(shift + c + 0), mean0 = bng_f32x16_load_f32(mean + c + 0);
+            const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + c + 0), bias0 = bng_f32x16_load_f32(bias + c + 0);
+            bng_keeps16_f32 keep0 = bng_keeps16_zero_f32();
+            const bng_f32x16 shift1 = bng_f32x16_load_f32(shift + c + 16), mean1 = bng_f32x16_load_f32(mean + c + 16);
+            const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + c + 16), bias1 = bng_f32x16_load_f32(bias + c + 16);
+            bng_keeps16_f32 keep1 = bng_keeps16_zero_f32();
+            const bng_f32x16 shift2 = bng_f32x16_load_f32(shift + c + 32), mean2 = bng_f32x16_load_f32(mean + c + 32);
+            const bng_f32x16 gain2 = bng_f32x16_load_f32(gain + c + 32), bias2 = bng_f32x16_load_f32(bias + c + 32);
+            bng_keeps16_f32 keep2 = bng_keeps16_zero_f32();
+            const bng_f32x16 shift3 = bng_f32x16_load_f32(shift + c + 48), mean3 = bng_f32x16_load_f32(mean + c + 48);
+            const bng_f32x16 gain3 = bng_f32x16_load_f32(gain + c + 48), bias3 = bng_f32x16_load_f32(bias + c + 48);
+            bng_keeps16_f32 keep3 = bng_keeps16_zero_f32();
+            size_t i;
+
+            for (i = 0; i < n; i++) {
+                const unsigned bit = (unsigned)i;
+
+                bng_f32x16_store_f32(held, bng_f32x16_add(bng_f32x16_mul(bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + i * stride + c + 0), shift0), mean0), gain0), bias0));
+                bng_f32x16_store_out_f32(y + i * stride + c + 0, bng_f32x16_load_relu_mark_f32(held, held, &keep0, bit), stream);
+                bng_f32x16_store_f32(held, bng_f32x16_add(bng_f32x16_mul(bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + i * stride + c + 16), shift1), mean1), gain1), bias1));
+                bng_f32x16_store_out_f32(y + i * stride + c + 16, bng_f32x16_load_relu_mark_f32(held, held, &keep1, bit), stream);
+                bng_f32x16_store_f32(held, bng_f32x16_add(bng_f32x16_mul(bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + i * stride + c + 32), shift2), mean2), gain2), bias2));
+                bng_f32x16_store_out_f32(y + i * stride + c + 32, bng_f32x16_load_relu_mark_f32(held, held, &keep2, bit), stream);
+                bng_f32x16_store_f32(held, bng_f32x16_add(bng_f32x16_mul(bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + i * stride + c + 48), shift3), mean3), gain3), bias3));
+                bng_f32x16_store_out_f32(y + i * stride + c + 48, bng_f32x16_load_relu_mark_f32(held, held, &keep3, bit), stream);
+            }
+            if (bits != NULL) {
+                bng_keeps16_store_f32(bits + c + 0, keep0);
+                bng_keeps16_store_f32(bits + c + 16, keep1);
+                bng_keeps16_store_f32(bits + c + 32, keep2);
+                bng_keeps16_store_f32(bits + c + 48, keep3);
+            }
+        }
+        for (; c + 16 <= channels; c += 16) {
+            const bng_f32x16 shift0 = bng_f32x16_load_f32(shift + c + 0), mean0 = bng_f32x16_load_f32(mean + c + 0);
+            const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + c + 0), bias0 = bng_f32x16_load_f32(bias + c + 0);
+            bng_keeps16_f32 keep0 = bng_keeps16_zero_f32();
+            size_t i;
+
+            for (i = 0; i < n; i++) {
+                const unsigned bit = (unsigned)i;
+
+                bng_f32x16_store_f32(held, bng_f32x16_add(bng_f32x16_mul(bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + i * stride + c + 0), shift0), mean0), gain0), bias0));
+                bng_f32x16_store_out_f32(y + i * stride + c + 0, bng_f32x16_load_relu_mark_f32(held, held, &keep0, bit), stream);
+            }
+            if (bits != NULL) {
+                bng_keeps16_store_f32(bits + c + 0, keep0);
+            }
+        }
+        for (; c < channels; c++) {
+            const bng_f32x1 shift0 = bng_f32x1_load_f32(shift + c + 0), mean0 = bng_f32x1_load_f32(mean + c + 0);
+            const bng_f32x1 gain0 = bng_f32x1_load_f32(gain + c + 0), bias0 = bng_f32x1_load_f32(bias + c + 0);
+            bng_keeps1_f32 keep0 = bng_keeps1_zero_f32();
+            size_t i;
+
+            for (i = 0; i < n; i++) {
+                const unsigned bit = (unsigned)i;
+
+                bng_f32x1_store_f32(held, bng_f32x1_add(bng_f32x1_mul(bng_f32x1_sub(bng_f32x1_sub(bng_f32x1_load_f32(x + i * stride + c + 0), shift0), mean0), gain0), bias0));
+                bng_f32x1_store_out_f32(y + i * stride + c + 0, bng_f32x1_load_relu_mark_f32(held, held, &keep0, bit), stream);
+            }
+            if (bits != NULL) {
+                bng_keeps1_store_f32(bits + c + 0, keep0);
+            }
+        }
+    }
+    bng_store_out_end(stream);
+}

@@ -63,8 +63,8 @@ def main(argv=None) -> int:
     ap.add_argument("--target", required=True)
     ap.add_argument("--trace", required=True, help="the trace program (make model builds it)")
     ap.add_argument("--shapes", help='"BATCHxCHANNEL ...", BATCHxCHANNEL:relu (fused ReLU), '
-                    'BATCHxCHANNELxSPATIAL (NCHW), BATCHxCHANNEL:fwd (the training forward) '
-                    '(default: ResNet-50 and the bench)')
+                    'BATCHxCHANNELxSPATIAL (NCHW), BATCHxCHANNEL:fwd (the training forward; '
+                    ':fwd:relu with its ReLU) (default: ResNet-50 and the bench)')
     ap.add_argument("--cores", help='"1 8": core counts (default: all the target has)')
     ap.add_argument("--csv", help="write one line per call here")
     args = ap.parse_args(argv)

@@ -140,6 +140,11 @@ class KernelCosts:
                                                          "bias")),
             "generic_fwd_stats": lambda: str(fwd.generic_stats_columns(lanes)),
             "generic_fwd_norm_row": lambda: str(fwd.generic_norm(lanes)),
+            # with ReLU (the generic kernel's alone): the value through the stack and
+            # the masked load (its keep bit)
+            "generic_fwd_norm_relu_row": lambda: str(m.fwd_norm_relu_store(
+                lanes, "held", "keep", "x", "y", *(f"{m.f32x(lanes)}_load_f32({a} + c)"
+                                                   for a in ("shift", "mean", "gain", "bias")))),
         }[name]()
         return count(text, self.vector_lanes)
 
@@ -159,6 +164,8 @@ class KernelCosts:
         """A call of `op` of `kernel` over rows of `channels` (the count the driver passes:
         padded on a split target)."""
         assert op in OPS + FWD_OPS, op
+        if op in FWD_OPS and op not in kernel.fwd_ops:
+            kernel = self.dtype.generic      # its table entry takes the generic ukernel
         row, block = Slots(), Slots()
         generic = kernel.channels is None
         for lanes, n in self._widths(kernel, channels).items():

@@ -278,8 +278,11 @@ def minimum_ddr_bytes(call: Call, element_bytes: int, stats_bytes: int) -> int:
     written once (in inference too: dbias and dscale need x and dy). NCHW moves what
     NHWC does: the same elements in another order. The training forward: x read once, y
     written once; scale, bias and the moving statistics read, the saved and the moving
-    statistics written (eight per-channel arrays)."""
+    statistics written (eight per-channel arrays); with its fused ReLU, its keep bits
+    written too (a word of x's type per channel per 8 * element_bytes rows)."""
     if call.forward:
-        return 2 * call.elements * element_bytes + 8 * call.channel * stats_bytes
+        word_rows = -(-call.batch // (8 * element_bytes)) if call.relu else 0
+        return (2 * call.elements + word_rows * call.channel) * element_bytes \
+            + 8 * call.channel * stats_bytes
     arrays = 4 if call.relu else 3
     return arrays * call.elements * element_bytes + 5 * call.channel * stats_bytes

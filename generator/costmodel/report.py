@@ -30,7 +30,7 @@ def kernel_table(tp: TargetPlan, used: Set[Tuple[str, int]], masked: bool = Fals
     costs = {d.name: KernelCosts(tp, d) for d in tp.dtypes}
     by_entry = {k.table_entry: (d, k, OPS) for d in tp.dtypes for k in d.kernels}
     by_entry.update({k.fwd_table_entry: (d, k, FWD_OPS) for d in tp.dtypes for k in d.kernels
-                     if tp.fwd_ops})
+                     if tp.fwd_ops})     # the ReLU's: the generic kernel's (KernelCosts.cost)
     lines = ["kernel issue slots (ALU + load/store) per row, [per 32-row block]:"]
     for entry, channels in sorted(used):
         if entry not in by_entry:

@@ -17,7 +17,8 @@ class Shape:
     label: str          # where it comes from
     layers: int = 1     # how many layers of the network have it
     spatial: int = 0    # NCHW (the nchw extension): H*W; 0: NHWC
-    relu: bool = False  # the fused ReLU backward (the relu extension)
+    relu: bool = False  # the fused ReLU backward (the relu extension); with forward, the
+                        # forward's fused ReLU and its keep bits (BNG_FWD_RELU)
     forward: bool = False   # the training forward's _s (the forward extension)
 
     @property
@@ -27,16 +28,18 @@ class Shape:
 
     @property
     def extensions(self) -> Tuple[str, ...]:
-        """The extensions the call uses: nchw, relu, both, forward, or none (the vendor's
-        call)."""
-        return tuple(name for name, used in (("nchw", bool(self.spatial)), ("relu", self.relu),
-                                             ("forward", self.forward)) if used)
+        """The extensions the call uses: nchw, relu, both, forward (its ReLU is its own),
+        or none (the vendor's call)."""
+        if self.forward:
+            return ("forward",)
+        return tuple(name for name, used in (("nchw", bool(self.spatial)), ("relu", self.relu))
+                     if used)
 
     @property
     def extension(self) -> str:
-        """The extensions as a label: "nchw", "relu", "nchw relu", "forward", or "" (the
-        vendor's)."""
-        return " ".join(self.extensions)
+        """The extensions as a label: "nchw", "relu", "nchw relu", "forward", "forward
+        relu", or "" (the vendor's)."""
+        return " ".join(self.extensions + (("relu",) if self.forward and self.relu else ()))
 
 
 # ResNet-50 as torchvision builds it (v1.5: a bottleneck's stride on its 3x3
@@ -64,7 +67,8 @@ def _layer(n: int, pixels: int, c: int) -> str:
 
 def default_shapes(extensions: Tuple[str, ...] = ()) -> List[Shape]:
     """The vendor's call's shapes; then, for the extensions named, ResNet-50 at
-    EXTENSION_BATCH: the layers a ReLU follows fused (relu), every layer in NCHW (nchw)."""
+    EXTENSION_BATCH: the layers a ReLU follows fused (relu), every layer in NCHW (nchw),
+    every layer's training forward, with the ReLU fused where one follows (forward)."""
     out = [Shape(n * pixels, c, _layer(n, pixels, c), layers)
            for n in RESNET50_BATCHES for pixels, c, layers, _ in RESNET50]
     out += [Shape(b, c, "bench") for b, c in BENCH]
@@ -75,28 +79,30 @@ def default_shapes(extensions: Tuple[str, ...] = ()) -> List[Shape]:
     if "nchw" in extensions:
         out += [Shape(n, c, _layer(n, pixels, c) + " nchw", layers, spatial=pixels)
                 for pixels, c, layers, _ in RESNET50]
-    if "forward" in extensions:
-        out += [Shape(n * pixels, c, _layer(n, pixels, c) + " forward", layers, forward=True)
-                for pixels, c, layers, _ in RESNET50]
+    if "forward" in extensions:     # with its ReLU and keep bits where a ReLU follows
+        out += [Shape(n * pixels, c, _layer(n, pixels, c) + " forward" + (" relu" if relu else ""),
+                      layers, forward=True, relu=relu)
+                for pixels, c, layers, relu in RESNET50]
     return out
 
 
 SHAPE = re.compile(r"([1-9][0-9]{0,9})x([1-9][0-9]{0,4})(?:x([1-9][0-9]{0,9}))?(:relu)?\Z")
-FORWARD = re.compile(r"([1-9][0-9]{0,9})x([1-9][0-9]{0,4}):fwd\Z")
+FORWARD = re.compile(r"([1-9][0-9]{0,9})x([1-9][0-9]{0,4}):fwd(:relu)?\Z")
 
 
 def parse_shapes(text: str) -> List[Shape]:
     """SHAPES="BxC ...": batch (rows) x channel; BxC:relu with the fused ReLU backward;
     NxCxS in NCHW (batch x channel x spatial), NxCxS:relu with the fused ReLU; BxC:fwd
-    the training forward."""
+    the training forward, BxC:fwd:relu with its fused ReLU and keep bits."""
     out = []
     for word in text.replace(",", " ").split():
         m, f = SHAPE.match(word), FORWARD.match(word)
         if not m and not f:
             raise ConfigError("SHAPES", word, "not a shape; write BATCHxCHANNEL, e.g. 401408x64, "
                               "BATCHxCHANNEL:relu (fused ReLU), BATCHxCHANNELxSPATIAL (NCHW) or "
-                              "BATCHxCHANNEL:fwd (the training forward)")
-        shape = (Shape(int(f.group(1)), int(f.group(2)), "SHAPES", forward=True) if f else
+                              "BATCHxCHANNEL:fwd (the training forward; :fwd:relu with its ReLU)")
+        shape = (Shape(int(f.group(1)), int(f.group(2)), "SHAPES", forward=True,
+                       relu=bool(f.group(3))) if f else
                  Shape(int(m.group(1)), int(m.group(2)), "SHAPES",
                        spatial=int(m.group(3) or 0), relu=bool(m.group(4))))
         out.append(replace(shape, label=f"SHAPES {shape.extension}".rstrip()))

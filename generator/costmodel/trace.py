@@ -70,7 +70,8 @@ class Call:
     is_train: bool
     regions: Tuple[Region, ...]
     spatial: int = 0          # NCHW's H*W; 0: NHWC
-    relu: bool = False        # BNG_FLAG_RELU: y read beside x and dy
+    relu: bool = False        # BNG_FLAG_RELU: y read beside x and dy (the forward's:
+                              # BNG_FWD_RELU, its keep bits out beside y)
     forward: bool = False     # the training forward's _s: x in, y out
 
     @property
@@ -142,8 +143,9 @@ def parse(text: str) -> List[Call]:
                 extra = {"spatial": spatial[0]} if spatial else {}
                 if words[7:] == ["relu"]:
                     extra["relu"] = True
-                elif words[7:] == ["fwd"]:
+                elif words[7:] in (["fwd"], ["relu", "fwd"]):
                     extra["forward"] = True
+                    extra["relu"] = len(words) == 9
                 elif words[7:]:
                     raise TraceError(f"line {number}: not a call: {line}")
                 head = (dtype, batch, channel, int(mask, 16), train == "1", extra)

@@ -26,6 +26,7 @@ typedef struct {
     const bng_dtype *t;
     size_t batch, channel;
     bng_buffer x, y, mean, invar, scale, bias, moving_mean, moving_var;
+    bng_buffer bits;        /* the ReLU's keep bits (slot 11), written only with RELU_BITS */
     long long params[BNG_FWD_PARAMS_LEN];
     size_t merges;          /* the synchronized forward's: merges beyond one call's chain */
 } fwd_case;
@@ -41,6 +42,7 @@ static void fwd_point_block(fwd_case *k)
     k->params[BNG_FWD_PARAM_BIAS] = (long long)(intptr_t)k->bias.p;
     k->params[BNG_FWD_PARAM_MOVING_MEAN] = (long long)(intptr_t)k->moving_mean.p;
     k->params[BNG_FWD_PARAM_MOVING_VAR] = (long long)(intptr_t)k->moving_var.p;
+    k->params[BNG_FWD_PARAM_RELU_BITS] = (long long)(intptr_t)k->bits.p;
 }
 
 /* x per channel around its own mean (DATA_LARGE_MEAN: 10^4 times its spread for float,
@@ -66,6 +68,7 @@ static void fwd_init(fwd_case *k, const bng_dtype *t, size_t batch, size_t chann
     k->bias = bng_buffer_new(channel * t->stats_size);
     k->moving_mean = bng_buffer_new(channel * t->stats_size);
     k->moving_var = bng_buffer_new(channel * t->stats_size);
+    k->bits = bng_buffer_new(BNG_FWD_RELU_BITS_ELEMENTS(batch, channel, t->size) * t->size);
     for (c = 0; c < channel; c++) {
         const double spread = bng_uniform(&state, 0.5, 2.0);
         const double center = data == DATA_LARGE_MEAN ? ratio * spread * (c % 2 ? -1 : 1)
@@ -80,6 +83,7 @@ static void fwd_init(fwd_case *k, const bng_dtype *t, size_t batch, size_t chann
     memset(k->y.p, BNG_OUTPUT_MARK, k->y.bytes);
     memset(k->mean.p, BNG_OUTPUT_MARK, k->mean.bytes);
     memset(k->invar.p, BNG_OUTPUT_MARK, k->invar.bytes);
+    memset(k->bits.p, BNG_OUTPUT_MARK, k->bits.bytes);
     for (i = 0; i < BNG_FWD_PARAMS_LEN; i++)
         k->params[i] = 0x5EED0000 + i;      /* reserved slots: sentinels, never written */
     fwd_point_block(k);
@@ -91,7 +95,7 @@ static void fwd_init(fwd_case *k, const bng_dtype *t, size_t batch, size_t chann
     k->params[BNG_PARAM_FLAGS] = flags;
 }
 
-#define FWD_BUFFERS 8
+#define FWD_BUFFERS 9
 /* k's buffers, in the struct's order. */
 static void fwd_buffers(fwd_case *k, bng_buffer **out)
 {
@@ -103,6 +107,7 @@ static void fwd_buffers(fwd_case *k, bng_buffer **out)
     out[5] = &k->bias;
     out[6] = &k->moving_mean;
     out[7] = &k->moving_var;
+    out[8] = &k->bits;
 }
 
 static void fwd_free(fwd_case *k)
@@ -187,6 +192,62 @@ static int fwd_channel_special(const fwd_case *k, const double *x_before, size_t
     return 1;
 }
 
+/* Whether y's element i, as stored, lets dy through in the backward's ReLU (y above 0
+ * or NaN): spelled here on the element's bits apart from the library's macro. */
+static int fwd_keeps(const bng_dtype *t, const void *y, size_t i)
+{
+    const unsigned char *at = (const unsigned char *)y + i * t->size;
+
+    if (t->size == sizeof(uint32_t)) {
+        uint32_t u;
+        memcpy(&u, at, sizeof u);
+        return (u >> 31) == 0 ? u != 0 : (u & 0x7fffffffu) > 0x7f800000u;
+    } else {
+        uint16_t h;
+        memcpy(&h, at, sizeof h);
+        return (h >> 15) == 0 ? h != 0 : (h & 0x7fffu) > 0x7c00u;
+    }
+}
+
+/* Bit r % rows_per_word of the bits array's word (r / rows_per_word, c), rows_per_word
+ * 8 bits to an element of x's size (the contract's layout, spelled here). */
+static int fwd_bit(const fwd_case *k, size_t r, size_t c)
+{
+    const size_t rows_per_word = 8 * k->t->size;
+    const unsigned char *at = (const unsigned char *)k->bits.p + ((r / rows_per_word) * k->channel + c) * k->t->size;
+    uint32_t word = 0;
+    uint16_t half;
+
+    if (k->t->size == sizeof word) {
+        memcpy(&word, at, sizeof word);
+    } else {
+        memcpy(&half, at, sizeof half);
+        word = half;
+    }
+    return (int)((word >> (r % rows_per_word)) & 1u);
+}
+
+/* With RELU_BITS every row's bit is its y's keep and a last word's missing rows' bits
+ * are 0; without it the bits array is as it was (never written). */
+static void fwd_check_bits(const fwd_case *k, const void *y, const char *what)
+{
+    const size_t rows_per_word = 8 * k->t->size;
+    const size_t rows = (k->batch + rows_per_word - 1) / rows_per_word * rows_per_word;
+    size_t r, c, i;
+
+    if (!(k->params[BNG_PARAM_FLAGS] & BNG_FWD_RELU_BITS)) {
+        for (i = 0; i < k->bits.bytes; i++)
+            if (((const unsigned char *)k->bits.p)[i] != BNG_OUTPUT_MARK)
+                ck_abort_msg("%s %s: the ReLU's bits written without RELU_BITS", k->t->name, what);
+        return;
+    }
+    for (r = 0; r < rows; r++)
+        for (c = 0; c < k->channel; c++)
+            if (fwd_bit(k, r, c) != (r < k->batch && fwd_keeps(k->t, y, r * k->channel + c)))
+                ck_abort_msg("%s %zux%zu %s: ReLU bit of y[%zu][%zu] is %d", k->t->name, k->batch,
+                             k->channel, what, r, c, fwd_bit(k, r, c));
+}
+
 /* The float64 reference of one channel, and the bound (docs/contract.md section 15):
  * K float32 roundings on the longest chain, R the largest deviation from the shift (the
  * channel's first value), sigma^2 the variance. */
@@ -197,6 +258,7 @@ static void fwd_check(const fwd_case *k, const double *x_before, const double *m
     const long long flags = k->params[BNG_PARAM_FLAGS];
     const int fix_gamma = (flags & BNG_FWD_FIX_GAMMA) != 0, global = (flags & BNG_FWD_GLOBAL_STATS) != 0;
     const int torch = (flags & BNG_FWD_TORCH) != 0, keep = (flags & BNG_FWD_KEEP_MOVING) != 0;
+    const int relu = (flags & BNG_FWD_RELU) != 0;
     const double eps = slot_float(k->params[BNG_FWD_PARAM_EPS]);
     const double mo = slot_float(k->params[BNG_FWD_PARAM_MOMENTUM]);
     const size_t batch = k->batch, channel = k->channel, group = bng_group_rows(batch);
@@ -253,7 +315,11 @@ static void fwd_check(const fwd_case *k, const double *x_before, const double *m
                                  + 4 * U32 * (fabs(gamma * dev * invstd) + fabs(beta))
                                  + out_u * (fabs(ref) + t->min_normal);   /* subnormal y too */
             const double got = t->get(k->y.p, i);
-            if (!(fabs(got - ref) <= bound))
+            /* RELU: +0 where the reference is within the bound of 0 or below; else
+             * above 0 and the reference's */
+            if (relu && got == 0 && !signbit(got) && ref <= bound)
+                continue;
+            if (!(fabs(got - ref) <= bound) || (relu && !(got > 0)))
                 ck_abort_msg("%s %zux%zu %s: y[%zu][%zu] = %.9g, reference %.9g, bound %.3g", t->name,
                              batch, channel, what, r, c, got, ref, bound);
         }
@@ -280,8 +346,9 @@ static void fwd_check(const fwd_case *k, const double *x_before, const double *m
             if (!bng_buffer_guards_intact(b[r]))
                 ck_abort_msg("%s %zux%zu %s: a guard byte was written", t->name, batch, channel, what);
     }
+    fwd_check_bits(k, k->y.p, what);
     for (c = 0; c < BNG_FWD_PARAMS_LEN; c++)
-        if ((c == 11 || c == 12 || c == 14 || c == 15) && k->params[c] != 0x5EED0000 + (long long)c)
+        if ((c == 12 || c == 14 || c == 15) && k->params[c] != 0x5EED0000 + (long long)c)
             ck_abort_msg("%s %s: slot %zu (reserved, or the partials') was written", t->name, what, c);
 }
 
@@ -325,7 +392,8 @@ static size_t fwd_channels(const bng_dtype *t, size_t *out)
 
 static const long long fwd_flag_sets[] = {
     0, BNG_FWD_TORCH, BNG_FWD_FIX_GAMMA, BNG_FWD_GLOBAL_STATS, BNG_FWD_KEEP_MOVING,
-    BNG_FWD_FIX_GAMMA | BNG_FWD_TORCH,
+    BNG_FWD_FIX_GAMMA | BNG_FWD_TORCH, BNG_FWD_RELU | BNG_FWD_RELU_BITS,
+    BNG_FWD_GLOBAL_STATS | BNG_FWD_RELU,
 };
 
 START_TEST(test_forward_within_bound)
@@ -377,7 +445,9 @@ START_TEST(test_forward_generic_and_in_place_same_bits)
         return;
     for (i = 0; i < T->n_specialized; i++) {
         fwd_case a, b, c;
-        fwd_init(&a, T, 333, T->specialized[i], DATA_LARGE_MEAN, 0, (unsigned)i);
+        /* every other count with the ReLU and its bits (333 rows: a partial last word) */
+        fwd_init(&a, T, 333, T->specialized[i], DATA_LARGE_MEAN,
+                 i % 2 ? BNG_FWD_RELU | BNG_FWD_RELU_BITS : 0, (unsigned)i);
         fwd_copy(&b, &a);
         fwd_copy(&c, &a);
         fwd_run(&a, a.y.p);
@@ -393,10 +463,54 @@ START_TEST(test_forward_generic_and_in_place_same_bits)
         bng_expect_same(a.invar.p, c.invar.p, a.invar.bytes, T->name, "forward invar in place");
         bng_expect_same(a.y.p, c.x.p, a.y.bytes, T->name, "forward y in place");
         bng_expect_same(a.moving_mean.p, c.moving_mean.p, a.moving_mean.bytes, T->name, "forward moving mean in place");
+        bng_expect_same(a.bits.p, b.bits.p, a.bits.bytes, T->name, "forward ReLU bits, generic kernel");
+        bng_expect_same(a.bits.p, c.bits.p, a.bits.bytes, T->name, "forward ReLU bits in place");
         fwd_free(&a);
         fwd_free(&b);
         fwd_free(&c);
     }
+}
+END_TEST
+
+/* The ReLU is the backward's mask on the plain call's y, bit for bit: y is that y where
+ * it lets dy through (above 0 or NaN as stored) and +0 elsewhere, the bits are its keeps,
+ * the statistics are the plain call's; RELU alone writes no bits. On every count, at a
+ * word's rows, a partial last word and several groups; data about 0 (half of y masked). */
+START_TEST(test_forward_relu_is_the_mask)
+{
+    const size_t batches[] = {1, 32, 300};
+    size_t channels[64], n = fwd_channels(T, channels), b, c, i;
+
+    if (T->forward_p == NULL)
+        return;
+    for (c = 0; c < n; c++)
+        for (b = 0; b < sizeof batches / sizeof batches[0]; b++) {
+            const long long flags = b == 1 ? BNG_FWD_RELU : BNG_FWD_RELU | BNG_FWD_RELU_BITS;
+            fwd_case plain, relu;
+            fwd_init(&plain, T, batches[b], channels[c], DATA_RANDOM, 0, (unsigned)(c * 3 + b));
+            fwd_copy(&relu, &plain);
+            relu.params[BNG_PARAM_FLAGS] = flags;
+            fwd_run_checked(&plain, 0, "plain, for the ReLU");
+            fwd_run(&relu, relu.y.p);
+            ck_assert_int_eq(relu.params[BNG_PARAM_STATUS], BNG_OK);
+            for (i = 0; i < batches[b] * channels[c]; i++) {
+                const unsigned char zero[4] = {0, 0, 0, 0};
+                const void *want = fwd_keeps(T, plain.y.p, i) ? (const void *)((const char *)plain.y.p + i * T->size)
+                                                              : (const void *)zero;
+                if (memcmp((const char *)relu.y.p + i * T->size, want, T->size) != 0)
+                    ck_abort_msg("%s %zux%zu: ReLU y[%zu] is not the plain y masked", T->name,
+                                 batches[b], channels[c], i);
+            }
+            fwd_check_bits(&relu, plain.y.p, "ReLU bits against the plain y");
+            bng_expect_same(plain.mean.p, relu.mean.p, plain.mean.bytes, T->name, "ReLU mean");
+            bng_expect_same(plain.invar.p, relu.invar.p, plain.invar.bytes, T->name, "ReLU invar");
+            bng_expect_same(plain.moving_mean.p, relu.moving_mean.p, plain.moving_mean.bytes,
+                            T->name, "ReLU moving mean");
+            bng_expect_same(plain.moving_var.p, relu.moving_var.p, plain.moving_var.bytes,
+                            T->name, "ReLU moving var");
+            fwd_free(&plain);
+            fwd_free(&relu);
+        }
 }
 END_TEST
 
@@ -593,6 +707,25 @@ START_TEST(test_forward_refusals)
         fwd_expect_refused(&k, k.x.p, k.y.p, BNG_EVALUE, "momentum outside [0, 1]");
     }
     k.params[BNG_FWD_PARAM_MOMENTUM] = bng_fwd_float(0.1f);
+    /* the ReLU's bits: only with the ReLU, which needs a y; the array as any output */
+    k.params[BNG_PARAM_FLAGS] = BNG_FWD_RELU_BITS;
+    fwd_expect_refused(&k, k.x.p, k.y.p, BNG_EFLAGS, "RELU_BITS without RELU");
+    k.params[BNG_PARAM_FLAGS] = BNG_FWD_RELU | BNG_FWD_PARTIALS_OUT;
+    fwd_expect_refused(&k, k.x.p, k.y.p, BNG_EFLAGS, "RELU with PARTIALS_OUT");
+    k.params[BNG_PARAM_FLAGS] = BNG_FWD_RELU | BNG_FWD_RELU_BITS;
+    saved = k.params[BNG_FWD_PARAM_RELU_BITS];
+    k.params[BNG_FWD_PARAM_RELU_BITS] = 0;
+    fwd_expect_refused(&k, k.x.p, k.y.p, BNG_ENULL, "the ReLU's bits NULL");
+    k.params[BNG_FWD_PARAM_RELU_BITS] = saved + 1;
+    fwd_expect_refused(&k, k.x.p, k.y.p, BNG_EALIGN, "the ReLU's bits misaligned");
+    k.params[BNG_FWD_PARAM_RELU_BITS] = (long long)(intptr_t)((char *)k.y.p + k.y.bytes - T->size);
+    fwd_expect_refused(&k, k.x.p, k.y.p, BNG_EOVERLAP, "the ReLU's bits over y's end");
+    k.params[BNG_FWD_PARAM_RELU_BITS] = (long long)(intptr_t)k.x.p;
+    fwd_expect_refused(&k, k.x.p, k.y.p, BNG_EOVERLAP, "the ReLU's bits over x");
+    k.params[BNG_FWD_PARAM_RELU_BITS] = k.params[BNG_PARAM_MEAN];
+    fwd_expect_refused(&k, k.x.p, k.y.p, BNG_EOVERLAP, "the ReLU's bits over the mean");
+    k.params[BNG_FWD_PARAM_RELU_BITS] = saved;
+    k.params[BNG_PARAM_FLAGS] = 0;
     fwd_expect_refused(&k, k.x.p, (char *)k.x.p + T->size, BNG_EOVERLAP, "y overlapping x");
     saved = k.params[BNG_PARAM_INVAR];
     k.params[BNG_PARAM_INVAR] = k.params[BNG_PARAM_MEAN];
@@ -628,6 +761,7 @@ static void fwd_expect_same_outputs(const fwd_case *a, const void *a_y, const fw
     bng_expect_same(a->invar.p, b->invar.p, a->invar.bytes, shape, what);
     bng_expect_same(a->moving_mean.p, b->moving_mean.p, a->moving_mean.bytes, shape, what);
     bng_expect_same(a->moving_var.p, b->moving_var.p, a->moving_var.bytes, shape, what);
+    bng_expect_same(a->bits.p, b->bits.p, a->bits.bytes, shape, what);
 }
 
 #define FWD_FLAG_SETS (sizeof fwd_flag_sets / sizeof fwd_flag_sets[0])
@@ -666,7 +800,7 @@ static void fwd_expect_shared_matches_private(const bng_dtype *t, size_t batch, 
         snprintf(what, sizeof what, "_s on mask %#x against _p", (unsigned)bng_test_masks[m]);
         fwd_expect_same_outputs(&ref, ref.y.p, &k, k.y.p, what);
         bng_expect_same(orig.x.p, k.x.p, k.x.bytes, t->name, "forward _s's x");
-        for (slot = 11; slot < BNG_FWD_PARAMS_LEN; slot++)
+        for (slot = 12; slot < BNG_FWD_PARAMS_LEN; slot++)
             if (slot != BNG_PARAM_FLAGS && k.params[slot] != 0x5EED0000 + (long long)slot)
                 ck_abort_msg("%s forward _s wrote reserved slot %zu", t->name, slot);
         fwd_free(&k);
@@ -1191,6 +1325,7 @@ void bng_forward_add_tests(Suite *s)
         {"forward_refusals", test_forward_refusals, "private"},
         {"forward_sqrt", test_forward_sqrt_is_ieee, "private"},
         {"forward_special_values", test_forward_special_values, "private"},
+        {"forward_relu_is_the_mask", test_forward_relu_is_the_mask, "private"},
         {"forward_shared_matches_private", test_forward_shared_matches_private, "shared forward"},
         {"forward_shared_in_place", test_forward_shared_in_place, "shared forward"},
         {"forward_shared_refusals", test_forward_shared_refusals, "shared forward"},

@@ -4,11 +4,12 @@
  * The fuzzer's bytes choose the storage type, _p or _s (its block through
  * BNG_SHARED_PARAMS, any core_mask: none of the cluster's cores is BNG_ECOREMASK, after
  * every other check), batch and channel (small, or hostile: 0,
- * negative, LLONG_MIN/MAX, beyond the address space), the flags (any of the six, the
- * synchronized forward's two among them, and an unknown bit; the partials buffer's
- * count valid or the bytes' own), eps and momentum (any float's bits, so NaN, Inf, negative, 0, subnormal),
+ * negative, LLONG_MIN/MAX, beyond the address space), the flags (any of the eight, the
+ * synchronized forward's two and the ReLU's two among them, and an unknown bit; the
+ * partials buffer's count valid or the bytes' own), eps and momentum (any float's bits, so NaN, Inf, negative, 0, subnormal),
  * which array is NULL and which misaligned (both at once too), and an aliasing choice
- * (y over x, partly over x, over the moving mean; an output over another array), and
+ * (y over x, partly over x, over the moving mean; an output over another array, the
+ * ReLU's bits over y), and
  * the data. Buffers are exactly as large as a small
  * shape needs, between guard bytes. Checked on every input: the status is the one the
  * contract's order gives (the harness's own reading of it); the reserved slots and
@@ -42,12 +43,14 @@ static float any_float(bytes *b, float ordinary)
     return f;
 }
 
-/* The arrays: x, y, then the per-channel ones and the partials buffer in their slots. */
-enum { A_X, A_Y, A_MEAN, A_INVAR, A_SCALE, A_BIAS, A_MM, A_MV, A_PART, A_COUNT };
+/* The arrays: x, y, then the per-channel ones, the partials buffer and the ReLU's bits
+ * in their slots. */
+enum { A_X, A_Y, A_MEAN, A_INVAR, A_SCALE, A_BIAS, A_MM, A_MV, A_PART, A_BITS, A_COUNT };
 static const int slot_of[A_COUNT] = {-1, -1, BNG_PARAM_MEAN, BNG_PARAM_INVAR, BNG_PARAM_SCALE,
                                      BNG_FWD_PARAM_BIAS, BNG_FWD_PARAM_MOVING_MEAN,
-                                     BNG_FWD_PARAM_MOVING_VAR, BNG_FWD_PARAM_PARTIALS};
-#define KNOWN_FLAGS 0x1F8LL
+                                     BNG_FWD_PARAM_MOVING_VAR, BNG_FWD_PARAM_PARTIALS,
+                                     BNG_FWD_PARAM_RELU_BITS};
+#define KNOWN_FLAGS 0x7F8LL
 
 /* The harness's own reading of a partials buffer's rows: the two limbs as integers in
  * [0, 2^24), else -1. */
@@ -74,10 +77,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const unsigned mask_low = take(&in), mask_high = take(&in);
     const int core_mask = (int)(mask_low | mask_high << 8);
     const long long flags = (long long)(take(&in) & 0xF8) | ((choice & 8) ? 0x100 : 0)
-                            | ((choice & 2) ? 0x200 : 0);
+                            | ((choice & 2) ? BNG_FWD_RELU : 0) | ((choice & 32) ? BNG_FWD_RELU_BITS : 0)
+                            | ((choice & 64) ? 0x800 : 0);
     const long long batch = shape(&in, MAX_BATCH), channel = shape(&in, MAX_CHANNEL);
     const float eps = any_float(&in, 1e-3f), momentum = any_float(&in, 0.9f);
-    const unsigned null_at = take(&in) % 12, misalign_at = take(&in) % 12, alias = take(&in) % 10;
+    const unsigned null_at = take(&in) % 12, misalign_at = take(&in) % 12, alias = take(&in) % 11;
     const int small = batch >= 1 && batch <= MAX_BATCH && channel >= 1 && channel <= MAX_CHANNEL;
     const size_t n = small ? (size_t)(batch * channel) : 1, c = small ? (size_t)channel : 1;
     const size_t elem = half_data ? 2 : 4;
@@ -85,6 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const int fix_gamma = (flags & BNG_FWD_FIX_GAMMA) != 0, global = (flags & BNG_FWD_GLOBAL_STATS) != 0;
     const int torch = (flags & BNG_FWD_TORCH) != 0, keep = (flags & BNG_FWD_KEEP_MOVING) != 0;
     const int out = (flags & BNG_FWD_PARTIALS_OUT) != 0, in_ = (flags & BNG_FWD_PARTIALS_IN) != 0;
+    const int relu = (flags & BNG_FWD_RELU) != 0, bits = (flags & BNG_FWD_RELU_BITS) != 0;
     const int update = !global && !keep && !out;
     unsigned char *buf[A_COUNT], *before[A_COUNT];
     uintptr_t at[A_COUNT];
@@ -98,7 +103,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #endif
     for (a = 0; a < A_COUNT; a++) {
         bytes_of[a] = a <= A_Y ? n * elem : a == A_PART ? BNG_FWD_PARTIALS_FLOATS(c) * sizeof(float)
-                                          : c * stat;
+                    : a == A_BITS ? (small ? BNG_FWD_RELU_BITS_ELEMENTS((size_t)batch, c, elem) : 1) * elem
+                    : c * stat;
         buf[a] = guarded(bytes_of[a]);
         for (i = 0; i < bytes_of[a]; i++)
             buf[a][i] = (unsigned char)take(&in);
@@ -124,6 +130,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         at[A_PART] = at[A_X];               /* the partials over x (OUT: refused; IN: read) */
     else if (alias == 9 && (out || in_))    /* OUT: y unused; IN: refused */
         at[A_Y] = at[A_PART];               /* y over the partials */
+    else if (alias == 10)                   /* RELU_BITS: refused; else unread */
+        at[A_BITS] = at[A_Y];               /* the ReLU's bits over y */
     if (choice & 16) {                      /* a valid count: some PARTIALS_IN calls run */
         const float limbs[2] = {(float)(take(&in) % 4), 0.0f};
         memcpy(buf[A_PART] + 3 * c * sizeof(float), limbs, sizeof limbs);
@@ -149,10 +157,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     /* the contract's order, read independently of the driver */
     for (a = 0; a < A_COUNT; a++)
-        if (!((a == A_SCALE && fix_gamma) || ((a == A_MM || a == A_MV) && keep) || (a == A_PART && !in_)))
+        if (!((a == A_SCALE && fix_gamma) || ((a == A_MM || a == A_MV) && keep) || (a == A_PART && !in_)
+              || (a == A_BITS && !bits)))
             used |= 1u << a;
     outputs = (1u << A_Y) | (1u << A_MEAN) | (1u << A_INVAR)
-              | (update ? (1u << A_MM) | (1u << A_MV) : 0u);
+              | (update ? (1u << A_MM) | (1u << A_MV) : 0u) | (bits ? 1u << A_BITS : 0u);
     if (out) {
         used = (1u << A_X) | (1u << A_PART);
         outputs = 1u << A_PART;
@@ -161,7 +170,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if ((used >> a & 1) && at[a] == 0)
             expected = BNG_ENULL;
     for (a = 0; a < A_COUNT && expected == BNG_OK; a++)
-        if ((used >> a & 1) && at[a] % (a <= A_Y ? elem : stat))
+        if ((used >> a & 1) && at[a] % (a <= A_Y || a == A_BITS ? elem : stat))
             expected = BNG_EALIGN;
     if (expected == BNG_OK && (batch < 1 || (batch == 1 && torch && update && !in_)))
         expected = BNG_EBATCH;
@@ -179,7 +188,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         else
             goto done;       /* a valid shape too large for the harness's buffers */
     }
-    if (expected == BNG_OK && ((flags & ~KNOWN_FLAGS) || (global && (keep || out || in_)) || (out && in_)))
+    if (expected == BNG_OK && ((flags & ~KNOWN_FLAGS) || (global && (keep || out || in_)) || (out && in_)
+                               || (bits && !relu) || (relu && out)))
         expected = BNG_EFLAGS;
     if (expected == BNG_OK && !out && !(eps > 0.0f && isfinite(eps)))
         expected = BNG_EVALUE;

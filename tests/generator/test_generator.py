@@ -772,7 +772,7 @@ class PlanTest(unittest.TestCase):
             nchw = tp.nchw_kernels(d)
             planned = {k.ukernel(op) for k in d.kernels for op in k.ops}
             planned |= {k.ukernel(op) for k in nchw for op in k.ops} | {nchw[-1].dx_end}
-            planned |= {k.fwd_ukernel(op) for k in d.kernels for op in tp.fwd_ops}
+            planned |= {k.fwd_ukernel(op) for k in d.kernels for op in k.fwd_ops if tp.fwd_ops}
             defined = set()
             for kind in ("", "fwd_"):
                 with open(os.path.join(ROOT, "generated", "mt7004", f"bng_{d.name}_{kind}ukernels.c")) as f:

@@ -195,12 +195,15 @@ class ShapesTest(unittest.TestCase):
 
     def test_default_extension_shapes(self):
         """ResNet-50 at batch 32: the 33 layers a ReLU follows, all 53 in NCHW, all 53's
-        training forward; none without the extensions."""
+        training forward (the 33's with the ReLU fused); none without the extensions."""
         shapes = default_shapes(("relu", "nchw", "forward"))
-        self.assertEqual(sum(s.layers for s in shapes if s.relu), 33)
+        self.assertEqual(sum(s.layers for s in shapes if s.relu and not s.forward), 33)
         self.assertEqual(sum(s.layers for s in shapes if s.spatial), 53)
         self.assertEqual(sum(s.layers for s in shapes if s.forward), 53)
+        self.assertEqual(sum(s.layers for s in shapes if s.forward and s.relu), 33)
         self.assertEqual(parse_shapes("100x64:fwd")[0].extension, "forward")
+        self.assertEqual(parse_shapes("100x64:fwd:relu")[0].extension, "forward relu")
+        self.assertEqual(parse_shapes("100x64:fwd:relu")[0].extensions, ("forward",))
         self.assertEqual([s for s in default_shapes() if s.extension], [])
 
 

@@ -204,6 +204,19 @@ class TraceHalTest(unittest.TestCase):
                if getattr(e, "op", None)}
         self.assertEqual(ops, {"fwd_stats", "fwd_norm"})
 
+    def test_forward_relu_calls_give_the_bits_of_forward_p(self):
+        """The forward's fused ReLU and its keep bits: _s's y and bits those of _p (a
+        partial last word, resident and streamed rows, half's 16-row words)."""
+        calls = ["f32:1000x64:0xff:fwd:relu", "f16:777x100:0x25:relu:fwd",
+                 "f32:20000x256:0x7:fwd:relu"]
+        ends = [line for line in trace(*calls, copy=True).splitlines() if line.startswith("end")]
+        self.assertEqual(ends, ["end identical"] * len(calls))
+        (call,) = parse(trace("f32:40x64:0x1:fwd:relu"))
+        self.assertTrue(call.forward and call.relu)
+        ops = {e.op for r in call.regions for events in r.values() for e in events
+               if getattr(e, "op", None)}
+        self.assertEqual(ops, {"fwd_stats", "fwd_norm_relu"})
+
     def test_the_header_says_what_was_called(self):
         """A plain call's header is the vendor's; the ext ones name the flag's input."""
         heads = [line for line in trace("f32:4x64:0x1", "f32:4x64:0x1:relu", "f16:2x3x49:0x1:infer")
@@ -217,7 +230,7 @@ class TraceHalTest(unittest.TestCase):
     def test_calls_it_cannot_make_are_refused(self):
         """A mode twice, a shape or mode that is not one."""
         for spec in ("f32:4x64:0x1:relu:relu", "f32:4x64:0x1:infer:infer",
-                     "f32:4x64x:0x1", "f32:4x64:0x1:fast", "f32:4x64:0x1:fwd:relu",
+                     "f32:4x64x:0x1", "f32:4x64:0x1:fast", "f32:4x64:0x1:fwd:fwd",
                      "f32:4x64:0x1:infer:fwd", "f32:4x64x49:0x1:fwd"):
             with self.subTest(spec=spec):
                 done = subprocess.run([program("trace"), spec], capture_output=True, text=True)
