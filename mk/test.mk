@@ -406,7 +406,8 @@ $(eval $(call program_run,run/$(BENCH_SMOKE)/smoke,BNG_HAL_HOST=fast OMP_NUM_THR
   --backend gnu --shapes 4x64 --nchw-shapes 2x64x49 --seconds 0))
 
 # tests/scripts/torch_check.py: the ext call (NHWC with and without ReLU fused, NCHW)
-# against PyTorch's batch_norm (+ relu) and autograd on ResNet-18's layers, through a shared build of the half target's host
+# against PyTorch's batch_norm (+ relu) and autograd on ResNet-18's layers, and a training
+# step of our forward and backward against PyTorch's, through a shared build of the half target's host
 # library (ctypes). A python3 that imports torch (Debian: python3-torch, not installed
 # for you: it is large); without one the script says so and the run counts as skipped.
 TORCH_LIB := $(BUILD)/torch/libbatchnormgrad_$(HALF_TARGET).so

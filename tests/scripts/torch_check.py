@@ -3,7 +3,12 @@
 training, followed by relu for the fused ReLU backward (BNG_FLAG_RELU), its gradients
 by autograd, in float64 and in float32, over batch-norm layers of ResNet-18 (a small
 batch, so that the run takes seconds), in both layouts: NHWC (N*H*W folded into the
-batch) and NCHW (channel axis 1, BNG_FLAG_NCHW, torch's own layout).
+batch) and NCHW (channel axis 1, BNG_FLAG_NCHW, torch's own layout). And a training
+step made of our calls alone against the same in float64: the training forward
+(fp_batch_norm_forward_p, NHWC, PyTorch's running statistics: BNG_FWD_TORCH, momentum
+0.1; with the ReLU fused, BNG_FWD_RELU and its keep bits) and then the ext call on the
+forward's mean, invar and y, against batch_norm (+ relu) with running statistics and
+autograd.
 
 For each layer and each torch dtype: the forward runs in that dtype on inputs that are
 float32 values (exact in both); its batch statistics (the mean and the biased variance
@@ -17,6 +22,12 @@ Tolerance, per element: twice the bound of docs/contract.md section 9 (K = 16 +
 bound for our call, one for what separates torch's result from the exact one on our
 inputs (in float64: mean, invar and y rounded to float32; in float32: torch's own
 float32 sums). The script prints the largest error as a fraction of that bound.
+
+The training step's tolerances: y and the running statistics within docs/contract.md
+section 15's bound (K from the library's own row groups, bng_group_rows; the ReLU's
+y +0 wherever torch's is within that bound of 0 or below), the keep bits exactly those
+of our y (bit r % 32 of word (r / 32) * channel + c, 1 where y > 0 or NaN), and dx,
+dscale and dbias within twice section 9's bound as above, on the forward's statistics.
 
 Where PyTorch is missing it says so and exits 77, which make test counts as skipped.
 
@@ -36,6 +47,10 @@ PARAM_FLAGS = 13       # BNG_PARAM_FLAGS
 PARAM_STATUS = 8
 EXT_PARAMS = 16
 EPS = 1e-5
+# The training forward's block (batch_norm_fwd.h): its slots and flags.
+FWD_BIAS, FWD_MOVING_MEAN, FWD_MOVING_VAR, FWD_EPS, FWD_MOMENTUM, FWD_RELU_BITS = 3, 4, 7, 9, 10, 11
+FWD_TORCH, FWD_RELU, FWD_RELU_BITS_FLAG = 32, 512, 1024
+MOMENTUM = 0.1         # PyTorch's default
 
 # ResNet-18's batch-norm layers: (channels, height = width) after conv1 and in each
 # stage, with the batch each runs at here.
@@ -158,6 +173,134 @@ def check_layer(torch, lib, layout, relu, batch, channels, side, seed):
     return worst
 
 
+def float_bits(value):
+    """A float's bits in a block's slot (bng_fwd_float)."""
+    return ctypes.c_uint32.from_buffer(ctypes.c_float(value)).value
+
+
+def forward_ours(torch, lib, relu, rows, weight, bias, running_mean, running_var):
+    """fp_batch_norm_forward_p on float32 rows: y, mean, invar, the running statistics
+    after it, the keep bits (None without the ReLU)."""
+    f32 = torch.float32
+    m, c = rows.shape
+    y = torch.empty_like(rows)
+    mean, invar = torch.empty(c, dtype=f32), torch.empty(c, dtype=f32)
+    scale, shift = weight.to(f32).contiguous(), bias.to(f32).contiguous()
+    moving_mean, moving_var = running_mean.to(f32).clone(), running_var.to(f32).clone()
+    bits = torch.zeros(-(-m // 32) * c, dtype=torch.int32)
+    params = (ctypes.c_longlong * EXT_PARAMS)()
+    for slot, t in ((0, mean), (1, invar), (2, scale), (FWD_BIAS, shift),
+                    (FWD_MOVING_MEAN, moving_mean), (FWD_MOVING_VAR, moving_var)):
+        params[slot] = t.data_ptr()
+    params[5], params[6] = m, c
+    params[FWD_EPS], params[FWD_MOMENTUM] = float_bits(EPS), float_bits(MOMENTUM)
+    params[PARAM_FLAGS] = FWD_TORCH | ((FWD_RELU | FWD_RELU_BITS_FLAG) if relu else 0)
+    params[FWD_RELU_BITS] = bits.data_ptr()
+    lib.fp_batch_norm_forward_p(ctypes.c_void_p(rows.data_ptr()), ctypes.c_void_p(y.data_ptr()),
+                                params)
+    if params[PARAM_STATUS] != 0:
+        raise RuntimeError(f"fp_batch_norm_forward_p: status {params[PARAM_STATUS]}")
+    return y, mean, invar, moving_mean, moving_var, bits if relu else None
+
+
+def forward_bounds(torch, lib, rows, weight, bias, running_mean, running_var):
+    """docs/contract.md section 15's bounds, in float64, on y (rows) and the running
+    statistics (PyTorch's update), for float32 output."""
+    x = rows.double()
+    m = x.shape[0]
+    u = 2.0 ** -24
+    group = lib.bng_group_rows(ctypes.c_size_t(m))
+    k = 2.0 * (32 + (group + 31) // 32 + -(-m // group)) + 16
+    mu = x.mean(0)
+    v = x.var(0, unbiased=False)
+    dev = x - mu
+    r = (x - x[0]).abs().max(0).values
+    invstd = 1.0 / torch.sqrt(v + EPS)
+    gamma, beta = weight.double().abs(), bias.double().abs()
+    b_dev = k * u * r
+    b_mean = u * mu.abs() + b_dev
+    b_var = k * u * v + (k * u * r) ** 2 + u * v
+    b_inv = invstd * (b_var / (v + EPS) / 2 + 4 * u)
+    ref = dev * invstd * weight.double() + bias.double()
+    b_y = gamma * (b_dev * invstd + dev.abs() * b_inv) + 4 * u * ((gamma * dev * invstd).abs() + beta) \
+        + u * (ref.abs() + 2.0 ** -126)
+    unbiased = v * m / (m - 1)
+    b_rm = MOMENTUM * b_mean + 4 * u * (running_mean.double().abs() + mu.abs()) \
+        + u * ((1 - MOMENTUM) * running_mean.double() + MOMENTUM * mu).abs()
+    b_rv = MOMENTUM * b_var * m / (m - 1) + 4 * u * (running_var.double() + unbiased) \
+        + u * ((1 - MOMENTUM) * running_var.double() + MOMENTUM * unbiased)
+    return b_y, b_rm, b_rv
+
+
+def keep_bits(torch, bits, m, c):
+    """The keep bits as a rows x channels 0/1 tensor: bit r % 32 of word (r / 32) * c + c."""
+    r = torch.arange(m)
+    words = bits.reshape(-1, c)[r // 32].to(torch.int64) & 0xffffffff
+    return (words >> (r % 32).unsqueeze(1)) & 1
+
+
+def check_step(torch, lib, relu, batch, channels, side, seed):
+    """One training step of our calls (forward, then the ext backward on its statistics
+    and y) against PyTorch's in float64; the largest error as a fraction of the
+    tolerance, or None on a failure (said)."""
+    gen = torch.Generator().manual_seed(1000 + seed)
+    shape = (batch, channels, side, side)
+    x = (torch.randn(shape, generator=gen) * 1.5 + 0.3).float()
+    dy = torch.randn(shape, generator=gen).float()
+    weight = (torch.rand(channels, generator=gen) + 0.5).float()
+    bias = (torch.randn(channels, generator=gen) * 0.2).float()
+    running_mean = (torch.randn(channels, generator=gen) * 0.1).float()
+    running_var = (torch.rand(channels, generator=gen) + 0.5).float()
+    f64 = torch.float64
+    t_rm, t_rv = running_mean.to(f64).clone(), running_var.to(f64).clone()
+    xt = x.to(f64).requires_grad_()
+    wt, bt = weight.to(f64).requires_grad_(), bias.to(f64).requires_grad_()
+    out = torch.nn.functional.batch_norm(xt, t_rm, t_rv, wt, bt, training=True, momentum=MOMENTUM,
+                                         eps=EPS)
+    out_relu = torch.nn.functional.relu(out) if relu else out
+    out_relu.backward(dy.to(f64))
+    rows = nhwc_rows(x)
+    y, mean, invar, rm, rv, bits = forward_ours(torch, lib, relu, rows, weight, bias, running_mean,
+                                               running_var)
+    b_y, b_rm, b_rv = forward_bounds(torch, lib, rows, weight, bias, running_mean, running_var)
+    want = nhwc_rows(out.detach())
+    got = y.double()
+    name = f"training step{' relu' if relu else ''} {shape}"
+    if relu:
+        masked = (got == 0) & ~torch.signbit(y) & (want <= b_y)
+        err = torch.where(masked, torch.zeros_like(got), (got - want).abs())
+        negative = (~(got > 0) & ~masked).any().item()
+        if negative:
+            print(f"torch-check: FAIL {name}: a y neither above 0 nor masked")
+            return None
+        kept = keep_bits(torch, bits, *rows.shape)
+        if not torch.equal(kept, (y > 0).to(kept.dtype)):
+            print(f"torch-check: FAIL {name}: the keep bits are not y > 0")
+            return None
+    else:
+        err = (got - want).abs()
+    worst = 0.0
+    for what, e, bound in (("y", err, b_y), ("running mean", (rm.double() - t_rm).abs(), b_rm),
+                           ("running var", (rv.double() - t_rv).abs(), b_rv)):
+        ratio = (e / bound).max().item()
+        worst = max(worst, ratio)
+        if not ratio <= 1.0:
+            print(f"torch-check: FAIL {name}: {what} off by {ratio:.3g} of the bound")
+            return None
+    dx, dscale, dbias, inputs = ours(torch, lib, "nhwc", relu, x, dy, nhwc_from_rows(y, shape).double(),
+                                     mean, invar, weight)
+    b_dx, b_dscale, b_dbias = bounds(torch, inputs)
+    b_dx = nhwc_from_rows(b_dx, shape)
+    for what, got_g, want_g, bound in (("dx", dx, xt.grad, b_dx), ("dscale", dscale, wt.grad, b_dscale),
+                                       ("dbias", dbias, bt.grad, b_dbias)):
+        ratio = ((got_g.double() - want_g).abs() / (2 * bound)).max().item()
+        worst = max(worst, ratio)
+        if not ratio <= 1.0:
+            print(f"torch-check: FAIL {name}: {what} off by {ratio:.3g} of the tolerance")
+            return None
+    return worst
+
+
 def main(argv):
     try:
         import torch
@@ -169,6 +312,8 @@ def main(argv):
         return 2
     lib = ctypes.CDLL(argv[1])
     lib.fp_batch_norm_grad_ext_p.restype = None
+    lib.fp_batch_norm_forward_p.restype = None
+    lib.bng_group_rows.restype = ctypes.c_size_t
     torch.set_num_threads(1)
     worst, failed = 0.0, 0
     for layout, relu in CASES:
@@ -182,7 +327,20 @@ def main(argv):
     print(f"torch-check: {cases - failed} of {cases} cases agree with PyTorch {torch.__version__} "
           f"(ResNet-18's layers; NHWC and NCHW, each with and without ReLU fused; float64 and float32), "
           f"largest error of those {worst:.3g} of the tolerance")
-    return 1 if failed else 0
+    steps_worst, steps_failed = 0.0, 0
+    for relu in (True, False):
+        for seed, (batch, channels, side) in enumerate(RESNET18_LAYERS):
+            ratio = check_step(torch, lib, relu, batch, channels, side, seed)
+            if ratio is None:
+                steps_failed += 1
+            else:
+                steps_worst = max(steps_worst, ratio)
+    steps = 2 * len(RESNET18_LAYERS)
+    print(f"torch-check: {steps - steps_failed} of {steps} training steps of our forward and "
+          f"backward agree with PyTorch's in float64 (batch_norm with running statistics, "
+          f"momentum {MOMENTUM}, with and without relu; autograd), largest error of those "
+          f"{steps_worst:.3g} of the bound")
+    return 1 if failed or steps_failed else 0
 
 
 if __name__ == "__main__":
