@@ -105,6 +105,8 @@ typedef struct {
     bng_tile_buffers tiles;        /* x[0] and x[1], and x's resident area */
     BNG_VMEM unsigned char *bits[2];    /* RELU_BITS: a tile's keep bits, per tile buffer */
     size_t tile_rows, resident_rows;
+    size_t gsm_rows;                    /* the streamed rows before those, kept in GSM */
+    BNG_SHARED unsigned char *x_gsm;    /* where: the core's share of the GSM rows */
     size_t merged;                 /* pass 1: the rows of the current group merged */
     size_t y_done;                 /* pass 2: the slice's rows taken, in its order */
 } bng_fwd_core;
@@ -165,8 +167,12 @@ static int bng_fwd_lay_out(bng_fwd_core *c)
     c->resident_rows = keeps ? bng_nhwc_memory_last_rows(c->slice.end - c->slice.begin,
                                                          c->tiles.resident_bytes / c->row_bytes)
                              : 0;
+    c->gsm_rows = keeps ? bng_nhwc_memory_gsm_x(c->slice.end - c->slice.begin, c->resident_rows,
+                                                c->row_bytes, c->slice.rank, c->slice.cores,
+                                                &c->x_gsm)
+                        : 0;
     if (keeps)
-        BNG_TRACE_KEEP(c->slice.end - c->slice.begin, c->resident_rows, 0);
+        BNG_TRACE_KEEP(c->slice.end - c->slice.begin, c->resident_rows, c->gsm_rows);
     return 1;
 }
 
@@ -289,13 +295,20 @@ static int bng_fwd_chunk(bng_fwd_core *c, size_t first, size_t slot)
     return 1;
 }
 
+/* The first row kept in GSM; the resident rows follow those. */
+static size_t bng_fwd_gsm_from(const bng_fwd_core *c)
+{
+    return c->slice.end - c->resident_rows - c->gsm_rows;
+}
+
 /* The tile from `row` into tile buffers t (pass 1's order: row order; pass 2's: the
- * resident rows first). Tiles never cross a row group, nor the first resident row: a
- * group's tiles are whole blocks but its last (the fwd_stats ukernel's merge). */
+ * resident rows first, then those kept in GSM). Tiles never cross a row group, nor the
+ * first row kept in GSM, nor the first resident row: a group's tiles are whole blocks
+ * but its last (the fwd_stats ukernel's merge). */
 static void bng_fwd_tile(const bng_fwd_core *c, size_t row, unsigned t, bng_tile *tile)
 {
     const size_t element = c->job->config->sizes.element_bytes, channel = c->job->call.channel;
-    const size_t resident_from = c->slice.end - c->resident_rows;
+    const size_t gsm_from = bng_fwd_gsm_from(c), resident_from = c->slice.end - c->resident_rows;
     const size_t group_end = (row / c->slice.group_rows + 1) * c->slice.group_rows;
 
     tile->first = row;
@@ -305,10 +318,12 @@ static void bng_fwd_tile(const bng_fwd_core *c, size_t row, unsigned t, bng_tile
     tile->stride = channel * element;
     tile->pitch = c->row_bytes;
     tile->resident = row >= resident_from;
-    tile->kept = 0;
-    tile->gsm_x = tile->gsm_dy = NULL;
+    tile->kept = !tile->resident && row >= gsm_from;
+    tile->gsm_x = tile->kept ? c->x_gsm + (row - gsm_from) * c->row_bytes : NULL;
+    tile->gsm_dy = NULL;
     tile->rows = bng_min(c->tile_rows,
-                         bng_min(group_end, tile->resident ? c->slice.end : resident_from) - row);
+                         bng_min(group_end, tile->resident ? c->slice.end
+                                            : tile->kept ? resident_from : gsm_from) - row);
     tile->x = tile->resident ? c->tiles.x_resident + (row - resident_from) * c->row_bytes
                              : c->tiles.x[t];
     tile->dy = NULL;
@@ -359,6 +374,9 @@ static void bng_fwd_stats_work(bng_pass *pass, unsigned t)
         bng_hal_dma_wait(mean);
         bng_hal_dma_wait(m2);
     }
+    if (tile->kept)     /* into GSM, whence pass 2 fetches it; the barrier makes it visible */
+        pass->puts[t][0] = bng_hal_dma_put(tile->gsm_x, tile->x, tile->rows, c->row_bytes,
+                                           c->row_bytes, c->row_bytes);
 }
 
 static void bng_fwd_stats_pass(bng_fwd_core *c)
@@ -401,12 +419,14 @@ static void bng_fwd_merge_groups(bng_fwd_core *c)
 /* ---- pass 2: y for the core's rows, in place over their x in private memory ----
  *
  * The k-th row of its order: the resident rows first (already in private memory: their
- * y goes out while the first streamed tile arrives), then the others from the first.
- * y's rows are independent: any order gives the same bits. */
+ * y goes out while the first tile arrives), then those kept in GSM, then the others from
+ * the first. y's rows are independent: any order gives the same bits. */
 static size_t bng_fwd_y_row(const bng_fwd_core *c, size_t k)
 {
-    return k < c->resident_rows ? c->slice.end - c->resident_rows + k
-                                : c->slice.begin + (k - c->resident_rows);
+    if (k < c->resident_rows)
+        return c->slice.end - c->resident_rows + k;
+    k -= c->resident_rows;
+    return k < c->gsm_rows ? bng_fwd_gsm_from(c) + k : c->slice.begin + (k - c->gsm_rows);
 }
 
 static int bng_fwd_y_next(bng_pass *pass, unsigned t)

@@ -99,11 +99,12 @@ static size_t bng_nhwc_memory_gsm_share_of(size_t rows)
     return (rows >> 16) * BNG_GSM_SHARE + (((rows & 0xffffu) * BNG_GSM_SHARE) >> 16);
 }
 
-/* How many of its streamed rows a core keeps in its share (of `share_bytes`, x's and
- * dy's halves) of the GSM rows between the passes of a call that keeps rows: the last
- * ones of the `streamed` before the resident rows, from a block boundary; as many as
- * fit, and no more than pay. `slice` the core's rows, `arrays` those pass 2 reads again
- * (2, x and dy; 1 in inference), `row_bytes` a row of the chunk.
+/* How many of its streamed rows a core keeps in its share (of `share_bytes`, split
+ * between the `kept` arrays: x's and dy's halves, or x's whole for the forward) of the
+ * GSM rows between the passes of a call that keeps rows: the last ones of the `streamed`
+ * before the resident rows, from a block boundary; as many as fit, and no more than
+ * pay. `slice` the core's rows, `arrays` those pass 2 reads again (2, x and dy; 1 in
+ * inference and in the forward, x), `row_bytes` a row of the chunk.
  *
  * In pass 2 the core moves S + a (S - r - g) rows' arrays through DDR (dx, and x and dy
  * again: a = 2, dy alone in inference: a = 1) and a g through GSM, S its rows, r the
@@ -112,10 +113,10 @@ static size_t bng_nhwc_memory_gsm_share_of(size_t rows)
  * (BNG_GSM_SHARE / 2^16 = G / (G + D), from targets.yaml part:; 1 without it, which puts
  * no bound). More would make GSM the slower of the two. */
 static size_t bng_nhwc_memory_gsm_rows(size_t slice, size_t streamed, size_t row_bytes,
-                                       size_t share_bytes, size_t arrays)
+                                       size_t share_bytes, size_t kept, size_t arrays)
 {
-    const size_t half = share_bytes / 2 / BNG_ALIGN * BNG_ALIGN;
-    const size_t fit = half / row_bytes;
+    const size_t part = share_bytes / kept / BNG_ALIGN * BNG_ALIGN;
+    const size_t fit = part / row_bytes;
     const size_t pays = bng_nhwc_memory_gsm_share_of(slice / arrays + streamed);
 
     return bng_nhwc_memory_last_rows(streamed, bng_min(pays, fit));
@@ -130,7 +131,18 @@ void bng_nhwc_memory_gsm(bng_nhwc_memory *mem, size_t slice, size_t row_bytes, u
         return;
     share = BNG_GSM_BYTES / cores / BNG_ALIGN * BNG_ALIGN;
     mem->gsm_rows = bng_nhwc_memory_gsm_rows(slice, slice - mem->resident_rows, row_bytes, share,
-                                             is_train ? 2 : 1);
+                                             2, is_train ? 2 : 1);
     mem->x_gsm = BNG_SHARED_GSM + rank * share;
     mem->dy_gsm = mem->x_gsm + share / 2 / BNG_ALIGN * BNG_ALIGN;
+}
+
+size_t bng_nhwc_memory_gsm_x(size_t slice, size_t resident_rows, size_t row_bytes, unsigned rank,
+                             unsigned cores, BNG_SHARED unsigned char **x_gsm)
+{
+    const size_t share = BNG_GSM_BYTES / cores / BNG_ALIGN * BNG_ALIGN;
+
+    *x_gsm = BNG_SHARED_GSM + rank * share;
+    if (!BNG_GSM_BYTES)
+        return 0;
+    return bng_nhwc_memory_gsm_rows(slice, slice - resident_rows, row_bytes, share, 1, 1);
 }

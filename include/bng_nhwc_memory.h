@@ -57,5 +57,11 @@ size_t bng_nhwc_memory_last_rows(size_t rows, size_t most);
  * pass 2 reads x again as well as dy. */
 void bng_nhwc_memory_gsm(bng_nhwc_memory *mem, size_t slice, size_t row_bytes, unsigned rank,
                          unsigned cores, int keeps, int is_train);
+/* The training forward's (bng_fwd_nhwc_staged.c), which keeps x alone: how many of a
+ * slice's streamed rows (its `slice` rows but the `resident_rows`) the core keeps in its
+ * whole share of the GSM rows, at *x_gsm, as far as they fit and pay (pass 2 writes y
+ * and reads x again: one array each way). */
+size_t bng_nhwc_memory_gsm_x(size_t slice, size_t resident_rows, size_t row_bytes, unsigned rank,
+                             unsigned cores, BNG_SHARED unsigned char **x_gsm);
 
 #endif /* BNG_NHWC_MEMORY_H */
