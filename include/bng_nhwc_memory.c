@@ -142,7 +142,6 @@ size_t bng_nhwc_memory_gsm_x(size_t slice, size_t resident_rows, size_t row_byte
     const size_t share = BNG_GSM_BYTES / cores / BNG_ALIGN * BNG_ALIGN;
 
     *x_gsm = BNG_SHARED_GSM + rank * share;
-    if (!BNG_GSM_BYTES)
-        return 0;
+    /* no GSM rows (BNG_GSM_BYTES 0): no share, no row fits */
     return bng_nhwc_memory_gsm_rows(slice, slice - resident_rows, row_bytes, share, 1, 1);
 }
