@@ -156,7 +156,8 @@ static int bng_fwd_lay_out(bng_fwd_core *c)
     c->tiles.x[0] = bng_take(&next, c->tiles.bytes);
     c->tiles.x[1] = bng_take(&next, c->tiles.bytes);
     /* the keep bits' word rows of a tile from a word boundary (whole blocks of rows
-     * are whole words): 1/32 of its bytes, which the resident area gives up */
+     * are whole words): 1/32 of its bytes (1/16 in half), which the resident area
+     * gives up */
     bits = call->relu_bits == NULL ? 0
          : BNG_ALIGN_UP(bng_fwd_word_rows(sizes, c->tile_rows) * c->row_bytes);
     c->bits[0] = bng_take(&next, bits);

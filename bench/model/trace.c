@@ -100,14 +100,16 @@ static int parse_modes(const char *rest, call *c)
         rest += n;
         if (strcmp(word, "infer") == 0 && c->is_train)
             c->is_train = 0;
-        else if (strcmp(word, "relu") == 0 && HAS_RELU && !c->relu)
+        else if (strcmp(word, "relu") == 0 && !c->relu)
             c->relu = 1;
         else if (strcmp(word, "fwd") == 0 && HAS_FWD && !c->forward)
             c->forward = 1;
         else
             return 0;
     }
-    return *rest == '\0' && !(c->forward && (!c->is_train || c->spatial));
+    /* the backward's ReLU needs the relu extension, the forward's its own */
+    return *rest == '\0' && !(c->forward && (!c->is_train || c->spatial))
+           && !(c->relu && !c->forward && !HAS_RELU);
 }
 
 static int parse_call(const char *text, call *c)

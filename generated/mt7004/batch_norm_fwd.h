@@ -29,10 +29,10 @@
  * params[8]  status, written by every call: BNG_OK or a negative BNG_E* code
  * params[9]  eps, a float's bits (bng_fwd_float): finite and above 0
  * params[10] momentum, a float's bits: in [0, 1] (not read with GLOBAL_STATS or KEEP_MOVING)
- * params[12] the partials buffer (float *, BNG_FWD_PARTIALS_FLOATS(channel) floats): out
- *            with BNG_FWD_PARTIALS_OUT, in with BNG_FWD_PARTIALS_IN; else not read
  * params[11] the ReLU's bits (x's type, BNG_FWD_RELU_BITS_ELEMENTS): out with
  *            BNG_FWD_RELU_BITS; else not read
+ * params[12] the partials buffer (float *, BNG_FWD_PARTIALS_FLOATS(channel) floats): out
+ *            with BNG_FWD_PARTIALS_OUT, in with BNG_FWD_PARTIALS_IN; else not read
  * params[13] flags (BNG_FWD_*); a bit the call does not know is refused (BNG_EFLAGS)
  * params[14], [15] reserved: never read, never written
  * Every pointer is a pointer as long long; per-channel arrays are float (fp_) and bng_hp_stats_t (hp_).

@@ -347,6 +347,8 @@ static void fwd_check(const fwd_case *k, const double *x_before, const double *m
                 ck_abort_msg("%s %zux%zu %s: a guard byte was written", t->name, batch, channel, what);
     }
     fwd_check_bits(k, k->y.p, what);
+    if (k->params[BNG_FWD_PARAM_RELU_BITS] != (long long)(intptr_t)k->bits.p)
+        ck_abort_msg("%s %s: slot 11 (the ReLU's bits) was written", t->name, what);
     for (c = 0; c < BNG_FWD_PARAMS_LEN; c++)
         if ((c == 12 || c == 14 || c == 15) && k->params[c] != 0x5EED0000 + (long long)c)
             ck_abort_msg("%s %s: slot %zu (reserved, or the partials') was written", t->name, what, c);
@@ -800,6 +802,8 @@ static void fwd_expect_shared_matches_private(const bng_dtype *t, size_t batch, 
         snprintf(what, sizeof what, "_s on mask %#x against _p", (unsigned)bng_test_masks[m]);
         fwd_expect_same_outputs(&ref, ref.y.p, &k, k.y.p, what);
         bng_expect_same(orig.x.p, k.x.p, k.x.bytes, t->name, "forward _s's x");
+        if (k.params[BNG_FWD_PARAM_RELU_BITS] != (long long)(intptr_t)k.bits.p)
+            ck_abort_msg("%s forward _s wrote slot 11", t->name);
         for (slot = 12; slot < BNG_FWD_PARAMS_LEN; slot++)
             if (slot != BNG_PARAM_FLAGS && k.params[slot] != 0x5EED0000 + (long long)slot)
                 ck_abort_msg("%s forward _s wrote reserved slot %zu", t->name, slot);
@@ -829,6 +833,14 @@ START_TEST(test_forward_shared_matches_private)
                 flags = 0;          /* refused with one row (test_forward_refusals) */
             fwd_expect_shared_matches_private(T, batches[b], channels[c], flags, seed);
         }
+    /* the ReLU's bits from streamed tiles, and from the rows kept in GSM: a specialized
+     * count and the generic kernel at LARGE_BATCH */
+    for (b = 0; b < 2; b++) {
+        c = b == 0 ? 0 : n - 1;
+        if (LARGE_BATCH * channels[c] <= SHARED_MAX_ELEMENTS)
+            fwd_expect_shared_matches_private(T, LARGE_BATCH, channels[c],
+                                              BNG_FWD_RELU | BNG_FWD_RELU_BITS, seed++);
+    }
 }
 END_TEST
 
@@ -837,18 +849,19 @@ START_TEST(test_forward_shared_in_place)
 {
     const size_t channels[] = {T->specialized[0], T->lanes + 1};
     const int masks[] = {FULL_MASK, 0x5};
+    const long long flags[] = {0, BNG_FWD_GLOBAL_STATS, BNG_FWD_RELU | BNG_FWD_RELU_BITS,
+                               BNG_FWD_GLOBAL_STATS | BNG_FWD_RELU};
     size_t c, m;
 
     if (T->forward_s == NULL)
         return;
     for (c = 0; c < 2; c++)
-        for (m = 0; m < 2; m++) {
+        for (m = 0; m < 4; m++) {
             fwd_case ref, k;
-            fwd_init(&ref, T, 3000, channels[c], DATA_LARGE_MEAN, (long long)m * BNG_FWD_GLOBAL_STATS,
-                     (unsigned)(c * 2 + m));
+            fwd_init(&ref, T, 3000, channels[c], DATA_LARGE_MEAN, flags[m], (unsigned)(c * 4 + m));
             fwd_copy(&k, &ref);
             fwd_run(&ref, ref.y.p);
-            fwd_run_shared_on(&k, k.x.p, k.x.p, masks[m]);
+            fwd_run_shared_on(&k, k.x.p, k.x.p, masks[m % 2]);
             fwd_expect_same_outputs(&ref, ref.y.p, &k, k.x.p, "_s in place against _p");
             fwd_free(&ref);
             fwd_free(&k);
@@ -942,7 +955,10 @@ START_TEST(test_forward_partials_one_device)
     if (T->forward_s == NULL)
         return;
     for (c = 0; c < n; c++) {
-        const long long flags = fwd_flag_sets[c % 3];    /* 0, TORCH, FIX_GAMMA */
+        /* 0, TORCH, FIX_GAMMA, and every fourth count the ReLU and its bits (on PARTIALS_IN:
+         * PARTIALS_OUT writes no y, and refuses them) */
+        const long long relu = BNG_FWD_RELU | BNG_FWD_RELU_BITS;
+        const long long flags = c % 4 == 3 ? relu : fwd_flag_sets[c % 3];
         const int shared = c % 2;
         fwd_case ref, k, untouched;
         bng_buffer partials = fwd_partials_new(channels[c]);
@@ -951,7 +967,7 @@ START_TEST(test_forward_partials_one_device)
         fwd_copy(&k, &ref);
         fwd_run(&ref, ref.y.p);
         fwd_copy(&untouched, &k);
-        k.params[BNG_PARAM_FLAGS] |= BNG_FWD_PARTIALS_OUT;
+        k.params[BNG_PARAM_FLAGS] = (flags & ~relu) | BNG_FWD_PARTIALS_OUT;
         k.params[BNG_FWD_PARAM_PARTIALS] = (long long)(intptr_t)partials.p;
         fwd_call(&k, k.x.p, NULL, shared, FULL_MASK);
         ck_assert_int_eq(k.params[BNG_PARAM_STATUS], BNG_OK);
