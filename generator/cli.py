@@ -163,7 +163,8 @@ def cmd_report(args) -> int:
     base = plan_target(_one_target(args).targets[0])
     print(report(plan_target(config.targets[0]), columns_from_specs(args.objects),
                  notes_from_specs(args.note), base, object_texts_from_specs(args.objects),
-                 image_texts_from_specs(args.image, args.objects)))
+                 image_texts_from_specs(args.image, args.objects),
+                 image_texts_from_specs(args.forward_image, args.objects, "--forward-image")))
     return 0
 
 
@@ -225,6 +226,8 @@ def _parse(argv: List[str]):
                            help="LABEL=TEXT: what a column's compiler and sizes are")
             s.add_argument("--image", action="append", default=[],
                            help="LABEL,ELF: a firmware image linked from a column's objects")
+            s.add_argument("--forward-image", action="append", default=[],
+                           help="LABEL,ELF: one calling the training forward")
     args = p.parse_args(argv)
     for key, value in vars(args).items():
         for v in value if isinstance(value, list) else [value]:

@@ -75,21 +75,23 @@ def object_texts_from_specs(specs: List[str]) -> ObjectTexts:
     return texts
 
 
-def image_texts_from_specs(specs: List[str], object_specs: List[str]) -> ImageTexts:
-    """--image LABEL,ELF (LABEL one of the --objects columns) -> the image's .text."""
+def image_texts_from_specs(specs: List[str], object_specs: List[str],
+                           option: str = "--image") -> ImageTexts:
+    """--image (or --forward-image) LABEL,ELF (LABEL one of the --objects columns) -> the
+    image's .text."""
     tools = {spec.split(",")[0]: _size_tool(spec.split(",")[1]) for spec in object_specs}
     images = {}
     for spec in specs:
         label, _, path = spec.partition(",")
         if label not in tools or not path:
-            raise ConfigError("--image", spec, "expected LABEL,ELF with LABEL a column of "
+            raise ConfigError(option, spec, "expected LABEL,ELF with LABEL a column of "
                               f"--objects ({', '.join(tools) or 'none given'})")
         if not os.path.isfile(path):
-            raise ConfigError("--image", label, f"no image {path}: make report links it")
+            raise ConfigError(option, label, f"no image {path}: make report links it")
         try:
             images[label] = text_bytes(tools[label], path)
         except (OSError, subprocess.CalledProcessError) as e:
-            raise ConfigError("--image", label, f"{tools[label]} failed: {e}") from None
+            raise ConfigError(option, label, f"{tools[label]} failed: {e}") from None
     return images
 
 
@@ -168,30 +170,38 @@ def _header(tp: TargetPlan, base: TargetPlan, notes: Dict[str, str]) -> List[str
     return rows
 
 
-def _object_rows(labels: List[str], objects: ObjectTexts, images: ImageTexts) -> List[str]:
-    """Each object's .text per column, their total, and the image's."""
+def _object_rows(labels: List[str], objects: ObjectTexts, images: ImageTexts,
+                 forward_images: Optional[ImageTexts] = None) -> List[str]:
+    """Each object's .text per column, their total, the image's, and the forward image's
+    where the target has the training forward."""
     heads = [f"{label} B" for label in labels]
     width = max([10] + [len(h) for h in heads])
     names = sorted({n for texts in objects.values() for n in texts})
     cell = lambda value: f" {value:>{width}}" if value is not None else f" {'-':>{width}}"
     rows = ["", ".text of each object (size -A), and of a firmware image calling "
-            "fp_batch_norm_grad_p and _s", f"{'object':<38}" + "".join(f" {h:>{width}}" for h in heads)]
+            "fp_batch_norm_grad_p and _s" + (" (and one calling fp_batch_norm_forward_p and _s)"
+                                             if forward_images else ""),
+            f"{'object':<38}" + "".join(f" {h:>{width}}" for h in heads)]
     rows += [f"{n:<38}" + "".join(cell(objects.get(l, {}).get(n)) for l in labels) for n in names]
     rows.append(f"{'objects total':<38}"
                 + "".join(cell(sum(objects[l].values()) if l in objects else None) for l in labels))
     if images:
         rows.append(f"{'image (fp _p and _s, --gc-sections)':<38}"
                     + "".join(cell(images.get(l)) for l in labels))
+    if forward_images:
+        rows.append(f"{'image (fp forward _p and _s)':<38}"
+                    + "".join(cell(forward_images.get(l)) for l in labels))
     return rows
 
 
 def report(tp: TargetPlan, columns: Columns, notes: Optional[Dict[str, str]] = None,
            base: Optional[TargetPlan] = None, objects: Optional[ObjectTexts] = None,
-           images: Optional[ImageTexts] = None) -> str:
+           images: Optional[ImageTexts] = None,
+           forward_images: Optional[ImageTexts] = None) -> str:
     """columns: compiler label -> symbol sizes of the objects built from tp's files;
     notes: label -> what the column is; base: the plan of targets.yaml's own list (the
     report's plan is a what-if when the command line replaced it); objects, images: each
-    object's and the image's .text per column."""
+    object's and the images' .text per column (the backward's calls', the forward's)."""
     _check_columns(tp, columns)
     memory = tp.target.memory
     labels = list(columns)
@@ -223,6 +233,6 @@ def report(tp: TargetPlan, columns: Columns, notes: Optional[Dict[str, str]] = N
         rows.append(f"{name:<38} {'':>5} {'':<5} {'':>5} {'':>7} {'':>12}  {'':<26}"
                     + "".join(f" {values[l]:>{width}}" for l in labels))
     if objects:
-        rows += _object_rows(labels, objects, images or {})
+        rows += _object_rows(labels, objects, images or {}, forward_images)
     return "\n".join(rows)
 

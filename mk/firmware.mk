@@ -74,6 +74,11 @@ REPORT_FLAGS_m7           := $(REPORT_BARE) -mcpu=cortex-m7 -mthumb -mfloat-abi=
 # --gc-sections; what the firmware brings itself (memcpy, memset, the HAL, its start-up)
 # stays unresolved and uncounted.
 REPORT_MAIN        := tests/scripts/drop_projects/firmware/main.c
+# and, where the target has the training forward, one calling fp_batch_norm_forward_p
+# and _s (the forward image row)
+REPORT_FWD_MAIN    := tests/scripts/drop_projects/firmware/main_forward.c
+REPORT_HAS_FWD     := $(shell grep -qs 'define BNG_HAS_FORWARD 1' $(REPORT_ROOT)/bng_kernels.h \
+  && echo 1)
 REPORT_IMAGE_FLAGS := -nostdlib -Wl,-e,main -Wl,--gc-sections -Wl,--unresolved-symbols=ignore-all
 # Such an image has one segment, which GNU ld 2.39 and later warn of: quiet where the
 # column's linker knows the option.
@@ -92,7 +97,10 @@ $(REPORT_OBJ)/$(1)/%.o: include/%.c $(REPORT_HEADERS)
 $(REPORT_OBJ)/$(1)/image/main.o: $(REPORT_MAIN) $(REPORT_HEADERS)
 	@mkdir -p $$(@D)
 	$(REPORT_CC_$(1)) $(REPORT_FLAGS_$(1)) $(REPORT_INCLUDES) -c $$< -o $$@
-$(REPORT_OBJ)/$(1)/image/image.elf: $(REPORT_OBJ)/$(1)/image/main.o $(call report_objects,$(1))
+$(REPORT_OBJ)/$(1)/image/main_forward.o: $(REPORT_FWD_MAIN) $(REPORT_HEADERS)
+	@mkdir -p $$(@D)
+	$(REPORT_CC_$(1)) $(REPORT_FLAGS_$(1)) $(REPORT_INCLUDES) -c $$< -o $$@
+$(REPORT_OBJ)/$(1)/image/%.elf: $(REPORT_OBJ)/$(1)/image/%.o $(call report_objects,$(1))
 	$(REPORT_CC_$(1)) $(REPORT_FLAGS_$(1)) $(REPORT_LINK_$(1)) $(REPORT_IMAGE_FLAGS) \
 	  $(call report_quiet_ld,$(REPORT_CC_$(1))) $$^ -o $$@
 endef
@@ -110,11 +118,15 @@ report-run: export REPORT_RV64_NOTE := $(REPORT_CROSS)-gcc -O2 for rv64gc, a cor
 report-run: export REPORT_M7_NOTE := $(REPORT_ARM)-gcc -O2 for a Cortex-M7 (Thumb-2, \
   FPv5): the same lane loops; a firmware microcontroller's size
 .PHONY: report-run
-report-run: $(foreach c,$(REPORT_COLUMNS),$(call report_objects,$(c)) $(REPORT_OBJ)/$(c)/image/image.elf)
+report_images = $(REPORT_OBJ)/$(1)/image/main.elf \
+  $(if $(REPORT_HAS_FWD),$(REPORT_OBJ)/$(1)/image/main_forward.elf)
+report-run: $(foreach c,$(REPORT_COLUMNS),$(call report_objects,$(c)) $(call report_images,$(c)))
 	@$(GENERATOR) report $(GEN_ARGS) --note "host=$$REPORT_HOST_NOTE" \
 	  --note "rv64-scalar=$$REPORT_RV64_NOTE" --note "m7=$$REPORT_M7_NOTE" \
 	  --objects "host,nm,$(call report_list,host)" \
 	  --objects "rv64-scalar,$(REPORT_CROSS)-nm,$(call report_list,rv64-scalar)" \
 	  --objects "m7,$(REPORT_ARM)-nm,$(call report_list,m7)" \
-	  $(foreach c,$(REPORT_COLUMNS),--image "$(c),$(REPORT_OBJ)/$(c)/image/image.elf")
+	  $(foreach c,$(REPORT_COLUMNS),--image "$(c),$(REPORT_OBJ)/$(c)/image/main.elf") \
+	  $(if $(REPORT_HAS_FWD),$(foreach c,$(REPORT_COLUMNS),\
+	  --forward-image "$(c),$(REPORT_OBJ)/$(c)/image/main_forward.elf"))
 endif

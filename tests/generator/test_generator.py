@@ -522,6 +522,13 @@ class HostileInputTest(TempDir):
         self.assertTrue(rows[-2].startswith("objects total") and
                         rows[-2].endswith(str(objects["host"]["two.o"])))
         self.assertTrue(rows[-1].startswith("image") and rows[-1].endswith(str(images["host"])))
+        # the forward's image, a row of its own where the target has the forward
+        forward = image_texts_from_specs([f"host,{elf}"], [f"host,nm,{obj}"], "--forward-image")
+        rows = _object_rows(["host"], objects, images, {"host": forward["host"] + 1})
+        self.assertTrue(rows[-1].startswith("image (fp forward") and
+                        rows[-1].endswith(str(forward["host"] + 1)))
+        with self.assertRaisesRegex(Exception, "--forward-image"):
+            image_texts_from_specs([f"m7,{elf}"], [f"host,nm,{obj}"], "--forward-image")
 
 
 class DesignMapTest(unittest.TestCase):
