@@ -83,7 +83,8 @@ def main(argv=None) -> int:
     for name, mine in by_dtype.items():
         print(report.table(name, mine))
     print(report.LEGEND)
-    totals = [line for name, mine in by_dtype.items() for line in report.network_totals(name, mine)]
+    totals = [line for name, mine in by_dtype.items()
+              for line in report.network_totals(name, mine) + report.training_steps(name, mine)]
     if totals:
         print("all of a network's batch-norm layers, one call each:\n" + "\n".join(totals))
     if args.csv:

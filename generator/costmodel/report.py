@@ -125,6 +125,34 @@ def network_totals(dtype: str, rows: List[Tuple[Shape, Prediction]]) -> List[str
             for (n, cores), t in totals.items()]
 
 
+def training_steps(dtype: str, rows: List[Tuple[Shape, Prediction]]) -> List[str]:
+    """Per network batch and core count where the rows have the training forward: each
+    layer's whole training step, its forward (with the fused ReLU and its bits where a
+    ReLU follows) and its backward (the fused ReLU backward there, the vendor's call
+    elsewhere), summed over the network's layers; none unless every layer has both."""
+    calls: Dict[Tuple[str, str, int, str], Tuple[Shape, Prediction]] = {}
+    for s, p in rows:
+        if s.label.startswith("resnet50") and not s.spatial:
+            kind = "forward" if s.forward else "relu" if s.relu else "vendor"
+            calls[(s.label.split()[1], s.size, p.call.cores, kind)] = (s, p)
+    steps: Dict[Tuple[str, int], List[float]] = {}
+    for (n, size, cores, kind), (s, p) in calls.items():
+        if kind != "forward":
+            continue
+        backward = calls.get((n, size, cores, "relu" if s.relu else "vendor"))
+        t = steps.setdefault((n, cores), [0, 0.0, 0.0, 0])
+        if backward is None:
+            t[3] += 1       # a layer without its backward's row: no total
+            continue
+        t[0] += s.layers
+        t[1] += s.layers * (p.seconds + backward[1].seconds)
+        t[2] += s.layers * (p.floor_seconds + backward[1].floor_seconds)
+    return [f"  {dtype} resnet50 {n} training step (forward, ReLU, backward), {cores} cores: "
+            f"{t[0]} layers {t[1] * 1e3:.2f} ms (DDR floor {t[2] * 1e3:.2f} ms, "
+            f"{100 * t[2] / t[1]:.0f}%)"
+            for (n, cores), t in steps.items() if not t[3] and t[0]]
+
+
 def write_csv(path: str, rows: List[Tuple[Shape, Prediction]]) -> None:
     """One line per call; a first comment line lists the channel counts of the vendor's
     calls (the plot's lines: it draws those, the last two columns 0)."""

@@ -207,6 +207,34 @@ class ShapesTest(unittest.TestCase):
         self.assertEqual([s for s in default_shapes() if s.extension], [])
 
 
+class TrainingStepTest(unittest.TestCase):
+    """A layer's training step: its forward and, where a ReLU follows, the fused ReLU
+    backward, elsewhere the vendor's; summed over the layers, none when one is missing."""
+
+    @staticmethod
+    def row(label, layers, seconds, floor, forward=False, relu=False):
+        """A prediction of a layer's call: shape a is 100x64, b 200x64."""
+        from generator.costmodel.replay import Prediction
+        from generator.costmodel.shapes import Shape
+        from generator.costmodel.trace import Call
+        batch = 100 if label.split()[2] == "a" else 200
+        call = Call("f32", batch, 64, 0xff, True, ())
+        shape = Shape(batch, 64, label, layers, forward=forward, relu=relu)
+        return shape, Prediction(call, seconds, {}, {}, 0, floor, 0.0)
+
+    def test_each_layer_takes_its_backward(self):
+        from generator.costmodel.report import training_steps
+        rows = [self.row("resnet50 n=32 a forward relu", 3, 1e-3, 5e-4, forward=True, relu=True),
+                self.row("resnet50 n=32 a relu", 3, 2e-3, 1e-3, relu=True),
+                self.row("resnet50 n=32 a", 3, 7e-3, 1e-3),
+                self.row("resnet50 n=32 b forward", 2, 4e-3, 1e-3, forward=True)]
+        self.assertEqual(training_steps("f32", rows), [])      # b's backward is missing
+        rows.append(self.row("resnet50 n=32 b", 2, 5e-3, 2e-3))
+        # a: 3 x (1 + 2) ms, its fused ReLU backward's; b: 2 x (4 + 5) ms
+        (line,) = training_steps("f32", rows)
+        self.assertIn("8 cores: 5 layers 27.00 ms (DDR floor 10.50 ms, 39%)", line)
+
+
 class TracedCallTest(unittest.TestCase):
     """Whole calls of the shipped driver, replayed."""
 
