@@ -4,7 +4,8 @@
  * core's private memory for one chunk (the workspace, the tile buffers, the fused ReLU's
  * bits, the resident rows) and the core's share of the GSM rows. The twin of
  * generator/nhwc_memory.py, which checks targets.yaml and counts for make report and
- * make model with the same numbers. May include: bng_relu.h (and through it
+ * make model with the same numbers (the training forward's GSM rows excepted: make
+ * model takes those from the traced C). May include: bng_relu.h (and through it
  * bng_staging.h: a core's tile buffers, bng_take); included by the NHWC staged room.
  */
 #ifndef BNG_NHWC_MEMORY_H

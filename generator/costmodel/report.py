@@ -147,6 +147,9 @@ def training_steps(dtype: str, rows: List[Tuple[Shape, Prediction]]) -> List[str
         t[0] += s.layers
         t[1] += s.layers * (p.seconds + backward[1].seconds)
         t[2] += s.layers * (p.floor_seconds + backward[1].floor_seconds)
+    for (n, size, cores, kind) in calls:     # a layer (its vendor row) without its forward
+        if kind == "vendor" and (n, cores) in steps and (n, size, cores, "forward") not in calls:
+            steps[(n, cores)][3] += 1
     return [f"  {dtype} resnet50 {n} training step (forward, ReLU, backward), {cores} cores: "
             f"{t[0]} layers {t[1] * 1e3:.2f} ms (DDR floor {t[2] * 1e3:.2f} ms, "
             f"{100 * t[2] / t[1]:.0f}%)"

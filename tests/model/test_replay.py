@@ -233,6 +233,9 @@ class TrainingStepTest(unittest.TestCase):
         # a: 3 x (1 + 2) ms, its fused ReLU backward's; b: 2 x (4 + 5) ms
         (line,) = training_steps("f32", rows)
         self.assertIn("8 cores: 5 layers 27.00 ms (DDR floor 10.50 ms, 39%)", line)
+        # a layer whose forward row is missing: no total either
+        without = [r for r in rows if r[0].label != "resnet50 n=32 b forward"]
+        self.assertEqual(training_steps("f32", without), [])
 
 
 class TracedCallTest(unittest.TestCase):
