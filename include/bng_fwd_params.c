@@ -79,6 +79,8 @@ static size_t fwd_partials_rows(const float *partials, size_t channel)
         || low != (float)(long)low || high != (float)(long)high
         || (size_t)high > ((size_t)-1 >> 24))
         return 0;
+    /* in size_t, not the header's long long reading: a 32-bit part converts a float to
+     * long long through a runtime helper (__aeabi_f2lz) the library may not call */
     return (size_t)low + (size_t)high * (size_t)BNG_FWD_PARTIALS_LIMB;
 }
 

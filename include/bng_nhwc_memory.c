@@ -3,8 +3,8 @@
 /* Owns: where an NHWC staged call keeps its rows: the layout of a core's private memory
  * for one chunk and its share of the GSM rows (bng_nhwc_memory.h), the twin of
  * generator/nhwc_memory.py, number for number (but the training forward's GSM rows,
- * bng_nhwc_memory_gsm_x, which make model takes from the traced C). May call: bng_take, bng_take_tiles
- * and bng_take_resident (bng_staging.h); no DMA, no kernel.
+ * bng_nhwc_memory_gsm_x, which make model takes from the traced C). May call: bng_take,
+ * bng_take_tiles and bng_take_resident (bng_staging.h); no DMA, no kernel.
  */
 #include "bng_nhwc_memory.h"
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright 2026 the batchnormgrad authors */
 /* Owns: the entry points' status reporting (bng_status.h), the public bng_last_status()
- * (batchnormgrad.h), and on a host the parameter block of _s (BNG_SHARED_PARAMS). May call: nothing of the library's but the HAL's
- * answer codes (bng_hal.h).
+ * (batchnormgrad.h), and on a host the parameter block of _s (BNG_SHARED_PARAMS). May
+ * call: nothing of the library's but the HAL's answer codes (bng_hal.h).
  */
 #include "batchnormgrad.h"     /* bng_last_status, BNG_NOT_SELECTED */
 #include "bng_status.h"
