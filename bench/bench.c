@@ -7,10 +7,11 @@
  * relu as well: the fused ReLU backward (ext with BNG_FLAG_RELU) against a separate ReLU
  * backward pass in C followed by the vendor's call, and against oneDNN's batch-norm
  * backward with fuse_norm_relu (f32), summed up the same way.
- * With forward: the training forward (fp_batch_norm_forward_p, f32 NHWC, the moving
- * statistics updated) against oneDNN's forward training with scale and shift (which
- * updates none), oneDNN checked to agree first, and the geometric mean over oneDNN at
- * the DRAM shapes.
+ * With forward: the training forward (fp_batch_norm_forward_p, f32 NHWC, and NCHW on
+ * the NCHW shapes where the target has nchw, the moving statistics updated) against
+ * oneDNN's forward training with scale and shift (which updates none), and with the
+ * fused ReLU and its bits against oneDNN's with fuse_norm_relu, oneDNN checked to agree
+ * first, and the geometric means over oneDNN at the DRAM shapes.
  * With nchw: f32 NCHW shapes (batch x channel x spatial), ext _p with BNG_FLAG_NCHW
  * against oneDNN's NCHW batch-norm backward and (x86) a one-pass roofline (x and dy
  * read once, dx streamed: the least traffic there is), and the geometric mean over
@@ -46,6 +47,9 @@
 #if BNG_HAS_FORWARD
 #include "batch_norm_fwd.h"
 #define BNG_BENCH_FWD 1
+#if BNG_HAS_NCHW
+#define BNG_BENCH_FWD_NCHW 1
+#endif
 #endif
 #ifdef BNG_BENCH_DNNL
 #include <oneapi/dnnl/dnnl.h>
@@ -1098,23 +1102,23 @@ static void run_dnnl_fwd_relu(problem *p)
     dnnl_stream_wait(p->dnnl_stream);
 }
 
-/* oneDNN's forward training, f32 nhwc (N = batch, H = W = 1), scale and shift, epsilon
- * as ours, one thread: y, the mean and the variance into buffers of its own; and the
- * same with fuse_norm_relu, whose workspace (its ReLU mask, for its backward) is the
- * seventh argument. */
+/* oneDNN's forward training, f32 nhwc (N = batch, H = W = 1) or nchw (H = spatial, W = 1),
+ * scale and shift, epsilon as ours, one thread: y, the mean and the variance into
+ * buffers of its own; and the same with fuse_norm_relu, whose workspace (its ReLU mask,
+ * for its backward) is the seventh argument. */
 static void dnnl_fwd_setup(problem *p, float eps)
 {
     dnnl_memory_desc_t data, stat;
     dnnl_batch_normalization_desc_t fwd_d, relu_d;
     dnnl_primitive_desc_t fwd_pd, relu_pd;
-    const dnnl_dims_t dims = {(dnnl_dim_t)p->batch, (dnnl_dim_t)p->channel, 1, 1};
+    const dnnl_dims_t dims = {(dnnl_dim_t)p->batch, (dnnl_dim_t)p->channel, (dnnl_dim_t)p->spatial, 1};
     const dnnl_dims_t cdims = {(dnnl_dim_t)p->channel};
     const int args[6] = {DNNL_ARG_SRC, DNNL_ARG_DST, DNNL_ARG_MEAN, DNNL_ARG_VARIANCE,
                          DNNL_ARG_SCALE, DNNL_ARG_SHIFT};
     void *ptrs[6];
     int i;
 
-    p->dnnl_y = alloc(p->batch * p->channel * sizeof(float));
+    p->dnnl_y = alloc(p->batch * p->channel * p->spatial * sizeof(float));
     p->dnnl_fwd_mean = alloc(p->channel * sizeof(float));
     p->dnnl_fwd_variance = alloc(p->channel * sizeof(float));
     ptrs[0] = p->x;
@@ -1127,7 +1131,7 @@ static void dnnl_fwd_setup(problem *p, float eps)
         DNNL_OK(dnnl_engine_create(&engine, dnnl_cpu, 0));
         atexit(destroy_engine);
     }
-    DNNL_OK(dnnl_memory_desc_init_by_tag(&data, 4, dims, dnnl_f32, dnnl_nhwc));
+    DNNL_OK(dnnl_memory_desc_init_by_tag(&data, 4, dims, dnnl_f32, p->nchw ? dnnl_nchw : dnnl_nhwc));
     DNNL_OK(dnnl_memory_desc_init_by_tag(&stat, 1, cdims, dnnl_f32, dnnl_x));
     DNNL_OK(dnnl_batch_normalization_forward_desc_init(&fwd_d, dnnl_forward_training, &data, eps,
                                                        dnnl_use_scale | dnnl_use_shift));
@@ -1160,14 +1164,15 @@ static void dnnl_fwd_check(problem *p, float eps)
 
     run_fwd_f32(p);
     run_dnnl_fwd(p);
-    check_peer_dx(p->dx, p->dnnl_y, p->batch * p->channel, "oneDNN's forward y");
+    check_peer_dx(p->dx, p->dnnl_y, p->batch * p->channel * p->spatial, "oneDNN's forward y");
     check_peer_dx(p->mean, p->dnnl_fwd_mean, p->channel, "oneDNN's forward mean");
     for (c = 0; c < p->channel; c++)      /* its variance as our invar */
         p->dnnl_fwd_variance[c] = 1.0f / sqrtf(p->dnnl_fwd_variance[c] + eps);
     check_peer_dx(p->invar, p->dnnl_fwd_variance, p->channel, "oneDNN's forward variance");
     run_fwd_relu_f32(p);
     run_dnnl_fwd_relu(p);
-    check_peer_dx(p->dx, p->dnnl_y, p->batch * p->channel, "oneDNN's fuse_norm_relu forward y");
+    check_peer_dx(p->dx, p->dnnl_y, p->batch * p->channel * p->spatial,
+                  "oneDNN's fuse_norm_relu forward y");
 }
 
 static void dnnl_fwd_free(problem *p)
@@ -1184,15 +1189,15 @@ static void dnnl_fwd_free(problem *p)
 }
 #endif
 
-/* One NHWC shape, f32: the training forward against oneDNN's, and with the fused ReLU
- * (y and its bits) against oneDNN's with fuse_norm_relu (y and its workspace); ratio[0]
- * and ratio[1] := oneDNN's time over ours (0 without oneDNN). GB/s count three streams,
- * x twice and y once: what ours moves when x does not stay in the caches (the bits add
- * a 32nd of y's). */
-static void bench_fwd_shape(const char *backend, size_t batch, size_t channel, double seconds,
-                            FILE *csv, double *ratio)
+/* One shape, f32, NHWC (spatial 0) or NCHW: the training forward against oneDNN's, and
+ * with the fused ReLU (y and its bits) against oneDNN's with fuse_norm_relu (y and its
+ * workspace); ratio[0] and ratio[1] := oneDNN's time over ours (0 without oneDNN). GB/s
+ * count three streams, x twice and y once: what ours moves when x does not stay in the
+ * caches (the bits add a 32nd of y's). */
+static void bench_fwd_shape(const char *backend, size_t batch, size_t channel, size_t spatial,
+                            double seconds, FILE *csv, double *ratio)
 {
-    const size_t n = batch * channel;
+    const size_t n = batch * channel * (spatial ? spatial : 1);
     const float eps = 1e-5f;
     problem p;
     contender v[4];
@@ -1203,6 +1208,8 @@ static void bench_fwd_shape(const char *backend, size_t batch, size_t channel, d
     memset(&p, 0, sizeof p);
     p.batch = batch;
     p.channel = channel;
+    p.spatial = spatial ? spatial : 1;
+    p.nchw = spatial != 0;
     p.elem = 4;
     p.x = alloc(n * 4);
     p.dx = alloc(n * 4);
@@ -1230,9 +1237,18 @@ static void bench_fwd_shape(const char *backend, size_t batch, size_t channel, d
     p.fwd_params[BNG_PARAM_CHANNEL] = (long long)channel;
     p.fwd_params[BNG_FWD_PARAM_EPS] = bng_fwd_float(eps);
     p.fwd_params[BNG_FWD_PARAM_MOMENTUM] = bng_fwd_float(0.9f);
+#ifdef BNG_BENCH_FWD_NCHW
+    if (p.nchw) {
+        p.fwd_params[BNG_PARAM_FLAGS] = BNG_FWD_NCHW;
+        p.fwd_params[BNG_FWD_PARAM_SPATIAL] = (long long)spatial;
+    }
+    p.relu_bits = alloc((p.nchw ? BNG_FWD_RELU_BITS_ELEMENTS_NCHW(batch, channel, spatial, 4)
+                                : BNG_FWD_RELU_BITS_ELEMENTS(batch, channel, 4)) * 4);
+#else
     p.relu_bits = alloc(BNG_FWD_RELU_BITS_ELEMENTS(batch, channel, 4) * 4);
+#endif
     memcpy(p.fwd_relu_params, p.fwd_params, sizeof p.fwd_params);
-    p.fwd_relu_params[BNG_PARAM_FLAGS] = BNG_FWD_RELU | BNG_FWD_RELU_BITS;
+    p.fwd_relu_params[BNG_PARAM_FLAGS] |= BNG_FWD_RELU | BNG_FWD_RELU_BITS;
     p.fwd_relu_params[BNG_FWD_PARAM_RELU_BITS] = (long long)(intptr_t)p.relu_bits;
     for (c = 0; c < channel; c++)       /* half of y below 0: the ReLU masks half */
         ((float *)p.bias)[c] = 0.0f;
@@ -1262,14 +1278,17 @@ static void bench_fwd_shape(const char *backend, size_t batch, size_t channel, d
         const double gbps = 3.0 * (double)(n * 4) / median[i] / 1e9;
         /* each against its own kind: the plain pair, the fused pair */
         const int peer = dnnl_at + (i % 2);
-        snprintf(shape, sizeof shape, "%zux%zu", batch, channel);
+        if (spatial)
+            snprintf(shape, sizeof shape, "%zux%zux%zu", batch, channel, spatial);
+        else
+            snprintf(shape, sizeof shape, "%zux%zu", batch, channel);
         if (dnnl_at >= 0)
             snprintf(vs_dnnl, sizeof vs_dnnl, "%.2fx", median[peer] / median[i]);
         printf("%-7s %-9s %-4s %14s %-26s %11.1f %8.1f %9s %9s\n", BNG_TARGET_NAME, backend, "f32",
                shape, v[i].name, median[i] * 1e6, gbps, vs_dnnl, "-");
         if (csv)
             fprintf(csv, "%s,%s,f32,%zu,%zu,%s,%.3f,%.2f,%s,\n", BNG_TARGET_NAME, backend, batch,
-                    channel, v[i].name, median[i] * 1e6, gbps, dnnl_at >= 0 ? vs_dnnl : "");
+                    channel * p.spatial, v[i].name, median[i] * 1e6, gbps, dnnl_at >= 0 ? vs_dnnl : "");
     }
     free(p.x);
     free(p.dx);
@@ -1282,29 +1301,32 @@ static void bench_fwd_shape(const char *backend, size_t batch, size_t channel, d
     free(p.relu_bits);
 }
 
-/* The forward on the NHWC shapes, and oneDNN's time over ours as a geometric mean over
- * the DRAM ones. */
-static void bench_fwd(const char *backend, const char *shapes, double seconds, FILE *csv)
+/* The forward on the NHWC shapes (BxC) or the NCHW ones (BxCxS, `nchw`), and oneDNN's
+ * time over ours as a geometric mean over the DRAM ones. */
+static void bench_fwd(const char *backend, const char *shapes, int nchw, double seconds, FILE *csv)
 {
     char *list = strdup(shapes), *tok;
     double log_sum[2] = {0, 0};
     int dram = 0;
 
     for (tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
-        size_t batch, channel;
+        size_t batch, channel, spatial = 0;
         double ratio[2];
-        if (sscanf(tok, "%zux%zu", &batch, &channel) != 2)
+        if (nchw ? sscanf(tok, "%zux%zux%zu", &batch, &channel, &spatial) != 3
+                 : sscanf(tok, "%zux%zu", &batch, &channel) != 2)
             continue;       /* main said so already */
-        bench_fwd_shape(backend, batch, channel, seconds, csv, ratio);
-        if (ratio[0] > 0 && is_dram_shape(batch * channel)) {
+        bench_fwd_shape(backend, batch, channel, spatial, seconds, csv, ratio);
+        if (ratio[0] > 0 && is_dram_shape(batch * channel * (spatial ? spatial : 1))) {
             log_sum[0] += log(ratio[0]);
             log_sum[1] += log(ratio[1]);
             dram++;
         }
     }
-    dram_geomean_line(backend, "training forward", log_sum[0], dram, 1.3);
-    dram_geomean_line(backend, "fused ReLU forward (y and bits; oneDNN fuse_norm_relu)", log_sum[1],
-                      dram, 1.2);
+    dram_geomean_line(backend, nchw ? "NCHW training forward" : "training forward", log_sum[0],
+                      dram, 1.3);
+    dram_geomean_line(backend, nchw ? "NCHW fused ReLU forward (y and bits; oneDNN fuse_norm_relu)"
+                                    : "fused ReLU forward (y and bits; oneDNN fuse_norm_relu)",
+                      log_sum[1], dram, 1.2);
     free(list);
 }
 #endif
@@ -1355,7 +1377,11 @@ int main(int argc, char **argv)
     }
     free(list);
 #ifdef BNG_BENCH_FWD
-    bench_fwd(backend, shapes, seconds, csv);
+    bench_fwd(backend, shapes, 0, seconds, csv);
+#endif
+#ifdef BNG_BENCH_FWD_NCHW
+    if (*nchw_shapes)
+        bench_fwd(backend, nchw_shapes, 1, seconds, csv);
 #endif
 #ifdef BNG_BENCH_NCHW
     if (*nchw_shapes)

@@ -36,7 +36,16 @@ KEEPS_OPS = ("dx_train_keeps", "dx_infer_keeps")
 # and a specialized ReLU ukernel per count cost a Cortex-M7 image 44 KB (f32) for 0-8%
 # of the host's time (docs/design.md, "Training forward").
 FWD_OPS = ("fwd_stats", "fwd_norm", "fwd_norm_relu")
-FWD_GENERIC_ONLY_OPS = ("fwd_norm_relu",)
+# With nchw as well, the forward's plane ukernels (bng_fwd_nchw_kernel, per spatial
+# extent): a plane's lane statistics, and its y (with ReLU and its bits).
+FWD_NCHW_OPS = ("fwd_nchw_stats", "fwd_nchw_norm", "fwd_nchw_norm_relu")
+FWD_GENERIC_ONLY_OPS = ("fwd_norm_relu", "fwd_nchw_norm_relu")
+
+def fwd_ops_of(ops: Tuple[str, ...], generic: bool) -> Tuple[str, ...]:
+    """A forward table entry's own ukernels of ``ops``: all for the generic kernel; a
+    specialized one's entry takes the generic-only ones from the generic kernel."""
+    return tuple(op for op in ops if generic or op not in FWD_GENERIC_ONLY_OPS)
+
 
 # Channels a generic kernel processes per pass, in vectors of the dtype's lanes.
 GENERIC_CHUNK_VECTORS = 8
@@ -210,8 +219,7 @@ class Kernel:
     def fwd_ops(self) -> Tuple[str, ...]:
         """The training forward's ukernels this kernel has (FWD_OPS; a specialized one
         not the generic-only ones, which its table entry takes from the generic)."""
-        return tuple(op for op in FWD_OPS
-                     if self.channels is None or op not in FWD_GENERIC_ONLY_OPS)
+        return fwd_ops_of(FWD_OPS, self.channels is None)
 
     def fwd_ukernel(self, op: str) -> str:
         """A training forward ukernel of this kernel's shape (FWD_OPS)."""
@@ -331,6 +339,27 @@ class NchwKernel:
         type, which every set's entry points at."""
         return ukernel_name(self.dtype, "nchw_dx_end", self.target, None, self.lanes)
 
+    @property
+    def fwd_ops(self) -> Tuple[str, ...]:
+        """The training forward's plane ukernels this set has (FWD_NCHW_OPS, as
+        Kernel.fwd_ops)."""
+        return fwd_ops_of(FWD_NCHW_OPS, self.spatial is None)
+
+    def fwd_ukernel(self, op: str) -> str:
+        assert op in self.fwd_ops, op
+        return ukernel_name(self.dtype, op, self.target, self.shape, self.lanes)
+
+    @property
+    def fwd_table_entry(self) -> str:
+        """The entry's name in the forward's NCHW table (bng_fwd_nchw_kernel)."""
+        return table_entry_name(self.dtype, "fwd_nchw_", self.target, self.shape, self.lanes)
+
+    @property
+    def fwd_end(self) -> str:
+        """The forward's end of a run of y's planes (their streaming stores fenced), in
+        the forward's ukernel file: one a storage type."""
+        return ukernel_name(self.dtype, "fwd_nchw_end", self.target, None, self.lanes)
+
 
 @dataclass(frozen=True)
 class DTypePlan(NhwcMemory):
@@ -409,10 +438,16 @@ class OutputFile:
 @dataclass(frozen=True)
 class Room:
     """A file of the hand-written driver (include/), and which targets compile it: every
-    target, or only one that lists ``extension``, or only one whose memory is unified."""
+    target, or only one that lists ``extension`` (and ``also``, where a room serves two
+    extensions together), or only one whose memory is unified."""
     name: str
     extension: Optional[str] = None
     unified_only: bool = False
+    also: Optional[str] = None
+
+    def compiled_for(self, extensions: Tuple[str, ...]) -> bool:
+        """Whether a target listing ``extensions`` compiles the room (its memory aside)."""
+        return all(e is None or e in extensions for e in (self.extension, self.also))
 
     @property
     def source(self) -> str:
@@ -436,7 +471,10 @@ DRIVER_ROOMS = (
     Room("bng_relu.c", "relu"),
     Room("bng_fwd_params.c", "forward"), Room("bng_fwd_entry.c", "forward"),
     Room("bng_fwd_steps.c", "forward"), Room("bng_fwd_nhwc_direct.c", "forward"),
-    Room("bng_fwd_nhwc_staged.c", "forward"),
+    Room("bng_fwd_nhwc_staged.c", "forward"), Room("bng_fwd_staging.c", "forward"),
+    Room("bng_fwd_nchw_steps.c", "forward", also="nchw"),
+    Room("bng_fwd_nchw_direct.c", "forward", also="nchw"),
+    Room("bng_fwd_nchw_staged.c", "forward", also="nchw"),
 )
 
 
@@ -455,7 +493,7 @@ class TargetPlan(NhwcGsm):
         extension's only where targets.yaml lists it, the direct NHWC run only on
         unified memory (a split target stages _p)."""
         return tuple(room for room in DRIVER_ROOMS
-                     if (room.extension is None or self.has(room.extension))
+                     if room.compiled_for(self.target.extensions)
                      and not (room.unified_only and self.target.memory.split))
 
     @property
@@ -555,6 +593,11 @@ class TargetPlan(NhwcGsm):
     def fwd_ops(self) -> Tuple[str, ...]:
         """The training forward's ukernels of each kernel (FWD_OPS), with the forward."""
         return FWD_OPS if self.has("forward") else ()
+
+    @property
+    def fwd_nchw(self) -> bool:
+        """The training forward takes NCHW (BNG_FWD_NCHW): forward and nchw both."""
+        return self.has("forward") and self.has("nchw")
 
     def has(self, extension: str) -> bool:
         assert extension in EXTENSIONS, extension

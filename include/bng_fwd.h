@@ -26,6 +26,7 @@
 #define BNG_FWD_H
 
 #include <stddef.h>
+#include "batch_norm_fwd.h"
 #include "bng_kernels.h"
 #include "bng_job.h"
 
@@ -38,6 +39,8 @@
 /* One checked call of the forward. */
 typedef struct {
     size_t batch, channel;
+    int nchw;               /* BNG_FWD_NCHW: x[batch][channel][spatial] */
+    size_t spatial;         /* NCHW: H*W, the elements of a plane (1 otherwise) */
     float eps, momentum;
     int fix_gamma;          /* BNG_FWD_FIX_GAMMA: scale taken as 1, not read */
     int global_stats;       /* BNG_FWD_GLOBAL_STATS: normalize with the moving statistics */
@@ -47,7 +50,8 @@ typedef struct {
     int partials_in;        /* BNG_FWD_PARTIALS_IN: the statistics from `partials` */
     int relu;               /* BNG_FWD_RELU: y = max(0, ...) as stored */
     void *relu_bits;        /* BNG_FWD_RELU_BITS: the keep bits out; else NULL */
-    size_t count;           /* the rows the statistics cover: batch, or the partials' */
+    size_t count;           /* the values a channel's statistics cover: batch (NCHW: batch
+                               * spatial), or the partials' rows */
     float *partials;
     void *mean, *invar;     /* out: the saved statistics (NULL: BNG_FWD_NO_SAVE) */
     const void *scale, *bias;        /* bias NULL: BNG_FWD_NO_BIAS */
@@ -87,10 +91,26 @@ size_t bng_fwd_chunk_channels(const bng_fwd_config *config, const bng_fwd_kernel
  * shift := a row's n values (element_bytes each: the call's first row). */
 void bng_fwd_step_shift(size_t element_bytes, size_t n, const BNG_VMEM void *row,
                         BNG_VMEM float *shift);
+/* Merge the mean and M2 of `rows` values (part_mean, part_m2) into *mean and *m2, of
+ * the `done` values before them: the first taken as it is, none (rows 0) changing
+ * nothing. */
+void bng_fwd_merge_one(BNG_VMEM float *mean, BNG_VMEM float *m2, size_t done, size_t rows,
+                       float part_mean, float part_m2);
 /* Merge a row group's mean and M2 of `rows` rows (part_mean, part_m2) into a's mean
  * and m2, `done` rows before it (the first taken as it is). */
 void bng_fwd_step_merge(size_t n, size_t done, size_t rows, const BNG_VMEM float *part_mean,
                         const BNG_VMEM float *part_m2, const bng_fwd_arrays *a);
+/* An array from element `first` (NULL stays NULL: an array a flag leaves unread). */
+void *bng_fwd_from(const void *array, size_t first, size_t element);
+/* _p: the caller's per-channel arrays from channel `first`; those a flag leaves unread
+ * are NULL, and stay so. */
+void bng_fwd_step_point(const bng_fwd_call *call, size_t first, size_t stat_bytes,
+                        bng_fwd_chunk_stats *stats);
+/* n channels' statistics (shift, mean, M2) from channel `first` to the partials
+ * buffer's three arrays (PARTIALS_OUT, with the count at channel 0) or from them
+ * (PARTIALS_IN), on the caller's memory (_p). */
+void bng_fwd_step_partials(const bng_fwd_call *call, size_t first, size_t n,
+                           const bng_fwd_arrays *a, int out);
 /* GLOBAL_STATS: shift := the moving mean, mean := 0, m2 := the moving variance. */
 void bng_fwd_step_global(const bng_dtype_config *sizes, size_t n, const bng_fwd_chunk_stats *stats,
                          const bng_fwd_arrays *a);
@@ -104,8 +124,20 @@ void bng_fwd_step_finalize(const bng_dtype_config *sizes, const bng_fwd_call *ca
  * in the contract's order (docs/contract.md section 15). Reads the block, writes
  * nothing but the call. `allowed`: the flags the caller may set (BNG_FWD_FLAGS, the
  * block's; with BNG_FWD_NO_BIAS and BNG_FWD_NO_SAVE, the vendor's calls'). */
+/* BNG_FWD_NCHW where the target has nchw (batch_norm_fwd.h defines it only there): the
+ * flag, its slot, and the ReLU bits' words of a plane. */
+#if BNG_HAS_NCHW
+#define BNG_FWD_NCHW_FLAG BNG_FWD_NCHW
+#define BNG_FWD_SLOT_SPATIAL BNG_FWD_PARAM_SPATIAL
+#define BNG_FWD_PLANE_WORDS(spatial, element_bytes) BNG_FWD_RELU_PLANE_WORDS(spatial, element_bytes)
+#else
+#define BNG_FWD_NCHW_FLAG 0
+#define BNG_FWD_SLOT_SPATIAL 14    /* never read: no call has the flag */
+#define BNG_FWD_PLANE_WORDS(spatial, element_bytes) ((void)(spatial), (void)(element_bytes), (size_t)0)
+#endif
 #define BNG_FWD_FLAGS (BNG_FWD_FIX_GAMMA | BNG_FWD_GLOBAL_STATS | BNG_FWD_TORCH | BNG_FWD_KEEP_MOVING \
-                       | BNG_FWD_PARTIALS_OUT | BNG_FWD_PARTIALS_IN | BNG_FWD_RELU | BNG_FWD_RELU_BITS)
+                       | BNG_FWD_PARTIALS_OUT | BNG_FWD_PARTIALS_IN | BNG_FWD_RELU | BNG_FWD_RELU_BITS \
+                       | BNG_FWD_NCHW_FLAG)
 int bng_fwd_params_check(const bng_fwd_config *config, const long long *params, const void *x,
                          const void *y, long long allowed, bng_fwd_call *call);
 /* The entry point of fp_/hp_batch_norm_forward_p: check, run, the status in the block. */
@@ -124,8 +156,11 @@ void bng_fwd_entry_inference(const bng_fwd_config *config, long long flags, cons
  * once, check, run on the cores of core_mask, the status back there (SPMD: on every
  * selected core). */
 void bng_fwd_entry_shared(const bng_fwd_config *config, void *x, void *y, int core_mask);
-/* A checked call on the caller's memory, on the calling core. */
+/* A checked call on the caller's memory, on the calling core: NHWC
+ * (bng_fwd_nhwc_direct.c) and NCHW (bng_fwd_nchw_direct.c, with nchw). */
 void bng_fwd_nhwc_p_run(const bng_fwd_config *config, const bng_fwd_call *call, const void *x,
+                        void *y);
+void bng_fwd_nchw_p_run(const bng_fwd_config *config, const bng_fwd_call *call, const void *x,
                         void *y);
 
 /* _s's call as the HAL copies it to the cores of `mask` (no larger than a HAL's
@@ -139,5 +174,46 @@ typedef struct {
     void *y;
 } bng_fwd_launch;
 void bng_fwd_nhwc_s_core(unsigned core, void *launch);
+/* NCHW's (bng_fwd_nchw_staged.c, with nchw). */
+void bng_fwd_nchw_s_core(unsigned core, void *launch);
+
+/* ---- what the staged runs share (bng_fwd_staging.c) ---- */
+
+/* A core's staged job, which it builds from the launch: the staging's (x; y where the
+ * backward's job has dx; no dy) and the forward's call. The ABI's pointers take the
+ * BNG_SHARED qualifier here, once. */
+typedef struct {
+    bng_staged_job base;
+    const bng_fwd_config *config;
+    const bng_fwd_kernel *kernel;            /* NHWC's, for the call's channel count */
+    const bng_fwd_nchw_kernel *nchw_kernel;  /* NCHW's, for its extent (NULL: NHWC) */
+    bng_fwd_call call;
+    const BNG_SHARED void *scale, *bias;
+    BNG_SHARED void *mean, *invar, *moving_mean, *moving_var;
+    BNG_SHARED float *partials;
+    BNG_SHARED void *relu_bits;
+} bng_fwd_job;
+void bng_fwd_job_init(bng_fwd_job *job, const bng_fwd_launch *launch);
+
+/* A core's copies of n channels from `first` in its private memory: the statistics'
+ * float arrays and the per-channel arrays of the stats type, scale and bias where the
+ * inputs arrive. */
+typedef struct {
+    const bng_fwd_job *job;
+    size_t first, n;
+    bng_fwd_arrays a;
+    bng_fwd_chunk_stats stats;
+    BNG_VMEM void *scale, *bias;
+} bng_fwd_copies;
+/* The copies' arrays of `elements` each (BNG_FWD_FLOAT_ARRAYS floats, then
+ * BNG_FWD_STATS_ARRAYS of the stats type), taken from *next (bng_take). */
+void bng_fwd_take_copies(bng_fwd_copies *k, BNG_VMEM unsigned char **next, size_t elements);
+/* The per-channel inputs the call reads into the copies; the saved statistics and the
+ * moving ones the call writes out of them; the statistics (shift, mean, M2) from the
+ * partials buffer (out 0) or to it (out 1, and with channel 0 the count, its limbs
+ * made in `limbs`, two floats of private memory). Each waits for its transfers. */
+void bng_fwd_stage_in(const bng_fwd_copies *k);
+void bng_fwd_stage_out(const bng_fwd_copies *k);
+void bng_fwd_stage_partials(const bng_fwd_copies *k, int out, BNG_VMEM float *limbs);
 
 #endif /* BNG_FWD_H */

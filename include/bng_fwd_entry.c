@@ -2,8 +2,9 @@
 /* Copyright 2026 the batchnormgrad authors */
 /* Owns: the training forward's entry points (fp_/hp_batch_norm_forward_p's and _s's
  * bodies, and the vendor's inference calls' on a block of their arguments): check the
- * call (bng_fwd_params.c), run it (_p: bng_fwd_nhwc_direct.c; _s: bng_fwd_nhwc_staged.c
- * on the cores of core_mask, through bng_hal_parallel), report the status. May call:
+ * call (bng_fwd_params.c), run it (_p: bng_fwd_nhwc_direct.c or, with BNG_FWD_NCHW,
+ * bng_fwd_nchw_direct.c; _s: bng_fwd_nhwc_staged.c or bng_fwd_nchw_staged.c on the cores
+ * of core_mask, through bng_hal_parallel), report the status. May call:
  * bng_fwd.h, bng_hal_parallel, bng_status.h. Compiled only for a target with the
  * forward extension.
  */
@@ -21,17 +22,22 @@ void bng_fwd_entry_private(const bng_fwd_config *config, void *x, void *y, long 
     if (params == NULL)
         return;     /* nowhere to report: touch nothing */
     status = bng_fwd_params_check(config, params, x, y, BNG_FWD_FLAGS, &call);
+#if BNG_HAS_NCHW
+    if (status == BNG_OK && call.nchw)
+        bng_fwd_nchw_p_run(config, &call, x, y);
+    else
+#endif
     if (status == BNG_OK)
         bng_fwd_nhwc_p_run(config, &call, x, y);
     params[BNG_PARAM_STATUS] = status;
 }
 
 /* The slots _s reads of its block: all but the status and the reserved ones (the
- * partials' and the ReLU bits' slots too: the check looks at them only where the flags
- * use them). */
+ * partials', the ReLU bits' and NCHW's spatial slot too: the check looks at them only
+ * where the flags use them). */
 static int bng_fwd_reads_slot(int slot)
 {
-    return slot != BNG_PARAM_STATUS && slot != 14 && slot != 15;
+    return slot != BNG_PARAM_STATUS && (slot != BNG_FWD_SLOT_SPATIAL || BNG_HAS_NCHW) && slot != 15;
 }
 
 /* A call of _s on `params`, a plain copy of its block: the status (BNG_ENOMEM when the
@@ -52,8 +58,13 @@ static int bng_fwd_s_block(const bng_fwd_config *config, const long long *params
     launch.config = config;
     launch.x = x;
     launch.y = y;
+#if BNG_HAS_NCHW
+    if (launch.call.nchw)
+        return bng_status_of_hal(bng_hal_parallel(launch.mask, bng_fwd_nchw_s_core, &launch,
+                                                  sizeof launch));
+#endif
     return bng_status_of_hal(bng_hal_parallel(launch.mask, bng_fwd_nhwc_s_core, &launch,
-                                                 sizeof launch));
+                                              sizeof launch));
 }
 
 void bng_fwd_entry_shared(const bng_fwd_config *config, void *x, void *y, int core_mask)

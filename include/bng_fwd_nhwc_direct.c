@@ -39,30 +39,6 @@ typedef struct {
     bng_fwd_chunk_stats stats;          /* the caller's arrays from the chunk's first channel */
 } bng_fwd_chunk;
 
-/* An array from element `first` (NULL stays NULL: an array a flag leaves unread). */
-static void *bng_fwd_from(void *array, size_t first, size_t element)
-{
-    return array == NULL ? NULL : bng_at_mut(array, first, element);
-}
-
-static void *bng_fwd_stat(const bng_fwd_chunk *k, void *array)
-{
-    return bng_fwd_from(array, k->first, k->config->sizes.stats_bytes);
-}
-
-/* The chunk's per-channel arrays; those a flag leaves unread are NULL, and stay so. */
-static void bng_fwd_point(bng_fwd_chunk *k)
-{
-    const bng_fwd_call *call = k->call;
-
-    k->stats.scale = bng_fwd_stat(k, (void *)call->scale);
-    k->stats.bias = bng_fwd_stat(k, (void *)call->bias);
-    k->stats.mean = bng_fwd_stat(k, call->mean);
-    k->stats.invar = bng_fwd_stat(k, call->invar);
-    k->stats.moving_mean = bng_fwd_stat(k, call->moving_mean);
-    k->stats.moving_var = bng_fwd_stat(k, call->moving_var);
-}
-
 /* The batch's statistics: the shift from the first row, every row group's in group
  * order (bng_fwd_step_merge). */
 static void bng_fwd_batch_stats(bng_fwd_chunk *k)
@@ -79,26 +55,6 @@ static void bng_fwd_batch_stats(bng_fwd_chunk *k)
                          k->a.part_mean, k->a.part_m2);
         bng_fwd_step_merge(k->n, row, rows, k->a.part_mean, k->a.part_m2, &k->a);
     }
-}
-
-/* The chunk's statistics (shift, mean, M2) to the partials buffer's three arrays
- * (PARTIALS_OUT, with the count at the first chunk) or from them (PARTIALS_IN). */
-static void bng_fwd_partials(bng_fwd_chunk *k, int out)
-{
-    float *const stats[3] = {k->a.shift, k->a.mean, k->a.m2};
-    size_t i, c;
-
-    for (i = 0; i < 3; i++) {
-        float *const buffer = bng_fwd_partial(k->call, (int)i, k->first);
-        for (c = 0; c < k->n; c++) {
-            if (out)
-                buffer[c] = stats[i][c];
-            else
-                stats[i][c] = buffer[c];
-        }
-    }
-    if (out && k->first == 0)
-        bng_fwd_step_count(k->call->batch, bng_fwd_partial(k->call, BNG_FWD_PARTIAL_COUNT, 0));
 }
 
 /* The chunk's y from its coefficients, over every row; with RELU the ReLU's, and its
@@ -142,15 +98,15 @@ void bng_fwd_nhwc_p_run(const bng_fwd_config *config, const bng_fwd_call *call, 
     chunk = bng_fwd_chunk_channels(config, k.kernel);
     for (k.first = 0; k.first < call->channel; k.first += chunk) {
         k.n = bng_min(chunk, call->channel - k.first);
-        bng_fwd_point(&k);
+        bng_fwd_step_point(call, k.first, config->sizes.stats_bytes, &k.stats);
         if (call->global_stats)
             bng_fwd_step_global(&config->sizes, k.n, &k.stats, &k.a);
         else if (call->partials_in)
-            bng_fwd_partials(&k, 0);
+            bng_fwd_step_partials(call, k.first, k.n, &k.a, 0);
         else
             bng_fwd_batch_stats(&k);
         if (call->partials_out) {
-            bng_fwd_partials(&k, 1);
+            bng_fwd_step_partials(call, k.first, k.n, &k.a, 1);
             continue;
         }
         bng_fwd_step_finalize(&config->sizes, call, k.n, &k.a, &k.stats);

@@ -45,63 +45,14 @@
 typedef char bng_fwd_workspace_fits[BNG_FWD_WORKSPACE_FITS(4) && BNG_FWD_WORKSPACE_FITS(2)
                                     ? 1 : -1];
 
-/* A core's staged job: the staging's (x; y where the backward's job has dx; no dy) and
- * the forward's call. The ABI's pointers take the BNG_SHARED qualifier here, once. */
-typedef struct {
-    bng_staged_job base;
-    const bng_fwd_config *config;
-    const bng_fwd_kernel *kernel;
-    bng_fwd_call call;
-    const BNG_SHARED void *scale, *bias;
-    BNG_SHARED void *mean, *invar, *moving_mean, *moving_var;
-    BNG_SHARED float *partials;
-    BNG_SHARED void *relu_bits;
-} bng_fwd_job;
-
-static void bng_fwd_job_init(bng_fwd_job *job, const bng_fwd_launch *launch)
-{
-    static const bng_stats none = {NULL, NULL, NULL, NULL, NULL};
-    const bng_fwd_call *call = &launch->call;
-    const bng_fwd_config *config = launch->config;
-    bng_call rows;
-
-    /* what the staging reads of a call: its rows, and that pass 2 reads x again */
-    rows.op = BNG_OP_FULL;
-    rows.batch = call->batch;
-    rows.channel = call->channel;
-    rows.m = (float)call->batch;
-    rows.is_train = 1;
-    rows.accumulate = 0;
-    rows.nchw = 0;
-    rows.spatial = 1;
-    rows.y = NULL;
-    bng_job_init(&job->base, &config->sizes, NULL, &rows, launch->mask, launch->x, NULL, launch->y,
-                 &none, NULL);
-    job->config = config;
-    job->kernel = config->kernel_for_channels(call->channel);
-    job->call = *call;
-    job->scale = (const BNG_SHARED void *)call->scale;
-    job->bias = (const BNG_SHARED void *)call->bias;
-    job->mean = (BNG_SHARED void *)call->mean;
-    job->invar = (BNG_SHARED void *)call->invar;
-    job->moving_mean = (BNG_SHARED void *)call->moving_mean;
-    job->moving_var = (BNG_SHARED void *)call->moving_var;
-    job->partials = (BNG_SHARED float *)call->partials;
-    job->relu_bits = (BNG_SHARED void *)call->relu_bits;
-}
-
 /* One core's state in a staged call: its rows, the chunk it works on, and the chunk's
  * layout of its private memory. */
 typedef struct {
-    const bng_fwd_job *job;
+    bng_fwd_copies chunk;          /* channels [first, first + n), the core's copies */
     unsigned core;
     bng_slice slice;
-    size_t first, n;               /* the chunk: channels [first, first + n) */
     size_t row_bytes;              /* a row of the chunk, packed in private memory */
     BNG_SHARED float *scratch;     /* the chunk's slot of the shared scratch */
-    bng_fwd_arrays a;
-    bng_fwd_chunk_stats stats;     /* the core's copies */
-    BNG_VMEM void *scale, *bias;   /* where the copies of the inputs arrive */
     bng_tile_buffers tiles;        /* x[0] and x[1], and x's resident area */
     BNG_VMEM unsigned char *bits[2];    /* RELU_BITS: a tile's keep bits, per tile buffer */
     size_t tile_rows, resident_rows;
@@ -126,30 +77,17 @@ typedef char bng_fwd_blocks_are_words[BNG_BLOCK_ROWS % BNG_FWD_RELU_ROWS(sizeof(
  * bits, and the rest as x's resident area. 0: no private memory (bng_stage_memory). */
 static int bng_fwd_lay_out(bng_fwd_core *c)
 {
-    const bng_dtype_config *sizes = &c->job->config->sizes;
+    const bng_dtype_config *sizes = &c->chunk.job->config->sizes;
     const size_t elements = BNG_WORK_ARRAY_CHUNK(sizes->max_chunk);
-    const size_t floats = elements * sizeof(float), stats = elements * sizes->stats_bytes;
-    const bng_fwd_call *call = &c->job->call;
+    const bng_fwd_call *call = &c->chunk.job->call;
     const int keeps = !call->global_stats && !call->partials_in && !call->partials_out;
     size_t bytes, buffer, bits;
-    BNG_VMEM unsigned char *next = bng_stage_memory(&c->job->base, c->core, &bytes), *end;
+    BNG_VMEM unsigned char *next = bng_stage_memory(&c->chunk.job->base, c->core, &bytes), *end;
 
     if (next == NULL)
         return 0;
     end = next + bytes;
-    c->a.shift = bng_take(&next, floats);
-    c->a.mean = bng_take(&next, floats);
-    c->a.m2 = bng_take(&next, floats);
-    c->a.part_mean = bng_take(&next, floats);
-    c->a.part_m2 = bng_take(&next, floats);
-    c->a.gain = bng_take(&next, floats);
-    c->a.bias = bng_take(&next, floats);
-    c->stats.scale = c->scale = bng_take(&next, stats);
-    c->stats.bias = c->bias = bng_take(&next, stats);
-    c->stats.mean = bng_take(&next, stats);
-    c->stats.invar = bng_take(&next, stats);
-    c->stats.moving_mean = bng_take(&next, stats);
-    c->stats.moving_var = bng_take(&next, stats);
+    bng_fwd_take_copies(&c->chunk, &next, elements);
     buffer = (size_t)(end - next) / BNG_TILE_BUFFERS / BNG_ALIGN * BNG_ALIGN;
     c->tile_rows = bng_nhwc_memory_tile_rows(buffer, c->row_bytes, keeps);
     c->tiles.bytes = BNG_ALIGN_UP(c->tile_rows * c->row_bytes);
@@ -177,122 +115,21 @@ static int bng_fwd_lay_out(bng_fwd_core *c)
     return 1;
 }
 
-/* One of the chunk's per-channel arrays into the core's copy, and back. */
-static bng_hal_dma bng_fwd_array_in(const bng_fwd_core *c, BNG_VMEM void *copy,
-                                    const BNG_SHARED void *array)
-{
-    const size_t stat = c->job->config->sizes.stats_bytes;
-
-    return bng_hal_dma_get(copy, bng_shared_at(array, c->first, stat), 1, c->n * stat, 0, 0);
-}
-
-static bng_hal_dma bng_fwd_array_out(const bng_fwd_core *c, BNG_SHARED void *array,
-                                     const BNG_VMEM void *copy)
-{
-    const size_t stat = c->job->config->sizes.stats_bytes;
-
-    return bng_hal_dma_put(bng_shared_at_mut(array, c->first, stat), copy, 1, c->n * stat, 0, 0);
-}
-
-/* The chunk's per-channel inputs into the core's copies, those the call reads (the
- * check left the others NULL): scale (not with FIX_GAMMA), bias (not with NO_BIAS), the
- * moving statistics (not with KEEP_MOVING); none with PARTIALS_OUT. Four in flight at
- * once. */
-static void bng_fwd_stage_in(const bng_fwd_core *c)
-{
-    const bng_fwd_job *job = c->job;
-    bng_hal_dma gets[4] = {BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE};
-    size_t i;
-
-    if (job->scale != NULL)
-        gets[0] = bng_fwd_array_in(c, c->scale, job->scale);
-    if (job->bias != NULL)
-        gets[1] = bng_fwd_array_in(c, c->bias, job->bias);
-    if (job->moving_mean != NULL) {
-        gets[2] = bng_fwd_array_in(c, c->stats.moving_mean, job->moving_mean);
-        gets[3] = bng_fwd_array_in(c, c->stats.moving_var, job->moving_var);
-    }
-    for (i = 0; i < 4; i++)
-        bng_hal_dma_wait(gets[i]);
-}
-
-/* The lowest selected core writes the chunk's results: the saved statistics (not with
- * NO_SAVE), and the moving ones where the call updates them. Every core read its copies
- * of the moving statistics at the chunk's start, before the barrier this follows. */
-static void bng_fwd_stage_out(const bng_fwd_core *c)
-{
-    const bng_fwd_job *job = c->job;
-    bng_hal_dma puts[4] = {BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE};
-    size_t i;
-
-    if (job->mean != NULL) {
-        puts[0] = bng_fwd_array_out(c, job->mean, c->stats.mean);
-        puts[1] = bng_fwd_array_out(c, job->invar, c->stats.invar);
-    }
-    if (!job->call.global_stats && !job->call.keep_moving) {
-        puts[2] = bng_fwd_array_out(c, job->moving_mean, c->stats.moving_mean);
-        puts[3] = bng_fwd_array_out(c, job->moving_var, c->stats.moving_var);
-    }
-    for (i = 0; i < 4; i++)
-        bng_hal_dma_wait(puts[i]);
-}
-
-/* Array `array` of the partials buffer (BNG_FWD_PARTIAL_*), from the chunk's first
- * channel. */
-static BNG_SHARED float *bng_fwd_partials_at(const bng_fwd_core *c, int array)
-{
-    return c->job->partials + (size_t)array * c->job->call.channel + c->first;
-}
-
-/* PARTIALS_IN: the chunk's statistics from the partials buffer, three in flight. */
-static void bng_fwd_stage_partials_in(const bng_fwd_core *c)
-{
-    const size_t bytes = c->n * sizeof(float);
-    BNG_VMEM float *const to[3] = {c->a.shift, c->a.mean, c->a.m2};
-    bng_hal_dma gets[3];
-    int i;
-
-    for (i = 0; i < 3; i++)
-        gets[i] = bng_hal_dma_get(to[i], bng_fwd_partials_at(c, i), 1, bytes, 0, 0);
-    for (i = 0; i < 3; i++)
-        bng_hal_dma_wait(gets[i]);
-}
-
-/* PARTIALS_OUT: the lowest selected core writes the chunk's statistics, and with the
- * first chunk the count (its limbs from part_mean, free after the merge). */
-static void bng_fwd_stage_partials_out(const bng_fwd_core *c)
-{
-    const size_t bytes = c->n * sizeof(float);
-    const BNG_VMEM float *const from[3] = {c->a.shift, c->a.mean, c->a.m2};
-    bng_hal_dma puts[4] = {BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE};
-    int i;
-
-    for (i = 0; i < 3; i++)
-        puts[i] = bng_hal_dma_put(bng_fwd_partials_at(c, i), from[i], 1, bytes, 0, 0);
-    if (c->first == 0) {
-        bng_fwd_step_count(c->job->call.batch, c->a.part_mean);
-        puts[3] = bng_hal_dma_put(bng_fwd_partials_at(c, BNG_FWD_PARTIAL_COUNT), c->a.part_mean,
-                                  1, 2 * sizeof(float), 0, 0);
-    }
-    for (i = 0; i < 4; i++)
-        bng_hal_dma_wait(puts[i]);
-}
-
 /* Start the chunk at channel `first`: its layout, and on a core that takes part its
  * inputs. 0: no private memory. */
 static int bng_fwd_chunk(bng_fwd_core *c, size_t first, size_t slot)
 {
-    const bng_fwd_job *job = c->job;
+    const bng_fwd_job *job = c->chunk.job;
     const bng_dtype_config *sizes = &job->config->sizes;
 
-    c->first = first;
-    c->n = bng_min(bng_fwd_chunk_channels(job->config, job->kernel), job->call.channel - first);
-    c->row_bytes = c->n * sizes->element_bytes;
+    c->chunk.first = first;
+    c->chunk.n = bng_min(bng_fwd_chunk_channels(job->config, job->kernel), job->call.channel - first);
+    c->row_bytes = c->chunk.n * sizes->element_bytes;
     c->scratch = BNG_SHARED_SCRATCH + slot * BNG_MAX_GROUPS * 2 * sizes->max_chunk;
     if (!bng_fwd_lay_out(c))
         return 0;
     if (!c->slice.idle)
-        bng_fwd_stage_in(c);
+        bng_fwd_stage_in(&c->chunk);
     return 1;
 }
 
@@ -308,13 +145,13 @@ static size_t bng_fwd_gsm_from(const bng_fwd_core *c)
  * but its last (the fwd_stats ukernel's merge). */
 static void bng_fwd_tile(const bng_fwd_core *c, size_t row, unsigned t, bng_tile *tile)
 {
-    const size_t element = c->job->config->sizes.element_bytes, channel = c->job->call.channel;
+    const size_t element = c->chunk.job->config->sizes.element_bytes, channel = c->chunk.job->call.channel;
     const size_t gsm_from = bng_fwd_gsm_from(c), resident_from = c->slice.end - c->resident_rows;
     const size_t group_end = (row / c->slice.group_rows + 1) * c->slice.group_rows;
 
     tile->first = row;
     tile->offset = 0;
-    tile->at = row * channel + c->first;
+    tile->at = row * channel + c->chunk.first;
     tile->row_bytes = c->row_bytes;
     tile->stride = channel * element;
     tile->pitch = c->row_bytes;
@@ -335,12 +172,12 @@ static void bng_fwd_tile(const bng_fwd_core *c, size_t row, unsigned t, bng_tile
 /* The shift, the same on every core: the chunk's values in the call's first row. */
 static void bng_fwd_shift(const bng_fwd_core *c)
 {
-    const bng_fwd_job *job = c->job;
+    const bng_fwd_job *job = c->chunk.job;
     const size_t element = job->config->sizes.element_bytes;
 
-    bng_hal_dma_wait(bng_hal_dma_get(c->tiles.x[0], bng_shared_at(job->base.x, c->first, element),
+    bng_hal_dma_wait(bng_hal_dma_get(c->tiles.x[0], bng_shared_at(job->base.x, c->chunk.first, element),
                                      1, c->row_bytes, 0, 0));
-    bng_fwd_step_shift(element, c->n, c->tiles.x[0], c->a.shift);
+    bng_fwd_step_shift(element, c->chunk.n, c->tiles.x[0], c->chunk.a.shift);
 }
 
 static int bng_fwd_stats_next(bng_pass *pass, unsigned t)
@@ -358,19 +195,19 @@ static void bng_fwd_stats_work(bng_pass *pass, unsigned t)
 {
     bng_fwd_core *c = pass->room;
     const bng_tile *tile = &pass->tiles[t];
-    const size_t next = tile->first + tile->rows, max_chunk = c->job->config->sizes.max_chunk;
+    const size_t next = tile->first + tile->rows, max_chunk = c->chunk.job->config->sizes.max_chunk;
 
     if (tile->first % c->slice.group_rows == 0)
         c->merged = 0;
-    BNG_TRACE_KERNEL(c->job->kernel, "fwd_stats", tile->rows, c->n);
-    c->job->kernel->stats(c->merged, tile->rows, c->n, c->n, tile->x, c->a.shift, c->a.part_mean,
-                          c->a.part_m2);
+    BNG_TRACE_KERNEL(c->chunk.job->kernel, "fwd_stats", tile->rows, c->chunk.n);
+    c->chunk.job->kernel->stats(c->merged, tile->rows, c->chunk.n, c->chunk.n, tile->x, c->chunk.a.shift, c->chunk.a.part_mean,
+                          c->chunk.a.part_m2);
     c->merged += tile->rows;
     if (next == c->slice.end || next % c->slice.group_rows == 0) {
         BNG_SHARED float *group = c->scratch + tile->first / c->slice.group_rows * 2 * max_chunk;
-        const size_t bytes = c->n * sizeof(float);
-        const bng_hal_dma mean = bng_hal_dma_put(group, c->a.part_mean, 1, bytes, 0, 0);
-        const bng_hal_dma m2 = bng_hal_dma_put(group + max_chunk, c->a.part_m2, 1, bytes, 0, 0);
+        const size_t bytes = c->chunk.n * sizeof(float);
+        const bng_hal_dma mean = bng_hal_dma_put(group, c->chunk.a.part_mean, 1, bytes, 0, 0);
+        const bng_hal_dma m2 = bng_hal_dma_put(group + max_chunk, c->chunk.a.part_m2, 1, bytes, 0, 0);
 
         bng_hal_dma_wait(mean);
         bng_hal_dma_wait(m2);
@@ -386,7 +223,7 @@ static void bng_fwd_stats_pass(bng_fwd_core *c)
 
     if (c->slice.begin == c->slice.end)
         return;
-    bng_pass_init(&pass, &c->job->base, c, 0, bng_fwd_stats_next, bng_fwd_stats_work);
+    bng_pass_init(&pass, &c->chunk.job->base, c, 0, bng_fwd_stats_next, bng_fwd_stats_work);
     bng_fwd_tile(c, c->slice.begin, 0, &pass.tiles[0]);
     bng_pass_run(&pass);
 }
@@ -397,8 +234,8 @@ static void bng_fwd_stats_pass(bng_fwd_core *c)
  * alternate there as in the scratch. */
 static void bng_fwd_merge_groups(bng_fwd_core *c)
 {
-    const size_t batch = c->job->call.batch, group_rows = c->slice.group_rows;
-    const size_t max_chunk = c->job->config->sizes.max_chunk, n = c->n;
+    const size_t batch = c->chunk.job->call.batch, group_rows = c->slice.group_rows;
+    const size_t max_chunk = c->chunk.job->config->sizes.max_chunk, n = c->chunk.n;
     const size_t piece = 2 * c->tiles.bytes / (2 * n * sizeof(float));   /* x[0], x[1] */
     BNG_VMEM float *area = (BNG_VMEM float *)c->tiles.x[0];
     size_t g, i;
@@ -412,7 +249,7 @@ static void bng_fwd_merge_groups(bng_fwd_core *c)
         for (i = 0; i < groups; i++) {
             const size_t done = (g + i) * group_rows;
             bng_fwd_step_merge(n, done, bng_min(group_rows, batch - done), area + 2 * i * n,
-                               area + (2 * i + 1) * n, &c->a);
+                               area + (2 * i + 1) * n, &c->chunk.a);
         }
     }
 }
@@ -447,11 +284,11 @@ static void bng_fwd_put_bits(bng_pass *pass, unsigned t)
 {
     const bng_fwd_core *c = pass->room;
     const bng_tile *tile = &pass->tiles[t];
-    const bng_dtype_config *sizes = &c->job->config->sizes;
+    const bng_dtype_config *sizes = &c->chunk.job->config->sizes;
     const size_t word_row = tile->first / BNG_FWD_RELU_ROWS(sizes->element_bytes);
 
     pass->puts[t][1] = bng_hal_dma_put(
-        bng_shared_at_mut(c->job->relu_bits, word_row * c->job->call.channel + c->first,
+        bng_shared_at_mut(c->chunk.job->relu_bits, word_row * c->chunk.job->call.channel + c->chunk.first,
                           sizes->element_bytes),
         c->bits[t], bng_fwd_word_rows(sizes, tile->rows), c->row_bytes, tile->stride, c->row_bytes);
 }
@@ -460,20 +297,20 @@ static void bng_fwd_y_work(bng_pass *pass, unsigned t)
 {
     const bng_fwd_core *c = pass->room;
     const bng_tile *tile = &pass->tiles[t];
-    const bng_fwd_kernel *kernel = c->job->kernel;
+    const bng_fwd_kernel *kernel = c->chunk.job->kernel;
 
-    if (c->job->call.relu) {
-        BNG_TRACE_KERNEL(kernel, "fwd_norm_relu", tile->rows, c->n);
-        kernel->norm_relu(tile->rows, c->n, c->n, tile->x, tile->x, c->a.shift, c->a.mean,
-                          c->a.gain, c->a.bias, c->job->relu_bits == NULL ? NULL : c->bits[t],
-                          c->n, 0);
+    if (c->chunk.job->call.relu) {
+        BNG_TRACE_KERNEL(kernel, "fwd_norm_relu", tile->rows, c->chunk.n);
+        kernel->norm_relu(tile->rows, c->chunk.n, c->chunk.n, tile->x, tile->x, c->chunk.a.shift, c->chunk.a.mean,
+                          c->chunk.a.gain, c->chunk.a.bias, c->chunk.job->relu_bits == NULL ? NULL : c->bits[t],
+                          c->chunk.n, 0);
     } else {
-        BNG_TRACE_KERNEL(kernel, "fwd_norm", tile->rows, c->n);
-        kernel->norm(tile->rows, c->n, c->n, tile->x, tile->x, c->a.shift, c->a.mean, c->a.gain,
-                     c->a.bias, 0);
+        BNG_TRACE_KERNEL(kernel, "fwd_norm", tile->rows, c->chunk.n);
+        kernel->norm(tile->rows, c->chunk.n, c->chunk.n, tile->x, tile->x, c->chunk.a.shift, c->chunk.a.mean, c->chunk.a.gain,
+                     c->chunk.a.bias, 0);
     }
     bng_pass_put_dx(pass, t, tile->x);
-    if (c->job->relu_bits != NULL)
+    if (c->chunk.job->relu_bits != NULL)
         bng_fwd_put_bits(pass, t);
 }
 
@@ -483,7 +320,7 @@ static void bng_fwd_y_pass(bng_fwd_core *c)
 
     if (c->slice.begin == c->slice.end)
         return;
-    bng_pass_init(&pass, &c->job->base, c, 1, bng_fwd_y_next, bng_fwd_y_work);
+    bng_pass_init(&pass, &c->chunk.job->base, c, 1, bng_fwd_y_next, bng_fwd_y_work);
     c->y_done = 0;
     bng_fwd_tile(c, bng_fwd_y_row(c, 0), 0, &pass.tiles[0]);
     bng_pass_run(&pass);
@@ -500,17 +337,17 @@ static void bng_fwd_y_pass(bng_fwd_core *c)
  * core has its copy of them before the lowest writes them. */
 static int bng_fwd_statistics(bng_fwd_core *c)
 {
-    const bng_fwd_call *call = &c->job->call;
+    const bng_fwd_call *call = &c->chunk.job->call;
 
     if (call->global_stats) {
         if (c->slice.idle)
             return 0;
-        bng_fwd_step_global(&c->job->config->sizes, c->n, &c->stats, &c->a);
+        bng_fwd_step_global(&c->chunk.job->config->sizes, c->chunk.n, &c->chunk.stats, &c->chunk.a);
         return 1;
     }
     if (call->partials_in) {
         if (!c->slice.idle)
-            bng_fwd_stage_partials_in(c);
+            bng_fwd_stage_partials(&c->chunk, 0, NULL);
         if (!call->keep_moving)
             bng_hal_barrier();
         return !c->slice.idle;
@@ -534,7 +371,7 @@ void bng_fwd_nhwc_s_core(unsigned core, void *launch)
 
     bng_fwd_job_init(&job, launch);
     chunk = bng_fwd_chunk_channels(job.config, job.kernel);
-    c.job = &job;
+    c.chunk.job = &job;
     c.core = core;
     bng_stage_slice(job.base.mask, core, job.call.batch, &c.slice);
     for (first = 0; first < job.call.channel; first += chunk, slot ^= 1) {
@@ -544,12 +381,12 @@ void bng_fwd_nhwc_s_core(unsigned core, void *launch)
             continue;
         if (job.call.partials_out) {
             if (c.slice.rank == 0)
-                bng_fwd_stage_partials_out(&c);
+                bng_fwd_stage_partials(&c.chunk, 1, c.chunk.a.part_mean);
             continue;
         }
-        bng_fwd_step_finalize(&job.config->sizes, &job.call, c.n, &c.a, &c.stats);
+        bng_fwd_step_finalize(&job.config->sizes, &job.call, c.chunk.n, &c.chunk.a, &c.chunk.stats);
         if (c.slice.rank == 0)
-            bng_fwd_stage_out(&c);
+            bng_fwd_stage_out(&c.chunk);
         bng_fwd_y_pass(&c);
     }
 }

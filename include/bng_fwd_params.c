@@ -105,13 +105,18 @@ static size_t fwd_element(int array, size_t element, size_t stat)
            : array == FWD_PARTIALS ? sizeof(float) : stat;
 }
 
-/* The elements of an array of a call of batch rows of channel. */
-static size_t fwd_elements(int array, size_t batch, size_t channel, size_t element)
+/* The elements of an array of a call (its batch rows of channel, planes of spatial
+ * with NCHW). */
+static size_t fwd_elements(int array, const bng_fwd_call *call, size_t element)
 {
-    return array <= FWD_Y ? batch * channel
-           : array == FWD_PARTIALS ? BNG_FWD_PARTIALS_FLOATS(channel)
-           : array == FWD_RELU_BITS ? BNG_FWD_RELU_BITS_ELEMENTS(batch, channel, element)
-           : channel;
+    const size_t bits = call->nchw
+        ? call->batch * call->channel * BNG_FWD_PLANE_WORDS(call->spatial, element)
+        : BNG_FWD_RELU_BITS_ELEMENTS(call->batch, call->channel, element);
+
+    return array <= FWD_Y ? call->batch * call->spatial * call->channel
+           : array == FWD_PARTIALS ? BNG_FWD_PARTIALS_FLOATS(call->channel)
+           : array == FWD_RELU_BITS ? bits
+           : call->channel;
 }
 
 /* A float from its slot's low 32 bits (bng_fwd_float). */
@@ -152,6 +157,9 @@ int bng_fwd_params_check(const bng_fwd_config *config, const long long *params, 
     const unsigned used = fwd_arrays_used(flags & allowed);
     const size_t element = config->sizes.element_bytes, stat = config->sizes.stats_bytes;
     const float eps = fwd_float(params[BNG_FWD_PARAM_EPS]);
+    /* NCHW: the spatial slot, read only with the flag (and where the caller may set it) */
+    const int nchw = (flags & allowed & BNG_FWD_NCHW_FLAG) != 0;
+    const long long spatial = nchw ? params[BNG_FWD_SLOT_SPATIAL] : 1;
     uintptr_t at[FWD_ARRAYS];
     bng_span span[FWD_ARRAYS];
     int i;
@@ -166,21 +174,25 @@ int bng_fwd_params_check(const bng_fwd_config *config, const long long *params, 
     for (i = 0; i < FWD_ARRAYS; i++)
         if ((used & FWD_BIT(i)) && (at[i] & (fwd_element(i, element, stat) - 1)))
             return BNG_EALIGN;
-    /* PyTorch's unbiased variance divides by batch - 1: one row has none (with
-     * PARTIALS_IN, the partials' rows: BNG_EVALUE below). */
-    if (params[BNG_PARAM_BATCH] < 1
-        || (params[BNG_PARAM_BATCH] == 1 && (flags & BNG_FWD_TORCH) && fwd_updates(flags)
-            && !(flags & BNG_FWD_PARTIALS_IN)))
+    /* A bad spatial extent is a bad batch (a channel's batch * spatial values), as in
+     * the backward's NCHW. PyTorch's unbiased variance divides by m - 1: one value has
+     * none (with PARTIALS_IN, the partials' rows: BNG_EVALUE below). */
+    if (params[BNG_PARAM_BATCH] < 1 || spatial < 1
+        || (params[BNG_PARAM_BATCH] == 1 && spatial == 1 && (flags & BNG_FWD_TORCH)
+            && fwd_updates(flags) && !(flags & BNG_FWD_PARTIALS_IN)))
         return BNG_EBATCH;
     if (params[BNG_PARAM_CHANNEL] < 1)
         return BNG_ECHANNEL;
-    if (!bng_params_fits((unsigned long long)params[BNG_PARAM_BATCH],
-                         (unsigned long long)params[BNG_PARAM_CHANNEL], element))
+    if (!bng_params_fits((unsigned long long)params[BNG_PARAM_BATCH], (unsigned long long)spatial, 1)
+        || !bng_params_fits((unsigned long long)params[BNG_PARAM_BATCH] * (unsigned long long)spatial,
+                            (unsigned long long)params[BNG_PARAM_CHANNEL], element))
         return BNG_ERANGE;
     if ((flags & ~allowed) || fwd_flags_conflict(flags))
         return BNG_EFLAGS;
     call->batch = (size_t)params[BNG_PARAM_BATCH];
     call->channel = (size_t)params[BNG_PARAM_CHANNEL];
+    call->nchw = nchw;
+    call->spatial = (size_t)spatial;
     call->fix_gamma = (flags & BNG_FWD_FIX_GAMMA) != 0;
     call->global_stats = (flags & BNG_FWD_GLOBAL_STATS) != 0;
     call->torch = (flags & BNG_FWD_TORCH) != 0;
@@ -190,7 +202,8 @@ int bng_fwd_params_check(const bng_fwd_config *config, const long long *params, 
     call->relu = (flags & BNG_FWD_RELU) != 0;
     call->relu_bits = (void *)at[FWD_RELU_BITS];
     call->partials = (float *)at[FWD_PARTIALS];
-    call->count = call->partials_in ? fwd_partials_rows(call->partials, call->channel) : call->batch;
+    call->count = call->partials_in ? fwd_partials_rows(call->partials, call->channel)
+                                    : call->batch * call->spatial;
     call->eps = eps;
     call->momentum = fwd_float(params[BNG_FWD_PARAM_MOMENTUM]);
     /* eps finite and above 0 (NaN fails every comparison), where it is used; momentum
@@ -211,7 +224,7 @@ int bng_fwd_params_check(const bng_fwd_config *config, const long long *params, 
     for (i = 0; i < FWD_ARRAYS; i++) {
         span[i].start = at[i];
         span[i].bytes = (uintptr_t)(fwd_element(i, element, stat)
-                                    * fwd_elements(i, call->batch, call->channel, element));
+                                    * fwd_elements(i, call, element));
     }
     return fwd_check_overlap(span, used, fwd_outputs(flags & allowed));
 }

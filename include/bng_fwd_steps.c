@@ -26,6 +26,42 @@ void bng_fwd_step_count(size_t rows, float *limbs)
     limbs[1] = (float)(rows >> 24);
 }
 
+void *bng_fwd_from(const void *array, size_t first, size_t element)
+{
+    return array == NULL ? NULL : bng_at_mut((void *)array, first, element);
+}
+
+void bng_fwd_step_point(const bng_fwd_call *call, size_t first, size_t stat_bytes,
+                        bng_fwd_chunk_stats *stats)
+{
+    stats->scale = bng_fwd_from(call->scale, first, stat_bytes);
+    stats->bias = bng_fwd_from(call->bias, first, stat_bytes);
+    stats->mean = bng_fwd_from(call->mean, first, stat_bytes);
+    stats->invar = bng_fwd_from(call->invar, first, stat_bytes);
+    stats->moving_mean = bng_fwd_from(call->moving_mean, first, stat_bytes);
+    stats->moving_var = bng_fwd_from(call->moving_var, first, stat_bytes);
+}
+
+/* The caller's partials buffer straight (on the caller's memory: _p). */
+void bng_fwd_step_partials(const bng_fwd_call *call, size_t first, size_t n,
+                           const bng_fwd_arrays *a, int out)
+{
+    float *const stats[3] = {a->shift, a->mean, a->m2};
+    size_t i, c;
+
+    for (i = 0; i < 3; i++) {
+        float *const buffer = bng_fwd_partial(call, (int)i, first);
+        for (c = 0; c < n; c++) {
+            if (out)
+                buffer[c] = stats[i][c];
+            else
+                stats[i][c] = buffer[c];
+        }
+    }
+    if (out && first == 0)
+        bng_fwd_step_count(call->count, bng_fwd_partial(call, BNG_FWD_PARTIAL_COUNT, 0));
+}
+
 void bng_fwd_step_shift(size_t element_bytes, size_t n, const BNG_VMEM void *row,
                         BNG_VMEM float *shift)
 {
@@ -35,24 +71,34 @@ void bng_fwd_step_shift(size_t element_bytes, size_t n, const BNG_VMEM void *row
         bng_vstore(shift + c, bng_load_sized(element_bytes, row, c));
 }
 
-/* Chan's formula (bng_fwd.h), with the weights as floats formed once per group. */
+/* Chan's formula (bng_fwd.h), the weights as floats. */
+void bng_fwd_merge_one(BNG_VMEM float *mean, BNG_VMEM float *m2, size_t done, size_t rows,
+                       float part_mean, float part_m2)
+{
+    const float n_f = (float)rows;
+    float w_new, w_cross, delta;
+
+    if (rows == 0)
+        return;
+    if (done == 0) {
+        *mean = part_mean;
+        *m2 = part_m2;
+        return;
+    }
+    w_new = n_f / (float)(done + rows);
+    w_cross = (float)done * w_new;
+    delta = part_mean - *mean;
+    *mean = *mean + delta * w_new;
+    *m2 = *m2 + (part_m2 + delta * delta * w_cross);
+}
+
 void bng_fwd_step_merge(size_t n, size_t done, size_t rows, const BNG_VMEM float *part_mean,
                         const BNG_VMEM float *part_m2, const bng_fwd_arrays *a)
 {
-    const float n_f = (float)rows;
-    const float w_new = n_f / (float)(done + rows), w_cross = (float)done * w_new;
     size_t c;
 
-    for (c = 0; c < n; c++) {
-        if (done == 0) {
-            a->mean[c] = part_mean[c];
-            a->m2[c] = part_m2[c];
-        } else {
-            const float delta = part_mean[c] - a->mean[c];
-            a->mean[c] = a->mean[c] + delta * w_new;
-            a->m2[c] = a->m2[c] + (part_m2[c] + delta * delta * w_cross);
-        }
-    }
+    for (c = 0; c < n; c++)
+        bng_fwd_merge_one(&a->mean[c], &a->m2[c], done, rows, part_mean[c], part_m2[c]);
 }
 
 void bng_fwd_step_global(const bng_dtype_config *sizes, size_t n, const bng_fwd_chunk_stats *stats,

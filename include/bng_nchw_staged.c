@@ -22,49 +22,13 @@ typedef struct {
 
 /* One core's part of an NCHW _s call, at channel c. */
 typedef struct {
-    const bng_staged_job *job;
+    bng_nchw_walk walk;                   /* first: the pass's room is also the walk's */
     const bng_nchw_kernel *kernel;
     size_t begin, end;                    /* its channels */
     bng_nchw_area *area;
-    bng_tile_buffers tiles;
-    size_t tile_planes, piece;            /* planes of a tile, elements of a piece */
-    size_t resident_from;                 /* a channel's element (plane * spatial + offset)
-                                             from which its tiles stay: batch * spatial
-                                             for none */
-    size_t c;
     bng_nchw_channel ch;
     bng_nchw_sums sums;                   /* pass 1's */
 } bng_nchw_core;
-
-/* The k-th selected core of `cores` takes the k-th of as many runs of channels, the
- * first channel % cores runs one channel longer (no multiplication: channel * k could
- * pass a 32-bit size_t). */
-static void bng_nchw_channels(bng_nchw_core *k, size_t channel, unsigned rank, unsigned cores)
-{
-    const size_t base = channel / cores, extra = channel % cores;
-
-    k->begin = base * rank + bng_min(rank, extra);
-    k->end = k->begin + base + (rank < extra ? 1 : 0);
-}
-
-/* Where the resident tiles of a channel of `total` elements (batch * spatial, in
- * plane order) start: at the first tile boundary from which at most `fit` elements
- * follow. A tile boundary is a plane's start (every tile_planes planes when a tile
- * holds whole planes) or, when it holds pieces, every piece within a plane. */
-static size_t bng_nchw_resident_from(size_t total, size_t spatial, size_t tile_planes,
-                                     size_t piece, size_t fit)
-{
-    const size_t need = total > fit ? total - fit : 0;
-    size_t plane, offset;
-
-    if (piece == spatial) {
-        const size_t tile = tile_planes * spatial;
-        return bng_min((need + tile - 1) / tile * tile, total);
-    }
-    plane = need / spatial;
-    offset = (need % spatial + piece - 1) / piece * piece;
-    return offset < spatial ? plane * spatial + offset : (plane + 1) * spatial;
-}
 
 /* Lay out private memory: the area, four tile buffers (a fifth for y with
  * BNG_FLAG_RELU); a tile holds as many whole planes as fit, or a piece of a plane of
@@ -75,12 +39,12 @@ static size_t bng_nchw_resident_from(size_t total, size_t spatial, size_t tile_p
  * TargetPlan.nchw_layout). */
 static void bng_nchw_layout(bng_nchw_core *k, unsigned char *base, size_t bytes, int keeps)
 {
-    const bng_staged_job *job = k->job;
-    const size_t element = job->dtype->element_bytes, spatial = job->call.spatial;
+    const bng_staged_job *job = k->walk.job;
+    const size_t element = job->dtype->element_bytes;
     const size_t block = BNG_NCHW_BLOCK_VECTORS * k->kernel->lanes;
     const int relu = BNG_RELU(&job->call);
     unsigned char *next = base;
-    size_t buffer, fit;
+    size_t buffer;
 
     k->area = bng_take(&next, sizeof(bng_nchw_area));
     buffer = (bytes - (size_t)(next - base)) / (BNG_TILE_BUFFERS + (relu ? 1 : 0))
@@ -88,86 +52,19 @@ static void bng_nchw_layout(bng_nchw_core *k, unsigned char *base, size_t bytes,
     if (keeps)
         buffer = bng_min(buffer, BNG_ALIGN_UP(block * element > BNG_STREAM_TILE_BYTES
                                                   ? block * element : BNG_STREAM_TILE_BYTES));
-    fit = buffer / element;
-    k->tile_planes = spatial <= fit ? fit / spatial : 1;
-    k->piece = spatial <= fit ? spatial : fit / block * block;
-    bng_take_tiles(&next, buffer, relu, &k->tiles);
-    bng_take_resident(next, base + bytes, &k->tiles);
-    k->resident_from = bng_nchw_resident_from(job->call.batch * spatial, spatial, k->tile_planes,
-                                              k->piece,
-                                              keeps ? k->tiles.resident_bytes / element : 0);
-}
-
-/* Tiles t of channel k->c: planes [plane, plane + planes), `n` elements of each from
- * `offset`: whole planes (offset 0, n = spatial) when one fits a tile buffer, else one
- * piece of one plane, from a block boundary. Rows of n elements, a plane apart in the
- * call's arrays, packed in private memory: in the resident area from resident_from on,
- * else in tile buffers t. */
-static void bng_nchw_tile(const bng_nchw_core *k, size_t plane, size_t planes, size_t offset,
-                          size_t n, unsigned t, bng_tile *tile)
-{
-    const bng_call *call = &k->job->call;
-    const size_t element = k->job->dtype->element_bytes;
-    const size_t start = plane * call->spatial + offset;
-
-    tile->first = plane;
-    tile->rows = planes;
-    tile->offset = offset;
-    tile->at = (plane * call->channel + k->c) * call->spatial + offset;
-    tile->row_bytes = n * element;
-    tile->stride = call->channel * call->spatial * element;
-    tile->pitch = tile->row_bytes;
-    tile->resident = start >= k->resident_from;
-    tile->kept = 0;
-    tile->gsm_x = tile->gsm_dy = NULL;
-    if (tile->resident) {
-        tile->x = k->tiles.x_resident + (start - k->resident_from) * element;
-        tile->dy = k->tiles.dy_resident + (start - k->resident_from) * element;
-    } else {
-        tile->x = k->tiles.x[t];
-        tile->dy = k->tiles.dy[t];
-    }
-}
-
-static void bng_nchw_first_tile(const bng_nchw_core *k, bng_tile *tile)
-{
-    const bng_call *call = &k->job->call;
-
-    bng_nchw_tile(k, 0, bng_min(k->tile_planes, call->batch), 0, bng_min(k->piece, call->spatial),
-                  0, tile);
-}
-
-/* The tile after tiles[t]: the plane's next piece, else the next planes; 0 after the
- * last. */
-static int bng_nchw_next(bng_pass *pass, unsigned t)
-{
-    const bng_nchw_core *k = pass->room;
-    const bng_tile *tile = &pass->tiles[t];
-    const size_t spatial = k->job->call.spatial, batch = k->job->call.batch;
-    const size_t end = tile->offset + tile->row_bytes / k->job->dtype->element_bytes;
-    size_t plane;
-
-    if (end < spatial) {
-        bng_nchw_tile(k, tile->first, tile->rows, end, bng_min(k->piece, spatial - end), t ^ 1,
-                      &pass->tiles[t ^ 1]);
-        return 1;
-    }
-    plane = tile->first + tile->rows;
-    if (plane >= batch)
-        return 0;
-    bng_nchw_tile(k, plane, bng_min(k->tile_planes, batch - plane), 0, bng_min(k->piece, spatial),
-                  t ^ 1, &pass->tiles[t ^ 1]);
-    return 1;
+    bng_take_tiles(&next, buffer, relu, &k->walk.tiles);
+    bng_take_resident(next, base + bytes, &k->walk.tiles);
+    bng_nchw_walk_shape(&k->walk, buffer, block, keeps ? k->walk.tiles.resident_bytes / element : 0);
 }
 
 /* BNG_FLAG_RELU: a tile's dy, just arrived from the caller's array, masked by its y. */
 static void bng_nchw_relu(const bng_nchw_core *k, const bng_tile *tile)
 {
-    const size_t element = k->job->dtype->element_bytes;
+    const size_t element = k->walk.job->dtype->element_bytes;
 
-    bng_relu_fetch_y(k->job, k->tiles.y, tile);
+    bng_relu_fetch_y(k->walk.job, k->walk.tiles.y, tile);
     BNG_TRACE_KERNEL(k->kernel, "relu_mask", tile->rows, tile->row_bytes / element);
-    bng_relu_mask_tile(element, tile, k->tiles.y);
+    bng_relu_mask_tile(element, tile, k->walk.tiles.y);
 }
 
 /* Pass 1 of the channel: its planes' sums in the order of bng_nchw_steps.h. */
@@ -175,13 +72,13 @@ static void bng_nchw_sum_work(bng_pass *pass, unsigned t)
 {
     bng_nchw_core *k = pass->room;
     const bng_tile *tile = &pass->tiles[t];
-    const size_t element = k->job->dtype->element_bytes, spatial = k->job->call.spatial;
+    const size_t element = k->walk.job->dtype->element_bytes, spatial = k->walk.job->call.spatial;
     const size_t n = tile->row_bytes / element;
-    const bng_nchw_kernel *kernel = bng_nchw_piece_kernel(k->job->dtype, k->kernel, spatial,
+    const bng_nchw_kernel *kernel = bng_nchw_piece_kernel(k->walk.job->dtype, k->kernel, spatial,
                                                           tile->offset, n);
     size_t p;
 
-    if (BNG_RELU(&k->job->call))
+    if (BNG_RELU(&k->walk.job->call))
         bng_nchw_relu(k, tile);
     BNG_TRACE_KERNEL(kernel, "reduce", tile->rows, n);
     for (p = 0; p < tile->rows; p++) {
@@ -199,9 +96,9 @@ static void bng_nchw_s_sum(void *unit)
     bng_nchw_core *k = unit;
     bng_pass pass;
 
-    bng_nchw_sums_start(&k->sums, k->job->call.batch, k->kernel->lanes);
-    bng_pass_init(&pass, k->job, k, 0, bng_nchw_next, bng_nchw_sum_work);
-    bng_nchw_first_tile(k, &pass.tiles[0]);
+    bng_nchw_sums_start(&k->sums, k->walk.job->call.batch, k->kernel->lanes);
+    bng_pass_init(&pass, k->walk.job, k, 0, bng_nchw_walk_next, bng_nchw_sum_work);
+    bng_nchw_walk_first(&k->walk, &pass.tiles[0]);
     bng_pass_run(&pass);
     k->ch.sum_dy = k->sums.total_dy;
     k->ch.sum_dyxm = k->sums.total_dyxm;
@@ -213,13 +110,13 @@ static void bng_nchw_dx_work(bng_pass *pass, unsigned t)
 {
     const bng_nchw_core *k = pass->room;
     const bng_tile *tile = &pass->tiles[t];
-    const int is_train = k->job->call.is_train;
-    const size_t n = tile->row_bytes / k->job->dtype->element_bytes;
-    const bng_nchw_kernel *kernel = bng_nchw_piece_kernel(k->job->dtype, k->kernel,
-                                                          k->job->call.spatial, tile->offset, n);
+    const int is_train = k->walk.job->call.is_train;
+    const size_t n = tile->row_bytes / k->walk.job->dtype->element_bytes;
+    const bng_nchw_kernel *kernel = bng_nchw_piece_kernel(k->walk.job->dtype, k->kernel,
+                                                          k->walk.job->call.spatial, tile->offset, n);
     size_t p;
 
-    if (BNG_RELU(&k->job->call) && !tile->resident)
+    if (BNG_RELU(&k->walk.job->call) && !tile->resident)
         bng_nchw_relu(k, tile);
     BNG_TRACE_KERNEL(kernel, is_train ? "dx_train" : "dx_infer", tile->rows, n);
     for (p = 0; p < tile->rows; p++)
@@ -233,8 +130,8 @@ static void bng_nchw_s_dx(void *unit)
     bng_nchw_core *k = unit;
     bng_pass pass;
 
-    bng_pass_init(&pass, k->job, k, 1, bng_nchw_next, bng_nchw_dx_work);
-    bng_nchw_first_tile(k, &pass.tiles[0]);
+    bng_pass_init(&pass, k->walk.job, k, 1, bng_nchw_walk_next, bng_nchw_dx_work);
+    bng_nchw_walk_first(&k->walk, &pass.tiles[0]);
     bng_pass_run(&pass);
     bng_pass_drain(&pass, 0);
     bng_pass_drain(&pass, 1);
@@ -244,14 +141,14 @@ static void bng_nchw_s_gain(void *unit)
 {
     bng_nchw_core *k = unit;
 
-    bng_step_gain(k->job->dtype, 1, &k->area->invar, &k->area->scale, &k->ch.gain);
+    bng_step_gain(k->walk.job->dtype, 1, &k->area->invar, &k->area->scale, &k->ch.gain);
 }
 
 static void bng_nchw_s_get_sums(void *unit)
 {
     bng_nchw_core *k = unit;
 
-    bng_stage_sums(k->job, k->c, 1, &k->area->sums[0], &k->area->sums[1], 0);
+    bng_stage_sums(k->walk.job, k->walk.c, 1, &k->area->sums[0], &k->area->sums[1], 0);
     k->ch.sum_dy = k->area->sums[0];
     k->ch.sum_dyxm = k->area->sums[1];
 }
@@ -262,7 +159,7 @@ static void bng_nchw_s_put_sums(void *unit)
 
     k->area->sums[0] = k->ch.sum_dy;
     k->area->sums[1] = k->ch.sum_dyxm;
-    bng_stage_sums(k->job, k->c, 1, &k->area->sums[0], &k->area->sums[1], 1);
+    bng_stage_sums(k->walk.job, k->walk.c, 1, &k->area->sums[0], &k->area->sums[1], 1);
 }
 
 /* The channel's dbias and dscale: (accumulating) the old values in, the new ones out. */
@@ -271,11 +168,11 @@ static void bng_nchw_s_finalize(void *unit)
     bng_nchw_core *k = unit;
     bng_nchw_area *area = k->area;
 
-    if (BNG_ACCUMULATES(&k->job->call))
-        bng_stage_outputs(k->job, k->c, 1, &area->dbias, &area->dscale, 0);
-    bng_nchw_finalize(k->job->dtype, &k->job->call, &area->invar, &area->scale, &area->dbias,
-                      &area->dscale, &k->ch);
-    bng_stage_outputs(k->job, k->c, 1, &area->dbias, &area->dscale, 1);
+    if (BNG_ACCUMULATES(&k->walk.job->call))
+        bng_stage_outputs(k->walk.job, k->walk.c, 1, &area->dbias, &area->dscale, 0);
+    bng_nchw_finalize(k->walk.job->dtype, &k->walk.job->call, &area->invar, &area->scale,
+                      &area->dbias, &area->dscale, &k->ch);
+    bng_stage_outputs(k->walk.job, k->walk.c, 1, &area->dbias, &area->dscale, 1);
 }
 
 static const bng_unit_steps bng_nchw_s_steps = {
@@ -297,12 +194,12 @@ void bng_nchw_s_core(unsigned core, void *arg)
 
     if (memory == NULL)
         return;
-    k.job = job;
+    k.walk.job = job;
     k.kernel = job->dtype->nchw_kernel_for_spatial(call->spatial);
-    bng_nchw_channels(&k, call->channel, rank, cores);
+    bng_nchw_core_channels(call->channel, rank, cores, &k.begin, &k.end);
     bng_nchw_layout(&k, memory, bytes, BNG_READS_TWICE(call));
-    for (k.c = k.begin; k.c < k.end; k.c++) {
-        bng_stage_stats(job, k.c, 1, &k.area->mean, &k.area->invar, &k.area->scale);
+    for (k.walk.c = k.begin; k.walk.c < k.end; k.walk.c++) {
+        bng_stage_stats(job, k.walk.c, 1, &k.area->mean, &k.area->invar, &k.area->scale);
         if (!BNG_IS_DX_ONLY(call))
             bng_step_stats_to_float(job->dtype, 1, &k.area->mean, &k.ch.mean);
         bng_run_steps(call, &bng_nchw_s_steps, &k);

@@ -2,8 +2,8 @@
 /* Copyright 2026 the batchnormgrad authors */
 /* Owns: what NCHW's two storages compute alike (bng_nchw_steps.h): the order of a
  * channel's sums, written once for both, the kernel of a piece of a plane, a channel's
- * dx and coefficients. May call: bng_steps.h, the NCHW ukernels. Compiled only for a
- * target that lists nchw.
+ * dx and coefficients; the staged runs' walk over a channel's tiles. May call:
+ * bng_steps.h, the NCHW ukernels. Compiled only for a target that lists nchw.
  */
 #include "bng_nchw_steps.h"
 
@@ -76,4 +76,103 @@ void bng_nchw_finalize(const bng_dtype_config *dtype, const bng_call *call, cons
 {
     bng_step_finalize(dtype, 1, call->m, BNG_ACCUMULATES(call), invar, scale, &ch->sum_dy,
                       &ch->sum_dyxm, dbias, dscale, &ch->gain, &ch->dy_mean, &ch->slope);
+}
+
+void bng_nchw_core_channels(size_t channel, unsigned rank, unsigned cores, size_t *begin,
+                            size_t *end)
+{
+    /* no multiplication: channel * rank could pass a 32-bit size_t */
+    const size_t base = channel / cores, extra = channel % cores;
+
+    *begin = base * rank + bng_min(rank, extra);
+    *end = *begin + base + (rank < extra ? 1 : 0);
+}
+
+/* Where the resident tiles of a channel of `total` elements (batch * spatial, in
+ * plane order) start: at the first tile boundary from which at most `fit` elements
+ * follow. A tile boundary is a plane's start (every tile_planes planes when a tile
+ * holds whole planes) or, when it holds pieces, every piece within a plane. */
+static size_t bng_nchw_resident_from(size_t total, size_t spatial, size_t tile_planes,
+                                     size_t piece, size_t fit)
+{
+    const size_t need = total > fit ? total - fit : 0;
+    size_t plane, offset;
+
+    if (piece == spatial) {
+        const size_t tile = tile_planes * spatial;
+        return bng_min((need + tile - 1) / tile * tile, total);
+    }
+    plane = need / spatial;
+    offset = (need % spatial + piece - 1) / piece * piece;
+    return offset < spatial ? plane * spatial + offset : (plane + 1) * spatial;
+}
+
+void bng_nchw_walk_shape(bng_nchw_walk *w, size_t buffer, size_t block, size_t resident)
+{
+    const size_t spatial = w->job->call.spatial, fit = buffer / w->job->dtype->element_bytes;
+
+    w->tile_planes = spatial <= fit ? fit / spatial : 1;
+    w->piece = spatial <= fit ? spatial : fit / block * block;
+    w->resident_from = bng_nchw_resident_from(w->job->call.batch * spatial, spatial,
+                                              w->tile_planes, w->piece, resident);
+}
+
+/* Tiles t of channel w->c: planes [plane, plane + planes), `n` elements of each from
+ * `offset`. Rows of n elements, a plane apart in the call's arrays, packed in private
+ * memory: in the resident area from resident_from on, else in tile buffers t (dy's
+ * NULL where the layout has none: the forward's). */
+static void bng_nchw_walk_tile(const bng_nchw_walk *w, size_t plane, size_t planes,
+                               size_t offset, size_t n, unsigned t, bng_tile *tile)
+{
+    const bng_call *call = &w->job->call;
+    const size_t element = w->job->dtype->element_bytes;
+    const size_t start = plane * call->spatial + offset;
+
+    tile->first = plane;
+    tile->rows = planes;
+    tile->offset = offset;
+    tile->at = (plane * call->channel + w->c) * call->spatial + offset;
+    tile->row_bytes = n * element;
+    tile->stride = call->channel * call->spatial * element;
+    tile->pitch = tile->row_bytes;
+    tile->resident = start >= w->resident_from;
+    tile->kept = 0;
+    tile->gsm_x = tile->gsm_dy = NULL;
+    if (tile->resident) {
+        tile->x = w->tiles.x_resident + (start - w->resident_from) * element;
+        tile->dy = w->tiles.dy_resident == NULL ? NULL
+                 : w->tiles.dy_resident + (start - w->resident_from) * element;
+    } else {
+        tile->x = w->tiles.x[t];
+        tile->dy = w->tiles.dy[t];
+    }
+}
+
+void bng_nchw_walk_first(const bng_nchw_walk *w, bng_tile *tile)
+{
+    const bng_call *call = &w->job->call;
+
+    bng_nchw_walk_tile(w, 0, bng_min(w->tile_planes, call->batch), 0,
+                       bng_min(w->piece, call->spatial), 0, tile);
+}
+
+int bng_nchw_walk_next(bng_pass *pass, unsigned t)
+{
+    const bng_nchw_walk *w = pass->room;
+    const bng_tile *tile = &pass->tiles[t];
+    const size_t spatial = w->job->call.spatial, batch = w->job->call.batch;
+    const size_t end = tile->offset + tile->row_bytes / w->job->dtype->element_bytes;
+    size_t plane;
+
+    if (end < spatial) {
+        bng_nchw_walk_tile(w, tile->first, tile->rows, end, bng_min(w->piece, spatial - end),
+                           t ^ 1, &pass->tiles[t ^ 1]);
+        return 1;
+    }
+    plane = tile->first + tile->rows;
+    if (plane >= batch)
+        return 0;
+    bng_nchw_walk_tile(w, plane, bng_min(w->tile_planes, batch - plane), 0,
+                       bng_min(w->piece, spatial), t ^ 1, &pass->tiles[t ^ 1]);
+    return 1;
 }

@@ -2,9 +2,10 @@
 /* Copyright 2026 the batchnormgrad authors */
 /* Owns: what NCHW's two storages compute alike (bng_nchw_steps.c): the order of a
  * channel's sums, the kernel of a piece of a plane, a channel's coefficients; and the
- * runners of NCHW's rooms. May include: bng_steps.h; included by NCHW's rooms only
- * (bng_nchw_steps.c, bng_nchw_direct.c, bng_nchw_staged.c), which a target without
- * nchw does not compile.
+ * runners of NCHW's rooms, and the staged runs' walk over a channel's tiles. May
+ * include: bng_staging.h; included by NCHW's rooms only (bng_nchw_steps.c,
+ * bng_nchw_direct.c, bng_nchw_staged.c, and the training forward's NCHW rooms), which a
+ * target without nchw does not compile.
  *
  * x, dy and dx are x[batch][channel][spatial]: a channel is `batch` planes of `spatial`
  * contiguous elements, channel * spatial elements apart, and its sums run over the
@@ -28,7 +29,7 @@
 #define BNG_NCHW_STEPS_H
 
 #include <stddef.h>
-#include "bng_steps.h"
+#include "bng_staging.h"
 
 #if BNG_SPLIT_MEMORY
 #error "nchw needs a unified memory: generator/validate.py refuses it on a split target"
@@ -70,6 +71,35 @@ void bng_nchw_dx(const bng_nchw_kernel *kernel, int is_train, size_t n, const vo
  * the channel, or its copies in private memory): bng_step_finalize on one channel. */
 void bng_nchw_finalize(const bng_dtype_config *dtype, const bng_call *call, const void *invar,
                        const void *scale, void *dbias, void *dscale, bng_nchw_channel *ch);
+
+/* ---- the staged runs' walk over a channel's tiles (_s: the backward's
+ * bng_nchw_staged.c and the training forward's bng_fwd_nchw_staged.c) ---- */
+
+/* The k-th selected core of `cores` takes the k-th of as many runs of channels, the
+ * first channel % cores runs one channel longer: [*begin, *end). */
+void bng_nchw_core_channels(size_t channel, unsigned rank, unsigned cores, size_t *begin,
+                            size_t *end);
+
+/* A core's walk over channel c's tiles: whole planes (tile_planes of them) when one fits
+ * a tile buffer, else pieces of one plane, from block boundaries; from resident_from on
+ * (a channel's element, plane * spatial + offset; batch * spatial for none) in the
+ * resident area, where they stay from pass 1 to pass 2. The layout's core state begins
+ * with it: a pass's room is also its walk (bng_nchw_walk_next). */
+typedef struct {
+    const bng_staged_job *job;
+    size_t c;
+    bng_tile_buffers tiles;               /* x[2] (and dy[2]), the resident area */
+    size_t tile_planes, piece;            /* planes of a tile, elements of a piece */
+    size_t resident_from;
+} bng_nchw_walk;
+/* The tiles' shape from a tile buffer's bytes (at least a block of `block` elements)
+ * and where the resident ones start, the last of the channel's tiles that fit
+ * `resident` elements (0: none). */
+void bng_nchw_walk_shape(bng_nchw_walk *w, size_t buffer, size_t block, size_t resident);
+/* The channel's first tile, into tile buffers 0; the tile after tiles[t] (the plane's
+ * next piece, else the next planes), 0 after the last: a pass's `next`. */
+void bng_nchw_walk_first(const bng_nchw_walk *w, bng_tile *tile);
+int bng_nchw_walk_next(bng_pass *pass, unsigned t);
 
 /* The runners (bng_job.h's struct bng_nchw_driver: bng_nchw_driver, which
  * bng_nchw_direct.c defines): _p on the caller's arrays (bng_nchw_direct.c), and one

@@ -185,6 +185,47 @@ typedef struct {
     bng_fwd_norm_ukernel *norm;
     bng_fwd_norm_relu_ukernel *norm_relu;
 } bng_fwd_kernel;
+/* The training forward's NCHW plane ukernels (BNG_FWD_NCHW, a target with forward and
+ * nchw): on `n` contiguous elements of one plane of one channel from a block boundary
+ * of the plane (its start, or a multiple of BNG_NCHW_BLOCK_VECTORS vectors into it);
+ * the channel's shift and coefficients are scalars, broadcast.
+ *   fwd_nchw_stats: per lane of `lanes` (the vector's), the mean and M2 of the lane's
+ *              elements: per block of BNG_NCHW_BLOCK_VECTORS vectors, its lane sums of
+ *              x - shift (vector j of the block into accumulator j % 4 from zero, then
+ *              (a0 + a1) + (a2 + a3)) over its count give its mean, its M2 about it
+ *              likewise, merged by Chan's formula into lane_mean and lane_m2, `merged`
+ *              vectors of the plane before it (0: nothing is read from them); the n %
+ *              lanes elements after the last whole vector, each a block of one, into
+ *              lanes 0 .. n % lanes - 1. Lane i then covers the plane's elements i,
+ *              i + lanes, ...; bng_fwd_nchw_steps.c merges the lanes
+ *   fwd_nchw_norm: y = ((x - shift) - mean) * gain + bias; y may be x; with stream
+ *              != 0 its streaming stores are not fenced: the caller ends its run of
+ *              planes with end(stream)
+ *   fwd_nchw_norm_relu: (the generic set's, which every entry names) the same y, +0
+ *              unless above 0 or NaN as stored; unless bits is NULL each element's keep
+ *              bit, from a word boundary of the plane: element i's is bit i % (8 e) of
+ *              the element-sized word bits[i / (8 e)], e x's element size (the last,
+ *              partial word's missing elements 0)
+ * A set specialized for an extent is called only on a whole plane of it. */
+typedef void bng_fwd_nchw_stats_ukernel(size_t n, size_t merged, const BNG_VMEM void *x,
+                                        float shift, BNG_VMEM float *lane_mean,
+                                        BNG_VMEM float *lane_m2);
+typedef void bng_fwd_nchw_norm_ukernel(size_t n, const BNG_VMEM void *x, BNG_VMEM void *y,
+                                       float shift, float mean, float gain, float bias,
+                                       int stream);
+typedef void bng_fwd_nchw_norm_relu_ukernel(size_t n, const BNG_VMEM void *x, BNG_VMEM void *y,
+                                            float shift, float mean, float gain, float bias,
+                                            BNG_VMEM void *bits, int stream);
+typedef void bng_fwd_nchw_end_ukernel(int stream);
+typedef struct {
+    const char *name;
+    size_t spatial;                  /* the one extent it serves; 0: generic */
+    size_t lanes;                    /* the lanes of its lane statistics */
+    bng_fwd_nchw_end_ukernel *end;   /* the storage type's one, in every set */
+    bng_fwd_nchw_stats_ukernel *stats;
+    bng_fwd_nchw_norm_ukernel *norm;
+    bng_fwd_nchw_norm_relu_ukernel *norm_relu;
+} bng_fwd_nchw_kernel;
 /* The extensions' driver code, which the driver's rooms reach only through a storage
  * type's config (below): bng_relu.c's for the fused ReLU (bng_relu.h), bng_nchw_direct.c's
  * runners for NCHW (bng_job.h), each defined only on a target with the extension. */
@@ -218,6 +259,9 @@ typedef struct {
 typedef struct {
     bng_dtype_config sizes;          /* element_bytes, stats_bytes, chunks; no tables */
     const bng_fwd_kernel *(*kernel_for_channels)(size_t channel);   /* else the generic one */
+    /* BNG_FWD_NCHW: the plane set of an extent, else the generic one (NULL without
+     * nchw, and in the vendor's inference calls' configs, which are NHWC) */
+    const bng_fwd_nchw_kernel *(*nchw_kernel_for_spatial)(size_t spatial);
 } bng_fwd_config;
 
 /* The per-channel arrays of one call (params[0..4], bng_params_stats), of the type's

@@ -2,13 +2,17 @@
 # on its deps-<name> target, which probes for the tool and, when it is missing, installs
 # the packages (as root or with password-less sudo; otherwise it says what to run).
 
-# $(1) packages, $(2) why (shown when installing)
+# $(1) packages, $(2) why (shown when installing). make -j runs two goals' installs at
+# once on a fresh machine (make test's MPI and drop builds did): each waits for the
+# other's, one at a time under flock, and for any other apt's lock (DPkg::Lock::Timeout),
+# where apt would otherwise fail at once on the lock.
+APT_LOCK := /tmp/batchnormgrad-apt.lock
 define apt_install
 	if [ "$$(id -u)" = 0 ]; then sudo=; elif sudo -n true 2>/dev/null; then sudo="sudo -n"; \
 	else echo "error: missing $(1); run: sudo apt-get install -y $(1)" >&2; exit 1; fi; \
 	echo "installing $(1)$(if $(2), ($(2)))" >&2; \
-	$$sudo apt-get update -qq >&2 && \
-	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $(1) >&2
+	SUDO=$$sudo flock $(APT_LOCK) sh -c '$$SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq $(1) >&2'
 endef
 
 # A python3 that imports what it needs (the generator: jinja2 and yaml; its tests:

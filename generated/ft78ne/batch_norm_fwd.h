@@ -9,6 +9,7 @@
 /* Batch-norm training forward for ft78ne (docs/contract.md section 15): the
  * batch statistics, y = scale * (x - mean) * invar + bias, the saved mean and invar the
  * backward reads, and the moving statistics updated in place. NHWC (x[batch][channel]);
+ * NCHW (x[batch][channel][spatial]) with BNG_FWD_NCHW;
  * nothing the backward's calls need includes this file.
  * _p: private storage, the calling core; the block is its params argument.
  * _s: shared storage, the cores of core_mask (as the backward's _s: bit i selects core
@@ -34,7 +35,8 @@
  * params[12] the partials buffer (float *, BNG_FWD_PARTIALS_FLOATS(channel) floats): out
  *            with BNG_FWD_PARTIALS_OUT, in with BNG_FWD_PARTIALS_IN; else not read
  * params[13] flags (BNG_FWD_*); a bit the call does not know is refused (BNG_EFLAGS)
- * params[14], [15] reserved: never read, never written
+ * params[14] spatial, H*W (BNG_FWD_NCHW only; else not read)
+ * params[15] reserved: never read, never written
  * Every pointer is a pointer as long long; per-channel arrays are float.
  */
 #ifndef BATCH_NORM_FWD_H
@@ -91,6 +93,11 @@ extern "C" {
 #define BNG_FWD_PARTIALS_IN  256
 #define BNG_FWD_RELU         512
 #define BNG_FWD_RELU_BITS   1024
+/* Channel axis 1: x and y are x[batch][channel][spatial] (PyTorch's NCHW, spatial = H*W
+ * in params[14], at least 1); the statistics run over each channel's batch * spatial
+ * values. With every flag above; the ReLU's bits in NCHW's layout below. */
+#define BNG_FWD_NCHW           2
+#define BNG_FWD_PARAM_SPATIAL 14
 
 /* The ReLU's bits, an array of x's storage type (float for fp_, half for hp_) and
  * alignment, laid out as the words of y's rows: row r's bit of channel c is bit
@@ -101,6 +108,14 @@ extern "C" {
 #define BNG_FWD_RELU_ROWS(element_bytes) (8 * (element_bytes))
 #define BNG_FWD_RELU_BITS_ELEMENTS(batch, channel, element_bytes) \
     (((batch) + BNG_FWD_RELU_ROWS(element_bytes) - 1) / BNG_FWD_RELU_ROWS(element_bytes) * (channel))
+/* With BNG_FWD_NCHW the words follow y's planes instead: plane (b, c) has
+ * w = BNG_FWD_RELU_PLANE_WORDS(spatial, e) words, from element (b * channel + c) * w of
+ * the array; the bit of its element s is bit s % BNG_FWD_RELU_ROWS(e) of its word
+ * s / BNG_FWD_RELU_ROWS(e) (a last, partial word's missing elements 0): */
+#define BNG_FWD_RELU_PLANE_WORDS(spatial, element_bytes) \
+    (((spatial) + BNG_FWD_RELU_ROWS(element_bytes) - 1) / BNG_FWD_RELU_ROWS(element_bytes))
+#define BNG_FWD_RELU_BITS_ELEMENTS_NCHW(batch, channel, spatial, element_bytes) \
+    ((batch) * (channel) * BNG_FWD_RELU_PLANE_WORDS(spatial, element_bytes))
 
 #ifndef BNG_EFLAGS
 #define BNG_EFLAGS   (-9)  /* a flag bit the call does not know or cannot honour */

@@ -7,7 +7,8 @@
  * Remake:   make generate TARGET=ft78ne
  */
 /* f32 training forward row ukernels for ft78ne: one set per specialized channel
- * count, fully unrolled at 16 lanes, plus the generic set, in a file apart from the
+ * count, fully unrolled at 16 lanes, plus the generic set, and NCHW's plane ukernels,
+ * one set per specialized spatial extent plus the generic set, in a file apart from the
  * backward's, so that the backward's objects are the same with or without the forward
  * (a compiler inlines the vector operations by how many callers a file has).
  */
@@ -1203,3 +1204,789 @@ void bng_f32_fwd_norm_relu_ukernel__ft78ne_generic_v16(
     }
     bng_store_out_end(stream);
 }
+
+/* ---- forward NCHW, spatial == 49: 3 vectors of 16 lanes, 1 lanes more ---- */
+
+void bng_f32_fwd_nchw_stats_ukernel__ft78ne_s49_v16(
+    size_t n, size_t merged, const BNG_VMEM void *x_data, float shift,
+    BNG_VMEM float *lane_mean, BNG_VMEM float *lane_m2)
+{
+    const BNG_VMEM float *x = x_data;
+    const bng_f32x16 shift_vec = bng_f32x16_broadcast(shift);
+    const size_t end = merged + 49 / 16;
+    bng_f32x16 gm = bng_f32x16_zero(), gq = bng_f32x16_zero();
+    size_t done = merged, i;
+
+    (void)n;    /* always 49: the table registers this set for it alone */
+    if (merged != 0) {
+        gm = bng_f32x16_load_f32(lane_mean);
+        gq = bng_f32x16_load_f32(lane_m2);
+    }
+    /* A block of b vectors at a time, its sums in four accumulators (j % 4). */
+    while (done < end) {
+        const size_t b = end - done < BNG_NCHW_BLOCK_VECTORS ? end - done : BNG_NCHW_BLOCK_VECTORS;
+        const float n_f = (float)b, w_new = n_f / (float)(done + b), w_cross = (float)done * w_new;
+        bng_f32x16 s0 = bng_f32x16_zero(), s1 = bng_f32x16_zero(), s2 = bng_f32x16_zero(), s3 = bng_f32x16_zero(), s;
+        size_t j;
+
+        for (j = 0; j + 4 <= b; j += 4) {
+            s0 = bng_f32x16_add(s0, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 0) * 16), shift_vec));
+            s1 = bng_f32x16_add(s1, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 1) * 16), shift_vec));
+            s2 = bng_f32x16_add(s2, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 2) * 16), shift_vec));
+            s3 = bng_f32x16_add(s3, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 3) * 16), shift_vec));
+        }
+        if (j + 0 < b) {
+            s0 = bng_f32x16_add(s0, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 0) * 16), shift_vec));
+        }
+        if (j + 1 < b) {
+            s1 = bng_f32x16_add(s1, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 1) * 16), shift_vec));
+        }
+        if (j + 2 < b) {
+            s2 = bng_f32x16_add(s2, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 2) * 16), shift_vec));
+        }
+        s = bng_f32x16_add(bng_f32x16_add(s0, s1), bng_f32x16_add(s2, s3));
+        {
+                const bng_f32x16 bm = bng_f32x16_div(s, bng_f32x16_broadcast(n_f));
+                bng_f32x16 q = bng_f32x16_zero();
+            bng_f32x16 q0 = bng_f32x16_zero(), q1 = bng_f32x16_zero(), q2 = bng_f32x16_zero(), q3 = bng_f32x16_zero();
+
+            for (j = 0; j + 4 <= b; j += 4) {
+                const bng_f32x16 d0 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 0) * 16), shift_vec), bm);
+                    q0 = bng_f32x16_add(q0, bng_f32x16_mul(d0, d0));
+                const bng_f32x16 d1 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 1) * 16), shift_vec), bm);
+                    q1 = bng_f32x16_add(q1, bng_f32x16_mul(d1, d1));
+                const bng_f32x16 d2 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 2) * 16), shift_vec), bm);
+                    q2 = bng_f32x16_add(q2, bng_f32x16_mul(d2, d2));
+                const bng_f32x16 d3 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 3) * 16), shift_vec), bm);
+                    q3 = bng_f32x16_add(q3, bng_f32x16_mul(d3, d3));
+            }
+            if (j + 0 < b) {
+                const bng_f32x16 d0 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 0) * 16), shift_vec), bm);
+                    q0 = bng_f32x16_add(q0, bng_f32x16_mul(d0, d0));
+            }
+            if (j + 1 < b) {
+                const bng_f32x16 d1 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 1) * 16), shift_vec), bm);
+                    q1 = bng_f32x16_add(q1, bng_f32x16_mul(d1, d1));
+            }
+            if (j + 2 < b) {
+                const bng_f32x16 d2 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 2) * 16), shift_vec), bm);
+                    q2 = bng_f32x16_add(q2, bng_f32x16_mul(d2, d2));
+            }
+            q = bng_f32x16_add(bng_f32x16_add(q0, q1), bng_f32x16_add(q2, q3));
+                if (done == 0) {
+                    gm = bm;
+                    gq = q;
+                } else {
+                    const bng_f32x16 delta = bng_f32x16_sub(bm, gm);
+                    gm = bng_f32x16_add(gm, bng_f32x16_mul(delta, bng_f32x16_broadcast(w_new)));
+                    gq = bng_f32x16_add(gq, bng_f32x16_add(q, bng_f32x16_mul(bng_f32x16_mul(delta, delta), bng_f32x16_broadcast(w_cross))));
+                }
+        }
+        x += b * 16;
+        done += b;
+    }
+    if (end != 0) {
+        bng_f32x16_store_f32(lane_mean, gm);
+        bng_f32x16_store_f32(lane_m2, gq);
+    }
+    /* The plane's last n % 16 elements, each a block of one into its lane. */
+    for (i = 0; i < 49 % 16; i++) {
+        const float n_f = 1.0f, w_new = n_f / (float)(done + 1), w_cross = (float)done * w_new;
+        const bng_f32x1 shift_t = bng_f32x1_broadcast(shift);
+        bng_f32x1 st = bng_f32x1_zero(), gmt = bng_f32x1_zero(), gqt = bng_f32x1_zero();
+
+        if (done != 0) {
+            gmt = bng_f32x1_load_f32(lane_mean + i);
+            gqt = bng_f32x1_load_f32(lane_m2 + i);
+        }
+        st = bng_f32x1_add(st, bng_f32x1_sub(bng_f32x1_load_f32(x + i), shift_t));
+        {
+                const bng_f32x1 bmt = bng_f32x1_div(st, bng_f32x1_broadcast(n_f));
+                bng_f32x1 qt = bng_f32x1_zero();
+                    const bng_f32x1 dt = bng_f32x1_sub(bng_f32x1_sub(bng_f32x1_load_f32(x + i), shift_t), bmt);
+                    qt = bng_f32x1_add(qt, bng_f32x1_mul(dt, dt));
+                if (done == 0) {
+                    gmt = bmt;
+                    gqt = qt;
+                } else {
+                    const bng_f32x1 deltat = bng_f32x1_sub(bmt, gmt);
+                    gmt = bng_f32x1_add(gmt, bng_f32x1_mul(deltat, bng_f32x1_broadcast(w_new)));
+                    gqt = bng_f32x1_add(gqt, bng_f32x1_add(qt, bng_f32x1_mul(bng_f32x1_mul(deltat, deltat), bng_f32x1_broadcast(w_cross))));
+                }
+        }
+        bng_f32x1_store_f32(lane_mean + i, gmt);
+        bng_f32x1_store_f32(lane_m2 + i, gqt);
+    }
+}
+
+void bng_f32_fwd_nchw_norm_ukernel__ft78ne_s49_v16(
+    size_t n, const BNG_VMEM void *x_data, BNG_VMEM void *y_data, float shift, float mean,
+    float gain, float bias, int stream)
+{
+    const BNG_VMEM float *x = x_data;
+    BNG_VMEM float *y = y_data;
+    /* the coefficients broadcast once (as the backward's NCHW dx) */
+    const bng_f32x16 shift_vec = bng_f32x16_broadcast(shift), mean_vec = bng_f32x16_broadcast(mean);
+    const bng_f32x16 gain_vec = bng_f32x16_broadcast(gain), bias_vec = bng_f32x16_broadcast(bias);
+    size_t i;
+
+    (void)n;    /* always 49 */
+    /* y may be x: each vector is loaded before it is stored. */
+    for (i = 0; i + 16 <= 49; i += 16)
+                bng_f32x16_store_out_f32(y + i, bng_f32x16_add(bng_f32x16_mul(bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + i), shift_vec), mean_vec), gain_vec), bias_vec), stream);
+    for (; i < 49; i++)
+                bng_f32x1_store_out_f32(y + i, bng_f32x1_add(bng_f32x1_mul(bng_f32x1_sub(bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(shift)), bng_f32x1_broadcast(mean)), bng_f32x1_broadcast(gain)), bng_f32x1_broadcast(bias)), stream);
+}
+
+
+/* ---- forward NCHW, spatial == 196: 12 vectors of 16 lanes, 4 lanes more ---- */
+
+void bng_f32_fwd_nchw_stats_ukernel__ft78ne_s196_v16(
+    size_t n, size_t merged, const BNG_VMEM void *x_data, float shift,
+    BNG_VMEM float *lane_mean, BNG_VMEM float *lane_m2)
+{
+    const BNG_VMEM float *x = x_data;
+    const bng_f32x16 shift_vec = bng_f32x16_broadcast(shift);
+    const size_t end = merged + 196 / 16;
+    bng_f32x16 gm = bng_f32x16_zero(), gq = bng_f32x16_zero();
+    size_t done = merged, i;
+
+    (void)n;    /* always 196: the table registers this set for it alone */
+    if (merged != 0) {
+        gm = bng_f32x16_load_f32(lane_mean);
+        gq = bng_f32x16_load_f32(lane_m2);
+    }
+    /* A block of b vectors at a time, its sums in four accumulators (j % 4). */
+    while (done < end) {
+        const size_t b = end - done < BNG_NCHW_BLOCK_VECTORS ? end - done : BNG_NCHW_BLOCK_VECTORS;
+        const float n_f = (float)b, w_new = n_f / (float)(done + b), w_cross = (float)done * w_new;
+        bng_f32x16 s0 = bng_f32x16_zero(), s1 = bng_f32x16_zero(), s2 = bng_f32x16_zero(), s3 = bng_f32x16_zero(), s;
+        size_t j;
+
+        for (j = 0; j + 4 <= b; j += 4) {
+            s0 = bng_f32x16_add(s0, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 0) * 16), shift_vec));
+            s1 = bng_f32x16_add(s1, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 1) * 16), shift_vec));
+            s2 = bng_f32x16_add(s2, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 2) * 16), shift_vec));
+            s3 = bng_f32x16_add(s3, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 3) * 16), shift_vec));
+        }
+        if (j + 0 < b) {
+            s0 = bng_f32x16_add(s0, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 0) * 16), shift_vec));
+        }
+        if (j + 1 < b) {
+            s1 = bng_f32x16_add(s1, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 1) * 16), shift_vec));
+        }
+        if (j + 2 < b) {
+            s2 = bng_f32x16_add(s2, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 2) * 16), shift_vec));
+        }
+        s = bng_f32x16_add(bng_f32x16_add(s0, s1), bng_f32x16_add(s2, s3));
+        {
+                const bng_f32x16 bm = bng_f32x16_div(s, bng_f32x16_broadcast(n_f));
+                bng_f32x16 q = bng_f32x16_zero();
+            bng_f32x16 q0 = bng_f32x16_zero(), q1 = bng_f32x16_zero(), q2 = bng_f32x16_zero(), q3 = bng_f32x16_zero();
+
+            for (j = 0; j + 4 <= b; j += 4) {
+                const bng_f32x16 d0 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 0) * 16), shift_vec), bm);
+                    q0 = bng_f32x16_add(q0, bng_f32x16_mul(d0, d0));
+                const bng_f32x16 d1 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 1) * 16), shift_vec), bm);
+                    q1 = bng_f32x16_add(q1, bng_f32x16_mul(d1, d1));
+                const bng_f32x16 d2 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 2) * 16), shift_vec), bm);
+                    q2 = bng_f32x16_add(q2, bng_f32x16_mul(d2, d2));
+                const bng_f32x16 d3 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 3) * 16), shift_vec), bm);
+                    q3 = bng_f32x16_add(q3, bng_f32x16_mul(d3, d3));
+            }
+            if (j + 0 < b) {
+                const bng_f32x16 d0 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 0) * 16), shift_vec), bm);
+                    q0 = bng_f32x16_add(q0, bng_f32x16_mul(d0, d0));
+            }
+            if (j + 1 < b) {
+                const bng_f32x16 d1 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 1) * 16), shift_vec), bm);
+                    q1 = bng_f32x16_add(q1, bng_f32x16_mul(d1, d1));
+            }
+            if (j + 2 < b) {
+                const bng_f32x16 d2 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 2) * 16), shift_vec), bm);
+                    q2 = bng_f32x16_add(q2, bng_f32x16_mul(d2, d2));
+            }
+            q = bng_f32x16_add(bng_f32x16_add(q0, q1), bng_f32x16_add(q2, q3));
+                if (done == 0) {
+                    gm = bm;
+                    gq = q;
+                } else {
+                    const bng_f32x16 delta = bng_f32x16_sub(bm, gm);
+                    gm = bng_f32x16_add(gm, bng_f32x16_mul(delta, bng_f32x16_broadcast(w_new)));
+                    gq = bng_f32x16_add(gq, bng_f32x16_add(q, bng_f32x16_mul(bng_f32x16_mul(delta, delta), bng_f32x16_broadcast(w_cross))));
+                }
+        }
+        x += b * 16;
+        done += b;
+    }
+    if (end != 0) {
+        bng_f32x16_store_f32(lane_mean, gm);
+        bng_f32x16_store_f32(lane_m2, gq);
+    }
+    /* The plane's last n % 16 elements, each a block of one into its lane. */
+    for (i = 0; i < 196 % 16; i++) {
+        const float n_f = 1.0f, w_new = n_f / (float)(done + 1), w_cross = (float)done * w_new;
+        const bng_f32x1 shift_t = bng_f32x1_broadcast(shift);
+        bng_f32x1 st = bng_f32x1_zero(), gmt = bng_f32x1_zero(), gqt = bng_f32x1_zero();
+
+        if (done != 0) {
+            gmt = bng_f32x1_load_f32(lane_mean + i);
+            gqt = bng_f32x1_load_f32(lane_m2 + i);
+        }
+        st = bng_f32x1_add(st, bng_f32x1_sub(bng_f32x1_load_f32(x + i), shift_t));
+        {
+                const bng_f32x1 bmt = bng_f32x1_div(st, bng_f32x1_broadcast(n_f));
+                bng_f32x1 qt = bng_f32x1_zero();
+                    const bng_f32x1 dt = bng_f32x1_sub(bng_f32x1_sub(bng_f32x1_load_f32(x + i), shift_t), bmt);
+                    qt = bng_f32x1_add(qt, bng_f32x1_mul(dt, dt));
+                if (done == 0) {
+                    gmt = bmt;
+                    gqt = qt;
+                } else {
+                    const bng_f32x1 deltat = bng_f32x1_sub(bmt, gmt);
+                    gmt = bng_f32x1_add(gmt, bng_f32x1_mul(deltat, bng_f32x1_broadcast(w_new)));
+                    gqt = bng_f32x1_add(gqt, bng_f32x1_add(qt, bng_f32x1_mul(bng_f32x1_mul(deltat, deltat), bng_f32x1_broadcast(w_cross))));
+                }
+        }
+        bng_f32x1_store_f32(lane_mean + i, gmt);
+        bng_f32x1_store_f32(lane_m2 + i, gqt);
+    }
+}
+
+void bng_f32_fwd_nchw_norm_ukernel__ft78ne_s196_v16(
+    size_t n, const BNG_VMEM void *x_data, BNG_VMEM void *y_data, float shift, float mean,
+    float gain, float bias, int stream)
+{
+    const BNG_VMEM float *x = x_data;
+    BNG_VMEM float *y = y_data;
+    /* the coefficients broadcast once (as the backward's NCHW dx) */
+    const bng_f32x16 shift_vec = bng_f32x16_broadcast(shift), mean_vec = bng_f32x16_broadcast(mean);
+    const bng_f32x16 gain_vec = bng_f32x16_broadcast(gain), bias_vec = bng_f32x16_broadcast(bias);
+    size_t i;
+
+    (void)n;    /* always 196 */
+    /* y may be x: each vector is loaded before it is stored. */
+    for (i = 0; i + 16 <= 196; i += 16)
+                bng_f32x16_store_out_f32(y + i, bng_f32x16_add(bng_f32x16_mul(bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + i), shift_vec), mean_vec), gain_vec), bias_vec), stream);
+    for (; i < 196; i++)
+                bng_f32x1_store_out_f32(y + i, bng_f32x1_add(bng_f32x1_mul(bng_f32x1_sub(bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(shift)), bng_f32x1_broadcast(mean)), bng_f32x1_broadcast(gain)), bng_f32x1_broadcast(bias)), stream);
+}
+
+
+/* ---- forward NCHW, spatial == 784: 49 vectors of 16 lanes ---- */
+
+void bng_f32_fwd_nchw_stats_ukernel__ft78ne_s784_v16(
+    size_t n, size_t merged, const BNG_VMEM void *x_data, float shift,
+    BNG_VMEM float *lane_mean, BNG_VMEM float *lane_m2)
+{
+    const BNG_VMEM float *x = x_data;
+    const bng_f32x16 shift_vec = bng_f32x16_broadcast(shift);
+    const size_t end = merged + 784 / 16;
+    bng_f32x16 gm = bng_f32x16_zero(), gq = bng_f32x16_zero();
+    size_t done = merged;
+
+    (void)n;    /* always 784: the table registers this set for it alone */
+    if (merged != 0) {
+        gm = bng_f32x16_load_f32(lane_mean);
+        gq = bng_f32x16_load_f32(lane_m2);
+    }
+    /* A block of b vectors at a time, its sums in four accumulators (j % 4). */
+    while (done < end) {
+        const size_t b = end - done < BNG_NCHW_BLOCK_VECTORS ? end - done : BNG_NCHW_BLOCK_VECTORS;
+        const float n_f = (float)b, w_new = n_f / (float)(done + b), w_cross = (float)done * w_new;
+        bng_f32x16 s0 = bng_f32x16_zero(), s1 = bng_f32x16_zero(), s2 = bng_f32x16_zero(), s3 = bng_f32x16_zero(), s;
+        size_t j;
+
+        for (j = 0; j + 4 <= b; j += 4) {
+            s0 = bng_f32x16_add(s0, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 0) * 16), shift_vec));
+            s1 = bng_f32x16_add(s1, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 1) * 16), shift_vec));
+            s2 = bng_f32x16_add(s2, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 2) * 16), shift_vec));
+            s3 = bng_f32x16_add(s3, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 3) * 16), shift_vec));
+        }
+        if (j + 0 < b) {
+            s0 = bng_f32x16_add(s0, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 0) * 16), shift_vec));
+        }
+        if (j + 1 < b) {
+            s1 = bng_f32x16_add(s1, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 1) * 16), shift_vec));
+        }
+        if (j + 2 < b) {
+            s2 = bng_f32x16_add(s2, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 2) * 16), shift_vec));
+        }
+        s = bng_f32x16_add(bng_f32x16_add(s0, s1), bng_f32x16_add(s2, s3));
+        {
+                const bng_f32x16 bm = bng_f32x16_div(s, bng_f32x16_broadcast(n_f));
+                bng_f32x16 q = bng_f32x16_zero();
+            bng_f32x16 q0 = bng_f32x16_zero(), q1 = bng_f32x16_zero(), q2 = bng_f32x16_zero(), q3 = bng_f32x16_zero();
+
+            for (j = 0; j + 4 <= b; j += 4) {
+                const bng_f32x16 d0 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 0) * 16), shift_vec), bm);
+                    q0 = bng_f32x16_add(q0, bng_f32x16_mul(d0, d0));
+                const bng_f32x16 d1 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 1) * 16), shift_vec), bm);
+                    q1 = bng_f32x16_add(q1, bng_f32x16_mul(d1, d1));
+                const bng_f32x16 d2 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 2) * 16), shift_vec), bm);
+                    q2 = bng_f32x16_add(q2, bng_f32x16_mul(d2, d2));
+                const bng_f32x16 d3 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 3) * 16), shift_vec), bm);
+                    q3 = bng_f32x16_add(q3, bng_f32x16_mul(d3, d3));
+            }
+            if (j + 0 < b) {
+                const bng_f32x16 d0 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 0) * 16), shift_vec), bm);
+                    q0 = bng_f32x16_add(q0, bng_f32x16_mul(d0, d0));
+            }
+            if (j + 1 < b) {
+                const bng_f32x16 d1 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 1) * 16), shift_vec), bm);
+                    q1 = bng_f32x16_add(q1, bng_f32x16_mul(d1, d1));
+            }
+            if (j + 2 < b) {
+                const bng_f32x16 d2 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 2) * 16), shift_vec), bm);
+                    q2 = bng_f32x16_add(q2, bng_f32x16_mul(d2, d2));
+            }
+            q = bng_f32x16_add(bng_f32x16_add(q0, q1), bng_f32x16_add(q2, q3));
+                if (done == 0) {
+                    gm = bm;
+                    gq = q;
+                } else {
+                    const bng_f32x16 delta = bng_f32x16_sub(bm, gm);
+                    gm = bng_f32x16_add(gm, bng_f32x16_mul(delta, bng_f32x16_broadcast(w_new)));
+                    gq = bng_f32x16_add(gq, bng_f32x16_add(q, bng_f32x16_mul(bng_f32x16_mul(delta, delta), bng_f32x16_broadcast(w_cross))));
+                }
+        }
+        x += b * 16;
+        done += b;
+    }
+    if (end != 0) {
+        bng_f32x16_store_f32(lane_mean, gm);
+        bng_f32x16_store_f32(lane_m2, gq);
+    }
+}
+
+void bng_f32_fwd_nchw_norm_ukernel__ft78ne_s784_v16(
+    size_t n, const BNG_VMEM void *x_data, BNG_VMEM void *y_data, float shift, float mean,
+    float gain, float bias, int stream)
+{
+    const BNG_VMEM float *x = x_data;
+    BNG_VMEM float *y = y_data;
+    /* the coefficients broadcast once (as the backward's NCHW dx) */
+    const bng_f32x16 shift_vec = bng_f32x16_broadcast(shift), mean_vec = bng_f32x16_broadcast(mean);
+    const bng_f32x16 gain_vec = bng_f32x16_broadcast(gain), bias_vec = bng_f32x16_broadcast(bias);
+    size_t i;
+
+    (void)n;    /* always 784 */
+    /* y may be x: each vector is loaded before it is stored. */
+    for (i = 0; i + 16 <= 784; i += 16)
+                bng_f32x16_store_out_f32(y + i, bng_f32x16_add(bng_f32x16_mul(bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + i), shift_vec), mean_vec), gain_vec), bias_vec), stream);
+}
+
+
+/* ---- forward NCHW, spatial == 3136: 196 vectors of 16 lanes ---- */
+
+void bng_f32_fwd_nchw_stats_ukernel__ft78ne_s3136_v16(
+    size_t n, size_t merged, const BNG_VMEM void *x_data, float shift,
+    BNG_VMEM float *lane_mean, BNG_VMEM float *lane_m2)
+{
+    const BNG_VMEM float *x = x_data;
+    const bng_f32x16 shift_vec = bng_f32x16_broadcast(shift);
+    const size_t end = merged + 3136 / 16;
+    bng_f32x16 gm = bng_f32x16_zero(), gq = bng_f32x16_zero();
+    size_t done = merged;
+
+    (void)n;    /* always 3136: the table registers this set for it alone */
+    if (merged != 0) {
+        gm = bng_f32x16_load_f32(lane_mean);
+        gq = bng_f32x16_load_f32(lane_m2);
+    }
+    /* A block of b vectors at a time, its sums in four accumulators (j % 4). */
+    while (done < end) {
+        const size_t b = end - done < BNG_NCHW_BLOCK_VECTORS ? end - done : BNG_NCHW_BLOCK_VECTORS;
+        const float n_f = (float)b, w_new = n_f / (float)(done + b), w_cross = (float)done * w_new;
+        bng_f32x16 s0 = bng_f32x16_zero(), s1 = bng_f32x16_zero(), s2 = bng_f32x16_zero(), s3 = bng_f32x16_zero(), s;
+        size_t j;
+
+        for (j = 0; j + 4 <= b; j += 4) {
+            s0 = bng_f32x16_add(s0, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 0) * 16), shift_vec));
+            s1 = bng_f32x16_add(s1, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 1) * 16), shift_vec));
+            s2 = bng_f32x16_add(s2, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 2) * 16), shift_vec));
+            s3 = bng_f32x16_add(s3, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 3) * 16), shift_vec));
+        }
+        if (j + 0 < b) {
+            s0 = bng_f32x16_add(s0, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 0) * 16), shift_vec));
+        }
+        if (j + 1 < b) {
+            s1 = bng_f32x16_add(s1, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 1) * 16), shift_vec));
+        }
+        if (j + 2 < b) {
+            s2 = bng_f32x16_add(s2, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 2) * 16), shift_vec));
+        }
+        s = bng_f32x16_add(bng_f32x16_add(s0, s1), bng_f32x16_add(s2, s3));
+        {
+                const bng_f32x16 bm = bng_f32x16_div(s, bng_f32x16_broadcast(n_f));
+                bng_f32x16 q = bng_f32x16_zero();
+            bng_f32x16 q0 = bng_f32x16_zero(), q1 = bng_f32x16_zero(), q2 = bng_f32x16_zero(), q3 = bng_f32x16_zero();
+
+            for (j = 0; j + 4 <= b; j += 4) {
+                const bng_f32x16 d0 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 0) * 16), shift_vec), bm);
+                    q0 = bng_f32x16_add(q0, bng_f32x16_mul(d0, d0));
+                const bng_f32x16 d1 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 1) * 16), shift_vec), bm);
+                    q1 = bng_f32x16_add(q1, bng_f32x16_mul(d1, d1));
+                const bng_f32x16 d2 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 2) * 16), shift_vec), bm);
+                    q2 = bng_f32x16_add(q2, bng_f32x16_mul(d2, d2));
+                const bng_f32x16 d3 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 3) * 16), shift_vec), bm);
+                    q3 = bng_f32x16_add(q3, bng_f32x16_mul(d3, d3));
+            }
+            if (j + 0 < b) {
+                const bng_f32x16 d0 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 0) * 16), shift_vec), bm);
+                    q0 = bng_f32x16_add(q0, bng_f32x16_mul(d0, d0));
+            }
+            if (j + 1 < b) {
+                const bng_f32x16 d1 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 1) * 16), shift_vec), bm);
+                    q1 = bng_f32x16_add(q1, bng_f32x16_mul(d1, d1));
+            }
+            if (j + 2 < b) {
+                const bng_f32x16 d2 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 2) * 16), shift_vec), bm);
+                    q2 = bng_f32x16_add(q2, bng_f32x16_mul(d2, d2));
+            }
+            q = bng_f32x16_add(bng_f32x16_add(q0, q1), bng_f32x16_add(q2, q3));
+                if (done == 0) {
+                    gm = bm;
+                    gq = q;
+                } else {
+                    const bng_f32x16 delta = bng_f32x16_sub(bm, gm);
+                    gm = bng_f32x16_add(gm, bng_f32x16_mul(delta, bng_f32x16_broadcast(w_new)));
+                    gq = bng_f32x16_add(gq, bng_f32x16_add(q, bng_f32x16_mul(bng_f32x16_mul(delta, delta), bng_f32x16_broadcast(w_cross))));
+                }
+        }
+        x += b * 16;
+        done += b;
+    }
+    if (end != 0) {
+        bng_f32x16_store_f32(lane_mean, gm);
+        bng_f32x16_store_f32(lane_m2, gq);
+    }
+}
+
+void bng_f32_fwd_nchw_norm_ukernel__ft78ne_s3136_v16(
+    size_t n, const BNG_VMEM void *x_data, BNG_VMEM void *y_data, float shift, float mean,
+    float gain, float bias, int stream)
+{
+    const BNG_VMEM float *x = x_data;
+    BNG_VMEM float *y = y_data;
+    /* the coefficients broadcast once (as the backward's NCHW dx) */
+    const bng_f32x16 shift_vec = bng_f32x16_broadcast(shift), mean_vec = bng_f32x16_broadcast(mean);
+    const bng_f32x16 gain_vec = bng_f32x16_broadcast(gain), bias_vec = bng_f32x16_broadcast(bias);
+    size_t i;
+
+    (void)n;    /* always 3136 */
+    /* y may be x: each vector is loaded before it is stored. */
+    for (i = 0; i + 16 <= 3136; i += 16)
+                bng_f32x16_store_out_f32(y + i, bng_f32x16_add(bng_f32x16_mul(bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + i), shift_vec), mean_vec), gain_vec), bias_vec), stream);
+}
+
+
+/* ---- forward NCHW, spatial == 12544: 784 vectors of 16 lanes ---- */
+
+void bng_f32_fwd_nchw_stats_ukernel__ft78ne_s12544_v16(
+    size_t n, size_t merged, const BNG_VMEM void *x_data, float shift,
+    BNG_VMEM float *lane_mean, BNG_VMEM float *lane_m2)
+{
+    const BNG_VMEM float *x = x_data;
+    const bng_f32x16 shift_vec = bng_f32x16_broadcast(shift);
+    const size_t end = merged + 12544 / 16;
+    bng_f32x16 gm = bng_f32x16_zero(), gq = bng_f32x16_zero();
+    size_t done = merged;
+
+    (void)n;    /* always 12544: the table registers this set for it alone */
+    if (merged != 0) {
+        gm = bng_f32x16_load_f32(lane_mean);
+        gq = bng_f32x16_load_f32(lane_m2);
+    }
+    /* A block of b vectors at a time, its sums in four accumulators (j % 4). */
+    while (done < end) {
+        const size_t b = end - done < BNG_NCHW_BLOCK_VECTORS ? end - done : BNG_NCHW_BLOCK_VECTORS;
+        const float n_f = (float)b, w_new = n_f / (float)(done + b), w_cross = (float)done * w_new;
+        bng_f32x16 s0 = bng_f32x16_zero(), s1 = bng_f32x16_zero(), s2 = bng_f32x16_zero(), s3 = bng_f32x16_zero(), s;
+        size_t j;
+
+        for (j = 0; j + 4 <= b; j += 4) {
+            s0 = bng_f32x16_add(s0, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 0) * 16), shift_vec));
+            s1 = bng_f32x16_add(s1, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 1) * 16), shift_vec));
+            s2 = bng_f32x16_add(s2, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 2) * 16), shift_vec));
+            s3 = bng_f32x16_add(s3, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 3) * 16), shift_vec));
+        }
+        if (j + 0 < b) {
+            s0 = bng_f32x16_add(s0, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 0) * 16), shift_vec));
+        }
+        if (j + 1 < b) {
+            s1 = bng_f32x16_add(s1, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 1) * 16), shift_vec));
+        }
+        if (j + 2 < b) {
+            s2 = bng_f32x16_add(s2, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 2) * 16), shift_vec));
+        }
+        s = bng_f32x16_add(bng_f32x16_add(s0, s1), bng_f32x16_add(s2, s3));
+        {
+                const bng_f32x16 bm = bng_f32x16_div(s, bng_f32x16_broadcast(n_f));
+                bng_f32x16 q = bng_f32x16_zero();
+            bng_f32x16 q0 = bng_f32x16_zero(), q1 = bng_f32x16_zero(), q2 = bng_f32x16_zero(), q3 = bng_f32x16_zero();
+
+            for (j = 0; j + 4 <= b; j += 4) {
+                const bng_f32x16 d0 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 0) * 16), shift_vec), bm);
+                    q0 = bng_f32x16_add(q0, bng_f32x16_mul(d0, d0));
+                const bng_f32x16 d1 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 1) * 16), shift_vec), bm);
+                    q1 = bng_f32x16_add(q1, bng_f32x16_mul(d1, d1));
+                const bng_f32x16 d2 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 2) * 16), shift_vec), bm);
+                    q2 = bng_f32x16_add(q2, bng_f32x16_mul(d2, d2));
+                const bng_f32x16 d3 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 3) * 16), shift_vec), bm);
+                    q3 = bng_f32x16_add(q3, bng_f32x16_mul(d3, d3));
+            }
+            if (j + 0 < b) {
+                const bng_f32x16 d0 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 0) * 16), shift_vec), bm);
+                    q0 = bng_f32x16_add(q0, bng_f32x16_mul(d0, d0));
+            }
+            if (j + 1 < b) {
+                const bng_f32x16 d1 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 1) * 16), shift_vec), bm);
+                    q1 = bng_f32x16_add(q1, bng_f32x16_mul(d1, d1));
+            }
+            if (j + 2 < b) {
+                const bng_f32x16 d2 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 2) * 16), shift_vec), bm);
+                    q2 = bng_f32x16_add(q2, bng_f32x16_mul(d2, d2));
+            }
+            q = bng_f32x16_add(bng_f32x16_add(q0, q1), bng_f32x16_add(q2, q3));
+                if (done == 0) {
+                    gm = bm;
+                    gq = q;
+                } else {
+                    const bng_f32x16 delta = bng_f32x16_sub(bm, gm);
+                    gm = bng_f32x16_add(gm, bng_f32x16_mul(delta, bng_f32x16_broadcast(w_new)));
+                    gq = bng_f32x16_add(gq, bng_f32x16_add(q, bng_f32x16_mul(bng_f32x16_mul(delta, delta), bng_f32x16_broadcast(w_cross))));
+                }
+        }
+        x += b * 16;
+        done += b;
+    }
+    if (end != 0) {
+        bng_f32x16_store_f32(lane_mean, gm);
+        bng_f32x16_store_f32(lane_m2, gq);
+    }
+}
+
+void bng_f32_fwd_nchw_norm_ukernel__ft78ne_s12544_v16(
+    size_t n, const BNG_VMEM void *x_data, BNG_VMEM void *y_data, float shift, float mean,
+    float gain, float bias, int stream)
+{
+    const BNG_VMEM float *x = x_data;
+    BNG_VMEM float *y = y_data;
+    /* the coefficients broadcast once (as the backward's NCHW dx) */
+    const bng_f32x16 shift_vec = bng_f32x16_broadcast(shift), mean_vec = bng_f32x16_broadcast(mean);
+    const bng_f32x16 gain_vec = bng_f32x16_broadcast(gain), bias_vec = bng_f32x16_broadcast(bias);
+    size_t i;
+
+    (void)n;    /* always 12544 */
+    /* y may be x: each vector is loaded before it is stored. */
+    for (i = 0; i + 16 <= 12544; i += 16)
+                bng_f32x16_store_out_f32(y + i, bng_f32x16_add(bng_f32x16_mul(bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + i), shift_vec), mean_vec), gain_vec), bias_vec), stream);
+}
+
+
+/* ---- forward NCHW, generic: any piece of a plane, 16 lanes then single lanes ---- */
+
+void bng_f32_fwd_nchw_stats_ukernel__ft78ne_generic_v16(
+    size_t n, size_t merged, const BNG_VMEM void *x_data, float shift,
+    BNG_VMEM float *lane_mean, BNG_VMEM float *lane_m2)
+{
+    const BNG_VMEM float *x = x_data;
+    const bng_f32x16 shift_vec = bng_f32x16_broadcast(shift);
+    const size_t end = merged + n / 16;
+    bng_f32x16 gm = bng_f32x16_zero(), gq = bng_f32x16_zero();
+    size_t done = merged, i;
+
+    if (merged != 0) {
+        gm = bng_f32x16_load_f32(lane_mean);
+        gq = bng_f32x16_load_f32(lane_m2);
+    }
+    /* A block of b vectors at a time, its sums in four accumulators (j % 4). */
+    while (done < end) {
+        const size_t b = end - done < BNG_NCHW_BLOCK_VECTORS ? end - done : BNG_NCHW_BLOCK_VECTORS;
+        const float n_f = (float)b, w_new = n_f / (float)(done + b), w_cross = (float)done * w_new;
+        bng_f32x16 s0 = bng_f32x16_zero(), s1 = bng_f32x16_zero(), s2 = bng_f32x16_zero(), s3 = bng_f32x16_zero(), s;
+        size_t j;
+
+        for (j = 0; j + 4 <= b; j += 4) {
+            s0 = bng_f32x16_add(s0, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 0) * 16), shift_vec));
+            s1 = bng_f32x16_add(s1, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 1) * 16), shift_vec));
+            s2 = bng_f32x16_add(s2, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 2) * 16), shift_vec));
+            s3 = bng_f32x16_add(s3, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 3) * 16), shift_vec));
+        }
+        if (j + 0 < b) {
+            s0 = bng_f32x16_add(s0, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 0) * 16), shift_vec));
+        }
+        if (j + 1 < b) {
+            s1 = bng_f32x16_add(s1, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 1) * 16), shift_vec));
+        }
+        if (j + 2 < b) {
+            s2 = bng_f32x16_add(s2, bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 2) * 16), shift_vec));
+        }
+        s = bng_f32x16_add(bng_f32x16_add(s0, s1), bng_f32x16_add(s2, s3));
+        {
+                const bng_f32x16 bm = bng_f32x16_div(s, bng_f32x16_broadcast(n_f));
+                bng_f32x16 q = bng_f32x16_zero();
+            bng_f32x16 q0 = bng_f32x16_zero(), q1 = bng_f32x16_zero(), q2 = bng_f32x16_zero(), q3 = bng_f32x16_zero();
+
+            for (j = 0; j + 4 <= b; j += 4) {
+                const bng_f32x16 d0 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 0) * 16), shift_vec), bm);
+                    q0 = bng_f32x16_add(q0, bng_f32x16_mul(d0, d0));
+                const bng_f32x16 d1 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 1) * 16), shift_vec), bm);
+                    q1 = bng_f32x16_add(q1, bng_f32x16_mul(d1, d1));
+                const bng_f32x16 d2 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 2) * 16), shift_vec), bm);
+                    q2 = bng_f32x16_add(q2, bng_f32x16_mul(d2, d2));
+                const bng_f32x16 d3 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 3) * 16), shift_vec), bm);
+                    q3 = bng_f32x16_add(q3, bng_f32x16_mul(d3, d3));
+            }
+            if (j + 0 < b) {
+                const bng_f32x16 d0 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 0) * 16), shift_vec), bm);
+                    q0 = bng_f32x16_add(q0, bng_f32x16_mul(d0, d0));
+            }
+            if (j + 1 < b) {
+                const bng_f32x16 d1 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 1) * 16), shift_vec), bm);
+                    q1 = bng_f32x16_add(q1, bng_f32x16_mul(d1, d1));
+            }
+            if (j + 2 < b) {
+                const bng_f32x16 d2 = bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + (j + 2) * 16), shift_vec), bm);
+                    q2 = bng_f32x16_add(q2, bng_f32x16_mul(d2, d2));
+            }
+            q = bng_f32x16_add(bng_f32x16_add(q0, q1), bng_f32x16_add(q2, q3));
+                if (done == 0) {
+                    gm = bm;
+                    gq = q;
+                } else {
+                    const bng_f32x16 delta = bng_f32x16_sub(bm, gm);
+                    gm = bng_f32x16_add(gm, bng_f32x16_mul(delta, bng_f32x16_broadcast(w_new)));
+                    gq = bng_f32x16_add(gq, bng_f32x16_add(q, bng_f32x16_mul(bng_f32x16_mul(delta, delta), bng_f32x16_broadcast(w_cross))));
+                }
+        }
+        x += b * 16;
+        done += b;
+    }
+    if (end != 0) {
+        bng_f32x16_store_f32(lane_mean, gm);
+        bng_f32x16_store_f32(lane_m2, gq);
+    }
+    /* The plane's last n % 16 elements, each a block of one into its lane. */
+    for (i = 0; i < n % 16; i++) {
+        const float n_f = 1.0f, w_new = n_f / (float)(done + 1), w_cross = (float)done * w_new;
+        const bng_f32x1 shift_t = bng_f32x1_broadcast(shift);
+        bng_f32x1 st = bng_f32x1_zero(), gmt = bng_f32x1_zero(), gqt = bng_f32x1_zero();
+
+        if (done != 0) {
+            gmt = bng_f32x1_load_f32(lane_mean + i);
+            gqt = bng_f32x1_load_f32(lane_m2 + i);
+        }
+        st = bng_f32x1_add(st, bng_f32x1_sub(bng_f32x1_load_f32(x + i), shift_t));
+        {
+                const bng_f32x1 bmt = bng_f32x1_div(st, bng_f32x1_broadcast(n_f));
+                bng_f32x1 qt = bng_f32x1_zero();
+                    const bng_f32x1 dt = bng_f32x1_sub(bng_f32x1_sub(bng_f32x1_load_f32(x + i), shift_t), bmt);
+                    qt = bng_f32x1_add(qt, bng_f32x1_mul(dt, dt));
+                if (done == 0) {
+                    gmt = bmt;
+                    gqt = qt;
+                } else {
+                    const bng_f32x1 deltat = bng_f32x1_sub(bmt, gmt);
+                    gmt = bng_f32x1_add(gmt, bng_f32x1_mul(deltat, bng_f32x1_broadcast(w_new)));
+                    gqt = bng_f32x1_add(gqt, bng_f32x1_add(qt, bng_f32x1_mul(bng_f32x1_mul(deltat, deltat), bng_f32x1_broadcast(w_cross))));
+                }
+        }
+        bng_f32x1_store_f32(lane_mean + i, gmt);
+        bng_f32x1_store_f32(lane_m2 + i, gqt);
+    }
+}
+
+void bng_f32_fwd_nchw_norm_ukernel__ft78ne_generic_v16(
+    size_t n, const BNG_VMEM void *x_data, BNG_VMEM void *y_data, float shift, float mean,
+    float gain, float bias, int stream)
+{
+    const BNG_VMEM float *x = x_data;
+    BNG_VMEM float *y = y_data;
+    /* the coefficients broadcast once (as the backward's NCHW dx) */
+    const bng_f32x16 shift_vec = bng_f32x16_broadcast(shift), mean_vec = bng_f32x16_broadcast(mean);
+    const bng_f32x16 gain_vec = bng_f32x16_broadcast(gain), bias_vec = bng_f32x16_broadcast(bias);
+    size_t i;
+
+    /* y may be x: each vector is loaded before it is stored. */
+    for (i = 0; i + 16 <= n; i += 16)
+                bng_f32x16_store_out_f32(y + i, bng_f32x16_add(bng_f32x16_mul(bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + i), shift_vec), mean_vec), gain_vec), bias_vec), stream);
+    for (; i < n; i++)
+                bng_f32x1_store_out_f32(y + i, bng_f32x1_add(bng_f32x1_mul(bng_f32x1_sub(bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(shift)), bng_f32x1_broadcast(mean)), bng_f32x1_broadcast(gain)), bng_f32x1_broadcast(bias)), stream);
+}
+
+/* The keep bits of 16 consecutive values, least significant first, from their keep
+ * words (the masked load's, bit 0 of each). */
+static unsigned long bng_f32_fwd_nchw_keeps(const uint32_t *keep)
+{
+    /* spelled out, one term a value: a compiler packs them with vector shifts */
+    return (unsigned long)keep[0] << 0 | (unsigned long)keep[1] << 1 | (unsigned long)keep[2] << 2 | (unsigned long)keep[3] << 3
+           | (unsigned long)keep[4] << 4 | (unsigned long)keep[5] << 5 | (unsigned long)keep[6] << 6 | (unsigned long)keep[7] << 7
+           | (unsigned long)keep[8] << 8 | (unsigned long)keep[9] << 9 | (unsigned long)keep[10] << 10 | (unsigned long)keep[11] << 11
+           | (unsigned long)keep[12] << 12 | (unsigned long)keep[13] << 13 | (unsigned long)keep[14] << 14 | (unsigned long)keep[15] << 15;
+}
+
+void bng_f32_fwd_nchw_norm_relu_ukernel__ft78ne_generic_v16(
+    size_t n, const BNG_VMEM void *x_data, BNG_VMEM void *y_data, float shift, float mean,
+    float gain, float bias, BNG_VMEM void *bits_data, int stream)
+{
+    const BNG_VMEM float *x = x_data;
+    BNG_VMEM float *y = y_data;
+    BNG_VMEM uint32_t *bits = bits_data;
+    const bng_f32x16 shift_vec = bng_f32x16_broadcast(shift), mean_vec = bng_f32x16_broadcast(mean);
+    const bng_f32x16 gain_vec = bng_f32x16_broadcast(gain), bias_vec = bng_f32x16_broadcast(bias);
+    /* a vector's room for its values as stored (fwd_norm_relu_store), and for its keep
+     * words, read as integers */
+    float held[16];
+    union {
+        float v[16];
+        uint32_t u[16];
+    } kept;
+    const unsigned bit = 0;     /* each value's keep into bit 0 of its keep word */
+    unsigned long word = 0;     /* the bits of the word being built, from element i - i % 32 */
+    size_t i, at;
+
+    /* a vector at a time, its keeps 16 values at a time into the word, which goes to
+     * bits[] after its last value; then the last values one at a time */
+    for (i = 0; i + 16 <= n; i += 16) {
+        bng_keeps16_f32 keep = bng_keeps16_zero_f32();
+
+            bng_f32x16_store_f32(held, bng_f32x16_add(bng_f32x16_mul(bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + i), shift_vec), mean_vec), gain_vec), bias_vec));
+            bng_f32x16_store_out_f32(y + i, bng_f32x16_load_relu_mark_f32(held, held, &keep, bit), stream);
+        if (bits == NULL)
+            continue;
+        bng_keeps16_store_f32(kept.v, keep);
+        for (at = 0; at < 16; at += 16) {
+            word |= bng_f32_fwd_nchw_keeps(kept.u + at) << ((i + at) % 32);
+            if ((i + at + 16) % 32 == 0) {
+                bits[(i + at) / 32] = (uint32_t)word;
+                word = 0;
+            }
+        }
+    }
+    for (; i < n; i++) {
+        bng_keeps1_f32 keep = bng_keeps1_zero_f32();
+
+            bng_f32x1_store_f32(held, bng_f32x1_add(bng_f32x1_mul(bng_f32x1_sub(bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(shift)), bng_f32x1_broadcast(mean)), bng_f32x1_broadcast(gain)), bng_f32x1_broadcast(bias)));
+            bng_f32x1_store_out_f32(y + i, bng_f32x1_load_relu_mark_f32(held, held, &keep, bit), stream);
+        if (bits == NULL)
+            continue;
+        bng_keeps1_store_f32(kept.v, keep);
+        word |= (unsigned long)kept.u[0] << (i % 32);
+        if (i % 32 == 31) {
+            bits[i / 32] = (uint32_t)word;
+            word = 0;
+        }
+    }
+    if (bits != NULL && n % 32 != 0)
+        bits[n / 32] = (uint32_t)word;     /* the last, partial word */
+}
+
+/* The end of a run of the forward's NCHW planes: their streaming stores (stream != 0)
+   fenced once, in this file, whose vector backend stored them. */
+void bng_f32_fwd_nchw_end_ukernel__ft78ne_v16(int stream)
+{
+    bng_store_out_end(stream);
+}
+

@@ -7,7 +7,8 @@
  * Remake:   make generate TARGET=mt7004
  */
 /* f16 training forward row ukernels for mt7004: one set per specialized channel
- * count, fully unrolled at 32 lanes, plus the generic set, in a file apart from the
+ * count, fully unrolled at 32 lanes, plus the generic set, and NCHW's plane ukernels,
+ * one set per specialized spatial extent plus the generic set, in a file apart from the
  * backward's, so that the backward's objects are the same with or without the forward
  * (a compiler inlines the vector operations by how many callers a file has).
  */
@@ -828,3 +829,819 @@ void bng_f16_fwd_norm_relu_ukernel__mt7004_generic_v32(
     }
     bng_store_out_end(stream);
 }
+
+/* ---- forward NCHW, spatial == 49: 1 vectors of 32 lanes, 17 lanes more ---- */
+
+void bng_f16_fwd_nchw_stats_ukernel__mt7004_s49_v32(
+    size_t n, size_t merged, const BNG_VMEM void *x_data, float shift,
+    BNG_VMEM float *lane_mean, BNG_VMEM float *lane_m2)
+{
+    const BNG_VMEM half *x = x_data;
+    const bng_f32x32 shift_vec = bng_f32x32_broadcast(shift);
+    const size_t end = merged + 49 / 32;
+    bng_f32x32 gm = bng_f32x32_zero(), gq = bng_f32x32_zero();
+    size_t done = merged, i;
+
+    (void)n;    /* always 49: the table registers this set for it alone */
+    if (merged != 0) {
+        gm = bng_f32x32_load_f32(lane_mean);
+        gq = bng_f32x32_load_f32(lane_m2);
+    }
+    /* A block of b vectors at a time, its sums in four accumulators (j % 4). */
+    while (done < end) {
+        const size_t b = end - done < BNG_NCHW_BLOCK_VECTORS ? end - done : BNG_NCHW_BLOCK_VECTORS;
+        const float n_f = (float)b, w_new = n_f / (float)(done + b), w_cross = (float)done * w_new;
+        bng_f32x32 s0 = bng_f32x32_zero(), s1 = bng_f32x32_zero(), s2 = bng_f32x32_zero(), s3 = bng_f32x32_zero(), s;
+        size_t j;
+
+        for (j = 0; j + 4 <= b; j += 4) {
+            s0 = bng_f32x32_add(s0, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 0) * 32), shift_vec));
+            s1 = bng_f32x32_add(s1, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 1) * 32), shift_vec));
+            s2 = bng_f32x32_add(s2, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 2) * 32), shift_vec));
+            s3 = bng_f32x32_add(s3, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 3) * 32), shift_vec));
+        }
+        if (j + 0 < b) {
+            s0 = bng_f32x32_add(s0, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 0) * 32), shift_vec));
+        }
+        if (j + 1 < b) {
+            s1 = bng_f32x32_add(s1, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 1) * 32), shift_vec));
+        }
+        if (j + 2 < b) {
+            s2 = bng_f32x32_add(s2, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 2) * 32), shift_vec));
+        }
+        s = bng_f32x32_add(bng_f32x32_add(s0, s1), bng_f32x32_add(s2, s3));
+        {
+                const bng_f32x32 bm = bng_f32x32_div(s, bng_f32x32_broadcast(n_f));
+                bng_f32x32 q = bng_f32x32_zero();
+            bng_f32x32 q0 = bng_f32x32_zero(), q1 = bng_f32x32_zero(), q2 = bng_f32x32_zero(), q3 = bng_f32x32_zero();
+
+            for (j = 0; j + 4 <= b; j += 4) {
+                const bng_f32x32 d0 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 0) * 32), shift_vec), bm);
+                    q0 = bng_f32x32_add(q0, bng_f32x32_mul(d0, d0));
+                const bng_f32x32 d1 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 1) * 32), shift_vec), bm);
+                    q1 = bng_f32x32_add(q1, bng_f32x32_mul(d1, d1));
+                const bng_f32x32 d2 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 2) * 32), shift_vec), bm);
+                    q2 = bng_f32x32_add(q2, bng_f32x32_mul(d2, d2));
+                const bng_f32x32 d3 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 3) * 32), shift_vec), bm);
+                    q3 = bng_f32x32_add(q3, bng_f32x32_mul(d3, d3));
+            }
+            if (j + 0 < b) {
+                const bng_f32x32 d0 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 0) * 32), shift_vec), bm);
+                    q0 = bng_f32x32_add(q0, bng_f32x32_mul(d0, d0));
+            }
+            if (j + 1 < b) {
+                const bng_f32x32 d1 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 1) * 32), shift_vec), bm);
+                    q1 = bng_f32x32_add(q1, bng_f32x32_mul(d1, d1));
+            }
+            if (j + 2 < b) {
+                const bng_f32x32 d2 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 2) * 32), shift_vec), bm);
+                    q2 = bng_f32x32_add(q2, bng_f32x32_mul(d2, d2));
+            }
+            q = bng_f32x32_add(bng_f32x32_add(q0, q1), bng_f32x32_add(q2, q3));
+                if (done == 0) {
+                    gm = bm;
+                    gq = q;
+                } else {
+                    const bng_f32x32 delta = bng_f32x32_sub(bm, gm);
+                    gm = bng_f32x32_add(gm, bng_f32x32_mul(delta, bng_f32x32_broadcast(w_new)));
+                    gq = bng_f32x32_add(gq, bng_f32x32_add(q, bng_f32x32_mul(bng_f32x32_mul(delta, delta), bng_f32x32_broadcast(w_cross))));
+                }
+        }
+        x += b * 32;
+        done += b;
+    }
+    if (end != 0) {
+        bng_f32x32_store_f32(lane_mean, gm);
+        bng_f32x32_store_f32(lane_m2, gq);
+    }
+    /* The plane's last n % 32 elements, each a block of one into its lane. */
+    for (i = 0; i < 49 % 32; i++) {
+        const float n_f = 1.0f, w_new = n_f / (float)(done + 1), w_cross = (float)done * w_new;
+        const bng_f32x1 shift_t = bng_f32x1_broadcast(shift);
+        bng_f32x1 st = bng_f32x1_zero(), gmt = bng_f32x1_zero(), gqt = bng_f32x1_zero();
+
+        if (done != 0) {
+            gmt = bng_f32x1_load_f32(lane_mean + i);
+            gqt = bng_f32x1_load_f32(lane_m2 + i);
+        }
+        st = bng_f32x1_add(st, bng_f32x1_sub(bng_f32x1_load_f16(x + i), shift_t));
+        {
+                const bng_f32x1 bmt = bng_f32x1_div(st, bng_f32x1_broadcast(n_f));
+                bng_f32x1 qt = bng_f32x1_zero();
+                    const bng_f32x1 dt = bng_f32x1_sub(bng_f32x1_sub(bng_f32x1_load_f16(x + i), shift_t), bmt);
+                    qt = bng_f32x1_add(qt, bng_f32x1_mul(dt, dt));
+                if (done == 0) {
+                    gmt = bmt;
+                    gqt = qt;
+                } else {
+                    const bng_f32x1 deltat = bng_f32x1_sub(bmt, gmt);
+                    gmt = bng_f32x1_add(gmt, bng_f32x1_mul(deltat, bng_f32x1_broadcast(w_new)));
+                    gqt = bng_f32x1_add(gqt, bng_f32x1_add(qt, bng_f32x1_mul(bng_f32x1_mul(deltat, deltat), bng_f32x1_broadcast(w_cross))));
+                }
+        }
+        bng_f32x1_store_f32(lane_mean + i, gmt);
+        bng_f32x1_store_f32(lane_m2 + i, gqt);
+    }
+}
+
+void bng_f16_fwd_nchw_norm_ukernel__mt7004_s49_v32(
+    size_t n, const BNG_VMEM void *x_data, BNG_VMEM void *y_data, float shift, float mean,
+    float gain, float bias, int stream)
+{
+    const BNG_VMEM half *x = x_data;
+    BNG_VMEM half *y = y_data;
+    /* the coefficients broadcast once (as the backward's NCHW dx) */
+    const bng_f32x32 shift_vec = bng_f32x32_broadcast(shift), mean_vec = bng_f32x32_broadcast(mean);
+    const bng_f32x32 gain_vec = bng_f32x32_broadcast(gain), bias_vec = bng_f32x32_broadcast(bias);
+    size_t i;
+
+    (void)n;    /* always 49 */
+    /* y may be x: each vector is loaded before it is stored. */
+    for (i = 0; i + 32 <= 49; i += 32)
+                bng_f32x32_store_out_f16(y + i, bng_f32x32_add(bng_f32x32_mul(bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + i), shift_vec), mean_vec), gain_vec), bias_vec), stream);
+    for (; i < 49; i++)
+                bng_f32x1_store_out_f16(y + i, bng_f32x1_add(bng_f32x1_mul(bng_f32x1_sub(bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(shift)), bng_f32x1_broadcast(mean)), bng_f32x1_broadcast(gain)), bng_f32x1_broadcast(bias)), stream);
+}
+
+
+/* ---- forward NCHW, spatial == 196: 6 vectors of 32 lanes, 4 lanes more ---- */
+
+void bng_f16_fwd_nchw_stats_ukernel__mt7004_s196_v32(
+    size_t n, size_t merged, const BNG_VMEM void *x_data, float shift,
+    BNG_VMEM float *lane_mean, BNG_VMEM float *lane_m2)
+{
+    const BNG_VMEM half *x = x_data;
+    const bng_f32x32 shift_vec = bng_f32x32_broadcast(shift);
+    const size_t end = merged + 196 / 32;
+    bng_f32x32 gm = bng_f32x32_zero(), gq = bng_f32x32_zero();
+    size_t done = merged, i;
+
+    (void)n;    /* always 196: the table registers this set for it alone */
+    if (merged != 0) {
+        gm = bng_f32x32_load_f32(lane_mean);
+        gq = bng_f32x32_load_f32(lane_m2);
+    }
+    /* A block of b vectors at a time, its sums in four accumulators (j % 4). */
+    while (done < end) {
+        const size_t b = end - done < BNG_NCHW_BLOCK_VECTORS ? end - done : BNG_NCHW_BLOCK_VECTORS;
+        const float n_f = (float)b, w_new = n_f / (float)(done + b), w_cross = (float)done * w_new;
+        bng_f32x32 s0 = bng_f32x32_zero(), s1 = bng_f32x32_zero(), s2 = bng_f32x32_zero(), s3 = bng_f32x32_zero(), s;
+        size_t j;
+
+        for (j = 0; j + 4 <= b; j += 4) {
+            s0 = bng_f32x32_add(s0, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 0) * 32), shift_vec));
+            s1 = bng_f32x32_add(s1, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 1) * 32), shift_vec));
+            s2 = bng_f32x32_add(s2, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 2) * 32), shift_vec));
+            s3 = bng_f32x32_add(s3, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 3) * 32), shift_vec));
+        }
+        if (j + 0 < b) {
+            s0 = bng_f32x32_add(s0, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 0) * 32), shift_vec));
+        }
+        if (j + 1 < b) {
+            s1 = bng_f32x32_add(s1, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 1) * 32), shift_vec));
+        }
+        if (j + 2 < b) {
+            s2 = bng_f32x32_add(s2, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 2) * 32), shift_vec));
+        }
+        s = bng_f32x32_add(bng_f32x32_add(s0, s1), bng_f32x32_add(s2, s3));
+        {
+                const bng_f32x32 bm = bng_f32x32_div(s, bng_f32x32_broadcast(n_f));
+                bng_f32x32 q = bng_f32x32_zero();
+            bng_f32x32 q0 = bng_f32x32_zero(), q1 = bng_f32x32_zero(), q2 = bng_f32x32_zero(), q3 = bng_f32x32_zero();
+
+            for (j = 0; j + 4 <= b; j += 4) {
+                const bng_f32x32 d0 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 0) * 32), shift_vec), bm);
+                    q0 = bng_f32x32_add(q0, bng_f32x32_mul(d0, d0));
+                const bng_f32x32 d1 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 1) * 32), shift_vec), bm);
+                    q1 = bng_f32x32_add(q1, bng_f32x32_mul(d1, d1));
+                const bng_f32x32 d2 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 2) * 32), shift_vec), bm);
+                    q2 = bng_f32x32_add(q2, bng_f32x32_mul(d2, d2));
+                const bng_f32x32 d3 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 3) * 32), shift_vec), bm);
+                    q3 = bng_f32x32_add(q3, bng_f32x32_mul(d3, d3));
+            }
+            if (j + 0 < b) {
+                const bng_f32x32 d0 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 0) * 32), shift_vec), bm);
+                    q0 = bng_f32x32_add(q0, bng_f32x32_mul(d0, d0));
+            }
+            if (j + 1 < b) {
+                const bng_f32x32 d1 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 1) * 32), shift_vec), bm);
+                    q1 = bng_f32x32_add(q1, bng_f32x32_mul(d1, d1));
+            }
+            if (j + 2 < b) {
+                const bng_f32x32 d2 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 2) * 32), shift_vec), bm);
+                    q2 = bng_f32x32_add(q2, bng_f32x32_mul(d2, d2));
+            }
+            q = bng_f32x32_add(bng_f32x32_add(q0, q1), bng_f32x32_add(q2, q3));
+                if (done == 0) {
+                    gm = bm;
+                    gq = q;
+                } else {
+                    const bng_f32x32 delta = bng_f32x32_sub(bm, gm);
+                    gm = bng_f32x32_add(gm, bng_f32x32_mul(delta, bng_f32x32_broadcast(w_new)));
+                    gq = bng_f32x32_add(gq, bng_f32x32_add(q, bng_f32x32_mul(bng_f32x32_mul(delta, delta), bng_f32x32_broadcast(w_cross))));
+                }
+        }
+        x += b * 32;
+        done += b;
+    }
+    if (end != 0) {
+        bng_f32x32_store_f32(lane_mean, gm);
+        bng_f32x32_store_f32(lane_m2, gq);
+    }
+    /* The plane's last n % 32 elements, each a block of one into its lane. */
+    for (i = 0; i < 196 % 32; i++) {
+        const float n_f = 1.0f, w_new = n_f / (float)(done + 1), w_cross = (float)done * w_new;
+        const bng_f32x1 shift_t = bng_f32x1_broadcast(shift);
+        bng_f32x1 st = bng_f32x1_zero(), gmt = bng_f32x1_zero(), gqt = bng_f32x1_zero();
+
+        if (done != 0) {
+            gmt = bng_f32x1_load_f32(lane_mean + i);
+            gqt = bng_f32x1_load_f32(lane_m2 + i);
+        }
+        st = bng_f32x1_add(st, bng_f32x1_sub(bng_f32x1_load_f16(x + i), shift_t));
+        {
+                const bng_f32x1 bmt = bng_f32x1_div(st, bng_f32x1_broadcast(n_f));
+                bng_f32x1 qt = bng_f32x1_zero();
+                    const bng_f32x1 dt = bng_f32x1_sub(bng_f32x1_sub(bng_f32x1_load_f16(x + i), shift_t), bmt);
+                    qt = bng_f32x1_add(qt, bng_f32x1_mul(dt, dt));
+                if (done == 0) {
+                    gmt = bmt;
+                    gqt = qt;
+                } else {
+                    const bng_f32x1 deltat = bng_f32x1_sub(bmt, gmt);
+                    gmt = bng_f32x1_add(gmt, bng_f32x1_mul(deltat, bng_f32x1_broadcast(w_new)));
+                    gqt = bng_f32x1_add(gqt, bng_f32x1_add(qt, bng_f32x1_mul(bng_f32x1_mul(deltat, deltat), bng_f32x1_broadcast(w_cross))));
+                }
+        }
+        bng_f32x1_store_f32(lane_mean + i, gmt);
+        bng_f32x1_store_f32(lane_m2 + i, gqt);
+    }
+}
+
+void bng_f16_fwd_nchw_norm_ukernel__mt7004_s196_v32(
+    size_t n, const BNG_VMEM void *x_data, BNG_VMEM void *y_data, float shift, float mean,
+    float gain, float bias, int stream)
+{
+    const BNG_VMEM half *x = x_data;
+    BNG_VMEM half *y = y_data;
+    /* the coefficients broadcast once (as the backward's NCHW dx) */
+    const bng_f32x32 shift_vec = bng_f32x32_broadcast(shift), mean_vec = bng_f32x32_broadcast(mean);
+    const bng_f32x32 gain_vec = bng_f32x32_broadcast(gain), bias_vec = bng_f32x32_broadcast(bias);
+    size_t i;
+
+    (void)n;    /* always 196 */
+    /* y may be x: each vector is loaded before it is stored. */
+    for (i = 0; i + 32 <= 196; i += 32)
+                bng_f32x32_store_out_f16(y + i, bng_f32x32_add(bng_f32x32_mul(bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + i), shift_vec), mean_vec), gain_vec), bias_vec), stream);
+    for (; i < 196; i++)
+                bng_f32x1_store_out_f16(y + i, bng_f32x1_add(bng_f32x1_mul(bng_f32x1_sub(bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(shift)), bng_f32x1_broadcast(mean)), bng_f32x1_broadcast(gain)), bng_f32x1_broadcast(bias)), stream);
+}
+
+
+/* ---- forward NCHW, spatial == 784: 24 vectors of 32 lanes, 16 lanes more ---- */
+
+void bng_f16_fwd_nchw_stats_ukernel__mt7004_s784_v32(
+    size_t n, size_t merged, const BNG_VMEM void *x_data, float shift,
+    BNG_VMEM float *lane_mean, BNG_VMEM float *lane_m2)
+{
+    const BNG_VMEM half *x = x_data;
+    const bng_f32x32 shift_vec = bng_f32x32_broadcast(shift);
+    const size_t end = merged + 784 / 32;
+    bng_f32x32 gm = bng_f32x32_zero(), gq = bng_f32x32_zero();
+    size_t done = merged, i;
+
+    (void)n;    /* always 784: the table registers this set for it alone */
+    if (merged != 0) {
+        gm = bng_f32x32_load_f32(lane_mean);
+        gq = bng_f32x32_load_f32(lane_m2);
+    }
+    /* A block of b vectors at a time, its sums in four accumulators (j % 4). */
+    while (done < end) {
+        const size_t b = end - done < BNG_NCHW_BLOCK_VECTORS ? end - done : BNG_NCHW_BLOCK_VECTORS;
+        const float n_f = (float)b, w_new = n_f / (float)(done + b), w_cross = (float)done * w_new;
+        bng_f32x32 s0 = bng_f32x32_zero(), s1 = bng_f32x32_zero(), s2 = bng_f32x32_zero(), s3 = bng_f32x32_zero(), s;
+        size_t j;
+
+        for (j = 0; j + 4 <= b; j += 4) {
+            s0 = bng_f32x32_add(s0, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 0) * 32), shift_vec));
+            s1 = bng_f32x32_add(s1, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 1) * 32), shift_vec));
+            s2 = bng_f32x32_add(s2, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 2) * 32), shift_vec));
+            s3 = bng_f32x32_add(s3, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 3) * 32), shift_vec));
+        }
+        if (j + 0 < b) {
+            s0 = bng_f32x32_add(s0, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 0) * 32), shift_vec));
+        }
+        if (j + 1 < b) {
+            s1 = bng_f32x32_add(s1, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 1) * 32), shift_vec));
+        }
+        if (j + 2 < b) {
+            s2 = bng_f32x32_add(s2, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 2) * 32), shift_vec));
+        }
+        s = bng_f32x32_add(bng_f32x32_add(s0, s1), bng_f32x32_add(s2, s3));
+        {
+                const bng_f32x32 bm = bng_f32x32_div(s, bng_f32x32_broadcast(n_f));
+                bng_f32x32 q = bng_f32x32_zero();
+            bng_f32x32 q0 = bng_f32x32_zero(), q1 = bng_f32x32_zero(), q2 = bng_f32x32_zero(), q3 = bng_f32x32_zero();
+
+            for (j = 0; j + 4 <= b; j += 4) {
+                const bng_f32x32 d0 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 0) * 32), shift_vec), bm);
+                    q0 = bng_f32x32_add(q0, bng_f32x32_mul(d0, d0));
+                const bng_f32x32 d1 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 1) * 32), shift_vec), bm);
+                    q1 = bng_f32x32_add(q1, bng_f32x32_mul(d1, d1));
+                const bng_f32x32 d2 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 2) * 32), shift_vec), bm);
+                    q2 = bng_f32x32_add(q2, bng_f32x32_mul(d2, d2));
+                const bng_f32x32 d3 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 3) * 32), shift_vec), bm);
+                    q3 = bng_f32x32_add(q3, bng_f32x32_mul(d3, d3));
+            }
+            if (j + 0 < b) {
+                const bng_f32x32 d0 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 0) * 32), shift_vec), bm);
+                    q0 = bng_f32x32_add(q0, bng_f32x32_mul(d0, d0));
+            }
+            if (j + 1 < b) {
+                const bng_f32x32 d1 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 1) * 32), shift_vec), bm);
+                    q1 = bng_f32x32_add(q1, bng_f32x32_mul(d1, d1));
+            }
+            if (j + 2 < b) {
+                const bng_f32x32 d2 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 2) * 32), shift_vec), bm);
+                    q2 = bng_f32x32_add(q2, bng_f32x32_mul(d2, d2));
+            }
+            q = bng_f32x32_add(bng_f32x32_add(q0, q1), bng_f32x32_add(q2, q3));
+                if (done == 0) {
+                    gm = bm;
+                    gq = q;
+                } else {
+                    const bng_f32x32 delta = bng_f32x32_sub(bm, gm);
+                    gm = bng_f32x32_add(gm, bng_f32x32_mul(delta, bng_f32x32_broadcast(w_new)));
+                    gq = bng_f32x32_add(gq, bng_f32x32_add(q, bng_f32x32_mul(bng_f32x32_mul(delta, delta), bng_f32x32_broadcast(w_cross))));
+                }
+        }
+        x += b * 32;
+        done += b;
+    }
+    if (end != 0) {
+        bng_f32x32_store_f32(lane_mean, gm);
+        bng_f32x32_store_f32(lane_m2, gq);
+    }
+    /* The plane's last n % 32 elements, each a block of one into its lane. */
+    for (i = 0; i < 784 % 32; i++) {
+        const float n_f = 1.0f, w_new = n_f / (float)(done + 1), w_cross = (float)done * w_new;
+        const bng_f32x1 shift_t = bng_f32x1_broadcast(shift);
+        bng_f32x1 st = bng_f32x1_zero(), gmt = bng_f32x1_zero(), gqt = bng_f32x1_zero();
+
+        if (done != 0) {
+            gmt = bng_f32x1_load_f32(lane_mean + i);
+            gqt = bng_f32x1_load_f32(lane_m2 + i);
+        }
+        st = bng_f32x1_add(st, bng_f32x1_sub(bng_f32x1_load_f16(x + i), shift_t));
+        {
+                const bng_f32x1 bmt = bng_f32x1_div(st, bng_f32x1_broadcast(n_f));
+                bng_f32x1 qt = bng_f32x1_zero();
+                    const bng_f32x1 dt = bng_f32x1_sub(bng_f32x1_sub(bng_f32x1_load_f16(x + i), shift_t), bmt);
+                    qt = bng_f32x1_add(qt, bng_f32x1_mul(dt, dt));
+                if (done == 0) {
+                    gmt = bmt;
+                    gqt = qt;
+                } else {
+                    const bng_f32x1 deltat = bng_f32x1_sub(bmt, gmt);
+                    gmt = bng_f32x1_add(gmt, bng_f32x1_mul(deltat, bng_f32x1_broadcast(w_new)));
+                    gqt = bng_f32x1_add(gqt, bng_f32x1_add(qt, bng_f32x1_mul(bng_f32x1_mul(deltat, deltat), bng_f32x1_broadcast(w_cross))));
+                }
+        }
+        bng_f32x1_store_f32(lane_mean + i, gmt);
+        bng_f32x1_store_f32(lane_m2 + i, gqt);
+    }
+}
+
+void bng_f16_fwd_nchw_norm_ukernel__mt7004_s784_v32(
+    size_t n, const BNG_VMEM void *x_data, BNG_VMEM void *y_data, float shift, float mean,
+    float gain, float bias, int stream)
+{
+    const BNG_VMEM half *x = x_data;
+    BNG_VMEM half *y = y_data;
+    /* the coefficients broadcast once (as the backward's NCHW dx) */
+    const bng_f32x32 shift_vec = bng_f32x32_broadcast(shift), mean_vec = bng_f32x32_broadcast(mean);
+    const bng_f32x32 gain_vec = bng_f32x32_broadcast(gain), bias_vec = bng_f32x32_broadcast(bias);
+    size_t i;
+
+    (void)n;    /* always 784 */
+    /* y may be x: each vector is loaded before it is stored. */
+    for (i = 0; i + 32 <= 784; i += 32)
+                bng_f32x32_store_out_f16(y + i, bng_f32x32_add(bng_f32x32_mul(bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + i), shift_vec), mean_vec), gain_vec), bias_vec), stream);
+    for (; i < 784; i++)
+                bng_f32x1_store_out_f16(y + i, bng_f32x1_add(bng_f32x1_mul(bng_f32x1_sub(bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(shift)), bng_f32x1_broadcast(mean)), bng_f32x1_broadcast(gain)), bng_f32x1_broadcast(bias)), stream);
+}
+
+
+/* ---- forward NCHW, spatial == 3136: 98 vectors of 32 lanes ---- */
+
+void bng_f16_fwd_nchw_stats_ukernel__mt7004_s3136_v32(
+    size_t n, size_t merged, const BNG_VMEM void *x_data, float shift,
+    BNG_VMEM float *lane_mean, BNG_VMEM float *lane_m2)
+{
+    const BNG_VMEM half *x = x_data;
+    const bng_f32x32 shift_vec = bng_f32x32_broadcast(shift);
+    const size_t end = merged + 3136 / 32;
+    bng_f32x32 gm = bng_f32x32_zero(), gq = bng_f32x32_zero();
+    size_t done = merged;
+
+    (void)n;    /* always 3136: the table registers this set for it alone */
+    if (merged != 0) {
+        gm = bng_f32x32_load_f32(lane_mean);
+        gq = bng_f32x32_load_f32(lane_m2);
+    }
+    /* A block of b vectors at a time, its sums in four accumulators (j % 4). */
+    while (done < end) {
+        const size_t b = end - done < BNG_NCHW_BLOCK_VECTORS ? end - done : BNG_NCHW_BLOCK_VECTORS;
+        const float n_f = (float)b, w_new = n_f / (float)(done + b), w_cross = (float)done * w_new;
+        bng_f32x32 s0 = bng_f32x32_zero(), s1 = bng_f32x32_zero(), s2 = bng_f32x32_zero(), s3 = bng_f32x32_zero(), s;
+        size_t j;
+
+        for (j = 0; j + 4 <= b; j += 4) {
+            s0 = bng_f32x32_add(s0, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 0) * 32), shift_vec));
+            s1 = bng_f32x32_add(s1, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 1) * 32), shift_vec));
+            s2 = bng_f32x32_add(s2, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 2) * 32), shift_vec));
+            s3 = bng_f32x32_add(s3, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 3) * 32), shift_vec));
+        }
+        if (j + 0 < b) {
+            s0 = bng_f32x32_add(s0, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 0) * 32), shift_vec));
+        }
+        if (j + 1 < b) {
+            s1 = bng_f32x32_add(s1, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 1) * 32), shift_vec));
+        }
+        if (j + 2 < b) {
+            s2 = bng_f32x32_add(s2, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 2) * 32), shift_vec));
+        }
+        s = bng_f32x32_add(bng_f32x32_add(s0, s1), bng_f32x32_add(s2, s3));
+        {
+                const bng_f32x32 bm = bng_f32x32_div(s, bng_f32x32_broadcast(n_f));
+                bng_f32x32 q = bng_f32x32_zero();
+            bng_f32x32 q0 = bng_f32x32_zero(), q1 = bng_f32x32_zero(), q2 = bng_f32x32_zero(), q3 = bng_f32x32_zero();
+
+            for (j = 0; j + 4 <= b; j += 4) {
+                const bng_f32x32 d0 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 0) * 32), shift_vec), bm);
+                    q0 = bng_f32x32_add(q0, bng_f32x32_mul(d0, d0));
+                const bng_f32x32 d1 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 1) * 32), shift_vec), bm);
+                    q1 = bng_f32x32_add(q1, bng_f32x32_mul(d1, d1));
+                const bng_f32x32 d2 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 2) * 32), shift_vec), bm);
+                    q2 = bng_f32x32_add(q2, bng_f32x32_mul(d2, d2));
+                const bng_f32x32 d3 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 3) * 32), shift_vec), bm);
+                    q3 = bng_f32x32_add(q3, bng_f32x32_mul(d3, d3));
+            }
+            if (j + 0 < b) {
+                const bng_f32x32 d0 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 0) * 32), shift_vec), bm);
+                    q0 = bng_f32x32_add(q0, bng_f32x32_mul(d0, d0));
+            }
+            if (j + 1 < b) {
+                const bng_f32x32 d1 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 1) * 32), shift_vec), bm);
+                    q1 = bng_f32x32_add(q1, bng_f32x32_mul(d1, d1));
+            }
+            if (j + 2 < b) {
+                const bng_f32x32 d2 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 2) * 32), shift_vec), bm);
+                    q2 = bng_f32x32_add(q2, bng_f32x32_mul(d2, d2));
+            }
+            q = bng_f32x32_add(bng_f32x32_add(q0, q1), bng_f32x32_add(q2, q3));
+                if (done == 0) {
+                    gm = bm;
+                    gq = q;
+                } else {
+                    const bng_f32x32 delta = bng_f32x32_sub(bm, gm);
+                    gm = bng_f32x32_add(gm, bng_f32x32_mul(delta, bng_f32x32_broadcast(w_new)));
+                    gq = bng_f32x32_add(gq, bng_f32x32_add(q, bng_f32x32_mul(bng_f32x32_mul(delta, delta), bng_f32x32_broadcast(w_cross))));
+                }
+        }
+        x += b * 32;
+        done += b;
+    }
+    if (end != 0) {
+        bng_f32x32_store_f32(lane_mean, gm);
+        bng_f32x32_store_f32(lane_m2, gq);
+    }
+}
+
+void bng_f16_fwd_nchw_norm_ukernel__mt7004_s3136_v32(
+    size_t n, const BNG_VMEM void *x_data, BNG_VMEM void *y_data, float shift, float mean,
+    float gain, float bias, int stream)
+{
+    const BNG_VMEM half *x = x_data;
+    BNG_VMEM half *y = y_data;
+    /* the coefficients broadcast once (as the backward's NCHW dx) */
+    const bng_f32x32 shift_vec = bng_f32x32_broadcast(shift), mean_vec = bng_f32x32_broadcast(mean);
+    const bng_f32x32 gain_vec = bng_f32x32_broadcast(gain), bias_vec = bng_f32x32_broadcast(bias);
+    size_t i;
+
+    (void)n;    /* always 3136 */
+    /* y may be x: each vector is loaded before it is stored. */
+    for (i = 0; i + 32 <= 3136; i += 32)
+                bng_f32x32_store_out_f16(y + i, bng_f32x32_add(bng_f32x32_mul(bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + i), shift_vec), mean_vec), gain_vec), bias_vec), stream);
+}
+
+
+/* ---- forward NCHW, spatial == 12544: 392 vectors of 32 lanes ---- */
+
+void bng_f16_fwd_nchw_stats_ukernel__mt7004_s12544_v32(
+    size_t n, size_t merged, const BNG_VMEM void *x_data, float shift,
+    BNG_VMEM float *lane_mean, BNG_VMEM float *lane_m2)
+{
+    const BNG_VMEM half *x = x_data;
+    const bng_f32x32 shift_vec = bng_f32x32_broadcast(shift);
+    const size_t end = merged + 12544 / 32;
+    bng_f32x32 gm = bng_f32x32_zero(), gq = bng_f32x32_zero();
+    size_t done = merged;
+
+    (void)n;    /* always 12544: the table registers this set for it alone */
+    if (merged != 0) {
+        gm = bng_f32x32_load_f32(lane_mean);
+        gq = bng_f32x32_load_f32(lane_m2);
+    }
+    /* A block of b vectors at a time, its sums in four accumulators (j % 4). */
+    while (done < end) {
+        const size_t b = end - done < BNG_NCHW_BLOCK_VECTORS ? end - done : BNG_NCHW_BLOCK_VECTORS;
+        const float n_f = (float)b, w_new = n_f / (float)(done + b), w_cross = (float)done * w_new;
+        bng_f32x32 s0 = bng_f32x32_zero(), s1 = bng_f32x32_zero(), s2 = bng_f32x32_zero(), s3 = bng_f32x32_zero(), s;
+        size_t j;
+
+        for (j = 0; j + 4 <= b; j += 4) {
+            s0 = bng_f32x32_add(s0, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 0) * 32), shift_vec));
+            s1 = bng_f32x32_add(s1, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 1) * 32), shift_vec));
+            s2 = bng_f32x32_add(s2, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 2) * 32), shift_vec));
+            s3 = bng_f32x32_add(s3, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 3) * 32), shift_vec));
+        }
+        if (j + 0 < b) {
+            s0 = bng_f32x32_add(s0, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 0) * 32), shift_vec));
+        }
+        if (j + 1 < b) {
+            s1 = bng_f32x32_add(s1, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 1) * 32), shift_vec));
+        }
+        if (j + 2 < b) {
+            s2 = bng_f32x32_add(s2, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 2) * 32), shift_vec));
+        }
+        s = bng_f32x32_add(bng_f32x32_add(s0, s1), bng_f32x32_add(s2, s3));
+        {
+                const bng_f32x32 bm = bng_f32x32_div(s, bng_f32x32_broadcast(n_f));
+                bng_f32x32 q = bng_f32x32_zero();
+            bng_f32x32 q0 = bng_f32x32_zero(), q1 = bng_f32x32_zero(), q2 = bng_f32x32_zero(), q3 = bng_f32x32_zero();
+
+            for (j = 0; j + 4 <= b; j += 4) {
+                const bng_f32x32 d0 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 0) * 32), shift_vec), bm);
+                    q0 = bng_f32x32_add(q0, bng_f32x32_mul(d0, d0));
+                const bng_f32x32 d1 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 1) * 32), shift_vec), bm);
+                    q1 = bng_f32x32_add(q1, bng_f32x32_mul(d1, d1));
+                const bng_f32x32 d2 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 2) * 32), shift_vec), bm);
+                    q2 = bng_f32x32_add(q2, bng_f32x32_mul(d2, d2));
+                const bng_f32x32 d3 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 3) * 32), shift_vec), bm);
+                    q3 = bng_f32x32_add(q3, bng_f32x32_mul(d3, d3));
+            }
+            if (j + 0 < b) {
+                const bng_f32x32 d0 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 0) * 32), shift_vec), bm);
+                    q0 = bng_f32x32_add(q0, bng_f32x32_mul(d0, d0));
+            }
+            if (j + 1 < b) {
+                const bng_f32x32 d1 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 1) * 32), shift_vec), bm);
+                    q1 = bng_f32x32_add(q1, bng_f32x32_mul(d1, d1));
+            }
+            if (j + 2 < b) {
+                const bng_f32x32 d2 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 2) * 32), shift_vec), bm);
+                    q2 = bng_f32x32_add(q2, bng_f32x32_mul(d2, d2));
+            }
+            q = bng_f32x32_add(bng_f32x32_add(q0, q1), bng_f32x32_add(q2, q3));
+                if (done == 0) {
+                    gm = bm;
+                    gq = q;
+                } else {
+                    const bng_f32x32 delta = bng_f32x32_sub(bm, gm);
+                    gm = bng_f32x32_add(gm, bng_f32x32_mul(delta, bng_f32x32_broadcast(w_new)));
+                    gq = bng_f32x32_add(gq, bng_f32x32_add(q, bng_f32x32_mul(bng_f32x32_mul(delta, delta), bng_f32x32_broadcast(w_cross))));
+                }
+        }
+        x += b * 32;
+        done += b;
+    }
+    if (end != 0) {
+        bng_f32x32_store_f32(lane_mean, gm);
+        bng_f32x32_store_f32(lane_m2, gq);
+    }
+}
+
+void bng_f16_fwd_nchw_norm_ukernel__mt7004_s12544_v32(
+    size_t n, const BNG_VMEM void *x_data, BNG_VMEM void *y_data, float shift, float mean,
+    float gain, float bias, int stream)
+{
+    const BNG_VMEM half *x = x_data;
+    BNG_VMEM half *y = y_data;
+    /* the coefficients broadcast once (as the backward's NCHW dx) */
+    const bng_f32x32 shift_vec = bng_f32x32_broadcast(shift), mean_vec = bng_f32x32_broadcast(mean);
+    const bng_f32x32 gain_vec = bng_f32x32_broadcast(gain), bias_vec = bng_f32x32_broadcast(bias);
+    size_t i;
+
+    (void)n;    /* always 12544 */
+    /* y may be x: each vector is loaded before it is stored. */
+    for (i = 0; i + 32 <= 12544; i += 32)
+                bng_f32x32_store_out_f16(y + i, bng_f32x32_add(bng_f32x32_mul(bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + i), shift_vec), mean_vec), gain_vec), bias_vec), stream);
+}
+
+
+/* ---- forward NCHW, generic: any piece of a plane, 32 lanes then single lanes ---- */
+
+void bng_f16_fwd_nchw_stats_ukernel__mt7004_generic_v32(
+    size_t n, size_t merged, const BNG_VMEM void *x_data, float shift,
+    BNG_VMEM float *lane_mean, BNG_VMEM float *lane_m2)
+{
+    const BNG_VMEM half *x = x_data;
+    const bng_f32x32 shift_vec = bng_f32x32_broadcast(shift);
+    const size_t end = merged + n / 32;
+    bng_f32x32 gm = bng_f32x32_zero(), gq = bng_f32x32_zero();
+    size_t done = merged, i;
+
+    if (merged != 0) {
+        gm = bng_f32x32_load_f32(lane_mean);
+        gq = bng_f32x32_load_f32(lane_m2);
+    }
+    /* A block of b vectors at a time, its sums in four accumulators (j % 4). */
+    while (done < end) {
+        const size_t b = end - done < BNG_NCHW_BLOCK_VECTORS ? end - done : BNG_NCHW_BLOCK_VECTORS;
+        const float n_f = (float)b, w_new = n_f / (float)(done + b), w_cross = (float)done * w_new;
+        bng_f32x32 s0 = bng_f32x32_zero(), s1 = bng_f32x32_zero(), s2 = bng_f32x32_zero(), s3 = bng_f32x32_zero(), s;
+        size_t j;
+
+        for (j = 0; j + 4 <= b; j += 4) {
+            s0 = bng_f32x32_add(s0, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 0) * 32), shift_vec));
+            s1 = bng_f32x32_add(s1, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 1) * 32), shift_vec));
+            s2 = bng_f32x32_add(s2, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 2) * 32), shift_vec));
+            s3 = bng_f32x32_add(s3, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 3) * 32), shift_vec));
+        }
+        if (j + 0 < b) {
+            s0 = bng_f32x32_add(s0, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 0) * 32), shift_vec));
+        }
+        if (j + 1 < b) {
+            s1 = bng_f32x32_add(s1, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 1) * 32), shift_vec));
+        }
+        if (j + 2 < b) {
+            s2 = bng_f32x32_add(s2, bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 2) * 32), shift_vec));
+        }
+        s = bng_f32x32_add(bng_f32x32_add(s0, s1), bng_f32x32_add(s2, s3));
+        {
+                const bng_f32x32 bm = bng_f32x32_div(s, bng_f32x32_broadcast(n_f));
+                bng_f32x32 q = bng_f32x32_zero();
+            bng_f32x32 q0 = bng_f32x32_zero(), q1 = bng_f32x32_zero(), q2 = bng_f32x32_zero(), q3 = bng_f32x32_zero();
+
+            for (j = 0; j + 4 <= b; j += 4) {
+                const bng_f32x32 d0 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 0) * 32), shift_vec), bm);
+                    q0 = bng_f32x32_add(q0, bng_f32x32_mul(d0, d0));
+                const bng_f32x32 d1 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 1) * 32), shift_vec), bm);
+                    q1 = bng_f32x32_add(q1, bng_f32x32_mul(d1, d1));
+                const bng_f32x32 d2 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 2) * 32), shift_vec), bm);
+                    q2 = bng_f32x32_add(q2, bng_f32x32_mul(d2, d2));
+                const bng_f32x32 d3 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 3) * 32), shift_vec), bm);
+                    q3 = bng_f32x32_add(q3, bng_f32x32_mul(d3, d3));
+            }
+            if (j + 0 < b) {
+                const bng_f32x32 d0 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 0) * 32), shift_vec), bm);
+                    q0 = bng_f32x32_add(q0, bng_f32x32_mul(d0, d0));
+            }
+            if (j + 1 < b) {
+                const bng_f32x32 d1 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 1) * 32), shift_vec), bm);
+                    q1 = bng_f32x32_add(q1, bng_f32x32_mul(d1, d1));
+            }
+            if (j + 2 < b) {
+                const bng_f32x32 d2 = bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + (j + 2) * 32), shift_vec), bm);
+                    q2 = bng_f32x32_add(q2, bng_f32x32_mul(d2, d2));
+            }
+            q = bng_f32x32_add(bng_f32x32_add(q0, q1), bng_f32x32_add(q2, q3));
+                if (done == 0) {
+                    gm = bm;
+                    gq = q;
+                } else {
+                    const bng_f32x32 delta = bng_f32x32_sub(bm, gm);
+                    gm = bng_f32x32_add(gm, bng_f32x32_mul(delta, bng_f32x32_broadcast(w_new)));
+                    gq = bng_f32x32_add(gq, bng_f32x32_add(q, bng_f32x32_mul(bng_f32x32_mul(delta, delta), bng_f32x32_broadcast(w_cross))));
+                }
+        }
+        x += b * 32;
+        done += b;
+    }
+    if (end != 0) {
+        bng_f32x32_store_f32(lane_mean, gm);
+        bng_f32x32_store_f32(lane_m2, gq);
+    }
+    /* The plane's last n % 32 elements, each a block of one into its lane. */
+    for (i = 0; i < n % 32; i++) {
+        const float n_f = 1.0f, w_new = n_f / (float)(done + 1), w_cross = (float)done * w_new;
+        const bng_f32x1 shift_t = bng_f32x1_broadcast(shift);
+        bng_f32x1 st = bng_f32x1_zero(), gmt = bng_f32x1_zero(), gqt = bng_f32x1_zero();
+
+        if (done != 0) {
+            gmt = bng_f32x1_load_f32(lane_mean + i);
+            gqt = bng_f32x1_load_f32(lane_m2 + i);
+        }
+        st = bng_f32x1_add(st, bng_f32x1_sub(bng_f32x1_load_f16(x + i), shift_t));
+        {
+                const bng_f32x1 bmt = bng_f32x1_div(st, bng_f32x1_broadcast(n_f));
+                bng_f32x1 qt = bng_f32x1_zero();
+                    const bng_f32x1 dt = bng_f32x1_sub(bng_f32x1_sub(bng_f32x1_load_f16(x + i), shift_t), bmt);
+                    qt = bng_f32x1_add(qt, bng_f32x1_mul(dt, dt));
+                if (done == 0) {
+                    gmt = bmt;
+                    gqt = qt;
+                } else {
+                    const bng_f32x1 deltat = bng_f32x1_sub(bmt, gmt);
+                    gmt = bng_f32x1_add(gmt, bng_f32x1_mul(deltat, bng_f32x1_broadcast(w_new)));
+                    gqt = bng_f32x1_add(gqt, bng_f32x1_add(qt, bng_f32x1_mul(bng_f32x1_mul(deltat, deltat), bng_f32x1_broadcast(w_cross))));
+                }
+        }
+        bng_f32x1_store_f32(lane_mean + i, gmt);
+        bng_f32x1_store_f32(lane_m2 + i, gqt);
+    }
+}
+
+void bng_f16_fwd_nchw_norm_ukernel__mt7004_generic_v32(
+    size_t n, const BNG_VMEM void *x_data, BNG_VMEM void *y_data, float shift, float mean,
+    float gain, float bias, int stream)
+{
+    const BNG_VMEM half *x = x_data;
+    BNG_VMEM half *y = y_data;
+    /* the coefficients broadcast once (as the backward's NCHW dx) */
+    const bng_f32x32 shift_vec = bng_f32x32_broadcast(shift), mean_vec = bng_f32x32_broadcast(mean);
+    const bng_f32x32 gain_vec = bng_f32x32_broadcast(gain), bias_vec = bng_f32x32_broadcast(bias);
+    size_t i;
+
+    /* y may be x: each vector is loaded before it is stored. */
+    for (i = 0; i + 32 <= n; i += 32)
+                bng_f32x32_store_out_f16(y + i, bng_f32x32_add(bng_f32x32_mul(bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + i), shift_vec), mean_vec), gain_vec), bias_vec), stream);
+    for (; i < n; i++)
+                bng_f32x1_store_out_f16(y + i, bng_f32x1_add(bng_f32x1_mul(bng_f32x1_sub(bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(shift)), bng_f32x1_broadcast(mean)), bng_f32x1_broadcast(gain)), bng_f32x1_broadcast(bias)), stream);
+}
+
+/* The keep bits of 16 consecutive values, least significant first, from their keep
+ * words (the masked load's, bit 0 of each). */
+static unsigned long bng_f16_fwd_nchw_keeps(const uint16_t *keep)
+{
+    /* spelled out, one term a value: a compiler packs them with vector shifts */
+    return (unsigned long)keep[0] << 0 | (unsigned long)keep[1] << 1 | (unsigned long)keep[2] << 2 | (unsigned long)keep[3] << 3
+           | (unsigned long)keep[4] << 4 | (unsigned long)keep[5] << 5 | (unsigned long)keep[6] << 6 | (unsigned long)keep[7] << 7
+           | (unsigned long)keep[8] << 8 | (unsigned long)keep[9] << 9 | (unsigned long)keep[10] << 10 | (unsigned long)keep[11] << 11
+           | (unsigned long)keep[12] << 12 | (unsigned long)keep[13] << 13 | (unsigned long)keep[14] << 14 | (unsigned long)keep[15] << 15;
+}
+
+void bng_f16_fwd_nchw_norm_relu_ukernel__mt7004_generic_v32(
+    size_t n, const BNG_VMEM void *x_data, BNG_VMEM void *y_data, float shift, float mean,
+    float gain, float bias, BNG_VMEM void *bits_data, int stream)
+{
+    const BNG_VMEM half *x = x_data;
+    BNG_VMEM half *y = y_data;
+    BNG_VMEM uint16_t *bits = bits_data;
+    const bng_f32x32 shift_vec = bng_f32x32_broadcast(shift), mean_vec = bng_f32x32_broadcast(mean);
+    const bng_f32x32 gain_vec = bng_f32x32_broadcast(gain), bias_vec = bng_f32x32_broadcast(bias);
+    /* a vector's room for its values as stored (fwd_norm_relu_store), and for its keep
+     * words, read as integers */
+    half held[32];
+    union {
+        half v[32];
+        uint16_t u[32];
+    } kept;
+    const unsigned bit = 0;     /* each value's keep into bit 0 of its keep word */
+    unsigned long word = 0;     /* the bits of the word being built, from element i - i % 16 */
+    size_t i, at;
+
+    /* a vector at a time, its keeps 16 values at a time into the word, which goes to
+     * bits[] after its last value; then the last values one at a time */
+    for (i = 0; i + 32 <= n; i += 32) {
+        bng_keeps32_f16 keep = bng_keeps32_zero_f16();
+
+            bng_f32x32_store_f16(held, bng_f32x32_add(bng_f32x32_mul(bng_f32x32_sub(bng_f32x32_sub(bng_f32x32_load_f16(x + i), shift_vec), mean_vec), gain_vec), bias_vec));
+            bng_f32x32_store_out_f16(y + i, bng_f32x32_load_relu_mark_f16(held, held, &keep, bit), stream);
+        if (bits == NULL)
+            continue;
+        bng_keeps32_store_f16(kept.v, keep);
+        for (at = 0; at < 32; at += 16) {
+            word |= bng_f16_fwd_nchw_keeps(kept.u + at) << ((i + at) % 16);
+            if ((i + at + 16) % 16 == 0) {
+                bits[(i + at) / 16] = (uint16_t)word;
+                word = 0;
+            }
+        }
+    }
+    for (; i < n; i++) {
+        bng_keeps1_f16 keep = bng_keeps1_zero_f16();
+
+            bng_f32x1_store_f16(held, bng_f32x1_add(bng_f32x1_mul(bng_f32x1_sub(bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(shift)), bng_f32x1_broadcast(mean)), bng_f32x1_broadcast(gain)), bng_f32x1_broadcast(bias)));
+            bng_f32x1_store_out_f16(y + i, bng_f32x1_load_relu_mark_f16(held, held, &keep, bit), stream);
+        if (bits == NULL)
+            continue;
+        bng_keeps1_store_f16(kept.v, keep);
+        word |= (unsigned long)kept.u[0] << (i % 16);
+        if (i % 16 == 15) {
+            bits[i / 16] = (uint16_t)word;
+            word = 0;
+        }
+    }
+    if (bits != NULL && n % 16 != 0)
+        bits[n / 16] = (uint16_t)word;     /* the last, partial word */
+}
+
+/* The end of a run of the forward's NCHW planes: their streaming stores (stream != 0)
+   fenced once, in this file, whose vector backend stored them. */
+void bng_f16_fwd_nchw_end_ukernel__mt7004_v32(int stream)
+{
+    bng_store_out_end(stream);
+}
+

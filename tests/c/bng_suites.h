@@ -21,6 +21,15 @@
 /* The target has batch_norm_grad_ext.h's calls. */
 #define EXT_OPS_PRESENT(t) (bng_dtype_has(t, BNG_OP_REDUCE))
 
+/* NCHW's extents a case walks (suite_nchw.c, with nchw): each specialized one, and off
+ * the plan 1, below, at and above a vector, two blocks and a tail; out holds
+ * NCHW_MAX_EXTENTS. */
+#if BNG_HAS_NCHW
+#define NCHW_IGNORE_EXTENT(s) + 1
+#define NCHW_MAX_EXTENTS (5 + 0 BNG_NCHW_SPATIAL(NCHW_IGNORE_EXTENT))
+size_t bng_nchw_extents(const bng_dtype *t, size_t *out);
+#endif
+
 void bng_private_add_tests(Suite *s);       /* suite_private.c */
 void bng_shared_add_tests(Suite *s);        /* suite_shared.c */
 void bng_aliasing_add_tests(Suite *s);      /* suite_aliasing.c */
@@ -31,5 +40,7 @@ void bng_relu_add_tests(Suite *s);          /* suite_relu.c */
 void bng_nchw_add_tests(Suite *s);          /* suite_nchw.c: none without nchw */
 void bng_ukernel_add_tests(Suite *s);       /* suite_ukernels.c */
 void bng_forward_add_tests(Suite *s);       /* suite_forward.c: none without forward */
+void bng_forward_nchw_add_tests(Suite *s);  /* suite_forward_nchw.c: none without forward
+                                               and nchw */
 
 #endif

@@ -19,19 +19,7 @@
 #include "batchnormgrad.h"     /* bng_last_status */
 #include "bng_fwd.h"
 
-#define U32 (1.0 / 16777216.0)     /* float32's unit roundoff */
-
-/* One forward call's arrays, each between guards, and its block. */
-typedef struct {
-    const bng_dtype *t;
-    size_t batch, channel;
-    bng_buffer x, y, mean, invar, scale, bias, moving_mean, moving_var;
-    bng_buffer bits;        /* the ReLU's keep bits (slot 11), written only with RELU_BITS */
-    long long params[BNG_FWD_PARAMS_LEN];
-    size_t merges;          /* the synchronized forward's: merges beyond one call's chain */
-} fwd_case;
-
-enum { DATA_RANDOM, DATA_LARGE_MEAN };
+#include "bng_forward_case.h"
 
 /* k's block points at k's per-channel arrays. */
 static void fwd_point_block(fwd_case *k)
@@ -47,7 +35,7 @@ static void fwd_point_block(fwd_case *k)
 
 /* x per channel around its own mean (DATA_LARGE_MEAN: 10^4 times its spread for float,
  * 10^2 for half, whose 11 bits hold no more), scale, bias, moving statistics. */
-static void fwd_init(fwd_case *k, const bng_dtype *t, size_t batch, size_t channel, int data,
+void fwd_init(fwd_case *k, const bng_dtype *t, size_t batch, size_t channel, int data,
                      long long flags, unsigned seed)
 {
     const size_t n = batch * channel;
@@ -60,6 +48,7 @@ static void fwd_init(fwd_case *k, const bng_dtype *t, size_t batch, size_t chann
     k->batch = batch;
     k->channel = channel;
     k->merges = 0;
+    k->chain = 0;
     k->x = bng_buffer_new(n * t->size);
     k->y = bng_buffer_new(n * t->size);
     k->mean = bng_buffer_new(channel * t->stats_size);
@@ -95,9 +84,8 @@ static void fwd_init(fwd_case *k, const bng_dtype *t, size_t batch, size_t chann
     k->params[BNG_PARAM_FLAGS] = flags;
 }
 
-#define FWD_BUFFERS 9
 /* k's buffers, in the struct's order. */
-static void fwd_buffers(fwd_case *k, bng_buffer **out)
+void fwd_buffers(fwd_case *k, bng_buffer **out)
 {
     out[0] = &k->x;
     out[1] = &k->y;
@@ -110,7 +98,7 @@ static void fwd_buffers(fwd_case *k, bng_buffer **out)
     out[8] = &k->bits;
 }
 
-static void fwd_free(fwd_case *k)
+void fwd_free(fwd_case *k)
 {
     bng_buffer *b[FWD_BUFFERS];
     size_t i;
@@ -122,7 +110,7 @@ static void fwd_free(fwd_case *k)
 
 /* A copy of k's inputs and outputs as they are now, in buffers of its own, its block
  * pointing at them. */
-static void fwd_copy(fwd_case *to, fwd_case *from)
+void fwd_copy(fwd_case *to, fwd_case *from)
 {
     bng_buffer *src[FWD_BUFFERS], *dst[FWD_BUFFERS];
     size_t i;
@@ -149,7 +137,7 @@ static const bng_fwd_kernel *fwd_generic_for(size_t channel)
     return fwd_generic_kernel;
 }
 
-static void fwd_run_generic(const bng_fwd_config *config, void *x, void *y, long long *params)
+void fwd_run_generic(const bng_fwd_config *config, void *x, void *y, long long *params)
 {
     bng_fwd_config generic = *config;
 
@@ -164,7 +152,7 @@ static void fwd_run(fwd_case *k, void *y)
 }
 
 /* The float a slot holds (the inverse of bng_fwd_float). */
-static double slot_float(long long slot)
+double slot_float(long long slot)
 {
     const uint32_t bits = (uint32_t)slot;
     float f;
@@ -194,7 +182,7 @@ static int fwd_channel_special(const fwd_case *k, const double *x_before, size_t
 
 /* Whether y's element i, as stored, lets dy through in the backward's ReLU (y above 0
  * or NaN): spelled here on the element's bits apart from the library's macro. */
-static int fwd_keeps(const bng_dtype *t, const void *y, size_t i)
+int fwd_keeps(const bng_dtype *t, const void *y, size_t i)
 {
     const unsigned char *at = (const unsigned char *)y + i * t->size;
 
@@ -251,7 +239,7 @@ static void fwd_check_bits(const fwd_case *k, const void *y, const char *what)
 /* The float64 reference of one channel, and the bound (docs/contract.md section 15):
  * K float32 roundings on the longest chain, R the largest deviation from the shift (the
  * channel's first value), sigma^2 the variance. */
-static void fwd_check(const fwd_case *k, const double *x_before, const double *mm_before,
+void fwd_check(const fwd_case *k, const double *x_before, const double *mm_before,
                       const double *mv_before, const char *what)
 {
     const bng_dtype *t = k->t;
@@ -262,7 +250,8 @@ static void fwd_check(const fwd_case *k, const double *x_before, const double *m
     const double eps = slot_float(k->params[BNG_FWD_PARAM_EPS]);
     const double mo = slot_float(k->params[BNG_FWD_PARAM_MOMENTUM]);
     const size_t batch = k->batch, channel = k->channel, group = bng_group_rows(batch);
-    const double K = 2.0 * (32 + (group + 31) / 32 + (batch + group - 1) / group + k->merges) + 16;
+    const double K = k->chain != 0 ? k->chain
+                     : 2.0 * (32 + (group + 31) / 32 + (batch + group - 1) / group + k->merges) + 16;
     const double out_u = t->precision / 2, stat_u = t->stats_size == sizeof(float) ? U32 : 1.0 / 2048;
     size_t r, c;
 
@@ -392,7 +381,7 @@ static size_t fwd_channels(const bng_dtype *t, size_t *out)
     return n + bng_off_plan_channels(t, out + n);
 }
 
-static const long long fwd_flag_sets[] = {
+const long long fwd_flag_sets[FWD_FLAG_SETS] = {
     0, BNG_FWD_TORCH, BNG_FWD_FIX_GAMMA, BNG_FWD_GLOBAL_STATS, BNG_FWD_KEEP_MOVING,
     BNG_FWD_FIX_GAMMA | BNG_FWD_TORCH, BNG_FWD_RELU | BNG_FWD_RELU_BITS,
     BNG_FWD_GLOBAL_STATS | BNG_FWD_RELU,
@@ -546,7 +535,7 @@ static void fwd_call_shared(void *p)
     c->k->t->forward_s(c->x, c->y, c->core_mask);
 }
 
-static void fwd_run_shared_on(fwd_case *k, void *x, void *y, int core_mask)
+void fwd_run_shared_on(fwd_case *k, void *x, void *y, int core_mask)
 {
     fwd_shared_call c;
 
@@ -570,7 +559,7 @@ static void fwd_call(fwd_case *k, void *x, void *y, int shared, int core_mask)
 
 /* A refused call (_p, or _s on core_mask with `shared`) writes its status and nothing
  * else: every output keeps its bytes, every other slot its value. */
-static void fwd_expect_refused_by(fwd_case *k, void *x, void *y, int shared, int core_mask,
+void fwd_expect_refused_by(fwd_case *k, void *x, void *y, int shared, int core_mask,
                                   long long expected, const char *what)
 {
     fwd_case before;
@@ -748,7 +737,7 @@ START_TEST(test_forward_refusals)
 END_TEST
 
 /* Every output of b (y at b_y) has the bits of a's (y at a_y). */
-static void fwd_expect_same_outputs(const fwd_case *a, const void *a_y, const fwd_case *b,
+void fwd_expect_same_outputs(const fwd_case *a, const void *a_y, const fwd_case *b,
                                     const void *b_y, const char *what)
 {
     char shape[96];
@@ -766,10 +755,9 @@ static void fwd_expect_same_outputs(const fwd_case *a, const void *a_y, const fw
     bng_expect_same(a->bits.p, b->bits.p, a->bits.bytes, shape, what);
 }
 
-#define FWD_FLAG_SETS (sizeof fwd_flag_sets / sizeof fwd_flag_sets[0])
 
 /* The arrays k's flags leave unread, NULL in its block (the contract lets them be). */
-static void fwd_null_unread(fwd_case *k)
+void fwd_null_unread(fwd_case *k)
 {
     if (k->params[BNG_PARAM_FLAGS] & BNG_FWD_FIX_GAMMA)
         k->params[BNG_PARAM_SCALE] = 0;

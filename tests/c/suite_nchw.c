@@ -122,10 +122,10 @@ static void expect_same(const void *a, const void *b, size_t bytes, const nchw_c
 /* Extents: each specialized one, and off the plan: 1, below, at and above a vector,
  * a block and then some (two blocks and a tail). */
 #define ADD_EXTENT(s) out[n++] = (s);
-#define IGNORE_EXTENT(s) + 1
-/* The extents a case walks: the plan's and five more. */
-#define MAX_EXTENTS (5 + 0 BNG_NCHW_SPATIAL(IGNORE_EXTENT))
-static size_t extents(const bng_dtype *t, size_t *out)
+/* The extents a case walks: the plan's and five more (NCHW_MAX_EXTENTS, bng_suites.h;
+ * the training forward's NCHW cases walk them too). */
+#define MAX_EXTENTS NCHW_MAX_EXTENTS
+size_t bng_nchw_extents(const bng_dtype *t, size_t *out)
 {
     size_t n = 0;
     BNG_NCHW_SPATIAL(ADD_EXTENT)
@@ -163,7 +163,7 @@ static void run_ext_within_bound(const bng_dtype *t, size_t batch, size_t channe
 /* ext, training and inference, against the reference at every extent. */
 START_TEST(test_nchw_within_bound)
 {
-    size_t spatial[MAX_EXTENTS], count = extents(T, spatial), i;
+    size_t spatial[MAX_EXTENTS], count = bng_nchw_extents(T, spatial), i;
     int train;
     for (i = 0; i < count; i++)
         for (train = 0; train <= 1; train++)
@@ -194,7 +194,7 @@ START_TEST(test_nchw_specialized_is_generic)
 #else
         NULL;
 #endif
-    size_t spatial[MAX_EXTENTS], count = extents(T, spatial), i, j;
+    size_t spatial[MAX_EXTENTS], count = bng_nchw_extents(T, spatial), i, j;
     const bng_nchw_kernel *generic = config->nchw_kernel_for_spatial(0);
 
     ck_assert_uint_eq(generic->spatial, 0);

@@ -22,5 +22,6 @@ int main(void)
     bng_nchw_add_tests(s);
     bng_ukernel_add_tests(s);
     bng_forward_add_tests(s);
+    bng_forward_nchw_add_tests(s);
     return bng_run_suite(s);
 }

@@ -4,7 +4,8 @@
  * The fuzzer's bytes choose the storage type, _p or _s (its block through
  * BNG_SHARED_PARAMS, any core_mask: none of the cluster's cores is BNG_ECOREMASK, after
  * every other check), batch and channel (small, or hostile: 0,
- * negative, LLONG_MIN/MAX, beyond the address space), the flags (any of the eight, the
+ * negative, LLONG_MIN/MAX, beyond the address space), NCHW and its spatial extent
+ * (likewise; BNG_EFLAGS where the target has no nchw), the flags (any of the eight, the
  * synchronized forward's two and the ReLU's two among them, and an unknown bit; the
  * partials buffer's count valid or the bytes' own), eps and momentum (any float's bits, so NaN, Inf, negative, 0, subnormal),
  * which array is NULL and which misaligned (both at once too), and an aliasing choice
@@ -29,6 +30,7 @@
 
 #define MAX_BATCH 40
 #define MAX_CHANNEL 300
+#define MAX_SPATIAL 70
 #define SENTINEL 0x0123456789abcdefLL
 
 /* A float: mostly an ordinary one, else any bits. */
@@ -50,7 +52,8 @@ static const int slot_of[A_COUNT] = {-1, -1, BNG_PARAM_MEAN, BNG_PARAM_INVAR, BN
                                      BNG_FWD_PARAM_BIAS, BNG_FWD_PARAM_MOVING_MEAN,
                                      BNG_FWD_PARAM_MOVING_VAR, BNG_FWD_PARAM_PARTIALS,
                                      BNG_FWD_PARAM_RELU_BITS};
-#define KNOWN_FLAGS 0x7F8LL
+#define NCHW_FLAG 2LL     /* BNG_FWD_NCHW, where the target has nchw */
+#define KNOWN_FLAGS (0x7F8LL | (BNG_HAS_NCHW ? NCHW_FLAG : 0))
 
 /* The harness's own reading of a partials buffer's rows: the two limbs as integers in
  * [0, 2^24), else -1. */
@@ -78,12 +81,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const int core_mask = (int)(mask_low | mask_high << 8);
     const long long flags = (long long)(take(&in) & 0xF8) | ((choice & 8) ? 0x100 : 0)
                             | ((choice & 2) ? BNG_FWD_RELU : 0) | ((choice & 32) ? BNG_FWD_RELU_BITS : 0)
-                            | ((choice & 64) ? 0x800 : 0);
+                            | ((choice & 64) ? 0x800 : 0) | ((choice & 128) ? NCHW_FLAG : 0);
     const long long batch = shape(&in, MAX_BATCH), channel = shape(&in, MAX_CHANNEL);
+    /* read only with the flag, where the target knows it */
+    const int nchw = BNG_HAS_NCHW && (flags & NCHW_FLAG) != 0;
+    const long long spatial = nchw ? shape(&in, MAX_SPATIAL) : 1;
     const float eps = any_float(&in, 1e-3f), momentum = any_float(&in, 0.9f);
     const unsigned null_at = take(&in) % 12, misalign_at = take(&in) % 12, alias = take(&in) % 11;
-    const int small = batch >= 1 && batch <= MAX_BATCH && channel >= 1 && channel <= MAX_CHANNEL;
-    const size_t n = small ? (size_t)(batch * channel) : 1, c = small ? (size_t)channel : 1;
+    const int small = batch >= 1 && batch <= MAX_BATCH && channel >= 1 && channel <= MAX_CHANNEL
+                      && spatial >= 1 && spatial <= MAX_SPATIAL;
+    const size_t n = small ? (size_t)(batch * spatial * channel) : 1, c = small ? (size_t)channel : 1;
     const size_t elem = half_data ? 2 : 4;
     size_t stat = 4, bytes_of[A_COUNT], i;
     const int fix_gamma = (flags & BNG_FWD_FIX_GAMMA) != 0, global = (flags & BNG_FWD_GLOBAL_STATS) != 0;
@@ -103,7 +110,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #endif
     for (a = 0; a < A_COUNT; a++) {
         bytes_of[a] = a <= A_Y ? n * elem : a == A_PART ? BNG_FWD_PARTIALS_FLOATS(c) * sizeof(float)
-                    : a == A_BITS ? (small ? BNG_FWD_RELU_BITS_ELEMENTS((size_t)batch, c, elem) : 1) * elem
+                    : a == A_BITS ? (!small ? 1 : nchw ? (size_t)batch * c * (((size_t)spatial + 8 * elem - 1) / (8 * elem))
+                                     : BNG_FWD_RELU_BITS_ELEMENTS((size_t)batch, c, elem)) * elem
                     : c * stat;
         buf[a] = guarded(bytes_of[a]);
         for (i = 0; i < bytes_of[a]; i++)
@@ -146,6 +154,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         params[slot_of[a]] = (long long)at[a];
     params[BNG_PARAM_BATCH] = batch;
     params[BNG_PARAM_CHANNEL] = channel;
+    if (nchw)
+        params[14] = spatial;       /* BNG_FWD_PARAM_SPATIAL */
     params[BNG_PARAM_FLAGS] = flags;
     params[BNG_FWD_PARAM_EPS] = bng_fwd_float(eps);
     params[BNG_FWD_PARAM_MOMENTUM] = bng_fwd_float(momentum);
@@ -172,7 +182,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (a = 0; a < A_COUNT && expected == BNG_OK; a++)
         if ((used >> a & 1) && at[a] % (a <= A_Y || a == A_BITS ? elem : stat))
             expected = BNG_EALIGN;
-    if (expected == BNG_OK && (batch < 1 || (batch == 1 && torch && update && !in_)))
+    if (expected == BNG_OK
+        && (batch < 1 || spatial < 1 || (batch == 1 && spatial == 1 && torch && update && !in_)))
         expected = BNG_EBATCH;
     if (expected == BNG_OK && channel < 1)
         expected = BNG_ECHANNEL;
@@ -182,7 +193,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
          * range check only if beyond it): the harness cannot run those, so it asks for
          * BNG_ERANGE where the product passes the target's address space, and skips the
          * rest */
-        const double elements = (double)batch * (double)channel * (double)elem;
+        const double elements = (double)batch * (double)spatial * (double)channel * (double)elem;
         if (elements > (double)BNG_ADDRESS_MAX)
             expected = BNG_ERANGE;
         else

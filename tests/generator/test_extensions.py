@@ -143,12 +143,17 @@ class ExtensionsTest(TempDir):
         every = {room.name for room in DRIVER_ROOMS if room.extension is None}
         self.assertIn("bng_nhwc_direct.c", every)
         for family, listed in (("[ext]", ()), ("[ext, relu]", ("relu",)),
-                               ("[ext, nchw]", ("nchw",)), ("[ext, relu, nchw]", ("relu", "nchw"))):
+                               ("[ext, nchw]", ("nchw",)), ("[ext, relu, nchw]", ("relu", "nchw")),
+                               ("[ext, forward]", ("forward",)),
+                               ("[ext, nchw, forward]", ("nchw", "forward"))):
             status, err, out = self.generate(with_extensions(family))
             self.assertEqual(status, 0, err)
-            more = {room.name for room in DRIVER_ROOMS if room.extension in listed}
+            more = {room.name for room in DRIVER_ROOMS
+                    if room.extension is not None and room.compiled_for(listed)}
             self.assertTrue(more or not listed, family)
             self.assertEqual(set(driver_rooms(out)), every | more, family)
+            # a room of two extensions only where both are listed
+            self.assertEqual("bng_fwd_nchw_direct.c" in more, set(listed) >= {"forward", "nchw"})
 
     def test_a_split_target_stages_p_instead_of_the_direct_room(self):
         target = load(os.path.join(ROOT, "tests", "c", "targets-test.yaml")).target("mt3000_split")

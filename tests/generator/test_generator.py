@@ -770,7 +770,7 @@ class PlanTest(unittest.TestCase):
     def test_every_ukernel_defined_is_the_plans_by_one_scheme(self):
         # Every function a shipped ukernels file defines is a name the plan gives, and
         # every name the plan gives keeps the one scheme (ukernel_name).
-        scheme = re.compile(r"^bng_(f32|f16)_(nchw_)?[a-z_]+_ukernel__mt7004_"
+        scheme = re.compile(r"^bng_(f32|f16)_(fwd_)?(nchw_)?[a-z_]+_ukernel__mt7004_"
                             r"(c[0-9]+_|s[0-9]+_|generic_)?v[0-9]+$")
         definition = re.compile(r"^void (bng_[a-z0-9_]+)\(", re.M)
         tp = plan_target(load(TARGETS_YAML).target("mt7004"))
@@ -780,6 +780,7 @@ class PlanTest(unittest.TestCase):
             planned = {k.ukernel(op) for k in d.kernels for op in k.ops}
             planned |= {k.ukernel(op) for k in nchw for op in k.ops} | {nchw[-1].dx_end}
             planned |= {k.fwd_ukernel(op) for k in d.kernels for op in k.fwd_ops if tp.fwd_ops}
+            planned |= {k.fwd_ukernel(op) for k in nchw for op in k.fwd_ops} | {nchw[-1].fwd_end}
             defined = set()
             for kind in ("", "fwd_"):
                 with open(os.path.join(ROOT, "generated", "mt7004", f"bng_{d.name}_{kind}ukernels.c")) as f:

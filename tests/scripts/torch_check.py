@@ -4,11 +4,11 @@ training, followed by relu for the fused ReLU backward (BNG_FLAG_RELU), its grad
 by autograd, in float64 and in float32, over batch-norm layers of ResNet-18 (a small
 batch, so that the run takes seconds), in both layouts: NHWC (N*H*W folded into the
 batch) and NCHW (channel axis 1, BNG_FLAG_NCHW, torch's own layout). And a training
-step made of our calls alone against the same in float64: the training forward
-(fp_batch_norm_forward_p, NHWC, PyTorch's running statistics: BNG_FWD_TORCH, momentum
-0.1; with the ReLU fused, BNG_FWD_RELU and its keep bits) and then the ext call on the
-forward's mean, invar and y, against batch_norm (+ relu) with running statistics and
-autograd.
+step made of our calls alone against the same in float64, in both layouts: the
+training forward (fp_batch_norm_forward_p, NHWC or NCHW with BNG_FWD_NCHW, PyTorch's
+running statistics: BNG_FWD_TORCH, momentum 0.1; with the ReLU fused, BNG_FWD_RELU and
+its keep bits) and then the ext call in the same layout on the forward's mean, invar and
+y, against batch_norm (+ relu) with running statistics and autograd.
 
 For each layer and each torch dtype: the forward runs in that dtype on inputs that are
 float32 values (exact in both); its batch statistics (the mean and the biased variance
@@ -24,10 +24,12 @@ inputs (in float64: mean, invar and y rounded to float32; in float32: torch's ow
 float32 sums). The script prints the largest error as a fraction of that bound.
 
 The training step's tolerances: y and the running statistics within docs/contract.md
-section 15's bound (K from the library's own row groups, bng_group_rows; the ReLU's
-y +0 wherever torch's is within that bound of 0 or below), the keep bits exactly those
-of our y (bit r % 32 of word (r / 32) * channel + c, 1 where y > 0 or NaN), and dx,
-dscale and dbias within twice section 9's bound as above, on the forward's statistics.
+section 15's bound (K from the library's own row groups, bng_group_rows, and in NCHW
+from its planes, "Channel axis 1"; the ReLU's y +0 wherever torch's is within that
+bound of 0 or below), the keep bits exactly those of our y (NHWC: bit r % 32 of word
+(r / 32) * channel + c; NCHW: bit s % 32 of word (n * channel + c) * words + s / 32,
+words = ceil(H*W / 32); 1 where y > 0 or NaN), and dx, dscale and dbias within twice
+section 9's bound as above, on the forward's statistics.
 
 Where PyTorch is missing it says so and exits 77, which make test counts as skipped.
 
@@ -49,7 +51,10 @@ EXT_PARAMS = 16
 EPS = 1e-5
 # The training forward's block (batch_norm_fwd.h): its slots and flags.
 FWD_BIAS, FWD_MOVING_MEAN, FWD_MOVING_VAR, FWD_EPS, FWD_MOMENTUM, FWD_RELU_BITS = 3, 4, 7, 9, 10, 11
-FWD_TORCH, FWD_RELU, FWD_RELU_BITS_FLAG = 32, 512, 1024
+FWD_TORCH, FWD_RELU, FWD_RELU_BITS_FLAG, FWD_NCHW, FWD_SPATIAL = 32, 512, 1024, 2, 14
+# mt7004's f32 vector lanes (targets.yaml; make builds this check's library for mt7004):
+# the NCHW forward's bound counts its lanes' merges
+F32_LANES = 16
 MOMENTUM = 0.1         # PyTorch's default
 
 # ResNet-18's batch-norm layers: (channels, height = width) after conv1 and in each
@@ -178,39 +183,57 @@ def float_bits(value):
     return ctypes.c_uint32.from_buffer(ctypes.c_float(value)).value
 
 
-def forward_ours(torch, lib, relu, rows, weight, bias, running_mean, running_var):
-    """fp_batch_norm_forward_p on float32 rows: y, mean, invar, the running statistics
-    after it, the keep bits (None without the ReLU)."""
+def forward_ours(torch, lib, layout, relu, x, weight, bias, running_mean, running_var):
+    """fp_batch_norm_forward_p on float32 x (torch's NCHW tensor; as rows for NHWC): y
+    (in the call's layout), mean, invar, the running statistics after it, the keep bits
+    (None without the ReLU)."""
     f32 = torch.float32
-    m, c = rows.shape
-    y = torch.empty_like(rows)
+    n, c, h, w = x.shape
+    xa = x.contiguous() if layout == "nchw" else nhwc_rows(x)
+    y = torch.empty_like(xa)
     mean, invar = torch.empty(c, dtype=f32), torch.empty(c, dtype=f32)
     scale, shift = weight.to(f32).contiguous(), bias.to(f32).contiguous()
     moving_mean, moving_var = running_mean.to(f32).clone(), running_var.to(f32).clone()
-    bits = torch.zeros(-(-m // 32) * c, dtype=torch.int32)
+    words = n * c * -(-(h * w) // 32) if layout == "nchw" else -(-(n * h * w) // 32) * c
+    bits = torch.zeros(words, dtype=torch.int32)
     params = (ctypes.c_longlong * EXT_PARAMS)()
     for slot, t in ((0, mean), (1, invar), (2, scale), (FWD_BIAS, shift),
                     (FWD_MOVING_MEAN, moving_mean), (FWD_MOVING_VAR, moving_var)):
         params[slot] = t.data_ptr()
-    params[5], params[6] = m, c
+    params[5], params[6] = (n, c) if layout == "nchw" else (n * h * w, c)
     params[FWD_EPS], params[FWD_MOMENTUM] = float_bits(EPS), float_bits(MOMENTUM)
     params[PARAM_FLAGS] = FWD_TORCH | ((FWD_RELU | FWD_RELU_BITS_FLAG) if relu else 0)
+    if layout == "nchw":
+        params[PARAM_FLAGS] |= FWD_NCHW
+        params[FWD_SPATIAL] = h * w
     params[FWD_RELU_BITS] = bits.data_ptr()
-    lib.fp_batch_norm_forward_p(ctypes.c_void_p(rows.data_ptr()), ctypes.c_void_p(y.data_ptr()),
+    lib.fp_batch_norm_forward_p(ctypes.c_void_p(xa.data_ptr()), ctypes.c_void_p(y.data_ptr()),
                                 params)
     if params[PARAM_STATUS] != 0:
         raise RuntimeError(f"fp_batch_norm_forward_p: status {params[PARAM_STATUS]}")
     return y, mean, invar, moving_mean, moving_var, bits if relu else None
 
 
-def forward_bounds(torch, lib, rows, weight, bias, running_mean, running_var):
-    """docs/contract.md section 15's bounds, in float64, on y (rows) and the running
-    statistics (PyTorch's update), for float32 output."""
+def forward_chain(lib, layout, shape):
+    """K of section 15's bound: NHWC's from the row groups of its N*H*W rows; NCHW's
+    from a plane's blocks and lanes and the row groups of its N planes."""
+    n, _, h, w = shape
+    if layout == "nchw":
+        group = lib.bng_group_rows(ctypes.c_size_t(n))
+        return 2.0 * (32 + -(-(h * w) // (32 * F32_LANES)) + math.log2(F32_LANES) + 1 + group
+                      + -(-n // group)) + 16
+    m = n * h * w
+    group = lib.bng_group_rows(ctypes.c_size_t(m))
+    return 2.0 * (32 + (group + 31) // 32 + -(-m // group)) + 16
+
+
+def forward_bounds(torch, rows, k, weight, bias, running_mean, running_var):
+    """docs/contract.md section 15's bounds with chain k, in float64, on y (rows, the
+    first row the channels' shifts in either layout) and the running statistics
+    (PyTorch's update), for float32 output."""
     x = rows.double()
     m = x.shape[0]
     u = 2.0 ** -24
-    group = lib.bng_group_rows(ctypes.c_size_t(m))
-    k = 2.0 * (32 + (group + 31) // 32 + -(-m // group)) + 16
     mu = x.mean(0)
     v = x.var(0, unbiased=False)
     dev = x - mu
@@ -232,17 +255,23 @@ def forward_bounds(torch, lib, rows, weight, bias, running_mean, running_var):
     return b_y, b_rm, b_rv
 
 
-def keep_bits(torch, bits, m, c):
-    """The keep bits as a rows x channels 0/1 tensor: bit r % 32 of word (r / 32) * c + c."""
-    r = torch.arange(m)
-    words = bits.reshape(-1, c)[r // 32].to(torch.int64) & 0xffffffff
-    return (words >> (r % 32).unsqueeze(1)) & 1
+def keep_bits(torch, bits, layout, shape):
+    """The keep bits as a 0/1 tensor of the call's layout: NHWC rows x channels, bit
+    r % 32 of word (r / 32) * c + c; NCHW planes, bit s % 32 of the plane's word s / 32."""
+    n, c, h, w = shape
+    words = bits.to(torch.int64) & 0xffffffff
+    if layout == "nchw":
+        s = torch.arange(h * w)
+        planes = words.reshape(n, c, -1)[:, :, s // 32]
+        return ((planes >> (s % 32)) & 1).reshape(n, c, h, w)
+    r = torch.arange(n * h * w)
+    return (words.reshape(-1, c)[r // 32] >> (r % 32).unsqueeze(1)) & 1
 
 
-def check_step(torch, lib, relu, batch, channels, side, seed):
-    """One training step of our calls (forward, then the ext backward on its statistics
-    and y) against PyTorch's in float64; the largest error as a fraction of the
-    tolerance, or None on a failure (said)."""
+def check_step(torch, lib, layout, relu, batch, channels, side, seed):
+    """One training step of our calls in `layout` (forward, then the ext backward on its
+    statistics and y) against PyTorch's in float64; the largest error as a fraction of
+    the tolerance, or None on a failure (said)."""
     gen = torch.Generator().manual_seed(1000 + seed)
     shape = (batch, channels, side, side)
     x = (torch.randn(shape, generator=gen) * 1.5 + 0.3).float()
@@ -259,13 +288,15 @@ def check_step(torch, lib, relu, batch, channels, side, seed):
                                          eps=EPS)
     out_relu = torch.nn.functional.relu(out) if relu else out
     out_relu.backward(dy.to(f64))
-    rows = nhwc_rows(x)
-    y, mean, invar, rm, rv, bits = forward_ours(torch, lib, relu, rows, weight, bias, running_mean,
-                                               running_var)
-    b_y, b_rm, b_rv = forward_bounds(torch, lib, rows, weight, bias, running_mean, running_var)
+    y, mean, invar, rm, rv, bits = forward_ours(torch, lib, layout, relu, x, weight, bias,
+                                               running_mean, running_var)
+    y_nchw = y if layout == "nchw" else nhwc_from_rows(y, shape)
+    b_y, b_rm, b_rv = forward_bounds(torch, nhwc_rows(x), forward_chain(lib, layout, shape), weight,
+                                     bias, running_mean, running_var)
     want = nhwc_rows(out.detach())
+    y = nhwc_rows(y_nchw)
     got = y.double()
-    name = f"training step{' relu' if relu else ''} {shape}"
+    name = f"training step {layout}{' relu' if relu else ''} {shape}"
     if relu:
         masked = (got == 0) & ~torch.signbit(y) & (want <= b_y)
         err = torch.where(masked, torch.zeros_like(got), (got - want).abs())
@@ -273,8 +304,8 @@ def check_step(torch, lib, relu, batch, channels, side, seed):
         if negative:
             print(f"torch-check: FAIL {name}: a y neither above 0 nor masked")
             return None
-        kept = keep_bits(torch, bits, *rows.shape)
-        if not torch.equal(kept, (y > 0).to(kept.dtype)):
+        kept = keep_bits(torch, bits, layout, shape)
+        if not torch.equal(kept, (y_nchw > 0 if layout == "nchw" else y > 0).to(kept.dtype)):
             print(f"torch-check: FAIL {name}: the keep bits are not y > 0")
             return None
     else:
@@ -287,8 +318,8 @@ def check_step(torch, lib, relu, batch, channels, side, seed):
         if not ratio <= 1.0:
             print(f"torch-check: FAIL {name}: {what} off by {ratio:.3g} of the bound")
             return None
-    dx, dscale, dbias, inputs = ours(torch, lib, "nhwc", relu, x, dy, nhwc_from_rows(y, shape).double(),
-                                     mean, invar, weight)
+    dx, dscale, dbias, inputs = ours(torch, lib, layout, relu, x, dy, y_nchw.double(), mean, invar,
+                                     weight)
     b_dx, b_dscale, b_dbias = bounds(torch, inputs)
     b_dx = nhwc_from_rows(b_dx, shape)
     for what, got_g, want_g, bound in (("dx", dx, xt.grad, b_dx), ("dscale", dscale, wt.grad, b_dscale),
@@ -328,18 +359,18 @@ def main(argv):
           f"(ResNet-18's layers; NHWC and NCHW, each with and without ReLU fused; float64 and float32), "
           f"largest error of those {worst:.3g} of the tolerance")
     steps_worst, steps_failed = 0.0, 0
-    for relu in (True, False):
+    for layout, relu in CASES:
         for seed, (batch, channels, side) in enumerate(RESNET18_LAYERS):
-            ratio = check_step(torch, lib, relu, batch, channels, side, seed)
+            ratio = check_step(torch, lib, layout, relu, batch, channels, side, seed)
             if ratio is None:
                 steps_failed += 1
             else:
                 steps_worst = max(steps_worst, ratio)
-    steps = 2 * len(RESNET18_LAYERS)
+    steps = len(CASES) * len(RESNET18_LAYERS)
     print(f"torch-check: {steps - steps_failed} of {steps} training steps of our forward and "
           f"backward agree with PyTorch's in float64 (batch_norm with running statistics, "
-          f"momentum {MOMENTUM}, with and without relu; autograd), largest error of those "
-          f"{steps_worst:.3g} of the bound")
+          f"momentum {MOMENTUM}; NHWC and NCHW, each with and without relu; autograd), largest "
+          f"error of those {steps_worst:.3g} of the bound")
     return 1 if failed or steps_failed else 0
 
 
