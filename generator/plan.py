@@ -36,10 +36,13 @@ KEEPS_OPS = ("dx_train_keeps", "dx_infer_keeps")
 # and a specialized ReLU ukernel per count cost a Cortex-M7 image 44 KB (f32) for 0-8%
 # of the host's time (docs/design.md, "Training forward").
 FWD_OPS = ("fwd_stats", "fwd_norm", "fwd_norm_relu")
-# With nchw as well, the forward's plane ukernels (bng_fwd_nchw_kernel, per spatial
-# extent): a plane's lane statistics, and its y (with ReLU and its bits).
+# With nchw as well, the forward's plane ukernels (bng_fwd_nchw_kernel): a plane's lane
+# statistics, and its y (with ReLU and its bits). The generic set's alone, for every
+# extent: specialized per targets.yaml spatial: extent they were no faster on the host
+# and cost a Cortex-M7 image that calls the forward 53 KB (docs/design.md, "Training
+# forward").
 FWD_NCHW_OPS = ("fwd_nchw_stats", "fwd_nchw_norm", "fwd_nchw_norm_relu")
-FWD_GENERIC_ONLY_OPS = ("fwd_norm_relu", "fwd_nchw_norm_relu")
+FWD_GENERIC_ONLY_OPS = ("fwd_norm_relu",) + FWD_NCHW_OPS
 
 def fwd_ops_of(ops: Tuple[str, ...], generic: bool) -> Tuple[str, ...]:
     """A forward table entry's own ukernels of ``ops``: all for the generic kernel; a
@@ -351,7 +354,7 @@ class NchwKernel:
 
     @property
     def fwd_table_entry(self) -> str:
-        """The entry's name in the forward's NCHW table (bng_fwd_nchw_kernel)."""
+        """The forward's NCHW set's name (bng_fwd_nchw_kernel: the generic set's)."""
         return table_entry_name(self.dtype, "fwd_nchw_", self.target, self.shape, self.lanes)
 
     @property

@@ -186,7 +186,7 @@ typedef struct {
     bng_staged_job base;
     const bng_fwd_config *config;
     const bng_fwd_kernel *kernel;            /* NHWC's, for the call's channel count */
-    const bng_fwd_nchw_kernel *nchw_kernel;  /* NCHW's, for its extent (NULL: NHWC) */
+    const bng_fwd_nchw_kernel *nchw_kernel;  /* NCHW's (NULL without nchw) */
     bng_fwd_call call;
     const BNG_SHARED void *scale, *bias;
     BNG_SHARED void *mean, *invar, *moving_mean, *moving_var;

@@ -79,7 +79,7 @@ void bng_fwd_nchw_p_run(const bng_fwd_config *config, const bng_fwd_call *call, 
     bng_fwd_nchw_p p;
 
     p.config = config;
-    p.kernel = config->nchw_kernel_for_spatial(call->spatial);
+    p.kernel = config->nchw;
     p.call = call;
     p.x = x;
     p.y = y;

@@ -71,18 +71,6 @@ static int bng_fwd_nchw_layout(bng_fwd_nchw_core *k, unsigned core, int keeps)
     return 1;
 }
 
-/* The set for a piece of `n` elements at `offset` into a plane: the call's (its extent's,
- * or the generic one) for a whole plane, else the generic one. */
-static const bng_fwd_nchw_kernel *bng_fwd_nchw_piece_kernel(const bng_fwd_nchw_core *k,
-                                                            const bng_tile *tile)
-{
-    const bng_fwd_job *job = k->job;
-    const size_t n = tile->row_bytes / job->config->sizes.element_bytes;
-
-    return tile->offset == 0 && n == job->call.spatial ? job->nchw_kernel
-                                                       : job->config->nchw_kernel_for_spatial(0);
-}
-
 /* ---- pass 1: the channel's statistics, its planes in the order of bng_fwd_nchw.h ---- */
 
 /* The shift: the channel's first value. */
@@ -104,7 +92,7 @@ static void bng_fwd_nchw_stats_work(bng_pass *pass, unsigned t)
 {
     bng_fwd_nchw_core *k = pass->room;
     const bng_tile *tile = &pass->tiles[t];
-    const bng_fwd_nchw_kernel *kernel = bng_fwd_nchw_piece_kernel(k, tile);
+    const bng_fwd_nchw_kernel *kernel = k->job->nchw_kernel;
     const size_t n = tile->row_bytes / k->job->config->sizes.element_bytes;
     size_t p;
 
@@ -153,7 +141,7 @@ static void bng_fwd_nchw_y_work(bng_pass *pass, unsigned t)
 {
     const bng_fwd_nchw_core *k = pass->room;
     const bng_tile *tile = &pass->tiles[t];
-    const bng_fwd_nchw_kernel *kernel = bng_fwd_nchw_piece_kernel(k, tile);
+    const bng_fwd_nchw_kernel *kernel = k->job->nchw_kernel;
     const bng_fwd_arrays *a = &k->channel.a;
     const size_t element = k->job->config->sizes.element_bytes;
     const size_t n = tile->row_bytes / element, words = bng_fwd_nchw_words(k, n);

@@ -36,7 +36,7 @@ void bng_fwd_job_init(bng_fwd_job *job, const bng_fwd_launch *launch)
                  &none, NULL);
     job->config = config;
     job->kernel = config->kernel_for_channels(call->channel);
-    job->nchw_kernel = call->nchw ? config->nchw_kernel_for_spatial(call->spatial) : NULL;
+    job->nchw_kernel = config->nchw;
     job->call = *call;
     job->scale = (const BNG_SHARED void *)call->scale;
     job->bias = (const BNG_SHARED void *)call->bias;

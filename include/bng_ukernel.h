@@ -186,7 +186,8 @@ typedef struct {
     bng_fwd_norm_relu_ukernel *norm_relu;
 } bng_fwd_kernel;
 /* The training forward's NCHW plane ukernels (BNG_FWD_NCHW, a target with forward and
- * nchw): on `n` contiguous elements of one plane of one channel from a block boundary
+ * nchw), one set for every extent: on `n` contiguous elements of one plane of one
+ * channel from a block boundary
  * of the plane (its start, or a multiple of BNG_NCHW_BLOCK_VECTORS vectors into it);
  * the channel's shift and coefficients are scalars, broadcast.
  *   fwd_nchw_stats: per lane of `lanes` (the vector's), the mean and M2 of the lane's
@@ -205,8 +206,7 @@ typedef struct {
  *              unless above 0 or NaN as stored; unless bits is NULL each element's keep
  *              bit, from a word boundary of the plane: element i's is bit i % (8 e) of
  *              the element-sized word bits[i / (8 e)], e x's element size (the last,
- *              partial word's missing elements 0)
- * A set specialized for an extent is called only on a whole plane of it. */
+ *              partial word's missing elements 0) */
 typedef void bng_fwd_nchw_stats_ukernel(size_t n, size_t merged, const BNG_VMEM void *x,
                                         float shift, BNG_VMEM float *lane_mean,
                                         BNG_VMEM float *lane_m2);
@@ -219,9 +219,8 @@ typedef void bng_fwd_nchw_norm_relu_ukernel(size_t n, const BNG_VMEM void *x, BN
 typedef void bng_fwd_nchw_end_ukernel(int stream);
 typedef struct {
     const char *name;
-    size_t spatial;                  /* the one extent it serves; 0: generic */
     size_t lanes;                    /* the lanes of its lane statistics */
-    bng_fwd_nchw_end_ukernel *end;   /* the storage type's one, in every set */
+    bng_fwd_nchw_end_ukernel *end;
     bng_fwd_nchw_stats_ukernel *stats;
     bng_fwd_nchw_norm_ukernel *norm;
     bng_fwd_nchw_norm_relu_ukernel *norm_relu;
@@ -259,9 +258,9 @@ typedef struct {
 typedef struct {
     bng_dtype_config sizes;          /* element_bytes, stats_bytes, chunks; no tables */
     const bng_fwd_kernel *(*kernel_for_channels)(size_t channel);   /* else the generic one */
-    /* BNG_FWD_NCHW: the plane set of an extent, else the generic one (NULL without
-     * nchw, and in the vendor's inference calls' configs, which are NHWC) */
-    const bng_fwd_nchw_kernel *(*nchw_kernel_for_spatial)(size_t spatial);
+    /* BNG_FWD_NCHW: the plane ukernels (NULL without nchw, and in the vendor's inference
+     * calls' configs, which are NHWC) */
+    const bng_fwd_nchw_kernel *nchw;
 } bng_fwd_config;
 
 /* The per-channel arrays of one call (params[0..4], bng_params_stats), of the type's

@@ -55,54 +55,17 @@ static const bng_fwd_kernel *bng_f32_fwd_kernel_for_channels(size_t channel)
 }
 
 
-/* BNG_FWD_NCHW: a set per specialized extent, the ReLU's the generic set's. */
-static const bng_fwd_nchw_kernel bng_f32_fwd_nchw_kernel__mt7004_s49_v16 = {
-    "bng_f32_fwd_nchw_kernel__mt7004_s49_v16", 49, 16, bng_f32_fwd_nchw_end_ukernel__mt7004_v16,
-    bng_f32_fwd_nchw_stats_ukernel__mt7004_s49_v16, bng_f32_fwd_nchw_norm_ukernel__mt7004_s49_v16,
-    bng_f32_fwd_nchw_norm_relu_ukernel__mt7004_generic_v16
-};
-static const bng_fwd_nchw_kernel bng_f32_fwd_nchw_kernel__mt7004_s196_v16 = {
-    "bng_f32_fwd_nchw_kernel__mt7004_s196_v16", 196, 16, bng_f32_fwd_nchw_end_ukernel__mt7004_v16,
-    bng_f32_fwd_nchw_stats_ukernel__mt7004_s196_v16, bng_f32_fwd_nchw_norm_ukernel__mt7004_s196_v16,
-    bng_f32_fwd_nchw_norm_relu_ukernel__mt7004_generic_v16
-};
-static const bng_fwd_nchw_kernel bng_f32_fwd_nchw_kernel__mt7004_s784_v16 = {
-    "bng_f32_fwd_nchw_kernel__mt7004_s784_v16", 784, 16, bng_f32_fwd_nchw_end_ukernel__mt7004_v16,
-    bng_f32_fwd_nchw_stats_ukernel__mt7004_s784_v16, bng_f32_fwd_nchw_norm_ukernel__mt7004_s784_v16,
-    bng_f32_fwd_nchw_norm_relu_ukernel__mt7004_generic_v16
-};
-static const bng_fwd_nchw_kernel bng_f32_fwd_nchw_kernel__mt7004_s3136_v16 = {
-    "bng_f32_fwd_nchw_kernel__mt7004_s3136_v16", 3136, 16, bng_f32_fwd_nchw_end_ukernel__mt7004_v16,
-    bng_f32_fwd_nchw_stats_ukernel__mt7004_s3136_v16, bng_f32_fwd_nchw_norm_ukernel__mt7004_s3136_v16,
-    bng_f32_fwd_nchw_norm_relu_ukernel__mt7004_generic_v16
-};
-static const bng_fwd_nchw_kernel bng_f32_fwd_nchw_kernel__mt7004_s12544_v16 = {
-    "bng_f32_fwd_nchw_kernel__mt7004_s12544_v16", 12544, 16, bng_f32_fwd_nchw_end_ukernel__mt7004_v16,
-    bng_f32_fwd_nchw_stats_ukernel__mt7004_s12544_v16, bng_f32_fwd_nchw_norm_ukernel__mt7004_s12544_v16,
-    bng_f32_fwd_nchw_norm_relu_ukernel__mt7004_generic_v16
-};
+/* BNG_FWD_NCHW: the generic set, for every extent (plan.py's FWD_GENERIC_ONLY_OPS). */
 static const bng_fwd_nchw_kernel bng_f32_fwd_nchw_kernel__mt7004_generic_v16 = {
-    "bng_f32_fwd_nchw_kernel__mt7004_generic_v16", 0, 16, bng_f32_fwd_nchw_end_ukernel__mt7004_v16,
+    "bng_f32_fwd_nchw_kernel__mt7004_generic_v16", 16, bng_f32_fwd_nchw_end_ukernel__mt7004_v16,
     bng_f32_fwd_nchw_stats_ukernel__mt7004_generic_v16, bng_f32_fwd_nchw_norm_ukernel__mt7004_generic_v16,
     bng_f32_fwd_nchw_norm_relu_ukernel__mt7004_generic_v16
 };
 
-static const bng_fwd_nchw_kernel *bng_f32_fwd_nchw_kernel_for_spatial(size_t spatial)
-{
-    switch (spatial) {
-    case 49: return &bng_f32_fwd_nchw_kernel__mt7004_s49_v16;
-    case 196: return &bng_f32_fwd_nchw_kernel__mt7004_s196_v16;
-    case 784: return &bng_f32_fwd_nchw_kernel__mt7004_s784_v16;
-    case 3136: return &bng_f32_fwd_nchw_kernel__mt7004_s3136_v16;
-    case 12544: return &bng_f32_fwd_nchw_kernel__mt7004_s12544_v16;
-    default: return &bng_f32_fwd_nchw_kernel__mt7004_generic_v16;
-    }
-}
-
 const bng_fwd_config bng_f32_fwd_config = {
     {sizeof(float), sizeof(float), 256, 128, NULL, NULL, NULL, NULL},
     bng_f32_fwd_kernel_for_channels,
-    bng_f32_fwd_nchw_kernel_for_spatial
+    &bng_f32_fwd_nchw_kernel__mt7004_generic_v16
 };
 
 void fp_batch_norm_forward_p(float *x, float *y, long long *params)
@@ -167,54 +130,17 @@ static const bng_fwd_kernel *bng_f16_fwd_kernel_for_channels(size_t channel)
 }
 
 
-/* BNG_FWD_NCHW: a set per specialized extent, the ReLU's the generic set's. */
-static const bng_fwd_nchw_kernel bng_f16_fwd_nchw_kernel__mt7004_s49_v32 = {
-    "bng_f16_fwd_nchw_kernel__mt7004_s49_v32", 49, 32, bng_f16_fwd_nchw_end_ukernel__mt7004_v32,
-    bng_f16_fwd_nchw_stats_ukernel__mt7004_s49_v32, bng_f16_fwd_nchw_norm_ukernel__mt7004_s49_v32,
-    bng_f16_fwd_nchw_norm_relu_ukernel__mt7004_generic_v32
-};
-static const bng_fwd_nchw_kernel bng_f16_fwd_nchw_kernel__mt7004_s196_v32 = {
-    "bng_f16_fwd_nchw_kernel__mt7004_s196_v32", 196, 32, bng_f16_fwd_nchw_end_ukernel__mt7004_v32,
-    bng_f16_fwd_nchw_stats_ukernel__mt7004_s196_v32, bng_f16_fwd_nchw_norm_ukernel__mt7004_s196_v32,
-    bng_f16_fwd_nchw_norm_relu_ukernel__mt7004_generic_v32
-};
-static const bng_fwd_nchw_kernel bng_f16_fwd_nchw_kernel__mt7004_s784_v32 = {
-    "bng_f16_fwd_nchw_kernel__mt7004_s784_v32", 784, 32, bng_f16_fwd_nchw_end_ukernel__mt7004_v32,
-    bng_f16_fwd_nchw_stats_ukernel__mt7004_s784_v32, bng_f16_fwd_nchw_norm_ukernel__mt7004_s784_v32,
-    bng_f16_fwd_nchw_norm_relu_ukernel__mt7004_generic_v32
-};
-static const bng_fwd_nchw_kernel bng_f16_fwd_nchw_kernel__mt7004_s3136_v32 = {
-    "bng_f16_fwd_nchw_kernel__mt7004_s3136_v32", 3136, 32, bng_f16_fwd_nchw_end_ukernel__mt7004_v32,
-    bng_f16_fwd_nchw_stats_ukernel__mt7004_s3136_v32, bng_f16_fwd_nchw_norm_ukernel__mt7004_s3136_v32,
-    bng_f16_fwd_nchw_norm_relu_ukernel__mt7004_generic_v32
-};
-static const bng_fwd_nchw_kernel bng_f16_fwd_nchw_kernel__mt7004_s12544_v32 = {
-    "bng_f16_fwd_nchw_kernel__mt7004_s12544_v32", 12544, 32, bng_f16_fwd_nchw_end_ukernel__mt7004_v32,
-    bng_f16_fwd_nchw_stats_ukernel__mt7004_s12544_v32, bng_f16_fwd_nchw_norm_ukernel__mt7004_s12544_v32,
-    bng_f16_fwd_nchw_norm_relu_ukernel__mt7004_generic_v32
-};
+/* BNG_FWD_NCHW: the generic set, for every extent (plan.py's FWD_GENERIC_ONLY_OPS). */
 static const bng_fwd_nchw_kernel bng_f16_fwd_nchw_kernel__mt7004_generic_v32 = {
-    "bng_f16_fwd_nchw_kernel__mt7004_generic_v32", 0, 32, bng_f16_fwd_nchw_end_ukernel__mt7004_v32,
+    "bng_f16_fwd_nchw_kernel__mt7004_generic_v32", 32, bng_f16_fwd_nchw_end_ukernel__mt7004_v32,
     bng_f16_fwd_nchw_stats_ukernel__mt7004_generic_v32, bng_f16_fwd_nchw_norm_ukernel__mt7004_generic_v32,
     bng_f16_fwd_nchw_norm_relu_ukernel__mt7004_generic_v32
 };
 
-static const bng_fwd_nchw_kernel *bng_f16_fwd_nchw_kernel_for_spatial(size_t spatial)
-{
-    switch (spatial) {
-    case 49: return &bng_f16_fwd_nchw_kernel__mt7004_s49_v32;
-    case 196: return &bng_f16_fwd_nchw_kernel__mt7004_s196_v32;
-    case 784: return &bng_f16_fwd_nchw_kernel__mt7004_s784_v32;
-    case 3136: return &bng_f16_fwd_nchw_kernel__mt7004_s3136_v32;
-    case 12544: return &bng_f16_fwd_nchw_kernel__mt7004_s12544_v32;
-    default: return &bng_f16_fwd_nchw_kernel__mt7004_generic_v32;
-    }
-}
-
 const bng_fwd_config bng_f16_fwd_config = {
     {sizeof(half), sizeof(bng_hp_stats_t), 256, 256, NULL, NULL, NULL, NULL},
     bng_f16_fwd_kernel_for_channels,
-    bng_f16_fwd_nchw_kernel_for_spatial
+    &bng_f16_fwd_nchw_kernel__mt7004_generic_v32
 };
 
 void hp_batch_norm_forward_p(half *x, half *y, long long *params)

@@ -1,10 +1,10 @@
 /* The training forward with channel axis 1 (BNG_FWD_NCHW, docs/contract.md section 15):
  * y, the saved and the moving statistics against the float64 reference under the
- * contract's bound (the NHWC suite's check on the same values as rows), at every
- * specialized extent and off the plan, with every flag set, on data whose mean is 10^4
- * times its spread; the ReLU's bits in NCHW's layout; the generic set's bits, in place,
- * _s on every core mask and the synchronized forward's two calls, each the bits of one
- * _p call; the refusals NCHW adds. No cases without forward and nchw.
+ * contract's bound (the NHWC suite's check on the same values as rows), at the
+ * backward's NCHW extents (targets.yaml's and off it), with every flag set, on data
+ * whose mean is 10^4 times its spread; the ReLU's bits in NCHW's layout; in place, _s
+ * on every core mask and the synchronized forward's two calls, each the bits of one _p
+ * call; the refusals NCHW adds. No cases without forward and nchw.
  */
 #include <check.h>
 #include <math.h>
@@ -247,40 +247,25 @@ START_TEST(test_forward_nchw_relu)
 }
 END_TEST
 
-/* The generic set gives a specialized set's bits, and y over x gives y apart: each
- * specialized extent (the generic set through a config whose table has it alone). */
-static const bng_fwd_nchw_kernel *nf_generic;
-static const bng_fwd_nchw_kernel *nf_generic_for(size_t spatial)
-{
-    (void)spatial;
-    return nf_generic;
-}
-
-START_TEST(test_forward_nchw_same_bits)
+/* y over x gives y apart, and the statistics, bit for bit: at every extent. */
+START_TEST(test_forward_nchw_in_place)
 {
     size_t spatial[NCHW_MAX_EXTENTS], count = bng_nchw_extents(T, spatial), i, f;
 
     for (i = 0; i < count; i++)
         for (f = 0; f < 2; f++) {
             const long long flags = f ? BNG_FWD_RELU | BNG_FWD_RELU_BITS : BNG_FWD_TORCH;
-            const size_t batch = nf_batch_for(spatial[i]);
-            bng_fwd_config generic = *(const bng_fwd_config *)T->fwd_config;
-            nchw_fwd a, g, p;
+            nchw_fwd a, p;
 
-            nf_init(&a, T, batch, 3, spatial[i], DATA_LARGE_MEAN, flags, (unsigned)i + 60);
-            fwd_copy(&g.k, &a.k);
+            nf_init(&a, T, nf_batch_for(spatial[i]), 3, spatial[i], DATA_LARGE_MEAN, flags,
+                    (unsigned)i + 60);
             fwd_copy(&p.k, &a.k);
-            g.spatial = p.spatial = a.spatial;
+            p.spatial = a.spatial;
             T->forward_p(a.k.x.p, a.k.y.p, a.k.params);
             ck_assert_int_eq(a.k.params[BNG_PARAM_STATUS], BNG_OK);
-            nf_generic = generic.nchw_kernel_for_spatial(0);
-            generic.nchw_kernel_for_spatial = nf_generic_for;
-            bng_fwd_entry_private(&generic, g.k.x.p, g.k.y.p, g.k.params);
-            fwd_expect_same_outputs(&a.k, a.k.y.p, &g.k, g.k.y.p, "NCHW generic set");
             T->forward_p(p.k.x.p, p.k.x.p, p.k.params);
             fwd_expect_same_outputs(&a.k, a.k.y.p, &p.k, p.k.x.p, "NCHW in place");
             fwd_free(&a.k);
-            fwd_free(&g.k);
             fwd_free(&p.k);
         }
 }
@@ -431,7 +416,7 @@ void bng_forward_nchw_add_tests(Suite *s)
     const bng_test_case cases[] = {
         {"forward_nchw_within_bound", test_forward_nchw_within_bound, "private"},
         {"forward_nchw_relu", test_forward_nchw_relu, "private"},
-        {"forward_nchw_same_bits", test_forward_nchw_same_bits, "private"},
+        {"forward_nchw_in_place", test_forward_nchw_in_place, "private"},
         {"forward_nchw_refusals", test_forward_nchw_refusals, "shared forward"},
         {"forward_nchw_shared_matches_private", test_forward_nchw_shared_matches_private,
          "shared forward"},
