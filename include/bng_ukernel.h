@@ -202,7 +202,7 @@ typedef struct {
  *   fwd_nchw_norm: y = ((x - shift) - mean) * gain + bias; y may be x; with stream
  *              != 0 its streaming stores are not fenced: the caller ends its run of
  *              planes with end(stream)
- *   fwd_nchw_norm_relu: (the generic set's, which every entry names) the same y, +0
+ *   fwd_nchw_norm_relu: the same y, +0
  *              unless above 0 or NaN as stored; unless bits is NULL each element's keep
  *              bit, from a word boundary of the plane: element i's is bit i % (8 e) of
  *              the element-sized word bits[i / (8 e)], e x's element size (the last,

@@ -30,8 +30,9 @@
  * params[8]  status, written by every call: BNG_OK or a negative BNG_E* code
  * params[9]  eps, a float's bits (bng_fwd_float): finite and above 0
  * params[10] momentum, a float's bits: in [0, 1] (not read with GLOBAL_STATS or KEEP_MOVING)
- * params[11] the ReLU's bits (x's type, BNG_FWD_RELU_BITS_ELEMENTS): out with
- *            BNG_FWD_RELU_BITS; else not read
+ * params[11] the ReLU's bits (x's type, BNG_FWD_RELU_BITS_ELEMENTS, with NCHW
+ *            BNG_FWD_RELU_BITS_ELEMENTS_NCHW): out with BNG_FWD_RELU_BITS; else
+ *            not read
  * params[12] the partials buffer (float *, BNG_FWD_PARTIALS_FLOATS(channel) floats): out
  *            with BNG_FWD_PARTIALS_OUT, in with BNG_FWD_PARTIALS_IN; else not read
  * params[13] flags (BNG_FWD_*); a bit the call does not know is refused (BNG_EFLAGS)
@@ -84,7 +85,8 @@ extern "C" {
  *                 0 or NaN (the backward's BNG_FLAG_RELU mask, decided on y's bits)
  *   RELU_BITS     with RELU: also each element's keep bit (1 where y passes, the mask
  *                 a backward reading y applies) into the bits array at params[11]
- *                 (BNG_FWD_RELU_BITS_ELEMENTS); neither with PARTIALS_OUT (BNG_EFLAGS) */
+ *                 (BNG_FWD_RELU_BITS_ELEMENTS, with NCHW _NCHW); neither with PARTIALS_OUT
+ *                 (BNG_EFLAGS) */
 #define BNG_FWD_FIX_GAMMA      8
 #define BNG_FWD_GLOBAL_STATS  16
 #define BNG_FWD_TORCH         32

@@ -207,8 +207,7 @@ bng_fwd_norm_ukernel bng_f32_fwd_norm_ukernel__ft78ne_c256_v16;
 bng_fwd_stats_ukernel bng_f32_fwd_stats_ukernel__ft78ne_generic_v16;
 bng_fwd_norm_ukernel bng_f32_fwd_norm_ukernel__ft78ne_generic_v16;
 bng_fwd_norm_relu_ukernel bng_f32_fwd_norm_relu_ukernel__ft78ne_generic_v16;
-/* Its NCHW plane ukernels (BNG_FWD_NCHW): one set per specialized extent, then the
- * generic set. */
+/* Its NCHW plane ukernels (BNG_FWD_NCHW): the generic set, for every extent. */
 bng_fwd_nchw_stats_ukernel bng_f32_fwd_nchw_stats_ukernel__ft78ne_generic_v16;
 bng_fwd_nchw_norm_ukernel bng_f32_fwd_nchw_norm_ukernel__ft78ne_generic_v16;
 bng_fwd_nchw_norm_relu_ukernel bng_f32_fwd_nchw_norm_relu_ukernel__ft78ne_generic_v16;

@@ -207,8 +207,7 @@ bng_fwd_norm_ukernel bng_f32_fwd_norm_ukernel__mt7004_c256_v16;
 bng_fwd_stats_ukernel bng_f32_fwd_stats_ukernel__mt7004_generic_v16;
 bng_fwd_norm_ukernel bng_f32_fwd_norm_ukernel__mt7004_generic_v16;
 bng_fwd_norm_relu_ukernel bng_f32_fwd_norm_relu_ukernel__mt7004_generic_v16;
-/* Its NCHW plane ukernels (BNG_FWD_NCHW): one set per specialized extent, then the
- * generic set. */
+/* Its NCHW plane ukernels (BNG_FWD_NCHW): the generic set, for every extent. */
 bng_fwd_nchw_stats_ukernel bng_f32_fwd_nchw_stats_ukernel__mt7004_generic_v16;
 bng_fwd_nchw_norm_ukernel bng_f32_fwd_nchw_norm_ukernel__mt7004_generic_v16;
 bng_fwd_nchw_norm_relu_ukernel bng_f32_fwd_nchw_norm_relu_ukernel__mt7004_generic_v16;
@@ -322,8 +321,7 @@ bng_fwd_norm_ukernel bng_f16_fwd_norm_ukernel__mt7004_c256_v32;
 bng_fwd_stats_ukernel bng_f16_fwd_stats_ukernel__mt7004_generic_v32;
 bng_fwd_norm_ukernel bng_f16_fwd_norm_ukernel__mt7004_generic_v32;
 bng_fwd_norm_relu_ukernel bng_f16_fwd_norm_relu_ukernel__mt7004_generic_v32;
-/* Its NCHW plane ukernels (BNG_FWD_NCHW): one set per specialized extent, then the
- * generic set. */
+/* Its NCHW plane ukernels (BNG_FWD_NCHW): the generic set, for every extent. */
 bng_fwd_nchw_stats_ukernel bng_f16_fwd_nchw_stats_ukernel__mt7004_generic_v32;
 bng_fwd_nchw_norm_ukernel bng_f16_fwd_nchw_norm_ukernel__mt7004_generic_v32;
 bng_fwd_nchw_norm_relu_ukernel bng_f16_fwd_nchw_norm_relu_ukernel__mt7004_generic_v32;
