@@ -1,5 +1,6 @@
 """Jinja2 rendering of a target plan into C sources (and of a drop's build files)."""
 
+import functools
 import os
 from typing import List, Tuple
 
@@ -15,7 +16,10 @@ TEMPLATE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__fi
                             "templates")
 
 
+@functools.lru_cache(maxsize=None)
 def environment() -> jinja2.Environment:
+    """The one environment of the process: each template is compiled once, however many
+    targets and drops the process renders (Jinja reloads a template whose file changed)."""
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATE_DIR),
         undefined=jinja2.StrictUndefined,

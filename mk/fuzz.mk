@@ -9,25 +9,43 @@ FUZZ_FORWARD := $(BUILD)/fuzz/fuzz_forward
 .PHONY: fuzz memcheck
 
 # libFuzzer on every entry point of $(FUZZ_TARGET) (it has fp and hp), with
-# AddressSanitizer and UndefinedBehaviorSanitizer; then the generator's loader fuzz.
+# AddressSanitizer and UndefinedBehaviorSanitizer; beside it, the generator's loader fuzz.
 # Artifacts (crash-*, leak-*) go to $(BUILD)/fuzz/artifacts, never into the tree; a
 # finding worth keeping becomes a regression input in tests/fuzz/corpus/.
 FUZZ_SOURCES := $(BNG_SOURCES_generated/$(FUZZ_TARGET)) include/host/bng_hal_host.c \
   include/host/bng_dma_engine.c
 FUZZ_FLAGS := -std=gnu11 -g -O1 -march=native -Wno-psabi -ffp-contract=off \
-  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+  -fsanitize=address,undefined -fno-sanitize-recover=undefined \
   -DBNG_HOST -DBNG_VEC_BACKEND=BNG_VEC_GNU -Iinclude -Iinclude/host -Igenerated/$(FUZZ_TARGET)
-$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_support.h $(FUZZ_SOURCES) $(wildcard generated/$(FUZZ_TARGET)/*.h) \
-  $(INCLUDE_HEADERS) | deps-fuzz
+# The library's objects are compiled once, with the fuzzer's coverage counters but not
+# its main (fuzzer-no-link), and linked into both fuzzers.
+FUZZ_OBJ := $(BUILD)/fuzz/obj
+FUZZ_OBJECTS := $(addprefix $(FUZZ_OBJ)/,$(notdir $(FUZZ_SOURCES:.c=.o)))
+FUZZ_HEADERS := $(wildcard generated/$(FUZZ_TARGET)/*.h) $(INCLUDE_HEADERS)
+define fuzz_object_rule
+$(FUZZ_OBJ)/%.o: $(1)/%.c $(FUZZ_HEADERS) $(wildcard include/host/*.h) | deps-fuzz
+	@mkdir -p $$(@D)
+	clang $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $$< -o $$@
+endef
+$(foreach d,generated/$(FUZZ_TARGET) include include/host,$(eval $(call fuzz_object_rule,$(d))))
+# (kept: made by pattern rules for a pattern rule, make would remove them as intermediate)
+.SECONDARY: $(FUZZ_OBJECTS)
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_support.h $(FUZZ_OBJECTS) \
+  $(FUZZ_HEADERS) | deps-fuzz
 	@mkdir -p $(@D)
-	clang $(FUZZ_FLAGS) $< $(FUZZ_SOURCES) -lpthread -lm -o $@
+	clang $(FUZZ_FLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJECTS) -lpthread -lm -o $@
 
 # The lines of libFuzzer's output the log keeps.
 FUZZ_STATS := $(subst $(space),|,^stat::number_of_executed_units ^stat::peak_rss Done ERROR \
   SUMMARY ==[0-9]+== deadly artifact)
-## libFuzzer on the entry points, then the loader fuzz [FUZZ_SECONDS=60]
+## libFuzzer on the entry points beside the loader fuzz [FUZZ_SECONDS=60]
 ## (the backward's for three quarters of it, the training forward's for the rest)
-fuzz: $(FUZZ) $(FUZZ_FORWARD) deps-python
+fuzz:
+	@$(MAKE) --no-print-directory -j$(JOBS) -O fuzz-entry-points fuzz-loader
+# Each of the two is one process at a time: side by side they take FUZZ_SECONDS, not
+# twice it (the loader fuzz runs while the fuzzers compile, then beside them).
+.PHONY: fuzz-entry-points fuzz-loader
+fuzz-entry-points: $(FUZZ) $(FUZZ_FORWARD)
 	@rm -rf $(BUILD)/fuzz/corpus $(BUILD)/fuzz/corpus-forward && mkdir -p $(BUILD)/fuzz/corpus \
 	  $(BUILD)/fuzz/corpus-forward $(BUILD)/fuzz/artifacts && cp tests/fuzz/corpus/* $(BUILD)/fuzz/corpus/
 	$(FUZZ) -max_total_time=$$(( $(FUZZ_SECONDS) * 3 / 4 )) -print_final_stats=1 \
@@ -36,6 +54,7 @@ fuzz: $(FUZZ) $(FUZZ_FORWARD) deps-python
 	$(FUZZ_FORWARD) -max_total_time=$$(( $(FUZZ_SECONDS) / 4 )) -print_final_stats=1 \
 	  -artifact_prefix=$(BUILD)/fuzz/artifacts/forward- $(BUILD)/fuzz/corpus-forward 2>&1 | \
 	  grep -E "$(FUZZ_STATS)" ; exit $${PIPESTATUS[0]}
+fuzz-loader: deps-python
 	$(PY) tests/fuzz/fuzz_generator.py --seconds $(FUZZ_SECONDS)
 
 # Valgrind 3.19 cannot run AVX-512 code: memcheck builds without it.

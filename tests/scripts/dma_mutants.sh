@@ -80,9 +80,11 @@ mutant() {
     bng_staging) ;;
     *) skip=forward ;;
   esac
-  # sh (not bash) runs it, so an aborting mutant is not announced by the shell
+  # sh (not bash) runs it, so an aborting mutant is not announced by the shell. The
+  # cases run in the suite's one process (CK_FORK=no): the first wait the host HAL finds
+  # missing aborts the run, rather than every later case meeting it again in a child.
   # shellcheck disable=SC2086
-  if env BNG_TEST_QUICK=1 ${tags:+CK_INCLUDE_TAGS=${only:-$tags}} \
+  if env BNG_TEST_QUICK=1 CK_FORK=no ${tags:+CK_INCLUDE_TAGS=${only:-$tags}} \
       ${skip:+CK_EXCLUDE_TAGS=$skip} \
       sh -c 'timeout 600 "$0" > "$1" 2>&1; exit $?' "$out/test_$m" "$out/test_$m.log"; then
     echo "dma-mutants: $(basename "$root"): NOT CAUGHT: $m: $(cat "$mutants/where_$m")" \
