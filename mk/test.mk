@@ -6,21 +6,36 @@
 # ---- test programs -----------------------------------------------------------------
 
 TEST_HEADERS := $(wildcard tests/c/*.h)
+TSAN := $(filter thread,$(subst $(comma), ,$(SANITIZE)))
+ASAN := $(filter address,$(subst $(comma), ,$(SANITIZE)))
+
+# The harness (the suites, the channel walk, the float64 reference: they draw the data,
+# compute the reference and check every output, most of a suite's time) under
+# AddressSanitizer is the uninstrumented build's objects, compiled once for it and for
+# make test: the sanitizer instruments the library, whose every access to the harness's
+# buffers it checks (they come from its allocator, with their redzones). Under
+# ThreadSanitizer the harness stays instrumented: in the SPMD launch model its reads
+# of the outputs on each core are part of what is checked. (Not with CFLAGS of the
+# command line or the environment: make tracks files, not flags.)
+shares_harness = $(and $(ASAN),$(filter file,$(origin CFLAGS)))
+# $(1) an object folder of this build -> the folder of its harness objects
+harness_dir = $(if $(shares_harness),$(patsubst $(BUILD)/%,$(PLAIN_BUILD)/%,$(1)),$(1))
+HARNESS_CFLAGS := $(if $(shares_harness),$(UNINSTRUMENTED_CFLAGS),$(BNG_CFLAGS))
 
 # A suite's objects: its sources compiled per flavour like the library's (against the
 # folder's headers), with Check's flags. The hthreads flavours take gnu's objects of the
 # sources the launch model does not reach: all but bng_test_support.c.
 # $(1) generated folder, $(2) flavour
 define test_object_rules
-$(call flavour_dir,$(1),$(2))/obj/%.o: tests/c/%.c $(TEST_HEADERS) $(wildcard $(1)/*.h) \
-  $(INCLUDE_HEADERS) | deps-c
+$(call harness_dir,$(call flavour_dir,$(1),$(2))/obj)/%.o: tests/c/%.c $(TEST_HEADERS) \
+  $(wildcard $(1)/*.h) $(INCLUDE_HEADERS) | deps-c
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS) $(BNG_CFLAGS) $(FLAVOUR_FLAGS_$(2)) -I$(1) -Itests/c $$(CHECK_CFLAGS) \
+	$$(CC) $$(CFLAGS) $(HARNESS_CFLAGS) $(FLAVOUR_FLAGS_$(2)) -I$(1) -Itests/c $$(CHECK_CFLAGS) \
 	  -c $$< -o $$@
-$(call flavour_dir,$(1),$(2))/obj/%.o: tests/walk/%.c $(TEST_HEADERS) $(wildcard $(1)/*.h) \
-  $(INCLUDE_HEADERS) | deps-c
+$(call harness_dir,$(call flavour_dir,$(1),$(2))/obj)/%.o: tests/walk/%.c $(TEST_HEADERS) \
+  $(wildcard $(1)/*.h) $(INCLUDE_HEADERS) | deps-c
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS) $(BNG_CFLAGS) $(FLAVOUR_FLAGS_$(2)) -I$(1) -Itests/c $$(CHECK_CFLAGS) \
+	$$(CC) $$(CFLAGS) $(HARNESS_CFLAGS) $(FLAVOUR_FLAGS_$(2)) -I$(1) -Itests/c $$(CHECK_CFLAGS) \
 	  -c $$< -o $$@
 endef
 # test_bng's suites, a file each (tests/c/bng_suites.h declares what each adds).
@@ -34,18 +49,18 @@ TEST_OBJECTS_FROM_gnu_softhalf := gnu
 TEST_OBJECTS_FROM_portable     := gnu
 # $(1) generated folder, $(2) flavour -> the folder of its suites' objects: gnu's for
 # the flavours above and the hthreads ones (whose support library is their own)
-test_dir = $(call flavour_dir,$(1),$(or $(TEST_OBJECTS_FROM_$(2)),$(SOURCES_FROM_$(2)),$(2)))/obj
+test_dir = $(call harness_dir,$(call flavour_dir,$(1),$(or $(TEST_OBJECTS_FROM_$(2)),$(SOURCES_FROM_$(2)),$(2)))/obj)
 # $(1) generated folder, $(2) flavour, $(3) the test's main object (test_bng.o,
 # test_walk.o) -> the objects of its program (test_bng's: its suites')
 test_objects = $(addprefix $(call test_dir,$(1),$(2))/,$(3) bng_dtypes.o \
   $(if $(filter test_bng.o,$(3)),$(BNG_SUITE_OBJECTS))) \
-  $(call flavour_dir,$(1),$(or $(TEST_OBJECTS_FROM_$(2)),$(2)))/obj/bng_test_support.o \
+  $(call harness_dir,$(call flavour_dir,$(1),$(or $(TEST_OBJECTS_FROM_$(2)),$(2)))/obj)/bng_test_support.o \
   $(REFERENCE_OBJECT)
 # The float64 reference knows no target and no flavour: one object for every suite.
-REFERENCE_OBJECT := $(BUILD)/obj/bng_reference.o
+REFERENCE_OBJECT := $(call harness_dir,$(BUILD)/obj)/bng_reference.o
 $(REFERENCE_OBJECT): tests/c/bng_reference.c tests/c/bng_reference.h | deps-c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(BNG_CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(HARNESS_CFLAGS) -c $< -o $@
 # $(1) generated folder, $(2) flavour, $(3) the program's name (test_bng, test_walk)
 define test_program_rules
 $(call test_object_rules,$(1),$(2))
@@ -217,16 +232,14 @@ run_and_count = start=$$(date +%s); rm -rf $(RESULTS); \
 # 2-vCPU VM two thirds of a ThreadSanitizer suite's system time), and AddressSanitizer
 # holds 16 MiB of freed blocks in quarantine, not 256, so that a case's buffers reuse
 # the last case's pages (the library frees nothing; use after free is the suites' own).
-TSAN := $(filter thread,$(subst $(comma), ,$(SANITIZE)))
-ASAN := $(filter address,$(subst $(comma), ,$(SANITIZE)))
 SHADOW_RUN_OPTIONS := clear_shadow_mmap_threshold=1099511627776
 ASAN_RUN_OPTIONS := $(SHADOW_RUN_OPTIONS):quarantine_size_mb=16
-# And a suite's cases run in its one process (CK_FORK=no), not each in a child of its
-# own: a child copies the sanitizer's mappings and ends with a leak check of its own,
-# and the HAL's core threads live from case to case as on the part (a ThreadSanitizer
-# suite: 72 s forked, 57 s in one process, on 2 vCPUs).
+# And every run is at the quick size, and a suite's cases run in its one process
+# (CK_FORK=no), not each in a child of its own: a child copies the sanitizer's mappings
+# and ends with a leak check of its own, and the HAL's core threads live from case to
+# case as on the part (a ThreadSanitizer suite: 72 s forked, 57 s in one process).
 RUN_ENV  := $(if $(TSAN),TSAN_OPTIONS=suppressions=$(CURDIR)/tests/tsan.supp:$(SHADOW_RUN_OPTIONS)) \
-  $(if $(ASAN),ASAN_OPTIONS=$(ASAN_RUN_OPTIONS)) $(if $(SANITIZE),CK_FORK=no)
+  $(if $(ASAN),ASAN_OPTIONS=$(ASAN_RUN_OPTIONS)) $(if $(SANITIZE),CK_FORK=no BNG_TEST_QUICK=1)
 # (Under a sanitizer a run has no per-case timeout, which Check keeps only for forked
 # cases: a hang ends at 15 minutes.)
 RUN_TOOL := $(if $(VALGRIND),valgrind -q --error-exitcode=99 --leak-check=full \
@@ -281,8 +294,8 @@ MATRIX_SUITES := $(foreach r,$(if $(TSAN),$(filter $(TSAN_ROOTS),$(SUITE_ROOTS))
 # A run that repeats cases on code that already ran them at full size (a mode; the
 # hthreads flavours, whose kernels and driver are gnu's objects on another HAL; a
 # QUICK_SUITES suite) runs them at the quick size (BNG_TEST_QUICK: the largest sweeps
-# shrink, every path they cover still runs). Under a sanitizer every suite is quick
-# (bng_test_quick in tests/c/bng_test_support.c: 10x slower or more).
+# shrink, every path they cover still runs). Under a sanitizer every run is quick
+# (RUN_ENV; a suite built with one says so itself: bng_test_quick, 10x slower or more).
 CASES_hthreads_fanout := shared
 CASES_hthreads_spmd   := shared
 CASES_portable        := private

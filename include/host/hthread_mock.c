@@ -202,10 +202,33 @@ void hthread_mock_breach(const char *what)
     abort();
 }
 
+/* The cores are threads here, and more of them than the host has CPUs: a wait that has
+ * just begun polls every 20 us, and one that goes on (a worker parked between calls,
+ * while the caller checks results) backs off to 320 us, so that seven waiting cores do
+ * not take the CPUs the working ones need (at 20 us they woke 350,000 times a second).
+ * A pause that follows the last one within twice its length continues that wait. */
+#define IDLE_FIRST_NS 20000L
+#define IDLE_LONGEST_NS 320000L
+
+static long elapsed_since_ns(const struct timespec *then, const struct timespec *now)
+{
+    return (long)(now->tv_sec - then->tv_sec) * 1000000000L + (now->tv_nsec - then->tv_nsec);
+}
+
 void hthread_mock_idle(void)
 {
-    const struct timespec pause = {0, 20000};    /* 20 us: the cores are threads here */
+    static __thread long pause_ns;
+    static __thread struct timespec last_end;
+    struct timespec now, pause;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (pause_ns == 0 || elapsed_since_ns(&last_end, &now) > 2 * pause_ns)
+        pause_ns = IDLE_FIRST_NS;
+    else if (pause_ns < IDLE_LONGEST_NS)
+        pause_ns *= 2;
+    pause.tv_sec = 0;
+    pause.tv_nsec = pause_ns;
     nanosleep(&pause, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &last_end);
 }
 
 /* ---- starting cores ---- */

@@ -28,7 +28,8 @@
 #      vector memory (BNG_VMEM, noderef), no vector load or store of another memory;
 #      two mutants of the driver (a scalar read of an AM array, a vector load of a
 #      stack array) must make sparse fail.
-# The compiles of steps 1, 2, 4, 5 and 9 run JOBS at a time (default 2), the rest in order.
+# The compiles of steps 1, 2, 4, 5, 7 and 9 and step 9's sparse runs go JOBS at a time
+# (default 2), the rest in order.
 # Usage: tests/scripts/cross_check.sh BUILD_DIR PYTHON TARGET:SOURCE,SOURCE... ...
 set -euo pipefail
 build=$1 python=$2
@@ -271,13 +272,16 @@ grep -q 'define BNG_SHARED __attribute__((address_space(1)))' "$as_gen/batch_nor
 as_sources=$(sed -n 's/^BNG_SOURCES_[^ ]* := //p' "$as_gen/build.mk" | sed "s|\$(bng_dir)|$as_gen|g")
 [ -n "$as_sources" ]
 for f in $as_sources include/programs/bng_hal_conformance.c; do
-  clang $warn -pedantic -O2 -DBNG_FIRMWARE -DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE \
+  # shellcheck disable=SC2086
+  queue clang $warn -pedantic -O2 -DBNG_FIRMWARE -DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE \
     -Iinclude -Iinclude/programs -I"$as_gen" -c "$f" -o /dev/null
 done
 for launch in BNG_LAUNCH_FANOUT BNG_LAUNCH_SPMD; do
-  clang $warn -O2 -DBNG_FIRMWARE -DBNG_HTHREADS_LAUNCH=$launch -Iinclude -Iinclude/hal -Iinclude/host \
+  # shellcheck disable=SC2086
+  queue clang $warn -O2 -DBNG_FIRMWARE -DBNG_HTHREADS_LAUNCH=$launch -Iinclude -Iinclude/hal -Iinclude/host \
     -I"$as_gen" -c include/hal/bng_hal_hthreads.c -o /dev/null
 done
+run_queue
 echo "cross-check: shared_qualifier address_space(1): sources, hthreads HAL (both launch models) and HAL conformance check build under clang -Werror"
 
 # Split memory spaces: sparse proves that the driver and the kernels of a split target
@@ -301,12 +305,10 @@ check_split_target() {
   [ -n "$sources" ]
   for f in $sources; do
     queue riscv64-unknown-elf-gcc $warn -ffreestanding -O2 -Iinclude -Iinclude/host -I"$gen" -c "$f" -o /dev/null
+    # shellcheck disable=SC2046
+    queue sparse $(split_sparse_flags "$gen") "$f"
   done
   run_queue
-  for f in $sources; do
-    # shellcheck disable=SC2046
-    sparse $(split_sparse_flags "$gen") "$f"
-  done
   for dtype in f32 f16; do
     [ -f "$gen/bng_${dtype}_ukernels.c" ] || continue
     lanes=$(sed -n "s/^#define BNG_${dtype^^}_LANES //p" "$gen/bng_kernels.h")
