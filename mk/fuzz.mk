@@ -41,16 +41,19 @@ FUZZ_STATS := $(subst $(space),|,^stat::number_of_executed_units ^stat::peak_rss
 ## libFuzzer on the entry points beside the loader fuzz [FUZZ_SECONDS=60]
 ## (the backward's for three quarters of it, the training forward's for the rest)
 fuzz:
-	@$(MAKE) --no-print-directory -j$(JOBS) -O fuzz-entry-points fuzz-loader
-# Each of the two is one process at a time: side by side they take FUZZ_SECONDS, not
-# twice it (the loader fuzz runs while the fuzzers compile, then beside them).
-.PHONY: fuzz-entry-points fuzz-loader
-fuzz-entry-points: $(FUZZ) $(FUZZ_FORWARD)
-	@rm -rf $(BUILD)/fuzz/corpus $(BUILD)/fuzz/corpus-forward && mkdir -p $(BUILD)/fuzz/corpus \
-	  $(BUILD)/fuzz/corpus-forward $(BUILD)/fuzz/artifacts && cp tests/fuzz/corpus/* $(BUILD)/fuzz/corpus/
+	@$(MAKE) --no-print-directory -j$(JOBS) -O fuzz-backward fuzz-forward fuzz-loader
+# Each is one process: side by side the backward's harness takes three quarters of
+# FUZZ_SECONDS while the forward's and the loader fuzz share the other CPU (the loader
+# fuzz runs while the fuzzers compile).
+.PHONY: fuzz-backward fuzz-forward fuzz-loader
+fuzz-backward: $(FUZZ)
+	@rm -rf $(BUILD)/fuzz/corpus && mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/artifacts \
+	  && cp tests/fuzz/corpus/* $(BUILD)/fuzz/corpus/
 	$(FUZZ) -max_total_time=$$(( $(FUZZ_SECONDS) * 3 / 4 )) -print_final_stats=1 \
 	  -artifact_prefix=$(BUILD)/fuzz/artifacts/ $(BUILD)/fuzz/corpus 2>&1 | \
 	  grep -E "$(FUZZ_STATS)" ; exit $${PIPESTATUS[0]}
+fuzz-forward: $(FUZZ_FORWARD)
+	@rm -rf $(BUILD)/fuzz/corpus-forward && mkdir -p $(BUILD)/fuzz/corpus-forward $(BUILD)/fuzz/artifacts
 	$(FUZZ_FORWARD) -max_total_time=$$(( $(FUZZ_SECONDS) / 4 )) -print_final_stats=1 \
 	  -artifact_prefix=$(BUILD)/fuzz/artifacts/forward- $(BUILD)/fuzz/corpus-forward 2>&1 | \
 	  grep -E "$(FUZZ_STATS)" ; exit $${PIPESTATUS[0]}
