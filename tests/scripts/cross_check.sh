@@ -145,8 +145,8 @@ for t in "${targets[@]}"; do
   done
   # The GNU backend left to choose its half: without _Float16 it must take the portable
   # half by itself, token for token the choice compiled above.
+  gcc8="-std=c99 -march=native -DBNG_FIRMWARE -include tests/scripts/gcc8_features.h -Iinclude -Igenerated/$t"
   for f in ${sources[$t]}; do
-    gcc8="-std=c99 -march=native -DBNG_FIRMWARE -include tests/scripts/gcc8_features.h -Iinclude -Igenerated/$t"
     queue bash -c "cmp -s <(gcc -E $gcc8 -DBNG_VEC_BACKEND=BNG_VEC_GNU $f) \
       <(gcc -E $gcc8 -DBNG_VEC_BACKEND=BNG_VEC_GNU -DBNG_HALF_PORTABLE $f) \
       || { echo 'cross-check: $f: the GNU backend on a GCC 8 is not its portable-half build' >&2; exit 1; }"
