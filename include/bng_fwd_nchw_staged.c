@@ -6,7 +6,8 @@
  * for its statistics over its planes' tiles and the pass that writes y (and the ReLU's
  * bits), what stays on chip between the two. May call: bng_fwd_nchw.h's and bng_fwd.h's
  * steps, bng_fwd_staging.c's copies, bng_nchw_steps.h's walk, the double-buffered pass
- * (bng_staging.h), the forward's NCHW ukernels; no barrier. Compiled only for a target
+ * (bng_staging.h), the forward's NCHW ukernels (traced for make model, as the
+ * backward's); no barrier. Compiled only for a target
  * with forward and nchw (unified memory).
  *
  * x is read once where the channel's last tiles stay in private memory between the
@@ -95,6 +96,7 @@ static void bng_fwd_nchw_stats_work(bng_pass *pass, unsigned t)
     const size_t n = tile->row_bytes / k->job->config->sizes.element_bytes;
     size_t p;
 
+    BNG_TRACE_KERNEL(kernel, "fwd_nchw_stats", tile->rows, n);
     for (p = 0; p < tile->rows; p++) {
         kernel->stats(n, tile->offset / kernel->lanes, tile->x + p * tile->row_bytes,
                       *k->channel.a.shift, k->sums.lane_mean, k->sums.lane_m2);
@@ -146,6 +148,8 @@ static void bng_fwd_nchw_y_work(bng_pass *pass, unsigned t)
     const size_t n = tile->row_bytes / element, words = bng_fwd_nchw_words(k, n);
     size_t p;
 
+    BNG_TRACE_KERNEL(kernel, k->job->call.relu ? "fwd_nchw_norm_relu" : "fwd_nchw_norm",
+                     tile->rows, n);
     for (p = 0; p < tile->rows; p++) {
         BNG_VMEM unsigned char *x = tile->x + p * tile->row_bytes;
 

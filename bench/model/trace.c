@@ -7,8 +7,9 @@
  *                               fused ReLU backward; f32:16x64x3136:0xff is NCHW
  *                               (batch x channel x spatial); :fwd the training
  *                               forward's _s (batch_norm_fwd.h: the batch statistics,
- *                               y, the saved and moving statistics) on x's shape, and
- *                               :fwd:relu with its fused ReLU and keep bits
+ *                               y, the saved and moving statistics) on x's shape
+ *                               (NHWC, or NCHW with BNG_FWD_NCHW), and :fwd:relu with
+ *                               its fused ReLU and keep bits
  *
  * A plain call is the vendor's _s; a ReLU or NCHW call is the ext _s
  * (batch_norm_grad_ext.h) with BNG_FLAG_RELU (y, the forward output, beside x and dy)
@@ -50,6 +51,8 @@
 #else
 #define HAS_FWD 0
 #endif
+/* the forward in NCHW: a target with forward and nchw (BNG_FWD_NCHW) */
+#define HAS_FWD_NCHW (HAS_FWD && HAS_NCHW)
 
 #if defined(BNG_HAS_F16) && BNG_HAS_F16
 #define HAS_HP 1
@@ -83,12 +86,13 @@ typedef struct {
 static void usage(void)
 {
     fprintf(stderr, "usage: trace [--copy] DTYPE:BATCHxCHANNEL[xSPATIAL]:MASK[:infer][:relu]"
-                    " ..., DTYPE:BATCHxCHANNEL:MASK:fwd ...\n");
+                    " ..., DTYPE:BATCHxCHANNEL[xSPATIAL]:MASK:fwd[:relu] ...\n");
     exit(2);
 }
 
 /* The words after the mask, each once: infer, relu; or fwd, with relu or not (the
- * forward's fused ReLU and its bits). 1 when they are. */
+ * forward's fused ReLU and its bits), in NCHW only where the target has the forward in
+ * NCHW (forward and nchw both). 1 when they are. */
 static int parse_modes(const char *rest, call *c)
 {
     char word[8];
@@ -108,7 +112,7 @@ static int parse_modes(const char *rest, call *c)
             return 0;
     }
     /* the backward's ReLU needs the relu extension, the forward's its own */
-    return *rest == '\0' && !(c->forward && (!c->is_train || c->spatial))
+    return *rest == '\0' && !(c->forward && (!c->is_train || (c->spatial && !HAS_FWD_NCHW)))
            && !(c->relu && !c->forward && !HAS_RELU);
 }
 
@@ -162,6 +166,11 @@ static size_t stats_bytes(const call *c)
 /* The forward's ReLU bits: elements of x's type (batch_norm_fwd.h). */
 static size_t relu_bits_elements(const call *c)
 {
+#if HAS_FWD_NCHW
+    if (c->spatial)
+        return BNG_FWD_RELU_BITS_ELEMENTS_NCHW((size_t)c->batch, (size_t)c->channel,
+                                               (size_t)c->spatial, element_bytes(c));
+#endif
 #if HAS_FWD
     return BNG_FWD_RELU_BITS_ELEMENTS((size_t)c->batch, (size_t)c->channel, element_bytes(c));
 #else
@@ -262,9 +271,15 @@ static void set_fwd_params(long long *params, const call *c, const arrays *a)
     params[BNG_FWD_PARAM_EPS] = bng_fwd_float(1e-3f);
     params[BNG_FWD_PARAM_MOMENTUM] = bng_fwd_float(0.9f);
     if (c->relu) {
-        params[BNG_PARAM_FLAGS] = BNG_FWD_RELU | BNG_FWD_RELU_BITS;
+        params[BNG_PARAM_FLAGS] |= BNG_FWD_RELU | BNG_FWD_RELU_BITS;
         params[BNG_FWD_PARAM_RELU_BITS] = (long long)(intptr_t)a->at[Y];
     }
+#if HAS_FWD_NCHW
+    if (c->spatial) {
+        params[BNG_PARAM_FLAGS] |= BNG_FWD_NCHW;
+        params[BNG_FWD_PARAM_SPATIAL] = c->spatial;
+    }
+#endif
 }
 #endif
 

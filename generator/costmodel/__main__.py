@@ -19,7 +19,7 @@ from .trace import Call, KernelCall, parse
 
 def record(program: str, calls: List[str]) -> str:
     """The trace program's record of the calls (DTYPE:BATCHxCHANNEL[xSPATIAL]:MASK[:relu]
-    each)."""
+    [:fwd] each)."""
     done = subprocess.run([program, *calls], capture_output=True, text=True)
     if done.returncode != 0:
         raise ConfigError(program, "", "the trace failed: "
@@ -64,7 +64,8 @@ def main(argv=None) -> int:
     ap.add_argument("--trace", required=True, help="the trace program (make model builds it)")
     ap.add_argument("--shapes", help='"BATCHxCHANNEL ...", BATCHxCHANNEL:relu (fused ReLU), '
                     'BATCHxCHANNELxSPATIAL (NCHW), BATCHxCHANNEL:fwd (the training forward; '
-                    ':fwd:relu with its ReLU) (default: ResNet-50 and the bench)')
+                    ':fwd:relu with its ReLU; NxCxS:fwd in NCHW) (default: ResNet-50 and the '
+                    'bench)')
     ap.add_argument("--cores", help='"1 8": core counts (default: all the target has)')
     ap.add_argument("--csv", help="write one line per call here")
     args = ap.parse_args(argv)

@@ -10,7 +10,9 @@ templates/nhwc_ukernels.j2's generic_reduce_columns and generic_dx_train. The pl
 loops). The NCHW ukernels (templates/nchw_ukernels.j2) spell a plane's vectors through
 the same macros: per vector of the dtype's lanes the row macros, per block of
 NCHW_BLOCK_VECTORS vectors (reduce) reduce_zero and reduce_fold, and the plane's last
-elements one lane each.
+elements one lane each; the training forward's (templates/fwd_nchw_ukernels.j2) likewise
+through the forward's row macros and that template's own: a statistics block's four
+accumulators, a last value's block of one.
 Here each macro is rendered for a width and its bng_f32xN_* operations counted by
 name, so that a change of the template's arithmetic changes the counts with it.
 
@@ -36,7 +38,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, Optional, Tuple
 
 from ..order import BLOCK_ROWS, NCHW_BLOCK_VECTORS
-from ..plan import FWD_OPS, OPS, DTypePlan, Kernel, TargetPlan
+from ..plan import FWD_NCHW_OPS, FWD_OPS, OPS, DTypePlan, Kernel, TargetPlan
 from ..render import environment, template_context
 
 OPERATION = re.compile(r"bng_f32x(\d+)_(\w+)\(")
@@ -76,6 +78,18 @@ RELU_STEP_OPS = {"relu_mask": 12, "relu_bits": 10, "relu_by_bits": 7}
 # measurement of the steps on the part (the calibration program's, when it times them)
 # replaces it.
 RELU_SCALAR_OPS_PER_CYCLE = 3.0
+# The training forward's NCHW ReLU packs each value's keep word into the plane's bit
+# words as plain C (templates/fwd_nchw_ukernels.j2, bng_<dtype>_fwd_nchw_keeps): per
+# element, counted by hand, load its keep word, shift, or (a chunk's shift and or into
+# the word and a word's store per 32 or 16 values left out); costed at
+# RELU_SCALAR_OPS_PER_CYCLE after the vector's own slots, and the vector's store of its
+# keep words one load/store slot: the packing reads the words the vector has just
+# stored, so it follows it rather than overlapping it. An estimate, as that rate is.
+# (make model's ReLU forward writes its bits; one without them would skip the packing,
+# which this charges all the same.)
+FWD_NCHW_PACK_OPS = 3
+# y's NCHW ukernels, by the row macro each writes a vector (or a last value) with
+FWD_NCHW_Y_ROWS = {"fwd_nchw_norm": "fwd_norm_row", "fwd_nchw_norm_relu": "fwd_norm_relu_row"}
 
 
 @dataclass(frozen=True)
@@ -111,11 +125,13 @@ class KernelCosts:
         self.nhwc = env.get_template("nhwc_ukernels.j2").make_module(context)
         self.fwd = (env.get_template("fwd_nhwc_ukernels.j2").make_module(context)
                     if tp.fwd_ops else None)
+        self.fwd_nchw = (env.get_template("fwd_nchw_ukernels.j2").make_module(context)
+                         if tp.fwd_nchw else None)
 
     @functools.lru_cache(maxsize=None)
     def _macro(self, name: str, lanes: int) -> Slots:
         """One vector of `lanes`: the macro rendered with placeholder operands."""
-        m, nhwc, fwd = self.ops, self.nhwc, self.fwd
+        m, nhwc, fwd, fwd_nchw = self.ops, self.nhwc, self.fwd, self.fwd_nchw
         text = {
             "reduce_row": lambda: str(m.reduce_load(lanes, 0, "x", "dy", "mean"))
             + str(m.reduce_add(lanes, 0)),
@@ -145,6 +161,15 @@ class KernelCosts:
             "generic_fwd_norm_relu_row": lambda: str(m.fwd_norm_relu_store(
                 lanes, "held", "keep", "x", "y", *(f"{m.f32x(lanes)}_load_f32({a} + c)"
                                                    for a in ("shift", "mean", "gain", "bias")))),
+            # the forward's NCHW ukernels (fwd_nchw_ukernels.j2, at the dtype's lanes):
+            # y with the ReLU, its coefficients in registers; a statistics block's four
+            # accumulators of the deviations and of their squares, from zero and added;
+            # one of a plane's last values, a block of one into its lane's statistics
+            "fwd_norm_relu_row": lambda: str(m.fwd_norm_relu_store(
+                lanes, "held", "keep", "x", "y", "shift", "mean", "gain", "bias")),
+            "fwd_nchw_accumulators": lambda: "".join(
+                str(fwd_nchw.accumulators(a)) + str(fwd_nchw.accumulated(a)) for a in "sq"),
+            "fwd_nchw_tail_value": lambda: str(fwd_nchw.tail_value()),
         }[name]()
         return count(text, self.vector_lanes)
 
@@ -186,10 +211,21 @@ class KernelCosts:
     def nchw_cost(self, op: str, n: int) -> Slots:
         """One plane's `n` elements through an NCHW ukernel (any of a dtype's sets: the
         specialized ones are the generic code with n constant): the dtype's vectors,
-        reduce's blocks of them, the last n % lanes elements a lane each."""
-        assert op in OPS, op
+        reduce's (and the forward's statistics') blocks of them, the last n % lanes
+        elements a lane each."""
+        assert op in OPS + FWD_NCHW_OPS, op
         lanes = self.dtype.config.lanes
         vectors, tail = divmod(n, lanes)
+        if op == "fwd_nchw_stats":
+            blocks = -(-vectors // NCHW_BLOCK_VECTORS)
+            return (self._macro("fwd_stats_row", lanes) * vectors
+                    + (self._macro("fwd_stats_block", lanes)
+                       + self._macro("fwd_nchw_accumulators", lanes)) * blocks
+                    + self._macro("fwd_nchw_tail_value", lanes) * tail)
+        if op in FWD_NCHW_Y_ROWS:
+            row = FWD_NCHW_Y_ROWS[op]
+            keeps = Slots(ldst=1) * vectors if op == "fwd_nchw_norm_relu" else Slots()
+            return self._macro(row, lanes) * vectors + keeps + self._macro(row, 1) * tail
         if op == "reduce":
             blocks = -(-vectors // NCHW_BLOCK_VECTORS)
             return (self._macro("reduce_row", lanes) * vectors
@@ -231,12 +267,18 @@ def kernel_by_entry(tp: TargetPlan, entry: str) -> Optional[Tuple[DTypePlan, Ker
     return None
 
 
-def nchw_dtype(tp: TargetPlan, entry: str) -> Optional[DTypePlan]:
-    """The dtype of the NCHW kernel table entry `entry`, if it is one of the plan's."""
+def nchw_entry(tp: TargetPlan, entry: str) -> Optional[Tuple[DTypePlan, Tuple[str, ...]]]:
+    """The dtype and the ops of the NCHW kernel table entry `entry` (the backward's set,
+    or the training forward's), if it is one of the plan's."""
     if not tp.has("nchw"):
         return None
-    return next((d for d in tp.dtypes
-                 if entry in (k.table_entry for k in tp.nchw_kernels(d))), None)
+    for d in tp.dtypes:
+        for k in tp.nchw_kernels(d):
+            if entry == k.table_entry:
+                return d, OPS
+            if tp.fwd_nchw and k.fwd_ops and entry == k.fwd_table_entry:
+                return d, FWD_NCHW_OPS
+    return None
 
 
 def kernel_timer(tp: TargetPlan, clock_hz: float, alu_per_cycle: float,
@@ -248,18 +290,21 @@ def kernel_timer(tp: TargetPlan, clock_hz: float, alu_per_cycle: float,
 
     @functools.lru_cache(maxsize=None)
     def seconds(entry: str, op: str, rows: int, channels: int) -> float:
-        nchw = nchw_dtype(tp, entry)
+        nchw = (nchw_entry(tp, entry) or (None,))[0]
         found = kernel_by_entry(tp, entry)
         if op in RELU_STEP_OPS and (found is not None or nchw is not None):
             # an NCHW tile's mask: its planes' elements, one run as NHWC's
             return relu_step_seconds(tp, found[0] if found is not None else nchw, op, rows,
                                      channels, clock_hz, alu_per_cycle, ldst_per_cycle)
+        scalar = 0.0
         if nchw is not None:
             slots = costs[nchw.name].nchw_cost(op, channels) * rows
+            if op == "fwd_nchw_norm_relu":
+                scalar = rows * channels * FWD_NCHW_PACK_OPS / RELU_SCALAR_OPS_PER_CYCLE
         elif found is not None:
             dtype, kernel = found
             slots = costs[dtype.name].cost(kernel, op, channels).slots(rows)
         else:
             raise KeyError(f"the trace names {entry}, which the plan of {tp.name} does not have")
-        return max(slots.alu / alu_per_cycle, slots.ldst / ldst_per_cycle) / clock_hz
+        return (max(slots.alu / alu_per_cycle, slots.ldst / ldst_per_cycle) + scalar) / clock_hz
     return lambda call: seconds(call.entry, call.op, call.rows, call.channels)

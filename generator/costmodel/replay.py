@@ -279,10 +279,14 @@ def minimum_ddr_bytes(call: Call, element_bytes: int, stats_bytes: int) -> int:
     NHWC does: the same elements in another order. The training forward: x read once, y
     written once; scale, bias and the moving statistics read, the saved and the moving
     statistics written (eight per-channel arrays); with its fused ReLU, its keep bits
-    written too (a word of x's type per channel per 8 * element_bytes rows)."""
+    written too (a word of x's type per channel per 8 * element_bytes rows; in NCHW per
+    plane per 8 * element_bytes of its values, a plane's last word its own)."""
     if call.forward:
-        word_rows = -(-call.batch // (8 * element_bytes)) if call.relu else 0
-        return (2 * call.elements + word_rows * call.channel) * element_bytes \
+        per_word = 8 * element_bytes
+        words = (0 if not call.relu
+                 else call.batch * call.channel * -(-call.spatial // per_word) if call.spatial
+                 else -(-call.batch // per_word) * call.channel)
+        return (2 * call.elements + words) * element_bytes \
             + 8 * call.channel * stats_bytes
     arrays = 4 if call.relu else 3
     return arrays * call.elements * element_bytes + 5 * call.channel * stats_bytes

@@ -7,7 +7,7 @@ from typing import Dict, List, Set, Tuple
 
 from ..model import PartFigures
 from ..plan import FWD_OPS, OPS, TargetPlan
-from .opcount import RELU_STEP_OPS, RELU_VECTOR_SLOTS, KernelCosts, nchw_dtype, relu_step_cycles
+from .opcount import RELU_STEP_OPS, RELU_VECTOR_SLOTS, KernelCosts, nchw_entry, relu_step_cycles
 from .replay import BOUNDS, Prediction
 from .shapes import Shape
 
@@ -34,8 +34,8 @@ def kernel_table(tp: TargetPlan, used: Set[Tuple[str, int]], masked: bool = Fals
     lines = ["kernel issue slots (ALU + load/store) per row, [per 32-row block]:"]
     for entry, channels in sorted(used):
         if entry not in by_entry:
-            d = nchw_dtype(tp, entry)
-            parts = [f"{op} {c.alu}+{c.ldst}" for op in OPS
+            d, nchw_ops = nchw_entry(tp, entry)
+            parts = [f"{op} {c.alu}+{c.ldst}" for op in nchw_ops
                      for c in [costs[d.name].nchw_cost(op, channels)]]
             lines.append(f"  {entry} (NCHW, per plane of {channels}): " + ", ".join(parts))
             continue
@@ -126,34 +126,38 @@ def network_totals(dtype: str, rows: List[Tuple[Shape, Prediction]]) -> List[str
 
 
 def training_steps(dtype: str, rows: List[Tuple[Shape, Prediction]]) -> List[str]:
-    """Per network batch and core count where the rows have the training forward: each
-    layer's whole training step, its forward (with the fused ReLU and its bits where a
-    ReLU follows) and its backward (the fused ReLU backward there, the vendor's call
-    elsewhere), summed over the network's layers; none unless every layer has both."""
-    calls: Dict[Tuple[str, str, int, str], Tuple[Shape, Prediction]] = {}
+    """Per layout, network batch and core count where the rows have the training
+    forward: each layer's whole training step, its forward (with the fused ReLU and its
+    bits where a ReLU follows) and its backward (the fused ReLU backward there, the
+    vendor's call, or in NCHW the plain NCHW call, elsewhere), summed over the network's
+    layers; none unless every layer has both."""
+    calls: Dict[Tuple[str, str, str, int, str], Tuple[Shape, Prediction]] = {}
     for s, p in rows:
-        if s.label.startswith("resnet50") and not s.spatial:
-            kind = "forward" if s.forward else "relu" if s.relu else "vendor"
-            calls[(s.label.split()[1], s.size, p.call.cores, kind)] = (s, p)
-    steps: Dict[Tuple[str, int], List[float]] = {}
-    for (n, size, cores, kind), (s, p) in calls.items():
+        if s.label.startswith("resnet50"):
+            kind = "forward" if s.forward else "relu" if s.relu else "plain"
+            layout = "NCHW" if s.spatial else "NHWC"
+            calls[(layout, s.label.split()[1], s.size, p.call.cores, kind)] = (s, p)
+    steps: Dict[Tuple[str, str, int], List[float]] = {}
+    for (layout, n, size, cores, kind), (s, p) in calls.items():
         if kind != "forward":
             continue
-        backward = calls.get((n, size, cores, "relu" if s.relu else "vendor"))
-        t = steps.setdefault((n, cores), [0, 0.0, 0.0, 0])
+        backward = calls.get((layout, n, size, cores, "relu" if s.relu else "plain"))
+        t = steps.setdefault((layout, n, cores), [0, 0.0, 0.0, 0])
         if backward is None:
             t[3] += 1       # a layer without its backward's row: no total
             continue
         t[0] += s.layers
         t[1] += s.layers * (p.seconds + backward[1].seconds)
         t[2] += s.layers * (p.floor_seconds + backward[1].floor_seconds)
-    for (n, size, cores, kind) in calls:     # a layer (its vendor row) without its forward
-        if kind == "vendor" and (n, cores) in steps and (n, size, cores, "forward") not in calls:
-            steps[(n, cores)][3] += 1
-    return [f"  {dtype} resnet50 {n} training step (forward, ReLU, backward), {cores} cores: "
+    for (layout, n, size, cores, kind) in calls:     # a layer's backward without its forward
+        if kind == "plain" and (layout, n, cores) in steps \
+                and (layout, n, size, cores, "forward") not in calls:
+            steps[(layout, n, cores)][3] += 1
+    return [f"  {dtype} resnet50 {n} training step{' in NCHW' if layout == 'NCHW' else ''} "
+            f"(forward, ReLU, backward), {cores} cores: "
             f"{t[0]} layers {t[1] * 1e3:.2f} ms (DDR floor {t[2] * 1e3:.2f} ms, "
             f"{100 * t[2] / t[1]:.0f}%)"
-            for (n, cores), t in steps.items() if not t[3] and t[0]]
+            for (layout, n, cores), t in steps.items() if not t[3] and t[0]]
 
 
 def write_csv(path: str, rows: List[Tuple[Shape, Prediction]]) -> None:

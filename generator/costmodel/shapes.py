@@ -1,7 +1,8 @@
 """The shapes make model predicts by default: every batch-norm layer of ResNet-50 at
 batch 1, 8 and 32, and the bench's shapes (bench/bench.c); at batch 32, where the
 target has the extensions, its layers followed by a ReLU with the fused ReLU backward,
-every layer in NCHW, and every layer's training forward."""
+every layer in NCHW (those followed by a ReLU also fused), and every layer's training
+forward (in NCHW too where the target has both)."""
 
 import re
 from dataclasses import dataclass, replace
@@ -28,17 +29,17 @@ class Shape:
 
     @property
     def extensions(self) -> Tuple[str, ...]:
-        """The extensions the call uses: nchw, relu, both, forward (its ReLU is its own),
-        or none (the vendor's call)."""
+        """The extensions the call uses: nchw, relu, both, forward (its ReLU is its own;
+        with nchw in NCHW), or none (the vendor's call)."""
         if self.forward:
-            return ("forward",)
+            return ("forward",) + (("nchw",) if self.spatial else ())
         return tuple(name for name, used in (("nchw", bool(self.spatial)), ("relu", self.relu))
                      if used)
 
     @property
     def extension(self) -> str:
         """The extensions as a label: "nchw", "relu", "nchw relu", "forward", "forward
-        relu", or "" (the vendor's)."""
+        relu", "forward nchw", "forward nchw relu", or "" (the vendor's)."""
         return " ".join(self.extensions + (("relu",) if self.forward and self.relu else ()))
 
 
@@ -67,8 +68,10 @@ def _layer(n: int, pixels: int, c: int) -> str:
 
 def default_shapes(extensions: Tuple[str, ...] = ()) -> List[Shape]:
     """The vendor's call's shapes; then, for the extensions named, ResNet-50 at
-    EXTENSION_BATCH: the layers a ReLU follows fused (relu), every layer in NCHW (nchw),
-    every layer's training forward, with the ReLU fused where one follows (forward)."""
+    EXTENSION_BATCH: the layers a ReLU follows fused (relu), every layer in NCHW (nchw;
+    with relu as well, the layers a ReLU follows fused in NCHW too),
+    every layer's training forward, with the ReLU fused where one follows (forward), and
+    with nchw as well in NCHW too."""
     out = [Shape(n * pixels, c, _layer(n, pixels, c), layers)
            for n in RESNET50_BATCHES for pixels, c, layers, _ in RESNET50]
     out += [Shape(b, c, "bench") for b, c in BENCH]
@@ -79,30 +82,40 @@ def default_shapes(extensions: Tuple[str, ...] = ()) -> List[Shape]:
     if "nchw" in extensions:
         out += [Shape(n, c, _layer(n, pixels, c) + " nchw", layers, spatial=pixels)
                 for pixels, c, layers, _ in RESNET50]
+    if "nchw" in extensions and "relu" in extensions:   # NCHW's training step's backward
+        out += [Shape(n, c, _layer(n, pixels, c) + " nchw relu", layers, spatial=pixels,
+                      relu=True)
+                for pixels, c, layers, relu in RESNET50 if relu]
     if "forward" in extensions:     # with its ReLU and keep bits where a ReLU follows
         out += [Shape(n * pixels, c, _layer(n, pixels, c) + " forward" + (" relu" if relu else ""),
                       layers, forward=True, relu=relu)
+                for pixels, c, layers, relu in RESNET50]
+    if "forward" in extensions and "nchw" in extensions:
+        out += [Shape(n, c, _layer(n, pixels, c) + " forward nchw" + (" relu" if relu else ""),
+                      layers, spatial=pixels, forward=True, relu=relu)
                 for pixels, c, layers, relu in RESNET50]
     return out
 
 
 SHAPE = re.compile(r"([1-9][0-9]{0,9})x([1-9][0-9]{0,4})(?:x([1-9][0-9]{0,9}))?(:relu)?\Z")
-FORWARD = re.compile(r"([1-9][0-9]{0,9})x([1-9][0-9]{0,4}):fwd(:relu)?\Z")
+FORWARD = re.compile(r"([1-9][0-9]{0,9})x([1-9][0-9]{0,4})(?:x([1-9][0-9]{0,9}))?:fwd(:relu)?\Z")
 
 
 def parse_shapes(text: str) -> List[Shape]:
     """SHAPES="BxC ...": batch (rows) x channel; BxC:relu with the fused ReLU backward;
     NxCxS in NCHW (batch x channel x spatial), NxCxS:relu with the fused ReLU; BxC:fwd
-    the training forward, BxC:fwd:relu with its fused ReLU and keep bits."""
+    the training forward, BxC:fwd:relu with its fused ReLU and keep bits, NxCxS:fwd in
+    NCHW."""
     out = []
     for word in text.replace(",", " ").split():
         m, f = SHAPE.match(word), FORWARD.match(word)
         if not m and not f:
             raise ConfigError("SHAPES", word, "not a shape; write BATCHxCHANNEL, e.g. 401408x64, "
                               "BATCHxCHANNEL:relu (fused ReLU), BATCHxCHANNELxSPATIAL (NCHW) or "
-                              "BATCHxCHANNEL:fwd (the training forward; :fwd:relu with its ReLU)")
-        shape = (Shape(int(f.group(1)), int(f.group(2)), "SHAPES", forward=True,
-                       relu=bool(f.group(3))) if f else
+                              "BATCHxCHANNEL:fwd (the training forward; :fwd:relu with its ReLU; "
+                              "NxCxS:fwd in NCHW)")
+        shape = (Shape(int(f.group(1)), int(f.group(2)), "SHAPES", spatial=int(f.group(3) or 0),
+                       forward=True, relu=bool(f.group(4))) if f else
                  Shape(int(m.group(1)), int(m.group(2)), "SHAPES",
                        spatial=int(m.group(3) or 0), relu=bool(m.group(4))))
         out.append(replace(shape, label=f"SHAPES {shape.extension}".rstrip()))

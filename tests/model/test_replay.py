@@ -182,6 +182,55 @@ class NchwOperationCountTest(unittest.TestCase):
         self.assertEqual(costs.nchw_cost("reduce", 49), vector + block + lane * 17)
 
 
+    def test_forward_f32_plane_of_49(self):
+        """The training forward's plane ukernels, counted by hand in mt7004's generated
+        bng_f32_fwd_nchw_*_ukernel__mt7004_generic_v16, 3 vectors of 16 and one value
+        more: its statistics a vector's two sweeps (6 + 2: the loads of x, two subs and
+        an add, a sub, a mul and an add); a block 26 + 0 (its eight accumulators zeroed,
+        the two sums of four added, the mean's div, broadcast and zero, the merge's
+        nine); the last value 22 + 6 (its shift broadcast, three zeros, the lane's load
+        and store of mean and M2, its sweeps, mean and merge at one lane); y a vector's
+        4 + 2; with the ReLU 4 + 4 (the value through the stack, the masked load, the
+        store) and its keep words' store, one slot a vector."""
+        costs = self.costs("f32")
+        self.assertEqual(costs.nchw_cost("fwd_nchw_stats", 49),
+                         Slots(3 * 6 + 26 + 22, 3 * 2 + 6))
+        self.assertEqual(costs.nchw_cost("fwd_nchw_norm", 49), Slots(4 * 4, 4 * 2))
+        self.assertEqual(costs.nchw_cost("fwd_nchw_norm_relu", 49), Slots(4 * 4, 3 * 5 + 4))
+
+    def test_forward_relu_packs_its_bits_at_the_scalar_estimate(self):
+        """y's vectors at their slots, then each value's keep packed into its word as
+        plain C: FWD_NCHW_PACK_OPS operations a value at RELU_SCALAR_OPS_PER_CYCLE."""
+        from generator.costmodel.opcount import (FWD_NCHW_PACK_OPS, RELU_SCALAR_OPS_PER_CYCLE,
+                                                 kernel_timer)
+        from generator.costmodel.trace import KernelCall
+        tp = target_plan()
+        entry = tp.nchw_kernels(tp.dtype("f32"))[-1].fwd_table_entry
+        seconds = kernel_timer(tp, 1e9, 3, 2)
+        slots = self.costs("f32").nchw_cost("fwd_nchw_norm_relu", 49)
+        cycles = 2 * max(slots.alu / 3, slots.ldst / 2) + 2 * 49 * FWD_NCHW_PACK_OPS / RELU_SCALAR_OPS_PER_CYCLE
+        self.assertAlmostEqual(seconds(KernelCall(entry, "fwd_nchw_norm_relu", 2, 49)), cycles / 1e9)
+        slots = self.costs("f32").nchw_cost("fwd_nchw_norm", 49)
+        self.assertAlmostEqual(seconds(KernelCall(entry, "fwd_nchw_norm", 2, 49)),
+                               2 * max(slots.alu / 3, slots.ldst / 2) / 1e9)
+
+
+class MinimumBytesTest(unittest.TestCase):
+    def test_forward_keep_bits_follow_the_layout(self):
+        """The forward's least DDR bytes: x read and y written once, eight per-channel
+        arrays, and with the ReLU its keep words: NHWC a word per channel per 32 rows
+        (f32: 40 rows take two), NCHW per plane per 32 values, a plane's last its own
+        (49 values take two)."""
+        from generator.costmodel.replay import minimum_ddr_bytes
+        from generator.costmodel.trace import Call
+        nhwc = Call("f32", 40, 3, 0x1, True, (), relu=True, forward=True)
+        nchw = Call("f32", 2, 3, 0x1, True, (), spatial=49, relu=True, forward=True)
+        self.assertEqual(minimum_ddr_bytes(nhwc, 4, 4), (2 * 120 + 2 * 3) * 4 + 8 * 3 * 4)
+        self.assertEqual(minimum_ddr_bytes(nchw, 4, 4), (2 * 294 + 2 * 3 * 2) * 4 + 8 * 3 * 4)
+        plain = Call("f32", 2, 3, 0x1, True, (), spatial=49, forward=True)
+        self.assertEqual(minimum_ddr_bytes(plain, 4, 4), 2 * 294 * 4 + 8 * 3 * 4)
+
+
 class ShapesTest(unittest.TestCase):
     def test_spellings(self):
         plain, relu, nchw, both = parse_shapes("4096x64 4096x64:relu 16x64x3136 16x64x3136:relu")
@@ -194,16 +243,27 @@ class ShapesTest(unittest.TestCase):
                 parse_shapes(word)
 
     def test_default_extension_shapes(self):
-        """ResNet-50 at batch 32: the 33 layers a ReLU follows, all 53 in NCHW, all 53's
-        training forward (the 33's with the ReLU fused); none without the extensions."""
+        """ResNet-50 at batch 32, in NHWC and in NCHW each: the 33 layers a ReLU follows
+        with the fused ReLU backward, all 53 (NCHW's backward), all 53's training forward
+        (the 33's with the ReLU fused); none without the extensions."""
         shapes = default_shapes(("relu", "nchw", "forward"))
-        self.assertEqual(sum(s.layers for s in shapes if s.relu and not s.forward), 33)
-        self.assertEqual(sum(s.layers for s in shapes if s.spatial), 53)
-        self.assertEqual(sum(s.layers for s in shapes if s.forward), 53)
-        self.assertEqual(sum(s.layers for s in shapes if s.forward and s.relu), 33)
+        for nchw in (False, True):      # NHWC's plain backward: the vendor's call's rows
+            mine = [s for s in shapes if bool(s.spatial) == nchw
+                    and s.label.startswith("resnet50 n=32 ")]
+            with self.subTest(nchw=nchw):
+                self.assertEqual(sum(s.layers for s in mine if s.relu and not s.forward), 33)
+                self.assertEqual(sum(s.layers for s in mine if not s.relu and not s.forward), 53)
+                self.assertEqual(sum(s.layers for s in mine if s.forward), 53)
+                self.assertEqual(sum(s.layers for s in mine if s.forward and s.relu), 33)
+                self.assertTrue(all(s.label.endswith(" " + s.extension) for s in mine
+                                    if s.extension))
         self.assertEqual(parse_shapes("100x64:fwd")[0].extension, "forward")
         self.assertEqual(parse_shapes("100x64:fwd:relu")[0].extension, "forward relu")
         self.assertEqual(parse_shapes("100x64:fwd:relu")[0].extensions, ("forward",))
+        nchw = parse_shapes("32x64x3136:fwd:relu")[0]
+        self.assertEqual((nchw.extension, nchw.extensions, nchw.size, nchw.spatial),
+                         ("forward nchw relu", ("forward", "nchw"), "32x64x3136", 3136))
+        self.assertEqual([s for s in default_shapes(("forward",)) if s.spatial], [])
         self.assertEqual([s for s in default_shapes() if s.extension], [])
 
 
@@ -212,15 +272,30 @@ class TrainingStepTest(unittest.TestCase):
     backward, elsewhere the vendor's; summed over the layers, none when one is missing."""
 
     @staticmethod
-    def row(label, layers, seconds, floor, forward=False, relu=False):
-        """A prediction of a layer's call: shape a is 100x64, b 200x64."""
+    def row(label, layers, seconds, floor, forward=False, relu=False, spatial=0):
+        """A prediction of a layer's call: shape a is 100x64, b 200x64 (NCHW: x49)."""
         from generator.costmodel.replay import Prediction
         from generator.costmodel.shapes import Shape
         from generator.costmodel.trace import Call
         batch = 100 if label.split()[2] == "a" else 200
-        call = Call("f32", batch, 64, 0xff, True, ())
-        shape = Shape(batch, 64, label, layers, forward=forward, relu=relu)
+        call = Call("f32", batch, 64, 0xff, True, (), spatial=spatial)
+        shape = Shape(batch, 64, label, layers, spatial=spatial, forward=forward, relu=relu)
         return shape, Prediction(call, seconds, {}, {}, 0, floor, 0.0)
+
+    def test_nchw_takes_its_own_backward(self):
+        """A layout's forward pairs with that layout's backward: NCHW's with NCHW's
+        fused ReLU call or its plain one, never NHWC's."""
+        from generator.costmodel.report import training_steps
+        rows = [self.row("resnet50 n=32 a nchw forward relu", 3, 1e-3, 5e-4, forward=True,
+                         relu=True, spatial=49),
+                self.row("resnet50 n=32 a relu", 3, 9e-3, 1e-3, relu=True),
+                self.row("resnet50 n=32 b nchw forward", 2, 4e-3, 1e-3, forward=True, spatial=49),
+                self.row("resnet50 n=32 b nchw", 2, 5e-3, 2e-3, spatial=49)]
+        self.assertEqual(training_steps("f32", rows), [])      # a's NCHW backward is missing
+        rows.append(self.row("resnet50 n=32 a nchw relu", 3, 2e-3, 1e-3, relu=True, spatial=49))
+        (line,) = training_steps("f32", rows)
+        self.assertIn("training step in NCHW (forward, ReLU, backward), 8 cores: 5 layers "
+                      "27.00 ms (DDR floor 10.50 ms, 39%)", line)
 
     def test_each_layer_takes_its_backward(self):
         from generator.costmodel.report import training_steps

@@ -8,6 +8,7 @@ import unittest
 
 from programs import program, target_plan
 
+from generator.costmodel.replay import minimum_ddr_bytes
 from generator.costmodel.trace import parse
 from generator.order import BLOCK_ROWS, MAX_GROUPS, MIN_GROUP_ROWS
 from generator.plan import plan_target
@@ -220,6 +221,35 @@ class TraceHalTest(unittest.TestCase):
                if getattr(e, "op", None)}
         self.assertEqual(ops, {"fwd_stats", "fwd_norm_relu"})
 
+    def test_nchw_forward_calls_give_the_bits_of_forward_p(self):
+        """The training forward in NCHW (BNG_FWD_NCHW): _s's statistics, y and keep bits
+        those of _p (planes whole and in pieces: 100003 values are more than a tile
+        buffer; channels kept in private memory and streamed twice; more cores than
+        channels; a plane narrower than a word); every value through the statistics'
+        ukernel and y's once (the kernel hook: rows are planes); x read at most twice and
+        y written once (with the ReLU, its bits once)."""
+        calls = ["f32:2x16x49:0xff:fwd", "f16:3x20x100:0x3:fwd:relu", "f32:2x3x100003:0x7:fwd",
+                 "f16:2x3x100003:0x1:fwd:relu", "f32:16x64x3136:0xff:fwd:relu",
+                 "f32:5x1x7:0xff:fwd:relu"]
+        record = trace(*calls, copy=True)
+        ends = [line for line in record.splitlines() if line.startswith("end")]
+        self.assertEqual(ends, ["end identical"] * len(calls))
+        tp = target_plan()
+        for spec, call in zip(calls, parse(record)):
+            with self.subTest(spec=spec):
+                self.assertTrue(call.forward and call.spatial)
+                y_op = "fwd_nchw_norm_relu" if call.relu else "fwd_nchw_norm"
+                values = {op: sum(e.rows * e.channels for r in call.regions
+                                  for events in r.values() for e in events
+                                  if getattr(e, "op", None) == op)
+                          for op in ("fwd_nchw_stats", y_op)}
+                self.assertEqual(values, dict.fromkeys(values, call.elements))
+                d = tp.dtype(call.dtype)
+                least = minimum_ddr_bytes(call, d.element_bytes, d.stats_bytes)
+                ddr = call.bytes_by_level()["ddr"]
+                self.assertGreaterEqual(ddr, least)
+                self.assertLessEqual(ddr, least + call.elements * d.element_bytes)
+
     def test_the_header_says_what_was_called(self):
         """A plain call's header is the vendor's; the ext ones name the flag's input."""
         heads = [line for line in trace("f32:4x64:0x1", "f32:4x64:0x1:relu", "f16:2x3x49:0x1:infer")
@@ -234,7 +264,7 @@ class TraceHalTest(unittest.TestCase):
         """A mode twice, a shape or mode that is not one."""
         for spec in ("f32:4x64:0x1:relu:relu", "f32:4x64:0x1:infer:infer",
                      "f32:4x64x:0x1", "f32:4x64:0x1:fast", "f32:4x64:0x1:fwd:fwd",
-                     "f32:4x64:0x1:infer:fwd", "f32:4x64x49:0x1:fwd"):
+                     "f32:4x64:0x1:infer:fwd", "f32:4x64x49:0x1:infer:fwd"):
             with self.subTest(spec=spec):
                 done = subprocess.run([program("trace"), spec], capture_output=True, text=True)
                 self.assertEqual(done.returncode, 2)
