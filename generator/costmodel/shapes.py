@@ -66,34 +66,37 @@ def _layer(n: int, pixels: int, c: int) -> str:
     return f"resnet50 n={n} {side}x{side}x{c}"
 
 
+def _extended(pixels: int, c: int, layers: int, nchw: bool = False, **flags) -> Shape:
+    """A ResNet-50 layer at EXTENSION_BATCH in NHWC (rows N*H*W) or NCHW (N x C x H*W),
+    with the extensions `flags` names, labelled by them."""
+    n = EXTENSION_BATCH
+    shape = Shape(n if nchw else n * pixels, c, "", layers, spatial=pixels if nchw else 0,
+                  **flags)
+    return replace(shape, label=f"{_layer(n, pixels, c)} {shape.extension}")
+
+
 def default_shapes(extensions: Tuple[str, ...] = ()) -> List[Shape]:
     """The vendor's call's shapes; then, for the extensions named, ResNet-50 at
     EXTENSION_BATCH: the layers a ReLU follows fused (relu), every layer in NCHW (nchw;
-    with relu as well, the layers a ReLU follows fused in NCHW too),
-    every layer's training forward, with the ReLU fused where one follows (forward), and
-    with nchw as well in NCHW too."""
+    with relu as well, the layers a ReLU follows fused in NCHW too, the backward of
+    NCHW's training step), every layer's training forward, with the ReLU fused where one
+    follows (forward), and with nchw as well in NCHW too."""
     out = [Shape(n * pixels, c, _layer(n, pixels, c), layers)
            for n in RESNET50_BATCHES for pixels, c, layers, _ in RESNET50]
     out += [Shape(b, c, "bench") for b, c in BENCH]
-    n = EXTENSION_BATCH
-    if "relu" in extensions:
-        out += [Shape(n * pixels, c, _layer(n, pixels, c) + " relu", layers, relu=True)
+    has = set(extensions)
+    layouts = (False, True) if "nchw" in has else (False,)
+    if "relu" in has:
+        out += [_extended(pixels, c, layers, relu=True)
                 for pixels, c, layers, relu in RESNET50 if relu]
-    if "nchw" in extensions:
-        out += [Shape(n, c, _layer(n, pixels, c) + " nchw", layers, spatial=pixels)
-                for pixels, c, layers, _ in RESNET50]
-    if "nchw" in extensions and "relu" in extensions:   # NCHW's training step's backward
-        out += [Shape(n, c, _layer(n, pixels, c) + " nchw relu", layers, spatial=pixels,
-                      relu=True)
+    if "nchw" in has:
+        out += [_extended(pixels, c, layers, nchw=True) for pixels, c, layers, _ in RESNET50]
+    if {"nchw", "relu"} <= has:
+        out += [_extended(pixels, c, layers, nchw=True, relu=True)
                 for pixels, c, layers, relu in RESNET50 if relu]
-    if "forward" in extensions:     # with its ReLU and keep bits where a ReLU follows
-        out += [Shape(n * pixels, c, _layer(n, pixels, c) + " forward" + (" relu" if relu else ""),
-                      layers, forward=True, relu=relu)
-                for pixels, c, layers, relu in RESNET50]
-    if "forward" in extensions and "nchw" in extensions:
-        out += [Shape(n, c, _layer(n, pixels, c) + " forward nchw" + (" relu" if relu else ""),
-                      layers, spatial=pixels, forward=True, relu=relu)
-                for pixels, c, layers, relu in RESNET50]
+    if "forward" in has:     # with its ReLU and keep bits where a ReLU follows
+        out += [_extended(pixels, c, layers, nchw=nchw, forward=True, relu=relu)
+                for nchw in layouts for pixels, c, layers, relu in RESNET50]
     return out
 
 

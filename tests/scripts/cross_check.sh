@@ -197,13 +197,14 @@ for t in "${targets[@]}"; do
       [ -z "$u" ] || objects+=("$build/cross/$cc/$u/$(basename "$f" .c).o")
     done
     defined=$(symbols --defined-only | awk 'NF == 3 {print $3}' | sort -u)
-    stray=$(symbols -u | awk 'NF == 2 {print $2}' | sort -u \
-            | comm -23 - <(printf '%s\n' $defined $allowed | sort -u))
+    undefined=$(symbols -u | awk 'NF == 2 {print $2}' | sort -u \
+                | comm -23 - <(printf '%s\n' $defined | sort -u))
+    stray=$(printf '%s\n' $undefined | comm -23 - <(printf '%s\n' $allowed | sort -u) | grep . || true)
     if [ -n "$stray" ]; then
       echo "cross-check: $t with $cc references symbols firmware does not have: $stray" >&2
       exit 1
     fi
-    echo "cross-check: $t, $cc: freestanding build clean; undefined: $(symbols -u | awk 'NF == 2 {print $2}' | sort -u | comm -23 - <(printf '%s\n' $defined | sort -u) | tr '\n' ' ')"
+    echo "cross-check: $t, $cc: freestanding build clean; undefined: $(echo $undefined) "
   done
 done
 
