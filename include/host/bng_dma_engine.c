@@ -20,6 +20,7 @@ typedef struct {
     const unsigned char *src;
     size_t rows, row_bytes, dst_stride, src_stride;
     unsigned char *snapshot;       /* the source as it was at issue */
+    size_t snapshot_bytes;         /* its size: the largest transfer of the slot so far */
 } transfer;
 
 typedef struct {
@@ -157,7 +158,6 @@ static void complete(unsigned core, transfer *t)
             bng_dma_engine_fail(t->call, "its source was written while the transfer was in flight",
                                 (int)core);
     copy_rows(t->dst, t->dst_stride, t->snapshot, t->row_bytes, t->rows, t->row_bytes);
-    free(t->snapshot);
     t->handle = 0;
 }
 
@@ -167,6 +167,19 @@ static unsigned next_random(core_state *c)
     c->random ^= c->random >> 17;
     c->random ^= c->random << 5;
     return c->random;
+}
+
+/* A slot keeps its snapshot from transfer to transfer, as a core keeps its arena, grown
+ * to the largest: a block of its own per transfer was, under ThreadSanitizer, a mapping
+ * and a shadow faulted in afresh each time (a tile is hundreds of KiB). */
+static void make_snapshot_room(transfer *t, size_t bytes, const char *call, int core)
+{
+    if (bytes < t->snapshot_bytes)
+        return;
+    free(t->snapshot);
+    if (!(t->snapshot = malloc(bytes + 1)))
+        bng_dma_engine_fail(call, "out of memory", core);
+    t->snapshot_bytes = bytes + 1;
 }
 
 int bng_dma_engine_issue(unsigned core, const char *call, void *dst, size_t dst_stride,
@@ -202,8 +215,7 @@ int bng_dma_engine_issue(unsigned core, const char *call, void *dst, size_t dst_
             t = &c->slots[i];
     if (!t)
         bng_dma_engine_fail(call, "more than 4 transfers outstanding on one core", (int)core);
-    if (!(t->snapshot = malloc(bytes + 1)))
-        bng_dma_engine_fail(call, "out of memory", (int)core);
+    make_snapshot_room(t, bytes, call, (int)core);
     copy_rows(t->snapshot, row_bytes, src, src_stride, rows, row_bytes);
     for (i = 0; i < rows; i++)
         memset((unsigned char *)dst + i * dst_stride, BNG_DMA_POISON, row_bytes);

@@ -91,13 +91,13 @@ static void expect_split_within_bound(const bng_dtype *t, int shared, size_t bat
                                       const size_t *rows, size_t devices, int train, unsigned seed)
 {
     const size_t floats = 2 * channel + BNG_SUMS_COUNT_LIMBS;
-    float *total = malloc(floats * sizeof(float)), *part = malloc(floats * sizeof(float));
-    unsigned char *first_dbias = malloc(channel * t->stats_size), *first_dscale = malloc(channel * t->stats_size);
+    float *total = bng_test_alloc(floats * sizeof(float));
+    float *part = bng_test_alloc(floats * sizeof(float));
+    unsigned char *first_dbias = bng_test_alloc(channel * t->stats_size);
+    unsigned char *first_dscale = bng_test_alloc(channel * t->stats_size);
     bng_case k;
     size_t d, row, i;
 
-    ck_assert_ptr_nonnull(total);
-    ck_assert_ptr_nonnull(first_dscale);
     bng_case_init(&k, t, batch, channel, train, BNG_DATA_RANDOM, seed);
     for (d = 0, row = 0; d < devices; row += rows[d], d++) {
         const size_t at = row * channel * t->size;
@@ -128,10 +128,10 @@ static void expect_split_within_bound(const bng_dtype *t, int shared, size_t bat
     k.params[BNG_PARAM_BATCH] = (long long)batch;
     bng_case_check(&k);         /* the whole batch's reference and bound */
     bng_case_free(&k);
-    free(total);
-    free(part);
-    free(first_dbias);
-    free(first_dscale);
+    bng_test_free(total);
+    bng_test_free(part);
+    bng_test_free(first_dbias);
+    bng_test_free(first_dscale);
 }
 
 static void split_within_bound(const bng_dtype *t, int shared)
@@ -227,7 +227,8 @@ static void accumulate(const bng_dtype *t, int shared)
                     const unsigned seed = (unsigned)(c * 8 + train * 4 + op * 2 + alias);
                     bng_case ref, k;
                     float *sums;
-                    double *old_dbias = malloc(C * sizeof(double)), *old_dscale = malloc(C * sizeof(double));
+                    double *old_dbias = bng_test_alloc(C * sizeof(double));
+                    double *old_dscale = bng_test_alloc(C * sizeof(double));
                     bng_case_init(&ref, t, batch, C, train, BNG_DATA_RANDOM, seed);
                     bng_case_init_like(&k, &ref);
                     t->entry_p(ref.x.p, ref.dy.p, ref.dx.p, ref.params);
@@ -269,8 +270,8 @@ static void accumulate(const bng_dtype *t, int shared)
                     bng_case_check_guards(&k);
                     bng_case_free(&ref);
                     bng_case_free(&k);
-                    free(old_dbias);
-                    free(old_dscale);
+                    bng_test_free(old_dbias);
+                    bng_test_free(old_dscale);
                 }
 }
 

@@ -348,12 +348,10 @@ static void fwd_run_checked(fwd_case *k, int in_place, const char *what)
 {
     const bng_dtype *t = k->t;
     const size_t n = k->batch * k->channel;
-    double *x = malloc(n * sizeof *x), *mm = malloc(k->channel * sizeof *mm), *mv = malloc(k->channel * sizeof *mv);
+    double *x = bng_test_alloc(n * sizeof *x), *mm = bng_test_alloc(k->channel * sizeof *mm);
+    double *mv = bng_test_alloc(k->channel * sizeof *mv);
     size_t i;
 
-    ck_assert_ptr_nonnull(x);
-    ck_assert_ptr_nonnull(mm);
-    ck_assert_ptr_nonnull(mv);
     for (i = 0; i < n; i++)
         x[i] = t->get(k->x.p, i);
     for (i = 0; i < k->channel; i++) {
@@ -367,9 +365,9 @@ static void fwd_run_checked(fwd_case *k, int in_place, const char *what)
         fwd_run(k, k->y.p);
     }
     fwd_check(k, x, mm, mv, what);
-    free(x);
-    free(mm);
-    free(mv);
+    bng_test_free(x);
+    bng_test_free(mm);
+    bng_test_free(mv);
 }
 
 /* The channel counts of t: every specialized one and some off the plan. */
@@ -994,10 +992,9 @@ START_TEST(test_forward_partials_devices)
         const long long flags = c % 2 ? BNG_FWD_TORCH : 0;
         fwd_case whole, part[FWD_DEVICES];
         bng_buffer partials[FWD_DEVICES], shared_out = fwd_partials_new(channel);
-        double *x = malloc(batch * channel * sizeof *x), mm[1024], mv[1024];
+        double *x = bng_test_alloc(batch * channel * sizeof *x), mm[1024], mv[1024];
         size_t d, r, i, first = 0;
 
-        ck_assert_ptr_nonnull(x);
         ck_assert_uint_le(channel, 1024);
         fwd_init(&whole, T, batch, channel, DATA_LARGE_MEAN, flags, (unsigned)c + 7u);
         for (i = 0; i < batch * channel; i++)
@@ -1053,7 +1050,7 @@ START_TEST(test_forward_partials_devices)
         }
         bng_buffer_free(&shared_out);
         fwd_free(&whole);
-        free(x);
+        bng_test_free(x);
     }
 }
 END_TEST

@@ -46,15 +46,14 @@ static void nf_init(nchw_fwd *n, const bng_dtype *t, size_t batch, size_t channe
     fwd_init(k, t, batch * spatial, channel, data, flags | BNG_FWD_NCHW, seed);
     n->spatial = spatial;
     k->batch = batch;
-    rows = malloc(k->x.bytes);
-    ck_assert_ptr_nonnull(rows);
+    rows = bng_test_alloc(k->x.bytes);
     memcpy(rows, k->x.p, k->x.bytes);
     for (b = 0; b < batch; b++)
         for (c = 0; c < channel; c++)
             for (s = 0; s < spatial; s++)
                 memcpy((unsigned char *)k->x.p + nf_at(n, b, c, s) * t->size,
                        rows + ((b * spatial + s) * channel + c) * t->size, t->size);
-    free(rows);
+    bng_test_free(rows);
     bng_buffer_free(&k->bits);
     k->bits = bng_buffer_new(BNG_FWD_RELU_BITS_ELEMENTS_NCHW(batch, channel, spatial, t->size) * t->size);
     memset(k->bits.p, BNG_OUTPUT_MARK, k->bits.bytes);
@@ -125,10 +124,9 @@ static void nf_check(const nchw_fwd *n, const double *x, const double *mm, const
     const size_t rows = k->batch * n->spatial, group = bng_group_rows(k->batch);
     const size_t block = 32 * k->t->lanes;    /* BNG_NCHW_BLOCK_VECTORS vectors */
     fwd_case view = *k;
-    double *x_rows = malloc(rows * k->channel * sizeof *x_rows);
+    double *x_rows = bng_test_alloc(rows * k->channel * sizeof *x_rows);
     size_t b, c, s;
 
-    ck_assert_ptr_nonnull(x_rows);
     view.batch = rows;
     view.chain = 2.0 * (32 + (double)((n->spatial + block - 1) / block) + (double)nf_log2(k->t->lanes)
                         + 1 + (double)group + (double)((k->batch + group - 1) / group)) + 16;
@@ -153,7 +151,7 @@ static void nf_check(const nchw_fwd *n, const double *x, const double *mm, const
         ck_abort_msg("%s NCHW %s: slot 14 (spatial) was written", k->t->name, what);
     bng_buffer_free(&view.y);
     bng_buffer_free(&view.bits);
-    free(x_rows);
+    bng_test_free(x_rows);
 }
 
 /* Run n with _p (y apart, or over x with in_place) and check it. */
@@ -162,13 +160,10 @@ static void nf_run_checked(nchw_fwd *n, int in_place, const char *what)
     fwd_case *k = &n->k;
     const bng_dtype *t = k->t;
     const size_t elements = k->batch * k->channel * n->spatial;
-    double *x = malloc(elements * sizeof *x), *mm = malloc(k->channel * sizeof *mm);
-    double *mv = malloc(k->channel * sizeof *mv);
+    double *x = bng_test_alloc(elements * sizeof *x), *mm = bng_test_alloc(k->channel * sizeof *mm);
+    double *mv = bng_test_alloc(k->channel * sizeof *mv);
     size_t i;
 
-    ck_assert_ptr_nonnull(x);
-    ck_assert_ptr_nonnull(mm);
-    ck_assert_ptr_nonnull(mv);
     for (i = 0; i < elements; i++)
         x[i] = t->get(k->x.p, i);
     for (i = 0; i < k->channel; i++) {
@@ -182,9 +177,9 @@ static void nf_run_checked(nchw_fwd *n, int in_place, const char *what)
         t->forward_p(k->x.p, k->y.p, k->params);
     }
     nf_check(n, x, mm, mv, what);
-    free(x);
-    free(mm);
-    free(mv);
+    bng_test_free(x);
+    bng_test_free(mm);
+    bng_test_free(mv);
 }
 
 /* Planes for an extent: several row groups where they are small, a few where large. */

@@ -244,9 +244,9 @@ START_TEST(test_nchw_reduce_apply_dx_only)
             int l;
 
             nchw_init(&n, T, 5, 3, spatial[i], 1, BNG_DATA_RANDOM, (unsigned)i + 120);
-            dx_ext = malloc(n.bytes);
-            dbias_ext = malloc(n.k.dbias.bytes);
-            dscale_ext = malloc(n.k.dscale.bytes);
+            dx_ext = bng_test_alloc(n.bytes);
+            dbias_ext = bng_test_alloc(n.k.dbias.bytes);
+            dscale_ext = bng_test_alloc(n.k.dscale.bytes);
             nchw_call(&n, BNG_OP_EXT, shared, FULL_MASK);
             ck_assert_int_eq(n.k.params[BNG_PARAM_STATUS], BNG_OK);
             memcpy(dx_ext, n.dx, n.bytes);
@@ -280,9 +280,9 @@ START_TEST(test_nchw_reduce_apply_dx_only)
                         ck_abort_msg("%s: dx-only element %zu differs from NHWC's", T->name, e);
             }
             nchw_check_guards(&n);
-            free(dx_ext);
-            free(dbias_ext);
-            free(dscale_ext);
+            bng_test_free(dx_ext);
+            bng_test_free(dbias_ext);
+            bng_test_free(dscale_ext);
             nchw_free(&n);
         }
 }
@@ -311,10 +311,10 @@ START_TEST(test_nchw_shared_matches_private)
                 nchw_call(&n, BNG_OP_REDUCE, 0, 0);     /* the buffer apply reads */
             nchw_call(&n, ops[o], 0, 0);
             ck_assert_int_eq(n.k.params[BNG_PARAM_STATUS], BNG_OK);
-            dx = malloc(n.bytes);
-            dbias = malloc(n.k.dbias.bytes);
-            dscale = malloc(n.k.dscale.bytes);
-            sums = malloc(n.k.sums.bytes);
+            dx = bng_test_alloc(n.bytes);
+            dbias = bng_test_alloc(n.k.dbias.bytes);
+            dscale = bng_test_alloc(n.k.dscale.bytes);
+            sums = bng_test_alloc(n.k.sums.bytes);
             memcpy(dx, n.dx, n.bytes);
             memcpy(dbias, n.k.dbias.p, n.k.dbias.bytes);
             memcpy(dscale, n.k.dscale.p, n.k.dscale.bytes);
@@ -337,10 +337,10 @@ START_TEST(test_nchw_shared_matches_private)
                 expect_same(n.k.sums.p, sums, n.k.sums.bytes, &n, "_s sums differs from _p");
                 nchw_check_guards(&n);
             }
-            free(dx);
-            free(dbias);
-            free(dscale);
-            free(sums);
+            bng_test_free(dx);
+            bng_test_free(dbias);
+            bng_test_free(dscale);
+            bng_test_free(sums);
             nchw_free(&n);
         }
 }
@@ -362,15 +362,14 @@ START_TEST(test_nchw_streaming_dx)
     ck_assert_uint_ge(n.bytes, (size_t)8 << 20);
     nchw_call(&n, BNG_OP_EXT, 0, 0);
     ck_assert_int_eq(n.k.params[BNG_PARAM_STATUS], BNG_OK);
-    dx = malloc(n.bytes);
-    ck_assert_ptr_nonnull(dx);
+    dx = bng_test_alloc(n.bytes);
     memcpy(dx, n.dx, n.bytes);
     nchw_check(&n);
     memset(n.dx, BNG_OUTPUT_MARK, n.bytes);
     nchw_call(&n, BNG_OP_EXT, 1, FULL_MASK);
     ck_assert_int_eq(n.k.params[BNG_PARAM_STATUS], BNG_OK);
     expect_same(n.dx, dx, n.bytes, &n, "_s dx differs from _p's streamed dx");
-    free(dx);
+    bng_test_free(dx);
     nchw_free(&n);
 }
 END_TEST
@@ -386,9 +385,9 @@ START_TEST(test_nchw_accumulate)
 
         nchw_init(&n, T, 4, 3, 49, 1, BNG_DATA_RANDOM, 77);
         nchw_call(&n, BNG_OP_EXT, shared, FULL_MASK);
-        dbias = malloc(n.k.dbias.bytes);
-        dscale = malloc(n.k.dscale.bytes);
-        dx = malloc(n.bytes);
+        dbias = bng_test_alloc(n.k.dbias.bytes);
+        dscale = bng_test_alloc(n.k.dscale.bytes);
+        dx = bng_test_alloc(n.bytes);
         memcpy(dbias, n.k.dbias.p, n.k.dbias.bytes);
         memcpy(dscale, n.k.dscale.p, n.k.dscale.bytes);
         memcpy(dx, n.dx, n.bytes);
@@ -406,9 +405,9 @@ START_TEST(test_nchw_accumulate)
         if (T->stats_get(n.k.dbias.p, 0) != 2 * T->stats_get(dbias, 0))
             ck_abort_msg("%s: accumulating onto dbias %g gave %g", T->name, T->stats_get(dbias, 0),
                          T->stats_get(n.k.dbias.p, 0));
-        free(dbias);
-        free(dscale);
-        free(dx);
+        bng_test_free(dbias);
+        bng_test_free(dscale);
+        bng_test_free(dx);
         nchw_free(&n);
     }
 }
@@ -426,10 +425,10 @@ START_TEST(test_nchw_in_place_and_aliases)
         nchw_init(&n, T, 3, 4, 2 * BNG_NCHW_BLOCK_VECTORS * T->lanes + 5, 1, BNG_DATA_RANDOM, 31);
         nchw_call(&n, BNG_OP_EXT, shared, FULL_MASK);
         ck_assert_int_eq(n.k.params[BNG_PARAM_STATUS], BNG_OK);
-        dx = malloc(n.bytes);
-        dbias = malloc(n.k.dbias.bytes);
-        dscale = malloc(n.k.dscale.bytes);
-        copy = malloc(n.bytes);
+        dx = bng_test_alloc(n.bytes);
+        dbias = bng_test_alloc(n.k.dbias.bytes);
+        dscale = bng_test_alloc(n.k.dscale.bytes);
+        copy = bng_test_alloc(n.bytes);
         memcpy(dx, n.dx, n.bytes);
         memcpy(dbias, n.k.dbias.p, n.k.dbias.bytes);
         memcpy(dscale, n.k.dscale.p, n.k.dscale.bytes);
@@ -452,10 +451,10 @@ START_TEST(test_nchw_in_place_and_aliases)
         expect_same(n.k.dscale.p, dscale, n.k.dscale.bytes, &n, "dscale over invar differs");
         expect_same(n.dx, dx, n.bytes, &n, "dx with dbias over mean differs");
         nchw_check_guards(&n);
-        free(dx);
-        free(dbias);
-        free(dscale);
-        free(copy);
+        bng_test_free(dx);
+        bng_test_free(dbias);
+        bng_test_free(dscale);
+        bng_test_free(copy);
         nchw_free(&n);
     }
 }
@@ -632,19 +631,19 @@ static void nchw_relu_run(nchw_case *n, int op, int shared, int mask, const void
 
 static void nchw_results_init(nchw_results *r, const nchw_case *n)
 {
-    r->dx = malloc(n->bytes);
-    r->dbias = malloc(n->k.dbias.bytes);
-    r->dscale = malloc(n->k.dscale.bytes);
-    r->sums = malloc(n->k.sums.bytes);
+    r->dx = bng_test_alloc(n->bytes);
+    r->dbias = bng_test_alloc(n->k.dbias.bytes);
+    r->dscale = bng_test_alloc(n->k.dscale.bytes);
+    r->sums = bng_test_alloc(n->k.sums.bytes);
     ck_assert(r->dx && r->dbias && r->dscale && r->sums);
 }
 
 static void nchw_results_free(nchw_results *r)
 {
-    free(r->dx);
-    free(r->dbias);
-    free(r->dscale);
-    free(r->sums);
+    bng_test_free(r->dx);
+    bng_test_free(r->dbias);
+    bng_test_free(r->dscale);
+    bng_test_free(r->sums);
 }
 
 /* One shape through `ops`, fused and apart, on _p (mask 0) or _s over `masks`: the
@@ -660,8 +659,8 @@ static void nchw_relu_is_apart(const bng_dtype *t, size_t batch, size_t channel,
     size_t o, m;
 
     nchw_init(&n, t, batch, channel, spatial, train, BNG_DATA_RANDOM, seed);
-    y = malloc(n.bytes);
-    masked = malloc(n.bytes);
+    y = bng_test_alloc(n.bytes);
+    masked = bng_test_alloc(n.bytes);
     ck_assert(y && masked);
     nchw_relu_y(&n, y);
     memcpy(masked, n.dy, n.bytes);
@@ -684,8 +683,8 @@ static void nchw_relu_is_apart(const bng_dtype *t, size_t batch, size_t channel,
         }
     nchw_results_free(&fused);
     nchw_results_free(&apart);
-    free(y);
-    free(masked);
+    bng_test_free(y);
+    bng_test_free(masked);
     nchw_free(&n);
 }
 
@@ -770,8 +769,7 @@ START_TEST(test_nchw_walk)
 
         nchw_init(&n, T, batch, 2, spatial[i], 1, BNG_DATA_RANDOM, (unsigned)i + 300);
         nchw_call(&n, BNG_OP_EXT, 0, 0);
-        dx = malloc(n.bytes);
-        ck_assert_ptr_nonnull(dx);
+        dx = bng_test_alloc(n.bytes);
         memcpy(dx, n.dx, n.bytes);
         nchw_check(&n);
         for (mask = 1; mask <= FULL_MASK; mask += FULL_MASK - 1) {
@@ -780,7 +778,7 @@ START_TEST(test_nchw_walk)
             ck_assert_int_eq(n.k.params[BNG_PARAM_STATUS], BNG_OK);
             expect_same(n.dx, dx, n.bytes, &n, "_s dx differs from _p");
         }
-        free(dx);
+        bng_test_free(dx);
         nchw_free(&n);
     }
     for (i = 0; i < sizeof plane_batches / sizeof plane_batches[0]; i++)

@@ -75,8 +75,7 @@ static void relu_pair_init(relu_pair *p, const bng_dtype *t, size_t batch, size_
     const size_t n = batch * channel;
     bng_case_init(&p->fused, t, batch, channel, train, BNG_DATA_RANDOM, seed);
     bng_case_init_like(&p->apart, &p->fused);
-    p->y.raw = malloc(n * t->size + 2 * BNG_GUARD);
-    ck_assert_ptr_nonnull(p->y.raw);
+    p->y.raw = bng_test_alloc(n * t->size + 2 * BNG_GUARD);
     memset(p->y.raw, BNG_GUARD_BYTE, n * t->size + 2 * BNG_GUARD);
     p->y.p = p->y.raw + BNG_GUARD;
     p->y.bytes = n * t->size;
@@ -101,7 +100,7 @@ static void relu_pair_free(relu_pair *p)
         ck_abort_msg("%s: guard bytes around y were written", p->fused.t->name);
     bng_case_free(&p->fused);
     bng_case_free(&p->apart);
-    free(p->y.raw);
+    bng_test_free(p->y.raw);
 }
 
 static double float_at(const void *base, size_t i)

@@ -38,9 +38,8 @@ typedef struct {
 
 static float *floats(size_t n, unsigned *state, double lo, double hi)
 {
-    float *a = malloc(n * sizeof *a);
+    float *a = bng_test_alloc(n * sizeof *a);
     size_t i;
-    ck_assert_ptr_nonnull(a);
     for (i = 0; i < n; i++)
         a[i] = (float)bng_uniform(state, lo, hi);
     return a;
@@ -93,10 +92,10 @@ static void uk_free(uk_case *u)
     bng_buffer_free(&u->dy);
     bng_buffer_free(&u->y);
     bng_buffer_free(&u->dx);
-    free(u->mean);
-    free(u->gain);
-    free(u->dy_mean);
-    free(u->slope);
+    bng_test_free(u->mean);
+    bng_test_free(u->gain);
+    bng_test_free(u->dy_mean);
+    bng_test_free(u->slope);
 }
 
 static void uk_fail(const uk_case *u, const bng_kernel *k, const char *what, size_t r, size_t c)
@@ -196,17 +195,16 @@ static void reduce_case(const uk_case *u, const bng_kernel *k, const void *dy,
 {
     unsigned state = 7u;
     float *start = floats(u->channels, &state, -4.0, 4.0);
-    float *sum_dy = malloc(u->channels * sizeof *sum_dy);
-    float *sum_dyxm = malloc(u->channels * sizeof *sum_dyxm);
+    float *sum_dy = bng_test_alloc(u->channels * sizeof *sum_dy);
+    float *sum_dyxm = bng_test_alloc(u->channels * sizeof *sum_dyxm);
 
-    ck_assert(sum_dy != NULL && sum_dyxm != NULL);
     memcpy(sum_dy, start, u->channels * sizeof *start);
     memcpy(sum_dyxm, start, u->channels * sizeof *start);
     reduce(u->rows, u->channels, u->stride, u->x.p, dy, u->mean, sum_dy, sum_dyxm);
     expect_reduce(u, k, dy, sum_dy, sum_dyxm, start);
-    free(start);
-    free(sum_dy);
-    free(sum_dyxm);
+    bng_test_free(start);
+    bng_test_free(sum_dy);
+    bng_test_free(sum_dyxm);
 }
 
 /* dx_train and dx_infer out of place (dx's elements between rows untouched), in place
@@ -267,11 +265,10 @@ static void relu_cases(uk_case *u, const bng_kernel *k)
     bng_buffer masked = uk_copy(&u->dy), want, keeps;
     unsigned state = 11u;
     float *start = floats(u->channels, &state, -4.0, 4.0);
-    float *sum_dy = malloc(u->channels * sizeof *sum_dy);
-    float *sum_dyxm = malloc(u->channels * sizeof *sum_dyxm);
+    float *sum_dy = bng_test_alloc(u->channels * sizeof *sum_dy);
+    float *sum_dyxm = bng_test_alloc(u->channels * sizeof *sum_dyxm);
     int train;
 
-    ck_assert(sum_dy != NULL && sum_dyxm != NULL);
     bng_relu_backward(u->t, masked.p, u->y.p, n);
     memcpy(sum_dy, start, u->channels * sizeof *start);
     memcpy(sum_dyxm, start, u->channels * sizeof *start);
@@ -311,9 +308,9 @@ static void relu_cases(uk_case *u, const bng_kernel *k)
     }
     bng_buffer_free(&keeps);
     bng_buffer_free(&masked);
-    free(start);
-    free(sum_dy);
-    free(sum_dyxm);
+    bng_test_free(start);
+    bng_test_free(sum_dy);
+    bng_test_free(sum_dyxm);
 }
 #endif
 
