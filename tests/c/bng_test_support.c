@@ -47,9 +47,19 @@
 #if defined(__GLIBC__)
 /* AddressSanitizer's poisoning where its runtime is in the program (its functions weak:
  * under make test-c SANITIZE=address the harness is compiled without the sanitizer,
- * mk/test.mk), and valgrind's client requests (no-ops outside valgrind). */
+ * mk/test.mk; tcc, which the cross-check builds the suites with, has no weak
+ * references), and valgrind's client requests (no-ops outside valgrind). */
+#if defined(__GNUC__) && !defined(__TINYC__)
 void __asan_poison_memory_region(void const volatile *addr, size_t size) __attribute__((weak));
 void __asan_unpoison_memory_region(void const volatile *addr, size_t size) __attribute__((weak));
+#define POISON_IF_ASAN(p, n) \
+    (__asan_poison_memory_region ? __asan_poison_memory_region(p, n) : (void)0)
+#define UNPOISON_IF_ASAN(p, n) \
+    (__asan_unpoison_memory_region ? __asan_unpoison_memory_region(p, n) : (void)0)
+#else
+#define POISON_IF_ASAN(p, n) ((void)(p), (void)(n))
+#define UNPOISON_IF_ASAN(p, n) ((void)(p), (void)(n))
+#endif
 #if defined(__has_include)
 #if __has_include(<valgrind/memcheck.h>)
 #include <valgrind/memcheck.h>
@@ -63,16 +73,14 @@ void __asan_unpoison_memory_region(void const volatile *addr, size_t size) __att
 /* An error to touch, under AddressSanitizer and valgrind. */
 static void no_access(void *p, size_t bytes)
 {
-    if (__asan_poison_memory_region)
-        __asan_poison_memory_region(p, bytes);
+    POISON_IF_ASAN(p, bytes);
     VALGRIND_MAKE_MEM_NOACCESS(p, bytes);
 }
 
 /* As malloc leaves a block: accessible, its contents undefined. */
 static void fresh(void *p, size_t bytes)
 {
-    if (__asan_unpoison_memory_region)
-        __asan_unpoison_memory_region(p, bytes);
+    UNPOISON_IF_ASAN(p, bytes);
     VALGRIND_MAKE_MEM_UNDEFINED(p, bytes);
 }
 
