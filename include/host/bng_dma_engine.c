@@ -20,7 +20,7 @@ typedef struct {
     const unsigned char *src;
     size_t rows, row_bytes, dst_stride, src_stride;
     unsigned char *snapshot;       /* the source as it was at issue */
-    size_t snapshot_bytes;         /* its size: the largest transfer of the slot so far */
+    size_t snapshot_bytes;         /* its size: one more than the slot's largest transfer */
 } transfer;
 
 typedef struct {

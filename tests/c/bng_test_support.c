@@ -30,65 +30,58 @@
 
 /* ---- the harness's heap ---- */
 
-/* Freed blocks of KEPT_MIN_BYTES or more, kept for the next allocations. Under the
- * sanitizers a block that large is a mapping of its own, made at malloc and unmapped at
- * free with its shadow, every page of both faulted in afresh for the next case (mt7004's
- * suite under ThreadSanitizer: 4.5 million page faults; this and the DMA engine's kept
- * snapshots took it from 116 s to 66 s; glibc keeps such blocks itself after
- * bng_test_init's mallopt). A kept block is handed out for a size it holds, the smallest
- * that does; its bytes past that size stay poisoned (AddressSanitizer) or no access
- * (valgrind), as the whole block is while kept, so that a read past a buffer's end or of
- * a freed one is still an error there. Under ThreadSanitizer a block's shadow keeps its
- * last accesses, every one of them ordered before the harness's next use of the block by
- * the return of the call that made it. A block's capacity is malloc_usable_size's
- * (under the tools the size asked for); without glibc nothing is kept. */
+/* Under AddressSanitizer and ThreadSanitizer a freed block of KEPT_MIN_BYTES or more is
+ * kept for the next allocations. Their allocators map a block that large on its own and
+ * unmap it at free, so that each case's buffers, and the shadow the runtime sets for
+ * them, were faulted in afresh page by page (mt7004's suite under ThreadSanitizer: 4.5
+ * million page faults; this and the DMA engine's kept snapshots took it from 116 s to
+ * 66 s). glibc keeps such blocks itself after bng_test_init's mallopt, and valgrind's
+ * allocator reuses them: there nothing is kept, and bng_test_free is free.
+ * A kept block is handed out for a size it holds, the smallest that does; at most
+ * KEPT_BLOCKS and KEPT_BYTES are kept, the oldest freed first. Under AddressSanitizer a
+ * kept block, and a block's bytes past the size asked for, are poisoned: a read past a
+ * buffer's end or of a freed one is still an error, and freeing a block twice fails the
+ * case. Under ThreadSanitizer a block's shadow keeps its last accesses, each ordered
+ * before the harness's next use of the block by the return of the call that made it.
+ * (The suites allocate on their own thread; the lock is for one that would not.) */
 #define KEPT_BLOCKS 64
 #define KEPT_MIN_BYTES ((size_t)64 << 10)
-#if defined(__GLIBC__)
-/* AddressSanitizer's poisoning where its runtime is in the program (its functions weak:
- * under make test-c SANITIZE=address the harness is compiled without the sanitizer,
- * mk/test.mk; tcc, which the cross-check builds the suites with, has no weak
- * references), and valgrind's client requests (no-ops outside valgrind). */
-#if defined(__GNUC__) && !defined(__TINYC__)
+#define KEPT_BYTES ((size_t)256 << 20)
+#if defined(__GNUC__) && !defined(__TINYC__)   /* weak references (tcc makes none) */
+/* The sanitizer runtime's, weak: under make test-c SANITIZE=address the harness is
+ * compiled without the sanitizer (mk/test.mk) and linked with its runtime. */
+size_t __sanitizer_get_allocated_size(const volatile void *p) __attribute__((weak));
 void __asan_poison_memory_region(void const volatile *addr, size_t size) __attribute__((weak));
 void __asan_unpoison_memory_region(void const volatile *addr, size_t size) __attribute__((weak));
-#define POISON_IF_ASAN(p, n) \
-    (__asan_poison_memory_region ? __asan_poison_memory_region(p, n) : (void)0)
-#define UNPOISON_IF_ASAN(p, n) \
-    (__asan_unpoison_memory_region ? __asan_unpoison_memory_region(p, n) : (void)0)
-#else
-#define POISON_IF_ASAN(p, n) ((void)(p), (void)(n))
-#define UNPOISON_IF_ASAN(p, n) ((void)(p), (void)(n))
-#endif
-#if defined(__has_include)
-#if __has_include(<valgrind/memcheck.h>)
-#include <valgrind/memcheck.h>
-#endif
-#endif
-#if !defined(VALGRIND_MAKE_MEM_NOACCESS)
-#define VALGRIND_MAKE_MEM_NOACCESS(p, n) ((void)(p), (void)(n))
-#define VALGRIND_MAKE_MEM_UNDEFINED(p, n) ((void)(p), (void)(n))
-#endif
-
-/* An error to touch, under AddressSanitizer and valgrind. */
-static void no_access(void *p, size_t bytes)
-{
-    POISON_IF_ASAN(p, bytes);
-    VALGRIND_MAKE_MEM_NOACCESS(p, bytes);
-}
-
-/* As malloc leaves a block: accessible, its contents undefined. */
-static void fresh(void *p, size_t bytes)
-{
-    UNPOISON_IF_ASAN(p, bytes);
-    VALGRIND_MAKE_MEM_UNDEFINED(p, bytes);
-}
+#define KEEPS_BLOCKS 1
 
 static struct { void *p; size_t bytes; } kept[KEPT_BLOCKS];
-static size_t kept_count;   /* kept[0] the oldest */
+static size_t kept_count, kept_bytes;   /* kept[0] the oldest */
 static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The smallest kept block of `bytes` or more, taken from the list, or NULL. */
+static void poison(void *p, size_t bytes)
+{
+    if (__asan_poison_memory_region)
+        __asan_poison_memory_region(p, bytes);
+}
+
+static void unpoison(void *p, size_t bytes)
+{
+    if (__asan_unpoison_memory_region)
+        __asan_unpoison_memory_region(p, bytes);
+}
+
+/* Kept block i out of the list (the caller holds the lock). */
+static void *unlist(size_t i)
+{
+    void *p = kept[i].p;
+    kept_bytes -= kept[i].bytes;
+    memmove(&kept[i], &kept[i + 1], (kept_count - i - 1) * sizeof kept[0]);
+    kept_count--;
+    return p;
+}
+
+/* The smallest kept block of `bytes` or more, out of the list, or NULL. */
 static void *take_kept(size_t bytes)
 {
     size_t i, best = KEPT_BLOCKS;
@@ -98,43 +91,45 @@ static void *take_kept(size_t bytes)
     for (i = 0; i < kept_count; i++)
         if (kept[i].bytes >= bytes && (best == KEPT_BLOCKS || kept[i].bytes < kept[best].bytes))
             best = i;
-    if (best != KEPT_BLOCKS) {
-        p = kept[best].p;
-        memmove(&kept[best], &kept[best + 1], (kept_count - best - 1) * sizeof kept[0]);
-        kept_count--;
-    }
+    if (best != KEPT_BLOCKS)
+        p = unlist(best);
     pthread_mutex_unlock(&kept_lock);
     return p;
 }
 
-/* Keep p (of capacity `bytes`); with the list full, its oldest block is freed. */
+/* Keep p, of `bytes` (at most KEPT_BYTES): the oldest blocks freed to make room. */
 static void keep(void *p, size_t bytes)
 {
-    void *oldest = NULL;
+    size_t i;
 
-    no_access(p, bytes);
     pthread_mutex_lock(&kept_lock);
-    if (kept_count == KEPT_BLOCKS) {
-        oldest = kept[0].p;
-        fresh(oldest, kept[0].bytes);
-        memmove(&kept[0], &kept[1], (KEPT_BLOCKS - 1) * sizeof kept[0]);
-        kept_count--;
+    for (i = 0; i < kept_count; i++)
+        if (kept[i].p == p) {
+            pthread_mutex_unlock(&kept_lock);
+            ck_abort_msg("bng_test_free: a block freed twice");
+        }
+    while (kept_count == KEPT_BLOCKS || kept_bytes + bytes > KEPT_BYTES) {
+        const size_t oldest_bytes = kept[0].bytes;
+        void *oldest = unlist(0);
+        unpoison(oldest, oldest_bytes);
+        free(oldest);
     }
+    poison(p, bytes);
     kept[kept_count].p = p;
     kept[kept_count].bytes = bytes;
     kept_count++;
+    kept_bytes += bytes;
     pthread_mutex_unlock(&kept_lock);
-    free(oldest);
 }
 #endif
 
 void *bng_test_alloc(size_t bytes)
 {
-    void *p = NULL;
+    void *p;
 
-#if defined(__GLIBC__)
-    if (bytes >= KEPT_MIN_BYTES && (p = take_kept(bytes)) != NULL) {
-        fresh(p, bytes);
+#if defined(KEEPS_BLOCKS)
+    if (__sanitizer_get_allocated_size && bytes >= KEPT_MIN_BYTES && (p = take_kept(bytes))) {
+        unpoison(p, bytes);
         return p;
     }
 #endif
@@ -145,9 +140,9 @@ void *bng_test_alloc(size_t bytes)
 
 void bng_test_free(void *p)
 {
-#if defined(__GLIBC__)
-    const size_t bytes = p ? malloc_usable_size(p) : 0;
-    if (bytes >= KEPT_MIN_BYTES) {
+#if defined(KEEPS_BLOCKS)
+    const size_t bytes = p && __sanitizer_get_allocated_size ? __sanitizer_get_allocated_size(p) : 0;
+    if (bytes >= KEPT_MIN_BYTES && bytes <= KEPT_BYTES) {
         keep(p, bytes);
         return;
     }

@@ -112,10 +112,10 @@ void bng_case_free(bng_case *k);
 /* Fill the outputs (dx, dbias, dscale) with the mark. */
 void bng_case_mark_outputs(bng_case *k);
 /* The harness's heap: every array and buffer a suite allocates is one of these (not
- * bng_reference.c's, which links into programs of its own). bng_test_free keeps a large
- * block for a later bng_test_alloc that fits it; an access past the size asked for, or
- * to a kept block, is still caught under AddressSanitizer and valgrind (see
- * bng_test_support.c). bng_test_alloc never returns NULL (the case fails). */
+ * bng_reference.c's, which links into programs of its own). Under the sanitizers
+ * bng_test_free keeps a large block for a later bng_test_alloc that fits it; an access
+ * past the size asked for, or to a kept block, is still caught under AddressSanitizer
+ * (see bng_test_support.c). bng_test_alloc never returns NULL (the case fails). */
 void *bng_test_alloc(size_t bytes);
 void bng_test_free(void *p);
 /* A buffer of `bytes` between guards of BNG_GUARD bytes of BNG_GUARD_BYTE (its payload
