@@ -28,8 +28,8 @@
 #      vector memory (BNG_VMEM, noderef), no vector load or store of another memory;
 #      two mutants of the driver (a scalar read of an AM array, a vector load of a
 #      stack array) must make sparse fail.
-# The compiles of steps 1, 2, 4, 5, 7 and 9 and step 9's sparse runs go JOBS at a time
-# (default 2), the rest in order.
+# The compiles of steps 1, 2, 4, 5, 7 and 9, step 3's suites and step 9's sparse runs go
+# JOBS at a time (default 2), the rest in order.
 # Usage: tests/scripts/cross_check.sh BUILD_DIR PYTHON TARGET:SOURCE,SOURCE... ...
 set -euo pipefail
 build=$1 python=$2
@@ -86,6 +86,40 @@ declare -A cross=(
   [riscv64-unknown-elf-gcc]=""
   [arm-none-eabi-gcc]="-mcpu=cortex-m7 -mthumb -mfloat-abi=hard -mfpu=fpv5-d16"
 )
+
+# Step 3: tcc_suite BUILD TARGET SOURCE...: TARGET's suite on the portable backend built
+# by tcc, and run at the quick size (every path still runs: the full sizes run on the
+# same C in the portable flavour of make test, built by gcc). Queued first, beside
+# steps 1, 2, 4 and 5's compiles: run in order after them, its half minute of one CPU
+# was the step's longest wait. Its output is kept (run.log) and shown after the queue.
+tcc_suite() (
+  set -euo pipefail
+  local t=$2 out=$1/tcc/$2 f flags check_libs libtcc1
+  shift 2
+  rm -rf "$out"        # its objects are linked by glob: none of an older build's
+  mkdir -p "$out"
+  flags="-DBNG_HOST -DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE -Iinclude -Igenerated/$t -Itests/c"
+  for f in "$@" tests/c/test_bng.c tests/c/suite_*.c tests/c/bng_dtypes.c tests/c/bng_test_support.c tests/c/bng_reference.c; do
+    # shellcheck disable=SC2046,SC2086
+    tcc -std=c99 -Wall $flags $(pkg-config --cflags check) -c "$f" -o "$out/$(basename "$f" .c).o"
+  done
+  # The host HAL emulation (threads, TLS) is host tooling, not firmware: built by gcc,
+  # as is the link (tcc's linker cannot read Debian's static libcheck).
+  for f in include/host/bng_hal_host.c include/host/bng_dma_engine.c; do
+    gcc -std=gnu11 -O2 -DBNG_HOST -Iinclude -Iinclude/host -Igenerated/$t -c "$f" -o "$out/$(basename "$f" .c).o"
+  done
+  check_libs=$(pkg-config --libs check)
+  libtcc1=$(find /usr/lib -name libtcc1.a -path '*tcc*' -print -quit)
+  # shellcheck disable=SC2086
+  gcc -z noexecstack "$out"/*.o "$libtcc1" $check_libs -lpthread -lm -o "$out/test_bng"
+  echo "== tcc: $t" > "$out/run.log"
+  BNG_TEST_QUICK=1 "$out/test_bng" >> "$out/run.log" 2>&1 || { cat "$out/run.log"; exit 1; }
+)
+export -f tcc_suite
+for t in "${targets[@]}"; do
+  # shellcheck disable=SC2086
+  queue tcc_suite "$build" "$t" ${sources[$t]}
+done
 
 # Steps 1, 2 and 5 (and 4, below): their compiles queued, run JOBS at a time, then their
 # findings.
@@ -178,23 +212,27 @@ done
 
 run_queue
 
-# symbols NM-OPTION: nm's lines for step 1's objects of target t with compiler cc (the
-# objects array), a renamed file's those of the object it was renamed from, renamed.
+# symbols NM-OPTION: nm's lines for step 1's objects of target t with compiler cc, in
+# out, and the objects renamed_from holds (those of the earlier targets that renamed
+# files are renamed from, target by target), renamed. One nm a folder: an nm and a sed
+# an object took 25 s of the step.
 symbols() {
-  local o u
-  for o in "${objects[@]}"; do
-    u=${o#"$build/cross/$cc/"}; u=${u%%/*}
-    $nm "$@" "$o" | sed "s/$u/$t/g"
+  local u
+  $nm "$@" "$out"/*.o
+  for u in "${!renamed_from[@]}"; do
+    # shellcheck disable=SC2086
+    $nm "$@" ${renamed_from[$u]} | sed "s/$u/$t/g"
   done
 }
 for t in "${targets[@]}"; do
   for cc in "${!cross[@]}"; do
     out=$build/cross/$cc/$t
     nm=${cc%gcc}nm
-    objects=("$out"/*.o)
+    unset renamed_from
+    declare -A renamed_from=()
     for f in ${sources[$t]}; do
       u=${renamed[$f]:-}
-      [ -z "$u" ] || objects+=("$build/cross/$cc/$u/$(basename "$f" .c).o")
+      [ -z "$u" ] || renamed_from[$u]+=" $build/cross/$cc/$u/$(basename "$f" .c).o"
     done
     defined=$(symbols --defined-only | awk 'NF == 3 {print $3}' | sort -u)
     undefined=$(symbols -u | awk 'NF == 2 {print $2}' | sort -u \
@@ -223,29 +261,9 @@ for t in "${targets[@]}"; do
   echo "cross-check: $t: vendor drop ($(ls "$drop/$t" | grep -vc '\.o$') files) compiles on its own"
 done
 
-check_cflags=$(pkg-config --cflags check)
-check_libs=$(pkg-config --libs check)
-libtcc1=$(find /usr/lib -name libtcc1.a -path '*tcc*' -print -quit)
+# Step 3's output, from its runs in the queue (tcc_suite).
 for t in "${targets[@]}"; do
-  out=$build/tcc/$t
-  rm -rf "$out"        # its objects are linked by glob: none of an older build's
-  mkdir -p "$out"
-  flags="-DBNG_HOST -DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE -Iinclude -Igenerated/$t -Itests/c"
-  for f in ${sources[$t]} tests/c/test_bng.c tests/c/suite_*.c tests/c/bng_dtypes.c tests/c/bng_test_support.c tests/c/bng_reference.c; do
-    # shellcheck disable=SC2086
-    tcc -std=c99 -Wall $flags $check_cflags -c "$f" -o "$out/$(basename "$f" .c).o"
-  done
-  # The host HAL emulation (threads, TLS) is host tooling, not firmware: built by gcc,
-  # as is the link (tcc's linker cannot read Debian's static libcheck).
-  for f in include/host/bng_hal_host.c include/host/bng_dma_engine.c; do
-    gcc -std=gnu11 -O2 -DBNG_HOST -Iinclude -Iinclude/host -Igenerated/$t -c "$f" -o "$out/$(basename "$f" .c).o"
-  done
-  # shellcheck disable=SC2086
-  gcc -z noexecstack "$out"/*.o "$libtcc1" $check_libs -lpthread -lm -o "$out/test_bng"
-  # At the quick size (every path still runs): the full sizes run on the same C in the
-  # portable flavour of make test, built by gcc.
-  echo "== tcc: $t"
-  BNG_TEST_QUICK=1 "$out/test_bng"
+  cat "$build/tcc/$t/run.log"
 done
 
 # The reference HAL for hthreads, both launch models, freestanding for RISC-V (the
