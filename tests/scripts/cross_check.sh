@@ -43,10 +43,12 @@ queue() {
   printf '\n' >> "$queue_file"
 }
 # run_queue: the queued compiles, JOBS at a time; the first that fails stops the rest
-# (xargs stops on a command's exit status 255) and is named.
+# (xargs stops on a command's exit status 255) and is named. (Its status taken after
+# it, not by ||, under which bash would ignore a queued function's set -e.)
 run_queue() {
   xargs -P "${JOBS:-2}" -d '\n' -n 1 bash -c \
-    'eval "$1" || { echo "cross-check: failed: $1" >&2; exit 255; }' _ < "$queue_file"
+    'eval "$1"; status=$?; [ "$status" = 0 ] || { echo "cross-check: failed: $1" >&2; exit 255; }' _ \
+    < "$queue_file"
   : > "$queue_file"
 }
 targets=()
@@ -218,7 +220,7 @@ run_queue
 # an object took 25 s of the step.
 symbols() {
   local u
-  $nm "$@" "$out"/*.o
+  $nm "$@" "$out"/*.o || return
   for u in "${!renamed_from[@]}"; do
     # shellcheck disable=SC2086
     $nm "$@" ${renamed_from[$u]} | sed "s/$u/$t/g"
