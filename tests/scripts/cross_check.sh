@@ -91,9 +91,9 @@ declare -A cross=(
 
 # Step 3: tcc_suite BUILD TARGET SOURCE...: TARGET's suite on the portable backend built
 # by tcc, and run at the quick size (every path still runs: the full sizes run on the
-# same C in the portable flavour of make test, built by gcc). Queued first, beside
-# steps 1, 2, 4 and 5's compiles: run in order after them, its half minute of one CPU
-# was the step's longest wait. Its output is kept (run.log) and shown after the queue.
+# same C in the portable flavour of make test, built by gcc). Queued first, so that it
+# runs beside steps 1, 2, 4 and 5's compiles (run after them, its 40 s on one CPU were
+# the step's longest wait); its output is kept (run.log) and shown after the queue.
 tcc_suite() (
   set -euo pipefail
   local t=$2 out=$1/tcc/$2 f flags check_libs libtcc1
