@@ -42,11 +42,15 @@
  * kept block, and a block's bytes past the size asked for, are poisoned: a read past a
  * buffer's end or of a freed one is still an error, and freeing a block twice fails the
  * case. Under ThreadSanitizer a block's shadow keeps its last accesses, each ordered
- * before the harness's next use of the block by the return of the call that made it.
- * (The suites allocate on their own thread; the lock is for one that would not.) */
+ * before the harness's next use of the block by the return of the call that made it,
+ * and keep() writes the block's first KiB (KEPT_MARK_BYTES), as the runtime's free marks
+ * it: a core's access to a freed buffer that its call's return does not order before
+ * the free is still a race reported. (The suites allocate on their own thread; the lock
+ * is for one that would not.) */
 #define KEPT_BLOCKS 64
 #define KEPT_MIN_BYTES ((size_t)64 << 10)
 #define KEPT_BYTES ((size_t)256 << 20)
+#define KEPT_MARK_BYTES ((size_t)1 << 10)
 #if defined(__GNUC__) && !defined(__TINYC__)   /* weak references (tcc makes none) */
 /* The sanitizer runtime's, weak: under make test-c SANITIZE=address the harness is
  * compiled without the sanitizer (mk/test.mk) and linked with its runtime. */
@@ -114,6 +118,7 @@ static void keep(void *p, size_t bytes)
         unpoison(oldest, oldest_bytes);
         free(oldest);
     }
+    memset(p, BNG_GUARD_BYTE, KEPT_MARK_BYTES);
     poison(p, bytes);
     kept[kept_count].p = p;
     kept[kept_count].bytes = bytes;
