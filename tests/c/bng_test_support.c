@@ -43,9 +43,9 @@
  * buffer's end or of a freed one is still an error, and freeing a block twice fails the
  * case. Under ThreadSanitizer a block's shadow keeps its last accesses, each ordered
  * before the harness's next use of the block by the return of the call that made it,
- * and keep() writes the block's first KiB (KEPT_MARK_BYTES), as the runtime's free marks
- * it: a core's access to a freed buffer that its call's return does not order before
- * the free is still a race reported. (The suites allocate on their own thread; the lock
+ * and keep() writes the block's first KiB (KEPT_MARK_BYTES) where free was: a core's
+ * access to a freed buffer that its call's return does not order before the free is
+ * still a race reported (a probe's late read checked it). (The suites allocate on their own thread; the lock
  * is for one that would not.) */
 #define KEPT_BLOCKS 64
 #define KEPT_MIN_BYTES ((size_t)64 << 10)

@@ -230,7 +230,6 @@ for t in "${targets[@]}"; do
   for cc in "${!cross[@]}"; do
     out=$build/cross/$cc/$t
     nm=${cc%gcc}nm
-    unset renamed_from
     declare -A renamed_from=()
     for f in ${sources[$t]}; do
       u=${renamed[$f]:-}
