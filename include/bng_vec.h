@@ -161,7 +161,7 @@ static inline size_t bng_keep_row(size_t i, size_t rows, size_t keep_rows)
 static inline void bng_store_out_end(int stream)
 {
     if (stream)
-        _mm_sfence();
+        __builtin_ia32_sfence();    /* _mm_sfence, without <immintrin.h> (bng_vec_gnu.h) */
 }
 #else
 static inline void bng_store_out_end(int stream)

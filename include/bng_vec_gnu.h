@@ -64,28 +64,66 @@
     } while (0)
 #endif
 
+/* x86 hosts: the hardware half conversions and the streaming stores, spelled as the
+ * compiler builtins that <immintrin.h>'s intrinsics wrap (the same instructions) rather
+ * than through that header, whose 60,000 lines cost more than the rest of a driver
+ * room's compile on our 2-core test machines (docs/design.md, Budgets). The builtins
+ * below are GCC's (since 4.9) and clang's alike, but for the streaming stores: clang's is
+ * one generic builtin, GCC's one per instruction. Compiler, not version: tested by
+ * __clang_major__, which make cross-check's GCC 8 feature set keeps (it hides __clang__
+ * for version tests, tests/scripts/gcc8_features.h). */
+#if defined(__x86_64__) || defined(__i386__)
+/* v stored as a vector of type to p, through GCC's builtin taking a pointer to pointee */
+#if defined(__clang_major__)
+#define BNG_X86_STREAM_AS(type, builtin, pointee, p, v) \
+    __builtin_nontemporal_store((type)(v), (type *)(void *)(p))
+#else
+#define BNG_X86_STREAM_AS(type, builtin, pointee, p, v) builtin((pointee *)(void *)(p), (type)(v))
+#endif
+#endif
+
+/* The hardware conversions (exact, round to nearest even, the same bits), 16 lanes at a
+ * time with AVX-512, 8 with F16C (every x86 since 2012); narrower tails keep the
+ * bit-level code above. */
 #if defined(__x86_64__) && (defined(__AVX512F__) || defined(__F16C__))
-/* x86 hosts: the hardware conversions (exact, round to nearest even, the same bits),
- * 16 lanes at a time with AVX-512, 8 with F16C (every x86 since 2012); narrower tails
- * keep the bit-level code above. Intrinsics any GCC since 4.9 has. */
-#include <immintrin.h>
 #if defined(__AVX512F__)
 #define BNG_F16_HW_LANES 16
-typedef __m512 bng_x86_f32;
-#define BNG_X86_LOAD_F16(p) _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(p)))
-#define BNG_X86_STORE_F16(p, v) \
-    _mm256_storeu_si256((__m256i *)(void *)(p), _mm512_cvtps_ph((v), _MM_FROUND_TO_NEAREST_INT))
-#define BNG_X86_STREAM_F16(p, v) \
-    _mm256_stream_si256((__m256i *)(void *)(p), _mm512_cvtps_ph((v), _MM_FROUND_TO_NEAREST_INT))
 #else
 #define BNG_F16_HW_LANES 8
-typedef __m256 bng_x86_f32;
-#define BNG_X86_LOAD_F16(p) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(p)))
-#define BNG_X86_STORE_F16(p, v) \
-    _mm_storeu_si128((__m128i *)(void *)(p), _mm256_cvtps_ph((v), _MM_FROUND_TO_NEAREST_INT))
-#define BNG_X86_STREAM_F16(p, v) \
-    _mm_stream_si128((__m128i *)(void *)(p), _mm256_cvtps_ph((v), _MM_FROUND_TO_NEAREST_INT))
 #endif
+typedef float bng_x86_f32 __attribute__((vector_size(4 * BNG_F16_HW_LANES)));
+typedef short bng_x86_f16 __attribute__((vector_size(2 * BNG_F16_HW_LANES)));
+typedef long long bng_x86_f16_stream __attribute__((vector_size(2 * BNG_F16_HW_LANES)));
+#if defined(__AVX512F__)
+/* vcvtph2ps (its rounding operand 4: the current mode, unused by an exact conversion),
+ * vcvtps2ph (0: to nearest even); every lane, the pass-through operand unread. */
+#define BNG_X86_CVTPH_PS(h) \
+    __builtin_ia32_vcvtph2ps512_mask((h), (bng_x86_f32){0}, (unsigned short)0xffff, 4)
+#define BNG_X86_CVTPS_PH(v) \
+    __builtin_ia32_vcvtps2ph512_mask((v), 0, (bng_x86_f16){0}, (unsigned short)0xffff)
+#define BNG_X86_STREAM_F16_BUILTIN __builtin_ia32_movntdq256
+#else
+#define BNG_X86_CVTPH_PS(h) __builtin_ia32_vcvtph2ps256(h)
+#define BNG_X86_CVTPS_PH(v) __builtin_ia32_vcvtps2ph256((v), 0)
+#define BNG_X86_STREAM_F16_BUILTIN __builtin_ia32_movntdq
+#endif
+BNG_VEC_FN bng_x86_f32 bng_x86_load_f16(const half *p)
+{
+    bng_x86_f16 h;
+    __builtin_memcpy(&h, p, sizeof h);
+    return BNG_X86_CVTPH_PS(h);
+}
+BNG_VEC_FN void bng_x86_store_f16(half *p, bng_x86_f32 v)
+{
+    const bng_x86_f16 h = BNG_X86_CVTPS_PH(v);
+    __builtin_memcpy(p, &h, sizeof h);
+}
+/* p aligned to the halves' width */
+BNG_VEC_FN void bng_x86_stream_f16(half *p, bng_x86_f32 v)
+{
+    BNG_X86_STREAM_AS(bng_x86_f16_stream, BNG_X86_STREAM_F16_BUILTIN, bng_x86_f16_stream, p,
+                      BNG_X86_CVTPS_PH(v));
+}
 #else
 #define BNG_F16_HW_LANES 0     /* no hardware conversion: every width is bit-level */
 #endif
@@ -94,17 +132,17 @@ typedef __m256 bng_x86_f32;
  * one register-wide vector at a register-aligned address; returns 0 (nothing stored)
  * for any other width, address, or host. */
 #if defined(__AVX512F__)
-#include <immintrin.h>
-typedef __m512 bng_stream_register;
-#define BNG_STREAM_PS _mm512_stream_ps
+#define BNG_STREAM_PS __builtin_ia32_movntps512
+#define BNG_STREAM_BYTES 64
 #elif defined(__AVX__)
-#include <immintrin.h>
-typedef __m256 bng_stream_register;
-#define BNG_STREAM_PS _mm256_stream_ps
+#define BNG_STREAM_PS __builtin_ia32_movntps256
+#define BNG_STREAM_BYTES 32
 #elif defined(__SSE2__)
-#include <immintrin.h>
-typedef __m128 bng_stream_register;
-#define BNG_STREAM_PS _mm_stream_ps
+#define BNG_STREAM_PS __builtin_ia32_movntps
+#define BNG_STREAM_BYTES 16
+#endif
+#ifdef BNG_STREAM_PS
+typedef float bng_stream_register __attribute__((vector_size(BNG_STREAM_BYTES)));
 #endif
 BNG_VEC_FN int bng_stream_f32(float *p, const void *v, unsigned long bytes)
 {
@@ -113,7 +151,7 @@ BNG_VEC_FN int bng_stream_f32(float *p, const void *v, unsigned long bytes)
     if (bytes != sizeof w || (unsigned long)p % sizeof w != 0)
         return 0;
     __builtin_memcpy(&w, v, sizeof w);
-    BNG_STREAM_PS(p, w);
+    BNG_X86_STREAM_AS(bng_stream_register, BNG_STREAM_PS, float, p, w);
     return 1;
 #else
     (void)p;
@@ -202,7 +240,7 @@ BNG_VEC_FN BNG_F32XN BNG_OPN(ld_f16)(const half *p)
     BNG_F32XN f;
     int i;
     for (i = 0; i < BNG_N; i += BNG_F16_HW_LANES) {
-        bng_x86_f32 part = BNG_X86_LOAD_F16(p + i);
+        bng_x86_f32 part = bng_x86_load_f16(p + i);
         __builtin_memcpy((float *)(void *)&f + i, &part, sizeof part);
     }
     return f;
@@ -213,7 +251,7 @@ BNG_VEC_FN void BNG_OPN(st_f16)(half *p, BNG_F32XN v)
     for (i = 0; i < BNG_N; i += BNG_F16_HW_LANES) {
         bng_x86_f32 part;
         __builtin_memcpy(&part, (const float *)(const void *)&v + i, sizeof part);
-        BNG_X86_STORE_F16(p + i, part);
+        bng_x86_store_f16(p + i, part);
     }
 }
 BNG_VEC_FN void BNG_OPN(st_out_f16)(half *p, BNG_F32XN v, int stream)
@@ -226,7 +264,7 @@ BNG_VEC_FN void BNG_OPN(st_out_f16)(half *p, BNG_F32XN v, int stream)
     for (i = 0; i < BNG_N; i += BNG_F16_HW_LANES) {
         bng_x86_f32 part;
         __builtin_memcpy(&part, (const float *)(const void *)&v + i, sizeof part);
-        BNG_X86_STREAM_F16(p + i, part);
+        bng_x86_stream_f16(p + i, part);
     }
 }
 #elif defined(BNG_VEC_OPS) && BNG_VEC_OPS == BNG_VEC_OPS_F32_VECTOR
