@@ -157,7 +157,7 @@ static inline size_t bng_keep_row(size_t i, size_t rows, size_t keep_rows)
 
 /* Streaming stores are weakly ordered: a dx ukernel ends with this, so that its stores
  * are visible to every core before anything stored after it. */
-#if BNG_VEC_BACKEND == BNG_VEC_GNU && defined(__SSE2__)
+#if BNG_VEC_BACKEND == BNG_VEC_GNU && defined(BNG_STREAM_PS)
 static inline void bng_store_out_end(int stream)
 {
     if (stream)

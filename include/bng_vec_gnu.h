@@ -66,8 +66,8 @@
 
 /* x86 hosts: the hardware half conversions and the streaming stores, spelled as the
  * compiler builtins that <immintrin.h>'s intrinsics wrap (the same instructions) rather
- * than through that header, whose 60,000 lines cost more than the rest of a driver
- * room's compile on our 2-core test machines (docs/design.md, Budgets). The builtins
+ * than through that header, whose tens of thousands of lines cost more than the rest of
+ * a driver room's compile on our 2-core test machines (docs/design.md, Budgets). The builtins
  * below are GCC's (since 4.9) and clang's alike, but for the streaming stores: clang's is
  * one generic builtin, GCC's one per instruction. Compiler, not version: tested by
  * __clang_major__, which make cross-check's GCC 8 feature set keeps (it hides __clang__
@@ -83,8 +83,7 @@
 #endif
 
 /* The hardware conversions (exact, round to nearest even, the same bits), 16 lanes at a
- * time with AVX-512, 8 with F16C (every x86 since 2012); narrower tails keep the
- * bit-level code above. */
+ * time with AVX-512, 8 with F16C; narrower tails keep the bit-level code above. */
 #if defined(__x86_64__) && (defined(__AVX512F__) || defined(__F16C__))
 #if defined(__AVX512F__)
 #define BNG_F16_HW_LANES 16
@@ -95,8 +94,9 @@ typedef float bng_x86_f32 __attribute__((vector_size(4 * BNG_F16_HW_LANES)));
 typedef short bng_x86_f16 __attribute__((vector_size(2 * BNG_F16_HW_LANES)));
 typedef long long bng_x86_f16_stream __attribute__((vector_size(2 * BNG_F16_HW_LANES)));
 #if defined(__AVX512F__)
-/* vcvtph2ps (its rounding operand 4: the current mode, unused by an exact conversion),
- * vcvtps2ph (0: to nearest even); every lane, the pass-through operand unread. */
+/* vcvtph2ps (its operand 4, _MM_FROUND_CUR_DIRECTION: no exception suppression, as
+ * _mm512_cvtph_ps passes; the conversion is exact), vcvtps2ph (0: to nearest even);
+ * every lane, the pass-through operand unread. */
 #define BNG_X86_CVTPH_PS(h) \
     __builtin_ia32_vcvtph2ps512_mask((h), (bng_x86_f32){0}, (unsigned short)0xffff, 4)
 #define BNG_X86_CVTPS_PH(v) \
@@ -131,7 +131,9 @@ BNG_VEC_FN void bng_x86_stream_f16(half *p, bng_x86_f32 v)
 /* A streaming store (x86: written without reading the line into the cache first) of
  * one register-wide vector at a register-aligned address; returns 0 (nothing stored)
  * for any other width, address, or host. */
-#if defined(__AVX512F__)
+#if !defined(BNG_X86_STREAM_AS)
+/* not x86 (a compiler elsewhere may define __SSE2__ over an emulation): none */
+#elif defined(__AVX512F__)
 #define BNG_STREAM_PS __builtin_ia32_movntps512
 #define BNG_STREAM_BYTES 64
 #elif defined(__AVX__)
