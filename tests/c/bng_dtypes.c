@@ -8,9 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__F16C__)
-#include <immintrin.h>
-#endif
 #if BNG_HAS_EXTENSIONS
 #include "batch_norm_grad_ext.h"
 /* The tests' copy of the extended block's layout agrees with the header's. */
@@ -136,13 +133,23 @@ const bng_dtype bng_dtype_f32 = {
 
 /* Half to double: on x86 with F16C, one instruction (exact, as the conversion below);
  * the compiler's own conversion of _Float16 can be a library call (GCC 12 on x86
- * without AVX512-FP16: __extendhfdf2, a tenth of mt7004's suite's time). */
+ * without AVX512-FP16: __extendhfdf2, a tenth of mt7004's suite's time). F16C's
+ * vcvtph2ps and vcvtps2ph are spelled as the builtins <immintrin.h>'s _cvtsh_ss and
+ * _cvtss_sh wrap (GCC's and clang's alike), without that header: it cost more than the
+ * rest of this file's compile (include/bng_vec_gnu.h does the same). */
+#if defined(__F16C__)
+typedef short f16c_halves __attribute__((vector_size(16)));
+typedef float f16c_floats __attribute__((vector_size(16)));
+#endif
 static double f16_get(const void *base, size_t i)
 {
 #if defined(__F16C__)
     uint16_t bits;
     memcpy(&bits, (const half *)base + i, sizeof bits);
-    return _cvtsh_ss(bits);
+    {
+        const f16c_halves h = {(short)bits};
+        return __builtin_ia32_vcvtph2ps(h)[0];
+    }
 #else
     return bng_half_to_float(((const half *)base)[i]);
 #endif
@@ -153,7 +160,8 @@ static double f16_get(const void *base, size_t i)
 static void f16_set(void *base, size_t i, double v)
 {
 #if defined(__F16C__)
-    const uint16_t bits = _cvtss_sh((float)v, _MM_FROUND_TO_NEAREST_INT);
+    const f16c_floats f = {(float)v};
+    const uint16_t bits = (uint16_t)__builtin_ia32_vcvtps2ph(f, 0)[0];    /* to nearest even */
     memcpy((half *)base + i, &bits, sizeof bits);
 #else
     ((half *)base)[i] = bng_half_from_float((float)v);
