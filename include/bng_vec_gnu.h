@@ -67,9 +67,9 @@
 /* x86 hosts: the hardware half conversions and the streaming stores, spelled as the
  * compiler builtins that <immintrin.h>'s intrinsics wrap (the same instructions) rather
  * than through that header, whose tens of thousands of lines cost more than the rest of
- * a driver room's compile on our 2-core test machines (docs/design.md, Budgets). The builtins
- * below are GCC's (since 4.9) and clang's alike, but for the streaming stores: clang's is
- * one generic builtin, GCC's one per instruction. Compiler, not version: tested by
+ * a driver room's compile on our 2-core test machines (docs/design.md, Budgets). The
+ * builtins below are GCC's (since 4.9) and clang's alike, but for the streaming stores:
+ * clang's is one generic builtin, GCC's one per instruction. Compiler, not version: tested by
  * __clang_major__, which make cross-check's GCC 8 feature set keeps (it hides __clang__
  * for version tests, tests/scripts/gcc8_features.h). */
 #if defined(__x86_64__) || defined(__i386__)
