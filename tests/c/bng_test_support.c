@@ -45,8 +45,8 @@
  * before the harness's next use of the block by the return of the call that made it,
  * and keep() writes the block's first KiB (KEPT_MARK_BYTES) where free was: a core's
  * access to a freed buffer that its call's return does not order before the free is
- * still a race reported (a probe's late read checked it). (The suites allocate on their own thread; the lock
- * is for one that would not.) */
+ * still a race reported (a probe's late read checked it). (The suites allocate on their
+ * own thread; the lock is for one that would not.) */
 #define KEPT_BLOCKS 64
 #define KEPT_MIN_BYTES ((size_t)64 << 10)
 #define KEPT_BYTES ((size_t)256 << 20)
