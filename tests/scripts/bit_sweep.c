@@ -5,8 +5,11 @@
  * has the extensions, every call of batch_norm_grad_ext.h (ext with and without
  * ACCUMULATE, reduce's partial sums, apply on them, dx-only) in each layout and fusion
  * the target has (NHWC, NCHW over spatial extents on and off its plan, each with and
- * without the fused ReLU). Only the public ABI is called, so a refactor of anything
- * behind it can be checked: record before, compare after (diff the files). */
+ * without the fused ReLU); and where the target has the training forward, its _p and _s
+ * (y, the saved and moving statistics, the ReLU's bits) in each layout the target has,
+ * plain and with the fused ReLU and its bits, over channel counts and spatial extents
+ * whose tails take every vector step. Only the public ABI is called, so a refactor of
+ * anything behind it can be checked: record before, compare after (diff the files). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +18,9 @@
 #include "bng_kernels.h"
 #if BNG_HAS_EXTENSIONS
 #include "batch_norm_grad_ext.h"
+#endif
+#if BNG_HAS_FORWARD
+#include "batch_norm_fwd.h"
 #endif
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -236,6 +242,130 @@ static void ext_sweep(const size_t *planned, size_t n_planned)
 }
 #endif
 
+#if BNG_HAS_FORWARD
+/* The training forward on one shape and flags (0, BNG_FWD_RELU | BNG_FWD_RELU_BITS, each
+ * with and without BNG_FWD_NCHW): _p out of place and in place (y over x), _s with the
+ * three masks (the last in place), a line each, hashing y, the saved mean and invar,
+ * the moving mean and variance, and the bits. */
+#define FWD_CASE(T, S, SSET, FROM, API, BYTES)                                             \
+static void API##_fwd_case(size_t batch, size_t channel, size_t spatial, int flags,       \
+                           unsigned seed)                                                  \
+{                                                                                          \
+    const size_t n = batch * channel * spatial;                                            \
+    const size_t words = (flags & BNG_FWD_NCHW)                                            \
+        ? BNG_FWD_RELU_BITS_ELEMENTS_NCHW(batch, channel, spatial, BYTES)                  \
+        : BNG_FWD_RELU_BITS_ELEMENTS(batch, channel, BYTES);                               \
+    T *x = malloc(n * sizeof(T)), *x2 = malloc(n * sizeof(T)), *y = malloc(n * sizeof(T)); \
+    T *bits = malloc((words + 1) * sizeof(T));                                             \
+    S stats[6][4096 + 8];                                                                  \
+    long long params[BNG_FWD_PARAMS_LEN];                                                  \
+    const int masks[] = {0x1, 0x5, -1};                                                    \
+    size_t i, m;                                                                           \
+    st = seed * 2654435761u + 13u;                                                         \
+    for (i = 0; i < n; i++)                                                                \
+        x[i] = FROM((i % 5 == 0 ? 300.0f : 0.0f) + rnd());                                 \
+    for (i = 0; i < channel; i++) {                                                        \
+        SSET(&stats[2][i], 1.0f + rnd() * 0.2f);                                           \
+        SSET(&stats[3][i], rnd() * 0.5f);                                                  \
+        SSET(&stats[4][i], rnd());                                                         \
+        SSET(&stats[5][i], 1.0f + rnd() * 0.5f);                                           \
+    }                                                                                      \
+    for (m = 0; m < 5; m++) {                                                              \
+        /* m: 0 _p, 1 _p in place over x, 2.. _s with masks[m - 2] */                      \
+        const int in_place = m == 1 || m == 4;                                             \
+        T *out = in_place ? x2 : y;                                                        \
+        S moving[2][4096 + 8];                                                             \
+        uint64_t h;                                                                        \
+        memcpy(x2, x, n * sizeof(T));                                                      \
+        memset(y, 0, n * sizeof(T));                                                       \
+        memset(bits, 0, (words + 1) * sizeof(T));                                          \
+        memset(stats[0], 0, sizeof stats[0]); memset(stats[1], 0, sizeof stats[1]);        \
+        memcpy(moving[0], stats[4], sizeof moving[0]);                                     \
+        memcpy(moving[1], stats[5], sizeof moving[1]);                                     \
+        memset(params, 0, sizeof params);                                                  \
+        params[0] = (long long)(intptr_t)stats[0]; params[1] = (long long)(intptr_t)stats[1]; \
+        params[2] = (long long)(intptr_t)stats[2]; params[3] = (long long)(intptr_t)stats[3]; \
+        params[BNG_FWD_PARAM_MOVING_MEAN] = (long long)(intptr_t)moving[0];                \
+        params[BNG_FWD_PARAM_MOVING_VAR] = (long long)(intptr_t)moving[1];                 \
+        params[5] = (long long)batch; params[6] = (long long)channel;                      \
+        params[BNG_FWD_PARAM_EPS] = bng_fwd_float(1e-3f);                                  \
+        params[BNG_FWD_PARAM_MOMENTUM] = bng_fwd_float(0.9f);                              \
+        params[BNG_FWD_PARAM_RELU_BITS] = (long long)(intptr_t)bits;                       \
+        params[BNG_PARAM_FLAGS] = flags;                                                   \
+        params[BNG_FWD_PARAM_SPATIAL] = (long long)spatial;                                \
+        if (m < 2) {                                                                       \
+            API##_batch_norm_forward_p(x2, out, params);                                   \
+        } else {                                                                           \
+            memcpy(BNG_SHARED_PARAMS, params, sizeof params);                              \
+            API##_batch_norm_forward_s(x2, out, masks[m - 2]);                             \
+            params[8] = BNG_SHARED_PARAMS[8];                                              \
+        }                                                                                  \
+        h = fnv(1469598103934665603ull, out, n * sizeof(T));                               \
+        for (i = 0; i < 2; i++) {                                                          \
+            h = fnv(h, stats[i], channel * sizeof(S));                                     \
+            h = fnv(h, moving[i], channel * sizeof(S));                                    \
+        }                                                                                  \
+        h = fnv(h, bits, (words + 1) * sizeof(T));                                         \
+        printf("%s_forward%s%s %zux%zux%zu flags=%d status=%lld %016llx\n", #API,           \
+               m >= 2 ? "_s" : "_p", in_place ? "_inplace" : "", batch, channel, spatial,  \
+               flags, params[8], (unsigned long long)h);                                   \
+    }                                                                                      \
+    free(x); free(x2); free(y); free(bits);                                                \
+}
+FWD_CASE(float, float, fset, ID, fp, 4)
+#if BNG_HAS_F16
+FWD_CASE(half, bng_hp_stats_t, hset, HF, hp, 2)
+#endif
+
+/* The fused ReLU and NCHW where the target lists relu and nchw beside forward. */
+#if defined(BNG_HAS_RELU) && BNG_HAS_RELU
+#define FWD_SWEEP_RELU 1
+#else
+#define FWD_SWEEP_RELU 0
+#endif
+#if defined(BNG_HAS_NCHW) && BNG_HAS_NCHW
+#define FWD_SWEEP_NCHW 1
+#else
+#define FWD_SWEEP_NCHW 0
+#endif
+
+/* NHWC over the planned channel counts; NCHW over extents whose last values take each
+ * of the plane ukernels' steps at 4 to 64 lanes (1 to 63 past whole vectors). */
+static void fwd_sweep(const size_t *planned, size_t n_planned)
+{
+    const size_t batches[] = {1, 37, 300};
+    const size_t spatials[] = {1, 7, 17, 31, 48, 49, 63, 127, 196, 784};
+    const size_t nchw_channels[] = {1, 3, 16};
+    const int fusions[] = {0, BNG_FWD_RELU | BNG_FWD_RELU_BITS};
+    size_t c, b, s, f;
+
+    for (f = 0; f < 2; f++) {
+        if (fusions[f] && !FWD_SWEEP_RELU)
+            continue;
+        for (c = 0; c < n_planned; c++)
+            for (b = 0; b < 3; b++)
+                if (planned[c] * batches[b] <= 600000 && planned[c] <= 4096) {
+                    fp_fwd_case(batches[b], planned[c], 1, fusions[f], (unsigned)(c * 10 + b));
+#if BNG_HAS_F16
+                    hp_fwd_case(batches[b], planned[c], 1, fusions[f], (unsigned)(c * 10 + b));
+#endif
+                }
+        if (!FWD_SWEEP_NCHW)
+            continue;
+        for (c = 0; c < 3; c++)
+            for (b = 0; b < 2; b++)
+                for (s = 0; s < sizeof spatials / sizeof spatials[0]; s++) {
+                    const int flags = fusions[f] | BNG_FWD_NCHW;
+                    const unsigned seed = (unsigned)(c * 100 + b * 10 + s + 7000);
+                    fp_fwd_case(batches[b] % 41, nchw_channels[c], spatials[s], flags, seed);
+#if BNG_HAS_F16
+                    hp_fwd_case(batches[b] % 41, nchw_channels[c], spatials[s], flags, seed);
+#endif
+                }
+    }
+}
+#endif
+
 int main(void)
 {
     const size_t planned[] = { BNG_F32_SPECIALIZED(AS_ELEMENT) 1, 3, 17, 33, 131, 1001 };
@@ -256,6 +386,9 @@ int main(void)
                 }
 #if BNG_HAS_EXTENSIONS
     ext_sweep(planned, sizeof planned / sizeof planned[0]);
+#endif
+#if BNG_HAS_FORWARD
+    fwd_sweep(planned, sizeof planned / sizeof planned[0]);
 #endif
     return 0;
 }
