@@ -1205,7 +1205,7 @@ void bng_f32_fwd_norm_relu_ukernel__mt7004_generic_v16(
     bng_store_out_end(stream);
 }
 
-/* ---- forward NCHW, any piece of a plane: 16 lanes then single lanes ---- */
+/* ---- forward NCHW, any piece of a plane: 16 lanes, then the last values in halving steps ---- */
 
 void bng_f32_fwd_nchw_stats_ukernel__mt7004_generic_v16(
     size_t n, size_t merged, const BNG_VMEM void *x_data, float shift,
@@ -1288,8 +1288,94 @@ void bng_f32_fwd_nchw_stats_ukernel__mt7004_generic_v16(
         bng_f32x16_store_f32(lane_mean, gm);
         bng_f32x16_store_f32(lane_m2, gq);
     }
-    /* The plane's last n % 16 elements, each a block of one into its lane. */
-    for (i = 0; i < n % 16; i++) {
+    /* The plane's last n % 16 elements, each a block of one into its lane, in the
+     * tail's steps. */
+    i = 0;
+    if ((n % 16) & 8) {
+        const float n_f = 1.0f, w_new = n_f / (float)(done + 1), w_cross = (float)done * w_new;
+        const bng_f32x8 shift_t = bng_f32x8_broadcast(shift);
+        bng_f32x8 st = bng_f32x8_zero(), gmt = bng_f32x8_zero(), gqt = bng_f32x8_zero();
+
+        if (done != 0) {
+            gmt = bng_f32x8_load_f32(lane_mean + i);
+            gqt = bng_f32x8_load_f32(lane_m2 + i);
+        }
+        st = bng_f32x8_add(st, bng_f32x8_sub(bng_f32x8_load_f32(x + i), shift_t));
+        {
+                const bng_f32x8 bmt = bng_f32x8_div(st, bng_f32x8_broadcast(n_f));
+                bng_f32x8 qt = bng_f32x8_zero();
+                    const bng_f32x8 dt = bng_f32x8_sub(bng_f32x8_sub(bng_f32x8_load_f32(x + i), shift_t), bmt);
+                    qt = bng_f32x8_add(qt, bng_f32x8_mul(dt, dt));
+                if (done == 0) {
+                    gmt = bmt;
+                    gqt = qt;
+                } else {
+                    const bng_f32x8 deltat = bng_f32x8_sub(bmt, gmt);
+                    gmt = bng_f32x8_add(gmt, bng_f32x8_mul(deltat, bng_f32x8_broadcast(w_new)));
+                    gqt = bng_f32x8_add(gqt, bng_f32x8_add(qt, bng_f32x8_mul(bng_f32x8_mul(deltat, deltat), bng_f32x8_broadcast(w_cross))));
+                }
+        }
+        bng_f32x8_store_f32(lane_mean + i, gmt);
+        bng_f32x8_store_f32(lane_m2 + i, gqt);
+        i += 8;
+    }
+    if ((n % 16) & 4) {
+        const float n_f = 1.0f, w_new = n_f / (float)(done + 1), w_cross = (float)done * w_new;
+        const bng_f32x4 shift_t = bng_f32x4_broadcast(shift);
+        bng_f32x4 st = bng_f32x4_zero(), gmt = bng_f32x4_zero(), gqt = bng_f32x4_zero();
+
+        if (done != 0) {
+            gmt = bng_f32x4_load_f32(lane_mean + i);
+            gqt = bng_f32x4_load_f32(lane_m2 + i);
+        }
+        st = bng_f32x4_add(st, bng_f32x4_sub(bng_f32x4_load_f32(x + i), shift_t));
+        {
+                const bng_f32x4 bmt = bng_f32x4_div(st, bng_f32x4_broadcast(n_f));
+                bng_f32x4 qt = bng_f32x4_zero();
+                    const bng_f32x4 dt = bng_f32x4_sub(bng_f32x4_sub(bng_f32x4_load_f32(x + i), shift_t), bmt);
+                    qt = bng_f32x4_add(qt, bng_f32x4_mul(dt, dt));
+                if (done == 0) {
+                    gmt = bmt;
+                    gqt = qt;
+                } else {
+                    const bng_f32x4 deltat = bng_f32x4_sub(bmt, gmt);
+                    gmt = bng_f32x4_add(gmt, bng_f32x4_mul(deltat, bng_f32x4_broadcast(w_new)));
+                    gqt = bng_f32x4_add(gqt, bng_f32x4_add(qt, bng_f32x4_mul(bng_f32x4_mul(deltat, deltat), bng_f32x4_broadcast(w_cross))));
+                }
+        }
+        bng_f32x4_store_f32(lane_mean + i, gmt);
+        bng_f32x4_store_f32(lane_m2 + i, gqt);
+        i += 4;
+    }
+    if ((n % 16) & 2) {
+        const float n_f = 1.0f, w_new = n_f / (float)(done + 1), w_cross = (float)done * w_new;
+        const bng_f32x2 shift_t = bng_f32x2_broadcast(shift);
+        bng_f32x2 st = bng_f32x2_zero(), gmt = bng_f32x2_zero(), gqt = bng_f32x2_zero();
+
+        if (done != 0) {
+            gmt = bng_f32x2_load_f32(lane_mean + i);
+            gqt = bng_f32x2_load_f32(lane_m2 + i);
+        }
+        st = bng_f32x2_add(st, bng_f32x2_sub(bng_f32x2_load_f32(x + i), shift_t));
+        {
+                const bng_f32x2 bmt = bng_f32x2_div(st, bng_f32x2_broadcast(n_f));
+                bng_f32x2 qt = bng_f32x2_zero();
+                    const bng_f32x2 dt = bng_f32x2_sub(bng_f32x2_sub(bng_f32x2_load_f32(x + i), shift_t), bmt);
+                    qt = bng_f32x2_add(qt, bng_f32x2_mul(dt, dt));
+                if (done == 0) {
+                    gmt = bmt;
+                    gqt = qt;
+                } else {
+                    const bng_f32x2 deltat = bng_f32x2_sub(bmt, gmt);
+                    gmt = bng_f32x2_add(gmt, bng_f32x2_mul(deltat, bng_f32x2_broadcast(w_new)));
+                    gqt = bng_f32x2_add(gqt, bng_f32x2_add(qt, bng_f32x2_mul(bng_f32x2_mul(deltat, deltat), bng_f32x2_broadcast(w_cross))));
+                }
+        }
+        bng_f32x2_store_f32(lane_mean + i, gmt);
+        bng_f32x2_store_f32(lane_m2 + i, gqt);
+        i += 2;
+    }
+    if ((n % 16) & 1) {
         const float n_f = 1.0f, w_new = n_f / (float)(done + 1), w_cross = (float)done * w_new;
         const bng_f32x1 shift_t = bng_f32x1_broadcast(shift);
         bng_f32x1 st = bng_f32x1_zero(), gmt = bng_f32x1_zero(), gqt = bng_f32x1_zero();
@@ -1332,19 +1418,65 @@ void bng_f32_fwd_nchw_norm_ukernel__mt7004_generic_v16(
     /* y may be x: each vector is loaded before it is stored. */
     for (i = 0; i + 16 <= n; i += 16)
                 bng_f32x16_store_out_f32(y + i, bng_f32x16_add(bng_f32x16_mul(bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f32(x + i), shift_vec), mean_vec), gain_vec), bias_vec), stream);
-    for (; i < n; i++)
+    if ((n % 16) & 8) {
+                bng_f32x8_store_out_f32(y + i, bng_f32x8_add(bng_f32x8_mul(bng_f32x8_sub(bng_f32x8_sub(bng_f32x8_load_f32(x + i), bng_f32x8_broadcast(shift)), bng_f32x8_broadcast(mean)), bng_f32x8_broadcast(gain)), bng_f32x8_broadcast(bias)), stream);
+        i += 8;
+    }
+    if ((n % 16) & 4) {
+                bng_f32x4_store_out_f32(y + i, bng_f32x4_add(bng_f32x4_mul(bng_f32x4_sub(bng_f32x4_sub(bng_f32x4_load_f32(x + i), bng_f32x4_broadcast(shift)), bng_f32x4_broadcast(mean)), bng_f32x4_broadcast(gain)), bng_f32x4_broadcast(bias)), stream);
+        i += 4;
+    }
+    if ((n % 16) & 2) {
+                bng_f32x2_store_out_f32(y + i, bng_f32x2_add(bng_f32x2_mul(bng_f32x2_sub(bng_f32x2_sub(bng_f32x2_load_f32(x + i), bng_f32x2_broadcast(shift)), bng_f32x2_broadcast(mean)), bng_f32x2_broadcast(gain)), bng_f32x2_broadcast(bias)), stream);
+        i += 2;
+    }
+    if ((n % 16) & 1) {
                 bng_f32x1_store_out_f32(y + i, bng_f32x1_add(bng_f32x1_mul(bng_f32x1_sub(bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(shift)), bng_f32x1_broadcast(mean)), bng_f32x1_broadcast(gain)), bng_f32x1_broadcast(bias)), stream);
+    }
 }
 
 /* The keep bits of 16 consecutive values, least significant first, from their keep
  * words (the masked load's, bit 0 of each). */
-static unsigned long bng_f32_fwd_nchw_keeps(const uint32_t *keep)
+static unsigned long bng_f32_fwd_nchw_keeps16(const uint32_t *keep)
 {
     /* spelled out, one term a value: a compiler packs them with vector shifts */
     return (unsigned long)keep[0] << 0 | (unsigned long)keep[1] << 1 | (unsigned long)keep[2] << 2 | (unsigned long)keep[3] << 3
            | (unsigned long)keep[4] << 4 | (unsigned long)keep[5] << 5 | (unsigned long)keep[6] << 6 | (unsigned long)keep[7] << 7
            | (unsigned long)keep[8] << 8 | (unsigned long)keep[9] << 9 | (unsigned long)keep[10] << 10 | (unsigned long)keep[11] << 11
            | (unsigned long)keep[12] << 12 | (unsigned long)keep[13] << 13 | (unsigned long)keep[14] << 14 | (unsigned long)keep[15] << 15;
+}
+
+/* The keep bits of 8 consecutive values, least significant first, from their keep
+ * words (the masked load's, bit 0 of each). */
+static unsigned long bng_f32_fwd_nchw_keeps8(const uint32_t *keep)
+{
+    /* spelled out, one term a value: a compiler packs them with vector shifts */
+    return (unsigned long)keep[0] << 0 | (unsigned long)keep[1] << 1 | (unsigned long)keep[2] << 2 | (unsigned long)keep[3] << 3
+           | (unsigned long)keep[4] << 4 | (unsigned long)keep[5] << 5 | (unsigned long)keep[6] << 6 | (unsigned long)keep[7] << 7;
+}
+
+/* The keep bits of 4 consecutive values, least significant first, from their keep
+ * words (the masked load's, bit 0 of each). */
+static unsigned long bng_f32_fwd_nchw_keeps4(const uint32_t *keep)
+{
+    /* spelled out, one term a value: a compiler packs them with vector shifts */
+    return (unsigned long)keep[0] << 0 | (unsigned long)keep[1] << 1 | (unsigned long)keep[2] << 2 | (unsigned long)keep[3] << 3;
+}
+
+/* The keep bits of 2 consecutive values, least significant first, from their keep
+ * words (the masked load's, bit 0 of each). */
+static unsigned long bng_f32_fwd_nchw_keeps2(const uint32_t *keep)
+{
+    /* spelled out, one term a value: a compiler packs them with vector shifts */
+    return (unsigned long)keep[0] << 0 | (unsigned long)keep[1] << 1;
+}
+
+/* The keep bits of 1 consecutive value, least significant first, from their keep
+ * words (the masked load's, bit 0 of each). */
+static unsigned long bng_f32_fwd_nchw_keeps1(const uint32_t *keep)
+{
+    /* spelled out, one term a value: a compiler packs them with vector shifts */
+    return (unsigned long)keep[0] << 0;
 }
 
 void bng_f32_fwd_nchw_norm_relu_ukernel__mt7004_generic_v16(
@@ -1365,10 +1497,10 @@ void bng_f32_fwd_nchw_norm_relu_ukernel__mt7004_generic_v16(
     } kept;
     const unsigned bit = 0;     /* each value's keep into bit 0 of its keep word */
     unsigned long word = 0;     /* the bits of the word being built, from element i - i % 32 */
-    size_t i, at;
+    size_t i;
 
-    /* a vector at a time, its keeps 16 values at a time into the word, which goes to
-     * bits[] after its last value; then the last values one at a time */
+    /* a vector at a time, its keeps into the word, which goes to bits[] after its last
+     * value; then the last values in the tail's steps */
     for (i = 0; i + 16 <= n; i += 16) {
         bng_keeps16_f32 keep = bng_keeps16_zero_f32();
 
@@ -1377,26 +1509,69 @@ void bng_f32_fwd_nchw_norm_relu_ukernel__mt7004_generic_v16(
         if (bits == NULL)
             continue;
         bng_keeps16_store_f32(kept.v, keep);
-        for (at = 0; at < 16; at += 16) {
-            word |= bng_f32_fwd_nchw_keeps(kept.u + at) << ((i + at) % 32);
-            if ((i + at + 16) % 32 == 0) {
-                bits[(i + at) / 32] = (uint32_t)word;
+        word |= bng_f32_fwd_nchw_keeps16(kept.u) << (i % 32);
+        if ((i + 16) % 32 == 0) {
+            bits[i / 32] = (uint32_t)word;
+            word = 0;
+        }
+    }
+    if ((n % 16) & 8) {
+        bng_keeps8_f32 keep = bng_keeps8_zero_f32();
+
+            bng_f32x8_store_f32(held, bng_f32x8_add(bng_f32x8_mul(bng_f32x8_sub(bng_f32x8_sub(bng_f32x8_load_f32(x + i), bng_f32x8_broadcast(shift)), bng_f32x8_broadcast(mean)), bng_f32x8_broadcast(gain)), bng_f32x8_broadcast(bias)));
+            bng_f32x8_store_out_f32(y + i, bng_f32x8_load_relu_mark_f32(held, held, &keep, bit), stream);
+        if (bits != NULL) {
+            bng_keeps8_store_f32(kept.v, keep);
+            word |= bng_f32_fwd_nchw_keeps8(kept.u) << (i % 32);
+            if ((i + 8) % 32 == 0) {
+                bits[i / 32] = (uint32_t)word;
                 word = 0;
             }
         }
+        i += 8;
     }
-    for (; i < n; i++) {
+    if ((n % 16) & 4) {
+        bng_keeps4_f32 keep = bng_keeps4_zero_f32();
+
+            bng_f32x4_store_f32(held, bng_f32x4_add(bng_f32x4_mul(bng_f32x4_sub(bng_f32x4_sub(bng_f32x4_load_f32(x + i), bng_f32x4_broadcast(shift)), bng_f32x4_broadcast(mean)), bng_f32x4_broadcast(gain)), bng_f32x4_broadcast(bias)));
+            bng_f32x4_store_out_f32(y + i, bng_f32x4_load_relu_mark_f32(held, held, &keep, bit), stream);
+        if (bits != NULL) {
+            bng_keeps4_store_f32(kept.v, keep);
+            word |= bng_f32_fwd_nchw_keeps4(kept.u) << (i % 32);
+            if ((i + 4) % 32 == 0) {
+                bits[i / 32] = (uint32_t)word;
+                word = 0;
+            }
+        }
+        i += 4;
+    }
+    if ((n % 16) & 2) {
+        bng_keeps2_f32 keep = bng_keeps2_zero_f32();
+
+            bng_f32x2_store_f32(held, bng_f32x2_add(bng_f32x2_mul(bng_f32x2_sub(bng_f32x2_sub(bng_f32x2_load_f32(x + i), bng_f32x2_broadcast(shift)), bng_f32x2_broadcast(mean)), bng_f32x2_broadcast(gain)), bng_f32x2_broadcast(bias)));
+            bng_f32x2_store_out_f32(y + i, bng_f32x2_load_relu_mark_f32(held, held, &keep, bit), stream);
+        if (bits != NULL) {
+            bng_keeps2_store_f32(kept.v, keep);
+            word |= bng_f32_fwd_nchw_keeps2(kept.u) << (i % 32);
+            if ((i + 2) % 32 == 0) {
+                bits[i / 32] = (uint32_t)word;
+                word = 0;
+            }
+        }
+        i += 2;
+    }
+    if ((n % 16) & 1) {
         bng_keeps1_f32 keep = bng_keeps1_zero_f32();
 
             bng_f32x1_store_f32(held, bng_f32x1_add(bng_f32x1_mul(bng_f32x1_sub(bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(shift)), bng_f32x1_broadcast(mean)), bng_f32x1_broadcast(gain)), bng_f32x1_broadcast(bias)));
             bng_f32x1_store_out_f32(y + i, bng_f32x1_load_relu_mark_f32(held, held, &keep, bit), stream);
-        if (bits == NULL)
-            continue;
-        bng_keeps1_store_f32(kept.v, keep);
-        word |= (unsigned long)kept.u[0] << (i % 32);
-        if (i % 32 == 31) {
-            bits[i / 32] = (uint32_t)word;
-            word = 0;
+        if (bits != NULL) {
+            bng_keeps1_store_f32(kept.v, keep);
+            word |= bng_f32_fwd_nchw_keeps1(kept.u) << (i % 32);
+            if ((i + 1) % 32 == 0) {
+                bits[i / 32] = (uint32_t)word;
+                word = 0;
+            }
         }
     }
     if (bits != NULL && n % 32 != 0)

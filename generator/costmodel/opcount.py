@@ -12,7 +12,8 @@ the same macros: per vector of the dtype's lanes the row macros, per block of
 NCHW_BLOCK_VECTORS vectors (reduce) reduce_zero and reduce_fold, and the plane's last
 elements one lane each; the training forward's (templates/fwd_nchw_ukernels.j2) likewise
 through the forward's row macros and that template's own: a statistics block's four
-accumulators, a last value's block of one.
+accumulators, and its last elements in a vector per set bit of their count, each value
+a block of one into its lane.
 Here each macro is rendered for a width and its bng_f32xN_* operations counted by
 name, so that a change of the template's arithmetic changes the counts with it.
 
@@ -79,7 +80,7 @@ RELU_STEP_OPS = {"relu_mask": 12, "relu_bits": 10, "relu_by_bits": 7}
 # replaces it.
 RELU_SCALAR_OPS_PER_CYCLE = 3.0
 # The training forward's NCHW ReLU packs each value's keep word into the plane's bit
-# words as plain C (templates/fwd_nchw_ukernels.j2, bng_<dtype>_fwd_nchw_keeps): per
+# words as plain C (templates/fwd_nchw_ukernels.j2, bng_<dtype>_fwd_nchw_keeps<n>): per
 # element, counted by hand, load its keep word, shift, or (a chunk's shift and or into
 # the word and a word's store per 32 or 16 values left out); costed at
 # RELU_SCALAR_OPS_PER_CYCLE after the vector's own slots, and the vector's store of its
@@ -164,12 +165,13 @@ class KernelCosts:
             # the forward's NCHW ukernels (fwd_nchw_ukernels.j2, at the dtype's lanes):
             # y with the ReLU, its coefficients in registers; a statistics block's four
             # accumulators of the deviations and of their squares, from zero and added;
-            # one of a plane's last values, a block of one into its lane's statistics
+            # a step of a plane's last values, each a block of one into its lane's
+            # statistics
             "fwd_norm_relu_row": lambda: str(m.fwd_norm_relu_store(
                 lanes, "held", "keep", "x", "y", "shift", "mean", "gain", "bias")),
             "fwd_nchw_accumulators": lambda: "".join(
                 str(fwd_nchw.accumulators(a)) + str(fwd_nchw.accumulated(a)) for a in "sq"),
-            "fwd_nchw_tail_value": lambda: str(fwd_nchw.tail_value()),
+            "fwd_nchw_tail_value": lambda: str(fwd_nchw.tail_value(lanes)),
         }[name]()
         return count(text, self.vector_lanes)
 
@@ -212,20 +214,25 @@ class KernelCosts:
         """One plane's `n` elements through an NCHW ukernel (any of a dtype's sets: the
         specialized ones are the generic code with n constant): the dtype's vectors,
         reduce's (and the forward's statistics') blocks of them, the last n % lanes
-        elements a lane each."""
+        elements a lane each (the forward's: in a vector per set bit of n % lanes)."""
         assert op in OPS + FWD_NCHW_OPS, op
         lanes = self.dtype.config.lanes
         vectors, tail = divmod(n, lanes)
+        # the forward's plane ukernels take the last values in vectors of the tail's
+        # set bits (fwd_nchw_ukernels.j2, tail_steps)
+        steps = [w for w in (1 << b for b in range(lanes.bit_length())) if tail & w]
         if op == "fwd_nchw_stats":
             blocks = -(-vectors // NCHW_BLOCK_VECTORS)
             return (self._macro("fwd_stats_row", lanes) * vectors
                     + (self._macro("fwd_stats_block", lanes)
                        + self._macro("fwd_nchw_accumulators", lanes)) * blocks
-                    + self._macro("fwd_nchw_tail_value", lanes) * tail)
+                    + sum((self._macro("fwd_nchw_tail_value", w) for w in steps), Slots()))
         if op in FWD_NCHW_Y_ROWS:
             row = FWD_NCHW_Y_ROWS[op]
-            keeps = Slots(ldst=1) * vectors if op == "fwd_nchw_norm_relu" else Slots()
-            return self._macro(row, lanes) * vectors + keeps + self._macro(row, 1) * tail
+            keeps = (Slots(ldst=1) * (vectors + len(steps)) if op == "fwd_nchw_norm_relu"
+                     else Slots())
+            return (self._macro(row, lanes) * vectors + keeps
+                    + sum((self._macro(row, w) for w in steps), Slots()))
         if op == "reduce":
             blocks = -(-vectors // NCHW_BLOCK_VECTORS)
             return (self._macro("reduce_row", lanes) * vectors

@@ -191,12 +191,28 @@ class NchwOperationCountTest(unittest.TestCase):
         nine); the last value 22 + 6 (its shift broadcast, three zeros, the lane's load
         and store of mean and M2, its sweeps, mean and merge at one lane); y a vector's
         4 + 2; with the ReLU 4 + 4 (the value through the stack, the masked load, the
-        store) and its keep words' store, one slot a vector."""
+        store) and its keep words' store, one slot a vector (and a step of the last
+        values)."""
         costs = self.costs("f32")
         self.assertEqual(costs.nchw_cost("fwd_nchw_stats", 49),
                          Slots(3 * 6 + 26 + 22, 3 * 2 + 6))
         self.assertEqual(costs.nchw_cost("fwd_nchw_norm", 49), Slots(4 * 4, 4 * 2))
-        self.assertEqual(costs.nchw_cost("fwd_nchw_norm_relu", 49), Slots(4 * 4, 3 * 5 + 4))
+        self.assertEqual(costs.nchw_cost("fwd_nchw_norm_relu", 49), Slots(4 * 4, 4 * 5))
+
+    def test_forward_half_plane_of_49_takes_its_last_17_in_two_steps(self):
+        """f16 at 32 lanes on mt7004's 16: a vector is two slots an operation, and a
+        half load or store one conversion more. A plane of 49 is one vector and the
+        last 17 in a step of 16 lanes and one of 1, one slot an operation each (not 17
+        steps of one lane): statistics the vector's sweeps 2 * (8 + 2), its block 2 *
+        (26 + 0), each step 24 + 6 (the last value's 22 + 6 and its two loads of x
+        converted); y the vector's 2 * (6 + 2), each step 6 + 2; with the ReLU the
+        vector's 2 * (8 + 4), each step 8 + 4, and the keep words' store of each."""
+        costs = self.costs("f16")
+        self.assertEqual(costs.nchw_cost("fwd_nchw_stats", 49),
+                         Slots(2 * 8 + 2 * 26 + 2 * 24, 2 * 2 + 2 * 6))
+        self.assertEqual(costs.nchw_cost("fwd_nchw_norm", 49), Slots(2 * 6 + 2 * 6, 2 * 2 + 2 * 2))
+        self.assertEqual(costs.nchw_cost("fwd_nchw_norm_relu", 49),
+                         Slots(2 * 8 + 2 * 8, 2 * 4 + 2 * 4 + 3))
 
     def test_forward_relu_packs_its_bits_at_the_scalar_estimate(self):
         """y's vectors at their slots, then each value's keep packed into its word as
