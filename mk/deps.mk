@@ -25,12 +25,16 @@ find_python = for p in $(PYTHON) python3 /usr/bin/python3; do \
 # $(1) a variable, $(2) modules: a python3 that imports them, looked for when first
 # needed and kept in the variable once found (until then looked for again: deps-python
 # installs one before a recipe needs it).
-python_with = $(or $($(1)),$(eval $(1) := $(shell $(call find_python,$(2))))$($(1)))
+python_with = $(call shell_once,$(1),$(call find_python,$(2)))
 PY      = $(call python_with,PY_FOUND,jinja2 yaml)
 PY_TEST = $(call python_with,PY_TEST_FOUND,jinja2 yaml hypothesis)
+# $(1) a variable, $(2) a command: its output, run when first needed and kept in the
+# variable once not empty (a package the deps- targets install may change it until then)
+shell_once = $(or $($(1)),$(eval $(1) := $(shell $(2)))$($(1)))
 
-CHECK_CFLAGS = $(shell pkg-config --cflags check)
-CHECK_LIBS   = $(shell pkg-config --libs check)
+# (a compile's recipe asks for them: once a make, not once a compile)
+CHECK_CFLAGS = $(call shell_once,CHECK_CFLAGS_FOUND,pkg-config --cflags check)
+CHECK_LIBS   = $(call shell_once,CHECK_LIBS_FOUND,pkg-config --libs check)
 
 # deps-<name>: DEPS_PROBE_<name> a shell test that the tools are there, DEPS_PACKAGES_<name>
 # what installs them, DEPS_WHY_<name> what for (large installs say so),

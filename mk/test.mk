@@ -444,16 +444,21 @@ $(eval $(call program_run,run/$(BENCH_SMOKE)/smoke,BNG_HAL_HOST=fast OMP_NUM_THR
 # against PyTorch's batch_norm (+ relu) and autograd on ResNet-18's layers, and a training
 # step of our forward and backward against PyTorch's, through a shared build of the half target's host
 # library (ctypes). A python3 that imports torch (Debian: python3-torch, not installed
-# for you: it is large); without one the script says so and the run counts as skipped.
+# for you: it is large); without one the library is not built (a recipe that leaves
+# no file: it is looked for again each run), the script says so and the run counts as
+# skipped.
 TORCH_LIB := $(BUILD)/torch/libbatchnormgrad_$(HALF_TARGET).so
 TORCH_SOURCES := $(BNG_SOURCES_generated/$(HALF_TARGET)) include/host/bng_hal_host.c \
   include/host/bng_dma_engine.c
 $(TORCH_LIB): $(TORCH_SOURCES) $(wildcard generated/$(HALF_TARGET)/*.h) $(INCLUDE_HEADERS) | deps-c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -std=gnu11 -shared -fPIC -Wall -Wno-psabi -ffp-contract=off -DBNG_HOST \
-	  -DBNG_VEC_BACKEND=BNG_VEC_GNU -Iinclude -Iinclude/host -Igenerated/$(HALF_TARGET) \
-	  $(TORCH_SOURCES) -lpthread -lm -o $@
-PY_TORCH = $(or $(shell $(call find_python,torch)),$(PY))
+	$(if $(TORCH_PY),$(CC) $(CFLAGS) -std=gnu11 -shared -fPIC -Wall -Wno-psabi \
+	  -ffp-contract=off -DBNG_HOST -DBNG_VEC_BACKEND=BNG_VEC_GNU -Iinclude -Iinclude/host \
+	  -Igenerated/$(HALF_TARGET) $(TORCH_SOURCES) -lpthread -lm -o $@,\
+	  @echo "$@: not built: no python3 imports torch")
+# a python3 that imports torch, or none
+TORCH_PY = $(call python_with,TORCH_PY_FOUND,torch)
+PY_TORCH = $(or $(TORCH_PY),$(PY))
 TORCH_RUNS := $(if $(SANITIZE)$(VALGRIND),,run/torch-check/$(HALF_TARGET))
 $(eval $(call run_rule,run/torch-check/$(HALF_TARGET),$(TORCH_LIB) deps-python,,\
   $$(PY_TORCH) tests/scripts/torch_check.py $(TORCH_LIB)))

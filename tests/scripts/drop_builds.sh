@@ -21,23 +21,8 @@ rm -rf "$W"
 mkdir -p "$W/drop"
 # A file of the firmware team's own beside the drop: not C any compiler takes.
 echo 'this is not C' > "$W/drop/board_notes.c"
-# What this checks is the glue, the same whatever the channels: TARGET's drop with its
-# first channel count only (set in a copy of targets.yaml by the generator's own edit,
-# as make generate CHANNELS= makes it), whose bare-metal compiles take seconds rather
-# than a minute. The whole drop's sources build for bare metal in make cross-check.
-config=$W/targets.yaml
-cp targets.yaml "$config"
-"$python" - "$config" "$target" <<'PY'
-import sys
-from generator.edit import set_channels
-from generator.files import holding
-from generator.loader import load
-path, name = sys.argv[1:]
-first = next(t for t in load(path).targets if t.name == name).channels[0]
-with holding(path):
-    set_channels(path, name, str(first))
-PY
-"$python" -m generator vendor --config "$config" --target "$target" --dest "$W/drop" >/dev/null
+# TARGET's drop with its first channel count only (vendor_first_count.sh says why).
+"$R/tests/scripts/vendor_first_count.sh" "$python" "$target" "$W/drop"
 "$python" -m generator verify-drop --dest "$W/drop" >/dev/null
 sources=$(cd "$W/drop" && ls -- *.c | grep -vx board_notes.c)
 
@@ -115,8 +100,7 @@ echo "drop-builds: $target: CMake add_subdirectory on the host (BNG_HOST=ON): th
 # With the hthreads HAL: the runtime's header from the firmware's SDK (the host mock's
 # stands in for it), given to the library target from the firmware's side.
 mkdir -p "$W/hthreads"
-"$python" -m generator vendor --config "$config" --target "$target" --hal hthreads \
-  --dest "$W/hthreads/drop" >/dev/null
+"$R/tests/scripts/vendor_first_count.sh" "$python" "$target" "$W/hthreads/drop" --hal hthreads
 cat > "$W/hthreads/CMakeLists.txt" <<EOF
 cmake_minimum_required(VERSION 3.13)
 project(firmware_hthreads C)

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # docs/porting.md's shell recipe for a vendored drop on a host, exactly as written
-# there: vendor TARGET's drop; in a folder of its own, compile the drop's .c files and
-# the host HAL from include/host/ into an archive of every object there; then link
-# each program (the manual's examples and the function-library page's, side by side in
-# one folder) with it, and run them. Usage:
+# there: vendor TARGET's drop (its first channel count: vendor_first_count.sh); in a
+# folder of its own, compile the drop's .c files and the host HAL from include/host/
+# into an archive of every object there; then link each program (the manual's examples
+# and the function-library page's, side by side in one folder) with it, and run them.
+# Usage:
 #   drop_on_host.sh BUILD PYTHON CC TARGET
 set -euo pipefail
 build=$1 python=$2 cc=$3 target=$4
@@ -12,7 +13,7 @@ W=$R/$build/drop-host/$target
 D=$W/drop
 rm -rf "$W"
 mkdir -p "$W"
-"$python" -m generator vendor --target "$target" --dest "$D" >/dev/null
+"$R/tests/scripts/vendor_first_count.sh" "$python" "$target" "$D"
 cd "$W"
 # The recipe: the library.
 mkdir bng-host && cd bng-host

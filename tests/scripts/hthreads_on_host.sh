@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # docs/porting.md's recipe for a drop with the hthreads HAL on a host, taken from the
 # document itself (section "A drop with the hthreads HAL": its sh block and its C
-# program), so that the two cannot drift: vendor TARGET's drop with HAL=hthreads, then
-# for each launch model run the sh block as written (its first line, which names the
-# drop, the repository and the model, set to this run's) and the program it builds. A
-# hang fails by timeout. Usage:
+# program), so that the two cannot drift: vendor TARGET's drop with HAL=hthreads (its
+# first channel count: vendor_first_count.sh), then for each launch model run the sh
+# block as written (its first line, which names the drop, the repository and the
+# model, set to this run's) and the program it builds. A hang fails by timeout. Usage:
 #   hthreads_on_host.sh BUILD PYTHON CC TARGET
 set -euo pipefail
 build=$1 python=$2 cc=$3 target=$4
@@ -32,7 +32,7 @@ if [[ -z $program || ! $first =~ ^D=.*R=.*MODEL= ]]; then
   exit 1
 fi
 
-"$python" -m generator vendor --target "$target" --hal hthreads --dest "$D" >/dev/null
+"$R/tests/scripts/vendor_first_count.sh" "$python" "$target" "$D" --hal hthreads
 for model in BNG_LAUNCH_SPMD BNG_LAUNCH_FANOUT; do
   obj=$work/$model
   mkdir -p "$obj"
