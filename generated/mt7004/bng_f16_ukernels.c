@@ -1880,8 +1880,23 @@ void bng_f16_nchw_reduce_ukernel__mt7004_s49_v32(
             bng_f32x32_store_f32(lane_dy, bng_f32x32_add(bng_f32x32_load_f32(lane_dy), acc_dy));
             bng_f32x32_store_f32(lane_dyxm, bng_f32x32_add(bng_f32x32_load_f32(lane_dyxm), acc_dyxm));
     }
-    /* The plane's last elements, fewer than a vector: each into its lane's sums. */
-    for (i = 0; i < 49 % 32; i++) {
+    /* The plane's last elements, fewer than a vector: each into its lane's sums, in the
+     * tail's steps (ukernel_ops.j2, tail_steps). */
+    i = 0;
+    {
+            bng_f32x16 acc_dy = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm = bng_f32x16_zero();
+        {
+                const bng_f32x16 dy_vec = bng_f32x16_load_f16(dy + i);
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f16(x + i), bng_f32x16_broadcast(mean));
+                acc_dy = bng_f32x16_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x16_add(acc_dyxm, bng_f32x16_mul(dy_vec, xm));
+        }
+            bng_f32x16_store_f32(lane_dy + i, bng_f32x16_add(bng_f32x16_load_f32(lane_dy + i), acc_dy));
+            bng_f32x16_store_f32(lane_dyxm + i, bng_f32x16_add(bng_f32x16_load_f32(lane_dyxm + i), acc_dyxm));
+        i += 16;
+    }
+    {
             bng_f32x1 acc_dy = bng_f32x1_zero();
             bng_f32x1 acc_dyxm = bng_f32x1_zero();
         {
@@ -1914,7 +1929,13 @@ void bng_f16_nchw_dx_train_ukernel__mt7004_s49_v32(
         const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + i), dy_mean_vec);
         bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
     }
-    for (; i < 49; i++) {
+    {
+        const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f16(x + i), bng_f32x16_broadcast(mean));
+        const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f16(dy + i), bng_f32x16_broadcast(dy_mean));
+        bng_f32x16_store_out_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_broadcast(slope)))), stream);
+        i += 16;
+    }
+    {
         const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
         const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f16(dy + i), bng_f32x1_broadcast(dy_mean));
         bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
@@ -1932,8 +1953,13 @@ void bng_f16_nchw_dx_infer_ukernel__mt7004_s49_v32(
     (void)n;    /* always 49 */
     for (i = 0; i + 32 <= 49; i += 32)
             bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_f16(dy + i)), stream);
-    for (; i < 49; i++)
+    {
+            bng_f32x16_store_out_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_load_f16(dy + i)), stream);
+        i += 16;
+    }
+    {
             bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f16(dy + i)), stream);
+    }
 }
 
 void bng_f16_nchw_reduce_relu_ukernel__mt7004_s49_v32(
@@ -1960,8 +1986,23 @@ void bng_f16_nchw_reduce_relu_ukernel__mt7004_s49_v32(
             bng_f32x32_store_f32(lane_dy, bng_f32x32_add(bng_f32x32_load_f32(lane_dy), acc_dy));
             bng_f32x32_store_f32(lane_dyxm, bng_f32x32_add(bng_f32x32_load_f32(lane_dyxm), acc_dyxm));
     }
-    /* The plane's last elements, fewer than a vector: each into its lane's sums. */
-    for (i = 0; i < 49 % 32; i++) {
+    /* The plane's last elements, fewer than a vector: each into its lane's sums, in the
+     * tail's steps (ukernel_ops.j2, tail_steps). */
+    i = 0;
+    {
+            bng_f32x16 acc_dy = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm = bng_f32x16_zero();
+        {
+                const bng_f32x16 dy_vec = bng_f32x16_load_relu_f16(dy + i, y + i);
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f16(x + i), bng_f32x16_broadcast(mean));
+                acc_dy = bng_f32x16_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x16_add(acc_dyxm, bng_f32x16_mul(dy_vec, xm));
+        }
+            bng_f32x16_store_f32(lane_dy + i, bng_f32x16_add(bng_f32x16_load_f32(lane_dy + i), acc_dy));
+            bng_f32x16_store_f32(lane_dyxm + i, bng_f32x16_add(bng_f32x16_load_f32(lane_dyxm + i), acc_dyxm));
+        i += 16;
+    }
+    {
             bng_f32x1 acc_dy = bng_f32x1_zero();
             bng_f32x1 acc_dyxm = bng_f32x1_zero();
         {
@@ -1994,7 +2035,13 @@ void bng_f16_nchw_dx_train_relu_ukernel__mt7004_s49_v32(
         const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dy + i, y + i), dy_mean_vec);
         bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
     }
-    for (; i < 49; i++) {
+    {
+        const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f16(x + i), bng_f32x16_broadcast(mean));
+        const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f16(dy + i, y + i), bng_f32x16_broadcast(dy_mean));
+        bng_f32x16_store_out_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_broadcast(slope)))), stream);
+        i += 16;
+    }
+    {
         const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
         const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_relu_f16(dy + i, y + i), bng_f32x1_broadcast(dy_mean));
         bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
@@ -2012,8 +2059,13 @@ void bng_f16_nchw_dx_infer_relu_ukernel__mt7004_s49_v32(
     (void)n;    /* always 49 */
     for (i = 0; i + 32 <= 49; i += 32)
             bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_relu_f16(dy + i, y + i)), stream);
-    for (; i < 49; i++)
+    {
+            bng_f32x16_store_out_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_load_relu_f16(dy + i, y + i)), stream);
+        i += 16;
+    }
+    {
             bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_relu_f16(dy + i, y + i)), stream);
+    }
 }
 
 
@@ -2043,18 +2095,20 @@ void bng_f16_nchw_reduce_ukernel__mt7004_s196_v32(
             bng_f32x32_store_f32(lane_dy, bng_f32x32_add(bng_f32x32_load_f32(lane_dy), acc_dy));
             bng_f32x32_store_f32(lane_dyxm, bng_f32x32_add(bng_f32x32_load_f32(lane_dyxm), acc_dyxm));
     }
-    /* The plane's last elements, fewer than a vector: each into its lane's sums. */
-    for (i = 0; i < 196 % 32; i++) {
-            bng_f32x1 acc_dy = bng_f32x1_zero();
-            bng_f32x1 acc_dyxm = bng_f32x1_zero();
+    /* The plane's last elements, fewer than a vector: each into its lane's sums, in the
+     * tail's steps (ukernel_ops.j2, tail_steps). */
+    i = 0;
+    {
+            bng_f32x4 acc_dy = bng_f32x4_zero();
+            bng_f32x4 acc_dyxm = bng_f32x4_zero();
         {
-                const bng_f32x1 dy_vec = bng_f32x1_load_f16(dy + i);
-                const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
-                acc_dy = bng_f32x1_add(acc_dy, dy_vec);
-                acc_dyxm = bng_f32x1_add(acc_dyxm, bng_f32x1_mul(dy_vec, xm));
+                const bng_f32x4 dy_vec = bng_f32x4_load_f16(dy + i);
+                const bng_f32x4 xm = bng_f32x4_sub(bng_f32x4_load_f16(x + i), bng_f32x4_broadcast(mean));
+                acc_dy = bng_f32x4_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x4_add(acc_dyxm, bng_f32x4_mul(dy_vec, xm));
         }
-            bng_f32x1_store_f32(lane_dy + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dy + i), acc_dy));
-            bng_f32x1_store_f32(lane_dyxm + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dyxm + i), acc_dyxm));
+            bng_f32x4_store_f32(lane_dy + i, bng_f32x4_add(bng_f32x4_load_f32(lane_dy + i), acc_dy));
+            bng_f32x4_store_f32(lane_dyxm + i, bng_f32x4_add(bng_f32x4_load_f32(lane_dyxm + i), acc_dyxm));
     }
 }
 
@@ -2077,10 +2131,10 @@ void bng_f16_nchw_dx_train_ukernel__mt7004_s196_v32(
         const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + i), dy_mean_vec);
         bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
     }
-    for (; i < 196; i++) {
-        const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
-        const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f16(dy + i), bng_f32x1_broadcast(dy_mean));
-        bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
+    {
+        const bng_f32x4 xm = bng_f32x4_sub(bng_f32x4_load_f16(x + i), bng_f32x4_broadcast(mean));
+        const bng_f32x4 centered = bng_f32x4_sub(bng_f32x4_load_f16(dy + i), bng_f32x4_broadcast(dy_mean));
+        bng_f32x4_store_out_f16(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_sub(centered, bng_f32x4_mul(xm, bng_f32x4_broadcast(slope)))), stream);
     }
 }
 
@@ -2095,8 +2149,9 @@ void bng_f16_nchw_dx_infer_ukernel__mt7004_s196_v32(
     (void)n;    /* always 196 */
     for (i = 0; i + 32 <= 196; i += 32)
             bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_f16(dy + i)), stream);
-    for (; i < 196; i++)
-            bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f16(dy + i)), stream);
+    {
+            bng_f32x4_store_out_f16(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_load_f16(dy + i)), stream);
+    }
 }
 
 void bng_f16_nchw_reduce_relu_ukernel__mt7004_s196_v32(
@@ -2123,18 +2178,20 @@ void bng_f16_nchw_reduce_relu_ukernel__mt7004_s196_v32(
             bng_f32x32_store_f32(lane_dy, bng_f32x32_add(bng_f32x32_load_f32(lane_dy), acc_dy));
             bng_f32x32_store_f32(lane_dyxm, bng_f32x32_add(bng_f32x32_load_f32(lane_dyxm), acc_dyxm));
     }
-    /* The plane's last elements, fewer than a vector: each into its lane's sums. */
-    for (i = 0; i < 196 % 32; i++) {
-            bng_f32x1 acc_dy = bng_f32x1_zero();
-            bng_f32x1 acc_dyxm = bng_f32x1_zero();
+    /* The plane's last elements, fewer than a vector: each into its lane's sums, in the
+     * tail's steps (ukernel_ops.j2, tail_steps). */
+    i = 0;
+    {
+            bng_f32x4 acc_dy = bng_f32x4_zero();
+            bng_f32x4 acc_dyxm = bng_f32x4_zero();
         {
-                const bng_f32x1 dy_vec = bng_f32x1_load_relu_f16(dy + i, y + i);
-                const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
-                acc_dy = bng_f32x1_add(acc_dy, dy_vec);
-                acc_dyxm = bng_f32x1_add(acc_dyxm, bng_f32x1_mul(dy_vec, xm));
+                const bng_f32x4 dy_vec = bng_f32x4_load_relu_f16(dy + i, y + i);
+                const bng_f32x4 xm = bng_f32x4_sub(bng_f32x4_load_f16(x + i), bng_f32x4_broadcast(mean));
+                acc_dy = bng_f32x4_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x4_add(acc_dyxm, bng_f32x4_mul(dy_vec, xm));
         }
-            bng_f32x1_store_f32(lane_dy + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dy + i), acc_dy));
-            bng_f32x1_store_f32(lane_dyxm + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dyxm + i), acc_dyxm));
+            bng_f32x4_store_f32(lane_dy + i, bng_f32x4_add(bng_f32x4_load_f32(lane_dy + i), acc_dy));
+            bng_f32x4_store_f32(lane_dyxm + i, bng_f32x4_add(bng_f32x4_load_f32(lane_dyxm + i), acc_dyxm));
     }
 }
 
@@ -2157,10 +2214,10 @@ void bng_f16_nchw_dx_train_relu_ukernel__mt7004_s196_v32(
         const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dy + i, y + i), dy_mean_vec);
         bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
     }
-    for (; i < 196; i++) {
-        const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
-        const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_relu_f16(dy + i, y + i), bng_f32x1_broadcast(dy_mean));
-        bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
+    {
+        const bng_f32x4 xm = bng_f32x4_sub(bng_f32x4_load_f16(x + i), bng_f32x4_broadcast(mean));
+        const bng_f32x4 centered = bng_f32x4_sub(bng_f32x4_load_relu_f16(dy + i, y + i), bng_f32x4_broadcast(dy_mean));
+        bng_f32x4_store_out_f16(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_sub(centered, bng_f32x4_mul(xm, bng_f32x4_broadcast(slope)))), stream);
     }
 }
 
@@ -2175,8 +2232,9 @@ void bng_f16_nchw_dx_infer_relu_ukernel__mt7004_s196_v32(
     (void)n;    /* always 196 */
     for (i = 0; i + 32 <= 196; i += 32)
             bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_relu_f16(dy + i, y + i)), stream);
-    for (; i < 196; i++)
-            bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_relu_f16(dy + i, y + i)), stream);
+    {
+            bng_f32x4_store_out_f16(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_load_relu_f16(dy + i, y + i)), stream);
+    }
 }
 
 
@@ -2206,18 +2264,20 @@ void bng_f16_nchw_reduce_ukernel__mt7004_s784_v32(
             bng_f32x32_store_f32(lane_dy, bng_f32x32_add(bng_f32x32_load_f32(lane_dy), acc_dy));
             bng_f32x32_store_f32(lane_dyxm, bng_f32x32_add(bng_f32x32_load_f32(lane_dyxm), acc_dyxm));
     }
-    /* The plane's last elements, fewer than a vector: each into its lane's sums. */
-    for (i = 0; i < 784 % 32; i++) {
-            bng_f32x1 acc_dy = bng_f32x1_zero();
-            bng_f32x1 acc_dyxm = bng_f32x1_zero();
+    /* The plane's last elements, fewer than a vector: each into its lane's sums, in the
+     * tail's steps (ukernel_ops.j2, tail_steps). */
+    i = 0;
+    {
+            bng_f32x16 acc_dy = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm = bng_f32x16_zero();
         {
-                const bng_f32x1 dy_vec = bng_f32x1_load_f16(dy + i);
-                const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
-                acc_dy = bng_f32x1_add(acc_dy, dy_vec);
-                acc_dyxm = bng_f32x1_add(acc_dyxm, bng_f32x1_mul(dy_vec, xm));
+                const bng_f32x16 dy_vec = bng_f32x16_load_f16(dy + i);
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f16(x + i), bng_f32x16_broadcast(mean));
+                acc_dy = bng_f32x16_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x16_add(acc_dyxm, bng_f32x16_mul(dy_vec, xm));
         }
-            bng_f32x1_store_f32(lane_dy + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dy + i), acc_dy));
-            bng_f32x1_store_f32(lane_dyxm + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dyxm + i), acc_dyxm));
+            bng_f32x16_store_f32(lane_dy + i, bng_f32x16_add(bng_f32x16_load_f32(lane_dy + i), acc_dy));
+            bng_f32x16_store_f32(lane_dyxm + i, bng_f32x16_add(bng_f32x16_load_f32(lane_dyxm + i), acc_dyxm));
     }
 }
 
@@ -2240,10 +2300,10 @@ void bng_f16_nchw_dx_train_ukernel__mt7004_s784_v32(
         const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + i), dy_mean_vec);
         bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
     }
-    for (; i < 784; i++) {
-        const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
-        const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f16(dy + i), bng_f32x1_broadcast(dy_mean));
-        bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
+    {
+        const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f16(x + i), bng_f32x16_broadcast(mean));
+        const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f16(dy + i), bng_f32x16_broadcast(dy_mean));
+        bng_f32x16_store_out_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_broadcast(slope)))), stream);
     }
 }
 
@@ -2258,8 +2318,9 @@ void bng_f16_nchw_dx_infer_ukernel__mt7004_s784_v32(
     (void)n;    /* always 784 */
     for (i = 0; i + 32 <= 784; i += 32)
             bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_f16(dy + i)), stream);
-    for (; i < 784; i++)
-            bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f16(dy + i)), stream);
+    {
+            bng_f32x16_store_out_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_load_f16(dy + i)), stream);
+    }
 }
 
 void bng_f16_nchw_reduce_relu_ukernel__mt7004_s784_v32(
@@ -2286,18 +2347,20 @@ void bng_f16_nchw_reduce_relu_ukernel__mt7004_s784_v32(
             bng_f32x32_store_f32(lane_dy, bng_f32x32_add(bng_f32x32_load_f32(lane_dy), acc_dy));
             bng_f32x32_store_f32(lane_dyxm, bng_f32x32_add(bng_f32x32_load_f32(lane_dyxm), acc_dyxm));
     }
-    /* The plane's last elements, fewer than a vector: each into its lane's sums. */
-    for (i = 0; i < 784 % 32; i++) {
-            bng_f32x1 acc_dy = bng_f32x1_zero();
-            bng_f32x1 acc_dyxm = bng_f32x1_zero();
+    /* The plane's last elements, fewer than a vector: each into its lane's sums, in the
+     * tail's steps (ukernel_ops.j2, tail_steps). */
+    i = 0;
+    {
+            bng_f32x16 acc_dy = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm = bng_f32x16_zero();
         {
-                const bng_f32x1 dy_vec = bng_f32x1_load_relu_f16(dy + i, y + i);
-                const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
-                acc_dy = bng_f32x1_add(acc_dy, dy_vec);
-                acc_dyxm = bng_f32x1_add(acc_dyxm, bng_f32x1_mul(dy_vec, xm));
+                const bng_f32x16 dy_vec = bng_f32x16_load_relu_f16(dy + i, y + i);
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f16(x + i), bng_f32x16_broadcast(mean));
+                acc_dy = bng_f32x16_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x16_add(acc_dyxm, bng_f32x16_mul(dy_vec, xm));
         }
-            bng_f32x1_store_f32(lane_dy + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dy + i), acc_dy));
-            bng_f32x1_store_f32(lane_dyxm + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dyxm + i), acc_dyxm));
+            bng_f32x16_store_f32(lane_dy + i, bng_f32x16_add(bng_f32x16_load_f32(lane_dy + i), acc_dy));
+            bng_f32x16_store_f32(lane_dyxm + i, bng_f32x16_add(bng_f32x16_load_f32(lane_dyxm + i), acc_dyxm));
     }
 }
 
@@ -2320,10 +2383,10 @@ void bng_f16_nchw_dx_train_relu_ukernel__mt7004_s784_v32(
         const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dy + i, y + i), dy_mean_vec);
         bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
     }
-    for (; i < 784; i++) {
-        const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
-        const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_relu_f16(dy + i, y + i), bng_f32x1_broadcast(dy_mean));
-        bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
+    {
+        const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f16(x + i), bng_f32x16_broadcast(mean));
+        const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f16(dy + i, y + i), bng_f32x16_broadcast(dy_mean));
+        bng_f32x16_store_out_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_broadcast(slope)))), stream);
     }
 }
 
@@ -2338,8 +2401,9 @@ void bng_f16_nchw_dx_infer_relu_ukernel__mt7004_s784_v32(
     (void)n;    /* always 784 */
     for (i = 0; i + 32 <= 784; i += 32)
             bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_relu_f16(dy + i, y + i)), stream);
-    for (; i < 784; i++)
-            bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_relu_f16(dy + i, y + i)), stream);
+    {
+            bng_f32x16_store_out_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_load_relu_f16(dy + i, y + i)), stream);
+    }
 }
 
 
@@ -2589,7 +2653,7 @@ void bng_f16_nchw_dx_infer_relu_ukernel__mt7004_s12544_v32(
 }
 
 
-/* ---- NCHW, generic: any piece of a plane, 32 lanes then single lanes ---- */
+/* ---- NCHW, generic: any piece of a plane, 32 lanes, then the last values in halving steps ---- */
 
 void bng_f16_nchw_reduce_ukernel__mt7004_generic_v32(
     size_t n, const void *x_data, const void *dy_data, float mean,
@@ -2614,8 +2678,62 @@ void bng_f16_nchw_reduce_ukernel__mt7004_generic_v32(
             bng_f32x32_store_f32(lane_dy, bng_f32x32_add(bng_f32x32_load_f32(lane_dy), acc_dy));
             bng_f32x32_store_f32(lane_dyxm, bng_f32x32_add(bng_f32x32_load_f32(lane_dyxm), acc_dyxm));
     }
-    /* The plane's last elements, fewer than a vector: each into its lane's sums. */
-    for (i = 0; i < n % 32; i++) {
+    /* The plane's last elements, fewer than a vector: each into its lane's sums, in the
+     * tail's steps (ukernel_ops.j2, tail_steps). */
+    i = 0;
+    if ((n % 32) & 16) {
+            bng_f32x16 acc_dy = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm = bng_f32x16_zero();
+        {
+                const bng_f32x16 dy_vec = bng_f32x16_load_f16(dy + i);
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f16(x + i), bng_f32x16_broadcast(mean));
+                acc_dy = bng_f32x16_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x16_add(acc_dyxm, bng_f32x16_mul(dy_vec, xm));
+        }
+            bng_f32x16_store_f32(lane_dy + i, bng_f32x16_add(bng_f32x16_load_f32(lane_dy + i), acc_dy));
+            bng_f32x16_store_f32(lane_dyxm + i, bng_f32x16_add(bng_f32x16_load_f32(lane_dyxm + i), acc_dyxm));
+        i += 16;
+    }
+    if ((n % 32) & 8) {
+            bng_f32x8 acc_dy = bng_f32x8_zero();
+            bng_f32x8 acc_dyxm = bng_f32x8_zero();
+        {
+                const bng_f32x8 dy_vec = bng_f32x8_load_f16(dy + i);
+                const bng_f32x8 xm = bng_f32x8_sub(bng_f32x8_load_f16(x + i), bng_f32x8_broadcast(mean));
+                acc_dy = bng_f32x8_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x8_add(acc_dyxm, bng_f32x8_mul(dy_vec, xm));
+        }
+            bng_f32x8_store_f32(lane_dy + i, bng_f32x8_add(bng_f32x8_load_f32(lane_dy + i), acc_dy));
+            bng_f32x8_store_f32(lane_dyxm + i, bng_f32x8_add(bng_f32x8_load_f32(lane_dyxm + i), acc_dyxm));
+        i += 8;
+    }
+    if ((n % 32) & 4) {
+            bng_f32x4 acc_dy = bng_f32x4_zero();
+            bng_f32x4 acc_dyxm = bng_f32x4_zero();
+        {
+                const bng_f32x4 dy_vec = bng_f32x4_load_f16(dy + i);
+                const bng_f32x4 xm = bng_f32x4_sub(bng_f32x4_load_f16(x + i), bng_f32x4_broadcast(mean));
+                acc_dy = bng_f32x4_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x4_add(acc_dyxm, bng_f32x4_mul(dy_vec, xm));
+        }
+            bng_f32x4_store_f32(lane_dy + i, bng_f32x4_add(bng_f32x4_load_f32(lane_dy + i), acc_dy));
+            bng_f32x4_store_f32(lane_dyxm + i, bng_f32x4_add(bng_f32x4_load_f32(lane_dyxm + i), acc_dyxm));
+        i += 4;
+    }
+    if ((n % 32) & 2) {
+            bng_f32x2 acc_dy = bng_f32x2_zero();
+            bng_f32x2 acc_dyxm = bng_f32x2_zero();
+        {
+                const bng_f32x2 dy_vec = bng_f32x2_load_f16(dy + i);
+                const bng_f32x2 xm = bng_f32x2_sub(bng_f32x2_load_f16(x + i), bng_f32x2_broadcast(mean));
+                acc_dy = bng_f32x2_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x2_add(acc_dyxm, bng_f32x2_mul(dy_vec, xm));
+        }
+            bng_f32x2_store_f32(lane_dy + i, bng_f32x2_add(bng_f32x2_load_f32(lane_dy + i), acc_dy));
+            bng_f32x2_store_f32(lane_dyxm + i, bng_f32x2_add(bng_f32x2_load_f32(lane_dyxm + i), acc_dyxm));
+        i += 2;
+    }
+    if ((n % 32) & 1) {
             bng_f32x1 acc_dy = bng_f32x1_zero();
             bng_f32x1 acc_dyxm = bng_f32x1_zero();
         {
@@ -2647,7 +2765,31 @@ void bng_f16_nchw_dx_train_ukernel__mt7004_generic_v32(
         const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + i), dy_mean_vec);
         bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
     }
-    for (; i < n; i++) {
+    if ((n % 32) & 16) {
+        const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f16(x + i), bng_f32x16_broadcast(mean));
+        const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f16(dy + i), bng_f32x16_broadcast(dy_mean));
+        bng_f32x16_store_out_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_broadcast(slope)))), stream);
+        i += 16;
+    }
+    if ((n % 32) & 8) {
+        const bng_f32x8 xm = bng_f32x8_sub(bng_f32x8_load_f16(x + i), bng_f32x8_broadcast(mean));
+        const bng_f32x8 centered = bng_f32x8_sub(bng_f32x8_load_f16(dy + i), bng_f32x8_broadcast(dy_mean));
+        bng_f32x8_store_out_f16(dx + i, bng_f32x8_mul(bng_f32x8_broadcast(gain), bng_f32x8_sub(centered, bng_f32x8_mul(xm, bng_f32x8_broadcast(slope)))), stream);
+        i += 8;
+    }
+    if ((n % 32) & 4) {
+        const bng_f32x4 xm = bng_f32x4_sub(bng_f32x4_load_f16(x + i), bng_f32x4_broadcast(mean));
+        const bng_f32x4 centered = bng_f32x4_sub(bng_f32x4_load_f16(dy + i), bng_f32x4_broadcast(dy_mean));
+        bng_f32x4_store_out_f16(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_sub(centered, bng_f32x4_mul(xm, bng_f32x4_broadcast(slope)))), stream);
+        i += 4;
+    }
+    if ((n % 32) & 2) {
+        const bng_f32x2 xm = bng_f32x2_sub(bng_f32x2_load_f16(x + i), bng_f32x2_broadcast(mean));
+        const bng_f32x2 centered = bng_f32x2_sub(bng_f32x2_load_f16(dy + i), bng_f32x2_broadcast(dy_mean));
+        bng_f32x2_store_out_f16(dx + i, bng_f32x2_mul(bng_f32x2_broadcast(gain), bng_f32x2_sub(centered, bng_f32x2_mul(xm, bng_f32x2_broadcast(slope)))), stream);
+        i += 2;
+    }
+    if ((n % 32) & 1) {
         const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
         const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f16(dy + i), bng_f32x1_broadcast(dy_mean));
         bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
@@ -2664,8 +2806,25 @@ void bng_f16_nchw_dx_infer_ukernel__mt7004_generic_v32(
 
     for (i = 0; i + 32 <= n; i += 32)
             bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_f16(dy + i)), stream);
-    for (; i < n; i++)
+    if ((n % 32) & 16) {
+            bng_f32x16_store_out_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_load_f16(dy + i)), stream);
+        i += 16;
+    }
+    if ((n % 32) & 8) {
+            bng_f32x8_store_out_f16(dx + i, bng_f32x8_mul(bng_f32x8_broadcast(gain), bng_f32x8_load_f16(dy + i)), stream);
+        i += 8;
+    }
+    if ((n % 32) & 4) {
+            bng_f32x4_store_out_f16(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_load_f16(dy + i)), stream);
+        i += 4;
+    }
+    if ((n % 32) & 2) {
+            bng_f32x2_store_out_f16(dx + i, bng_f32x2_mul(bng_f32x2_broadcast(gain), bng_f32x2_load_f16(dy + i)), stream);
+        i += 2;
+    }
+    if ((n % 32) & 1) {
             bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f16(dy + i)), stream);
+    }
 }
 
 void bng_f16_nchw_reduce_relu_ukernel__mt7004_generic_v32(
@@ -2691,8 +2850,62 @@ void bng_f16_nchw_reduce_relu_ukernel__mt7004_generic_v32(
             bng_f32x32_store_f32(lane_dy, bng_f32x32_add(bng_f32x32_load_f32(lane_dy), acc_dy));
             bng_f32x32_store_f32(lane_dyxm, bng_f32x32_add(bng_f32x32_load_f32(lane_dyxm), acc_dyxm));
     }
-    /* The plane's last elements, fewer than a vector: each into its lane's sums. */
-    for (i = 0; i < n % 32; i++) {
+    /* The plane's last elements, fewer than a vector: each into its lane's sums, in the
+     * tail's steps (ukernel_ops.j2, tail_steps). */
+    i = 0;
+    if ((n % 32) & 16) {
+            bng_f32x16 acc_dy = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm = bng_f32x16_zero();
+        {
+                const bng_f32x16 dy_vec = bng_f32x16_load_relu_f16(dy + i, y + i);
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f16(x + i), bng_f32x16_broadcast(mean));
+                acc_dy = bng_f32x16_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x16_add(acc_dyxm, bng_f32x16_mul(dy_vec, xm));
+        }
+            bng_f32x16_store_f32(lane_dy + i, bng_f32x16_add(bng_f32x16_load_f32(lane_dy + i), acc_dy));
+            bng_f32x16_store_f32(lane_dyxm + i, bng_f32x16_add(bng_f32x16_load_f32(lane_dyxm + i), acc_dyxm));
+        i += 16;
+    }
+    if ((n % 32) & 8) {
+            bng_f32x8 acc_dy = bng_f32x8_zero();
+            bng_f32x8 acc_dyxm = bng_f32x8_zero();
+        {
+                const bng_f32x8 dy_vec = bng_f32x8_load_relu_f16(dy + i, y + i);
+                const bng_f32x8 xm = bng_f32x8_sub(bng_f32x8_load_f16(x + i), bng_f32x8_broadcast(mean));
+                acc_dy = bng_f32x8_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x8_add(acc_dyxm, bng_f32x8_mul(dy_vec, xm));
+        }
+            bng_f32x8_store_f32(lane_dy + i, bng_f32x8_add(bng_f32x8_load_f32(lane_dy + i), acc_dy));
+            bng_f32x8_store_f32(lane_dyxm + i, bng_f32x8_add(bng_f32x8_load_f32(lane_dyxm + i), acc_dyxm));
+        i += 8;
+    }
+    if ((n % 32) & 4) {
+            bng_f32x4 acc_dy = bng_f32x4_zero();
+            bng_f32x4 acc_dyxm = bng_f32x4_zero();
+        {
+                const bng_f32x4 dy_vec = bng_f32x4_load_relu_f16(dy + i, y + i);
+                const bng_f32x4 xm = bng_f32x4_sub(bng_f32x4_load_f16(x + i), bng_f32x4_broadcast(mean));
+                acc_dy = bng_f32x4_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x4_add(acc_dyxm, bng_f32x4_mul(dy_vec, xm));
+        }
+            bng_f32x4_store_f32(lane_dy + i, bng_f32x4_add(bng_f32x4_load_f32(lane_dy + i), acc_dy));
+            bng_f32x4_store_f32(lane_dyxm + i, bng_f32x4_add(bng_f32x4_load_f32(lane_dyxm + i), acc_dyxm));
+        i += 4;
+    }
+    if ((n % 32) & 2) {
+            bng_f32x2 acc_dy = bng_f32x2_zero();
+            bng_f32x2 acc_dyxm = bng_f32x2_zero();
+        {
+                const bng_f32x2 dy_vec = bng_f32x2_load_relu_f16(dy + i, y + i);
+                const bng_f32x2 xm = bng_f32x2_sub(bng_f32x2_load_f16(x + i), bng_f32x2_broadcast(mean));
+                acc_dy = bng_f32x2_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x2_add(acc_dyxm, bng_f32x2_mul(dy_vec, xm));
+        }
+            bng_f32x2_store_f32(lane_dy + i, bng_f32x2_add(bng_f32x2_load_f32(lane_dy + i), acc_dy));
+            bng_f32x2_store_f32(lane_dyxm + i, bng_f32x2_add(bng_f32x2_load_f32(lane_dyxm + i), acc_dyxm));
+        i += 2;
+    }
+    if ((n % 32) & 1) {
             bng_f32x1 acc_dy = bng_f32x1_zero();
             bng_f32x1 acc_dyxm = bng_f32x1_zero();
         {
@@ -2724,7 +2937,31 @@ void bng_f16_nchw_dx_train_relu_ukernel__mt7004_generic_v32(
         const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dy + i, y + i), dy_mean_vec);
         bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
     }
-    for (; i < n; i++) {
+    if ((n % 32) & 16) {
+        const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f16(x + i), bng_f32x16_broadcast(mean));
+        const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f16(dy + i, y + i), bng_f32x16_broadcast(dy_mean));
+        bng_f32x16_store_out_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_broadcast(slope)))), stream);
+        i += 16;
+    }
+    if ((n % 32) & 8) {
+        const bng_f32x8 xm = bng_f32x8_sub(bng_f32x8_load_f16(x + i), bng_f32x8_broadcast(mean));
+        const bng_f32x8 centered = bng_f32x8_sub(bng_f32x8_load_relu_f16(dy + i, y + i), bng_f32x8_broadcast(dy_mean));
+        bng_f32x8_store_out_f16(dx + i, bng_f32x8_mul(bng_f32x8_broadcast(gain), bng_f32x8_sub(centered, bng_f32x8_mul(xm, bng_f32x8_broadcast(slope)))), stream);
+        i += 8;
+    }
+    if ((n % 32) & 4) {
+        const bng_f32x4 xm = bng_f32x4_sub(bng_f32x4_load_f16(x + i), bng_f32x4_broadcast(mean));
+        const bng_f32x4 centered = bng_f32x4_sub(bng_f32x4_load_relu_f16(dy + i, y + i), bng_f32x4_broadcast(dy_mean));
+        bng_f32x4_store_out_f16(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_sub(centered, bng_f32x4_mul(xm, bng_f32x4_broadcast(slope)))), stream);
+        i += 4;
+    }
+    if ((n % 32) & 2) {
+        const bng_f32x2 xm = bng_f32x2_sub(bng_f32x2_load_f16(x + i), bng_f32x2_broadcast(mean));
+        const bng_f32x2 centered = bng_f32x2_sub(bng_f32x2_load_relu_f16(dy + i, y + i), bng_f32x2_broadcast(dy_mean));
+        bng_f32x2_store_out_f16(dx + i, bng_f32x2_mul(bng_f32x2_broadcast(gain), bng_f32x2_sub(centered, bng_f32x2_mul(xm, bng_f32x2_broadcast(slope)))), stream);
+        i += 2;
+    }
+    if ((n % 32) & 1) {
         const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
         const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_relu_f16(dy + i, y + i), bng_f32x1_broadcast(dy_mean));
         bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
@@ -2741,8 +2978,25 @@ void bng_f16_nchw_dx_infer_relu_ukernel__mt7004_generic_v32(
 
     for (i = 0; i + 32 <= n; i += 32)
             bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_relu_f16(dy + i, y + i)), stream);
-    for (; i < n; i++)
+    if ((n % 32) & 16) {
+            bng_f32x16_store_out_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_load_relu_f16(dy + i, y + i)), stream);
+        i += 16;
+    }
+    if ((n % 32) & 8) {
+            bng_f32x8_store_out_f16(dx + i, bng_f32x8_mul(bng_f32x8_broadcast(gain), bng_f32x8_load_relu_f16(dy + i, y + i)), stream);
+        i += 8;
+    }
+    if ((n % 32) & 4) {
+            bng_f32x4_store_out_f16(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_load_relu_f16(dy + i, y + i)), stream);
+        i += 4;
+    }
+    if ((n % 32) & 2) {
+            bng_f32x2_store_out_f16(dx + i, bng_f32x2_mul(bng_f32x2_broadcast(gain), bng_f32x2_load_relu_f16(dy + i, y + i)), stream);
+        i += 2;
+    }
+    if ((n % 32) & 1) {
             bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_relu_f16(dy + i, y + i)), stream);
+    }
 }
 
 

@@ -2690,8 +2690,10 @@ void bng_f32_nchw_reduce_ukernel__mt7004_s49_v16(
             bng_f32x16_store_f32(lane_dy, bng_f32x16_add(bng_f32x16_load_f32(lane_dy), acc_dy));
             bng_f32x16_store_f32(lane_dyxm, bng_f32x16_add(bng_f32x16_load_f32(lane_dyxm), acc_dyxm));
     }
-    /* The plane's last elements, fewer than a vector: each into its lane's sums. */
-    for (i = 0; i < 49 % 16; i++) {
+    /* The plane's last elements, fewer than a vector: each into its lane's sums, in the
+     * tail's steps (ukernel_ops.j2, tail_steps). */
+    i = 0;
+    {
             bng_f32x1 acc_dy = bng_f32x1_zero();
             bng_f32x1 acc_dyxm = bng_f32x1_zero();
         {
@@ -2724,7 +2726,7 @@ void bng_f32_nchw_dx_train_ukernel__mt7004_s49_v16(
         const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + i), dy_mean_vec);
         bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
     }
-    for (; i < 49; i++) {
+    {
         const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(mean));
         const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f32(dy + i), bng_f32x1_broadcast(dy_mean));
         bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
@@ -2742,8 +2744,9 @@ void bng_f32_nchw_dx_infer_ukernel__mt7004_s49_v16(
     (void)n;    /* always 49 */
     for (i = 0; i + 16 <= 49; i += 16)
             bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_f32(dy + i)), stream);
-    for (; i < 49; i++)
+    {
             bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f32(dy + i)), stream);
+    }
 }
 
 void bng_f32_nchw_reduce_relu_ukernel__mt7004_s49_v16(
@@ -2770,8 +2773,10 @@ void bng_f32_nchw_reduce_relu_ukernel__mt7004_s49_v16(
             bng_f32x16_store_f32(lane_dy, bng_f32x16_add(bng_f32x16_load_f32(lane_dy), acc_dy));
             bng_f32x16_store_f32(lane_dyxm, bng_f32x16_add(bng_f32x16_load_f32(lane_dyxm), acc_dyxm));
     }
-    /* The plane's last elements, fewer than a vector: each into its lane's sums. */
-    for (i = 0; i < 49 % 16; i++) {
+    /* The plane's last elements, fewer than a vector: each into its lane's sums, in the
+     * tail's steps (ukernel_ops.j2, tail_steps). */
+    i = 0;
+    {
             bng_f32x1 acc_dy = bng_f32x1_zero();
             bng_f32x1 acc_dyxm = bng_f32x1_zero();
         {
@@ -2804,7 +2809,7 @@ void bng_f32_nchw_dx_train_relu_ukernel__mt7004_s49_v16(
         const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dy + i, y + i), dy_mean_vec);
         bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
     }
-    for (; i < 49; i++) {
+    {
         const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(mean));
         const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_relu_f32(dy + i, y + i), bng_f32x1_broadcast(dy_mean));
         bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
@@ -2822,8 +2827,9 @@ void bng_f32_nchw_dx_infer_relu_ukernel__mt7004_s49_v16(
     (void)n;    /* always 49 */
     for (i = 0; i + 16 <= 49; i += 16)
             bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_relu_f32(dy + i, y + i)), stream);
-    for (; i < 49; i++)
+    {
             bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_relu_f32(dy + i, y + i)), stream);
+    }
 }
 
 
@@ -2853,18 +2859,20 @@ void bng_f32_nchw_reduce_ukernel__mt7004_s196_v16(
             bng_f32x16_store_f32(lane_dy, bng_f32x16_add(bng_f32x16_load_f32(lane_dy), acc_dy));
             bng_f32x16_store_f32(lane_dyxm, bng_f32x16_add(bng_f32x16_load_f32(lane_dyxm), acc_dyxm));
     }
-    /* The plane's last elements, fewer than a vector: each into its lane's sums. */
-    for (i = 0; i < 196 % 16; i++) {
-            bng_f32x1 acc_dy = bng_f32x1_zero();
-            bng_f32x1 acc_dyxm = bng_f32x1_zero();
+    /* The plane's last elements, fewer than a vector: each into its lane's sums, in the
+     * tail's steps (ukernel_ops.j2, tail_steps). */
+    i = 0;
+    {
+            bng_f32x4 acc_dy = bng_f32x4_zero();
+            bng_f32x4 acc_dyxm = bng_f32x4_zero();
         {
-                const bng_f32x1 dy_vec = bng_f32x1_load_f32(dy + i);
-                const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(mean));
-                acc_dy = bng_f32x1_add(acc_dy, dy_vec);
-                acc_dyxm = bng_f32x1_add(acc_dyxm, bng_f32x1_mul(dy_vec, xm));
+                const bng_f32x4 dy_vec = bng_f32x4_load_f32(dy + i);
+                const bng_f32x4 xm = bng_f32x4_sub(bng_f32x4_load_f32(x + i), bng_f32x4_broadcast(mean));
+                acc_dy = bng_f32x4_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x4_add(acc_dyxm, bng_f32x4_mul(dy_vec, xm));
         }
-            bng_f32x1_store_f32(lane_dy + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dy + i), acc_dy));
-            bng_f32x1_store_f32(lane_dyxm + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dyxm + i), acc_dyxm));
+            bng_f32x4_store_f32(lane_dy + i, bng_f32x4_add(bng_f32x4_load_f32(lane_dy + i), acc_dy));
+            bng_f32x4_store_f32(lane_dyxm + i, bng_f32x4_add(bng_f32x4_load_f32(lane_dyxm + i), acc_dyxm));
     }
 }
 
@@ -2887,10 +2895,10 @@ void bng_f32_nchw_dx_train_ukernel__mt7004_s196_v16(
         const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + i), dy_mean_vec);
         bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
     }
-    for (; i < 196; i++) {
-        const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(mean));
-        const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f32(dy + i), bng_f32x1_broadcast(dy_mean));
-        bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
+    {
+        const bng_f32x4 xm = bng_f32x4_sub(bng_f32x4_load_f32(x + i), bng_f32x4_broadcast(mean));
+        const bng_f32x4 centered = bng_f32x4_sub(bng_f32x4_load_f32(dy + i), bng_f32x4_broadcast(dy_mean));
+        bng_f32x4_store_out_f32(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_sub(centered, bng_f32x4_mul(xm, bng_f32x4_broadcast(slope)))), stream);
     }
 }
 
@@ -2905,8 +2913,9 @@ void bng_f32_nchw_dx_infer_ukernel__mt7004_s196_v16(
     (void)n;    /* always 196 */
     for (i = 0; i + 16 <= 196; i += 16)
             bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_f32(dy + i)), stream);
-    for (; i < 196; i++)
-            bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f32(dy + i)), stream);
+    {
+            bng_f32x4_store_out_f32(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_load_f32(dy + i)), stream);
+    }
 }
 
 void bng_f32_nchw_reduce_relu_ukernel__mt7004_s196_v16(
@@ -2933,18 +2942,20 @@ void bng_f32_nchw_reduce_relu_ukernel__mt7004_s196_v16(
             bng_f32x16_store_f32(lane_dy, bng_f32x16_add(bng_f32x16_load_f32(lane_dy), acc_dy));
             bng_f32x16_store_f32(lane_dyxm, bng_f32x16_add(bng_f32x16_load_f32(lane_dyxm), acc_dyxm));
     }
-    /* The plane's last elements, fewer than a vector: each into its lane's sums. */
-    for (i = 0; i < 196 % 16; i++) {
-            bng_f32x1 acc_dy = bng_f32x1_zero();
-            bng_f32x1 acc_dyxm = bng_f32x1_zero();
+    /* The plane's last elements, fewer than a vector: each into its lane's sums, in the
+     * tail's steps (ukernel_ops.j2, tail_steps). */
+    i = 0;
+    {
+            bng_f32x4 acc_dy = bng_f32x4_zero();
+            bng_f32x4 acc_dyxm = bng_f32x4_zero();
         {
-                const bng_f32x1 dy_vec = bng_f32x1_load_relu_f32(dy + i, y + i);
-                const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(mean));
-                acc_dy = bng_f32x1_add(acc_dy, dy_vec);
-                acc_dyxm = bng_f32x1_add(acc_dyxm, bng_f32x1_mul(dy_vec, xm));
+                const bng_f32x4 dy_vec = bng_f32x4_load_relu_f32(dy + i, y + i);
+                const bng_f32x4 xm = bng_f32x4_sub(bng_f32x4_load_f32(x + i), bng_f32x4_broadcast(mean));
+                acc_dy = bng_f32x4_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x4_add(acc_dyxm, bng_f32x4_mul(dy_vec, xm));
         }
-            bng_f32x1_store_f32(lane_dy + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dy + i), acc_dy));
-            bng_f32x1_store_f32(lane_dyxm + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dyxm + i), acc_dyxm));
+            bng_f32x4_store_f32(lane_dy + i, bng_f32x4_add(bng_f32x4_load_f32(lane_dy + i), acc_dy));
+            bng_f32x4_store_f32(lane_dyxm + i, bng_f32x4_add(bng_f32x4_load_f32(lane_dyxm + i), acc_dyxm));
     }
 }
 
@@ -2967,10 +2978,10 @@ void bng_f32_nchw_dx_train_relu_ukernel__mt7004_s196_v16(
         const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dy + i, y + i), dy_mean_vec);
         bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
     }
-    for (; i < 196; i++) {
-        const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(mean));
-        const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_relu_f32(dy + i, y + i), bng_f32x1_broadcast(dy_mean));
-        bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
+    {
+        const bng_f32x4 xm = bng_f32x4_sub(bng_f32x4_load_f32(x + i), bng_f32x4_broadcast(mean));
+        const bng_f32x4 centered = bng_f32x4_sub(bng_f32x4_load_relu_f32(dy + i, y + i), bng_f32x4_broadcast(dy_mean));
+        bng_f32x4_store_out_f32(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_sub(centered, bng_f32x4_mul(xm, bng_f32x4_broadcast(slope)))), stream);
     }
 }
 
@@ -2985,8 +2996,9 @@ void bng_f32_nchw_dx_infer_relu_ukernel__mt7004_s196_v16(
     (void)n;    /* always 196 */
     for (i = 0; i + 16 <= 196; i += 16)
             bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_relu_f32(dy + i, y + i)), stream);
-    for (; i < 196; i++)
-            bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_relu_f32(dy + i, y + i)), stream);
+    {
+            bng_f32x4_store_out_f32(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_load_relu_f32(dy + i, y + i)), stream);
+    }
 }
 
 
@@ -3359,7 +3371,7 @@ void bng_f32_nchw_dx_infer_relu_ukernel__mt7004_s12544_v16(
 }
 
 
-/* ---- NCHW, generic: any piece of a plane, 16 lanes then single lanes ---- */
+/* ---- NCHW, generic: any piece of a plane, 16 lanes, then the last values in halving steps ---- */
 
 void bng_f32_nchw_reduce_ukernel__mt7004_generic_v16(
     size_t n, const void *x_data, const void *dy_data, float mean,
@@ -3384,8 +3396,49 @@ void bng_f32_nchw_reduce_ukernel__mt7004_generic_v16(
             bng_f32x16_store_f32(lane_dy, bng_f32x16_add(bng_f32x16_load_f32(lane_dy), acc_dy));
             bng_f32x16_store_f32(lane_dyxm, bng_f32x16_add(bng_f32x16_load_f32(lane_dyxm), acc_dyxm));
     }
-    /* The plane's last elements, fewer than a vector: each into its lane's sums. */
-    for (i = 0; i < n % 16; i++) {
+    /* The plane's last elements, fewer than a vector: each into its lane's sums, in the
+     * tail's steps (ukernel_ops.j2, tail_steps). */
+    i = 0;
+    if ((n % 16) & 8) {
+            bng_f32x8 acc_dy = bng_f32x8_zero();
+            bng_f32x8 acc_dyxm = bng_f32x8_zero();
+        {
+                const bng_f32x8 dy_vec = bng_f32x8_load_f32(dy + i);
+                const bng_f32x8 xm = bng_f32x8_sub(bng_f32x8_load_f32(x + i), bng_f32x8_broadcast(mean));
+                acc_dy = bng_f32x8_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x8_add(acc_dyxm, bng_f32x8_mul(dy_vec, xm));
+        }
+            bng_f32x8_store_f32(lane_dy + i, bng_f32x8_add(bng_f32x8_load_f32(lane_dy + i), acc_dy));
+            bng_f32x8_store_f32(lane_dyxm + i, bng_f32x8_add(bng_f32x8_load_f32(lane_dyxm + i), acc_dyxm));
+        i += 8;
+    }
+    if ((n % 16) & 4) {
+            bng_f32x4 acc_dy = bng_f32x4_zero();
+            bng_f32x4 acc_dyxm = bng_f32x4_zero();
+        {
+                const bng_f32x4 dy_vec = bng_f32x4_load_f32(dy + i);
+                const bng_f32x4 xm = bng_f32x4_sub(bng_f32x4_load_f32(x + i), bng_f32x4_broadcast(mean));
+                acc_dy = bng_f32x4_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x4_add(acc_dyxm, bng_f32x4_mul(dy_vec, xm));
+        }
+            bng_f32x4_store_f32(lane_dy + i, bng_f32x4_add(bng_f32x4_load_f32(lane_dy + i), acc_dy));
+            bng_f32x4_store_f32(lane_dyxm + i, bng_f32x4_add(bng_f32x4_load_f32(lane_dyxm + i), acc_dyxm));
+        i += 4;
+    }
+    if ((n % 16) & 2) {
+            bng_f32x2 acc_dy = bng_f32x2_zero();
+            bng_f32x2 acc_dyxm = bng_f32x2_zero();
+        {
+                const bng_f32x2 dy_vec = bng_f32x2_load_f32(dy + i);
+                const bng_f32x2 xm = bng_f32x2_sub(bng_f32x2_load_f32(x + i), bng_f32x2_broadcast(mean));
+                acc_dy = bng_f32x2_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x2_add(acc_dyxm, bng_f32x2_mul(dy_vec, xm));
+        }
+            bng_f32x2_store_f32(lane_dy + i, bng_f32x2_add(bng_f32x2_load_f32(lane_dy + i), acc_dy));
+            bng_f32x2_store_f32(lane_dyxm + i, bng_f32x2_add(bng_f32x2_load_f32(lane_dyxm + i), acc_dyxm));
+        i += 2;
+    }
+    if ((n % 16) & 1) {
             bng_f32x1 acc_dy = bng_f32x1_zero();
             bng_f32x1 acc_dyxm = bng_f32x1_zero();
         {
@@ -3417,7 +3470,25 @@ void bng_f32_nchw_dx_train_ukernel__mt7004_generic_v16(
         const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + i), dy_mean_vec);
         bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
     }
-    for (; i < n; i++) {
+    if ((n % 16) & 8) {
+        const bng_f32x8 xm = bng_f32x8_sub(bng_f32x8_load_f32(x + i), bng_f32x8_broadcast(mean));
+        const bng_f32x8 centered = bng_f32x8_sub(bng_f32x8_load_f32(dy + i), bng_f32x8_broadcast(dy_mean));
+        bng_f32x8_store_out_f32(dx + i, bng_f32x8_mul(bng_f32x8_broadcast(gain), bng_f32x8_sub(centered, bng_f32x8_mul(xm, bng_f32x8_broadcast(slope)))), stream);
+        i += 8;
+    }
+    if ((n % 16) & 4) {
+        const bng_f32x4 xm = bng_f32x4_sub(bng_f32x4_load_f32(x + i), bng_f32x4_broadcast(mean));
+        const bng_f32x4 centered = bng_f32x4_sub(bng_f32x4_load_f32(dy + i), bng_f32x4_broadcast(dy_mean));
+        bng_f32x4_store_out_f32(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_sub(centered, bng_f32x4_mul(xm, bng_f32x4_broadcast(slope)))), stream);
+        i += 4;
+    }
+    if ((n % 16) & 2) {
+        const bng_f32x2 xm = bng_f32x2_sub(bng_f32x2_load_f32(x + i), bng_f32x2_broadcast(mean));
+        const bng_f32x2 centered = bng_f32x2_sub(bng_f32x2_load_f32(dy + i), bng_f32x2_broadcast(dy_mean));
+        bng_f32x2_store_out_f32(dx + i, bng_f32x2_mul(bng_f32x2_broadcast(gain), bng_f32x2_sub(centered, bng_f32x2_mul(xm, bng_f32x2_broadcast(slope)))), stream);
+        i += 2;
+    }
+    if ((n % 16) & 1) {
         const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(mean));
         const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f32(dy + i), bng_f32x1_broadcast(dy_mean));
         bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
@@ -3434,8 +3505,21 @@ void bng_f32_nchw_dx_infer_ukernel__mt7004_generic_v16(
 
     for (i = 0; i + 16 <= n; i += 16)
             bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_f32(dy + i)), stream);
-    for (; i < n; i++)
+    if ((n % 16) & 8) {
+            bng_f32x8_store_out_f32(dx + i, bng_f32x8_mul(bng_f32x8_broadcast(gain), bng_f32x8_load_f32(dy + i)), stream);
+        i += 8;
+    }
+    if ((n % 16) & 4) {
+            bng_f32x4_store_out_f32(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_load_f32(dy + i)), stream);
+        i += 4;
+    }
+    if ((n % 16) & 2) {
+            bng_f32x2_store_out_f32(dx + i, bng_f32x2_mul(bng_f32x2_broadcast(gain), bng_f32x2_load_f32(dy + i)), stream);
+        i += 2;
+    }
+    if ((n % 16) & 1) {
             bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f32(dy + i)), stream);
+    }
 }
 
 void bng_f32_nchw_reduce_relu_ukernel__mt7004_generic_v16(
@@ -3461,8 +3545,49 @@ void bng_f32_nchw_reduce_relu_ukernel__mt7004_generic_v16(
             bng_f32x16_store_f32(lane_dy, bng_f32x16_add(bng_f32x16_load_f32(lane_dy), acc_dy));
             bng_f32x16_store_f32(lane_dyxm, bng_f32x16_add(bng_f32x16_load_f32(lane_dyxm), acc_dyxm));
     }
-    /* The plane's last elements, fewer than a vector: each into its lane's sums. */
-    for (i = 0; i < n % 16; i++) {
+    /* The plane's last elements, fewer than a vector: each into its lane's sums, in the
+     * tail's steps (ukernel_ops.j2, tail_steps). */
+    i = 0;
+    if ((n % 16) & 8) {
+            bng_f32x8 acc_dy = bng_f32x8_zero();
+            bng_f32x8 acc_dyxm = bng_f32x8_zero();
+        {
+                const bng_f32x8 dy_vec = bng_f32x8_load_relu_f32(dy + i, y + i);
+                const bng_f32x8 xm = bng_f32x8_sub(bng_f32x8_load_f32(x + i), bng_f32x8_broadcast(mean));
+                acc_dy = bng_f32x8_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x8_add(acc_dyxm, bng_f32x8_mul(dy_vec, xm));
+        }
+            bng_f32x8_store_f32(lane_dy + i, bng_f32x8_add(bng_f32x8_load_f32(lane_dy + i), acc_dy));
+            bng_f32x8_store_f32(lane_dyxm + i, bng_f32x8_add(bng_f32x8_load_f32(lane_dyxm + i), acc_dyxm));
+        i += 8;
+    }
+    if ((n % 16) & 4) {
+            bng_f32x4 acc_dy = bng_f32x4_zero();
+            bng_f32x4 acc_dyxm = bng_f32x4_zero();
+        {
+                const bng_f32x4 dy_vec = bng_f32x4_load_relu_f32(dy + i, y + i);
+                const bng_f32x4 xm = bng_f32x4_sub(bng_f32x4_load_f32(x + i), bng_f32x4_broadcast(mean));
+                acc_dy = bng_f32x4_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x4_add(acc_dyxm, bng_f32x4_mul(dy_vec, xm));
+        }
+            bng_f32x4_store_f32(lane_dy + i, bng_f32x4_add(bng_f32x4_load_f32(lane_dy + i), acc_dy));
+            bng_f32x4_store_f32(lane_dyxm + i, bng_f32x4_add(bng_f32x4_load_f32(lane_dyxm + i), acc_dyxm));
+        i += 4;
+    }
+    if ((n % 16) & 2) {
+            bng_f32x2 acc_dy = bng_f32x2_zero();
+            bng_f32x2 acc_dyxm = bng_f32x2_zero();
+        {
+                const bng_f32x2 dy_vec = bng_f32x2_load_relu_f32(dy + i, y + i);
+                const bng_f32x2 xm = bng_f32x2_sub(bng_f32x2_load_f32(x + i), bng_f32x2_broadcast(mean));
+                acc_dy = bng_f32x2_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x2_add(acc_dyxm, bng_f32x2_mul(dy_vec, xm));
+        }
+            bng_f32x2_store_f32(lane_dy + i, bng_f32x2_add(bng_f32x2_load_f32(lane_dy + i), acc_dy));
+            bng_f32x2_store_f32(lane_dyxm + i, bng_f32x2_add(bng_f32x2_load_f32(lane_dyxm + i), acc_dyxm));
+        i += 2;
+    }
+    if ((n % 16) & 1) {
             bng_f32x1 acc_dy = bng_f32x1_zero();
             bng_f32x1 acc_dyxm = bng_f32x1_zero();
         {
@@ -3494,7 +3619,25 @@ void bng_f32_nchw_dx_train_relu_ukernel__mt7004_generic_v16(
         const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dy + i, y + i), dy_mean_vec);
         bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
     }
-    for (; i < n; i++) {
+    if ((n % 16) & 8) {
+        const bng_f32x8 xm = bng_f32x8_sub(bng_f32x8_load_f32(x + i), bng_f32x8_broadcast(mean));
+        const bng_f32x8 centered = bng_f32x8_sub(bng_f32x8_load_relu_f32(dy + i, y + i), bng_f32x8_broadcast(dy_mean));
+        bng_f32x8_store_out_f32(dx + i, bng_f32x8_mul(bng_f32x8_broadcast(gain), bng_f32x8_sub(centered, bng_f32x8_mul(xm, bng_f32x8_broadcast(slope)))), stream);
+        i += 8;
+    }
+    if ((n % 16) & 4) {
+        const bng_f32x4 xm = bng_f32x4_sub(bng_f32x4_load_f32(x + i), bng_f32x4_broadcast(mean));
+        const bng_f32x4 centered = bng_f32x4_sub(bng_f32x4_load_relu_f32(dy + i, y + i), bng_f32x4_broadcast(dy_mean));
+        bng_f32x4_store_out_f32(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_sub(centered, bng_f32x4_mul(xm, bng_f32x4_broadcast(slope)))), stream);
+        i += 4;
+    }
+    if ((n % 16) & 2) {
+        const bng_f32x2 xm = bng_f32x2_sub(bng_f32x2_load_f32(x + i), bng_f32x2_broadcast(mean));
+        const bng_f32x2 centered = bng_f32x2_sub(bng_f32x2_load_relu_f32(dy + i, y + i), bng_f32x2_broadcast(dy_mean));
+        bng_f32x2_store_out_f32(dx + i, bng_f32x2_mul(bng_f32x2_broadcast(gain), bng_f32x2_sub(centered, bng_f32x2_mul(xm, bng_f32x2_broadcast(slope)))), stream);
+        i += 2;
+    }
+    if ((n % 16) & 1) {
         const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(mean));
         const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_relu_f32(dy + i, y + i), bng_f32x1_broadcast(dy_mean));
         bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
@@ -3511,8 +3654,21 @@ void bng_f32_nchw_dx_infer_relu_ukernel__mt7004_generic_v16(
 
     for (i = 0; i + 16 <= n; i += 16)
             bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_relu_f32(dy + i, y + i)), stream);
-    for (; i < n; i++)
+    if ((n % 16) & 8) {
+            bng_f32x8_store_out_f32(dx + i, bng_f32x8_mul(bng_f32x8_broadcast(gain), bng_f32x8_load_relu_f32(dy + i, y + i)), stream);
+        i += 8;
+    }
+    if ((n % 16) & 4) {
+            bng_f32x4_store_out_f32(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_load_relu_f32(dy + i, y + i)), stream);
+        i += 4;
+    }
+    if ((n % 16) & 2) {
+            bng_f32x2_store_out_f32(dx + i, bng_f32x2_mul(bng_f32x2_broadcast(gain), bng_f32x2_load_relu_f32(dy + i, y + i)), stream);
+        i += 2;
+    }
+    if ((n % 16) & 1) {
             bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_relu_f32(dy + i, y + i)), stream);
+    }
 }
 
 

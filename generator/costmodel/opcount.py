@@ -214,12 +214,10 @@ class KernelCosts:
         """One plane's `n` elements through an NCHW ukernel (any of a dtype's sets: the
         specialized ones are the generic code with n constant): the dtype's vectors,
         reduce's (and the forward's statistics') blocks of them, the last n % lanes
-        elements a lane each (the forward's: in a vector per set bit of n % lanes)."""
+        elements in a vector per set bit of n % lanes (ukernel_ops.j2, tail_steps)."""
         assert op in OPS + FWD_NCHW_OPS, op
         lanes = self.dtype.config.lanes
         vectors, tail = divmod(n, lanes)
-        # the forward's plane ukernels take the last values in vectors of the tail's
-        # set bits (fwd_nchw_ukernels.j2, tail_steps)
         steps = [w for w in (1 << b for b in range(lanes.bit_length())) if tail & w]
         if op == "fwd_nchw_stats":
             blocks = -(-vectors // NCHW_BLOCK_VECTORS)
@@ -237,9 +235,10 @@ class KernelCosts:
             blocks = -(-vectors // NCHW_BLOCK_VECTORS)
             return (self._macro("reduce_row", lanes) * vectors
                     + self._macro("reduce_block", lanes) * blocks
-                    + (self._macro("reduce_row", 1) + self._macro("reduce_block", 1)) * tail)
+                    + sum((self._macro("reduce_row", w) + self._macro("reduce_block", w)
+                           for w in steps), Slots()))
         return (self._macro(op + "_row", lanes) * vectors
-                + self._macro(op + "_row", 1) * tail)
+                + sum((self._macro(op + "_row", w) for w in steps), Slots()))
 
 
 def relu_step_cycles(op: str) -> float:

@@ -153,8 +153,9 @@ class NchwOperationCountTest(unittest.TestCase):
     """Vector issue slots per plane of mt7004's NCHW ukernels, counted by hand from
     templates/nchw_ukernels.j2: a plane's vectors as the row kernels' (reduce 4 + 2,
     dx_train 5 + 3, dx_infer 1 + 2 each), reduce's blocks of 32 vectors as a row
-    kernel's block (4 + 4), the last n % lanes elements one lane each (a lane's
-    operation is one slot: reduce 4 + 2 and a block's 4 + 4 per element)."""
+    kernel's block (4 + 4), the last n % lanes elements in a step per set bit of the
+    count (ukernel_ops.j2, tail_steps: a step of 16 lanes or fewer is one slot an
+    operation: reduce 4 + 2 and a block's 4 + 4 a step)."""
 
     def costs(self, dtype):
         tp = target_plan()
@@ -172,14 +173,19 @@ class NchwOperationCountTest(unittest.TestCase):
         costs = self.costs("f32")
         self.assertEqual(costs.nchw_cost("reduce", 3136), Slots(196 * 4 + 7 * 4, 196 * 2 + 7 * 4))
 
-    def test_half_plane_of_49(self):
-        """f16 at 32 lanes: one vector (2 slots an operation, a conversion per load) and
-        17 elements a lane each (a conversion per load too)."""
+    def test_half_plane_of_49_takes_its_last_17_in_two_steps(self):
+        """f16 at 32 lanes: one vector (2 slots an operation, a conversion per half load
+        or store) and the last 17 in a step of 16 lanes and one of 1 (one slot an
+        operation each, with the conversions), not 17 steps of one lane: reduce's step
+        its row and block, dx_train's 8 + 3 (5 and its three conversions), dx_infer's
+        3 + 2."""
         costs = self.costs("f16")
         vector = Slots(2 * (4 + 2), 2 * 2)
         block = Slots(2 * 4, 2 * 4)
-        lane = Slots(4 + 2, 2) + Slots(4, 4)
-        self.assertEqual(costs.nchw_cost("reduce", 49), vector + block + lane * 17)
+        step = Slots(4 + 2, 2) + Slots(4, 4)
+        self.assertEqual(costs.nchw_cost("reduce", 49), vector + block + step * 2)
+        self.assertEqual(costs.nchw_cost("dx_train", 49), Slots(8, 3) * 2 + Slots(8, 3) * 2)
+        self.assertEqual(costs.nchw_cost("dx_infer", 49), Slots(3, 2) * 2 + Slots(3, 2) * 2)
 
 
     def test_forward_f32_plane_of_49(self):

@@ -4,7 +4,8 @@
  * batches, training and inference, centred and large-mean data; then, where the target
  * has the extensions, every call of batch_norm_grad_ext.h (ext with and without
  * ACCUMULATE, reduce's partial sums, apply on them, dx-only) in each layout and fusion
- * the target has (NHWC, NCHW over spatial extents on and off its plan, each with and
+ * the target has (NHWC, NCHW over spatial extents on and off its plan, 31 and 63
+ * among them so that a plane's last values take every vector step, each with and
  * without the fused ReLU); and where the target has the training forward, its _p and _s
  * (y, the saved and moving statistics, the ReLU's bits) in each layout the target has,
  * plain and with the fused ReLU and its bits, over channel counts and spatial extents
@@ -216,7 +217,7 @@ static void ext_sweep(const size_t *planned, size_t n_planned)
     const size_t batches[] = {1, 37, 300, 2049};
     const int layouts[] = {0, BNG_FLAG_RELU, BNG_FLAG_NCHW, BNG_FLAG_NCHW | BNG_FLAG_RELU};
 #ifdef BNG_NCHW_SPATIAL
-    const size_t spatials[] = { BNG_NCHW_SPATIAL(AS_ELEMENT) 1, 7, 50, 257, 3137 };
+    const size_t spatials[] = { BNG_NCHW_SPATIAL(AS_ELEMENT) 1, 7, 50, 257, 3137, 31, 63 };
 #else
     const size_t spatials[] = {1};
 #endif
