@@ -10,10 +10,10 @@ templates/nhwc_ukernels.j2's generic_reduce_columns and generic_dx_train. The pl
 loops). The NCHW ukernels (templates/nchw_ukernels.j2) spell a plane's vectors through
 the same macros: per vector of the dtype's lanes the row macros, per block of
 NCHW_BLOCK_VECTORS vectors (reduce) reduce_zero and reduce_fold, and the plane's last
-elements one lane each; the training forward's (templates/fwd_nchw_ukernels.j2) likewise
-through the forward's row macros and that template's own: a statistics block's four
-accumulators, and its last elements in a vector per set bit of their count, each value
-a block of one into its lane.
+elements in a vector per set bit of their count (ukernel_ops.j2's tail_steps); the
+training forward's (templates/fwd_nchw_ukernels.j2) likewise through the forward's row
+macros and that template's own: a statistics block's four accumulators, and its last
+elements in the same steps, each value a block of one into its lane.
 Here each macro is rendered for a width and its bng_f32xN_* operations counted by
 name, so that a change of the template's arithmetic changes the counts with it.
 
