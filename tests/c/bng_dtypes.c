@@ -28,11 +28,12 @@ static void run_private_checked(int status)
     }
 }
 
-/* ---- f32 ---- */
+/* ---- f32 (a target may have f16 alone: the float accessors serve its float stats) ---- */
 
 static double f32_get(const void *base, size_t i) { return ((const float *)base)[i]; }
 static void f32_set(void *base, size_t i, double v) { ((float *)base)[i] = (float)v; }
 
+#if BNG_HAS_F32
 static void f32_entry_p(void *x, void *dy, void *dx, long long *params)
 {
     fp_batch_norm_grad_p(x, dy, dx, params);
@@ -52,6 +53,7 @@ static void f32_run_kernel(int generic, size_t batch, size_t channel, int is_tra
         &bng_f32_config, generic ? &bng_f32_generic_kernel : bng_f32_config.kernel_for_channels(channel),
         batch, channel, is_train, x, dy, dx, &s));
 }
+#endif
 
 /* The extension entry points the target has (batch_norm_grad_ext.h), else NULL. */
 #define EXT_ENTRIES(api, T)                                                                        \
@@ -64,7 +66,9 @@ static void f32_run_kernel(int generic, size_t batch, size_t channel, int is_tra
     static void api##_ext_p(void *x, void *dy, void *dx, long long *p) { api##_batch_norm_grad_ext_p(x, dy, dx, p); } \
     static void api##_ext_s(void *x, void *dy, void *dx, int m) { api##_batch_norm_grad_ext_s(x, dy, dx, m); }
 #if BNG_HAS_REDUCE && BNG_HAS_APPLY && BNG_HAS_DX_ONLY && BNG_HAS_EXT
+#if BNG_HAS_F32
 EXT_ENTRIES(fp, float)
+#endif
 #define FP_EXT fp_reduce_p, fp_reduce_s, fp_apply_p, fp_apply_s, fp_dx_p, fp_dx_s, fp_ext_p, fp_ext_s
 #define HP_EXT hp_reduce_p, hp_reduce_s, hp_apply_p, hp_apply_s, hp_dx_p, hp_dx_s, hp_ext_p, hp_ext_s
 #elif BNG_HAS_EXTENSIONS
@@ -86,7 +90,9 @@ EXT_ENTRIES(fp, float)
                                      const void *mean, const void *var, float eps, int channel, \
                                      int unit, int m, void *out) \
     { api##_fusedbatchnorm_s(in, scale, offset, mean, var, eps, channel, unit, m, out); }
+#if BNG_HAS_F32
 FWD_ENTRY(fp, float)
+#endif
 #define FP_FWD fp_forward_p, fp_forward_s, fp_batchnorm, fp_fusedbatchnorm, &bng_f32_fwd_config
 #define HP_FWD hp_forward_p, hp_forward_s, hp_batchnorm, hp_fusedbatchnorm, &bng_f16_fwd_config
 #else
@@ -109,6 +115,7 @@ FWD_ENTRY(fp, float)
     {                                                                                              \
         api##_batchnormgrad_s(EXPLICIT_ARGS(x, dy, dx, p), core_mask);                             \
     }
+#if BNG_HAS_F32
 EXPLICIT_ENTRIES(fp)
 
 static const size_t f32_specialized[] = { BNG_F32_SPECIALIZED(AS_ELEMENT) };
@@ -124,6 +131,7 @@ const bng_dtype bng_dtype_f32 = {
     fp_explicit_p, fp_explicit_s,
     FP_FWD
 };
+#endif
 
 #if BNG_HAS_F16
 
@@ -226,7 +234,9 @@ const bng_dtype bng_dtype_f16 = {
 #endif
 
 const bng_dtype *const bng_dtypes[] = {
+#if BNG_HAS_F32
     &bng_dtype_f32,
+#endif
 #if BNG_HAS_F16
     &bng_dtype_f16,
 #endif
