@@ -217,6 +217,8 @@ static void ext_sweep(const size_t *planned, size_t n_planned)
     const size_t batches[] = {1, 37, 300, 2049};
     const int layouts[] = {0, BNG_FLAG_RELU, BNG_FLAG_NCHW, BNG_FLAG_NCHW | BNG_FLAG_RELU};
 #ifdef BNG_NCHW_SPATIAL
+    /* (a case's seed is its extent's index: extents added go last, so that the earlier
+     * lines of a sweep stay comparable with one recorded before) */
     const size_t spatials[] = { BNG_NCHW_SPATIAL(AS_ELEMENT) 1, 7, 50, 257, 3137, 31, 63 };
 #else
     const size_t spatials[] = {1};
