@@ -4,9 +4,10 @@
  * the target's extensions (batch_norm_grad_ext.h) also: the vendor's inference call
  * (is_train = 0) against dx-only, and reduce + apply on one device against the vendor's
  * call, each pair summed up in a line that names the ISA the library was built for. With
- * relu as well: the fused ReLU backward (ext with BNG_FLAG_RELU) against a separate ReLU
- * backward pass in C followed by the vendor's call, and against oneDNN's batch-norm
- * backward with fuse_norm_relu (f32), summed up the same way.
+ * relu as well: the fused ReLU backward (ext with BNG_FLAG_RELU, from y and from the
+ * forward's keep bits with BNG_FLAG_RELU_BITS) against a separate ReLU backward pass in
+ * C followed by the vendor's call, and against oneDNN's batch-norm backward with
+ * fuse_norm_relu (f32, which reads its forward's mask), summed up the same way.
  * With forward: the training forward (fp_batch_norm_forward_p, f32 NHWC, and NCHW on
  * the NCHW shapes where the target has nchw, the moving statistics updated) against
  * oneDNN's forward training with scale and shift (which updates none), and with the
@@ -79,6 +80,8 @@ typedef struct {
     void *relu_mean, *relu_invar, *relu_dbias, *relu_dscale;
     long long relu_params[BNG_EXT_PARAMS_LEN];  /* ext with BNG_FLAG_RELU and y */
     long long apart_params[BNG_PARAMS_LEN];     /* the vendor's call on dy_masked */
+    void *keep_bits;                            /* y's keep bits, the forward's format */
+    long long bits_params[BNG_EXT_PARAMS_LEN];  /* ext with BNG_FLAG_RELU_BITS and those */
 #endif
 #ifdef BNG_BENCH_DNNL
     dnnl_primitive_t dnnl_bwd;
@@ -329,7 +332,39 @@ static void relu_backward_f16(const uint16_t *dy, const uint16_t *y, uint16_t *o
 }
 #endif
 
+/* y's keep bits as the training forward writes them (batch_norm_fwd.h): row r's of
+ * channel c in bit r % W of word r / W * channel + c, W the element's bits; a row keeps
+ * where the separate pass above keeps its dy. Made after oneDNN's forward wrote y. */
+static void pack_keep_bits(problem *p)
+{
+    const size_t w = 8 * p->elem, words = (p->batch + w - 1) / w;
+    size_t g, c, i;
+
+    for (g = 0; g < words; g++)
+        for (c = 0; c < p->channel; c++) {
+            uint32_t word = 0;
+            for (i = 0; i < w && g * w + i < p->batch; i++) {
+                const size_t at = (g * w + i) * p->channel + c;
+#if BNG_HAS_F16
+                const uint16_t one = 0x3c00u;
+                const int keeps = p->elem == 2 ? relu_backward_half(one, ((const uint16_t *)p->y)[at]) != 0
+                                               : !(((const float *)p->y)[at] <= 0.0f);
+#else
+                const int keeps = !(((const float *)p->y)[at] <= 0.0f);
+#endif
+                word |= (uint32_t)keeps << i;
+            }
+            if (p->elem == 2) {
+                const uint16_t half_word = (uint16_t)word;
+                memcpy((char *)p->keep_bits + (g * p->channel + c) * 2, &half_word, 2);
+            } else {
+                memcpy((char *)p->keep_bits + (g * p->channel + c) * 4, &word, 4);
+            }
+        }
+}
+
 static void run_relu_fused_f32(problem *p) { fp_batch_norm_grad_ext_p(p->x, p->dy, p->dx, p->relu_params); }
+static void run_relu_bits_f32(problem *p) { fp_batch_norm_grad_ext_p(p->x, p->dy, p->dx, p->bits_params); }
 static void run_relu_apart_f32(problem *p)
 {
     relu_backward_f32(p->dy, p->y, p->dy_masked, p->batch * p->channel);
@@ -337,6 +372,7 @@ static void run_relu_apart_f32(problem *p)
 }
 #if BNG_HAS_F16
 static void run_relu_fused_f16(problem *p) { hp_batch_norm_grad_ext_p(p->x, p->dy, p->dx, p->relu_params); }
+static void run_relu_bits_f16(problem *p) { hp_batch_norm_grad_ext_p(p->x, p->dy, p->dx, p->bits_params); }
 static void run_relu_apart_f16(problem *p)
 {
     relu_backward_f16(p->dy, p->y, p->dy_masked, p->batch * p->channel);
@@ -647,6 +683,30 @@ static void destroy_engine(void)
 }
 #endif
 
+#ifdef BNG_BENCH_RELU
+/* The fused ReLU from the forward's keep bits (contender relu_at + 2) against the
+ * separate pass (relu_at + 1) and oneDNN's fuse_norm_relu, which reads its forward's
+ * mask too: the goals at the DRAM shapes. */
+static void relu_bits_line(const char *dtype, const char *backend, size_t batch, size_t channel,
+                           const double *median, int relu_at, int dnnl_relu_at)
+{
+    const double apart = median[relu_at + 1] / median[relu_at + 2];
+    const int dram = is_dram_shape(batch * channel);
+    char vs_dnnl[96] = "";
+
+    if (dnnl_relu_at >= 0) {
+        const double ratio = median[dnnl_relu_at] / median[relu_at + 2];
+        snprintf(vs_dnnl, sizeof vs_dnnl, "; %.2fx as fast as oneDNN fuse_norm_relu (goal 1.15x: %s)",
+                 ratio, dram ? verdict(ratio >= 1.15) : "not judged");
+    }
+    printf("  %s %s %s %zux%zu on %s: fused ReLU from the keep bits %.2fx as fast as the "
+           "separate pass + the vendor's call (goal 1.35x at DRAM shapes: %s), %.2fx as fast as "
+           "from y%s\n", BNG_TARGET_NAME, backend, dtype, batch, channel, isa(), apart,
+           dram ? verdict(apart >= 1.35) : "not a DRAM shape, not judged",
+           median[relu_at] / median[relu_at + 2], vs_dnnl);
+}
+#endif
+
 static void bench_shape(const char *dtype, const char *backend, size_t batch, size_t channel,
                         double seconds, FILE *csv)
 {
@@ -739,6 +799,10 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
     memcpy(p.relu_params, p.apart_params, sizeof p.apart_params);
     p.relu_params[BNG_PARAM_FLAGS] = BNG_FLAG_RELU;
     p.relu_params[BNG_PARAM_Y] = (long long)(intptr_t)p.y;
+    p.keep_bits = alloc((batch + 8 * p.elem - 1) / (8 * p.elem) * channel * p.elem);
+    memcpy(p.bits_params, p.relu_params, sizeof p.relu_params);
+    p.bits_params[BNG_PARAM_FLAGS] = BNG_FLAG_RELU | BNG_FLAG_RELU_BITS;
+    p.bits_params[BNG_PARAM_RELU_BITS] = (long long)(intptr_t)p.keep_bits;
 #endif
 
     if (f16) {
@@ -758,6 +822,7 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
         relu_at = nv;
         v[nv++] = (contender){"relu fused ext _p", run_relu_fused_f16};
         v[nv++] = (contender){"relu pass + _p", run_relu_apart_f16};
+        v[nv++] = (contender){"relu fused ext _p, bits", run_relu_bits_f16};
 #endif
 #endif
     } else {
@@ -776,6 +841,7 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
         relu_at = nv;
         v[nv++] = (contender){"relu fused ext _p", run_relu_fused_f32};
         v[nv++] = (contender){"relu pass + _p", run_relu_apart_f32};
+        v[nv++] = (contender){"relu fused ext _p, bits", run_relu_bits_f32};
 #endif
 #ifdef BNG_BENCH_DNNL
         {
@@ -804,6 +870,9 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
 #ifdef BNG_BENCH_STREAMING
     v[nv++] = (contender){"roofline (streaming)", run_roofline_streaming};
 #endif
+#ifdef BNG_BENCH_RELU
+    pack_keep_bits(&p);     /* y is final here (oneDNN's forward wrote it) */
+#endif
 
     measure(&p, v, nv, seconds, median);
     if (roof_at + 1 < nv && median[roof_at + 1] < median[roof_at])
@@ -828,15 +897,17 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
 #endif
 #ifdef BNG_BENCH_RELU
     if (relu_at >= 0) {
-        /* the fused call and the separate pass give the same bits (the Check suite's
-         * claim, on this shape) */
+        /* the fused call, from y and from the bits, and the separate pass give the same
+         * bits (the Check suite's claim, on this shape) */
         void *fused = alloc(n * p.elem);
         v[relu_at].run(&p);
         memcpy(fused, p.dx, n * p.elem);
-        v[relu_at + 1].run(&p);
-        if (memcmp(fused, p.dx, n * p.elem)) {
-            fprintf(stderr, "bench: the fused ReLU call differs from the separate pass\n");
-            exit(1);
+        for (i = 1; i <= 2; i++) {
+            v[relu_at + i].run(&p);
+            if (memcmp(fused, p.dx, n * p.elem)) {
+                fprintf(stderr, "bench: the fused ReLU call differs from %s\n", v[relu_at + i].name);
+                exit(1);
+            }
         }
         free(fused);
     }
@@ -876,6 +947,7 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
                "vendor's call (goal 1.25x at DRAM shapes: %s)%s\n", BNG_TARGET_NAME, backend, dtype,
                batch, channel, isa(), fused,
                dram ? verdict(fused >= 1.25) : "not a DRAM shape, not judged", vs_dnnl_relu);
+        relu_bits_line(dtype, backend, batch, channel, median, relu_at, dnnl_relu_at);
     }
     if (p.params[BNG_PARAM_STATUS] != BNG_OK) {
         fprintf(stderr, "bench: status %lld\n", p.params[BNG_PARAM_STATUS]);
@@ -893,6 +965,11 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
     free(p.relu_invar);
     free(p.relu_dbias);
     free(p.relu_dscale);
+    free(p.keep_bits);
+    if (p.bits_params[BNG_PARAM_STATUS] != BNG_OK) {
+        fprintf(stderr, "bench: relu bits status %lld\n", p.bits_params[BNG_PARAM_STATUS]);
+        exit(1);
+    }
 #endif
 #ifdef BNG_BENCH_EXT
     if (p.infer_params[BNG_PARAM_STATUS] != BNG_OK || p.ext_params[BNG_PARAM_STATUS] != BNG_OK) {

@@ -1,6 +1,6 @@
 """Where an NHWC staged call keeps its rows: a core's private memory for one chunk (the
-workspace, the tile buffers, with the fused ReLU y's buffer and the mask's bits, the
-resident rows) and its share of the GSM rows. The twin of include/bng_nhwc_memory.c,
+workspace, the tile buffers, with the fused ReLU y's buffer and the mask's bits, or
+from the forward's keep bits a buffer of a tile's words, the resident rows) and its share of the GSM rows. The twin of include/bng_nhwc_memory.c,
 number for number: the generator checks targets.yaml and make report and make model
 count with these, the driver lays out memory with those; the model's trace tests
 (tests/model/test_trace.py) hold the driver's run to these numbers.
@@ -92,15 +92,24 @@ class NhwcMemory:
             return 0
         return min(-(-slice_rows // BLOCK_ROWS), rest // self.relu_bits_block_bytes(channels))
 
+    def relu_bits_tile_bytes(self, private_bytes: int, channels: int) -> int:
+        """The buffer of a streamed tile's words of the forward's keep bits (a fused ReLU
+        call from them, BNG_FLAG_RELU_BITS): a block's bits per block of a tile."""
+        return (self.tile_rows(private_bytes, channels, keeps=True) // BLOCK_ROWS
+                * self.relu_bits_block_bytes(channels))
+
     def resident_rows(self, private_bytes: int, channels: int, slice_rows: int,
-                      relu: bool = False) -> int:
+                      relu: bool = False, bits: bool = False) -> int:
         """Rows of a core's slice of ``slice_rows`` that the vendor's call (with
-        ``relu``, the fused ReLU's) keeps in private memory from pass 1 to pass 2
-        (bng_nhwc_memory_lay_out): x and dy of the slice's last rows, from a block
-        boundary, as many as the resident area (what the workspace and four streamed
-        tiles, and with ``relu`` y's tile and the mask's bits, leave, halved) holds."""
-        rest = self._after_tiles(private_bytes, channels, relu)
-        if relu:
+        ``relu``, the fused ReLU's; with ``bits`` too, from the forward's keep bits) keeps
+        in private memory from pass 1 to pass 2 (bng_nhwc_memory_lay_out): x and dy of the
+        slice's last rows, from a block boundary, as many as the resident area (what the
+        workspace and four streamed tiles, and with ``relu`` y's tile and the mask's
+        bits, or with ``bits`` the buffer of a tile's words, leave, halved) holds."""
+        rest = self._after_tiles(private_bytes, channels, relu and not bits)
+        if relu and bits:
+            rest -= aligned(self.relu_bits_tile_bytes(private_bytes, channels))
+        elif relu:
             rest -= aligned(self.relu_bits_blocks(private_bytes, channels, slice_rows)
                             * self.relu_bits_block_bytes(channels))
         return last_rows(slice_rows, rest // 2 // ALIGN * ALIGN // self.row_pitch(channels))
@@ -128,9 +137,9 @@ class NhwcGsm:
         return GSM_SHARE_ONE * part.gsm_mb_per_s // (part.gsm_mb_per_s + part.ddr_mb_per_s)
 
     def gsm_rows(self, dtype: NhwcMemory, channels: int, cores: int, slice_rows: int,
-                 is_train: bool, relu: bool = False) -> int:
-        """Rows of a core's slice the vendor's call (with ``relu``, the fused ReLU's)
-        keeps in GSM between its passes with ``cores`` cores selected
+                 is_train: bool, relu: bool = False, bits: bool = False) -> int:
+        """Rows of a core's slice the vendor's call (with ``relu``, the fused ReLU's;
+        ``bits``, from the forward's keep bits) keeps in GSM between its passes with ``cores`` cores selected
         (bng_nhwc_memory_gsm): the streamed rows just before the resident ones, from a
         block boundary, as many as the core's share of memory.gsm holds and the
         bandwidths' share G / (G + D) pays for."""
@@ -138,7 +147,7 @@ class NhwcGsm:
         if not memory.gsm_bytes or not slice_rows:
             return 0
         streamed = slice_rows - dtype.resident_rows(memory.private_bytes, channels, slice_rows,
-                                                    relu)
+                                                    relu, bits)
         share = memory.gsm_bytes // cores // ALIGN * ALIGN
         fit = share // 2 // ALIGN * ALIGN // (channels * dtype.element_bytes)
         arrays = 2 if is_train else 1

@@ -25,10 +25,11 @@ OPS = ("reduce", "dx_train", "dx_infer")
 # arithmetic on dy masked by the forward output y, which an NHWC _p call with
 # BNG_FLAG_RELU runs on the caller's arrays (y read beside dy, nothing staged).
 RELU_OPS = ("reduce_relu", "dx_train_relu", "dx_infer_relu")
-# And, an NHWC kernel's, after those: pass 2 of a call that sums its rows and writes a
-# dx that is neither x nor dy, masked by the keep bits reduce_relu left in dx (y is not
-# read again: bng_vec.h, "Keep bits").
-KEEPS_OPS = ("dx_train_keeps", "dx_infer_keeps")
+# And, an NHWC kernel's, after those: the same arithmetic on dy masked by keep bits
+# (bng_vec.h, "Keep bits"): those the training forward wrote (BNG_FLAG_RELU_BITS, read
+# in both passes in place of y), or, in pass 2 of a call that sums its rows and writes a
+# dx that is neither x nor dy, those reduce_relu left in dx (y is not read again).
+KEEPS_OPS = ("reduce_keeps", "dx_train_keeps", "dx_infer_keeps")
 # The training forward's (the forward extension: batch_norm_fwd.h), in their own table
 # (bng_fwd_kernel): the statistics of a row group, and y from them (with ReLU, and its
 # keep bits: BNG_FWD_RELU). The ReLU's is the generic kernel's alone, which every entry

@@ -42,15 +42,25 @@ static const void *bng_nhwc_p_stat(const bng_nhwc_p *p, const void *array)
     return bng_at(array, p->first, p->dtype->stats_bytes);
 }
 
-/* Pass 1's ukernel on the caller's `rows` rows from element `at` (a block boundary)
- * into the partial sums (of dy masked by y with BNG_FLAG_RELU; the keep bits then go to
- * dx when pass 2 reads them there, else all into one row of the stack's slope, which
- * finalize writes afterwards). */
-static void bng_nhwc_p_reduce(bng_nhwc_p *p, size_t rows, size_t at)
+/* Pass 1's ukernel on the caller's `rows` rows from row `row` (a block boundary) into
+ * the partial sums (of dy masked by y with BNG_FLAG_RELU; the keep bits then go to dx
+ * when pass 2 reads them there, else all into one row of the stack's slope, which
+ * finalize writes afterwards; or masked by the forward's keep bits with
+ * BNG_FLAG_RELU_BITS). */
+static void bng_nhwc_p_reduce(bng_nhwc_p *p, size_t row, size_t rows)
 {
     const bng_call *call = p->call;
-    const size_t element = p->dtype->element_bytes;
+    const size_t element = p->dtype->element_bytes, at = row * call->channel + p->first;
 
+    if (BNG_RELU_BITS(call)) {
+        p->dtype->relu->rows_reduce_keeps(p->kernel, rows, p->channels, call->channel,
+                                          bng_at(p->x, at, element), bng_at(p->dy, at, element),
+                                          bng_at(call->y, row / BNG_KEEP_ROWS(element)
+                                                          * call->channel + p->first, element),
+                                          call->channel, p->s.mean, p->s.part_dy,
+                                          p->s.part_dyxm);
+        return;
+    }
     if (BNG_RELU(call)) {
         p->dtype->relu->rows_reduce(p->kernel, rows, p->channels, call->channel,
                                     bng_at(p->x, at, element), bng_at(p->dy, at, element),
@@ -77,7 +87,7 @@ static void bng_nhwc_p_sum(void *unit)
     for (row = 0; row < batch; row += group_rows) {
         bng_step_zero(p->channels, p->s.part_dy);
         bng_step_zero(p->channels, p->s.part_dyxm);
-        bng_nhwc_p_reduce(p, bng_min(group_rows, batch - row), row * p->call->channel + p->first);
+        bng_nhwc_p_reduce(p, row, bng_min(group_rows, batch - row));
         bng_step_fold(p->channels, p->sum_dy, p->sum_dyxm, p->s.part_dy, p->s.part_dyxm);
     }
 }
@@ -102,8 +112,42 @@ static void bng_nhwc_p_finalize(void *unit)
                       p->s.slope);
 }
 
+/* Pass 2's _keeps ukernel on `rows` of the caller's rows of the chunk from row `row`,
+ * the words of those rows from `keeps` (bng_ukernel.h). */
+static void bng_nhwc_p_dx_keeps(const bng_nhwc_p *p, size_t row, size_t rows, const void *keeps,
+                                size_t keeps_stride)
+{
+    const bng_call *call = p->call;
+    const size_t element = p->dtype->element_bytes, at = row * call->channel + p->first;
+
+    p->dtype->relu->rows_dx_keeps(p->kernel, call->is_train, rows, p->channels, call->channel,
+                                  call->is_train ? bng_at(p->x, at, element) : NULL,
+                                  bng_at(p->dy, at, element), keeps, keeps_stride,
+                                  bng_at_mut(p->dx, at, element), p->s.mean, p->s.gain,
+                                  p->s.dy_mean, p->s.slope, p->stream);
+}
+
+/* Pass 2 by the keep bits pass 1 left in dx: a word of each whole group of
+ * BNG_KEEP_ROWS(element) rows at the group's last row, a last partial group's at the
+ * batch's last row (reduce_relu's layout), which a call of its own reads. */
+static void bng_nhwc_p_dx_by_dx_keeps(const bng_nhwc_p *p)
+{
+    const size_t element = p->dtype->element_bytes, channel = p->call->channel;
+    const size_t batch = p->call->batch, word_rows = BNG_KEEP_ROWS(element);
+    const size_t whole = batch / word_rows * word_rows;
+
+    if (whole != 0)
+        bng_nhwc_p_dx_keeps(p, 0, whole,
+                            bng_at(p->dx, (word_rows - 1) * channel + p->first, element),
+                            word_rows * channel);
+    if (whole != batch)
+        bng_nhwc_p_dx_keeps(p, whole, batch - whole,
+                            bng_at(p->dx, (batch - 1) * channel + p->first, element), 0);
+}
+
 /* Pass 2's ukernel on all the caller's rows of the chunk (dy masked by y with
- * BNG_FLAG_RELU, or by the keep bits pass 1 left in dx). */
+ * BNG_FLAG_RELU, or by the keep bits pass 1 left in dx, or by the forward's with
+ * BNG_FLAG_RELU_BITS). */
 static void bng_nhwc_p_dx(void *unit)
 {
     bng_nhwc_p *p = unit;
@@ -113,10 +157,10 @@ static void bng_nhwc_p_dx(void *unit)
     const void *dy = bng_at(p->dy, first, element);
     void *dx = bng_at_mut(p->dx, first, element);
 
-    if (p->keep_bits)
-        p->dtype->relu->rows_dx_keeps(p->kernel, call->is_train, call->batch, p->channels,
-                                      call->channel, x, dy, dx, p->s.mean, p->s.gain,
-                                      p->s.dy_mean, p->s.slope, p->stream);
+    if (BNG_RELU_BITS(call))
+        bng_nhwc_p_dx_keeps(p, 0, call->batch, bng_at(call->y, first, element), call->channel);
+    else if (p->keep_bits)
+        bng_nhwc_p_dx_by_dx_keeps(p);
     else if (BNG_RELU(call))
         p->dtype->relu->rows_dx(p->kernel, call->is_train, call->batch, p->channels,
                                 call->channel, x, dy, bng_at(call->y, first, element), dx,
@@ -141,7 +185,8 @@ typedef char bng_keep_words_in_blocks[BNG_BLOCK_ROWS % BNG_KEEP_ROWS(sizeof(floa
 static int bng_nhwc_p_keeps_in_dx(const bng_call *call, const void *x, const void *dy,
                                   const void *dx)
 {
-    return BNG_RELU(call) && BNG_READS_TWICE(call) && dx != x && dx != dy;
+    return BNG_RELU(call) && !BNG_RELU_BITS(call) && BNG_READS_TWICE(call) && dx != x
+           && dx != dy;
 }
 
 /* Chunks are independent: each is summed, finalized and written in turn; dx in one

@@ -80,12 +80,14 @@ void bng_nhwc_memory_lay_out(bng_nhwc_memory *mem, const bng_dtype_config *dtype
     take.stats_bytes = dtype->stats_bytes;
     BNG_WORKSPACE(BNG_WORK_TAKE, mem, &take)
     buffer = (bytes - (size_t)(take.next - base)) / BNG_TILE_BUFFERS / BNG_ALIGN * BNG_ALIGN;
-    mem->tile_rows = bng_nhwc_memory_tile_rows(buffer, pitch, keeps || relu);
-    bng_take_tiles(&take.next, mem->tile_rows * pitch, relu, &mem->tiles);
+    mem->tile_rows = bng_nhwc_memory_tile_rows(buffer, pitch, keeps || relu != BNG_NHWC_NO_RELU);
+    bng_take_tiles(&take.next, mem->tile_rows * pitch, relu == BNG_NHWC_RELU_Y, &mem->tiles);
     rest = (bytes - (size_t)(take.next - base)) / BNG_ALIGN * BNG_ALIGN;
-    mem->relu_bits_blocks = relu && keeps
+    mem->relu_bits_blocks = relu == BNG_NHWC_RELU_Y && keeps
                             ? bng_nhwc_memory_bits_blocks(slice, pitch, rest, bits_block_bytes) : 0;
-    mem->relu_bits = bng_take(&take.next, mem->relu_bits_blocks * bits_block_bytes);
+    mem->relu_bits = bng_take(&take.next, (relu == BNG_NHWC_RELU_BITS
+                                           ? mem->tile_rows / BNG_BLOCK_ROWS
+                                           : mem->relu_bits_blocks) * bits_block_bytes);
     bng_take_resident(take.next, base + bytes, &mem->tiles);
     mem->resident_rows = keeps ? bng_nhwc_memory_last_rows(slice, mem->tiles.resident_bytes / pitch) : 0;
     mem->gsm_rows = 0;

@@ -27,8 +27,10 @@ typedef struct {
     bng_tile_buffers tiles;
     size_t tile_rows;                   /* rows per streamed tile: whole blocks */
     size_t resident_rows;               /* the slice's last rows, kept on chip (0: none) */
-    BNG_VMEM unsigned char *relu_bits;  /* BNG_FLAG_RELU: the slice's first blocks' masks */
-    size_t relu_bits_blocks;            /* as bits (bng_relu_tile_bits), or 0 */
+    BNG_VMEM unsigned char *relu_bits;  /* BNG_FLAG_RELU: the slice's first blocks' masks
+                                         * as bits (bng_relu_tile_bits); BNG_FLAG_RELU_BITS:
+                                         * a streamed tile's words of the forward's */
+    size_t relu_bits_blocks;            /* the blocks of the first kind, or 0 */
     BNG_SHARED unsigned char *x_gsm, *dy_gsm;
     size_t gsm_rows;                    /* the streamed rows before those, kept in GSM */
 } bng_nhwc_memory;
@@ -36,11 +38,14 @@ typedef struct {
 /* Lay out a core's private memory (`bytes` at `base`) for a chunk of a storage type
  * whose rows lie `pitch` bytes apart there, for a slice of `slice` rows. `keeps`: the
  * call reads its rows twice, and as many of the slice's last rows as fit the resident
- * area stay there between the passes (DTypePlan.resident_rows). `relu`: a tile buffer
- * for y follows the four; its tiles are sized as a keeping call's, which leaves room
- * for it (the generator checks private_bytes for five blocks' tiles). A relu call that
- * keeps rows and cannot keep them all takes the relu bits area next, before the
- * resident one. No GSM rows (bng_nhwc_memory_gsm). */
+ * area stay there between the passes (DTypePlan.resident_rows). `relu` (below): with
+ * y, a tile buffer for y follows the four; its tiles are sized as a keeping call's,
+ * which leaves room for it (the generator checks private_bytes for five blocks' tiles).
+ * A relu call that keeps rows and cannot keep them all takes the relu bits area next,
+ * before the resident one. With the forward's bits, the tiles are sized as with y and
+ * the bits area holds a streamed tile's words instead. No GSM rows
+ * (bng_nhwc_memory_gsm). */
+enum { BNG_NHWC_NO_RELU, BNG_NHWC_RELU_Y, BNG_NHWC_RELU_BITS };
 void bng_nhwc_memory_lay_out(bng_nhwc_memory *mem, const bng_dtype_config *dtype,
                              BNG_VMEM unsigned char *base, size_t bytes, size_t slice,
                              size_t pitch, int keeps, int relu);

@@ -76,7 +76,8 @@ static int bng_nhwc_chunk(bng_nhwc_core *c, size_t first, size_t slot)
     c->pitch = c->row_channels * dtype->element_bytes;
     c->scratch = BNG_SHARED_SCRATCH + slot * BNG_MAX_GROUPS * 2 * dtype->max_chunk;
     bng_nhwc_memory_lay_out(&c->mem, dtype, memory, bytes, rows, c->pitch, keeps,
-                            BNG_RELU(&job->call));
+                            BNG_RELU_BITS(&job->call) ? BNG_NHWC_RELU_BITS
+                            : BNG_RELU(&job->call) ? BNG_NHWC_RELU_Y : BNG_NHWC_NO_RELU);
     bng_nhwc_memory_gsm(&c->mem, rows, c->row_bytes, c->slice.rank, c->slice.cores,
                         keeps && !BNG_ALONE(job), job->call.is_train);
     if (keeps)
@@ -153,14 +154,23 @@ static BNG_VMEM unsigned char *bng_nhwc_bits_at(const bng_nhwc_core *c, const bn
 /* BNG_FLAG_RELU: a tile fetched from the caller's arrays, its dy masked by y (fetched
  * with it), in pass 1 and again in pass 2; or in pass 2 by the bits pass 1 kept of it.
  * Pass 1 keeps the bits of a tile that streams again in pass 2 (neither resident nor in
- * GSM, which keep the masked dy), as far as the bits area holds them. */
+ * GSM, which keep the masked dy), as far as the bits area holds them. With
+ * BNG_FLAG_RELU_BITS, dy masked by the forward's bits of the tile's rows, fetched into
+ * the bits area each time. */
 static void bng_nhwc_relu(const bng_nhwc_core *c, const bng_tile *tile, int again)
 {
     const bng_staged_job *job = c->job;
     const struct bng_relu_driver *relu = job->dtype->relu;
     const size_t element = job->dtype->element_bytes;
-    const int in_bits = !tile->resident && !tile->kept && bng_nhwc_bits_cover(c, tile);
+    int in_bits;
 
+    if (BNG_RELU_BITS(&job->call)) {
+        relu->fetch_bits(job, c->mem.relu_bits, tile);
+        BNG_TRACE_KERNEL(job->kernel, "relu_by_bits", tile->rows, c->channels);
+        relu->tile_by_bits(element, tile, c->mem.relu_bits);
+        return;
+    }
+    in_bits = !tile->resident && !tile->kept && bng_nhwc_bits_cover(c, tile);
     if (again && in_bits) {
         BNG_TRACE_KERNEL(job->kernel, "relu_by_bits", tile->rows, c->channels);
         relu->tile_by_bits(element, tile, bng_nhwc_bits_at(c, tile));

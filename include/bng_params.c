@@ -26,6 +26,7 @@
 #define BNG_NCHW_FLAG 2
 #define BNG_STATUS_EFLAGS (-9)
 #define BNG_RELU_FLAG 4
+#define BNG_RELU_BITS_FLAG 8
 #define BNG_SLOT_Y 15
 #if BNG_HAS_NCHW
 typedef char bng_nchw_slots_agree[BNG_SLOT_SPATIAL == BNG_PARAM_SPATIAL && BNG_NCHW_FLAG == BNG_FLAG_NCHW ? 1 : -1];
@@ -36,7 +37,8 @@ typedef char bng_ext_slots_agree[BNG_SLOT_SUMS == BNG_PARAM_SUMS && BNG_SLOT_FLA
                                  && BNG_EXT_PARAMS_LEN == BNG_SHARED_PARAMS_SLOTS ? 1 : -1];
 #endif
 #if BNG_HAS_RELU
-typedef char bng_relu_slots_agree[BNG_RELU_FLAG == BNG_FLAG_RELU && BNG_SLOT_Y == BNG_PARAM_Y ? 1 : -1];
+typedef char bng_relu_slots_agree[BNG_RELU_FLAG == BNG_FLAG_RELU && BNG_RELU_BITS_FLAG == BNG_FLAG_RELU_BITS
+                                  && BNG_SLOT_Y == BNG_PARAM_Y ? 1 : -1];
 #endif
 
 static size_t bng_address_max(void)
@@ -92,13 +94,31 @@ int bng_params_same(bng_span a, bng_span b)
 }
 
 /* The arrays a call may have, in the order of its checks (y: the forward output of a
- * call with BNG_FLAG_RELU, an input of x's type and shape). */
+ * call with BNG_FLAG_RELU, an input of x's type and shape; with BNG_FLAG_RELU_BITS as
+ * well the forward's keep bits instead, an input of x's type: a word of the element's
+ * 8 * element bits per channel for every 8 * element rows, the last word's rows
+ * rounded up). */
 enum { BNG_X, BNG_DY, BNG_DX, BNG_MEAN, BNG_INVAR, BNG_SCALE, BNG_DBIAS, BNG_DSCALE, BNG_SUMS,
        BNG_Y, BNG_ARRAYS };
 #define BNG_BIT(array) (1u << (array))
 #define BNG_VENDOR_ARRAYS (BNG_BIT(BNG_SUMS) - 1u)
 /* x, dy, dx and y: batch * channel elements of the storage type */
 #define BNG_IS_ROWS(array) ((array) <= BNG_DX || (array) == BNG_Y)
+
+/* The bytes an array of the call spans: its rows, the keep bits' words in y's slot, a
+ * per-channel array, the partial-sums buffer. */
+static uintptr_t bng_span_bytes(const bng_call *call, int array, size_t element, size_t stat)
+{
+    const size_t rows = call->batch * call->spatial;
+    const unsigned word_shift = bng_log2(element) + 3;     /* 8 * element rows a word */
+
+    if (array == BNG_Y && call->relu_bits)
+        return (uintptr_t)((((rows - 1) >> word_shift) + 1) * call->channel * element);
+    if (BNG_IS_ROWS(array))
+        return (uintptr_t)(rows * call->channel * element);
+    return array <= BNG_DSCALE ? (uintptr_t)(call->channel * stat)
+                               : (uintptr_t)((2 * call->channel + BNG_SUMS_COUNT_LIMBS) * sizeof(float));
+}
 
 /* Per op (bng_ukernel.h's order): the arrays the call reads or writes, and its outputs.
  * An array a call does not use is not looked at: not read, not checked. */
@@ -214,11 +234,18 @@ static float bng_count_to_float(unsigned long long count)
 }
 
 /* The flags an `op` call honours: ACCUMULATE where it writes dbias and dscale (apply,
- * ext), RELU and NCHW on every extended call where the target has them. */
-static long long bng_flags_allowed(int op)
+ * ext), RELU and NCHW on every extended call where the target has them, RELU_BITS with
+ * RELU and without NCHW (NHWC's rows only in this version: docs/contract.md). */
+static int bng_flags_allowed(int op, long long flags)
 {
-    return (op == BNG_OP_EXT || op == BNG_OP_APPLY ? BNG_ACCUMULATE_FLAG : 0)
-           | (BNG_HAS_RELU ? BNG_RELU_FLAG : 0) | (BNG_HAS_NCHW ? BNG_NCHW_FLAG : 0);
+    const long long allowed = (op == BNG_OP_EXT || op == BNG_OP_APPLY ? BNG_ACCUMULATE_FLAG : 0)
+                              | (BNG_HAS_RELU ? BNG_RELU_FLAG | BNG_RELU_BITS_FLAG : 0)
+                              | (BNG_HAS_NCHW ? BNG_NCHW_FLAG : 0);
+
+    if (flags & ~allowed)
+        return 0;
+    return !(flags & BNG_RELU_BITS_FLAG)
+           || ((flags & BNG_RELU_FLAG) && !(flags & BNG_NCHW_FLAG));
 }
 
 /* The flags of an `op` call's block (0 for the vendor's call, which has none). */
@@ -286,10 +313,11 @@ int bng_params_check(const bng_dtype_config *dtype, int op, const long long *par
     if ((used & BNG_BIT(BNG_SUMS))
         && call->channel > ((bng_address_max() >> 2) - BNG_SUMS_COUNT_LIMBS) >> 1)
         return BNG_ERANGE;
-    if (flags & ~bng_flags_allowed(op))
+    if (!bng_flags_allowed(op, flags))
         return BNG_STATUS_EFLAGS;
     call->accumulate = (flags & BNG_ACCUMULATE_FLAG) != 0;
     call->y = relu ? (const void *)at[BNG_Y] : NULL;
+    call->relu_bits = relu && (flags & BNG_RELU_BITS_FLAG) != 0;
     if (BNG_IS_APPLY(call)) {
         /* The global count: whole, at least this call's rows (read, never written). */
         float limb[BNG_SUMS_COUNT_LIMBS];
@@ -303,9 +331,7 @@ int bng_params_check(const bng_dtype_config *dtype, int op, const long long *par
     }
     for (i = 0; i < BNG_ARRAYS; i++) {
         span[i].start = at[i];
-        span[i].bytes = BNG_IS_ROWS(i) ? (uintptr_t)(call->batch * call->spatial * call->channel * element)
-                      : i <= BNG_DSCALE ? (uintptr_t)(call->channel * stat)
-                      : (uintptr_t)((2 * call->channel + BNG_SUMS_COUNT_LIMBS) * sizeof(float));
+        span[i].bytes = bng_span_bytes(call, i, element, stat);
     }
     return bng_check_overlap(span, used, bng_op_outputs[op]);
 }

@@ -48,6 +48,7 @@ typedef struct {
     int nchw;               /* channel axis 1 (BNG_FLAG_NCHW): x[batch][channel][spatial] */
     size_t spatial;         /* NCHW: H*W, the elements of a plane (1 otherwise) */
     const void *y;          /* BNG_FLAG_RELU: the forward output, x's type and shape; else NULL */
+    int relu_bits;          /* BNG_FLAG_RELU_BITS: y is the forward's keep bits instead */
 } bng_call;
 
 /* Which steps a call takes. A family the target does not have is a constant 0, so
@@ -64,6 +65,8 @@ typedef struct {
 #define BNG_IS_NCHW(call) (BNG_HAS_NCHW && (call)->nchw)
 /* dy masked by y > 0 (BNG_FLAG_RELU) */
 #define BNG_RELU(call) (BNG_HAS_RELU && (call)->y != NULL)
+/* ... by the forward's keep bits in y's slot (BNG_FLAG_RELU_BITS: NHWC only) */
+#define BNG_RELU_BITS(call) (BNG_RELU(call) && (call)->relu_bits)
 
 /* The partial-sums buffer's row count: limbs of BNG_SUMS_LIMB_BITS bits, least
  * significant first (batch_norm_grad_ext.h). */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright 2026 the batchnormgrad authors */
 /* Owns: the fused ReLU backward (BNG_FLAG_RELU): the mask of dy by the forward output y
- * on staged tiles of either layout, the mask as bits between an NHWC tile's passes, and
- * the calls of the kernels' ReLU ukernels. May call: the HAL's DMA (a tile of y), the
+ * on staged tiles of either layout, the mask as bits between an NHWC tile's passes, an
+ * NHWC tile's words of the forward's keep bits (BNG_FLAG_RELU_BITS), and the calls of
+ * the kernels' ReLU ukernels. May call: the HAL's DMA (a tile of y, of words), the
  * ReLU predicate (bng_vec.h), a kernel's ReLU ukernels. Compiled only for a target that
  * lists relu (a unified target: the generator refuses it on a split one).
  *
@@ -244,6 +245,22 @@ void bng_relu_fetch_y(const bng_staged_job *job, unsigned char *y, const bng_til
                                      tile->rows, tile->row_bytes, tile->stride, tile->pitch));
 }
 
+/* The words of a tile's rows lie a word row per BNG_KEEP_ROWS(element) rows of the
+ * caller's, channel elements apart, from the tile's first row's (a multiple of
+ * BNG_BLOCK_ROWS, and so of a word's rows) at its chunk's first channel. */
+static void bng_relu_fetch_bits(const bng_staged_job *job, unsigned char *bits,
+                                const bng_tile *tile)
+{
+    const size_t element = job->dtype->element_bytes, channel = job->call.channel;
+    const size_t word_rows = BNG_KEEP_ROWS(element);
+    const size_t at = tile->first / word_rows * channel + (tile->at - tile->first * channel);
+
+    bng_hal_dma_wait(bng_hal_dma_get(bits, bng_shared_at((const BNG_SHARED void *)job->call.y,
+                                                         at, element),
+                                     (tile->rows + word_rows - 1) / word_rows, tile->row_bytes,
+                                     tile->stride, tile->pitch));
+}
+
 void bng_relu_mask_tile(size_t element, const bng_tile *tile, const unsigned char *y)
 {
     const size_t stride = tile->pitch / element;
@@ -298,16 +315,26 @@ static void bng_relu_rows_dx(const bng_kernel *kernel, int is_train, size_t rows
         kernel->dx_infer_relu(rows, channels, stride, dy, y, dx, gain, stream);
 }
 
+static void bng_relu_rows_reduce_keeps(const bng_kernel *kernel, size_t rows, size_t channels,
+                                       size_t stride, const void *x, const void *dy,
+                                       const void *keeps, size_t keeps_stride, const float *mean,
+                                       float *part_dy, float *part_dyxm)
+{
+    kernel->reduce_keeps(rows, channels, stride, x, dy, keeps, keeps_stride, mean, part_dy,
+                         part_dyxm);
+}
+
 static void bng_relu_rows_dx_keeps(const bng_kernel *kernel, int is_train, size_t rows,
                                    size_t channels, size_t stride, const void *x, const void *dy,
-                                   void *dx, const float *mean, const float *gain,
-                                   const float *dy_mean, const float *slope, int stream)
+                                   const void *keeps, size_t keeps_stride, void *dx,
+                                   const float *mean, const float *gain, const float *dy_mean,
+                                   const float *slope, int stream)
 {
     if (is_train)
-        kernel->dx_train_keeps(rows, channels, stride, x, dy, dx, mean, gain, dy_mean, slope,
-                               stream);
+        kernel->dx_train_keeps(rows, channels, stride, x, dy, keeps, keeps_stride, dx, mean, gain,
+                               dy_mean, slope, stream);
     else
-        kernel->dx_infer_keeps(rows, channels, stride, dy, dx, gain, stream);
+        kernel->dx_infer_keeps(rows, channels, stride, dy, keeps, keeps_stride, dx, gain, stream);
 }
 
 void bng_relu_plane_reduce(const bng_nchw_kernel *kernel, size_t n, const void *x, const void *dy,
@@ -328,6 +355,7 @@ void bng_relu_plane_dx(const bng_nchw_kernel *kernel, int is_train, size_t n, co
 
 /* What the extended calls' config points at (bng_dtype_config.relu). */
 const struct bng_relu_driver bng_relu_driver = {
-    bng_relu_fetch_y, bng_relu_mask_tile, bng_relu_tile_bits, bng_relu_tile_by_bits,
-    bng_relu_rows_reduce, bng_relu_rows_dx, bng_relu_rows_dx_keeps,
+    bng_relu_fetch_y, bng_relu_fetch_bits, bng_relu_mask_tile, bng_relu_tile_bits,
+    bng_relu_tile_by_bits, bng_relu_rows_reduce, bng_relu_rows_dx, bng_relu_rows_reduce_keeps,
+    bng_relu_rows_dx_keeps,
 };

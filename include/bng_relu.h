@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright 2026 the batchnormgrad authors */
 /* Owns: the fused ReLU backward (BNG_FLAG_RELU, bng_relu.c): dy masked by the forward
- * output y on staged tiles, the mask kept as bits between an NHWC tile's passes, and the
- * calls of the kernels' ReLU ukernels. May include: bng_staging.h; included by the rooms
+ * output y on staged tiles, the mask kept as bits between an NHWC tile's passes, the
+ * forward's bits fetched for an NHWC tile (BNG_FLAG_RELU_BITS), and the calls of the
+ * kernels' ReLU ukernels. May include: bng_staging.h; included by the rooms
  * that run a call with the flag. Without relu (BNG_HAS_RELU 0) bng_relu.c is not
  * compiled, the config's relu is NULL and NCHW's calls are macros that compile to
  * nothing (never called: BNG_RELU is a constant 0).
@@ -29,6 +30,11 @@ struct bng_relu_driver {
      * (the same bits as mask_tile on the y they came from; how many blocks of a slice
      * keep theirs from pass 1 to pass 2: bng_nhwc_memory.c). */
     void (*fetch_y)(const bng_staged_job *job, BNG_VMEM unsigned char *y, const bng_tile *tile);
+    /* BNG_FLAG_RELU_BITS: a tile's words of the forward's keep bits (the tile's rows from a
+     * block boundary), fetched into `bits` at the tile's pitch as tile_bits lays out its
+     * own, and waited at once, where tile_by_bits takes them. */
+    void (*fetch_bits)(const bng_staged_job *job, BNG_VMEM unsigned char *bits,
+                       const bng_tile *tile);
     void (*mask_tile)(size_t element, const bng_tile *tile, const BNG_VMEM unsigned char *y);
     void (*tile_bits)(size_t element, const bng_tile *tile, const BNG_VMEM unsigned char *y,
                       BNG_VMEM unsigned char *bits);
@@ -41,10 +47,16 @@ struct bng_relu_driver {
                     size_t stride, const void *x, const void *dy, const void *y, void *dx,
                     const float *mean, const float *gain, const float *dy_mean,
                     const float *slope, int stream);
+    /* ... and their _keeps ukernels on dy masked by keep bits (bng_ukernel.h's layout):
+     * the forward's, or (pass 2 only) those rows_reduce left in dx. */
+    void (*rows_reduce_keeps)(const bng_kernel *kernel, size_t rows, size_t channels,
+                              size_t stride, const void *x, const void *dy, const void *keeps,
+                              size_t keeps_stride, const float *mean, float *part_dy,
+                              float *part_dyxm);
     void (*rows_dx_keeps)(const bng_kernel *kernel, int is_train, size_t rows, size_t channels,
-                          size_t stride, const void *x, const void *dy, void *dx,
-                          const float *mean, const float *gain, const float *dy_mean,
-                          const float *slope, int stream);
+                          size_t stride, const void *x, const void *dy, const void *keeps,
+                          size_t keeps_stride, void *dx, const float *mean, const float *gain,
+                          const float *dy_mean, const float *slope, int stream);
 };
 
 /* What NCHW's rooms call by name (an NCHW call is an extended call already): a staged

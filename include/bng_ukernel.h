@@ -65,8 +65,8 @@ typedef void bng_dx_infer_ukernel(size_t rows, size_t channels, size_t stride,
  * `stride` elements apart like dy's), as the three above give them on a dy masked
  * beforehand (bng_vec.h, _load_relu). reduce_relu also writes each element's keep bit
  * into `keeps` (element-sized words, rows keeps_stride elements apart: bng_vec.h, "Keep
- * bits"), which the two _keeps ukernels, dx_train and dx_infer's formulas on dy masked
- * by those bits, read from dx where reduce_relu was given it (dx neither x nor dy). */
+ * bits"), which the _keeps ukernels below read from dx where reduce_relu was given it
+ * (dx neither x nor dy). */
 typedef void bng_reduce_relu_ukernel(size_t rows, size_t channels, size_t stride,
                                      const BNG_VMEM void *x, const BNG_VMEM void *dy,
                                      const BNG_VMEM void *y, const BNG_VMEM float *mean,
@@ -82,8 +82,30 @@ typedef void bng_dx_infer_relu_ukernel(size_t rows, size_t channels, size_t stri
                                        const BNG_VMEM void *dy, const BNG_VMEM void *y,
                                        BNG_VMEM void *dx, const BNG_VMEM float *gain,
                                        int stream);
-typedef bng_dx_train_ukernel bng_dx_train_keeps_ukernel;
-typedef bng_dx_infer_ukernel bng_dx_infer_keeps_ukernel;
+/* The _keeps ukernels: the same three on dy masked by keep bits, rows from a multiple of
+ * BNG_KEEP_ROWS(element): row r's bit of channel c is bit r % BNG_KEEP_ROWS(element) of
+ * the element-sized word keeps[r / BNG_KEEP_ROWS(element) * keeps_stride + c] (the
+ * training forward's format with keeps_stride = channel: BNG_FLAG_RELU_BITS). Those
+ * reduce_relu left in dx serve as well, the words of whole groups of rows at the
+ * groups' last rows (keeps_stride BNG_KEEP_ROWS(element) rows of dx), a last partial
+ * group's at its last row in a call of its own (bng_nhwc_direct.c): a word is read
+ * before its row of dx is stored. */
+typedef void bng_reduce_keeps_ukernel(size_t rows, size_t channels, size_t stride,
+                                      const BNG_VMEM void *x, const BNG_VMEM void *dy,
+                                      const BNG_VMEM void *keeps, size_t keeps_stride,
+                                      const BNG_VMEM float *mean, BNG_VMEM float *sum_dy,
+                                      BNG_VMEM float *sum_dyxm);
+typedef void bng_dx_train_keeps_ukernel(size_t rows, size_t channels, size_t stride,
+                                        const BNG_VMEM void *x, const BNG_VMEM void *dy,
+                                        const BNG_VMEM void *keeps, size_t keeps_stride,
+                                        BNG_VMEM void *dx, const BNG_VMEM float *mean,
+                                        const BNG_VMEM float *gain,
+                                        const BNG_VMEM float *dy_mean,
+                                        const BNG_VMEM float *slope, int stream);
+typedef void bng_dx_infer_keeps_ukernel(size_t rows, size_t channels, size_t stride,
+                                        const BNG_VMEM void *dy, const BNG_VMEM void *keeps,
+                                        size_t keeps_stride, BNG_VMEM void *dx,
+                                        const BNG_VMEM float *gain, int stream);
 
 /* One kernel table entry (the relu ukernels NULL on a target without relu, and in the
  * tables of the vendor's and the explicit-argument calls: bng_<dtype>_base_config). */
@@ -96,6 +118,7 @@ typedef struct {
     bng_reduce_relu_ukernel *reduce_relu;
     bng_dx_train_relu_ukernel *dx_train_relu;
     bng_dx_infer_relu_ukernel *dx_infer_relu;
+    bng_reduce_keeps_ukernel *reduce_keeps;
     bng_dx_train_keeps_ukernel *dx_train_keeps;
     bng_dx_infer_keeps_ukernel *dx_infer_keeps;
 } bng_kernel;

@@ -56,16 +56,11 @@
  * (_ld_relu_mark into a bng_keepsN_f32 or _f16 from _zero, stored by _store), and its
  * second pass masks dy by that bit (_ld_relu_keeps) where the others read y. A word
  * holds the keeps of BNG_KEEP_ROWS(element) consecutive rows, from a row that is a
- * multiple of it, and lies in the last of them (bng_keep_row): in dx, which pass 2
- * overwrites only after it has read them. The mask is the same, so are the bits. */
+ * multiple of it, and lies in the last of them: in dx, which pass 2 overwrites only
+ * after it has read them. The training forward's bits (BNG_FLAG_RELU_BITS) are words of
+ * the same kind, which both passes read in place of y (bng_ukernel.h, the _keeps
+ * ukernels). The mask is the same, so are the bits. */
 #define BNG_KEEP_ROWS(element_bytes) (8 * (element_bytes))
-/* The row, of `rows` from a multiple of `keep_rows` (a power of two), whose word holds
- * row i's keep bit (i % keep_rows). */
-static inline size_t bng_keep_row(size_t i, size_t rows, size_t keep_rows)
-{
-    const size_t last = i | (keep_rows - 1);
-    return last < rows ? last : rows - 1;
-}
 
 #define BNG_VEC_GNU 1
 #define BNG_VEC_PORTABLE 2

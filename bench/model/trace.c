@@ -4,7 +4,8 @@
  *
  *   trace [--copy] CALL...      CALL: f32:4096x64:0xff (dtype, batch x channel, core
  *                               mask), with :infer for is_train = 0 and :relu for the
- *                               fused ReLU backward; f32:16x64x3136:0xff is NCHW
+ *                               fused ReLU backward (:relu:bits from the forward's keep
+ *                               bits, NHWC); f32:16x64x3136:0xff is NCHW
  *                               (batch x channel x spatial); :fwd the training
  *                               forward's _s (batch_norm_fwd.h: the batch statistics,
  *                               y, the saved and moving statistics) on x's shape
@@ -12,9 +13,10 @@
  *                               its fused ReLU and keep bits
  *
  * A plain call is the vendor's _s; a ReLU or NCHW call is the ext _s
- * (batch_norm_grad_ext.h) with BNG_FLAG_RELU (y, the forward output, beside x and dy)
- * or BNG_FLAG_NCHW (the spatial extent in BNG_PARAM_SPATIAL). Each call's record is
- * framed by "call <dtype> <batch>x<channel>[x<spatial>] mask <mask> train <0|1>[ relu][ fwd]"
+ * (batch_norm_grad_ext.h) with BNG_FLAG_RELU (y, the forward output, beside x and dy;
+ * with BNG_FLAG_RELU_BITS its keep bits instead) or BNG_FLAG_NCHW (the spatial extent in
+ * BNG_PARAM_SPATIAL). Each call's record is framed by
+ * "call <dtype> <batch>x<channel>[x<spatial>] mask <mask> train <0|1>[ relu[ bits]][ fwd]"
  * and "end". Without --copy the transfers move no data and x, dy, y, dx and the
  * per-channel arrays lie in memory that may not be touched (mapped without access): the
  * driver reaches them by DMA only, so a call of any size traces in the time its kernels
@@ -67,11 +69,12 @@ typedef struct {
     unsigned mask;
     int is_train;
     int relu;                   /* BNG_FLAG_RELU */
+    int bits;                   /* BNG_FLAG_RELU_BITS as well: the forward's keep bits */
     int forward;                /* the training forward's _s */
 } call;
 
 /* The arrays of one call, in the order of the parameter block where they are in it
- * (y: none, 0 bytes, without ReLU). The forward's: x, y in DX's place, no dy; mean,
+ * (y: none, 0 bytes, without ReLU; the keep bits with :bits). The forward's: x, y in DX's place, no dy; mean,
  * invar, scale, then bias, the moving mean and the moving variance in DBIAS's, DSCALE's
  * and MVAR's places. */
 enum { X, DY, DX, MEAN, INVAR, SCALE, DBIAS, DSCALE, Y, MVAR, ARRAYS };
@@ -85,14 +88,14 @@ typedef struct {
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: trace [--copy] DTYPE:BATCHxCHANNEL[xSPATIAL]:MASK[:infer][:relu]"
+    fprintf(stderr, "usage: trace [--copy] DTYPE:BATCHxCHANNEL[xSPATIAL]:MASK[:infer][:relu[:bits]]"
                     " ..., DTYPE:BATCHxCHANNEL[xSPATIAL]:MASK:fwd[:relu] ...\n");
     exit(2);
 }
 
-/* The words after the mask, each once: infer, relu; or fwd, with relu or not (the
- * forward's fused ReLU and its bits), in NCHW only where the target has the forward in
- * NCHW (forward and nchw both). 1 when they are. */
+/* The words after the mask, each once: infer, relu, bits after relu (NHWC); or fwd,
+ * with relu or not (the forward's fused ReLU and its bits), in NCHW only where the
+ * target has the forward in NCHW (forward and nchw both). 1 when they are. */
 static int parse_modes(const char *rest, call *c)
 {
     char word[8];
@@ -106,6 +109,8 @@ static int parse_modes(const char *rest, call *c)
             c->is_train = 0;
         else if (strcmp(word, "relu") == 0 && !c->relu)
             c->relu = 1;
+        else if (strcmp(word, "bits") == 0 && c->relu && !c->bits && !c->spatial)
+            c->bits = 1;
         else if (strcmp(word, "fwd") == 0 && HAS_FWD && !c->forward)
             c->forward = 1;
         else
@@ -113,7 +118,7 @@ static int parse_modes(const char *rest, call *c)
     }
     /* the backward's ReLU needs the relu extension, the forward's its own */
     return *rest == '\0' && !(c->forward && (!c->is_train || (c->spatial && !HAS_FWD_NCHW)))
-           && !(c->relu && !c->forward && !HAS_RELU);
+           && !(c->relu && !c->forward && !HAS_RELU) && !(c->bits && c->forward);
 }
 
 static int parse_call(const char *text, call *c)
@@ -163,9 +168,14 @@ static size_t stats_bytes(const call *c)
 #endif
 }
 
-/* The forward's ReLU bits: elements of x's type (batch_norm_fwd.h). */
+/* The forward's ReLU bits: elements of x's type (batch_norm_fwd.h's count; the
+ * backward reads NHWC's, a word per channel for every 8 * element rows). */
 static size_t relu_bits_elements(const call *c)
 {
+    if (c->bits) {
+        const size_t rows = 8 * element_bytes(c);
+        return ((size_t)c->batch + rows - 1) / rows * (size_t)c->channel;
+    }
 #if HAS_FWD_NCHW
     if (c->spatial)
         return BNG_FWD_RELU_BITS_ELEMENTS_NCHW((size_t)c->batch, (size_t)c->channel,
@@ -192,10 +202,11 @@ static void place(const call *c, int copy, arrays *a)
 
     for (i = 0; i < ARRAYS; i++) {
         const int is_data = i == X || i == DX || (i == DY && !c->forward)
-                            || (i == Y && c->relu && !c->forward);
+                            || (i == Y && c->relu && !c->forward && !c->bits);
         const int none = i == Y || (i == DY && c->forward) || (i == MVAR && !c->forward);
-        /* the forward's ReLU: its bits where the backward's has y */
-        const int bits = i == Y && c->relu && c->forward;
+        /* the forward's ReLU: its bits where the backward's has y (and the backward's
+         * from those bits) */
+        const int bits = i == Y && c->relu && (c->forward || c->bits);
         a->bytes[i] = is_data ? data_elements(c) * element_bytes(c)
                       : bits ? relu_bits_elements(c) * element_bytes(c)
                       : none ? 0 : (size_t)c->channel * stats_bytes(c);
@@ -237,9 +248,11 @@ static void fill(const call *c, arrays *a)
         put_value(c, a->at[X], k, (float)((int)(k * 37 % 101) - 50) / 64.0f, 1);
         if (!c->forward)
             put_value(c, a->at[DY], k, (float)((int)(k * 53 % 89) - 44) / 128.0f, 1);
-        if (c->relu && !c->forward)
+        if (c->relu && !c->forward && !c->bits)
             put_value(c, a->at[Y], k, (float)((int)(k * 29 % 83) - 41) / 32.0f, 1);
     }
+    for (k = 0; c->bits && k < a->bytes[Y]; k++)      /* keep bits: any pattern is one */
+        a->at[Y][k] = (unsigned char)(k * 151 % 256);
     for (k = 0; k < (size_t)c->channel; k++) {
         put_value(c, a->at[MEAN], k, (float)(k % 7) / 16.0f, 0);
         put_value(c, a->at[INVAR], k, 1.0f + (float)(k % 5) / 8.0f, 0);
@@ -302,7 +315,7 @@ static void set_params(long long *params, const call *c, const arrays *a)
     params[BNG_PARAM_IS_TRAIN] = c->is_train;
 #if HAS_RELU
     if (c->relu) {
-        params[BNG_PARAM_FLAGS] |= BNG_FLAG_RELU;
+        params[BNG_PARAM_FLAGS] |= BNG_FLAG_RELU | (c->bits ? BNG_FLAG_RELU_BITS : 0);
         params[BNG_PARAM_Y] = (long long)(intptr_t)a->at[Y];
     }
 #endif
@@ -416,8 +429,8 @@ static int trace_call(const call *c, int copy)
     printf("call %s %lldx%lld", c->half ? "f16" : "f32", c->batch, c->channel);
     if (c->spatial)
         printf("x%lld", c->spatial);
-    printf(" mask %#x train %d%s%s\n", c->mask, c->is_train, c->relu ? " relu" : "",
-           c->forward ? " fwd" : "");
+    printf(" mask %#x train %d%s%s%s\n", c->mask, c->is_train, c->relu ? " relu" : "",
+           c->bits ? " bits" : "", c->forward ? " fwd" : "");
     call_s(c, &a);
     if (BNG_SHARED_PARAMS[BNG_PARAM_STATUS] != BNG_OK) {
         fprintf(stderr, "trace: status %lld\n", BNG_SHARED_PARAMS[BNG_PARAM_STATUS]);

@@ -27,10 +27,11 @@
  * params[8]      status, written by every call: BNG_OK or a negative BNG_E* code
  * params[9..11]  reserved: never read, never written
  * params[12]     the partial-sums buffer (float *, as long long): reduce out, apply in
- * params[13]     flags, read by every call here: BNG_FLAG_ACCUMULATE (apply, ext), BNG_FLAG_RELU, BNG_FLAG_NCHW;
+ * params[13]     flags, read by every call here: BNG_FLAG_ACCUMULATE (apply, ext), BNG_FLAG_RELU, BNG_FLAG_RELU_BITS, BNG_FLAG_NCHW;
  *                a bit the call cannot honour is refused (BNG_EFLAGS)
  * params[14]     the spatial extent H*W (as long long), read with BNG_FLAG_NCHW only
- * params[15]     y, the forward output (as long long), read with BNG_FLAG_RELU only
+ * params[15]     y, the forward output (as long long), read with BNG_FLAG_RELU only;
+ *                with BNG_FLAG_RELU_BITS too, the forward's keep bits instead
  */
 #ifndef BATCH_NORM_GRAD_EXT_H
 #define BATCH_NORM_GRAD_EXT_H
@@ -53,6 +54,15 @@ extern "C" {
  * and +0 elsewhere, in place of dy everywhere (PyTorch's threshold_backward). */
 #define BNG_FLAG_RELU 4
 #define BNG_PARAM_Y 15
+/* With BNG_FLAG_RELU: BNG_PARAM_Y holds the keep bits the training forward wrote with
+ * BNG_FWD_RELU | BNG_FWD_RELU_BITS (batch_norm_fwd.h's format: row r's bit of channel c
+ * is bit r % (8 * e) of element bits[r / (8 * e) * channel + c], read as an unsigned
+ * integer of e = sizeof(x's element) bytes; ceil(batch / (8 * e)) * channel elements
+ * of x's type and alignment) instead of y: the same mask, the same results bit for bit,
+ * with 1/32 (fp_) or 1/16 (hp_) of y's traffic. NHWC only in this version: with
+ * BNG_FLAG_NCHW, or without BNG_FLAG_RELU, the call is refused (BNG_EFLAGS). */
+#define BNG_FLAG_RELU_BITS 8
+#define BNG_PARAM_RELU_BITS BNG_PARAM_Y
 /* Channel axis 1 (docs/contract.md, "Channel axis 1 (NCHW)"): x, dy, dx are
  * x[batch][channel][spatial], spatial = H*W in BNG_PARAM_SPATIAL; the sums cover
  * batch * spatial elements per channel. With BNG_FLAG_RELU too where the target has
@@ -61,7 +71,7 @@ extern "C" {
 #define BNG_PARAM_SPATIAL 14
 
 /* A flag bit this version does not know, or the call cannot honour (ACCUMULATE on
- * reduce or dx, a flag of an extension the target lacks), is refused rather than
+ * reduce or dx, a flag of an extension the target lacks, RELU_BITS alone or with NCHW), is refused rather than
  * ignored, so that a caller built for a later version learns it at once. After
  * BNG_ERANGE. */
 #define BNG_EFLAGS   (-9)

@@ -252,13 +252,59 @@ void bng_f32_dx_infer_relu_ukernel__ft78ne_c32_v16(
     bng_store_out_end(stream);
 }
 
+void bng_f32_reduce_keeps_ukernel__ft78ne_c32_v16(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *keeps_data, size_t keeps_stride, const BNG_VMEM float *mean,
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
+{
+    const BNG_VMEM float *x = x_data, *dy = dy_data, *keeps = keeps_data;
+
+    (void)channels;    /* always 32 */
+    {
+        const size_t c = 0;
+        const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + c + 0);
+        const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + c + 16);
+        const BNG_VMEM float *xr = x + c, *dyr = dy + c;
+        const BNG_VMEM float *kr = keeps + c;    /* the block's first words */
+        size_t left = rows;
+
+        while (left != 0) {
+            size_t n = left < BNG_BLOCK_ROWS ? left : BNG_BLOCK_ROWS;
+            size_t i;
+            bng_f32x16 acc_dy0 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm0 = bng_f32x16_zero();
+            bng_f32x16 acc_dy1 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm1 = bng_f32x16_zero();
+
+            left -= n;
+            for (i = 0; i < n; i++, xr += stride, dyr += stride) {
+                const unsigned bit = (unsigned)(i % BNG_KEEP_ROWS(sizeof(float)));
+                const BNG_VMEM float *kw = kr + i / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride;
+                const bng_f32x16 dy_vec0 = bng_f32x16_load_relu_keeps_f32(dyr + 0, kw + 0, bit);
+                const bng_f32x16 xm0 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
+                const bng_f32x16 dy_vec1 = bng_f32x16_load_relu_keeps_f32(dyr + 16, kw + 16, bit);
+                const bng_f32x16 xm1 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
+                acc_dy0 = bng_f32x16_add(acc_dy0, dy_vec0);
+                acc_dyxm0 = bng_f32x16_add(acc_dyxm0, bng_f32x16_mul(dy_vec0, xm0));
+                acc_dy1 = bng_f32x16_add(acc_dy1, dy_vec1);
+                acc_dyxm1 = bng_f32x16_add(acc_dyxm1, bng_f32x16_mul(dy_vec1, xm1));
+            }
+            kr += n / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride;    /* n is a whole block but at the end */
+            bng_f32x16_store_f32(sum_dy + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 0), acc_dy0));
+            bng_f32x16_store_f32(sum_dyxm + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 0), acc_dyxm0));
+            bng_f32x16_store_f32(sum_dy + c + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 16), acc_dy1));
+            bng_f32x16_store_f32(sum_dyxm + c + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 16), acc_dyxm1));
+        }
+    }
+}
+
 void bng_f32_dx_train_keeps_ukernel__ft78ne_c32_v16(
     size_t rows, size_t channels, size_t stride,
-    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *keeps_data, size_t keeps_stride, BNG_VMEM void *dx_data,
     const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
     const BNG_VMEM float *slope, int stream)
 {
-    const BNG_VMEM float *x = x_data, *dy = dy_data;
+    const BNG_VMEM float *x = x_data, *dy = dy_data, *keeps = keeps_data;
     BNG_VMEM float *dx = dx_data;
 
     (void)channels;    /* always 32 */
@@ -272,14 +318,15 @@ void bng_f32_dx_train_keeps_ukernel__ft78ne_c32_v16(
         const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + c + 16);
         const bng_f32x16 dy_mean1 = bng_f32x16_load_f32(dy_mean + c + 16);
         const bng_f32x16 slope1 = bng_f32x16_load_f32(slope + c + 16);
-        const BNG_VMEM float *xr = x + c, *dyr = dy + c;
+        const BNG_VMEM float *xr = x + c, *dyr = dy + c, *kr = keeps + c;
         BNG_VMEM float *dxr = dx + c;
         size_t r;
 
-        /* dx is neither x nor dy; a keep word is read before its row is stored. */
+        /* dx may be x, dy or the keeps' array: each segment's x, dy and word are read before
+         * it is stored. */
         for (r = 0; r < rows; r++, xr += stride, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
-            const BNG_VMEM float *kw = dxr + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(float))) - r) * stride;
+            const BNG_VMEM float *kw = kr + r / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride;
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 0, kw + 0, bit), dy_mean0);
@@ -297,9 +344,9 @@ void bng_f32_dx_train_keeps_ukernel__ft78ne_c32_v16(
 
 void bng_f32_dx_infer_keeps_ukernel__ft78ne_c32_v16(
     size_t rows, size_t channels, size_t stride,
-    const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
+    const BNG_VMEM void *dy_data, const BNG_VMEM void *keeps_data, size_t keeps_stride, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
 {
-    const BNG_VMEM float *dy = dy_data;
+    const BNG_VMEM float *dy = dy_data, *keeps = keeps_data;
     BNG_VMEM float *dx = dx_data;
 
     (void)channels;    /* always 32 */
@@ -307,14 +354,15 @@ void bng_f32_dx_infer_keeps_ukernel__ft78ne_c32_v16(
         const size_t c = 0;
         const bng_f32x16 gain0 = bng_f32x16_load_f32(gain + c + 0);
         const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + c + 16);
-        const BNG_VMEM float *dyr = dy + c;
+        const BNG_VMEM float *dyr = dy + c, *kr = keeps + c;
         BNG_VMEM float *dxr = dx + c;
         size_t r;
 
-        /* dx is not dy; a keep word is read before its row is stored. */
+        /* dx may be dy or the keeps' array: each segment's dy and word are read before it
+         * is stored. */
         for (r = 0; r < rows; r++, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
-            const BNG_VMEM float *kw = dxr + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(float))) - r) * stride;
+            const BNG_VMEM float *kw = kr + r / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride;
             bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_relu_keeps_f32(dyr + 0, kw + 0, bit)), stream);
             bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_relu_keeps_f32(dyr + 16, kw + 16, bit)), stream);
         }
@@ -636,13 +684,77 @@ void bng_f32_dx_infer_relu_ukernel__ft78ne_c64_v16(
     bng_store_out_end(stream);
 }
 
+void bng_f32_reduce_keeps_ukernel__ft78ne_c64_v16(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *keeps_data, size_t keeps_stride, const BNG_VMEM float *mean,
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
+{
+    const BNG_VMEM float *x = x_data, *dy = dy_data, *keeps = keeps_data;
+
+    (void)channels;    /* always 64 */
+    {
+        const size_t c = 0;
+        const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + c + 0);
+        const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + c + 16);
+        const bng_f32x16 mean2 = bng_f32x16_load_f32(mean + c + 32);
+        const bng_f32x16 mean3 = bng_f32x16_load_f32(mean + c + 48);
+        const BNG_VMEM float *xr = x + c, *dyr = dy + c;
+        const BNG_VMEM float *kr = keeps + c;    /* the block's first words */
+        size_t left = rows;
+
+        while (left != 0) {
+            size_t n = left < BNG_BLOCK_ROWS ? left : BNG_BLOCK_ROWS;
+            size_t i;
+            bng_f32x16 acc_dy0 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm0 = bng_f32x16_zero();
+            bng_f32x16 acc_dy1 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm1 = bng_f32x16_zero();
+            bng_f32x16 acc_dy2 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm2 = bng_f32x16_zero();
+            bng_f32x16 acc_dy3 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm3 = bng_f32x16_zero();
+
+            left -= n;
+            for (i = 0; i < n; i++, xr += stride, dyr += stride) {
+                const unsigned bit = (unsigned)(i % BNG_KEEP_ROWS(sizeof(float)));
+                const BNG_VMEM float *kw = kr + i / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride;
+                const bng_f32x16 dy_vec0 = bng_f32x16_load_relu_keeps_f32(dyr + 0, kw + 0, bit);
+                const bng_f32x16 xm0 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
+                const bng_f32x16 dy_vec1 = bng_f32x16_load_relu_keeps_f32(dyr + 16, kw + 16, bit);
+                const bng_f32x16 xm1 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
+                const bng_f32x16 dy_vec2 = bng_f32x16_load_relu_keeps_f32(dyr + 32, kw + 32, bit);
+                const bng_f32x16 xm2 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
+                const bng_f32x16 dy_vec3 = bng_f32x16_load_relu_keeps_f32(dyr + 48, kw + 48, bit);
+                const bng_f32x16 xm3 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
+                acc_dy0 = bng_f32x16_add(acc_dy0, dy_vec0);
+                acc_dyxm0 = bng_f32x16_add(acc_dyxm0, bng_f32x16_mul(dy_vec0, xm0));
+                acc_dy1 = bng_f32x16_add(acc_dy1, dy_vec1);
+                acc_dyxm1 = bng_f32x16_add(acc_dyxm1, bng_f32x16_mul(dy_vec1, xm1));
+                acc_dy2 = bng_f32x16_add(acc_dy2, dy_vec2);
+                acc_dyxm2 = bng_f32x16_add(acc_dyxm2, bng_f32x16_mul(dy_vec2, xm2));
+                acc_dy3 = bng_f32x16_add(acc_dy3, dy_vec3);
+                acc_dyxm3 = bng_f32x16_add(acc_dyxm3, bng_f32x16_mul(dy_vec3, xm3));
+            }
+            kr += n / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride;    /* n is a whole block but at the end */
+            bng_f32x16_store_f32(sum_dy + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 0), acc_dy0));
+            bng_f32x16_store_f32(sum_dyxm + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 0), acc_dyxm0));
+            bng_f32x16_store_f32(sum_dy + c + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 16), acc_dy1));
+            bng_f32x16_store_f32(sum_dyxm + c + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 16), acc_dyxm1));
+            bng_f32x16_store_f32(sum_dy + c + 32, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 32), acc_dy2));
+            bng_f32x16_store_f32(sum_dyxm + c + 32, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 32), acc_dyxm2));
+            bng_f32x16_store_f32(sum_dy + c + 48, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 48), acc_dy3));
+            bng_f32x16_store_f32(sum_dyxm + c + 48, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 48), acc_dyxm3));
+        }
+    }
+}
+
 void bng_f32_dx_train_keeps_ukernel__ft78ne_c64_v16(
     size_t rows, size_t channels, size_t stride,
-    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *keeps_data, size_t keeps_stride, BNG_VMEM void *dx_data,
     const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
     const BNG_VMEM float *slope, int stream)
 {
-    const BNG_VMEM float *x = x_data, *dy = dy_data;
+    const BNG_VMEM float *x = x_data, *dy = dy_data, *keeps = keeps_data;
     BNG_VMEM float *dx = dx_data;
 
     (void)channels;    /* always 64 */
@@ -664,14 +776,15 @@ void bng_f32_dx_train_keeps_ukernel__ft78ne_c64_v16(
         const bng_f32x16 gain3 = bng_f32x16_load_f32(gain + c + 48);
         const bng_f32x16 dy_mean3 = bng_f32x16_load_f32(dy_mean + c + 48);
         const bng_f32x16 slope3 = bng_f32x16_load_f32(slope + c + 48);
-        const BNG_VMEM float *xr = x + c, *dyr = dy + c;
+        const BNG_VMEM float *xr = x + c, *dyr = dy + c, *kr = keeps + c;
         BNG_VMEM float *dxr = dx + c;
         size_t r;
 
-        /* dx is neither x nor dy; a keep word is read before its row is stored. */
+        /* dx may be x, dy or the keeps' array: each segment's x, dy and word are read before
+         * it is stored. */
         for (r = 0; r < rows; r++, xr += stride, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
-            const BNG_VMEM float *kw = dxr + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(float))) - r) * stride;
+            const BNG_VMEM float *kw = kr + r / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride;
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 0, kw + 0, bit), dy_mean0);
@@ -699,9 +812,9 @@ void bng_f32_dx_train_keeps_ukernel__ft78ne_c64_v16(
 
 void bng_f32_dx_infer_keeps_ukernel__ft78ne_c64_v16(
     size_t rows, size_t channels, size_t stride,
-    const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
+    const BNG_VMEM void *dy_data, const BNG_VMEM void *keeps_data, size_t keeps_stride, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
 {
-    const BNG_VMEM float *dy = dy_data;
+    const BNG_VMEM float *dy = dy_data, *keeps = keeps_data;
     BNG_VMEM float *dx = dx_data;
 
     (void)channels;    /* always 64 */
@@ -711,14 +824,15 @@ void bng_f32_dx_infer_keeps_ukernel__ft78ne_c64_v16(
         const bng_f32x16 gain1 = bng_f32x16_load_f32(gain + c + 16);
         const bng_f32x16 gain2 = bng_f32x16_load_f32(gain + c + 32);
         const bng_f32x16 gain3 = bng_f32x16_load_f32(gain + c + 48);
-        const BNG_VMEM float *dyr = dy + c;
+        const BNG_VMEM float *dyr = dy + c, *kr = keeps + c;
         BNG_VMEM float *dxr = dx + c;
         size_t r;
 
-        /* dx is not dy; a keep word is read before its row is stored. */
+        /* dx may be dy or the keeps' array: each segment's dy and word are read before it
+         * is stored. */
         for (r = 0; r < rows; r++, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
-            const BNG_VMEM float *kw = dxr + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(float))) - r) * stride;
+            const BNG_VMEM float *kw = kr + r / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride;
             bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_relu_keeps_f32(dyr + 0, kw + 0, bit)), stream);
             bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_relu_keeps_f32(dyr + 16, kw + 16, bit)), stream);
             bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_relu_keeps_f32(dyr + 32, kw + 32, bit)), stream);
@@ -1214,13 +1328,113 @@ void bng_f32_dx_infer_relu_ukernel__ft78ne_c128_v16(
     bng_store_out_end(stream);
 }
 
+void bng_f32_reduce_keeps_ukernel__ft78ne_c128_v16(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *keeps_data, size_t keeps_stride, const BNG_VMEM float *mean,
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
+{
+    const BNG_VMEM float *x = x_data, *dy = dy_data, *keeps = keeps_data;
+
+    (void)channels;    /* always 128 */
+    {
+        const size_t c = 0;
+        const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + c + 0);
+        const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + c + 16);
+        const bng_f32x16 mean2 = bng_f32x16_load_f32(mean + c + 32);
+        const bng_f32x16 mean3 = bng_f32x16_load_f32(mean + c + 48);
+        const bng_f32x16 mean4 = bng_f32x16_load_f32(mean + c + 64);
+        const bng_f32x16 mean5 = bng_f32x16_load_f32(mean + c + 80);
+        const bng_f32x16 mean6 = bng_f32x16_load_f32(mean + c + 96);
+        const bng_f32x16 mean7 = bng_f32x16_load_f32(mean + c + 112);
+        const BNG_VMEM float *xr = x + c, *dyr = dy + c;
+        const BNG_VMEM float *kr = keeps + c;    /* the block's first words */
+        size_t left = rows;
+
+        while (left != 0) {
+            size_t n = left < BNG_BLOCK_ROWS ? left : BNG_BLOCK_ROWS;
+            size_t i;
+            bng_f32x16 acc_dy0 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm0 = bng_f32x16_zero();
+            bng_f32x16 acc_dy1 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm1 = bng_f32x16_zero();
+            bng_f32x16 acc_dy2 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm2 = bng_f32x16_zero();
+            bng_f32x16 acc_dy3 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm3 = bng_f32x16_zero();
+            bng_f32x16 acc_dy4 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm4 = bng_f32x16_zero();
+            bng_f32x16 acc_dy5 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm5 = bng_f32x16_zero();
+            bng_f32x16 acc_dy6 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm6 = bng_f32x16_zero();
+            bng_f32x16 acc_dy7 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm7 = bng_f32x16_zero();
+
+            left -= n;
+            for (i = 0; i < n; i++, xr += stride, dyr += stride) {
+                const unsigned bit = (unsigned)(i % BNG_KEEP_ROWS(sizeof(float)));
+                const BNG_VMEM float *kw = kr + i / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride;
+                const bng_f32x16 dy_vec0 = bng_f32x16_load_relu_keeps_f32(dyr + 0, kw + 0, bit);
+                const bng_f32x16 xm0 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
+                const bng_f32x16 dy_vec1 = bng_f32x16_load_relu_keeps_f32(dyr + 16, kw + 16, bit);
+                const bng_f32x16 xm1 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
+                const bng_f32x16 dy_vec2 = bng_f32x16_load_relu_keeps_f32(dyr + 32, kw + 32, bit);
+                const bng_f32x16 xm2 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
+                const bng_f32x16 dy_vec3 = bng_f32x16_load_relu_keeps_f32(dyr + 48, kw + 48, bit);
+                const bng_f32x16 xm3 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
+                const bng_f32x16 dy_vec4 = bng_f32x16_load_relu_keeps_f32(dyr + 64, kw + 64, bit);
+                const bng_f32x16 xm4 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 64), mean4);
+                const bng_f32x16 dy_vec5 = bng_f32x16_load_relu_keeps_f32(dyr + 80, kw + 80, bit);
+                const bng_f32x16 xm5 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 80), mean5);
+                const bng_f32x16 dy_vec6 = bng_f32x16_load_relu_keeps_f32(dyr + 96, kw + 96, bit);
+                const bng_f32x16 xm6 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 96), mean6);
+                const bng_f32x16 dy_vec7 = bng_f32x16_load_relu_keeps_f32(dyr + 112, kw + 112, bit);
+                const bng_f32x16 xm7 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 112), mean7);
+                acc_dy0 = bng_f32x16_add(acc_dy0, dy_vec0);
+                acc_dyxm0 = bng_f32x16_add(acc_dyxm0, bng_f32x16_mul(dy_vec0, xm0));
+                acc_dy1 = bng_f32x16_add(acc_dy1, dy_vec1);
+                acc_dyxm1 = bng_f32x16_add(acc_dyxm1, bng_f32x16_mul(dy_vec1, xm1));
+                acc_dy2 = bng_f32x16_add(acc_dy2, dy_vec2);
+                acc_dyxm2 = bng_f32x16_add(acc_dyxm2, bng_f32x16_mul(dy_vec2, xm2));
+                acc_dy3 = bng_f32x16_add(acc_dy3, dy_vec3);
+                acc_dyxm3 = bng_f32x16_add(acc_dyxm3, bng_f32x16_mul(dy_vec3, xm3));
+                acc_dy4 = bng_f32x16_add(acc_dy4, dy_vec4);
+                acc_dyxm4 = bng_f32x16_add(acc_dyxm4, bng_f32x16_mul(dy_vec4, xm4));
+                acc_dy5 = bng_f32x16_add(acc_dy5, dy_vec5);
+                acc_dyxm5 = bng_f32x16_add(acc_dyxm5, bng_f32x16_mul(dy_vec5, xm5));
+                acc_dy6 = bng_f32x16_add(acc_dy6, dy_vec6);
+                acc_dyxm6 = bng_f32x16_add(acc_dyxm6, bng_f32x16_mul(dy_vec6, xm6));
+                acc_dy7 = bng_f32x16_add(acc_dy7, dy_vec7);
+                acc_dyxm7 = bng_f32x16_add(acc_dyxm7, bng_f32x16_mul(dy_vec7, xm7));
+            }
+            kr += n / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride;    /* n is a whole block but at the end */
+            bng_f32x16_store_f32(sum_dy + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 0), acc_dy0));
+            bng_f32x16_store_f32(sum_dyxm + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 0), acc_dyxm0));
+            bng_f32x16_store_f32(sum_dy + c + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 16), acc_dy1));
+            bng_f32x16_store_f32(sum_dyxm + c + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 16), acc_dyxm1));
+            bng_f32x16_store_f32(sum_dy + c + 32, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 32), acc_dy2));
+            bng_f32x16_store_f32(sum_dyxm + c + 32, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 32), acc_dyxm2));
+            bng_f32x16_store_f32(sum_dy + c + 48, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 48), acc_dy3));
+            bng_f32x16_store_f32(sum_dyxm + c + 48, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 48), acc_dyxm3));
+            bng_f32x16_store_f32(sum_dy + c + 64, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 64), acc_dy4));
+            bng_f32x16_store_f32(sum_dyxm + c + 64, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 64), acc_dyxm4));
+            bng_f32x16_store_f32(sum_dy + c + 80, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 80), acc_dy5));
+            bng_f32x16_store_f32(sum_dyxm + c + 80, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 80), acc_dyxm5));
+            bng_f32x16_store_f32(sum_dy + c + 96, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 96), acc_dy6));
+            bng_f32x16_store_f32(sum_dyxm + c + 96, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 96), acc_dyxm6));
+            bng_f32x16_store_f32(sum_dy + c + 112, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 112), acc_dy7));
+            bng_f32x16_store_f32(sum_dyxm + c + 112, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 112), acc_dyxm7));
+        }
+    }
+}
+
 void bng_f32_dx_train_keeps_ukernel__ft78ne_c128_v16(
     size_t rows, size_t channels, size_t stride,
-    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *keeps_data, size_t keeps_stride, BNG_VMEM void *dx_data,
     const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
     const BNG_VMEM float *slope, int stream)
 {
-    const BNG_VMEM float *x = x_data, *dy = dy_data;
+    const BNG_VMEM float *x = x_data, *dy = dy_data, *keeps = keeps_data;
     BNG_VMEM float *dx = dx_data;
 
     (void)channels;    /* always 128 */
@@ -1258,14 +1472,15 @@ void bng_f32_dx_train_keeps_ukernel__ft78ne_c128_v16(
         const bng_f32x16 gain7 = bng_f32x16_load_f32(gain + c + 112);
         const bng_f32x16 dy_mean7 = bng_f32x16_load_f32(dy_mean + c + 112);
         const bng_f32x16 slope7 = bng_f32x16_load_f32(slope + c + 112);
-        const BNG_VMEM float *xr = x + c, *dyr = dy + c;
+        const BNG_VMEM float *xr = x + c, *dyr = dy + c, *kr = keeps + c;
         BNG_VMEM float *dxr = dx + c;
         size_t r;
 
-        /* dx is neither x nor dy; a keep word is read before its row is stored. */
+        /* dx may be x, dy or the keeps' array: each segment's x, dy and word are read before
+         * it is stored. */
         for (r = 0; r < rows; r++, xr += stride, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
-            const BNG_VMEM float *kw = dxr + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(float))) - r) * stride;
+            const BNG_VMEM float *kw = kr + r / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride;
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 0, kw + 0, bit), dy_mean0);
@@ -1313,9 +1528,9 @@ void bng_f32_dx_train_keeps_ukernel__ft78ne_c128_v16(
 
 void bng_f32_dx_infer_keeps_ukernel__ft78ne_c128_v16(
     size_t rows, size_t channels, size_t stride,
-    const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
+    const BNG_VMEM void *dy_data, const BNG_VMEM void *keeps_data, size_t keeps_stride, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
 {
-    const BNG_VMEM float *dy = dy_data;
+    const BNG_VMEM float *dy = dy_data, *keeps = keeps_data;
     BNG_VMEM float *dx = dx_data;
 
     (void)channels;    /* always 128 */
@@ -1329,14 +1544,15 @@ void bng_f32_dx_infer_keeps_ukernel__ft78ne_c128_v16(
         const bng_f32x16 gain5 = bng_f32x16_load_f32(gain + c + 80);
         const bng_f32x16 gain6 = bng_f32x16_load_f32(gain + c + 96);
         const bng_f32x16 gain7 = bng_f32x16_load_f32(gain + c + 112);
-        const BNG_VMEM float *dyr = dy + c;
+        const BNG_VMEM float *dyr = dy + c, *kr = keeps + c;
         BNG_VMEM float *dxr = dx + c;
         size_t r;
 
-        /* dx is not dy; a keep word is read before its row is stored. */
+        /* dx may be dy or the keeps' array: each segment's dy and word are read before it
+         * is stored. */
         for (r = 0; r < rows; r++, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
-            const BNG_VMEM float *kw = dxr + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(float))) - r) * stride;
+            const BNG_VMEM float *kw = kr + r / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride;
             bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_relu_keeps_f32(dyr + 0, kw + 0, bit)), stream);
             bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_relu_keeps_f32(dyr + 16, kw + 16, bit)), stream);
             bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_relu_keeps_f32(dyr + 32, kw + 32, bit)), stream);
@@ -2180,13 +2396,185 @@ void bng_f32_dx_infer_relu_ukernel__ft78ne_c256_v16(
     bng_store_out_end(stream);
 }
 
+void bng_f32_reduce_keeps_ukernel__ft78ne_c256_v16(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *keeps_data, size_t keeps_stride, const BNG_VMEM float *mean,
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
+{
+    const BNG_VMEM float *x = x_data, *dy = dy_data, *keeps = keeps_data;
+
+    (void)channels;    /* always 256 */
+    {
+        const size_t c = 0;
+        const bng_f32x16 mean0 = bng_f32x16_load_f32(mean + c + 0);
+        const bng_f32x16 mean1 = bng_f32x16_load_f32(mean + c + 16);
+        const bng_f32x16 mean2 = bng_f32x16_load_f32(mean + c + 32);
+        const bng_f32x16 mean3 = bng_f32x16_load_f32(mean + c + 48);
+        const bng_f32x16 mean4 = bng_f32x16_load_f32(mean + c + 64);
+        const bng_f32x16 mean5 = bng_f32x16_load_f32(mean + c + 80);
+        const bng_f32x16 mean6 = bng_f32x16_load_f32(mean + c + 96);
+        const bng_f32x16 mean7 = bng_f32x16_load_f32(mean + c + 112);
+        const bng_f32x16 mean8 = bng_f32x16_load_f32(mean + c + 128);
+        const bng_f32x16 mean9 = bng_f32x16_load_f32(mean + c + 144);
+        const bng_f32x16 mean10 = bng_f32x16_load_f32(mean + c + 160);
+        const bng_f32x16 mean11 = bng_f32x16_load_f32(mean + c + 176);
+        const bng_f32x16 mean12 = bng_f32x16_load_f32(mean + c + 192);
+        const bng_f32x16 mean13 = bng_f32x16_load_f32(mean + c + 208);
+        const bng_f32x16 mean14 = bng_f32x16_load_f32(mean + c + 224);
+        const bng_f32x16 mean15 = bng_f32x16_load_f32(mean + c + 240);
+        const BNG_VMEM float *xr = x + c, *dyr = dy + c;
+        const BNG_VMEM float *kr = keeps + c;    /* the block's first words */
+        size_t left = rows;
+
+        while (left != 0) {
+            size_t n = left < BNG_BLOCK_ROWS ? left : BNG_BLOCK_ROWS;
+            size_t i;
+            bng_f32x16 acc_dy0 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm0 = bng_f32x16_zero();
+            bng_f32x16 acc_dy1 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm1 = bng_f32x16_zero();
+            bng_f32x16 acc_dy2 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm2 = bng_f32x16_zero();
+            bng_f32x16 acc_dy3 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm3 = bng_f32x16_zero();
+            bng_f32x16 acc_dy4 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm4 = bng_f32x16_zero();
+            bng_f32x16 acc_dy5 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm5 = bng_f32x16_zero();
+            bng_f32x16 acc_dy6 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm6 = bng_f32x16_zero();
+            bng_f32x16 acc_dy7 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm7 = bng_f32x16_zero();
+            bng_f32x16 acc_dy8 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm8 = bng_f32x16_zero();
+            bng_f32x16 acc_dy9 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm9 = bng_f32x16_zero();
+            bng_f32x16 acc_dy10 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm10 = bng_f32x16_zero();
+            bng_f32x16 acc_dy11 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm11 = bng_f32x16_zero();
+            bng_f32x16 acc_dy12 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm12 = bng_f32x16_zero();
+            bng_f32x16 acc_dy13 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm13 = bng_f32x16_zero();
+            bng_f32x16 acc_dy14 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm14 = bng_f32x16_zero();
+            bng_f32x16 acc_dy15 = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm15 = bng_f32x16_zero();
+
+            left -= n;
+            for (i = 0; i < n; i++, xr += stride, dyr += stride) {
+                const unsigned bit = (unsigned)(i % BNG_KEEP_ROWS(sizeof(float)));
+                const BNG_VMEM float *kw = kr + i / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride;
+                const bng_f32x16 dy_vec0 = bng_f32x16_load_relu_keeps_f32(dyr + 0, kw + 0, bit);
+                const bng_f32x16 xm0 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
+                const bng_f32x16 dy_vec1 = bng_f32x16_load_relu_keeps_f32(dyr + 16, kw + 16, bit);
+                const bng_f32x16 xm1 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
+                const bng_f32x16 dy_vec2 = bng_f32x16_load_relu_keeps_f32(dyr + 32, kw + 32, bit);
+                const bng_f32x16 xm2 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
+                const bng_f32x16 dy_vec3 = bng_f32x16_load_relu_keeps_f32(dyr + 48, kw + 48, bit);
+                const bng_f32x16 xm3 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
+                const bng_f32x16 dy_vec4 = bng_f32x16_load_relu_keeps_f32(dyr + 64, kw + 64, bit);
+                const bng_f32x16 xm4 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 64), mean4);
+                const bng_f32x16 dy_vec5 = bng_f32x16_load_relu_keeps_f32(dyr + 80, kw + 80, bit);
+                const bng_f32x16 xm5 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 80), mean5);
+                const bng_f32x16 dy_vec6 = bng_f32x16_load_relu_keeps_f32(dyr + 96, kw + 96, bit);
+                const bng_f32x16 xm6 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 96), mean6);
+                const bng_f32x16 dy_vec7 = bng_f32x16_load_relu_keeps_f32(dyr + 112, kw + 112, bit);
+                const bng_f32x16 xm7 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 112), mean7);
+                const bng_f32x16 dy_vec8 = bng_f32x16_load_relu_keeps_f32(dyr + 128, kw + 128, bit);
+                const bng_f32x16 xm8 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 128), mean8);
+                const bng_f32x16 dy_vec9 = bng_f32x16_load_relu_keeps_f32(dyr + 144, kw + 144, bit);
+                const bng_f32x16 xm9 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 144), mean9);
+                const bng_f32x16 dy_vec10 = bng_f32x16_load_relu_keeps_f32(dyr + 160, kw + 160, bit);
+                const bng_f32x16 xm10 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 160), mean10);
+                const bng_f32x16 dy_vec11 = bng_f32x16_load_relu_keeps_f32(dyr + 176, kw + 176, bit);
+                const bng_f32x16 xm11 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 176), mean11);
+                const bng_f32x16 dy_vec12 = bng_f32x16_load_relu_keeps_f32(dyr + 192, kw + 192, bit);
+                const bng_f32x16 xm12 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 192), mean12);
+                const bng_f32x16 dy_vec13 = bng_f32x16_load_relu_keeps_f32(dyr + 208, kw + 208, bit);
+                const bng_f32x16 xm13 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 208), mean13);
+                const bng_f32x16 dy_vec14 = bng_f32x16_load_relu_keeps_f32(dyr + 224, kw + 224, bit);
+                const bng_f32x16 xm14 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 224), mean14);
+                const bng_f32x16 dy_vec15 = bng_f32x16_load_relu_keeps_f32(dyr + 240, kw + 240, bit);
+                const bng_f32x16 xm15 = bng_f32x16_sub(bng_f32x16_load_f32(xr + 240), mean15);
+                acc_dy0 = bng_f32x16_add(acc_dy0, dy_vec0);
+                acc_dyxm0 = bng_f32x16_add(acc_dyxm0, bng_f32x16_mul(dy_vec0, xm0));
+                acc_dy1 = bng_f32x16_add(acc_dy1, dy_vec1);
+                acc_dyxm1 = bng_f32x16_add(acc_dyxm1, bng_f32x16_mul(dy_vec1, xm1));
+                acc_dy2 = bng_f32x16_add(acc_dy2, dy_vec2);
+                acc_dyxm2 = bng_f32x16_add(acc_dyxm2, bng_f32x16_mul(dy_vec2, xm2));
+                acc_dy3 = bng_f32x16_add(acc_dy3, dy_vec3);
+                acc_dyxm3 = bng_f32x16_add(acc_dyxm3, bng_f32x16_mul(dy_vec3, xm3));
+                acc_dy4 = bng_f32x16_add(acc_dy4, dy_vec4);
+                acc_dyxm4 = bng_f32x16_add(acc_dyxm4, bng_f32x16_mul(dy_vec4, xm4));
+                acc_dy5 = bng_f32x16_add(acc_dy5, dy_vec5);
+                acc_dyxm5 = bng_f32x16_add(acc_dyxm5, bng_f32x16_mul(dy_vec5, xm5));
+                acc_dy6 = bng_f32x16_add(acc_dy6, dy_vec6);
+                acc_dyxm6 = bng_f32x16_add(acc_dyxm6, bng_f32x16_mul(dy_vec6, xm6));
+                acc_dy7 = bng_f32x16_add(acc_dy7, dy_vec7);
+                acc_dyxm7 = bng_f32x16_add(acc_dyxm7, bng_f32x16_mul(dy_vec7, xm7));
+                acc_dy8 = bng_f32x16_add(acc_dy8, dy_vec8);
+                acc_dyxm8 = bng_f32x16_add(acc_dyxm8, bng_f32x16_mul(dy_vec8, xm8));
+                acc_dy9 = bng_f32x16_add(acc_dy9, dy_vec9);
+                acc_dyxm9 = bng_f32x16_add(acc_dyxm9, bng_f32x16_mul(dy_vec9, xm9));
+                acc_dy10 = bng_f32x16_add(acc_dy10, dy_vec10);
+                acc_dyxm10 = bng_f32x16_add(acc_dyxm10, bng_f32x16_mul(dy_vec10, xm10));
+                acc_dy11 = bng_f32x16_add(acc_dy11, dy_vec11);
+                acc_dyxm11 = bng_f32x16_add(acc_dyxm11, bng_f32x16_mul(dy_vec11, xm11));
+                acc_dy12 = bng_f32x16_add(acc_dy12, dy_vec12);
+                acc_dyxm12 = bng_f32x16_add(acc_dyxm12, bng_f32x16_mul(dy_vec12, xm12));
+                acc_dy13 = bng_f32x16_add(acc_dy13, dy_vec13);
+                acc_dyxm13 = bng_f32x16_add(acc_dyxm13, bng_f32x16_mul(dy_vec13, xm13));
+                acc_dy14 = bng_f32x16_add(acc_dy14, dy_vec14);
+                acc_dyxm14 = bng_f32x16_add(acc_dyxm14, bng_f32x16_mul(dy_vec14, xm14));
+                acc_dy15 = bng_f32x16_add(acc_dy15, dy_vec15);
+                acc_dyxm15 = bng_f32x16_add(acc_dyxm15, bng_f32x16_mul(dy_vec15, xm15));
+            }
+            kr += n / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride;    /* n is a whole block but at the end */
+            bng_f32x16_store_f32(sum_dy + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 0), acc_dy0));
+            bng_f32x16_store_f32(sum_dyxm + c + 0, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 0), acc_dyxm0));
+            bng_f32x16_store_f32(sum_dy + c + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 16), acc_dy1));
+            bng_f32x16_store_f32(sum_dyxm + c + 16, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 16), acc_dyxm1));
+            bng_f32x16_store_f32(sum_dy + c + 32, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 32), acc_dy2));
+            bng_f32x16_store_f32(sum_dyxm + c + 32, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 32), acc_dyxm2));
+            bng_f32x16_store_f32(sum_dy + c + 48, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 48), acc_dy3));
+            bng_f32x16_store_f32(sum_dyxm + c + 48, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 48), acc_dyxm3));
+            bng_f32x16_store_f32(sum_dy + c + 64, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 64), acc_dy4));
+            bng_f32x16_store_f32(sum_dyxm + c + 64, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 64), acc_dyxm4));
+            bng_f32x16_store_f32(sum_dy + c + 80, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 80), acc_dy5));
+            bng_f32x16_store_f32(sum_dyxm + c + 80, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 80), acc_dyxm5));
+            bng_f32x16_store_f32(sum_dy + c + 96, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 96), acc_dy6));
+            bng_f32x16_store_f32(sum_dyxm + c + 96, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 96), acc_dyxm6));
+            bng_f32x16_store_f32(sum_dy + c + 112, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 112), acc_dy7));
+            bng_f32x16_store_f32(sum_dyxm + c + 112, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 112), acc_dyxm7));
+            bng_f32x16_store_f32(sum_dy + c + 128, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 128), acc_dy8));
+            bng_f32x16_store_f32(sum_dyxm + c + 128, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 128), acc_dyxm8));
+            bng_f32x16_store_f32(sum_dy + c + 144, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 144), acc_dy9));
+            bng_f32x16_store_f32(sum_dyxm + c + 144, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 144), acc_dyxm9));
+            bng_f32x16_store_f32(sum_dy + c + 160, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 160), acc_dy10));
+            bng_f32x16_store_f32(sum_dyxm + c + 160, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 160), acc_dyxm10));
+            bng_f32x16_store_f32(sum_dy + c + 176, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 176), acc_dy11));
+            bng_f32x16_store_f32(sum_dyxm + c + 176, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 176), acc_dyxm11));
+            bng_f32x16_store_f32(sum_dy + c + 192, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 192), acc_dy12));
+            bng_f32x16_store_f32(sum_dyxm + c + 192, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 192), acc_dyxm12));
+            bng_f32x16_store_f32(sum_dy + c + 208, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 208), acc_dy13));
+            bng_f32x16_store_f32(sum_dyxm + c + 208, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 208), acc_dyxm13));
+            bng_f32x16_store_f32(sum_dy + c + 224, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 224), acc_dy14));
+            bng_f32x16_store_f32(sum_dyxm + c + 224, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 224), acc_dyxm14));
+            bng_f32x16_store_f32(sum_dy + c + 240, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c + 240), acc_dy15));
+            bng_f32x16_store_f32(sum_dyxm + c + 240, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c + 240), acc_dyxm15));
+        }
+    }
+}
+
 void bng_f32_dx_train_keeps_ukernel__ft78ne_c256_v16(
     size_t rows, size_t channels, size_t stride,
-    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *keeps_data, size_t keeps_stride, BNG_VMEM void *dx_data,
     const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
     const BNG_VMEM float *slope, int stream)
 {
-    const BNG_VMEM float *x = x_data, *dy = dy_data;
+    const BNG_VMEM float *x = x_data, *dy = dy_data, *keeps = keeps_data;
     BNG_VMEM float *dx = dx_data;
 
     (void)channels;    /* always 256 */
@@ -2256,14 +2644,15 @@ void bng_f32_dx_train_keeps_ukernel__ft78ne_c256_v16(
         const bng_f32x16 gain15 = bng_f32x16_load_f32(gain + c + 240);
         const bng_f32x16 dy_mean15 = bng_f32x16_load_f32(dy_mean + c + 240);
         const bng_f32x16 slope15 = bng_f32x16_load_f32(slope + c + 240);
-        const BNG_VMEM float *xr = x + c, *dyr = dy + c;
+        const BNG_VMEM float *xr = x + c, *dyr = dy + c, *kr = keeps + c;
         BNG_VMEM float *dxr = dx + c;
         size_t r;
 
-        /* dx is neither x nor dy; a keep word is read before its row is stored. */
+        /* dx may be x, dy or the keeps' array: each segment's x, dy and word are read before
+         * it is stored. */
         for (r = 0; r < rows; r++, xr += stride, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
-            const BNG_VMEM float *kw = dxr + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(float))) - r) * stride;
+            const BNG_VMEM float *kw = kr + r / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride;
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 0, kw + 0, bit), dy_mean0);
@@ -2351,9 +2740,9 @@ void bng_f32_dx_train_keeps_ukernel__ft78ne_c256_v16(
 
 void bng_f32_dx_infer_keeps_ukernel__ft78ne_c256_v16(
     size_t rows, size_t channels, size_t stride,
-    const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
+    const BNG_VMEM void *dy_data, const BNG_VMEM void *keeps_data, size_t keeps_stride, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
 {
-    const BNG_VMEM float *dy = dy_data;
+    const BNG_VMEM float *dy = dy_data, *keeps = keeps_data;
     BNG_VMEM float *dx = dx_data;
 
     (void)channels;    /* always 256 */
@@ -2375,14 +2764,15 @@ void bng_f32_dx_infer_keeps_ukernel__ft78ne_c256_v16(
         const bng_f32x16 gain13 = bng_f32x16_load_f32(gain + c + 208);
         const bng_f32x16 gain14 = bng_f32x16_load_f32(gain + c + 224);
         const bng_f32x16 gain15 = bng_f32x16_load_f32(gain + c + 240);
-        const BNG_VMEM float *dyr = dy + c;
+        const BNG_VMEM float *dyr = dy + c, *kr = keeps + c;
         BNG_VMEM float *dxr = dx + c;
         size_t r;
 
-        /* dx is not dy; a keep word is read before its row is stored. */
+        /* dx may be dy or the keeps' array: each segment's dy and word are read before it
+         * is stored. */
         for (r = 0; r < rows; r++, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
-            const BNG_VMEM float *kw = dxr + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(float))) - r) * stride;
+            const BNG_VMEM float *kw = kr + r / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride;
             bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_relu_keeps_f32(dyr + 0, kw + 0, bit)), stream);
             bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_relu_keeps_f32(dyr + 16, kw + 16, bit)), stream);
             bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_relu_keeps_f32(dyr + 32, kw + 32, bit)), stream);
@@ -2610,21 +3000,75 @@ void bng_f32_dx_infer_relu_ukernel__ft78ne_generic_v16(
     bng_store_out_end(stream);
 }
 
+void bng_f32_reduce_keeps_ukernel__ft78ne_generic_v16(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *keeps_data, size_t keeps_stride, const BNG_VMEM float *mean,
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
+{
+    const BNG_VMEM float *x = x_data, *dy = dy_data, *keeps = keeps_data;
+
+    while (rows != 0) {
+        const size_t n = rows < BNG_BLOCK_ROWS ? rows : BNG_BLOCK_ROWS;
+
+        size_t c;
+
+        for (c = 0; c + 16 <= channels; c += 16) {
+            const bng_f32x16 m = bng_f32x16_load_f32(mean + c);
+            bng_f32x16 acc_dy = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm = bng_f32x16_zero();
+            size_t i;
+
+            for (i = 0; i < n; i++) {
+                const unsigned bit = (unsigned)(i % BNG_KEEP_ROWS(sizeof(float)));
+                const bng_f32x16 dy_vec = bng_f32x16_load_relu_keeps_f32(dy + i * stride + c, keeps + i / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride + c, bit);
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i * stride + c), m);
+                acc_dy = bng_f32x16_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x16_add(acc_dyxm, bng_f32x16_mul(dy_vec, xm));
+            }
+            bng_f32x16_store_f32(sum_dy + c, bng_f32x16_add(bng_f32x16_load_f32(sum_dy + c), acc_dy));
+            bng_f32x16_store_f32(sum_dyxm + c, bng_f32x16_add(bng_f32x16_load_f32(sum_dyxm + c), acc_dyxm));
+
+        }
+        for (; c < channels; c++) {
+            const bng_f32x1 m = bng_f32x1_load_f32(mean + c);
+            bng_f32x1 acc_dy = bng_f32x1_zero();
+            bng_f32x1 acc_dyxm = bng_f32x1_zero();
+            size_t i;
+
+            for (i = 0; i < n; i++) {
+                const unsigned bit = (unsigned)(i % BNG_KEEP_ROWS(sizeof(float)));
+                const bng_f32x1 dy_vec = bng_f32x1_load_relu_keeps_f32(dy + i * stride + c, keeps + i / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride + c, bit);
+                const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + i * stride + c), m);
+                acc_dy = bng_f32x1_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x1_add(acc_dyxm, bng_f32x1_mul(dy_vec, xm));
+            }
+            bng_f32x1_store_f32(sum_dy + c, bng_f32x1_add(bng_f32x1_load_f32(sum_dy + c), acc_dy));
+            bng_f32x1_store_f32(sum_dyxm + c, bng_f32x1_add(bng_f32x1_load_f32(sum_dyxm + c), acc_dyxm));
+
+        }
+        rows -= n;
+        x += n * stride;
+        dy += n * stride;
+        keeps += n / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride;    /* n is a whole block but at the end */
+    }
+}
+
 void bng_f32_dx_train_keeps_ukernel__ft78ne_generic_v16(
     size_t rows, size_t channels, size_t stride,
-    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *keeps_data, size_t keeps_stride, BNG_VMEM void *dx_data,
     const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
     const BNG_VMEM float *slope, int stream)
 {
-    const BNG_VMEM float *x = x_data, *dy = dy_data;
+    const BNG_VMEM float *x = x_data, *dy = dy_data, *keeps = keeps_data;
     BNG_VMEM float *dx = dx_data;
 
     size_t r;
 
-    /* dx is neither x nor dy; a keep word is read before its row is stored. */
+    /* dx may be x, dy or the keeps' array: each vector's x, dy and word are read before
+     * it is stored. */
     for (r = 0; r < rows; r++, x += stride, dy += stride, dx += stride) {
         const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
-        const BNG_VMEM float *kw = dx + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(float))) - r) * stride;
+        const BNG_VMEM float *kw = keeps + r / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride;
         size_t c;
 
         for (c = 0; c + 16 <= channels; c += 16) {
@@ -2643,17 +3087,18 @@ void bng_f32_dx_train_keeps_ukernel__ft78ne_generic_v16(
 
 void bng_f32_dx_infer_keeps_ukernel__ft78ne_generic_v16(
     size_t rows, size_t channels, size_t stride,
-    const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
+    const BNG_VMEM void *dy_data, const BNG_VMEM void *keeps_data, size_t keeps_stride, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
 {
-    const BNG_VMEM float *dy = dy_data;
+    const BNG_VMEM float *dy = dy_data, *keeps = keeps_data;
     BNG_VMEM float *dx = dx_data;
 
     size_t r;
 
-    /* dx is not dy; a keep word is read before its row is stored. */
+    /* dx may be dy or the keeps' array: each vector's dy and word are read before it is
+     * stored. */
     for (r = 0; r < rows; r++, dy += stride, dx += stride) {
         const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
-        const BNG_VMEM float *kw = dx + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(float))) - r) * stride;
+        const BNG_VMEM float *kw = keeps + r / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride;
         size_t c;
 
         for (c = 0; c + 16 <= channels; c += 16)

@@ -19,23 +19,23 @@
 
 static const bng_kernel bng_f32_kernel__mt7004_c32_v16 = {
     "bng_f32_kernel__mt7004_c32_v16", 32,
-    bng_f32_reduce_ukernel__mt7004_c32_v16, bng_f32_dx_train_ukernel__mt7004_c32_v16, bng_f32_dx_infer_ukernel__mt7004_c32_v16, bng_f32_reduce_relu_ukernel__mt7004_c32_v16, bng_f32_dx_train_relu_ukernel__mt7004_c32_v16, bng_f32_dx_infer_relu_ukernel__mt7004_c32_v16, bng_f32_dx_train_keeps_ukernel__mt7004_c32_v16, bng_f32_dx_infer_keeps_ukernel__mt7004_c32_v16
+    bng_f32_reduce_ukernel__mt7004_c32_v16, bng_f32_dx_train_ukernel__mt7004_c32_v16, bng_f32_dx_infer_ukernel__mt7004_c32_v16, bng_f32_reduce_relu_ukernel__mt7004_c32_v16, bng_f32_dx_train_relu_ukernel__mt7004_c32_v16, bng_f32_dx_infer_relu_ukernel__mt7004_c32_v16, bng_f32_reduce_keeps_ukernel__mt7004_c32_v16, bng_f32_dx_train_keeps_ukernel__mt7004_c32_v16, bng_f32_dx_infer_keeps_ukernel__mt7004_c32_v16
 };
 static const bng_kernel bng_f32_kernel__mt7004_c64_v16 = {
     "bng_f32_kernel__mt7004_c64_v16", 64,
-    bng_f32_reduce_ukernel__mt7004_c64_v16, bng_f32_dx_train_ukernel__mt7004_c64_v16, bng_f32_dx_infer_ukernel__mt7004_c64_v16, bng_f32_reduce_relu_ukernel__mt7004_c64_v16, bng_f32_dx_train_relu_ukernel__mt7004_c64_v16, bng_f32_dx_infer_relu_ukernel__mt7004_c64_v16, bng_f32_dx_train_keeps_ukernel__mt7004_c64_v16, bng_f32_dx_infer_keeps_ukernel__mt7004_c64_v16
+    bng_f32_reduce_ukernel__mt7004_c64_v16, bng_f32_dx_train_ukernel__mt7004_c64_v16, bng_f32_dx_infer_ukernel__mt7004_c64_v16, bng_f32_reduce_relu_ukernel__mt7004_c64_v16, bng_f32_dx_train_relu_ukernel__mt7004_c64_v16, bng_f32_dx_infer_relu_ukernel__mt7004_c64_v16, bng_f32_reduce_keeps_ukernel__mt7004_c64_v16, bng_f32_dx_train_keeps_ukernel__mt7004_c64_v16, bng_f32_dx_infer_keeps_ukernel__mt7004_c64_v16
 };
 static const bng_kernel bng_f32_kernel__mt7004_c128_v16 = {
     "bng_f32_kernel__mt7004_c128_v16", 128,
-    bng_f32_reduce_ukernel__mt7004_c128_v16, bng_f32_dx_train_ukernel__mt7004_c128_v16, bng_f32_dx_infer_ukernel__mt7004_c128_v16, bng_f32_reduce_relu_ukernel__mt7004_c128_v16, bng_f32_dx_train_relu_ukernel__mt7004_c128_v16, bng_f32_dx_infer_relu_ukernel__mt7004_c128_v16, bng_f32_dx_train_keeps_ukernel__mt7004_c128_v16, bng_f32_dx_infer_keeps_ukernel__mt7004_c128_v16
+    bng_f32_reduce_ukernel__mt7004_c128_v16, bng_f32_dx_train_ukernel__mt7004_c128_v16, bng_f32_dx_infer_ukernel__mt7004_c128_v16, bng_f32_reduce_relu_ukernel__mt7004_c128_v16, bng_f32_dx_train_relu_ukernel__mt7004_c128_v16, bng_f32_dx_infer_relu_ukernel__mt7004_c128_v16, bng_f32_reduce_keeps_ukernel__mt7004_c128_v16, bng_f32_dx_train_keeps_ukernel__mt7004_c128_v16, bng_f32_dx_infer_keeps_ukernel__mt7004_c128_v16
 };
 static const bng_kernel bng_f32_kernel__mt7004_c256_v16 = {
     "bng_f32_kernel__mt7004_c256_v16", 256,
-    bng_f32_reduce_ukernel__mt7004_c256_v16, bng_f32_dx_train_ukernel__mt7004_c256_v16, bng_f32_dx_infer_ukernel__mt7004_c256_v16, bng_f32_reduce_relu_ukernel__mt7004_c256_v16, bng_f32_dx_train_relu_ukernel__mt7004_c256_v16, bng_f32_dx_infer_relu_ukernel__mt7004_c256_v16, bng_f32_dx_train_keeps_ukernel__mt7004_c256_v16, bng_f32_dx_infer_keeps_ukernel__mt7004_c256_v16
+    bng_f32_reduce_ukernel__mt7004_c256_v16, bng_f32_dx_train_ukernel__mt7004_c256_v16, bng_f32_dx_infer_ukernel__mt7004_c256_v16, bng_f32_reduce_relu_ukernel__mt7004_c256_v16, bng_f32_dx_train_relu_ukernel__mt7004_c256_v16, bng_f32_dx_infer_relu_ukernel__mt7004_c256_v16, bng_f32_reduce_keeps_ukernel__mt7004_c256_v16, bng_f32_dx_train_keeps_ukernel__mt7004_c256_v16, bng_f32_dx_infer_keeps_ukernel__mt7004_c256_v16
 };
 const bng_kernel bng_f32_generic_kernel = {
     "bng_f32_kernel__mt7004_generic_v16", 0,
-    bng_f32_reduce_ukernel__mt7004_generic_v16, bng_f32_dx_train_ukernel__mt7004_generic_v16, bng_f32_dx_infer_ukernel__mt7004_generic_v16, bng_f32_reduce_relu_ukernel__mt7004_generic_v16, bng_f32_dx_train_relu_ukernel__mt7004_generic_v16, bng_f32_dx_infer_relu_ukernel__mt7004_generic_v16, bng_f32_dx_train_keeps_ukernel__mt7004_generic_v16, bng_f32_dx_infer_keeps_ukernel__mt7004_generic_v16
+    bng_f32_reduce_ukernel__mt7004_generic_v16, bng_f32_dx_train_ukernel__mt7004_generic_v16, bng_f32_dx_infer_ukernel__mt7004_generic_v16, bng_f32_reduce_relu_ukernel__mt7004_generic_v16, bng_f32_dx_train_relu_ukernel__mt7004_generic_v16, bng_f32_dx_infer_relu_ukernel__mt7004_generic_v16, bng_f32_reduce_keeps_ukernel__mt7004_generic_v16, bng_f32_dx_train_keeps_ukernel__mt7004_generic_v16, bng_f32_dx_infer_keeps_ukernel__mt7004_generic_v16
 };
 
 static const bng_kernel *bng_f32_kernel_for_channels(size_t channel)
@@ -119,23 +119,23 @@ const bng_dtype_config bng_f32_config = {
  * with --gc-sections, as the drop's glue does) carries none of the extensions' code. */
 static const bng_kernel bng_f32_base_kernel__mt7004_c32_v16 = {
     "bng_f32_kernel__mt7004_c32_v16", 32,
-    bng_f32_reduce_ukernel__mt7004_c32_v16, bng_f32_dx_train_ukernel__mt7004_c32_v16, bng_f32_dx_infer_ukernel__mt7004_c32_v16, NULL, NULL, NULL, NULL, NULL
+    bng_f32_reduce_ukernel__mt7004_c32_v16, bng_f32_dx_train_ukernel__mt7004_c32_v16, bng_f32_dx_infer_ukernel__mt7004_c32_v16, NULL, NULL, NULL, NULL, NULL, NULL
 };
 static const bng_kernel bng_f32_base_kernel__mt7004_c64_v16 = {
     "bng_f32_kernel__mt7004_c64_v16", 64,
-    bng_f32_reduce_ukernel__mt7004_c64_v16, bng_f32_dx_train_ukernel__mt7004_c64_v16, bng_f32_dx_infer_ukernel__mt7004_c64_v16, NULL, NULL, NULL, NULL, NULL
+    bng_f32_reduce_ukernel__mt7004_c64_v16, bng_f32_dx_train_ukernel__mt7004_c64_v16, bng_f32_dx_infer_ukernel__mt7004_c64_v16, NULL, NULL, NULL, NULL, NULL, NULL
 };
 static const bng_kernel bng_f32_base_kernel__mt7004_c128_v16 = {
     "bng_f32_kernel__mt7004_c128_v16", 128,
-    bng_f32_reduce_ukernel__mt7004_c128_v16, bng_f32_dx_train_ukernel__mt7004_c128_v16, bng_f32_dx_infer_ukernel__mt7004_c128_v16, NULL, NULL, NULL, NULL, NULL
+    bng_f32_reduce_ukernel__mt7004_c128_v16, bng_f32_dx_train_ukernel__mt7004_c128_v16, bng_f32_dx_infer_ukernel__mt7004_c128_v16, NULL, NULL, NULL, NULL, NULL, NULL
 };
 static const bng_kernel bng_f32_base_kernel__mt7004_c256_v16 = {
     "bng_f32_kernel__mt7004_c256_v16", 256,
-    bng_f32_reduce_ukernel__mt7004_c256_v16, bng_f32_dx_train_ukernel__mt7004_c256_v16, bng_f32_dx_infer_ukernel__mt7004_c256_v16, NULL, NULL, NULL, NULL, NULL
+    bng_f32_reduce_ukernel__mt7004_c256_v16, bng_f32_dx_train_ukernel__mt7004_c256_v16, bng_f32_dx_infer_ukernel__mt7004_c256_v16, NULL, NULL, NULL, NULL, NULL, NULL
 };
 static const bng_kernel bng_f32_base_generic_kernel = {
     "bng_f32_kernel__mt7004_generic_v16", 0,
-    bng_f32_reduce_ukernel__mt7004_generic_v16, bng_f32_dx_train_ukernel__mt7004_generic_v16, bng_f32_dx_infer_ukernel__mt7004_generic_v16, NULL, NULL, NULL, NULL, NULL
+    bng_f32_reduce_ukernel__mt7004_generic_v16, bng_f32_dx_train_ukernel__mt7004_generic_v16, bng_f32_dx_infer_ukernel__mt7004_generic_v16, NULL, NULL, NULL, NULL, NULL, NULL
 };
 
 static const bng_kernel *bng_f32_base_kernel_for_channels(size_t channel)
@@ -173,23 +173,23 @@ void fp_batch_norm_grad_s(float *x, float *dy, float *dx, int core_mask)
 
 static const bng_kernel bng_f16_kernel__mt7004_c32_v32 = {
     "bng_f16_kernel__mt7004_c32_v32", 32,
-    bng_f16_reduce_ukernel__mt7004_c32_v32, bng_f16_dx_train_ukernel__mt7004_c32_v32, bng_f16_dx_infer_ukernel__mt7004_c32_v32, bng_f16_reduce_relu_ukernel__mt7004_c32_v32, bng_f16_dx_train_relu_ukernel__mt7004_c32_v32, bng_f16_dx_infer_relu_ukernel__mt7004_c32_v32, bng_f16_dx_train_keeps_ukernel__mt7004_c32_v32, bng_f16_dx_infer_keeps_ukernel__mt7004_c32_v32
+    bng_f16_reduce_ukernel__mt7004_c32_v32, bng_f16_dx_train_ukernel__mt7004_c32_v32, bng_f16_dx_infer_ukernel__mt7004_c32_v32, bng_f16_reduce_relu_ukernel__mt7004_c32_v32, bng_f16_dx_train_relu_ukernel__mt7004_c32_v32, bng_f16_dx_infer_relu_ukernel__mt7004_c32_v32, bng_f16_reduce_keeps_ukernel__mt7004_c32_v32, bng_f16_dx_train_keeps_ukernel__mt7004_c32_v32, bng_f16_dx_infer_keeps_ukernel__mt7004_c32_v32
 };
 static const bng_kernel bng_f16_kernel__mt7004_c64_v32 = {
     "bng_f16_kernel__mt7004_c64_v32", 64,
-    bng_f16_reduce_ukernel__mt7004_c64_v32, bng_f16_dx_train_ukernel__mt7004_c64_v32, bng_f16_dx_infer_ukernel__mt7004_c64_v32, bng_f16_reduce_relu_ukernel__mt7004_c64_v32, bng_f16_dx_train_relu_ukernel__mt7004_c64_v32, bng_f16_dx_infer_relu_ukernel__mt7004_c64_v32, bng_f16_dx_train_keeps_ukernel__mt7004_c64_v32, bng_f16_dx_infer_keeps_ukernel__mt7004_c64_v32
+    bng_f16_reduce_ukernel__mt7004_c64_v32, bng_f16_dx_train_ukernel__mt7004_c64_v32, bng_f16_dx_infer_ukernel__mt7004_c64_v32, bng_f16_reduce_relu_ukernel__mt7004_c64_v32, bng_f16_dx_train_relu_ukernel__mt7004_c64_v32, bng_f16_dx_infer_relu_ukernel__mt7004_c64_v32, bng_f16_reduce_keeps_ukernel__mt7004_c64_v32, bng_f16_dx_train_keeps_ukernel__mt7004_c64_v32, bng_f16_dx_infer_keeps_ukernel__mt7004_c64_v32
 };
 static const bng_kernel bng_f16_kernel__mt7004_c128_v32 = {
     "bng_f16_kernel__mt7004_c128_v32", 128,
-    bng_f16_reduce_ukernel__mt7004_c128_v32, bng_f16_dx_train_ukernel__mt7004_c128_v32, bng_f16_dx_infer_ukernel__mt7004_c128_v32, bng_f16_reduce_relu_ukernel__mt7004_c128_v32, bng_f16_dx_train_relu_ukernel__mt7004_c128_v32, bng_f16_dx_infer_relu_ukernel__mt7004_c128_v32, bng_f16_dx_train_keeps_ukernel__mt7004_c128_v32, bng_f16_dx_infer_keeps_ukernel__mt7004_c128_v32
+    bng_f16_reduce_ukernel__mt7004_c128_v32, bng_f16_dx_train_ukernel__mt7004_c128_v32, bng_f16_dx_infer_ukernel__mt7004_c128_v32, bng_f16_reduce_relu_ukernel__mt7004_c128_v32, bng_f16_dx_train_relu_ukernel__mt7004_c128_v32, bng_f16_dx_infer_relu_ukernel__mt7004_c128_v32, bng_f16_reduce_keeps_ukernel__mt7004_c128_v32, bng_f16_dx_train_keeps_ukernel__mt7004_c128_v32, bng_f16_dx_infer_keeps_ukernel__mt7004_c128_v32
 };
 static const bng_kernel bng_f16_kernel__mt7004_c256_v32 = {
     "bng_f16_kernel__mt7004_c256_v32", 256,
-    bng_f16_reduce_ukernel__mt7004_c256_v32, bng_f16_dx_train_ukernel__mt7004_c256_v32, bng_f16_dx_infer_ukernel__mt7004_c256_v32, bng_f16_reduce_relu_ukernel__mt7004_c256_v32, bng_f16_dx_train_relu_ukernel__mt7004_c256_v32, bng_f16_dx_infer_relu_ukernel__mt7004_c256_v32, bng_f16_dx_train_keeps_ukernel__mt7004_c256_v32, bng_f16_dx_infer_keeps_ukernel__mt7004_c256_v32
+    bng_f16_reduce_ukernel__mt7004_c256_v32, bng_f16_dx_train_ukernel__mt7004_c256_v32, bng_f16_dx_infer_ukernel__mt7004_c256_v32, bng_f16_reduce_relu_ukernel__mt7004_c256_v32, bng_f16_dx_train_relu_ukernel__mt7004_c256_v32, bng_f16_dx_infer_relu_ukernel__mt7004_c256_v32, bng_f16_reduce_keeps_ukernel__mt7004_c256_v32, bng_f16_dx_train_keeps_ukernel__mt7004_c256_v32, bng_f16_dx_infer_keeps_ukernel__mt7004_c256_v32
 };
 const bng_kernel bng_f16_generic_kernel = {
     "bng_f16_kernel__mt7004_generic_v32", 0,
-    bng_f16_reduce_ukernel__mt7004_generic_v32, bng_f16_dx_train_ukernel__mt7004_generic_v32, bng_f16_dx_infer_ukernel__mt7004_generic_v32, bng_f16_reduce_relu_ukernel__mt7004_generic_v32, bng_f16_dx_train_relu_ukernel__mt7004_generic_v32, bng_f16_dx_infer_relu_ukernel__mt7004_generic_v32, bng_f16_dx_train_keeps_ukernel__mt7004_generic_v32, bng_f16_dx_infer_keeps_ukernel__mt7004_generic_v32
+    bng_f16_reduce_ukernel__mt7004_generic_v32, bng_f16_dx_train_ukernel__mt7004_generic_v32, bng_f16_dx_infer_ukernel__mt7004_generic_v32, bng_f16_reduce_relu_ukernel__mt7004_generic_v32, bng_f16_dx_train_relu_ukernel__mt7004_generic_v32, bng_f16_dx_infer_relu_ukernel__mt7004_generic_v32, bng_f16_reduce_keeps_ukernel__mt7004_generic_v32, bng_f16_dx_train_keeps_ukernel__mt7004_generic_v32, bng_f16_dx_infer_keeps_ukernel__mt7004_generic_v32
 };
 
 static const bng_kernel *bng_f16_kernel_for_channels(size_t channel)
@@ -273,23 +273,23 @@ const bng_dtype_config bng_f16_config = {
  * with --gc-sections, as the drop's glue does) carries none of the extensions' code. */
 static const bng_kernel bng_f16_base_kernel__mt7004_c32_v32 = {
     "bng_f16_kernel__mt7004_c32_v32", 32,
-    bng_f16_reduce_ukernel__mt7004_c32_v32, bng_f16_dx_train_ukernel__mt7004_c32_v32, bng_f16_dx_infer_ukernel__mt7004_c32_v32, NULL, NULL, NULL, NULL, NULL
+    bng_f16_reduce_ukernel__mt7004_c32_v32, bng_f16_dx_train_ukernel__mt7004_c32_v32, bng_f16_dx_infer_ukernel__mt7004_c32_v32, NULL, NULL, NULL, NULL, NULL, NULL
 };
 static const bng_kernel bng_f16_base_kernel__mt7004_c64_v32 = {
     "bng_f16_kernel__mt7004_c64_v32", 64,
-    bng_f16_reduce_ukernel__mt7004_c64_v32, bng_f16_dx_train_ukernel__mt7004_c64_v32, bng_f16_dx_infer_ukernel__mt7004_c64_v32, NULL, NULL, NULL, NULL, NULL
+    bng_f16_reduce_ukernel__mt7004_c64_v32, bng_f16_dx_train_ukernel__mt7004_c64_v32, bng_f16_dx_infer_ukernel__mt7004_c64_v32, NULL, NULL, NULL, NULL, NULL, NULL
 };
 static const bng_kernel bng_f16_base_kernel__mt7004_c128_v32 = {
     "bng_f16_kernel__mt7004_c128_v32", 128,
-    bng_f16_reduce_ukernel__mt7004_c128_v32, bng_f16_dx_train_ukernel__mt7004_c128_v32, bng_f16_dx_infer_ukernel__mt7004_c128_v32, NULL, NULL, NULL, NULL, NULL
+    bng_f16_reduce_ukernel__mt7004_c128_v32, bng_f16_dx_train_ukernel__mt7004_c128_v32, bng_f16_dx_infer_ukernel__mt7004_c128_v32, NULL, NULL, NULL, NULL, NULL, NULL
 };
 static const bng_kernel bng_f16_base_kernel__mt7004_c256_v32 = {
     "bng_f16_kernel__mt7004_c256_v32", 256,
-    bng_f16_reduce_ukernel__mt7004_c256_v32, bng_f16_dx_train_ukernel__mt7004_c256_v32, bng_f16_dx_infer_ukernel__mt7004_c256_v32, NULL, NULL, NULL, NULL, NULL
+    bng_f16_reduce_ukernel__mt7004_c256_v32, bng_f16_dx_train_ukernel__mt7004_c256_v32, bng_f16_dx_infer_ukernel__mt7004_c256_v32, NULL, NULL, NULL, NULL, NULL, NULL
 };
 static const bng_kernel bng_f16_base_generic_kernel = {
     "bng_f16_kernel__mt7004_generic_v32", 0,
-    bng_f16_reduce_ukernel__mt7004_generic_v32, bng_f16_dx_train_ukernel__mt7004_generic_v32, bng_f16_dx_infer_ukernel__mt7004_generic_v32, NULL, NULL, NULL, NULL, NULL
+    bng_f16_reduce_ukernel__mt7004_generic_v32, bng_f16_dx_train_ukernel__mt7004_generic_v32, bng_f16_dx_infer_ukernel__mt7004_generic_v32, NULL, NULL, NULL, NULL, NULL, NULL
 };
 
 static const bng_kernel *bng_f16_base_kernel_for_channels(size_t channel)

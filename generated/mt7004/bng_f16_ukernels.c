@@ -209,13 +209,50 @@ void bng_f16_dx_infer_relu_ukernel__mt7004_c32_v32(
     bng_store_out_end(stream);
 }
 
+void bng_f16_reduce_keeps_ukernel__mt7004_c32_v32(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *keeps_data, size_t keeps_stride, const BNG_VMEM float *mean,
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
+{
+    const BNG_VMEM half *x = x_data, *dy = dy_data, *keeps = keeps_data;
+
+    (void)channels;    /* always 32 */
+    {
+        const size_t c = 0;
+        const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
+        const BNG_VMEM half *xr = x + c, *dyr = dy + c;
+        const BNG_VMEM half *kr = keeps + c;    /* the block's first words */
+        size_t left = rows;
+
+        while (left != 0) {
+            size_t n = left < BNG_BLOCK_ROWS ? left : BNG_BLOCK_ROWS;
+            size_t i;
+            bng_f32x32 acc_dy0 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm0 = bng_f32x32_zero();
+
+            left -= n;
+            for (i = 0; i < n; i++, xr += stride, dyr += stride) {
+                const unsigned bit = (unsigned)(i % BNG_KEEP_ROWS(sizeof(half)));
+                const BNG_VMEM half *kw = kr + i / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride;
+                const bng_f32x32 dy_vec0 = bng_f32x32_load_relu_keeps_f16(dyr + 0, kw + 0, bit);
+                const bng_f32x32 xm0 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
+                acc_dy0 = bng_f32x32_add(acc_dy0, dy_vec0);
+                acc_dyxm0 = bng_f32x32_add(acc_dyxm0, bng_f32x32_mul(dy_vec0, xm0));
+            }
+            kr += n / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride;    /* n is a whole block but at the end */
+            bng_f32x32_store_f32(sum_dy + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 0), acc_dy0));
+            bng_f32x32_store_f32(sum_dyxm + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 0), acc_dyxm0));
+        }
+    }
+}
+
 void bng_f16_dx_train_keeps_ukernel__mt7004_c32_v32(
     size_t rows, size_t channels, size_t stride,
-    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *keeps_data, size_t keeps_stride, BNG_VMEM void *dx_data,
     const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
     const BNG_VMEM float *slope, int stream)
 {
-    const BNG_VMEM half *x = x_data, *dy = dy_data;
+    const BNG_VMEM half *x = x_data, *dy = dy_data, *keeps = keeps_data;
     BNG_VMEM half *dx = dx_data;
 
     (void)channels;    /* always 32 */
@@ -225,14 +262,15 @@ void bng_f16_dx_train_keeps_ukernel__mt7004_c32_v32(
         const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0);
         const bng_f32x32 dy_mean0 = bng_f32x32_load_f32(dy_mean + c + 0);
         const bng_f32x32 slope0 = bng_f32x32_load_f32(slope + c + 0);
-        const BNG_VMEM half *xr = x + c, *dyr = dy + c;
+        const BNG_VMEM half *xr = x + c, *dyr = dy + c, *kr = keeps + c;
         BNG_VMEM half *dxr = dx + c;
         size_t r;
 
-        /* dx is neither x nor dy; a keep word is read before its row is stored. */
+        /* dx may be x, dy or the keeps' array: each segment's x, dy and word are read before
+         * it is stored. */
         for (r = 0; r < rows; r++, xr += stride, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
-            const BNG_VMEM half *kw = dxr + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(half))) - r) * stride;
+            const BNG_VMEM half *kw = kr + r / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride;
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dyr + 0, kw + 0, bit), dy_mean0);
@@ -245,23 +283,24 @@ void bng_f16_dx_train_keeps_ukernel__mt7004_c32_v32(
 
 void bng_f16_dx_infer_keeps_ukernel__mt7004_c32_v32(
     size_t rows, size_t channels, size_t stride,
-    const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
+    const BNG_VMEM void *dy_data, const BNG_VMEM void *keeps_data, size_t keeps_stride, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
 {
-    const BNG_VMEM half *dy = dy_data;
+    const BNG_VMEM half *dy = dy_data, *keeps = keeps_data;
     BNG_VMEM half *dx = dx_data;
 
     (void)channels;    /* always 32 */
     {
         const size_t c = 0;
         const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0);
-        const BNG_VMEM half *dyr = dy + c;
+        const BNG_VMEM half *dyr = dy + c, *kr = keeps + c;
         BNG_VMEM half *dxr = dx + c;
         size_t r;
 
-        /* dx is not dy; a keep word is read before its row is stored. */
+        /* dx may be dy or the keeps' array: each segment's dy and word are read before it
+         * is stored. */
         for (r = 0; r < rows; r++, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
-            const BNG_VMEM half *kw = dxr + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(half))) - r) * stride;
+            const BNG_VMEM half *kw = kr + r / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride;
             bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_relu_keeps_f16(dyr + 0, kw + 0, bit)), stream);
         }
     }
@@ -496,13 +535,59 @@ void bng_f16_dx_infer_relu_ukernel__mt7004_c64_v32(
     bng_store_out_end(stream);
 }
 
+void bng_f16_reduce_keeps_ukernel__mt7004_c64_v32(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *keeps_data, size_t keeps_stride, const BNG_VMEM float *mean,
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
+{
+    const BNG_VMEM half *x = x_data, *dy = dy_data, *keeps = keeps_data;
+
+    (void)channels;    /* always 64 */
+    {
+        const size_t c = 0;
+        const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
+        const bng_f32x32 mean1 = bng_f32x32_load_f32(mean + c + 32);
+        const BNG_VMEM half *xr = x + c, *dyr = dy + c;
+        const BNG_VMEM half *kr = keeps + c;    /* the block's first words */
+        size_t left = rows;
+
+        while (left != 0) {
+            size_t n = left < BNG_BLOCK_ROWS ? left : BNG_BLOCK_ROWS;
+            size_t i;
+            bng_f32x32 acc_dy0 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm0 = bng_f32x32_zero();
+            bng_f32x32 acc_dy1 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm1 = bng_f32x32_zero();
+
+            left -= n;
+            for (i = 0; i < n; i++, xr += stride, dyr += stride) {
+                const unsigned bit = (unsigned)(i % BNG_KEEP_ROWS(sizeof(half)));
+                const BNG_VMEM half *kw = kr + i / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride;
+                const bng_f32x32 dy_vec0 = bng_f32x32_load_relu_keeps_f16(dyr + 0, kw + 0, bit);
+                const bng_f32x32 xm0 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
+                const bng_f32x32 dy_vec1 = bng_f32x32_load_relu_keeps_f16(dyr + 32, kw + 32, bit);
+                const bng_f32x32 xm1 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
+                acc_dy0 = bng_f32x32_add(acc_dy0, dy_vec0);
+                acc_dyxm0 = bng_f32x32_add(acc_dyxm0, bng_f32x32_mul(dy_vec0, xm0));
+                acc_dy1 = bng_f32x32_add(acc_dy1, dy_vec1);
+                acc_dyxm1 = bng_f32x32_add(acc_dyxm1, bng_f32x32_mul(dy_vec1, xm1));
+            }
+            kr += n / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride;    /* n is a whole block but at the end */
+            bng_f32x32_store_f32(sum_dy + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 0), acc_dy0));
+            bng_f32x32_store_f32(sum_dyxm + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 0), acc_dyxm0));
+            bng_f32x32_store_f32(sum_dy + c + 32, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 32), acc_dy1));
+            bng_f32x32_store_f32(sum_dyxm + c + 32, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 32), acc_dyxm1));
+        }
+    }
+}
+
 void bng_f16_dx_train_keeps_ukernel__mt7004_c64_v32(
     size_t rows, size_t channels, size_t stride,
-    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *keeps_data, size_t keeps_stride, BNG_VMEM void *dx_data,
     const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
     const BNG_VMEM float *slope, int stream)
 {
-    const BNG_VMEM half *x = x_data, *dy = dy_data;
+    const BNG_VMEM half *x = x_data, *dy = dy_data, *keeps = keeps_data;
     BNG_VMEM half *dx = dx_data;
 
     (void)channels;    /* always 64 */
@@ -516,14 +601,15 @@ void bng_f16_dx_train_keeps_ukernel__mt7004_c64_v32(
         const bng_f32x32 gain1 = bng_f32x32_load_f32(gain + c + 32);
         const bng_f32x32 dy_mean1 = bng_f32x32_load_f32(dy_mean + c + 32);
         const bng_f32x32 slope1 = bng_f32x32_load_f32(slope + c + 32);
-        const BNG_VMEM half *xr = x + c, *dyr = dy + c;
+        const BNG_VMEM half *xr = x + c, *dyr = dy + c, *kr = keeps + c;
         BNG_VMEM half *dxr = dx + c;
         size_t r;
 
-        /* dx is neither x nor dy; a keep word is read before its row is stored. */
+        /* dx may be x, dy or the keeps' array: each segment's x, dy and word are read before
+         * it is stored. */
         for (r = 0; r < rows; r++, xr += stride, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
-            const BNG_VMEM half *kw = dxr + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(half))) - r) * stride;
+            const BNG_VMEM half *kw = kr + r / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride;
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dyr + 0, kw + 0, bit), dy_mean0);
@@ -541,9 +627,9 @@ void bng_f16_dx_train_keeps_ukernel__mt7004_c64_v32(
 
 void bng_f16_dx_infer_keeps_ukernel__mt7004_c64_v32(
     size_t rows, size_t channels, size_t stride,
-    const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
+    const BNG_VMEM void *dy_data, const BNG_VMEM void *keeps_data, size_t keeps_stride, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
 {
-    const BNG_VMEM half *dy = dy_data;
+    const BNG_VMEM half *dy = dy_data, *keeps = keeps_data;
     BNG_VMEM half *dx = dx_data;
 
     (void)channels;    /* always 64 */
@@ -551,14 +637,15 @@ void bng_f16_dx_infer_keeps_ukernel__mt7004_c64_v32(
         const size_t c = 0;
         const bng_f32x32 gain0 = bng_f32x32_load_f32(gain + c + 0);
         const bng_f32x32 gain1 = bng_f32x32_load_f32(gain + c + 32);
-        const BNG_VMEM half *dyr = dy + c;
+        const BNG_VMEM half *dyr = dy + c, *kr = keeps + c;
         BNG_VMEM half *dxr = dx + c;
         size_t r;
 
-        /* dx is not dy; a keep word is read before its row is stored. */
+        /* dx may be dy or the keeps' array: each segment's dy and word are read before it
+         * is stored. */
         for (r = 0; r < rows; r++, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
-            const BNG_VMEM half *kw = dxr + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(half))) - r) * stride;
+            const BNG_VMEM half *kw = kr + r / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride;
             bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_relu_keeps_f16(dyr + 0, kw + 0, bit)), stream);
             bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_relu_keeps_f16(dyr + 32, kw + 32, bit)), stream);
         }
@@ -880,13 +967,77 @@ void bng_f16_dx_infer_relu_ukernel__mt7004_c128_v32(
     bng_store_out_end(stream);
 }
 
+void bng_f16_reduce_keeps_ukernel__mt7004_c128_v32(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *keeps_data, size_t keeps_stride, const BNG_VMEM float *mean,
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
+{
+    const BNG_VMEM half *x = x_data, *dy = dy_data, *keeps = keeps_data;
+
+    (void)channels;    /* always 128 */
+    {
+        const size_t c = 0;
+        const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
+        const bng_f32x32 mean1 = bng_f32x32_load_f32(mean + c + 32);
+        const bng_f32x32 mean2 = bng_f32x32_load_f32(mean + c + 64);
+        const bng_f32x32 mean3 = bng_f32x32_load_f32(mean + c + 96);
+        const BNG_VMEM half *xr = x + c, *dyr = dy + c;
+        const BNG_VMEM half *kr = keeps + c;    /* the block's first words */
+        size_t left = rows;
+
+        while (left != 0) {
+            size_t n = left < BNG_BLOCK_ROWS ? left : BNG_BLOCK_ROWS;
+            size_t i;
+            bng_f32x32 acc_dy0 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm0 = bng_f32x32_zero();
+            bng_f32x32 acc_dy1 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm1 = bng_f32x32_zero();
+            bng_f32x32 acc_dy2 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm2 = bng_f32x32_zero();
+            bng_f32x32 acc_dy3 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm3 = bng_f32x32_zero();
+
+            left -= n;
+            for (i = 0; i < n; i++, xr += stride, dyr += stride) {
+                const unsigned bit = (unsigned)(i % BNG_KEEP_ROWS(sizeof(half)));
+                const BNG_VMEM half *kw = kr + i / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride;
+                const bng_f32x32 dy_vec0 = bng_f32x32_load_relu_keeps_f16(dyr + 0, kw + 0, bit);
+                const bng_f32x32 xm0 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
+                const bng_f32x32 dy_vec1 = bng_f32x32_load_relu_keeps_f16(dyr + 32, kw + 32, bit);
+                const bng_f32x32 xm1 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
+                const bng_f32x32 dy_vec2 = bng_f32x32_load_relu_keeps_f16(dyr + 64, kw + 64, bit);
+                const bng_f32x32 xm2 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 64), mean2);
+                const bng_f32x32 dy_vec3 = bng_f32x32_load_relu_keeps_f16(dyr + 96, kw + 96, bit);
+                const bng_f32x32 xm3 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 96), mean3);
+                acc_dy0 = bng_f32x32_add(acc_dy0, dy_vec0);
+                acc_dyxm0 = bng_f32x32_add(acc_dyxm0, bng_f32x32_mul(dy_vec0, xm0));
+                acc_dy1 = bng_f32x32_add(acc_dy1, dy_vec1);
+                acc_dyxm1 = bng_f32x32_add(acc_dyxm1, bng_f32x32_mul(dy_vec1, xm1));
+                acc_dy2 = bng_f32x32_add(acc_dy2, dy_vec2);
+                acc_dyxm2 = bng_f32x32_add(acc_dyxm2, bng_f32x32_mul(dy_vec2, xm2));
+                acc_dy3 = bng_f32x32_add(acc_dy3, dy_vec3);
+                acc_dyxm3 = bng_f32x32_add(acc_dyxm3, bng_f32x32_mul(dy_vec3, xm3));
+            }
+            kr += n / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride;    /* n is a whole block but at the end */
+            bng_f32x32_store_f32(sum_dy + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 0), acc_dy0));
+            bng_f32x32_store_f32(sum_dyxm + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 0), acc_dyxm0));
+            bng_f32x32_store_f32(sum_dy + c + 32, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 32), acc_dy1));
+            bng_f32x32_store_f32(sum_dyxm + c + 32, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 32), acc_dyxm1));
+            bng_f32x32_store_f32(sum_dy + c + 64, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 64), acc_dy2));
+            bng_f32x32_store_f32(sum_dyxm + c + 64, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 64), acc_dyxm2));
+            bng_f32x32_store_f32(sum_dy + c + 96, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 96), acc_dy3));
+            bng_f32x32_store_f32(sum_dyxm + c + 96, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 96), acc_dyxm3));
+        }
+    }
+}
+
 void bng_f16_dx_train_keeps_ukernel__mt7004_c128_v32(
     size_t rows, size_t channels, size_t stride,
-    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *keeps_data, size_t keeps_stride, BNG_VMEM void *dx_data,
     const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
     const BNG_VMEM float *slope, int stream)
 {
-    const BNG_VMEM half *x = x_data, *dy = dy_data;
+    const BNG_VMEM half *x = x_data, *dy = dy_data, *keeps = keeps_data;
     BNG_VMEM half *dx = dx_data;
 
     (void)channels;    /* always 128 */
@@ -908,14 +1059,15 @@ void bng_f16_dx_train_keeps_ukernel__mt7004_c128_v32(
         const bng_f32x32 gain3 = bng_f32x32_load_f32(gain + c + 96);
         const bng_f32x32 dy_mean3 = bng_f32x32_load_f32(dy_mean + c + 96);
         const bng_f32x32 slope3 = bng_f32x32_load_f32(slope + c + 96);
-        const BNG_VMEM half *xr = x + c, *dyr = dy + c;
+        const BNG_VMEM half *xr = x + c, *dyr = dy + c, *kr = keeps + c;
         BNG_VMEM half *dxr = dx + c;
         size_t r;
 
-        /* dx is neither x nor dy; a keep word is read before its row is stored. */
+        /* dx may be x, dy or the keeps' array: each segment's x, dy and word are read before
+         * it is stored. */
         for (r = 0; r < rows; r++, xr += stride, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
-            const BNG_VMEM half *kw = dxr + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(half))) - r) * stride;
+            const BNG_VMEM half *kw = kr + r / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride;
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dyr + 0, kw + 0, bit), dy_mean0);
@@ -943,9 +1095,9 @@ void bng_f16_dx_train_keeps_ukernel__mt7004_c128_v32(
 
 void bng_f16_dx_infer_keeps_ukernel__mt7004_c128_v32(
     size_t rows, size_t channels, size_t stride,
-    const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
+    const BNG_VMEM void *dy_data, const BNG_VMEM void *keeps_data, size_t keeps_stride, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
 {
-    const BNG_VMEM half *dy = dy_data;
+    const BNG_VMEM half *dy = dy_data, *keeps = keeps_data;
     BNG_VMEM half *dx = dx_data;
 
     (void)channels;    /* always 128 */
@@ -955,14 +1107,15 @@ void bng_f16_dx_infer_keeps_ukernel__mt7004_c128_v32(
         const bng_f32x32 gain1 = bng_f32x32_load_f32(gain + c + 32);
         const bng_f32x32 gain2 = bng_f32x32_load_f32(gain + c + 64);
         const bng_f32x32 gain3 = bng_f32x32_load_f32(gain + c + 96);
-        const BNG_VMEM half *dyr = dy + c;
+        const BNG_VMEM half *dyr = dy + c, *kr = keeps + c;
         BNG_VMEM half *dxr = dx + c;
         size_t r;
 
-        /* dx is not dy; a keep word is read before its row is stored. */
+        /* dx may be dy or the keeps' array: each segment's dy and word are read before it
+         * is stored. */
         for (r = 0; r < rows; r++, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
-            const BNG_VMEM half *kw = dxr + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(half))) - r) * stride;
+            const BNG_VMEM half *kw = kr + r / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride;
             bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_relu_keeps_f16(dyr + 0, kw + 0, bit)), stream);
             bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_relu_keeps_f16(dyr + 32, kw + 32, bit)), stream);
             bng_f32x32_store_out_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_load_relu_keeps_f16(dyr + 64, kw + 64, bit)), stream);
@@ -1458,13 +1611,113 @@ void bng_f16_dx_infer_relu_ukernel__mt7004_c256_v32(
     bng_store_out_end(stream);
 }
 
+void bng_f16_reduce_keeps_ukernel__mt7004_c256_v32(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *keeps_data, size_t keeps_stride, const BNG_VMEM float *mean,
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
+{
+    const BNG_VMEM half *x = x_data, *dy = dy_data, *keeps = keeps_data;
+
+    (void)channels;    /* always 256 */
+    {
+        const size_t c = 0;
+        const bng_f32x32 mean0 = bng_f32x32_load_f32(mean + c + 0);
+        const bng_f32x32 mean1 = bng_f32x32_load_f32(mean + c + 32);
+        const bng_f32x32 mean2 = bng_f32x32_load_f32(mean + c + 64);
+        const bng_f32x32 mean3 = bng_f32x32_load_f32(mean + c + 96);
+        const bng_f32x32 mean4 = bng_f32x32_load_f32(mean + c + 128);
+        const bng_f32x32 mean5 = bng_f32x32_load_f32(mean + c + 160);
+        const bng_f32x32 mean6 = bng_f32x32_load_f32(mean + c + 192);
+        const bng_f32x32 mean7 = bng_f32x32_load_f32(mean + c + 224);
+        const BNG_VMEM half *xr = x + c, *dyr = dy + c;
+        const BNG_VMEM half *kr = keeps + c;    /* the block's first words */
+        size_t left = rows;
+
+        while (left != 0) {
+            size_t n = left < BNG_BLOCK_ROWS ? left : BNG_BLOCK_ROWS;
+            size_t i;
+            bng_f32x32 acc_dy0 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm0 = bng_f32x32_zero();
+            bng_f32x32 acc_dy1 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm1 = bng_f32x32_zero();
+            bng_f32x32 acc_dy2 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm2 = bng_f32x32_zero();
+            bng_f32x32 acc_dy3 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm3 = bng_f32x32_zero();
+            bng_f32x32 acc_dy4 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm4 = bng_f32x32_zero();
+            bng_f32x32 acc_dy5 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm5 = bng_f32x32_zero();
+            bng_f32x32 acc_dy6 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm6 = bng_f32x32_zero();
+            bng_f32x32 acc_dy7 = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm7 = bng_f32x32_zero();
+
+            left -= n;
+            for (i = 0; i < n; i++, xr += stride, dyr += stride) {
+                const unsigned bit = (unsigned)(i % BNG_KEEP_ROWS(sizeof(half)));
+                const BNG_VMEM half *kw = kr + i / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride;
+                const bng_f32x32 dy_vec0 = bng_f32x32_load_relu_keeps_f16(dyr + 0, kw + 0, bit);
+                const bng_f32x32 xm0 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
+                const bng_f32x32 dy_vec1 = bng_f32x32_load_relu_keeps_f16(dyr + 32, kw + 32, bit);
+                const bng_f32x32 xm1 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
+                const bng_f32x32 dy_vec2 = bng_f32x32_load_relu_keeps_f16(dyr + 64, kw + 64, bit);
+                const bng_f32x32 xm2 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 64), mean2);
+                const bng_f32x32 dy_vec3 = bng_f32x32_load_relu_keeps_f16(dyr + 96, kw + 96, bit);
+                const bng_f32x32 xm3 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 96), mean3);
+                const bng_f32x32 dy_vec4 = bng_f32x32_load_relu_keeps_f16(dyr + 128, kw + 128, bit);
+                const bng_f32x32 xm4 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 128), mean4);
+                const bng_f32x32 dy_vec5 = bng_f32x32_load_relu_keeps_f16(dyr + 160, kw + 160, bit);
+                const bng_f32x32 xm5 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 160), mean5);
+                const bng_f32x32 dy_vec6 = bng_f32x32_load_relu_keeps_f16(dyr + 192, kw + 192, bit);
+                const bng_f32x32 xm6 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 192), mean6);
+                const bng_f32x32 dy_vec7 = bng_f32x32_load_relu_keeps_f16(dyr + 224, kw + 224, bit);
+                const bng_f32x32 xm7 = bng_f32x32_sub(bng_f32x32_load_f16(xr + 224), mean7);
+                acc_dy0 = bng_f32x32_add(acc_dy0, dy_vec0);
+                acc_dyxm0 = bng_f32x32_add(acc_dyxm0, bng_f32x32_mul(dy_vec0, xm0));
+                acc_dy1 = bng_f32x32_add(acc_dy1, dy_vec1);
+                acc_dyxm1 = bng_f32x32_add(acc_dyxm1, bng_f32x32_mul(dy_vec1, xm1));
+                acc_dy2 = bng_f32x32_add(acc_dy2, dy_vec2);
+                acc_dyxm2 = bng_f32x32_add(acc_dyxm2, bng_f32x32_mul(dy_vec2, xm2));
+                acc_dy3 = bng_f32x32_add(acc_dy3, dy_vec3);
+                acc_dyxm3 = bng_f32x32_add(acc_dyxm3, bng_f32x32_mul(dy_vec3, xm3));
+                acc_dy4 = bng_f32x32_add(acc_dy4, dy_vec4);
+                acc_dyxm4 = bng_f32x32_add(acc_dyxm4, bng_f32x32_mul(dy_vec4, xm4));
+                acc_dy5 = bng_f32x32_add(acc_dy5, dy_vec5);
+                acc_dyxm5 = bng_f32x32_add(acc_dyxm5, bng_f32x32_mul(dy_vec5, xm5));
+                acc_dy6 = bng_f32x32_add(acc_dy6, dy_vec6);
+                acc_dyxm6 = bng_f32x32_add(acc_dyxm6, bng_f32x32_mul(dy_vec6, xm6));
+                acc_dy7 = bng_f32x32_add(acc_dy7, dy_vec7);
+                acc_dyxm7 = bng_f32x32_add(acc_dyxm7, bng_f32x32_mul(dy_vec7, xm7));
+            }
+            kr += n / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride;    /* n is a whole block but at the end */
+            bng_f32x32_store_f32(sum_dy + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 0), acc_dy0));
+            bng_f32x32_store_f32(sum_dyxm + c + 0, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 0), acc_dyxm0));
+            bng_f32x32_store_f32(sum_dy + c + 32, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 32), acc_dy1));
+            bng_f32x32_store_f32(sum_dyxm + c + 32, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 32), acc_dyxm1));
+            bng_f32x32_store_f32(sum_dy + c + 64, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 64), acc_dy2));
+            bng_f32x32_store_f32(sum_dyxm + c + 64, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 64), acc_dyxm2));
+            bng_f32x32_store_f32(sum_dy + c + 96, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 96), acc_dy3));
+            bng_f32x32_store_f32(sum_dyxm + c + 96, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 96), acc_dyxm3));
+            bng_f32x32_store_f32(sum_dy + c + 128, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 128), acc_dy4));
+            bng_f32x32_store_f32(sum_dyxm + c + 128, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 128), acc_dyxm4));
+            bng_f32x32_store_f32(sum_dy + c + 160, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 160), acc_dy5));
+            bng_f32x32_store_f32(sum_dyxm + c + 160, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 160), acc_dyxm5));
+            bng_f32x32_store_f32(sum_dy + c + 192, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 192), acc_dy6));
+            bng_f32x32_store_f32(sum_dyxm + c + 192, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 192), acc_dyxm6));
+            bng_f32x32_store_f32(sum_dy + c + 224, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c + 224), acc_dy7));
+            bng_f32x32_store_f32(sum_dyxm + c + 224, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c + 224), acc_dyxm7));
+        }
+    }
+}
+
 void bng_f16_dx_train_keeps_ukernel__mt7004_c256_v32(
     size_t rows, size_t channels, size_t stride,
-    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *keeps_data, size_t keeps_stride, BNG_VMEM void *dx_data,
     const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
     const BNG_VMEM float *slope, int stream)
 {
-    const BNG_VMEM half *x = x_data, *dy = dy_data;
+    const BNG_VMEM half *x = x_data, *dy = dy_data, *keeps = keeps_data;
     BNG_VMEM half *dx = dx_data;
 
     (void)channels;    /* always 256 */
@@ -1502,14 +1755,15 @@ void bng_f16_dx_train_keeps_ukernel__mt7004_c256_v32(
         const bng_f32x32 gain7 = bng_f32x32_load_f32(gain + c + 224);
         const bng_f32x32 dy_mean7 = bng_f32x32_load_f32(dy_mean + c + 224);
         const bng_f32x32 slope7 = bng_f32x32_load_f32(slope + c + 224);
-        const BNG_VMEM half *xr = x + c, *dyr = dy + c;
+        const BNG_VMEM half *xr = x + c, *dyr = dy + c, *kr = keeps + c;
         BNG_VMEM half *dxr = dx + c;
         size_t r;
 
-        /* dx is neither x nor dy; a keep word is read before its row is stored. */
+        /* dx may be x, dy or the keeps' array: each segment's x, dy and word are read before
+         * it is stored. */
         for (r = 0; r < rows; r++, xr += stride, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
-            const BNG_VMEM half *kw = dxr + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(half))) - r) * stride;
+            const BNG_VMEM half *kw = kr + r / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride;
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dyr + 0, kw + 0, bit), dy_mean0);
@@ -1557,9 +1811,9 @@ void bng_f16_dx_train_keeps_ukernel__mt7004_c256_v32(
 
 void bng_f16_dx_infer_keeps_ukernel__mt7004_c256_v32(
     size_t rows, size_t channels, size_t stride,
-    const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
+    const BNG_VMEM void *dy_data, const BNG_VMEM void *keeps_data, size_t keeps_stride, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
 {
-    const BNG_VMEM half *dy = dy_data;
+    const BNG_VMEM half *dy = dy_data, *keeps = keeps_data;
     BNG_VMEM half *dx = dx_data;
 
     (void)channels;    /* always 256 */
@@ -1573,14 +1827,15 @@ void bng_f16_dx_infer_keeps_ukernel__mt7004_c256_v32(
         const bng_f32x32 gain5 = bng_f32x32_load_f32(gain + c + 160);
         const bng_f32x32 gain6 = bng_f32x32_load_f32(gain + c + 192);
         const bng_f32x32 gain7 = bng_f32x32_load_f32(gain + c + 224);
-        const BNG_VMEM half *dyr = dy + c;
+        const BNG_VMEM half *dyr = dy + c, *kr = keeps + c;
         BNG_VMEM half *dxr = dx + c;
         size_t r;
 
-        /* dx is not dy; a keep word is read before its row is stored. */
+        /* dx may be dy or the keeps' array: each segment's dy and word are read before it
+         * is stored. */
         for (r = 0; r < rows; r++, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
-            const BNG_VMEM half *kw = dxr + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(half))) - r) * stride;
+            const BNG_VMEM half *kw = kr + r / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride;
             bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_relu_keeps_f16(dyr + 0, kw + 0, bit)), stream);
             bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_relu_keeps_f16(dyr + 32, kw + 32, bit)), stream);
             bng_f32x32_store_out_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_load_relu_keeps_f16(dyr + 64, kw + 64, bit)), stream);
@@ -1800,21 +2055,75 @@ void bng_f16_dx_infer_relu_ukernel__mt7004_generic_v32(
     bng_store_out_end(stream);
 }
 
+void bng_f16_reduce_keeps_ukernel__mt7004_generic_v32(
+    size_t rows, size_t channels, size_t stride,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *keeps_data, size_t keeps_stride, const BNG_VMEM float *mean,
+    BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm)
+{
+    const BNG_VMEM half *x = x_data, *dy = dy_data, *keeps = keeps_data;
+
+    while (rows != 0) {
+        const size_t n = rows < BNG_BLOCK_ROWS ? rows : BNG_BLOCK_ROWS;
+
+        size_t c;
+
+        for (c = 0; c + 32 <= channels; c += 32) {
+            const bng_f32x32 m = bng_f32x32_load_f32(mean + c);
+            bng_f32x32 acc_dy = bng_f32x32_zero();
+            bng_f32x32 acc_dyxm = bng_f32x32_zero();
+            size_t i;
+
+            for (i = 0; i < n; i++) {
+                const unsigned bit = (unsigned)(i % BNG_KEEP_ROWS(sizeof(half)));
+                const bng_f32x32 dy_vec = bng_f32x32_load_relu_keeps_f16(dy + i * stride + c, keeps + i / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride + c, bit);
+                const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i * stride + c), m);
+                acc_dy = bng_f32x32_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x32_add(acc_dyxm, bng_f32x32_mul(dy_vec, xm));
+            }
+            bng_f32x32_store_f32(sum_dy + c, bng_f32x32_add(bng_f32x32_load_f32(sum_dy + c), acc_dy));
+            bng_f32x32_store_f32(sum_dyxm + c, bng_f32x32_add(bng_f32x32_load_f32(sum_dyxm + c), acc_dyxm));
+
+        }
+        for (; c < channels; c++) {
+            const bng_f32x1 m = bng_f32x1_load_f32(mean + c);
+            bng_f32x1 acc_dy = bng_f32x1_zero();
+            bng_f32x1 acc_dyxm = bng_f32x1_zero();
+            size_t i;
+
+            for (i = 0; i < n; i++) {
+                const unsigned bit = (unsigned)(i % BNG_KEEP_ROWS(sizeof(half)));
+                const bng_f32x1 dy_vec = bng_f32x1_load_relu_keeps_f16(dy + i * stride + c, keeps + i / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride + c, bit);
+                const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i * stride + c), m);
+                acc_dy = bng_f32x1_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x1_add(acc_dyxm, bng_f32x1_mul(dy_vec, xm));
+            }
+            bng_f32x1_store_f32(sum_dy + c, bng_f32x1_add(bng_f32x1_load_f32(sum_dy + c), acc_dy));
+            bng_f32x1_store_f32(sum_dyxm + c, bng_f32x1_add(bng_f32x1_load_f32(sum_dyxm + c), acc_dyxm));
+
+        }
+        rows -= n;
+        x += n * stride;
+        dy += n * stride;
+        keeps += n / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride;    /* n is a whole block but at the end */
+    }
+}
+
 void bng_f16_dx_train_keeps_ukernel__mt7004_generic_v32(
     size_t rows, size_t channels, size_t stride,
-    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data,
+    const BNG_VMEM void *x_data, const BNG_VMEM void *dy_data, const BNG_VMEM void *keeps_data, size_t keeps_stride, BNG_VMEM void *dx_data,
     const BNG_VMEM float *mean, const BNG_VMEM float *gain, const BNG_VMEM float *dy_mean,
     const BNG_VMEM float *slope, int stream)
 {
-    const BNG_VMEM half *x = x_data, *dy = dy_data;
+    const BNG_VMEM half *x = x_data, *dy = dy_data, *keeps = keeps_data;
     BNG_VMEM half *dx = dx_data;
 
     size_t r;
 
-    /* dx is neither x nor dy; a keep word is read before its row is stored. */
+    /* dx may be x, dy or the keeps' array: each vector's x, dy and word are read before
+     * it is stored. */
     for (r = 0; r < rows; r++, x += stride, dy += stride, dx += stride) {
         const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
-        const BNG_VMEM half *kw = dx + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(half))) - r) * stride;
+        const BNG_VMEM half *kw = keeps + r / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride;
         size_t c;
 
         for (c = 0; c + 32 <= channels; c += 32) {
@@ -1833,17 +2142,18 @@ void bng_f16_dx_train_keeps_ukernel__mt7004_generic_v32(
 
 void bng_f16_dx_infer_keeps_ukernel__mt7004_generic_v32(
     size_t rows, size_t channels, size_t stride,
-    const BNG_VMEM void *dy_data, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
+    const BNG_VMEM void *dy_data, const BNG_VMEM void *keeps_data, size_t keeps_stride, BNG_VMEM void *dx_data, const BNG_VMEM float *gain, int stream)
 {
-    const BNG_VMEM half *dy = dy_data;
+    const BNG_VMEM half *dy = dy_data, *keeps = keeps_data;
     BNG_VMEM half *dx = dx_data;
 
     size_t r;
 
-    /* dx is not dy; a keep word is read before its row is stored. */
+    /* dx may be dy or the keeps' array: each vector's dy and word are read before it is
+     * stored. */
     for (r = 0; r < rows; r++, dy += stride, dx += stride) {
         const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
-        const BNG_VMEM half *kw = dx + (bng_keep_row(r, rows, BNG_KEEP_ROWS(sizeof(half))) - r) * stride;
+        const BNG_VMEM half *kw = keeps + r / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride;
         size_t c;
 
         for (c = 0; c + 32 <= channels; c += 32)

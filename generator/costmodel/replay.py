@@ -280,13 +280,13 @@ def minimum_ddr_bytes(call: Call, element_bytes: int, stats_bytes: int) -> int:
     written once; scale, bias and the moving statistics read, the saved and the moving
     statistics written (eight per-channel arrays); with its fused ReLU, its keep bits
     written too (a word of x's type per channel per 8 * element_bytes rows; in NCHW per
-    plane per 8 * element_bytes of its values, a plane's last word its own)."""
+    plane per 8 * element_bytes of its values, a plane's last word its own). The
+    backward from those bits (NHWC) reads them in y's place: once."""
+    per_word = 8 * element_bytes
+    words = (0 if not call.relu or not (call.forward or call.bits)
+             else call.batch * call.channel * -(-call.spatial // per_word) if call.spatial
+             else -(-call.batch // per_word) * call.channel)
     if call.forward:
-        per_word = 8 * element_bytes
-        words = (0 if not call.relu
-                 else call.batch * call.channel * -(-call.spatial // per_word) if call.spatial
-                 else -(-call.batch // per_word) * call.channel)
-        return (2 * call.elements + words) * element_bytes \
-            + 8 * call.channel * stats_bytes
-    arrays = 4 if call.relu else 3
-    return arrays * call.elements * element_bytes + 5 * call.channel * stats_bytes
+        return (2 * call.elements + words) * element_bytes + 8 * call.channel * stats_bytes
+    arrays = 4 if call.relu and not call.bits else 3
+    return (arrays * call.elements + words) * element_bytes + 5 * call.channel * stats_bytes

@@ -73,8 +73,8 @@ LEGEND = (
     "columns: layers how many layers of the network have the shape; cores the cores the "
     "call runs on; predicted_us the predicted time of one call; floor_us the DDR floor, the "
     "least bytes the call can move (x, dy read once, dx written once, the per-channel "
-    "arrays once; y too with the fused ReLU; the training forward: x read once, y written "
-    "once) at ddr_mb_per_s; floor% the floor as a share "
+    "arrays once; y too with the fused ReLU, its keep bits instead from the forward's bits; "
+    "the training forward: x read once, y written once) at ddr_mb_per_s; floor% the floor as a share "
     "of the prediction (100: as fast as the memory allows); own% the time the call's own "
     "DDR bytes take, as a share (how busy the schedule keeps DDR); DDR_MB, min_MB the "
     "bytes moved to and from DDR and the least, xmin their ratio; GSM_MB the bytes to and "
@@ -130,34 +130,42 @@ def training_steps(dtype: str, rows: List[Tuple[Shape, Prediction]]) -> List[str
     forward: each layer's whole training step, its forward (with the fused ReLU and its
     bits where a ReLU follows) and its backward (the fused ReLU backward there, the
     vendor's call, or in NCHW the plain NCHW call, elsewhere), summed over the network's
-    layers; none unless every layer has both."""
+    layers; none unless every layer has both. Where the rows have the fused backward
+    from the forward's keep bits (NHWC), the step with it as well."""
     calls: Dict[Tuple[str, str, str, int, str], Tuple[Shape, Prediction]] = {}
     for s, p in rows:
         if s.label.startswith("resnet50"):
-            kind = "forward" if s.forward else "relu" if s.relu else "plain"
+            kind = "forward" if s.forward else "bits" if s.bits else "relu" if s.relu else "plain"
             layout = "NCHW" if s.spatial else "NHWC"
             calls[(layout, s.label.split()[1], s.size, p.call.cores, kind)] = (s, p)
-    steps: Dict[Tuple[str, str, int], List[float]] = {}
+    with_bits = {(layout, n, cores) for (layout, n, _, cores, kind) in calls if kind == "bits"}
+    steps: Dict[Tuple[str, str, int, bool], List[float]] = {}
     for (layout, n, size, cores, kind), (s, p) in calls.items():
         if kind != "forward":
             continue
-        backward = calls.get((layout, n, size, cores, "relu" if s.relu else "plain"))
-        t = steps.setdefault((layout, n, cores), [0, 0.0, 0.0, 0])
-        if backward is None:
-            t[3] += 1       # a layer without its backward's row: no total
-            continue
-        t[0] += s.layers
-        t[1] += s.layers * (p.seconds + backward[1].seconds)
-        t[2] += s.layers * (p.floor_seconds + backward[1].floor_seconds)
+        for from_bits in (False, True):
+            if from_bits and (layout, n, cores) not in with_bits:
+                continue
+            relu_kind = "bits" if from_bits else "relu"
+            backward = calls.get((layout, n, size, cores, relu_kind if s.relu else "plain"))
+            t = steps.setdefault((layout, n, cores, from_bits), [0, 0.0, 0.0, 0])
+            if backward is None:
+                t[3] += 1       # a layer without its backward's row: no total
+                continue
+            t[0] += s.layers
+            t[1] += s.layers * (p.seconds + backward[1].seconds)
+            t[2] += s.layers * (p.floor_seconds + backward[1].floor_seconds)
     for (layout, n, size, cores, kind) in calls:     # a layer's backward without its forward
-        if kind == "plain" and (layout, n, cores) in steps \
-                and (layout, n, size, cores, "forward") not in calls:
-            steps[(layout, n, cores)][3] += 1
+        for from_bits in (False, True):
+            if kind == "plain" and (layout, n, cores, from_bits) in steps \
+                    and (layout, n, size, cores, "forward") not in calls:
+                steps[(layout, n, cores, from_bits)][3] += 1
     return [f"  {dtype} resnet50 {n} training step{' in NCHW' if layout == 'NCHW' else ''} "
-            f"(forward, ReLU, backward), {cores} cores: "
+            f"(forward, ReLU, backward{' from the keep bits' if from_bits else ''}), "
+            f"{cores} cores: "
             f"{t[0]} layers {t[1] * 1e3:.2f} ms (DDR floor {t[2] * 1e3:.2f} ms, "
             f"{100 * t[2] / t[1]:.0f}%)"
-            for (layout, n, cores), t in steps.items() if not t[3] and t[0]]
+            for (layout, n, cores, from_bits), t in steps.items() if not t[3] and t[0]]
 
 
 def write_csv(path: str, rows: List[Tuple[Shape, Prediction]]) -> None:
@@ -169,12 +177,12 @@ def write_csv(path: str, rows: List[Tuple[Shape, Prediction]]) -> None:
     w = csv.writer(out, lineterminator="\n")
     w.writerow(["label", "dtype", "batch", "channel", "cores", "layers", "predicted_us", "floor_us",
                 "ddr_bytes", "min_ddr_bytes", "gsm_bytes", "am_bytes", "bound"]
-               + [f"{k}_us" for k in BOUNDS] + ["barrier_us", "spatial", "relu", "forward"])
+               + [f"{k}_us" for k in BOUNDS] + ["barrier_us", "spatial", "relu", "forward", "bits"])
     for s, p in rows:
         w.writerow([s.label, p.call.dtype, s.batch, s.channel, p.call.cores, s.layers,
                     f"{p.seconds * 1e6:.3f}", f"{p.floor_seconds * 1e6:.3f}", p.bytes["ddr"],
                     p.min_ddr_bytes, p.bytes["gsm"], p.bytes["am"], p.bound]
                    + [f"{p.spent[k] * 1e6:.3f}" for k in BOUNDS + ("barrier",)]
-                   + [s.spatial, int(s.relu), int(s.forward)])
+                   + [s.spatial, int(s.relu), int(s.forward), int(s.bits)])
     with open(path, "w", encoding="utf-8") as f:
         f.write(out.getvalue())

@@ -2,7 +2,8 @@
 batch 1, 8 and 32, and the bench's shapes (bench/bench.c); at batch 32, where the
 target has the extensions, its layers followed by a ReLU with the fused ReLU backward,
 every layer in NCHW (those followed by a ReLU also fused), and every layer's training
-forward (in NCHW too where the target has both)."""
+forward (in NCHW too where the target has both); with relu and forward, the layers a
+ReLU follows fused in NHWC from the forward's keep bits too."""
 
 import re
 from dataclasses import dataclass, replace
@@ -21,6 +22,8 @@ class Shape:
     relu: bool = False  # the fused ReLU backward (the relu extension); with forward, the
                         # forward's fused ReLU and its keep bits (BNG_FWD_RELU)
     forward: bool = False   # the training forward's _s (the forward extension)
+    bits: bool = False      # with relu: the backward from the forward's keep bits
+                            # (BNG_FLAG_RELU_BITS; NHWC)
 
     @property
     def size(self) -> str:
@@ -40,7 +43,8 @@ class Shape:
     def extension(self) -> str:
         """The extensions as a label: "nchw", "relu", "nchw relu", "forward", "forward
         relu", "forward nchw", "forward nchw relu", or "" (the vendor's)."""
-        return " ".join(self.extensions + (("relu",) if self.forward and self.relu else ()))
+        return " ".join(self.extensions + (("relu",) if self.forward and self.relu else ())
+                        + (("bits",) if self.bits else ()))
 
 
 # ResNet-50 as torchvision builds it (v1.5: a bottleneck's stride on its 3x3
@@ -97,16 +101,19 @@ def default_shapes(extensions: Tuple[str, ...] = ()) -> List[Shape]:
     if "forward" in has:     # with its ReLU and keep bits where a ReLU follows
         out += [_extended(pixels, c, layers, nchw=nchw, forward=True, relu=relu)
                 for nchw in layouts for pixels, c, layers, relu in RESNET50]
+    if {"relu", "forward"} <= has:     # the backward from those keep bits
+        out += [_extended(pixels, c, layers, relu=True, bits=True)
+                for pixels, c, layers, relu in RESNET50 if relu]
     return out
 
 
-SHAPE = re.compile(r"([1-9][0-9]{0,9})x([1-9][0-9]{0,4})(?:x([1-9][0-9]{0,9}))?(:relu)?\Z")
+SHAPE = re.compile(r"([1-9][0-9]{0,9})x([1-9][0-9]{0,4})(?:x([1-9][0-9]{0,9}))?(:relu(:bits)?)?\Z")
 FORWARD = re.compile(r"([1-9][0-9]{0,9})x([1-9][0-9]{0,4})(?:x([1-9][0-9]{0,9}))?:fwd(:relu)?\Z")
 
 
 def parse_shapes(text: str) -> List[Shape]:
-    """SHAPES="BxC ...": batch (rows) x channel; BxC:relu with the fused ReLU backward;
-    NxCxS in NCHW (batch x channel x spatial), NxCxS:relu with the fused ReLU; BxC:fwd
+    """SHAPES="BxC ...": batch (rows) x channel; BxC:relu with the fused ReLU backward,
+    BxC:relu:bits from the forward's keep bits; NxCxS in NCHW (batch x channel x spatial), NxCxS:relu with the fused ReLU; BxC:fwd
     the training forward, BxC:fwd:relu with its fused ReLU and keep bits, NxCxS:fwd in
     NCHW."""
     out = []
@@ -114,13 +121,18 @@ def parse_shapes(text: str) -> List[Shape]:
         m, f = SHAPE.match(word), FORWARD.match(word)
         if not m and not f:
             raise ConfigError("SHAPES", word, "not a shape; write BATCHxCHANNEL, e.g. 401408x64, "
-                              "BATCHxCHANNEL:relu (fused ReLU), BATCHxCHANNELxSPATIAL (NCHW) or "
+                              "BATCHxCHANNEL:relu (fused ReLU; :relu:bits from the forward's "
+                              "keep bits), BATCHxCHANNELxSPATIAL (NCHW) or "
                               "BATCHxCHANNEL:fwd (the training forward; :fwd:relu with its ReLU; "
                               "NxCxS:fwd in NCHW)")
+        if m and m.group(3) and m.group(5):
+            raise ConfigError("SHAPES", word, "the backward from the keep bits is NHWC's only "
+                              "(BATCHxCHANNEL:relu:bits) in this version")
         shape = (Shape(int(f.group(1)), int(f.group(2)), "SHAPES", spatial=int(f.group(3) or 0),
                        forward=True, relu=bool(f.group(4))) if f else
                  Shape(int(m.group(1)), int(m.group(2)), "SHAPES",
-                       spatial=int(m.group(3) or 0), relu=bool(m.group(4))))
+                       spatial=int(m.group(3) or 0), relu=bool(m.group(4)),
+                       bits=bool(m.group(5))))
         out.append(replace(shape, label=f"SHAPES {shape.extension}".rstrip()))
     if not out:
         raise ConfigError("SHAPES", "", "no shape given")

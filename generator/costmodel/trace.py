@@ -73,6 +73,8 @@ class Call:
     relu: bool = False        # BNG_FLAG_RELU: y read beside x and dy (the forward's:
                               # BNG_FWD_RELU, its keep bits out beside y)
     forward: bool = False     # the training forward's _s: x in, y out
+    bits: bool = False        # with relu, BNG_FLAG_RELU_BITS: the forward's keep bits
+                              # read in y's place (NHWC)
 
     @property
     def cores(self) -> int:
@@ -141,8 +143,9 @@ def parse(text: str) -> List[Call]:
                 dtype, shape, _, mask, _, train = words[1:7]
                 batch, channel, *spatial = map(int, shape.split("x"))
                 extra = {"spatial": spatial[0]} if spatial else {}
-                if words[7:] == ["relu"]:
+                if words[7:] in (["relu"], ["relu", "bits"]):
                     extra["relu"] = True
+                    extra["bits"] = len(words) == 9
                 elif words[7:] in (["fwd"], ["relu", "fwd"]):
                     extra["forward"] = True
                     extra["relu"] = len(words) == 9

@@ -1,5 +1,7 @@
 /* The fused ReLU backward (BNG_FLAG_RELU, batch_norm_grad_ext.h) against the
- * separate pass; on a target without relu, the flag refused.
+ * separate pass, from y and from the forward's keep bits (BNG_FLAG_RELU_BITS: packed
+ * here by the suite's own predicate, and as the training forward writes them); on a
+ * target without relu, the flags refused.
  */
 #include <check.h>
 #include <limits.h>
@@ -13,12 +15,16 @@
 #include "bng_suites.h"
 
 #if BNG_HAS_RELU
+#if BNG_HAS_FORWARD
+#include "bng_forward_case.h"
+#endif
 
 /* The kinds of forward output the fused tests mask by: nothing masked, everything
  * masked, a random half, and the edge values of the rule (+0, -0, NaN of either sign,
  * +-Inf, tiny of either sign, the least subnormal of either sign) mixed with ordinary
- * ones. */
-enum { Y_ALL_POSITIVE, Y_ALL_MASKED, Y_RANDOM, Y_EDGES, Y_KINDS };
+ * ones; where the target has the forward, y and its bits as the training forward with
+ * BNG_FWD_RELU | BNG_FWD_RELU_BITS writes them. */
+enum { Y_ALL_POSITIVE, Y_ALL_MASKED, Y_RANDOM, Y_EDGES, Y_FORWARD, Y_KINDS };
 
 /* The least subnormal of t's type, as bits: a double rounded to it would be flushed to
  * 0 in the suite's ftz mode. */
@@ -62,12 +68,74 @@ static void spoil_masked_dy(const bng_dtype *t, void *dy, const void *y, size_t 
             t->set(dy, i, spoilers[(i / 3) % 4]);
 }
 
-/* A pair of cases with the same data: `fused` runs with BNG_FLAG_RELU and y, `apart`
- * with dy through bng_relu_backward first and no flag. */
+/* A pair of cases with the same data: `fused` runs with BNG_FLAG_RELU and y (or, with
+ * BNG_FLAG_RELU_BITS as well, y's keep bits), `apart` with dy through bng_relu_backward
+ * first and no flag. */
 typedef struct {
     bng_case fused, apart;
-    bng_buffer y;
+    bng_buffer y, bits;
 } relu_pair;
+
+/* A buffer of `bytes` between guard bytes. */
+static bng_buffer guarded(size_t bytes)
+{
+    bng_buffer b;
+    b.raw = bng_test_alloc(bytes + 2 * BNG_GUARD);
+    memset(b.raw, BNG_GUARD_BYTE, bytes + 2 * BNG_GUARD);
+    b.p = b.raw + BNG_GUARD;
+    b.bytes = bytes;
+    return b;
+}
+
+/* The keep bits of y in the format the contract gives the forward's (batch_norm_fwd.h):
+ * row r's bit of channel c is bit r % W of the element-sized word r / W * channel + c,
+ * W the element's bits, a last word's missing rows 0; from the suite's predicate. */
+static bng_buffer pack_bits(const bng_dtype *t, const void *y, size_t batch, size_t channel)
+{
+    const size_t w = 8 * t->size, words = (batch + w - 1) / w;
+    bng_buffer b = guarded(words * channel * t->size);
+    size_t g, c, i;
+
+    for (g = 0; g < words; g++)
+        for (c = 0; c < channel; c++) {
+            uint32_t word = 0;
+            for (i = 0; i < w && g * w + i < batch; i++)
+                if (bng_relu_keeps(t, y, (g * w + i) * channel + c))
+                    word |= (uint32_t)1 << i;
+            bng_set_bits(t, b.p, g * channel + c, word, (uint16_t)word);
+        }
+    return b;
+}
+
+/* y and its bits from the training forward with its fused ReLU, on x of the forward's
+ * suite (Y_FORWARD). Without the forward, y as Y_RANDOM's and the suite's bits. */
+static void forward_y(relu_pair *p, const bng_dtype *t, size_t batch, size_t channel,
+                      unsigned seed)
+{
+#if BNG_HAS_FORWARD
+    fwd_case f;
+
+    fwd_init(&f, t, batch, channel, DATA_RANDOM, BNG_FWD_RELU | BNG_FWD_RELU_BITS, seed);
+    t->forward_p(f.x.p, f.y.p, f.params);
+    if (f.params[BNG_PARAM_STATUS] != BNG_OK)
+        ck_abort_msg("%s: the forward's status %lld", t->name, f.params[BNG_PARAM_STATUS]);
+    memcpy(p->y.p, f.y.p, f.y.bytes);
+    p->bits = guarded(f.bits.bytes);
+    memcpy(p->bits.p, f.bits.p, f.bits.bytes);
+    fwd_free(&f);
+#else
+    fill_y(t, p->y.p, batch * channel, Y_RANDOM, seed);
+    p->bits = pack_bits(t, p->y.p, batch, channel);
+#endif
+}
+
+/* The fused case's slot 15 and flag: y (on 0), or the bits (1). */
+static void relu_pair_use_bits(relu_pair *p, int bits)
+{
+    p->fused.params[BNG_CASE_FLAGS] = bits ? p->fused.params[BNG_CASE_FLAGS] | BNG_CASE_RELU_BITS
+                                           : p->fused.params[BNG_CASE_FLAGS] & ~(long long)BNG_CASE_RELU_BITS;
+    p->fused.params[BNG_CASE_Y] = (long long)(intptr_t)(bits ? p->bits.p : p->y.p);
+}
 
 static void relu_pair_init(relu_pair *p, const bng_dtype *t, size_t batch, size_t channel,
                            int train, int kind, unsigned seed)
@@ -75,11 +143,13 @@ static void relu_pair_init(relu_pair *p, const bng_dtype *t, size_t batch, size_
     const size_t n = batch * channel;
     bng_case_init(&p->fused, t, batch, channel, train, BNG_DATA_RANDOM, seed);
     bng_case_init_like(&p->apart, &p->fused);
-    p->y.raw = bng_test_alloc(n * t->size + 2 * BNG_GUARD);
-    memset(p->y.raw, BNG_GUARD_BYTE, n * t->size + 2 * BNG_GUARD);
-    p->y.p = p->y.raw + BNG_GUARD;
-    p->y.bytes = n * t->size;
-    fill_y(t, p->y.p, n, kind, seed);
+    p->y = guarded(n * t->size);
+    if (kind == Y_FORWARD)
+        forward_y(p, t, batch, channel, seed);
+    else {
+        fill_y(t, p->y.p, n, kind, seed);
+        p->bits = pack_bits(t, p->y.p, batch, channel);
+    }
     spoil_masked_dy(t, p->fused.dy.p, p->y.p, n);
     memcpy(p->apart.dy.p, p->fused.dy.p, p->fused.dy.bytes);
     bng_relu_backward(t, p->apart.dy.p, p->y.p, n);
@@ -96,11 +166,12 @@ static void relu_pair_free(relu_pair *p)
     p->fused.params[BNG_CASE_Y] = p->apart.params[BNG_CASE_Y];
     bng_case_check_guards(&p->fused);
     bng_case_check_guards(&p->apart);
-    if (!bng_buffer_guards_intact(&p->y))
-        ck_abort_msg("%s: guard bytes around y were written", p->fused.t->name);
+    if (!bng_buffer_guards_intact(&p->y) || !bng_buffer_guards_intact(&p->bits))
+        ck_abort_msg("%s: guard bytes around y or the bits were written", p->fused.t->name);
     bng_case_free(&p->fused);
     bng_case_free(&p->apart);
     bng_test_free(p->y.raw);
+    bng_test_free(p->bits.raw);
 }
 
 static double float_at(const void *base, size_t i)
@@ -140,12 +211,30 @@ static void expect_pair_same(const relu_pair *p, int op, const char *what)
     }
 }
 
-/* One op, fused and apart, on the same pair: the same bits. apply takes the sums the
- * separate pass's reduce gives (the same buffer in both). */
+/* One call of a case of the pair (its outputs marked first). */
+static void relu_pair_call(bng_case *k, int op, int shared, int mask, int accumulate,
+                           const char *what, const char *side)
+{
+    bng_case_mark_outputs(k);
+    if (accumulate) {
+        memcpy(k->dbias.p, k->scale.p, k->scale.bytes);     /* some old values */
+        memcpy(k->dscale.p, k->mean.p, k->mean.bytes);
+        k->params[BNG_CASE_FLAGS] |= BNG_CASE_ACCUMULATE;
+    }
+    bng_case_call(k, op, shared, k->x.p, k->dy.p, k->dx.p, mask);
+    k->params[BNG_CASE_FLAGS] &= ~(long long)BNG_CASE_ACCUMULATE;
+    if (k->params[BNG_PARAM_STATUS] != BNG_OK)
+        ck_abort_msg("%s %s (%s): status %lld", k->t->name, what, side,
+                     k->params[BNG_PARAM_STATUS]);
+}
+
+/* One op apart and fused, from y and from its keep bits, on the same pair: the same
+ * bits, all three. apply takes the sums the separate pass's reduce gives (the same
+ * buffer in each). */
 static void expect_fused_is_apart(relu_pair *p, int op, int shared, int mask, int accumulate)
 {
     char what[160];
-    int side;
+    int bits;
     snprintf(what, sizeof what, "relu op %d %s mask %#x accumulate %d %zux%zu train %d",
              op, shared ? "_s" : "_p", mask, accumulate, p->fused.batch, p->fused.channel,
              p->fused.is_train);
@@ -154,21 +243,16 @@ static void expect_fused_is_apart(relu_pair *p, int op, int shared, int mask, in
         ck_assert_int_eq(p->apart.params[BNG_PARAM_STATUS], BNG_OK);
         memcpy(p->fused.sums.p, p->apart.sums.p, p->apart.sums.bytes);
     }
-    for (side = 0; side < 2; side++) {
-        bng_case *k = side ? &p->apart : &p->fused;
-        bng_case_mark_outputs(k);
-        if (accumulate) {
-            memcpy(k->dbias.p, k->scale.p, k->scale.bytes);     /* some old values */
-            memcpy(k->dscale.p, k->mean.p, k->mean.bytes);
-            k->params[BNG_CASE_FLAGS] |= BNG_CASE_ACCUMULATE;
-        }
-        bng_case_call(k, op, shared, k->x.p, k->dy.p, k->dx.p, mask);
-        k->params[BNG_CASE_FLAGS] &= ~(long long)BNG_CASE_ACCUMULATE;
-        if (k->params[BNG_PARAM_STATUS] != BNG_OK)
-            ck_abort_msg("%s %s (%s): status %lld", k->t->name, what, side ? "apart" : "fused",
-                         k->params[BNG_PARAM_STATUS]);
+    relu_pair_call(&p->apart, op, shared, mask, accumulate, what, "apart");
+    for (bits = 0; bits <= 1; bits++) {
+        const char *from = bits ? "fused from the bits" : "fused from y";
+        char label[200];
+        snprintf(label, sizeof label, "%s, %s", what, from);
+        relu_pair_use_bits(p, bits);
+        relu_pair_call(&p->fused, op, shared, mask, accumulate, what, from);
+        relu_pair_use_bits(p, 0);
+        expect_pair_same(p, op, label);
     }
-    expect_pair_same(p, op, what);
 }
 
 /* Every extended call, fused, equals the separate ReLU backward pass followed by the
@@ -283,14 +367,17 @@ START_TEST(test_relu_edges_within_bound)
 END_TEST
 
 /* y may be the very array of x or dy, or overlap them: inputs are only read. In place
- * (dx the very array of dy, or of x) the fused call equals the separate pass in place:
- * an in-place _p call may not leave its keep bits in dx, which it still reads. */
+ * (dx the very array of dy, or of x) the fused call equals the separate pass in place,
+ * from y and from the bits: an in-place _p call may not leave its keep bits in dx,
+ * which it still reads. */
 START_TEST(test_relu_y_shares_inputs)
 {
     const size_t batch = 97, channel = 2 * T->lanes + 5, n = batch * channel;
+    static const char *const whats[] = {"y = x", "y = dy", "in place of dy", "in place of x",
+                                        "in place of dy, the bits", "in place of x, the bits"};
     int shared, which;
     for (shared = 0; shared <= 1; shared++)
-        for (which = 0; which < 4; which++) {
+        for (which = 0; which < 6; which++) {
             relu_pair p;
             relu_pair_init(&p, T, batch, channel, 1, Y_RANDOM, (unsigned)(7 + which));
             if (which < 2) {
@@ -303,25 +390,86 @@ START_TEST(test_relu_y_shares_inputs)
                 bng_case_call(k, BNG_OP_EXT, shared, k->x.p, k->dy.p, k->dx.p, FULL_MASK);
                 k->params[BNG_CASE_Y] = (long long)(intptr_t)p.y.p;
             } else {
-                /* in place: dx is dy (2) or x (3), in both */
-                bng_buffer *into = which == 2 ? &p.fused.dy : &p.fused.x;
+                /* in place: dx is dy (2, 4) or x (3, 5), in both; from the bits (4, 5) */
+                bng_buffer *into = which % 2 == 0 ? &p.fused.dy : &p.fused.x;
+                relu_pair_use_bits(&p, which >= 4);
                 bng_case_call(&p.fused, BNG_OP_EXT, shared, p.fused.x.p, p.fused.dy.p, into->p, FULL_MASK);
+                relu_pair_use_bits(&p, 0);
                 memcpy(p.fused.dx.p, into->p, into->bytes);
             }
             ck_assert_int_eq(p.fused.params[BNG_PARAM_STATUS], BNG_OK);
             {
-                bng_buffer *into = which == 2 ? &p.apart.dy : which == 3 ? &p.apart.x : &p.apart.dx;
+                bng_buffer *into = which < 2 ? &p.apart.dx : which % 2 == 0 ? &p.apart.dy : &p.apart.x;
                 bng_case_call(&p.apart, BNG_OP_EXT, shared, p.apart.x.p, p.apart.dy.p, into->p, FULL_MASK);
                 ck_assert_int_eq(p.apart.params[BNG_PARAM_STATUS], BNG_OK);
                 if (which >= 2)
                     memcpy(p.apart.dx.p, into->p, into->bytes);
             }
-            expect_pair_same(&p, BNG_OP_EXT, which == 0 ? "y = x" : which == 1 ? "y = dy"
-                                           : which == 2 ? "in place of dy" : "in place of x");
+            expect_pair_same(&p, BNG_OP_EXT, whats[which]);
             relu_pair_free(&p);
         }
 }
 END_TEST
+
+/* The bits in slot 15 (BNG_FLAG_RELU_BITS), hostile as y is, nothing written on error:
+ * NULL, misaligned, over an output (dx, its very array, dbias, dscale, reduce's sums:
+ * BNG_EOVERLAP; ending just before dx accepted, one element further refused: the
+ * span is the bits' length, not y's), RELU_BITS without RELU and (where the target has
+ * nchw) with NCHW (BNG_EFLAGS); over x, an input, accepted. */
+static void relu_bits_errors(relu_pair *p, int op, int shared)
+{
+    bng_case *k = &p->fused;
+    const size_t size = k->t->size, bits_bytes = p->bits.bytes;
+    const long long bits = (long long)(intptr_t)p->bits.p;
+    bng_buffer after;
+    unsigned char *dx_after;
+
+    k->params[BNG_CASE_FLAGS] = BNG_CASE_RELU;
+    relu_pair_use_bits(p, 1);
+    k->params[BNG_CASE_Y] = 0;
+    bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, FULL_MASK, BNG_ENULL, "bits NULL");
+    k->params[BNG_CASE_Y] = bits + 1;
+    bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, FULL_MASK, BNG_EALIGN, "bits misaligned");
+    if (op != BNG_OP_REDUCE) {
+        k->params[BNG_CASE_Y] = (long long)(intptr_t)k->dx.p;
+        bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, FULL_MASK, BNG_EOVERLAP, "bits the very dx");
+        /* dx right after the bits' last element, then one element into it */
+        after = guarded(bits_bytes + k->dx.bytes);
+        dx_after = (unsigned char *)after.p + bits_bytes;
+        memcpy(after.p, p->bits.p, bits_bytes);
+        k->params[BNG_CASE_Y] = (long long)(intptr_t)after.p;
+        bng_case_call(k, op, shared, k->x.p, k->dy.p, dx_after, FULL_MASK);
+        ck_assert_int_eq(k->params[BNG_PARAM_STATUS], BNG_OK);
+        bng_expect_refused(k, op, shared, k->x.p, k->dy.p, dx_after - size, FULL_MASK,
+                           BNG_EOVERLAP, "bits' last element under dx");
+        bng_test_free(after.raw);
+    }
+    if (op == BNG_OP_EXT || op == BNG_OP_APPLY) {
+        k->params[BNG_CASE_Y] = (long long)(intptr_t)k->dbias.p;
+        bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, FULL_MASK, BNG_EOVERLAP, "bits over dbias");
+        k->params[BNG_CASE_Y] = (long long)(intptr_t)k->dscale.p;
+        bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, FULL_MASK, BNG_EOVERLAP, "bits over dscale");
+    }
+    if (op == BNG_OP_REDUCE) {
+        k->params[BNG_CASE_Y] = (long long)(intptr_t)k->sums.p;
+        bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, FULL_MASK, BNG_EOVERLAP, "bits over the sums");
+    }
+    k->params[BNG_CASE_Y] = (long long)(intptr_t)k->x.p;
+    bng_case_call(k, op, shared, k->x.p, k->dy.p, k->dx.p, FULL_MASK);
+    ck_assert_int_eq(k->params[BNG_PARAM_STATUS], BNG_OK);
+    k->params[BNG_CASE_Y] = p->apart.params[BNG_CASE_Y];    /* without RELU: the sentinel */
+    k->params[BNG_CASE_FLAGS] = BNG_CASE_RELU_BITS;
+    bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, FULL_MASK, BNG_CASE_EFLAGS, "RELU_BITS without RELU");
+    k->params[BNG_CASE_Y] = bits;
+#if BNG_HAS_NCHW
+    k->params[BNG_CASE_FLAGS] = BNG_CASE_RELU | BNG_CASE_RELU_BITS | BNG_CASE_NCHW;
+    k->params[BNG_CASE_SPATIAL] = 1;
+    bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, FULL_MASK, BNG_CASE_EFLAGS, "RELU_BITS with NCHW");
+    k->params[BNG_CASE_SPATIAL] = p->apart.params[BNG_CASE_SPATIAL];
+#endif
+    k->params[BNG_CASE_FLAGS] = BNG_CASE_RELU;
+    relu_pair_use_bits(p, 0);
+}
 
 /* Hostile y and flags, in section 4's order, nothing written on error: y NULL
  * (BNG_ENULL, before a bad batch), misaligned (BNG_EALIGN), y overlapping an output
@@ -369,8 +517,9 @@ static void relu_errors(const bng_dtype *t, int shared)
             k->params[BNG_CASE_FLAGS] = BNG_CASE_RELU | BNG_CASE_ACCUMULATE;
             bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, mask, BNG_CASE_EFLAGS, "relu + accumulate");
         }
-        k->params[BNG_CASE_FLAGS] = BNG_CASE_RELU | 8;
+        k->params[BNG_CASE_FLAGS] = BNG_CASE_RELU | 64;
         bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, mask, BNG_CASE_EFLAGS, "an unknown bit");
+        relu_bits_errors(&p, op, shared);
         /* without the flag the y slot is not looked at */
         k->params[BNG_CASE_FLAGS] = 0;
         k->params[BNG_CASE_Y] = 3;

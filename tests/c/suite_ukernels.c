@@ -3,7 +3,8 @@
  * generic one at counts with tails, rows across block boundaries, rows of a wider
  * tensor (stride > channels: the elements between rows never written), dx in place
  * over x and over dy, streaming stores, the ReLU ukernels against the plain ones on a
- * masked dy and the _keeps ones on the bits reduce_relu left; the NCHW ukernels on
+ * masked dy (reduce_relu's keep words against the suite's own predicate) and the _keeps
+ * ones on keep words packed apart; the NCHW ukernels on
  * whole planes of each extent and on pieces of any length. Each output against a
  * scalar float32 replica of the formula bng_ukernel.h states (the same IEEE operations
  * in the same order: bit for bit), and each sum also against float64 within the bound
@@ -255,14 +256,85 @@ static void dx_cases(uk_case *u, const bng_kernel *k)
 }
 
 #if BNG_HAS_RELU
-/* The ReLU ukernels: reduce_relu's sums are reduce's on dy masked by y (and it leaves
- * the keep bits where it is told: in dx, as the driver's _p does); dx_*_relu give
- * dx_*'s bytes on the masked dy; dx_*_keeps give them from the bits reduce_relu left
- * in dx. */
+/* Keep words (element-sized, in t's storage) as the _keeps ukernels read them
+ * (bng_ukernel.h): word g of channel c at element g * keeps_stride + c, row g * W + i's
+ * keep (bng_relu_keeps, the suite's own predicate on y) in bit i, W the element's bits.
+ * The elements past `channels` in each word row stay marked. */
+static size_t uk_word_rows(const uk_case *u)
+{
+    return 8 * u->t->size;
+}
+
+static unsigned long uk_keep_word(const uk_case *u, size_t g, size_t c)
+{
+    const size_t w = uk_word_rows(u);
+    unsigned long word = 0;
+    size_t i;
+
+    for (i = 0; i < w && g * w + i < u->rows; i++)
+        if (bng_relu_keeps(u->t, u->y.p, (g * w + i) * u->stride + c))
+            word |= 1ul << i;
+    return word;
+}
+
+static unsigned long uk_word_at(const uk_case *u, const void *base, size_t i)
+{
+    if (u->t->size == sizeof(uint32_t)) {
+        uint32_t v;
+        memcpy(&v, (const char *)base + i * sizeof v, sizeof v);
+        return v;
+    } else {
+        uint16_t v;
+        memcpy(&v, (const char *)base + i * sizeof v, sizeof v);
+        return v;
+    }
+}
+
+static bng_buffer uk_pack_keeps(const uk_case *u, size_t keeps_stride)
+{
+    const size_t words = (u->rows + uk_word_rows(u) - 1) / uk_word_rows(u);
+    bng_buffer b = bng_buffer_new(words * keeps_stride * u->t->size);
+    size_t g, c;
+
+    memset(b.p, BNG_OUTPUT_MARK, b.bytes);
+    for (g = 0; g < words; g++)
+        for (c = 0; c < u->channels; c++) {
+            const unsigned long word = uk_keep_word(u, g, c);
+            const uint32_t w32 = (uint32_t)word;
+            const uint16_t w16 = (uint16_t)word;
+            if (u->t->size == sizeof w32)
+                memcpy((char *)b.p + (g * keeps_stride + c) * sizeof w32, &w32, sizeof w32);
+            else
+                memcpy((char *)b.p + (g * keeps_stride + c) * sizeof w16, &w16, sizeof w16);
+        }
+    return b;
+}
+
+/* reduce_relu's keep words, where it was told to leave them (keeps_stride = stride: a
+ * word at its group's last row, a last partial group's at the last row), are the
+ * predicate's. */
+static void expect_words_in_rows(const uk_case *u, const bng_kernel *k, const bng_buffer *keeps)
+{
+    const size_t w = uk_word_rows(u);
+    size_t g, c;
+
+    for (g = 0; g * w < u->rows; g++) {
+        const size_t row = g * w + w - 1 < u->rows ? g * w + w - 1 : u->rows - 1;
+        for (c = 0; c < u->channels; c++)
+            if (uk_word_at(u, keeps->p, row * u->stride + c) != uk_keep_word(u, g, c))
+                uk_fail(u, k, "reduce_relu's keep word", row, c);
+    }
+}
+
+/* The ReLU ukernels: reduce_relu's sums are reduce's on dy masked by y, and it leaves
+ * the keep words where it is told; dx_*_relu give dx_*'s bytes on the masked dy; the
+ * _keeps ones give reduce's sums and dx_*'s bytes from keep words packed apart (the
+ * forward's layout, here at a stride of their own), dx out of place and in place over
+ * dy and (dx_train) over x. */
 static void relu_cases(uk_case *u, const bng_kernel *k)
 {
-    const size_t n = u->rows * u->stride;
-    bng_buffer masked = uk_copy(&u->dy), want, keeps;
+    const size_t n = u->rows * u->stride, keeps_stride = u->channels + 5;
+    bng_buffer masked = uk_copy(&u->dy), want, keeps, words, inout;
     unsigned state = 11u;
     float *start = floats(u->channels, &state, -4.0, 4.0);
     float *sum_dy = bng_test_alloc(u->channels * sizeof *sum_dy);
@@ -277,6 +349,14 @@ static void relu_cases(uk_case *u, const bng_kernel *k)
     k->reduce_relu(u->rows, u->channels, u->stride, u->x.p, u->dy.p, u->y.p, u->mean, sum_dy,
                    sum_dyxm, keeps.p, u->stride);
     expect_reduce(u, k, masked.p, sum_dy, sum_dyxm, start);
+    expect_words_in_rows(u, k, &keeps);
+
+    words = uk_pack_keeps(u, keeps_stride);
+    memcpy(sum_dy, start, u->channels * sizeof *start);
+    memcpy(sum_dyxm, start, u->channels * sizeof *start);
+    k->reduce_keeps(u->rows, u->channels, u->stride, u->x.p, u->dy.p, words.p, keeps_stride,
+                    u->mean, sum_dy, sum_dyxm);
+    expect_reduce(u, k, masked.p, sum_dy, sum_dyxm, start);
 
     for (train = 0; train <= 1; train++) {
         memset(u->dx.p, BNG_OUTPUT_MARK, n * u->t->size);
@@ -289,23 +369,37 @@ static void relu_cases(uk_case *u, const bng_kernel *k)
                              train);
         expect_bytes(u, k, &u->dx, &want, train ? "dx_train_relu" : "dx_infer_relu");
 
-        /* the keep bits reduce_relu left, in a dx that is neither x nor dy */
-        bng_buffer_free(&want);
-        want = expected_dx(u, train, u->x.p, masked.p, &keeps);
+        memset(u->dx.p, BNG_OUTPUT_MARK, n * u->t->size);
         if (train)
-            k->dx_train_keeps(u->rows, u->channels, u->stride, u->x.p, u->dy.p, keeps.p, u->mean,
-                              u->gain, u->dy_mean, u->slope, 0);
+            k->dx_train_keeps(u->rows, u->channels, u->stride, u->x.p, u->dy.p, words.p,
+                              keeps_stride, u->dx.p, u->mean, u->gain, u->dy_mean, u->slope, 1);
         else
-            k->dx_infer_keeps(u->rows, u->channels, u->stride, u->dy.p, keeps.p, u->gain, 0);
-        expect_bytes(u, k, &keeps, &want, train ? "dx_train_keeps" : "dx_infer_keeps");
+            k->dx_infer_keeps(u->rows, u->channels, u->stride, u->dy.p, words.p, keeps_stride,
+                              u->dx.p, u->gain, 1);
+        expect_bytes(u, k, &u->dx, &want, train ? "dx_train_keeps" : "dx_infer_keeps");
         bng_buffer_free(&want);
-        if (!train) {     /* the bits again for dx_train_keeps */
-            memcpy(sum_dy, start, u->channels * sizeof *start);
-            memcpy(sum_dyxm, start, u->channels * sizeof *start);
-            k->reduce_relu(u->rows, u->channels, u->stride, u->x.p, u->dy.p, u->y.p, u->mean,
-                           sum_dy, sum_dyxm, keeps.p, u->stride);
-        }
+
+        inout = uk_copy(&u->dy);
+        want = expected_dx(u, train, u->x.p, masked.p, &u->dy);
+        if (train)
+            k->dx_train_keeps(u->rows, u->channels, u->stride, u->x.p, inout.p, words.p,
+                              keeps_stride, inout.p, u->mean, u->gain, u->dy_mean, u->slope, 0);
+        else
+            k->dx_infer_keeps(u->rows, u->channels, u->stride, inout.p, words.p, keeps_stride,
+                              inout.p, u->gain, 0);
+        expect_bytes(u, k, &inout, &want, train ? "dx_train_keeps in place over dy"
+                                                : "dx_infer_keeps in place over dy");
+        bng_buffer_free(&want);
+        bng_buffer_free(&inout);
     }
+    inout = uk_copy(&u->x);
+    want = expected_dx(u, 1, u->x.p, masked.p, &u->x);
+    k->dx_train_keeps(u->rows, u->channels, u->stride, inout.p, u->dy.p, words.p, keeps_stride,
+                      inout.p, u->mean, u->gain, u->dy_mean, u->slope, 0);
+    expect_bytes(u, k, &inout, &want, "dx_train_keeps in place over x");
+    bng_buffer_free(&want);
+    bng_buffer_free(&inout);
+    bng_buffer_free(&words);
     bng_buffer_free(&keeps);
     bng_buffer_free(&masked);
     bng_test_free(start);

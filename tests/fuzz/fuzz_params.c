@@ -4,7 +4,8 @@
  * batch_norm_grad_ext.h's: reduce, apply, dx-only or ext, with or without
  * BNG_FLAG_ACCUMULATE (refused on reduce and dx-only), with or without BNG_FLAG_RELU
  * and a forward output y that is its own buffer, NULL, misaligned, x, dy, dx, dbias
- * or the sums buffer, with or without BNG_FLAG_NCHW and a spatial extent, small or
+ * or the sums buffer (with BNG_FLAG_RELU_BITS, or that alone, the same slot as the
+ * forward's keep bits, of their own length), with or without BNG_FLAG_NCHW and a spatial extent, small or
  * hostile (beside BNG_FLAG_RELU too); without it, flag bit 7 makes it the vendor's
  * call with explicit arguments, batchnormgrad.h's, whose int batch and channel a
  * hostile value reaches as the int it converts to), batch and channel (small, or a hostile value: 0, negative,
@@ -182,12 +183,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const unsigned relu_byte = BNG_HAS_RELU && ext ? take(&in) : 0;
     const int relu = (relu_byte & 1) && op != BNG_OP_FULL;
     const unsigned relu_y = (relu_byte >> 1) % 8;
+    /* BNG_FLAG_RELU_BITS: the slot holds the forward's keep bits instead of y (refused
+     * without BNG_FLAG_RELU, and with NCHW) */
+    const int relu_bits = (relu_byte & 0x10) && op != BNG_OP_FULL;
     /* channel axis 1 with a spatial extent (a byte of its own); the vendor's call reads
      * neither the flag nor the extent */
     const int nchw = BNG_HAS_NCHW && ext && (take(&in) & 1);
     const int nchw_call = nchw && op != BNG_OP_FULL;
     const int flag_refused = op != BNG_OP_FULL
-                             && (unknown_flag || (accumulate && (op == BNG_OP_REDUCE || op == BNG_OP_DX)));
+                             && (unknown_flag || (accumulate && (op == BNG_OP_REDUCE || op == BNG_OP_DX))
+                                 || (relu_bits && (!relu || nchw_call)));
     /* the vendor's call with explicit arguments */
     const int explicit_args = !ext && (flags & 0x80);
     const unsigned count_kind = (op_byte >> 4) % 5;   /* apply: exact, larger, smaller, fraction, NaN */
@@ -263,7 +268,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     params[BNG_PARAM_STATUS] = SENTINEL;
     params[9] = params[10] = params[11] = SENTINEL;
     params[12] = (long long)(intptr_t)sums;
-    params[13] = accumulate | (relu ? 4 : 0) | (unknown_flag ? 8 : 0) | (nchw ? 2 : 0);
+    params[13] = accumulate | (relu ? 4 : 0) | (relu_bits ? 8 : 0) | (unknown_flag ? 64 : 0)
+                 | (nchw ? 2 : 0);
     params[14] = nchw ? spatial : SENTINEL;
     params[15] = SENTINEL;
     if (null_slot >= 3 && null_slot < 8)
@@ -326,15 +332,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
            : relu_y == 4 ? (void *)dy : relu_y == 5 ? (void *)dx
            : relu_y == 6 && (uses & B(A_DBIAS)) ? (void *)(intptr_t)params[BNG_PARAM_DBIAS]
            : relu_y == 7 && op == BNG_OP_REDUCE ? (void *)(intptr_t)params[12] : (void *)y;
+        /* the bits span a word per channel for every 8 * elem rows */
+        const size_t y_bytes = relu_bits ? ((size_t)count_per_channel + 8 * elem - 1) / (8 * elem) * c * elem
+                                         : n * elem;
         params[15] = (long long)(intptr_t)yp;
         null_used = null_used || yp == NULL;
         misaligned = misaligned || ((uintptr_t)yp & (elem - 1));
         /* y against every output the call writes, as the block has them */
         if (!null_used
-            && (((writes & B(A_DX)) && overlaps(yp, n * elem, dxp, n * elem))
-                || ((writes & B(A_DBIAS)) && overlaps(yp, n * elem, (void *)(intptr_t)params[BNG_PARAM_DBIAS], c * stats_elem))
-                || ((writes & B(A_DSCALE)) && overlaps(yp, n * elem, (void *)(intptr_t)params[BNG_PARAM_DSCALE], c * stats_elem))
-                || ((writes & B(A_SUMS)) && overlaps(yp, n * elem, (void *)(intptr_t)params[12], sums_bytes))))
+            && (((writes & B(A_DX)) && overlaps(yp, y_bytes, dxp, n * elem))
+                || ((writes & B(A_DBIAS)) && overlaps(yp, y_bytes, (void *)(intptr_t)params[BNG_PARAM_DBIAS], c * stats_elem))
+                || ((writes & B(A_DSCALE)) && overlaps(yp, y_bytes, (void *)(intptr_t)params[BNG_PARAM_DSCALE], c * stats_elem))
+                || ((writes & B(A_SUMS)) && overlaps(yp, y_bytes, (void *)(intptr_t)params[12], sums_bytes))))
             refused_alias = 1;
     }
 

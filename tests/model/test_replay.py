@@ -260,25 +260,34 @@ class ShapesTest(unittest.TestCase):
                          ("", "relu", "nchw", "nchw relu"))
         self.assertEqual((relu.size, nchw.size, nchw.batch, nchw.spatial, both.extensions),
                          ("4096x64", "16x64x3136", 16, 3136, ("nchw", "relu")))
-        for word in ("16x64x3136:relux", "4096x64:relux", "0x64"):
+        for word in ("16x64x3136:relux", "4096x64:relux", "0x64", "16x64x3136:relu:bits",
+                     "4096x64:bits", "4096x64:fwd:relu:bits"):
             with self.subTest(word=word), self.assertRaises(ConfigError):
                 parse_shapes(word)
+        (bits,) = parse_shapes("4096x64:relu:bits")
+        self.assertEqual((bits.extension, bits.extensions, bits.relu, bits.bits, bits.size),
+                         ("relu bits", ("relu",), True, True, "4096x64"))
 
     def test_default_extension_shapes(self):
         """ResNet-50 at batch 32, in NHWC and in NCHW each: the 33 layers a ReLU follows
-        with the fused ReLU backward, all 53 (NCHW's backward), all 53's training forward
-        (the 33's with the ReLU fused); none without the extensions."""
+        with the fused ReLU backward (in NHWC from the forward's keep bits too), all 53
+        (NCHW's backward), all 53's training forward (the 33's with the ReLU fused); none
+        without the extensions."""
         shapes = default_shapes(("relu", "nchw", "forward"))
         for nchw in (False, True):      # NHWC's plain backward: the vendor's call's rows
             mine = [s for s in shapes if bool(s.spatial) == nchw
                     and s.label.startswith("resnet50 n=32 ")]
             with self.subTest(nchw=nchw):
-                self.assertEqual(sum(s.layers for s in mine if s.relu and not s.forward), 33)
+                self.assertEqual(sum(s.layers for s in mine if s.relu and not s.forward
+                                     and not s.bits), 33)
                 self.assertEqual(sum(s.layers for s in mine if not s.relu and not s.forward), 53)
                 self.assertEqual(sum(s.layers for s in mine if s.forward), 53)
                 self.assertEqual(sum(s.layers for s in mine if s.forward and s.relu), 33)
+                # the backward from the forward's keep bits: NHWC's 33
+                self.assertEqual(sum(s.layers for s in mine if s.bits), 0 if nchw else 33)
                 self.assertTrue(all(s.label.endswith(" " + s.extension) for s in mine
                                     if s.extension))
+        self.assertEqual([s for s in default_shapes(("relu", "nchw")) if s.bits], [])
         self.assertEqual(parse_shapes("100x64:fwd")[0].extension, "forward")
         self.assertEqual(parse_shapes("100x64:fwd:relu")[0].extension, "forward relu")
         self.assertEqual(parse_shapes("100x64:fwd:relu")[0].extensions, ("forward",))
@@ -294,15 +303,32 @@ class TrainingStepTest(unittest.TestCase):
     backward, elsewhere the vendor's; summed over the layers, none when one is missing."""
 
     @staticmethod
-    def row(label, layers, seconds, floor, forward=False, relu=False, spatial=0):
+    def row(label, layers, seconds, floor, forward=False, relu=False, spatial=0, bits=False):
         """A prediction of a layer's call: shape a is 100x64, b 200x64 (NCHW: x49)."""
         from generator.costmodel.replay import Prediction
         from generator.costmodel.shapes import Shape
         from generator.costmodel.trace import Call
         batch = 100 if label.split()[2] == "a" else 200
         call = Call("f32", batch, 64, 0xff, True, (), spatial=spatial)
-        shape = Shape(batch, 64, label, layers, spatial=spatial, forward=forward, relu=relu)
+        shape = Shape(batch, 64, label, layers, spatial=spatial, forward=forward, relu=relu,
+                      bits=bits)
         return shape, Prediction(call, seconds, {}, {}, 0, floor, 0.0)
+
+    def test_the_step_from_the_keep_bits_beside(self):
+        """With the backward from the forward's keep bits in the rows, a second step
+        takes it where a ReLU follows (the first keeps the backward from y)."""
+        from generator.costmodel.report import training_steps
+        rows = [self.row("resnet50 n=32 a forward relu", 3, 1e-3, 5e-4, forward=True, relu=True),
+                self.row("resnet50 n=32 a relu", 3, 2e-3, 1e-3, relu=True),
+                self.row("resnet50 n=32 a relu bits", 3, 1.5e-3, 9e-4, relu=True, bits=True),
+                self.row("resnet50 n=32 b forward", 2, 4e-3, 1e-3, forward=True),
+                self.row("resnet50 n=32 b", 2, 5e-3, 2e-3)]
+        y_line, bits_line = training_steps("f32", rows)
+        self.assertIn("(forward, ReLU, backward), 8 cores: 5 layers 27.00 ms "
+                      "(DDR floor 10.50 ms, 39%)", y_line)
+        # a: 3 x (1 + 1.5) ms; b: 2 x (4 + 5) ms
+        self.assertIn("(forward, ReLU, backward from the keep bits), 8 cores: 5 layers "
+                      "25.50 ms (DDR floor 10.20 ms, 40%)", bits_line)
 
     def test_nchw_takes_its_own_backward(self):
         """A layout's forward pairs with that layout's backward: NCHW's with NCHW's

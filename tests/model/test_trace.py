@@ -67,7 +67,7 @@ def relu_again(dtype: str, batch: int, width: int, cores: int, is_train: bool):
 
 
 def expected_bytes(dtype: str, batch: int, channel: int, cores: int, is_train: bool,
-                   relu: bool = False):
+                   relu: bool = False, bits: bool = False):
     """What _s moves, from the schedule (docs/design.md). Per chunk: every core with
     rows, and the lowest (which writes dbias and dscale), fetches mean, invar and scale
     and reads every group's partial sums back for the fold; a core fetches its rows of x
@@ -79,7 +79,11 @@ def expected_bytes(dtype: str, batch: int, channel: int, cores: int, is_train: b
     in private memory or GSM, plus the per-channel arrays. With the fused ReLU y's tile
     and the mask's bits take room from the resident area, and y comes with each tile of
     dy fetched from DDR: N in pass 1, in pass 2 N - R - B (the rows kept on chip hold
-    the masked dy, B those of the rows fetched again whose mask pass 1 kept as bits)."""
+    the masked dy, B those of the rows fetched again whose mask pass 1 kept as bits).
+    From the forward's keep bits (``bits``), no y's tile and no bits area but a tile's
+    words, and the words of each tile of dy fetched from DDR: every row's in pass 1
+    (ceil(batch / W) word rows, tiles cut at blocks), in pass 2 each slice's refetched
+    rows' (W the rows of a word)."""
     tp = target_plan()
     d = tp.dtype(dtype)
     e, s, f = d.element_bytes, d.stats_bytes, 4
@@ -92,12 +96,19 @@ def expected_bytes(dtype: str, batch: int, channel: int, cores: int, is_train: b
     for first in range(0, channel, chunk):
         width = min(chunk, channel - first)
         n = batch * width * e
-        stayed = sum(d.resident_rows(private, width, end - begin, relu) for begin, end in ranks)
-        kept = sum(tp.gsm_rows(d, width, cores, end - begin, is_train, relu)
-                   for begin, end in ranks)
+        stays = [d.resident_rows(private, width, end - begin, relu, bits)
+                 + tp.gsm_rows(d, width, cores, end - begin, is_train, relu, bits)
+                 for begin, end in ranks]
+        stayed = sum(d.resident_rows(private, width, end - begin, relu, bits)
+                     for begin, end in ranks)
+        kept = sum(stays) - stayed
         refetched = n - (stayed + kept) * width * e
         ddr += 3 * n + again * refetched
-        if relu:
+        if bits:
+            word = 8 * e
+            ddr += (ceil_div(batch, word) + sum(ceil_div(end - begin - stay, word) for
+                                                 (begin, end), stay in zip(ranks, stays))) * width * e
+        elif relu:
             ddr += n + relu_again(dtype, batch, width, cores, is_train)[0] * width * e
         ddr += active * 3 * width * s + 2 * width * s
         gsm += 2 * again * kept * width * e         # put in pass 1, fetched in pass 2
@@ -106,7 +117,7 @@ def expected_bytes(dtype: str, batch: int, channel: int, cores: int, is_train: b
 
 
 def expected_kept(dtype: str, batch: int, channel: int, cores: int, is_train: bool,
-                  relu: bool = False):
+                  relu: bool = False, bits: bool = False):
     """The schedule's choice from the plan: rows read in both passes (every chunk's
     batch), and of those the ones that stay in private memory and in GSM."""
     tp = target_plan()
@@ -118,8 +129,9 @@ def expected_kept(dtype: str, batch: int, channel: int, cores: int, is_train: bo
     for first in range(0, channel, chunk):
         width = min(chunk, channel - first)
         rows += batch
-        am += sum(d.resident_rows(private, width, end - begin, relu) for begin, end in ranks)
-        gsm += sum(tp.gsm_rows(d, width, cores, end - begin, is_train, relu)
+        am += sum(d.resident_rows(private, width, end - begin, relu, bits)
+                  for begin, end in ranks)
+        gsm += sum(tp.gsm_rows(d, width, cores, end - begin, is_train, relu, bits)
                    for begin, end in ranks)
     return rows, am, gsm
 
@@ -182,10 +194,14 @@ class TraceHalTest(unittest.TestCase):
 
     def test_extended_calls_give_the_bits_of_ext_p(self):
         """The fused ReLU (rows resident, kept in GSM and streamed: a tile's dy masked
-        once, in the pass that fetches it from DDR), NCHW with and without it (whole
-        planes in a tile, and planes in pieces), against ext _p with the same flags."""
+        once, in the pass that fetches it from DDR), from y and from the forward's keep
+        bits, NCHW with and without it (whole planes in a tile, and planes in pieces),
+        against ext _p with the same flags."""
         calls = ["f32:1000x64:0xff:relu", "f16:777x100:0x25:relu", "f32:300x300:0xff:infer:relu",
-                 "f32:20000x64:0x7:relu", "f16:30000x256:0x3:relu", "f32:2x5x3136:0xff",
+                 "f32:20000x64:0x7:relu", "f16:30000x256:0x3:relu",
+                 "f32:1000x64:0xff:relu:bits", "f16:777x100:0x25:relu:bits",
+                 "f32:300x300:0xff:infer:relu:bits", "f32:20000x64:0x7:relu:bits",
+                 "f16:30000x256:0x3:relu:bits", "f32:2x5x3136:0xff",
                  "f16:3x100x200:0x7:infer", "f32:2x3x100003:0x3", "f16:32x17x49:0xff",
                  "f32:2x5x3136:0xff:relu", "f16:2x3x100003:0x3:infer:relu"]
         ends = [line for line in trace(*calls, copy=True).splitlines() if line.startswith("end")]
@@ -252,17 +268,21 @@ class TraceHalTest(unittest.TestCase):
 
     def test_the_header_says_what_was_called(self):
         """A plain call's header is the vendor's; the ext ones name the flag's input."""
-        heads = [line for line in trace("f32:4x64:0x1", "f32:4x64:0x1:relu", "f16:2x3x49:0x1:infer")
+        heads = [line for line in trace("f32:4x64:0x1", "f32:4x64:0x1:relu", "f16:2x3x49:0x1:infer",
+                                        "f32:4x64:0x1:relu:bits")
                  .splitlines() if line.startswith("call")]
         self.assertEqual(heads, ["call f32 4x64 mask 0x1 train 1",
                                  "call f32 4x64 mask 0x1 train 1 relu",
-                                 "call f16 2x3x49 mask 0x1 train 0"])
+                                 "call f16 2x3x49 mask 0x1 train 0",
+                                 "call f32 4x64 mask 0x1 train 1 relu bits"])
         (plain, relu, nchw) = parse(trace("f32:4x64:0x1", "f32:4x64:0x1:relu", "f16:2x3x49:0x1"))
         self.assertEqual((plain.relu, plain.spatial, relu.relu, nchw.spatial), (False, 0, True, 49))
 
     def test_calls_it_cannot_make_are_refused(self):
         """A mode twice, a shape or mode that is not one."""
-        for spec in ("f32:4x64:0x1:relu:relu", "f32:4x64:0x1:infer:infer",
+        for spec in ("f32:4x64:0x1:relu:relu", "f32:4x64:0x1:infer:infer", "f32:4x64:0x1:bits",
+                     "f32:4x64:0x1:relu:bits:bits", "f32:2x3x49:0x1:relu:bits",
+                     "f32:4x64:0x1:fwd:relu:bits",
                      "f32:4x64x:0x1", "f32:4x64:0x1:fast", "f32:4x64:0x1:fwd:fwd",
                      "f32:4x64:0x1:infer:fwd", "f32:4x64x49:0x1:infer:fwd"):
             with self.subTest(spec=spec):
@@ -328,6 +348,32 @@ class TraceBytesTest(unittest.TestCase):
                 self.assertEqual(kernel_rows(call, "relu_mask"), by_y)
                 self.assertEqual(kernel_rows(call, "relu_bits"), by_bits)
                 self.assertEqual(kernel_rows(call, "relu_by_bits"), by_bits)
+
+    def test_relu_from_bits_bytes_equal_the_formula(self):
+        """The fused ReLU from the forward's keep bits over the same sweep: no y's tile
+        and no bits area but a tile's words, which come from DDR with every tile of dy
+        fetched from there; the driver masks every tile so fetched by them (relu_by_bits
+        over every row in pass 1, the refetched ones in pass 2) and by nothing else."""
+        cases = [(dtype, b, c, n, train) for dtype in ("f32", "f16") for b, c in self.SHAPES
+                 for n in (1, 3, 8) for train in (True, False)]
+        calls = parse(trace(*[f"{d}:{b}x{c}:{(1 << n) - 1:#x}" + ("" if t else ":infer")
+                              + ":relu:bits" for d, b, c, n, t in cases]))
+        self.assertEqual(len(calls), len(cases))
+        tp = target_plan()
+        for (dtype, b, c, n, train), call in zip(cases, calls):
+            with self.subTest(dtype=dtype, shape=f"{b}x{c}", cores=n, train=train):
+                self.assertTrue(call.relu and call.bits)
+                self.assertEqual(call.bytes_by_level(),
+                                 expected_bytes(dtype, b, c, n, train, True, True))
+                rows, am, gsm = expected_kept(dtype, b, c, n, train, True, True)
+                self.assertEqual(call.kept(), (rows, am, gsm))
+                self.assertEqual(kernel_rows(call, "relu_mask"), 0)
+                self.assertEqual(kernel_rows(call, "relu_bits"), 0)
+                self.assertEqual(kernel_rows(call, "relu_by_bits"), 2 * rows - am - gsm)
+                d = tp.dtype(dtype)
+                self.assertLessEqual(minimum_ddr_bytes(call, d.element_bytes, d.stats_bytes),
+                                minimum_ddr_bytes(dataclasses.replace(call, bits=False),
+                                                  d.element_bytes, d.stats_bytes))
 
     def test_the_relu_sweep_reaches_bits_and_y_again(self):
         """The sweep has slices whose resident rows y's tile and the bits reduce, tiles

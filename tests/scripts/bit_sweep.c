@@ -6,7 +6,7 @@
  * ACCUMULATE, reduce's partial sums, apply on them, dx-only) in each layout and fusion
  * the target has (NHWC, NCHW over spatial extents on and off its plan, 31 and 63
  * among them so that a plane's last values take every vector step, each with and
- * without the fused ReLU); and where the target has the training forward, its _p and _s
+ * without the fused ReLU; NHWC's fused ReLU from the keep bits too); and where the target has the training forward, its _p and _s
  * (y, the saved and moving statistics, the ReLU's bits) in each layout the target has,
  * plain and with the fused ReLU and its bits, over channel counts and spatial extents
  * whose tails take every vector step. Only the public ABI is called, so a refactor of
@@ -102,6 +102,24 @@ CASE(half, bng_hp_stats_t, hset, HF, hp)
 #ifndef BNG_FLAG_NCHW
 #define BNG_FLAG_NCHW 0
 #endif
+#ifndef BNG_FLAG_RELU_BITS
+#define BNG_FLAG_RELU_BITS 0
+#endif
+
+/* Whether a stored y (its bits u, `sign` its sign bit, `inf` Inf's bits) keeps dy: above
+ * 0 or NaN (the contract's rule, on the bits). */
+static unsigned keeps_of(unsigned long u, unsigned long sign, unsigned long inf)
+{
+    return u != 0 && (!(u & sign) || (u & ~sign) > inf);
+}
+
+/* y's keep bits in the training forward's format (batch_norm_fwd.h), for a call with
+ * BNG_FLAG_RELU_BITS: NHWC rows of `channel`, T's words of 8 * sizeof(T) rows. */
+#define PACK_BITS(T, U, SIGN, INF)                                                         static T *pack_bits_##T(const T *y, size_t batch, size_t channel)                         {                                                                                              const size_t w = 8 * sizeof(T), words = (batch + w - 1) / w;                               T *bits = malloc(words * channel * sizeof(T) + 1);                                         size_t g, c, i;                                                                            for (g = 0; g < words; g++)                                                                    for (c = 0; c < channel; c++) {                                                                U word = 0, e;                                                                             for (i = 0; i < w && g * w + i < batch; i++) {                                                 memcpy(&e, y + (g * w + i) * channel + c, sizeof e);                                       word |= (U)(keeps_of(e, SIGN, INF) << i);                                              }                                                                                          memcpy(bits + g * channel + c, &word, sizeof word);                                    }                                                                                      return bits;                                                                           }
+PACK_BITS(float, uint32_t, 0x80000000ul, 0x7f800000ul)
+#if BNG_HAS_F16
+PACK_BITS(half, uint16_t, 0x8000ul, 0x7c00ul)
+#endif
 static void ext_block(long long *p, void *stats[5], size_t batch, size_t channel, int train,
                       float *sums, int flags, size_t spatial, const void *y)
 {
@@ -127,6 +145,7 @@ static void API##_ext_case(size_t batch, size_t channel, size_t spatial, int fla
     const size_t n = batch * channel * spatial;                                            \
     T *x = malloc(n * sizeof(T)), *dy = malloc(n * sizeof(T)), *dx = malloc(n * sizeof(T)); \
     T *y = malloc(n * sizeof(T)), *x2 = malloc(n * sizeof(T)), *dy2 = malloc(n * sizeof(T)); \
+    T *bits;                                                                               \
     S stats[5][4096 + 8], old[2][4096 + 8];                                                \
     float sums[2 * 4096 + 8], global[2 * 4096 + 8];                                       \
     void *sp[5];                                                                           \
@@ -148,8 +167,10 @@ static void API##_ext_case(size_t batch, size_t channel, size_t spatial, int fla
         SSET(&old[1][i], rnd());                                                           \
     }                                                                                      \
     for (i = 0; i < 5; i++) sp[i] = stats[i];                                              \
+    /* with RELU_BITS the slot holds y's bits (NHWC only) */                               \
+    bits = flags & BNG_FLAG_RELU_BITS ? pack_bits_##T(y, batch, channel) : y;              \
     /* the global sums apply reads: reduce's of the whole batch */                         \
-    ext_block(params, sp, batch, channel, 1, global, flags, spatial, y);                   \
+    ext_block(params, sp, batch, channel, 1, global, flags, spatial, bits);                \
     if (BNG_HAS_REDUCE) API##_batch_norm_grad_reduce_p(x, dy, params);                     \
     else memset(global, 0, sizeof global);                                                 \
     for (o = 0; o < 4; o++) {                                                              \
@@ -167,7 +188,7 @@ static void API##_ext_case(size_t batch, size_t channel, size_t spatial, int fla
                 memcpy(stats[3], old[0], sizeof stats[3]); memcpy(stats[4], old[1], sizeof stats[4]); \
                 memcpy(sums, global, sizeof sums);                                         \
                 ext_block(params, sp, batch, channel, 1, sums,                             \
-                          flags | (acc ? BNG_FLAG_ACCUMULATE : 0), spatial, y);            \
+                          flags | (acc ? BNG_FLAG_ACCUMULATE : 0), spatial, bits);         \
                 if (m >= 2) memcpy(BNG_SHARED_PARAMS, params, sizeof params);              \
                 switch (o * 2 + (m >= 2)) {                                                \
                 case 0: API##_batch_norm_grad_ext_p(x2, dy2, out, params); break;          \
@@ -195,6 +216,7 @@ static void API##_ext_case(size_t batch, size_t channel, size_t spatial, int fla
                 if (o == 1 && in_place) break;    /* reduce writes no dx */                \
             }                                                                              \
     }                                                                                      \
+    if (bits != y) free(bits);                                                             \
     free(x); free(dy); free(dx); free(y); free(x2); free(dy2);                             \
 }
 EXT_CASE(float, float, fset, ID, fp)
@@ -215,7 +237,9 @@ static void ext_shape(size_t batch, size_t channel, size_t spatial, int flags, u
 static void ext_sweep(const size_t *planned, size_t n_planned)
 {
     const size_t batches[] = {1, 37, 300, 2049};
-    const int layouts[] = {0, BNG_FLAG_RELU, BNG_FLAG_NCHW, BNG_FLAG_NCHW | BNG_FLAG_RELU};
+    /* (RELU_BITS last, on RELU's seeds: its lines hash as RELU's, its flags aside) */
+    const int layouts[] = {0, BNG_FLAG_RELU, BNG_FLAG_NCHW, BNG_FLAG_NCHW | BNG_FLAG_RELU,
+                           BNG_FLAG_RELU | BNG_FLAG_RELU_BITS};
 #ifdef BNG_NCHW_SPATIAL
     /* (a case's seed is its extent's index: extents added go last, so that the earlier
      * lines of a sweep stay comparable with one recorded before) */
@@ -227,13 +251,15 @@ static void ext_sweep(const size_t *planned, size_t n_planned)
     size_t c, b, l, s;
 
     for (l = 0; l < sizeof layouts / sizeof layouts[0]; l++) {
-        const int flags = layouts[l];
-        if ((flags & BNG_FLAG_RELU && !BNG_HAS_RELU) || (l >= 2 && !BNG_HAS_NCHW))
+        const int flags = layouts[l], from_bits = l == 4;
+        const size_t seeds = from_bits ? 1 : l;
+        if ((flags & BNG_FLAG_RELU && !BNG_HAS_RELU) || (l >= 2 && !from_bits && !BNG_HAS_NCHW)
+            || (from_bits && !BNG_HAS_RELU))
             continue;
         if (!(flags & BNG_FLAG_NCHW)) {
             for (c = 0; c < n_planned; c++)
                 for (b = 0; b < 4; b++)
-                    ext_shape(batches[b], planned[c], 1, flags, (unsigned)(c * 10 + b + l * 1000));
+                    ext_shape(batches[b], planned[c], 1, flags, (unsigned)(c * 10 + b + seeds * 1000));
             continue;
         }
         for (c = 0; c < 4; c++)
