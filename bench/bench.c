@@ -947,7 +947,9 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
                "vendor's call (goal 1.25x at DRAM shapes: %s)%s\n", BNG_TARGET_NAME, backend, dtype,
                batch, channel, isa(), fused,
                dram ? verdict(fused >= 1.25) : "not a DRAM shape, not judged", vs_dnnl_relu);
+#ifdef BNG_BENCH_RELU
         relu_bits_line(dtype, backend, batch, channel, median, relu_at, dnnl_relu_at);
+#endif
     }
     if (p.params[BNG_PARAM_STATUS] != BNG_OK) {
         fprintf(stderr, "bench: status %lld\n", p.params[BNG_PARAM_STATUS]);

@@ -34,6 +34,7 @@ int bng_entry_private_kernel(const bng_dtype_config *dtype, const bng_kernel *ke
     call.nchw = 0;
     call.spatial = 1;
     call.y = NULL;
+    call.relu_bits = 0;
     return bng_nhwc_p_run(dtype, kernel, &call, x, dy, dx, stats, NULL);
 }
 

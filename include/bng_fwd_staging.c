@@ -32,6 +32,7 @@ void bng_fwd_job_init(bng_fwd_job *job, const bng_fwd_launch *launch)
     rows.nchw = call->nchw;
     rows.spatial = call->spatial;
     rows.y = NULL;
+    rows.relu_bits = 0;
     bng_job_init(&job->base, &config->sizes, NULL, &rows, launch->mask, launch->x, NULL, launch->y,
                  &none, NULL);
     job->config = config;

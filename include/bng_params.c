@@ -102,7 +102,8 @@ enum { BNG_X, BNG_DY, BNG_DX, BNG_MEAN, BNG_INVAR, BNG_SCALE, BNG_DBIAS, BNG_DSC
        BNG_Y, BNG_ARRAYS };
 #define BNG_BIT(array) (1u << (array))
 #define BNG_VENDOR_ARRAYS (BNG_BIT(BNG_SUMS) - 1u)
-/* x, dy, dx and y: batch * channel elements of the storage type */
+/* x, dy, dx and y: batch * channel elements of the storage type (the keep bits in y's
+ * slot fewer: bng_span_bytes) */
 #define BNG_IS_ROWS(array) ((array) <= BNG_DX || (array) == BNG_Y)
 
 /* The bytes an array of the call spans: its rows, the keep bits' words in y's slot, a

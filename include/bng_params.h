@@ -47,7 +47,8 @@ typedef struct {
     int accumulate;         /* dbias and dscale += (BNG_FLAG_ACCUMULATE) */
     int nchw;               /* channel axis 1 (BNG_FLAG_NCHW): x[batch][channel][spatial] */
     size_t spatial;         /* NCHW: H*W, the elements of a plane (1 otherwise) */
-    const void *y;          /* BNG_FLAG_RELU: the forward output, x's type and shape; else NULL */
+    const void *y;          /* BNG_FLAG_RELU: the forward output, x's type and shape (with
+                             * relu_bits its keep bits); else NULL */
     int relu_bits;          /* BNG_FLAG_RELU_BITS: y is the forward's keep bits instead */
 } bng_call;
 

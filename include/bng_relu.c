@@ -248,6 +248,7 @@ void bng_relu_fetch_y(const bng_staged_job *job, unsigned char *y, const bng_til
 /* The words of a tile's rows lie a word row per BNG_KEEP_ROWS(element) rows of the
  * caller's, channel elements apart, from the tile's first row's (a multiple of
  * BNG_BLOCK_ROWS, and so of a word's rows) at its chunk's first channel. */
+typedef char bng_blocks_are_whole_words[BNG_BLOCK_ROWS % BNG_KEEP_ROWS(sizeof(float)) == 0 ? 1 : -1];
 static void bng_relu_fetch_bits(const bng_staged_job *job, unsigned char *bits,
                                 const bng_tile *tile)
 {

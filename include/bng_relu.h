@@ -31,8 +31,9 @@ struct bng_relu_driver {
      * keep theirs from pass 1 to pass 2: bng_nhwc_memory.c). */
     void (*fetch_y)(const bng_staged_job *job, BNG_VMEM unsigned char *y, const bng_tile *tile);
     /* BNG_FLAG_RELU_BITS: a tile's words of the forward's keep bits (the tile's rows from a
-     * block boundary), fetched into `bits` at the tile's pitch as tile_bits lays out its
-     * own, and waited at once, where tile_by_bits takes them. */
+     * block boundary: bng_nhwc_tile cuts tiles there), fetched into `bits` a word row a
+     * pitch, waited at once, where tile_by_bits takes them: its layout, because a
+     * unified target's pitch is a row's bytes (no padding) and a block whole words. */
     void (*fetch_bits)(const bng_staged_job *job, BNG_VMEM unsigned char *bits,
                        const bng_tile *tile);
     void (*mask_tile)(size_t element, const bng_tile *tile, const BNG_VMEM unsigned char *y);

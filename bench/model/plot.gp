@@ -17,9 +17,11 @@ set xlabel "batch (rows: N*H*W)"
 set ylabel "microseconds"
 set key outside right
 set grid
-# one channel count's vendor calls (spatial and relu 0) of one storage type, in batch order
+# one channel count's vendor calls (the last four columns, spatial, relu, forward and
+# bits, 0) of one storage type, in batch order
 calls(dt, c) = sprintf("< awk -F, '$2 == \"%s\" && $4 == %s && $5 == %s " \
-    . "&& $(NF-1) == 0 && $NF == 0' '%s' | sort -t, -k3,3n", dt, c, cores, csv)
+    . "&& $(NF-3) == 0 && $(NF-2) == 0 && $(NF-1) == 0 && $NF == 0' '%s' " \
+    . "| sort -t, -k3,3n", dt, c, cores, csv)
 do for [dt in dtypes] {
     set title dt
     plot for [i=1:words(channels)] calls(dt, word(channels, i)) using 3:7 \

@@ -266,8 +266,8 @@ void bng_f16_dx_train_keeps_ukernel__mt7004_c32_v32(
         BNG_VMEM half *dxr = dx + c;
         size_t r;
 
-        /* dx may be x, dy or the keeps' array: each segment's x, dy and word are read before
-         * it is stored. */
+        /* dx may be x or dy, or hold the words (as bng_ukernel.h lays them there): each
+         * segment's x, dy and word are read before it is stored. */
         for (r = 0; r < rows; r++, xr += stride, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
             const BNG_VMEM half *kw = kr + r / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride;
@@ -296,8 +296,8 @@ void bng_f16_dx_infer_keeps_ukernel__mt7004_c32_v32(
         BNG_VMEM half *dxr = dx + c;
         size_t r;
 
-        /* dx may be dy or the keeps' array: each segment's dy and word are read before it
-         * is stored. */
+        /* dx may be dy, or hold the words (as bng_ukernel.h lays them there): each
+         * segment's dy and word are read before it is stored. */
         for (r = 0; r < rows; r++, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
             const BNG_VMEM half *kw = kr + r / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride;
@@ -605,8 +605,8 @@ void bng_f16_dx_train_keeps_ukernel__mt7004_c64_v32(
         BNG_VMEM half *dxr = dx + c;
         size_t r;
 
-        /* dx may be x, dy or the keeps' array: each segment's x, dy and word are read before
-         * it is stored. */
+        /* dx may be x or dy, or hold the words (as bng_ukernel.h lays them there): each
+         * segment's x, dy and word are read before it is stored. */
         for (r = 0; r < rows; r++, xr += stride, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
             const BNG_VMEM half *kw = kr + r / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride;
@@ -641,8 +641,8 @@ void bng_f16_dx_infer_keeps_ukernel__mt7004_c64_v32(
         BNG_VMEM half *dxr = dx + c;
         size_t r;
 
-        /* dx may be dy or the keeps' array: each segment's dy and word are read before it
-         * is stored. */
+        /* dx may be dy, or hold the words (as bng_ukernel.h lays them there): each
+         * segment's dy and word are read before it is stored. */
         for (r = 0; r < rows; r++, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
             const BNG_VMEM half *kw = kr + r / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride;
@@ -1063,8 +1063,8 @@ void bng_f16_dx_train_keeps_ukernel__mt7004_c128_v32(
         BNG_VMEM half *dxr = dx + c;
         size_t r;
 
-        /* dx may be x, dy or the keeps' array: each segment's x, dy and word are read before
-         * it is stored. */
+        /* dx may be x or dy, or hold the words (as bng_ukernel.h lays them there): each
+         * segment's x, dy and word are read before it is stored. */
         for (r = 0; r < rows; r++, xr += stride, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
             const BNG_VMEM half *kw = kr + r / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride;
@@ -1111,8 +1111,8 @@ void bng_f16_dx_infer_keeps_ukernel__mt7004_c128_v32(
         BNG_VMEM half *dxr = dx + c;
         size_t r;
 
-        /* dx may be dy or the keeps' array: each segment's dy and word are read before it
-         * is stored. */
+        /* dx may be dy, or hold the words (as bng_ukernel.h lays them there): each
+         * segment's dy and word are read before it is stored. */
         for (r = 0; r < rows; r++, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
             const BNG_VMEM half *kw = kr + r / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride;
@@ -1759,8 +1759,8 @@ void bng_f16_dx_train_keeps_ukernel__mt7004_c256_v32(
         BNG_VMEM half *dxr = dx + c;
         size_t r;
 
-        /* dx may be x, dy or the keeps' array: each segment's x, dy and word are read before
-         * it is stored. */
+        /* dx may be x or dy, or hold the words (as bng_ukernel.h lays them there): each
+         * segment's x, dy and word are read before it is stored. */
         for (r = 0; r < rows; r++, xr += stride, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
             const BNG_VMEM half *kw = kr + r / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride;
@@ -1831,8 +1831,8 @@ void bng_f16_dx_infer_keeps_ukernel__mt7004_c256_v32(
         BNG_VMEM half *dxr = dx + c;
         size_t r;
 
-        /* dx may be dy or the keeps' array: each segment's dy and word are read before it
-         * is stored. */
+        /* dx may be dy, or hold the words (as bng_ukernel.h lays them there): each
+         * segment's dy and word are read before it is stored. */
         for (r = 0; r < rows; r++, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
             const BNG_VMEM half *kw = kr + r / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride;
@@ -2119,8 +2119,8 @@ void bng_f16_dx_train_keeps_ukernel__mt7004_generic_v32(
 
     size_t r;
 
-    /* dx may be x, dy or the keeps' array: each vector's x, dy and word are read before
-     * it is stored. */
+    /* dx may be x or dy, or hold the words (as bng_ukernel.h lays them there): each
+     * vector's x, dy and word are read before it is stored. */
     for (r = 0; r < rows; r++, x += stride, dy += stride, dx += stride) {
         const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
         const BNG_VMEM half *kw = keeps + r / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride;
@@ -2149,8 +2149,8 @@ void bng_f16_dx_infer_keeps_ukernel__mt7004_generic_v32(
 
     size_t r;
 
-    /* dx may be dy or the keeps' array: each vector's dy and word are read before it is
-     * stored. */
+    /* dx may be dy, or hold the words (as bng_ukernel.h lays them there): each vector's
+     * dy and word are read before it is stored. */
     for (r = 0; r < rows; r++, dy += stride, dx += stride) {
         const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
         const BNG_VMEM half *kw = keeps + r / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride;

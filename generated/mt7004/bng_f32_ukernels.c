@@ -322,8 +322,8 @@ void bng_f32_dx_train_keeps_ukernel__mt7004_c32_v16(
         BNG_VMEM float *dxr = dx + c;
         size_t r;
 
-        /* dx may be x, dy or the keeps' array: each segment's x, dy and word are read before
-         * it is stored. */
+        /* dx may be x or dy, or hold the words (as bng_ukernel.h lays them there): each
+         * segment's x, dy and word are read before it is stored. */
         for (r = 0; r < rows; r++, xr += stride, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
             const BNG_VMEM float *kw = kr + r / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride;
@@ -358,8 +358,8 @@ void bng_f32_dx_infer_keeps_ukernel__mt7004_c32_v16(
         BNG_VMEM float *dxr = dx + c;
         size_t r;
 
-        /* dx may be dy or the keeps' array: each segment's dy and word are read before it
-         * is stored. */
+        /* dx may be dy, or hold the words (as bng_ukernel.h lays them there): each
+         * segment's dy and word are read before it is stored. */
         for (r = 0; r < rows; r++, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
             const BNG_VMEM float *kw = kr + r / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride;
@@ -780,8 +780,8 @@ void bng_f32_dx_train_keeps_ukernel__mt7004_c64_v16(
         BNG_VMEM float *dxr = dx + c;
         size_t r;
 
-        /* dx may be x, dy or the keeps' array: each segment's x, dy and word are read before
-         * it is stored. */
+        /* dx may be x or dy, or hold the words (as bng_ukernel.h lays them there): each
+         * segment's x, dy and word are read before it is stored. */
         for (r = 0; r < rows; r++, xr += stride, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
             const BNG_VMEM float *kw = kr + r / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride;
@@ -828,8 +828,8 @@ void bng_f32_dx_infer_keeps_ukernel__mt7004_c64_v16(
         BNG_VMEM float *dxr = dx + c;
         size_t r;
 
-        /* dx may be dy or the keeps' array: each segment's dy and word are read before it
-         * is stored. */
+        /* dx may be dy, or hold the words (as bng_ukernel.h lays them there): each
+         * segment's dy and word are read before it is stored. */
         for (r = 0; r < rows; r++, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
             const BNG_VMEM float *kw = kr + r / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride;
@@ -1476,8 +1476,8 @@ void bng_f32_dx_train_keeps_ukernel__mt7004_c128_v16(
         BNG_VMEM float *dxr = dx + c;
         size_t r;
 
-        /* dx may be x, dy or the keeps' array: each segment's x, dy and word are read before
-         * it is stored. */
+        /* dx may be x or dy, or hold the words (as bng_ukernel.h lays them there): each
+         * segment's x, dy and word are read before it is stored. */
         for (r = 0; r < rows; r++, xr += stride, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
             const BNG_VMEM float *kw = kr + r / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride;
@@ -1548,8 +1548,8 @@ void bng_f32_dx_infer_keeps_ukernel__mt7004_c128_v16(
         BNG_VMEM float *dxr = dx + c;
         size_t r;
 
-        /* dx may be dy or the keeps' array: each segment's dy and word are read before it
-         * is stored. */
+        /* dx may be dy, or hold the words (as bng_ukernel.h lays them there): each
+         * segment's dy and word are read before it is stored. */
         for (r = 0; r < rows; r++, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
             const BNG_VMEM float *kw = kr + r / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride;
@@ -2648,8 +2648,8 @@ void bng_f32_dx_train_keeps_ukernel__mt7004_c256_v16(
         BNG_VMEM float *dxr = dx + c;
         size_t r;
 
-        /* dx may be x, dy or the keeps' array: each segment's x, dy and word are read before
-         * it is stored. */
+        /* dx may be x or dy, or hold the words (as bng_ukernel.h lays them there): each
+         * segment's x, dy and word are read before it is stored. */
         for (r = 0; r < rows; r++, xr += stride, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
             const BNG_VMEM float *kw = kr + r / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride;
@@ -2768,8 +2768,8 @@ void bng_f32_dx_infer_keeps_ukernel__mt7004_c256_v16(
         BNG_VMEM float *dxr = dx + c;
         size_t r;
 
-        /* dx may be dy or the keeps' array: each segment's dy and word are read before it
-         * is stored. */
+        /* dx may be dy, or hold the words (as bng_ukernel.h lays them there): each
+         * segment's dy and word are read before it is stored. */
         for (r = 0; r < rows; r++, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
             const BNG_VMEM float *kw = kr + r / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride;
@@ -3064,8 +3064,8 @@ void bng_f32_dx_train_keeps_ukernel__mt7004_generic_v16(
 
     size_t r;
 
-    /* dx may be x, dy or the keeps' array: each vector's x, dy and word are read before
-     * it is stored. */
+    /* dx may be x or dy, or hold the words (as bng_ukernel.h lays them there): each
+     * vector's x, dy and word are read before it is stored. */
     for (r = 0; r < rows; r++, x += stride, dy += stride, dx += stride) {
         const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
         const BNG_VMEM float *kw = keeps + r / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride;
@@ -3094,8 +3094,8 @@ void bng_f32_dx_infer_keeps_ukernel__mt7004_generic_v16(
 
     size_t r;
 
-    /* dx may be dy or the keeps' array: each vector's dy and word are read before it is
-     * stored. */
+    /* dx may be dy, or hold the words (as bng_ukernel.h lays them there): each vector's
+     * dy and word are read before it is stored. */
     for (r = 0; r < rows; r++, dy += stride, dx += stride) {
         const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
         const BNG_VMEM float *kw = keeps + r / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride;

@@ -170,7 +170,8 @@ def training_steps(dtype: str, rows: List[Tuple[Shape, Prediction]]) -> List[str
 
 def write_csv(path: str, rows: List[Tuple[Shape, Prediction]]) -> None:
     """One line per call; a first comment line lists the channel counts of the vendor's
-    calls (the plot's lines: it draws those, the last two columns 0)."""
+    calls (the plot's lines: it draws those, the last four columns, spatial, relu,
+    forward and bits, 0)."""
     out = io.StringIO()
     channels = sorted({s.channel for s, _ in rows if not s.extension})
     out.write("# channels: " + " ".join(map(str, channels)) + "\n")

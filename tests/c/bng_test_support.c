@@ -397,6 +397,34 @@ void bng_relu_backward(const bng_dtype *t, void *dy, const void *y, size_t n)
             t->set(dy, i, 0.0);
 }
 
+unsigned long bng_keep_word(const bng_dtype *t, const void *y, size_t rows, size_t y_stride,
+                            size_t g, size_t c)
+{
+    const size_t w = 8 * t->size;
+    unsigned long word = 0;
+    size_t i;
+    for (i = 0; i < w && g * w + i < rows; i++)
+        if (bng_relu_keeps(t, y, (g * w + i) * y_stride + c))
+            word |= 1ul << i;
+    return word;
+}
+
+bng_buffer bng_keep_bits(const bng_dtype *t, const void *y, size_t rows, size_t channels,
+                         size_t y_stride, size_t keeps_stride)
+{
+    const size_t w = 8 * t->size, words = (rows + w - 1) / w;
+    bng_buffer b = bng_buffer_new(words * keeps_stride * t->size);
+    size_t g, c;
+
+    memset(b.p, BNG_OUTPUT_MARK, b.bytes);
+    for (g = 0; g < words; g++)
+        for (c = 0; c < channels; c++) {
+            const unsigned long word = bng_keep_word(t, y, rows, y_stride, g, c);
+            bng_set_bits(t, b.p, g * keeps_stride + c, (uint32_t)word, (uint16_t)word);
+        }
+    return b;
+}
+
 void bng_case_mark_outputs(bng_case *k)
 {
     memset(k->dx.p, BNG_OUTPUT_MARK, k->dx.bytes);

@@ -201,6 +201,16 @@ int bng_relu_keeps(const bng_dtype *t, const void *y, size_t i);
  * of t's type, dy = +0 in place where y does not keep it (bng_relu_keeps); a kept dy
  * keeps its bits. */
 void bng_relu_backward(const bng_dtype *t, void *dy, const void *y, size_t n);
+/* The keep bits of y's `rows` rows (y_stride elements apart; bng_relu_keeps) in the
+ * layout of the training forward's bits and of the _keeps ukernels' words: word g of
+ * channel c holds row g * W + i's keep in bit i (W the element's bits), a last word's
+ * missing rows 0. bng_keep_word gives one such word; bng_keep_bits them all, word g of
+ * channel c at element g * keeps_stride + c of t's type (the elements past `channels`
+ * in each word row marked). */
+unsigned long bng_keep_word(const bng_dtype *t, const void *y, size_t rows, size_t y_stride,
+                            size_t g, size_t c);
+bng_buffer bng_keep_bits(const bng_dtype *t, const void *y, size_t rows, size_t channels,
+                         size_t y_stride, size_t keeps_stride);
 /* Compare the outputs with the float64 reference under the contract's bound (docs/contract.md section 9);
  * ck_abort_msg on the first violation. */
 void bng_case_check(const bng_case *k);

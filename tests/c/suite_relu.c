@@ -76,37 +76,6 @@ typedef struct {
     bng_buffer y, bits;
 } relu_pair;
 
-/* A buffer of `bytes` between guard bytes. */
-static bng_buffer guarded(size_t bytes)
-{
-    bng_buffer b;
-    b.raw = bng_test_alloc(bytes + 2 * BNG_GUARD);
-    memset(b.raw, BNG_GUARD_BYTE, bytes + 2 * BNG_GUARD);
-    b.p = b.raw + BNG_GUARD;
-    b.bytes = bytes;
-    return b;
-}
-
-/* The keep bits of y in the format the contract gives the forward's (batch_norm_fwd.h):
- * row r's bit of channel c is bit r % W of the element-sized word r / W * channel + c,
- * W the element's bits, a last word's missing rows 0; from the suite's predicate. */
-static bng_buffer pack_bits(const bng_dtype *t, const void *y, size_t batch, size_t channel)
-{
-    const size_t w = 8 * t->size, words = (batch + w - 1) / w;
-    bng_buffer b = guarded(words * channel * t->size);
-    size_t g, c, i;
-
-    for (g = 0; g < words; g++)
-        for (c = 0; c < channel; c++) {
-            uint32_t word = 0;
-            for (i = 0; i < w && g * w + i < batch; i++)
-                if (bng_relu_keeps(t, y, (g * w + i) * channel + c))
-                    word |= (uint32_t)1 << i;
-            bng_set_bits(t, b.p, g * channel + c, word, (uint16_t)word);
-        }
-    return b;
-}
-
 /* y and its bits from the training forward with its fused ReLU, on x of the forward's
  * suite (Y_FORWARD). Without the forward, y as Y_RANDOM's and the suite's bits. */
 static void forward_y(relu_pair *p, const bng_dtype *t, size_t batch, size_t channel,
@@ -120,12 +89,12 @@ static void forward_y(relu_pair *p, const bng_dtype *t, size_t batch, size_t cha
     if (f.params[BNG_PARAM_STATUS] != BNG_OK)
         ck_abort_msg("%s: the forward's status %lld", t->name, f.params[BNG_PARAM_STATUS]);
     memcpy(p->y.p, f.y.p, f.y.bytes);
-    p->bits = guarded(f.bits.bytes);
+    p->bits = bng_buffer_new(f.bits.bytes);
     memcpy(p->bits.p, f.bits.p, f.bits.bytes);
     fwd_free(&f);
 #else
     fill_y(t, p->y.p, batch * channel, Y_RANDOM, seed);
-    p->bits = pack_bits(t, p->y.p, batch, channel);
+    p->bits = bng_keep_bits(t, p->y.p, batch, channel, channel, channel);
 #endif
 }
 
@@ -143,12 +112,12 @@ static void relu_pair_init(relu_pair *p, const bng_dtype *t, size_t batch, size_
     const size_t n = batch * channel;
     bng_case_init(&p->fused, t, batch, channel, train, BNG_DATA_RANDOM, seed);
     bng_case_init_like(&p->apart, &p->fused);
-    p->y = guarded(n * t->size);
+    p->y = bng_buffer_new(n * t->size);
     if (kind == Y_FORWARD)
         forward_y(p, t, batch, channel, seed);
     else {
         fill_y(t, p->y.p, n, kind, seed);
-        p->bits = pack_bits(t, p->y.p, batch, channel);
+        p->bits = bng_keep_bits(t, p->y.p, batch, channel, channel, channel);
     }
     spoil_masked_dy(t, p->fused.dy.p, p->y.p, n);
     memcpy(p->apart.dy.p, p->fused.dy.p, p->fused.dy.bytes);
@@ -170,8 +139,8 @@ static void relu_pair_free(relu_pair *p)
         ck_abort_msg("%s: guard bytes around y or the bits were written", p->fused.t->name);
     bng_case_free(&p->fused);
     bng_case_free(&p->apart);
-    bng_test_free(p->y.raw);
-    bng_test_free(p->bits.raw);
+    bng_buffer_free(&p->y);
+    bng_buffer_free(&p->bits);
 }
 
 static double float_at(const void *base, size_t i)
@@ -263,7 +232,8 @@ static void relu_is_separate_pass(const bng_dtype *t, int shared)
 {
     static const int ops[] = {BNG_OP_EXT, BNG_OP_REDUCE, BNG_OP_APPLY, BNG_OP_DX};
     static const int relu_masks[] = {0x1, 0x5A, FULL_MASK};
-    size_t batches[] = {1, 45, 700, 0}, ch[3], n = bng_ext_channels(t, ch), b, c, o;
+    /* (64: whole words of either type, no shorter last run) */
+    size_t batches[] = {1, 45, 700, 0, 64}, ch[3], n = bng_ext_channels(t, ch), b, c, o;
     int kind, train;
     batches[3] = LARGE_BATCH / 2 + 17;
     for (b = 0; b < sizeof batches / sizeof batches[0]; b++)
@@ -415,7 +385,7 @@ END_TEST
  * NULL, misaligned, over an output (dx, its very array, dbias, dscale, reduce's sums:
  * BNG_EOVERLAP; ending just before dx accepted, one element further refused: the
  * span is the bits' length, not y's), RELU_BITS without RELU and (where the target has
- * nchw) with NCHW (BNG_EFLAGS); over x, an input, accepted. */
+ * nchw) with NCHW (BNG_EFLAGS, after a NULL's BNG_ENULL); over x, an input, accepted. */
 static void relu_bits_errors(relu_pair *p, int op, int shared)
 {
     bng_case *k = &p->fused;
@@ -434,7 +404,7 @@ static void relu_bits_errors(relu_pair *p, int op, int shared)
         k->params[BNG_CASE_Y] = (long long)(intptr_t)k->dx.p;
         bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, FULL_MASK, BNG_EOVERLAP, "bits the very dx");
         /* dx right after the bits' last element, then one element into it */
-        after = guarded(bits_bytes + k->dx.bytes);
+        after = bng_buffer_new(bits_bytes + k->dx.bytes);
         dx_after = (unsigned char *)after.p + bits_bytes;
         memcpy(after.p, p->bits.p, bits_bytes);
         k->params[BNG_CASE_Y] = (long long)(intptr_t)after.p;
@@ -442,7 +412,7 @@ static void relu_bits_errors(relu_pair *p, int op, int shared)
         ck_assert_int_eq(k->params[BNG_PARAM_STATUS], BNG_OK);
         bng_expect_refused(k, op, shared, k->x.p, k->dy.p, dx_after - size, FULL_MASK,
                            BNG_EOVERLAP, "bits' last element under dx");
-        bng_test_free(after.raw);
+        bng_buffer_free(&after);
     }
     if (op == BNG_OP_EXT || op == BNG_OP_APPLY) {
         k->params[BNG_CASE_Y] = (long long)(intptr_t)k->dbias.p;
@@ -460,13 +430,17 @@ static void relu_bits_errors(relu_pair *p, int op, int shared)
     k->params[BNG_CASE_Y] = p->apart.params[BNG_CASE_Y];    /* without RELU: the sentinel */
     k->params[BNG_CASE_FLAGS] = BNG_CASE_RELU_BITS;
     bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, FULL_MASK, BNG_CASE_EFLAGS, "RELU_BITS without RELU");
-    k->params[BNG_CASE_Y] = bits;
 #if BNG_HAS_NCHW
     k->params[BNG_CASE_FLAGS] = BNG_CASE_RELU | BNG_CASE_RELU_BITS | BNG_CASE_NCHW;
     k->params[BNG_CASE_SPATIAL] = 1;
+    k->params[BNG_CASE_Y] = bits;
     bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, FULL_MASK, BNG_CASE_EFLAGS, "RELU_BITS with NCHW");
+    k->params[BNG_CASE_Y] = 0;      /* NULL before the flags */
+    bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, FULL_MASK, BNG_ENULL,
+                       "RELU_BITS with NCHW, the bits NULL");
     k->params[BNG_CASE_SPATIAL] = p->apart.params[BNG_CASE_SPATIAL];
 #endif
+    k->params[BNG_CASE_Y] = bits;
     k->params[BNG_CASE_FLAGS] = BNG_CASE_RELU;
     relu_pair_use_bits(p, 0);
 }
@@ -544,21 +518,25 @@ END_TEST
 #endif
 
 #if !BNG_HAS_RELU
-/* A target without relu refuses BNG_FLAG_RELU (4) on every extended call, whatever
- * slot 15 holds. */
+/* A target without relu refuses BNG_FLAG_RELU (4) and BNG_FLAG_RELU_BITS (8), alone
+ * and together, on every extended call, whatever slot 15 holds. */
 START_TEST(test_relu_flag_refused_without_relu)
 {
     static const int ops[] = {BNG_OP_EXT, BNG_OP_REDUCE, BNG_OP_APPLY, BNG_OP_DX};
+    static const long long flags[] = {BNG_CASE_RELU, BNG_CASE_RELU_BITS,
+                                      BNG_CASE_RELU | BNG_CASE_RELU_BITS};
     bng_case k;
-    size_t o;
+    size_t o, f;
     if (!EXT_OPS_PRESENT(T))
         return;
     bng_case_init(&k, T, 9, T->lanes + 1, 1, BNG_DATA_RANDOM, 2);
     bng_case_valid_sums(&k, k.batch);
-    k.params[BNG_CASE_FLAGS] = 4;
-    for (o = 0; o < sizeof ops / sizeof ops[0]; o++) {
-        bng_expect_refused(&k, ops[o], 0, k.x.p, k.dy.p, k.dx.p, FULL_MASK, BNG_CASE_EFLAGS, "relu flag");
-        bng_expect_refused(&k, ops[o], 1, k.x.p, k.dy.p, k.dx.p, FULL_MASK, BNG_CASE_EFLAGS, "relu flag");
+    for (f = 0; f < sizeof flags / sizeof flags[0]; f++) {
+        k.params[BNG_CASE_FLAGS] = flags[f];
+        for (o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+            bng_expect_refused(&k, ops[o], 0, k.x.p, k.dy.p, k.dx.p, FULL_MASK, BNG_CASE_EFLAGS, "relu flag");
+            bng_expect_refused(&k, ops[o], 1, k.x.p, k.dy.p, k.dx.p, FULL_MASK, BNG_CASE_EFLAGS, "relu flag");
+        }
     }
     bng_case_free(&k);
 }

@@ -256,25 +256,9 @@ static void dx_cases(uk_case *u, const bng_kernel *k)
 }
 
 #if BNG_HAS_RELU
-/* Keep words (element-sized, in t's storage) as the _keeps ukernels read them
- * (bng_ukernel.h): word g of channel c at element g * keeps_stride + c, row g * W + i's
- * keep (bng_relu_keeps, the suite's own predicate on y) in bit i, W the element's bits.
- * The elements past `channels` in each word row stay marked. */
 static size_t uk_word_rows(const uk_case *u)
 {
     return 8 * u->t->size;
-}
-
-static unsigned long uk_keep_word(const uk_case *u, size_t g, size_t c)
-{
-    const size_t w = uk_word_rows(u);
-    unsigned long word = 0;
-    size_t i;
-
-    for (i = 0; i < w && g * w + i < u->rows; i++)
-        if (bng_relu_keeps(u->t, u->y.p, (g * w + i) * u->stride + c))
-            word |= 1ul << i;
-    return word;
 }
 
 static unsigned long uk_word_at(const uk_case *u, const void *base, size_t i)
@@ -290,26 +274,6 @@ static unsigned long uk_word_at(const uk_case *u, const void *base, size_t i)
     }
 }
 
-static bng_buffer uk_pack_keeps(const uk_case *u, size_t keeps_stride)
-{
-    const size_t words = (u->rows + uk_word_rows(u) - 1) / uk_word_rows(u);
-    bng_buffer b = bng_buffer_new(words * keeps_stride * u->t->size);
-    size_t g, c;
-
-    memset(b.p, BNG_OUTPUT_MARK, b.bytes);
-    for (g = 0; g < words; g++)
-        for (c = 0; c < u->channels; c++) {
-            const unsigned long word = uk_keep_word(u, g, c);
-            const uint32_t w32 = (uint32_t)word;
-            const uint16_t w16 = (uint16_t)word;
-            if (u->t->size == sizeof w32)
-                memcpy((char *)b.p + (g * keeps_stride + c) * sizeof w32, &w32, sizeof w32);
-            else
-                memcpy((char *)b.p + (g * keeps_stride + c) * sizeof w16, &w16, sizeof w16);
-        }
-    return b;
-}
-
 /* reduce_relu's keep words, where it was told to leave them (keeps_stride = stride: a
  * word at its group's last row, a last partial group's at the last row), are the
  * predicate's. */
@@ -321,16 +285,54 @@ static void expect_words_in_rows(const uk_case *u, const bng_kernel *k, const bn
     for (g = 0; g * w < u->rows; g++) {
         const size_t row = g * w + w - 1 < u->rows ? g * w + w - 1 : u->rows - 1;
         for (c = 0; c < u->channels; c++)
-            if (uk_word_at(u, keeps->p, row * u->stride + c) != uk_keep_word(u, g, c))
+            if (uk_word_at(u, keeps->p, row * u->stride + c)
+                != bng_keep_word(u->t, u->y.p, u->rows, u->stride, g, c))
                 uk_fail(u, k, "reduce_relu's keep word", row, c);
     }
+}
+
+/* dx over the words reduce_relu left in it (NHWC _p's pass 2 of a call that sums its
+ * rows, dx neither x nor dy): the whole runs' words at their last rows, W rows of dx
+ * apart, and a last, shorter run's at the last row in a call of its own
+ * (bng_nhwc_p_dx_by_dx_keeps): each word read before its row is stored. */
+static void keeps_in_dx_case(uk_case *u, const bng_kernel *k, int train, const void *masked)
+{
+    const size_t w = uk_word_rows(u), whole = u->rows / w * w, size = u->t->size;
+    unsigned state = 12u;
+    float *ignored = floats(u->channels, &state, 0.0, 1.0);
+    bng_buffer want;
+    unsigned char *dx = u->dx.p;
+    size_t part;
+
+    memset(u->dx.p, BNG_OUTPUT_MARK, u->rows * u->stride * size);
+    k->reduce_relu(u->rows, u->channels, u->stride, u->x.p, u->dy.p, u->y.p, u->mean, ignored,
+                   ignored, u->dx.p, u->stride);
+    want = expected_dx(u, train, u->x.p, masked, &u->dx);
+    for (part = 0; part < 2; part++) {
+        const size_t from = part ? whole : 0, rows = part ? u->rows - whole : whole;
+        const size_t at = from * u->stride;
+        const void *keeps = dx + (part ? u->rows - 1 : w - 1) * u->stride * size;
+        if (rows == 0)
+            continue;
+        if (train)
+            k->dx_train_keeps(rows, u->channels, u->stride, (const char *)u->x.p + at * size,
+                              (const char *)u->dy.p + at * size, keeps, w * u->stride,
+                              dx + at * size, u->mean, u->gain, u->dy_mean, u->slope, 0);
+        else
+            k->dx_infer_keeps(rows, u->channels, u->stride, (const char *)u->dy.p + at * size,
+                              keeps, w * u->stride, dx + at * size, u->gain, 0);
+    }
+    expect_bytes(u, k, &u->dx, &want, train ? "dx_train_keeps over its words in dx"
+                                            : "dx_infer_keeps over its words in dx");
+    bng_buffer_free(&want);
+    bng_test_free(ignored);
 }
 
 /* The ReLU ukernels: reduce_relu's sums are reduce's on dy masked by y, and it leaves
  * the keep words where it is told; dx_*_relu give dx_*'s bytes on the masked dy; the
  * _keeps ones give reduce's sums and dx_*'s bytes from keep words packed apart (the
  * forward's layout, here at a stride of their own), dx out of place and in place over
- * dy and (dx_train) over x. */
+ * dy and (dx_train) over x, and from the words reduce_relu left in dx. */
 static void relu_cases(uk_case *u, const bng_kernel *k)
 {
     const size_t n = u->rows * u->stride, keeps_stride = u->channels + 5;
@@ -351,7 +353,7 @@ static void relu_cases(uk_case *u, const bng_kernel *k)
     expect_reduce(u, k, masked.p, sum_dy, sum_dyxm, start);
     expect_words_in_rows(u, k, &keeps);
 
-    words = uk_pack_keeps(u, keeps_stride);
+    words = bng_keep_bits(u->t, u->y.p, u->rows, u->channels, u->stride, keeps_stride);
     memcpy(sum_dy, start, u->channels * sizeof *start);
     memcpy(sum_dyxm, start, u->channels * sizeof *start);
     k->reduce_keeps(u->rows, u->channels, u->stride, u->x.p, u->dy.p, words.p, keeps_stride,
@@ -399,6 +401,8 @@ static void relu_cases(uk_case *u, const bng_kernel *k)
     expect_bytes(u, k, &inout, &want, "dx_train_keeps in place over x");
     bng_buffer_free(&want);
     bng_buffer_free(&inout);
+    for (train = 0; train <= 1; train++)
+        keeps_in_dx_case(u, k, train, masked.p);
     bng_buffer_free(&words);
     bng_buffer_free(&keeps);
     bng_buffer_free(&masked);

@@ -6,8 +6,10 @@
  * ACCUMULATE, reduce's partial sums, apply on them, dx-only) in each layout and fusion
  * the target has (NHWC, NCHW over spatial extents on and off its plan, 31 and 63
  * among them so that a plane's last values take every vector step, each with and
- * without the fused ReLU; NHWC's fused ReLU from the keep bits too); and where the target has the training forward, its _p and _s
- * (y, the saved and moving statistics, the ReLU's bits) in each layout the target has,
+ * without the fused ReLU; NHWC's fused ReLU from the keep bits too, on the seeds of
+ * its lines from y, whose hashes its lines repeat); and where the target has the
+ * training forward, its _p and _s (y, the saved and moving statistics, the ReLU's
+ * bits) in each layout the target has,
  * plain and with the fused ReLU and its bits, over channel counts and spatial extents
  * whose tails take every vector step. Only the public ABI is called, so a refactor of
  * anything behind it can be checked: record before, compare after (diff the files). */
@@ -115,7 +117,23 @@ static unsigned keeps_of(unsigned long u, unsigned long sign, unsigned long inf)
 
 /* y's keep bits in the training forward's format (batch_norm_fwd.h), for a call with
  * BNG_FLAG_RELU_BITS: NHWC rows of `channel`, T's words of 8 * sizeof(T) rows. */
-#define PACK_BITS(T, U, SIGN, INF)                                                         static T *pack_bits_##T(const T *y, size_t batch, size_t channel)                         {                                                                                              const size_t w = 8 * sizeof(T), words = (batch + w - 1) / w;                               T *bits = malloc(words * channel * sizeof(T) + 1);                                         size_t g, c, i;                                                                            for (g = 0; g < words; g++)                                                                    for (c = 0; c < channel; c++) {                                                                U word = 0, e;                                                                             for (i = 0; i < w && g * w + i < batch; i++) {                                                 memcpy(&e, y + (g * w + i) * channel + c, sizeof e);                                       word |= (U)(keeps_of(e, SIGN, INF) << i);                                              }                                                                                          memcpy(bits + g * channel + c, &word, sizeof word);                                    }                                                                                      return bits;                                                                           }
+#define PACK_BITS(T, U, SIGN, INF)                                                         \
+static T *pack_bits_##T(const T *y, size_t batch, size_t channel)                         \
+{                                                                                          \
+    const size_t w = 8 * sizeof(T), words = (batch + w - 1) / w;                           \
+    T *bits = malloc(words * channel * sizeof(T) + 1);                                     \
+    size_t g, c, i;                                                                        \
+    for (g = 0; g < words; g++)                                                            \
+        for (c = 0; c < channel; c++) {                                                    \
+            U word = 0, e;                                                                 \
+            for (i = 0; i < w && g * w + i < batch; i++) {                                 \
+                memcpy(&e, y + (g * w + i) * channel + c, sizeof e);                       \
+                word |= (U)(keeps_of(e, SIGN, INF) << i);                                  \
+            }                                                                              \
+            memcpy(bits + g * channel + c, &word, sizeof word);                            \
+        }                                                                                  \
+    return bits;                                                                           \
+}
 PACK_BITS(float, uint32_t, 0x80000000ul, 0x7f800000ul)
 #if BNG_HAS_F16
 PACK_BITS(half, uint16_t, 0x8000ul, 0x7c00ul)
