@@ -11,7 +11,7 @@ the channels one vector operation covers in an unrolled kernel.
 """
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Dict, Optional, Tuple
 
 from .model import EXTENSIONS, DTypeConfig, Target
@@ -30,6 +30,10 @@ RELU_OPS = ("reduce_relu", "dx_train_relu", "dx_infer_relu")
 # in both passes in place of y), or, in pass 2 of a call that sums its rows and writes a
 # dx that is neither x nor dy, those reduce_relu left in dx (y is not read again).
 KEEPS_OPS = ("reduce_keeps", "dx_train_keeps", "dx_infer_keeps")
+# An NCHW set's _keeps ukernels (the forward's keep bits, a plane's words) are the
+# generic set's alone, which every entry of the table names: for no gain on the host
+# a set of them per extent would cost every image that calls NCHW with ReLU their code
+# (docs/design.md, "Fused ReLU backward").
 # The training forward's (the forward extension: batch_norm_fwd.h), in their own table
 # (bng_fwd_kernel): the statistics of a row group, and y from them (with ReLU, and its
 # keep bits: BNG_FWD_RELU). The ReLU's is the generic kernel's alone, which every entry
@@ -312,7 +316,7 @@ class NchwKernel:
     dtype: str
     lanes: int
     spatial: Optional[int]
-    relu: bool = False     # the relu extension: RELU_OPS as well
+    relu: bool = False     # the relu extension: RELU_OPS as well (and the generic set KEEPS_OPS)
 
     @property
     def shape(self) -> str:
@@ -321,7 +325,8 @@ class NchwKernel:
     @property
     def ops(self) -> Tuple[str, ...]:
         """The plane ukernels this set has, by the row ukernels' ops, in table order."""
-        return OPS + (RELU_OPS if self.relu else ())
+        keeps = KEEPS_OPS if self.spatial is None else ()
+        return OPS + (RELU_OPS + keeps if self.relu else ())
 
     def ukernel(self, op: str) -> str:
         assert op in self.ops, op
@@ -329,9 +334,12 @@ class NchwKernel:
 
     @property
     def table_fields(self) -> Tuple[str, ...]:
-        """The entry's ukernel fields (bng_nchw_kernel, after its dx_end: OPS, then
-        RELU_OPS), NULL for the relu ones without relu."""
-        return tuple(self.ukernel(op) if op in self.ops else "NULL" for op in OPS + RELU_OPS)
+        """The entry's ukernel fields (bng_nchw_kernel, after its dx_end: OPS, RELU_OPS,
+        then KEEPS_OPS, the generic set's), NULL for the relu ones without relu."""
+        generic = replace(self, spatial=None)
+        return tuple(self.ukernel(op) if op in self.ops
+                     else generic.ukernel(op) if self.relu and op in KEEPS_OPS else "NULL"
+                     for op in OPS + RELU_OPS + KEEPS_OPS)
 
     @property
     def table_entry(self) -> str:

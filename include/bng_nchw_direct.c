@@ -33,6 +33,19 @@ static size_t bng_nchw_p_plane(const bng_nchw_p *p, size_t b)
     return (b * p->call->channel + p->c) * p->call->spatial;
 }
 
+/* What masks plane b's dy with BNG_FLAG_RELU: its y, or its words of the forward's keep
+ * bits (BNG_FLAG_RELU_BITS: a plane's words a plane apart, batch_norm_fwd.h). */
+static const void *bng_nchw_p_mask(const bng_nchw_p *p, size_t b)
+{
+    const bng_call *call = p->call;
+    const size_t element = p->dtype->element_bytes;
+
+    if (BNG_RELU_BITS(call))
+        return bng_at(call->y, (b * call->channel + p->c) * BNG_KEEP_WORDS(call->spatial, element),
+                      element);
+    return bng_at(call->y, bng_nchw_p_plane(p, b), element);
+}
+
 static void bng_nchw_p_gain(void *unit)
 {
     bng_nchw_p *p = unit;
@@ -41,8 +54,8 @@ static void bng_nchw_p_gain(void *unit)
                   bng_nchw_p_stat(p, p->stats->scale), &p->ch.gain);
 }
 
-/* The channel's sums, its planes straight from the caller's arrays (dy masked by y
- * with BNG_FLAG_RELU). */
+/* The channel's sums, its planes straight from the caller's arrays (dy masked by y,
+ * or its keep bits, with BNG_FLAG_RELU). */
 static void bng_nchw_p_sum(void *unit)
 {
     bng_nchw_p *p = unit;
@@ -58,8 +71,8 @@ static void bng_nchw_p_sum(void *unit)
 
         bng_nchw_plane_start(&s);
         if (BNG_RELU(call))
-            bng_relu_plane_reduce(p->kernel, call->spatial, x, dy, bng_at(call->y, at, element),
-                                  p->ch.mean, s.lane_dy, s.lane_dyxm);
+            bng_relu_plane_reduce(p->kernel, BNG_RELU_BITS(call), call->spatial, x, dy,
+                                  bng_nchw_p_mask(p, b), p->ch.mean, s.lane_dy, s.lane_dyxm);
         else
             p->kernel->reduce(call->spatial, x, dy, p->ch.mean, s.lane_dy, s.lane_dyxm);
         bng_nchw_plane_done(&s, b);
@@ -107,8 +120,8 @@ static void bng_nchw_p_dx(void *unit)
         const void *x = call->is_train ? bng_at(p->x, at, element) : NULL;
 
         if (BNG_RELU(call))
-            bng_relu_plane_dx(p->kernel, call->is_train, call->spatial, x,
-                              bng_at(p->dy, at, element), bng_at(call->y, at, element),
+            bng_relu_plane_dx(p->kernel, BNG_RELU_BITS(call), call->is_train, call->spatial, x,
+                              bng_at(p->dy, at, element), bng_nchw_p_mask(p, b),
                               bng_at_mut(p->dx, at, element), p->ch.mean, p->ch.gain,
                               p->ch.dy_mean, p->ch.slope, p->stream);
         else

@@ -57,12 +57,26 @@ static void bng_nchw_layout(bng_nchw_core *k, unsigned char *base, size_t bytes,
     bng_nchw_walk_shape(&k->walk, buffer, block, keeps ? k->walk.tiles.resident_bytes / element : 0);
 }
 
-/* BNG_FLAG_RELU: a tile's dy, just arrived from the caller's array, masked by its y. */
+/* BNG_FLAG_RELU: a tile's dy, just arrived from the caller's array, masked by its y,
+ * or (BNG_FLAG_RELU_BITS) by its planes' words of the forward's keep bits, fetched into
+ * y's buffer (a piece starts at a block, a whole word: NCHW_BLOCK_VECTORS words' rows). */
+typedef char bng_nchw_pieces_at_words[BNG_NCHW_BLOCK_VECTORS % BNG_KEEP_ROWS(sizeof(float)) == 0
+                                      ? 1 : -1];
 static void bng_nchw_relu(const bng_nchw_core *k, const bng_tile *tile)
 {
-    const size_t element = k->walk.job->dtype->element_bytes;
+    const bng_staged_job *job = k->walk.job;
+    const size_t element = job->dtype->element_bytes;
 
-    bng_relu_fetch_y(k->walk.job, k->walk.tiles.y, tile);
+    if (BNG_RELU_BITS(&job->call)) {
+        const size_t plane_words = BNG_KEEP_WORDS(job->call.spatial, element);
+        bng_relu_fetch_plane_bits(job, k->walk.tiles.y, tile,
+                                  (tile->first * job->call.channel + k->walk.c) * plane_words
+                                  + tile->offset / BNG_KEEP_ROWS(element), plane_words);
+        BNG_TRACE_KERNEL(k->kernel, "relu_by_bits", tile->rows, tile->row_bytes / element);
+        bng_relu_mask_planes_by_bits(element, tile, k->walk.tiles.y);
+        return;
+    }
+    bng_relu_fetch_y(job, k->walk.tiles.y, tile);
     BNG_TRACE_KERNEL(k->kernel, "relu_mask", tile->rows, tile->row_bytes / element);
     bng_relu_mask_tile(element, tile, k->walk.tiles.y);
 }

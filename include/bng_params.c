@@ -96,8 +96,8 @@ int bng_params_same(bng_span a, bng_span b)
 /* The arrays a call may have, in the order of its checks (y: the forward output of a
  * call with BNG_FLAG_RELU, an input of x's type and shape; with BNG_FLAG_RELU_BITS as
  * well the forward's keep bits instead, an input of x's type: a word of the element's
- * 8 * element bits per channel for every 8 * element rows, the last word's rows
- * rounded up). */
+ * 8 * element bits per channel for every 8 * element rows, in NCHW per plane for every
+ * 8 * element of its values, a last word's rounded up: bng_span_bytes). */
 enum { BNG_X, BNG_DY, BNG_DX, BNG_MEAN, BNG_INVAR, BNG_SCALE, BNG_DBIAS, BNG_DSCALE, BNG_SUMS,
        BNG_Y, BNG_ARRAYS };
 #define BNG_BIT(array) (1u << (array))
@@ -113,8 +113,10 @@ static uintptr_t bng_span_bytes(const bng_call *call, int array, size_t element,
     const size_t rows = call->batch * call->spatial;
     const unsigned word_shift = bng_log2(element) + 3;     /* 8 * element rows a word */
 
-    if (array == BNG_Y && call->relu_bits)
-        return (uintptr_t)((((rows - 1) >> word_shift) + 1) * call->channel * element);
+    if (array == BNG_Y && call->relu_bits)     /* NCHW: a plane's words, a last one its own */
+        return call->nchw ? (uintptr_t)(call->batch * call->channel
+                                        * (((call->spatial - 1) >> word_shift) + 1) * element)
+                          : (uintptr_t)((((rows - 1) >> word_shift) + 1) * call->channel * element);
     if (BNG_IS_ROWS(array))
         return (uintptr_t)(rows * call->channel * element);
     return array <= BNG_DSCALE ? (uintptr_t)(call->channel * stat)
@@ -236,17 +238,14 @@ static float bng_count_to_float(unsigned long long count)
 
 /* The flags an `op` call honours: ACCUMULATE where it writes dbias and dscale (apply,
  * ext), RELU and NCHW on every extended call where the target has them, RELU_BITS with
- * RELU and without NCHW (NHWC's rows only in this version: docs/contract.md). */
+ * RELU. */
 static int bng_flags_allowed(int op, long long flags)
 {
     const long long allowed = (op == BNG_OP_EXT || op == BNG_OP_APPLY ? BNG_ACCUMULATE_FLAG : 0)
                               | (BNG_HAS_RELU ? BNG_RELU_FLAG | BNG_RELU_BITS_FLAG : 0)
                               | (BNG_HAS_NCHW ? BNG_NCHW_FLAG : 0);
 
-    if (flags & ~allowed)
-        return 0;
-    return !(flags & BNG_RELU_BITS_FLAG)
-           || ((flags & BNG_RELU_FLAG) && !(flags & BNG_NCHW_FLAG));
+    return !(flags & ~allowed) && (!(flags & BNG_RELU_BITS_FLAG) || (flags & BNG_RELU_FLAG));
 }
 
 /* The flags of an `op` call's block (0 for the vendor's call, which has none). */

@@ -66,7 +66,7 @@ typedef struct {
 #define BNG_IS_NCHW(call) (BNG_HAS_NCHW && (call)->nchw)
 /* dy masked by y > 0 (BNG_FLAG_RELU) */
 #define BNG_RELU(call) (BNG_HAS_RELU && (call)->y != NULL)
-/* ... by the forward's keep bits in y's slot (BNG_FLAG_RELU_BITS: NHWC only) */
+/* ... by the forward's keep bits in y's slot (BNG_FLAG_RELU_BITS) */
 #define BNG_RELU_BITS(call) (BNG_RELU(call) && (call)->relu_bits)
 
 /* The partial-sums buffer's row count: limbs of BNG_SUMS_LIMB_BITS bits, least

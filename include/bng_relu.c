@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright 2026 the batchnormgrad authors */
 /* Owns: the fused ReLU backward (BNG_FLAG_RELU): the mask of dy by the forward output y
- * on staged tiles of either layout, the mask as bits between an NHWC tile's passes, an
- * NHWC tile's words of the forward's keep bits (BNG_FLAG_RELU_BITS), and the calls of
- * the kernels' ReLU ukernels. May call: the HAL's DMA (a tile of y, of words), the
+ * on staged tiles of either layout, the mask as bits between an NHWC tile's passes, a
+ * staged tile's words of the forward's keep bits (BNG_FLAG_RELU_BITS) and the mask by
+ * them, and the calls of the kernels' ReLU ukernels. May call: the HAL's DMA (a tile of y, of words), the
  * ReLU predicate (bng_vec.h), a kernel's ReLU ukernels. Compiled only for a target that
  * lists relu (a unified target: the generator refuses it on a split one).
  *
@@ -11,9 +11,10 @@
  * sums and dx are, bit for bit, the unfused call's on the masked dy: the separate pass
  * the fused call equals. An NHWC _p call runs the kernels' ReLU ukernels on the caller's
  * arrays, which load dy masked by y (_load_relu) where the others load dy; the staged
- * tiles of _s, and NCHW's planes, are masked in place by three steps before the ordinary
+ * tiles of _s, and NCHW's planes, are masked in place by these steps before the ordinary
  * ukernels run: the mask by y, the mask as bits (a bit per element, which NHWC _s keeps
- * between its passes) and the mask by those bits. Each goes over a row a vector at a
+ * between its passes) and the mask by those bits, or by the forward's (a plane's words
+ * along its values in NCHW: plane_by_bits). Each goes over a row a vector at a
  * time, the row's last elements one at a time. On the gnu backend a vector is one
  * register of GCC vector lanes (BNG_RELU_VECTOR_BYTES), masks made from sign bits
  * (BNG_RELU_KEEPS_V: a compiler without vector compares for the part lowers a compare
@@ -29,7 +30,7 @@
 #error "relu needs a unified memory: generator/validate.py refuses it on a split target"
 #endif
 
-/* The vector part of the three steps on one element type (uint32_t for floats, uint16_t
+/* The vector part of the steps on one element type (uint32_t for floats, uint16_t
  * for halves; `magnitude` its bits but the sign, Inf's bits `inf`): each returns how
  * many of the row's first elements it did, whole vectors.
  *   mask:    out = dy masked by y
@@ -86,6 +87,29 @@ typedef int16_t bng_relu_s16 __attribute__((vector_size(BNG_RELU_VECTOR_BYTES)))
     }
 BNG_RELU_VECTOR_STEPS(uint32_t, bng_relu_u32, bng_relu_s32, 0x7fffffffu, 0x7f800000u)
 BNG_RELU_VECTOR_STEPS(uint16_t, bng_relu_u16, bng_relu_s16, 0x7fffu, 0x7c00u)
+/* plane_by_bits: out = d masked by a plane's words from a word boundary (element i by
+ * bit i % W of word i / W, W the element's bits): each lane's word and bit gathered,
+ * then a shift, and 1, negate, and. */
+#define BNG_RELU_PLANE_VECTORS(type, U)                                                    \
+    static size_t bng_relu_plane_by_bits_vectors_##type(size_t n, const type *d,          \
+                                                        const type *bits, type *out)      \
+    {                                                                                     \
+        const size_t lanes = BNG_RELU_VECTOR_BYTES / sizeof(type), w = 8 * sizeof(type);  \
+        size_t c, k;                                                                      \
+        for (c = 0; c + lanes <= n; c += lanes) {                                         \
+            U v, part, at;                                                                \
+            __builtin_memcpy(&v, d + c, sizeof v);                                        \
+            for (k = 0; k < lanes; k++) {                                                 \
+                part[k] = bits[(c + k) / w];                                              \
+                at[k] = (type)((c + k) % w);                                              \
+            }                                                                             \
+            v &= 0 - ((part >> at) & 1u);                                                 \
+            __builtin_memcpy(out + c, &v, sizeof v);                                      \
+        }                                                                                 \
+        return c;                                                                         \
+    }
+BNG_RELU_PLANE_VECTORS(uint32_t, bng_relu_u32)
+BNG_RELU_PLANE_VECTORS(uint16_t, bng_relu_u16)
 #else
 #define BNG_RELU_STEP_BYTES 32
 #define BNG_RELU_VECTOR_STEPS(type, magnitude, inf)                                        \
@@ -139,9 +163,28 @@ BNG_RELU_VECTOR_STEPS(uint16_t, bng_relu_u16, bng_relu_s16, 0x7fffu, 0x7c00u)
     }
 BNG_RELU_VECTOR_STEPS(uint32_t, 0x7fffffffu, 0x7f800000u)
 BNG_RELU_VECTOR_STEPS(uint16_t, 0x7fffu, 0x7c00u)
+#define BNG_RELU_PLANE_VECTORS(type)                                                       \
+    static size_t bng_relu_plane_by_bits_vectors_##type(size_t n, const type *d,          \
+                                                        const type *bits, type *o)        \
+    {                                                                                     \
+        enum { step = BNG_RELU_STEP_BYTES / sizeof(type) };                               \
+        const size_t w = 8 * sizeof(type);                                                \
+        size_t c, k;                                                                      \
+        for (c = 0; c + step <= n; c += step) {                                           \
+            type v[step];                                                                 \
+            for (k = 0; k < step; k++)                                                    \
+                v[k] = d[c + k];                                                          \
+            for (k = 0; k < step; k++)                                                    \
+                o[c + k] = (type)(v[k] & (0u - ((unsigned)(bits[(c + k) / w]              \
+                                                           >> ((c + k) % w)) & 1u)));     \
+        }                                                                                 \
+        return c;                                                                         \
+    }
+BNG_RELU_PLANE_VECTORS(uint32_t)
+BNG_RELU_PLANE_VECTORS(uint16_t)
 #endif
 
-/* The three steps on one element type, the vectors above and then the row's last
+/* The steps on one element type, the vectors above and then the row's last
  * elements one at a time. bits: bit i of word c of part j is row j * width + i of the
  * `rows` rows (width the element's bits). */
 #define BNG_RELU_STEPS(type, magnitude, inf)                                               \
@@ -338,20 +381,71 @@ static void bng_relu_rows_dx_keeps(const bng_kernel *kernel, int is_train, size_
         kernel->dx_infer_keeps(rows, channels, stride, dy, keeps, keeps_stride, dx, gain, stream);
 }
 
-void bng_relu_plane_reduce(const bng_nchw_kernel *kernel, size_t n, const void *x, const void *dy,
-                           const void *y, float mean, float *lane_dy, float *lane_dyxm)
+void bng_relu_plane_reduce(const bng_nchw_kernel *kernel, int from_bits, size_t n, const void *x,
+                           const void *dy, const void *y, float mean, float *lane_dy,
+                           float *lane_dyxm)
 {
-    kernel->reduce_relu(n, x, dy, y, mean, lane_dy, lane_dyxm);
+    if (from_bits)
+        kernel->reduce_keeps(n, x, dy, y, mean, lane_dy, lane_dyxm);
+    else
+        kernel->reduce_relu(n, x, dy, y, mean, lane_dy, lane_dyxm);
 }
 
-void bng_relu_plane_dx(const bng_nchw_kernel *kernel, int is_train, size_t n, const void *x,
-                       const void *dy, const void *y, void *dx, float mean, float gain,
-                       float dy_mean, float slope, int stream)
+void bng_relu_plane_dx(const bng_nchw_kernel *kernel, int from_bits, int is_train, size_t n,
+                       const void *x, const void *dy, const void *y, void *dx, float mean,
+                       float gain, float dy_mean, float slope, int stream)
 {
-    if (is_train)
+    if (from_bits && is_train)
+        kernel->dx_train_keeps(n, x, dy, y, dx, mean, gain, dy_mean, slope, stream);
+    else if (from_bits)
+        kernel->dx_infer_keeps(n, dy, y, dx, gain, stream);
+    else if (is_train)
         kernel->dx_train_relu(n, x, dy, y, dx, mean, gain, dy_mean, slope, stream);
     else
         kernel->dx_infer_relu(n, dy, y, dx, gain, stream);
+}
+
+/* A piece of `n` elements of a plane, from a word boundary, masked by its words: element
+ * i where bit i % W of word i / W is set (W the element's bits), out may be d; the
+ * vectors above, then the last elements one at a time. */
+#define BNG_RELU_PLANE_STEP(type)                                                          \
+    static void bng_relu_plane_by_bits_##type(size_t n, const type *d, const type *bits,  \
+                                              type *out)                                  \
+    {                                                                                     \
+        const size_t w = 8 * sizeof(type);                                                \
+        size_t i;                                                                         \
+        for (i = bng_relu_plane_by_bits_vectors_##type(n, d, bits, out); i < n; i++)      \
+            out[i] = (type)(d[i] & (0u - ((unsigned)(bits[i / w] >> (i % w)) & 1u)));    \
+    }
+BNG_RELU_PLANE_STEP(uint32_t)
+BNG_RELU_PLANE_STEP(uint16_t)
+
+void bng_relu_fetch_plane_bits(const bng_staged_job *job, unsigned char *bits,
+                               const bng_tile *tile, size_t word, size_t plane_words)
+{
+    const size_t element = job->dtype->element_bytes;
+    const size_t row_words = BNG_KEEP_WORDS(tile->row_bytes / element, element);
+
+    bng_hal_dma_wait(bng_hal_dma_get(bits, bng_shared_at((const BNG_SHARED void *)job->call.y,
+                                                         word, element),
+                                     tile->rows, row_words * element,
+                                     job->call.channel * plane_words * element,
+                                     row_words * element));
+}
+
+void bng_relu_mask_planes_by_bits(size_t element, const bng_tile *tile, const unsigned char *bits)
+{
+    const size_t n = tile->row_bytes / element, row_words = BNG_KEEP_WORDS(n, element);
+    size_t p;
+
+    for (p = 0; p < tile->rows; p++) {
+        void *dy = tile->dy + p * tile->pitch;
+        const void *words = bits + p * row_words * element;
+        if (element == sizeof(uint32_t))
+            bng_relu_plane_by_bits_uint32_t(n, dy, words, dy);
+        else
+            bng_relu_plane_by_bits_uint16_t(n, dy, words, dy);
+    }
 }
 
 /* What the extended calls' config points at (bng_dtype_config.relu). */

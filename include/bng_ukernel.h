@@ -153,6 +153,18 @@ typedef void bng_nchw_dx_train_relu_ukernel(size_t n, const void *x, const void 
                                             float dy_mean, float slope, int stream);
 typedef void bng_nchw_dx_infer_relu_ukernel(size_t n, const void *dy, const void *y, void *dx,
                                             float gain, int stream);
+/* ... and on dy masked by the plane's keep bits (BNG_FLAG_RELU_BITS: the training
+ * forward's, batch_norm_fwd.h), the piece's words from `bits`: element i's keep is bit
+ * i % W of the element-sized word bits[i / W], W the element's bits (a piece starts at a
+ * block boundary, a whole word). The generic set's alone, which every entry names. */
+typedef void bng_nchw_reduce_keeps_ukernel(size_t n, const void *x, const void *dy,
+                                           const void *bits, float mean, float *lane_dy,
+                                           float *lane_dyxm);
+typedef void bng_nchw_dx_train_keeps_ukernel(size_t n, const void *x, const void *dy,
+                                             const void *bits, void *dx, float mean, float gain,
+                                             float dy_mean, float slope, int stream);
+typedef void bng_nchw_dx_infer_keeps_ukernel(size_t n, const void *dy, const void *bits,
+                                             void *dx, float gain, int stream);
 typedef struct {
     const char *name;
     size_t spatial;                  /* the one extent it serves; 0: generic */
@@ -164,6 +176,9 @@ typedef struct {
     bng_nchw_reduce_relu_ukernel *reduce_relu;       /* NULL without relu */
     bng_nchw_dx_train_relu_ukernel *dx_train_relu;
     bng_nchw_dx_infer_relu_ukernel *dx_infer_relu;
+    bng_nchw_reduce_keeps_ukernel *reduce_keeps;      /* NULL without relu */
+    bng_nchw_dx_train_keeps_ukernel *dx_train_keeps;
+    bng_nchw_dx_infer_keeps_ukernel *dx_infer_keeps;
 } bng_nchw_kernel;
 
 /* The training forward (the forward extension, batch_norm_fwd.h): the row ukernels of

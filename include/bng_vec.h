@@ -61,6 +61,13 @@
  * the same kind, which both passes read in place of y (bng_ukernel.h, the _keeps
  * ukernels). The mask is the same, so are the bits. */
 #define BNG_KEEP_ROWS(element_bytes) (8 * (element_bytes))
+/* The words that hold the keep bits of `values` values in a row (NCHW: a plane's, or a
+ * piece's from a word boundary), the last word's missing values 0. */
+#define BNG_KEEP_WORDS(values, element_bytes) \
+    (((values) + BNG_KEEP_ROWS(element_bytes) - 1) / BNG_KEEP_ROWS(element_bytes))
+/* NCHW's planes read their words a vector at a time with _load_relu_bits (each
+ * backend's _ld_relu_bits): lane i of dy kept where bit i of an integer is set, which
+ * the NCHW _keeps ukernels gather from a piece's words. */
 
 #define BNG_VEC_GNU 1
 #define BNG_VEC_PORTABLE 2
@@ -334,5 +341,15 @@ BNG_VMEM_FN BNG_F32XN BNG_OPN(load_relu_keeps_f16)(
 {
     return BNG_OPN(ld_relu_keeps_f16)((const BNG_FORCE half *)dy,
                                            (const BNG_FORCE half *)keeps, bit);
+}
+BNG_VMEM_FN BNG_F32XN BNG_OPN(load_relu_bits_f32)(const BNG_VMEM float *dy,
+                                                         unsigned long long bits)
+{
+    return BNG_OPN(ld_relu_bits_f32)((const BNG_FORCE float *)dy, bits);
+}
+BNG_VMEM_FN BNG_F32XN BNG_OPN(load_relu_bits_f16)(const BNG_VMEM half *dy,
+                                                         unsigned long long bits)
+{
+    return BNG_OPN(ld_relu_bits_f16)((const BNG_FORCE half *)dy, bits);
 }
 #endif

@@ -488,6 +488,38 @@ BNG_VEC_FN BNG_F32XN BNG_OPN(ld_relu_keeps_f16)(const half *dy,
     __builtin_memcpy(masked, &d, sizeof d);
     return BNG_OPN(ld_f16)(masked);
 }
+/* dy masked by keep bits of consecutive elements (NCHW's planes): lane i where bit i of
+ * `bits` is set. Each lane shifts its part of `bits` (the lane type's width of it, from
+ * a multiple of that width) by its index in it: a broadcast and a shift per lane type's
+ * width, no lane taken apart. */
+BNG_VEC_FN BNG_F32XN BNG_OPN(ld_relu_bits_f32)(const float *dy, unsigned long long bits)
+{
+    BNG_TN(bng_relu_u32x) d, part, at;
+    BNG_F32XN v;
+    int i;
+    __builtin_memcpy(&d, dy, sizeof d);
+    for (i = 0; i < BNG_N; i++) {
+        part[i] = (unsigned)(bits >> (i & ~31));
+        at[i] = (unsigned)(i & 31);
+    }
+    d &= 0u - ((part >> at) & 1u);
+    __builtin_memcpy(&v, &d, sizeof v);
+    return v;
+}
+BNG_VEC_FN BNG_F32XN BNG_OPN(ld_relu_bits_f16)(const half *dy, unsigned long long bits)
+{
+    BNG_TN(bng_relu_u16x) d, part, at;
+    half masked[BNG_N];
+    int i;
+    __builtin_memcpy(&d, dy, sizeof d);
+    for (i = 0; i < BNG_N; i++) {
+        part[i] = (unsigned short)(bits >> (i & ~15));
+        at[i] = (unsigned short)(i & 15);
+    }
+    d &= (unsigned short)0 - ((part >> at) & 1u);
+    __builtin_memcpy(masked, &d, sizeof d);
+    return BNG_OPN(ld_f16)(masked);
+}
 #elif defined(BNG_VEC_OPS) && BNG_VEC_OPS == BNG_VEC_OPS_RELU_HALVES
 BNG_VEC_FN BNG_F32XN BNG_OPN(ld_relu_f32)(const float *dy, const float *y)
 {
@@ -559,6 +591,20 @@ BNG_VEC_FN BNG_F32XN BNG_OPN(ld_relu_keeps_f16)(const half *dy,
     BNG_F32XN v;
     v.lo = BNG_OPH(ld_relu_keeps_f16)(dy, keeps, bit);
     v.hi = BNG_OPH(ld_relu_keeps_f16)(dy + BNG_H, keeps + BNG_H, bit);
+    return v;
+}
+BNG_VEC_FN BNG_F32XN BNG_OPN(ld_relu_bits_f32)(const float *dy, unsigned long long bits)
+{
+    BNG_F32XN v;
+    v.lo = BNG_OPH(ld_relu_bits_f32)(dy, bits);
+    v.hi = BNG_OPH(ld_relu_bits_f32)(dy + BNG_H, bits >> BNG_H);
+    return v;
+}
+BNG_VEC_FN BNG_F32XN BNG_OPN(ld_relu_bits_f16)(const half *dy, unsigned long long bits)
+{
+    BNG_F32XN v;
+    v.lo = BNG_OPH(ld_relu_bits_f16)(dy, bits);
+    v.hi = BNG_OPH(ld_relu_bits_f16)(dy + BNG_H, bits >> BNG_H);
     return v;
 }
 #endif

@@ -270,4 +270,30 @@ static inline BNG_F32XN BNG_OPN(ld_relu_keeps_f16)(const half *dy,
     }
     return BNG_OPN(ld_f16)(masked);
 }
+/* dy masked by keep bits of consecutive elements (NCHW's planes): lane i where bit i of
+ * `bits` is set, else +0. */
+static inline BNG_F32XN BNG_OPN(ld_relu_bits_f32)(const float *dy, unsigned long long bits)
+{
+    float masked[BNG_N];
+    int i;
+    for (i = 0; i < BNG_N; i++) {
+        uint32_t d;
+        memcpy(&d, dy + i, 4);
+        d &= 0u - (uint32_t)((bits >> i) & 1u);
+        memcpy(masked + i, &d, 4);
+    }
+    return BNG_OPN(ld_f32)(masked);
+}
+static inline BNG_F32XN BNG_OPN(ld_relu_bits_f16)(const half *dy, unsigned long long bits)
+{
+    half masked[BNG_N];
+    int i;
+    for (i = 0; i < BNG_N; i++) {
+        uint16_t d;
+        memcpy(&d, dy + i, 2);
+        d = (uint16_t)(d & (0u - (unsigned)((bits >> i) & 1u)));
+        memcpy(masked + i, &d, 2);
+    }
+    return BNG_OPN(ld_f16)(masked);
+}
 #endif

@@ -5,7 +5,7 @@
  *   trace [--copy] CALL...      CALL: f32:4096x64:0xff (dtype, batch x channel, core
  *                               mask), with :infer for is_train = 0 and :relu for the
  *                               fused ReLU backward (:relu:bits from the forward's keep
- *                               bits, NHWC); f32:16x64x3136:0xff is NCHW
+ *                               bits); f32:16x64x3136:0xff is NCHW
  *                               (batch x channel x spatial); :fwd the training
  *                               forward's _s (batch_norm_fwd.h: the batch statistics,
  *                               y, the saved and moving statistics) on x's shape
@@ -93,7 +93,7 @@ static void usage(void)
     exit(2);
 }
 
-/* The words after the mask, each once: infer, relu, bits after relu (NHWC); or fwd,
+/* The words after the mask, each once: infer, relu, bits after relu; or fwd,
  * with relu or not (the forward's fused ReLU and its bits), in NCHW only where the
  * target has the forward in NCHW (forward and nchw both). 1 when they are. */
 static int parse_modes(const char *rest, call *c)
@@ -109,7 +109,7 @@ static int parse_modes(const char *rest, call *c)
             c->is_train = 0;
         else if (strcmp(word, "relu") == 0 && !c->relu)
             c->relu = 1;
-        else if (strcmp(word, "bits") == 0 && c->relu && !c->bits && !c->spatial)
+        else if (strcmp(word, "bits") == 0 && c->relu && !c->bits)
             c->bits = 1;
         else if (strcmp(word, "fwd") == 0 && HAS_FWD && !c->forward)
             c->forward = 1;
@@ -168,13 +168,16 @@ static size_t stats_bytes(const call *c)
 #endif
 }
 
-/* The forward's ReLU bits: elements of x's type (batch_norm_fwd.h's count; the
- * backward reads NHWC's, a word per channel for every 8 * element rows). */
+/* The forward's ReLU bits: elements of x's type (batch_norm_fwd.h's count, which the
+ * backward from them reads: a word per channel for every 8 * element rows, in NCHW per
+ * plane for every 8 * element of its values). */
 static size_t relu_bits_elements(const call *c)
 {
     if (c->bits) {
         const size_t rows = 8 * element_bytes(c);
-        return ((size_t)c->batch + rows - 1) / rows * (size_t)c->channel;
+        return c->spatial ? (size_t)c->batch * (size_t)c->channel
+                            * (((size_t)c->spatial + rows - 1) / rows)
+                          : ((size_t)c->batch + rows - 1) / rows * (size_t)c->channel;
     }
 #if HAS_FWD_NCHW
     if (c->spatial)

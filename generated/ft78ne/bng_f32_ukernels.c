@@ -3109,6 +3109,23 @@ void bng_f32_dx_infer_keeps_ukernel__ft78ne_generic_v16(
     bng_store_out_end(stream);
 }
 
+/* NCHW's keep bits of `lanes` consecutive elements from element `at` of a piece (a
+ * multiple of `lanes`, or of a tail step's width), lane k's in bit k: the piece's words
+ * from bits, element e's bit e % 32 of word e / 32, as many words as the
+ * lanes span (bits past the lanes' are not looked at). */
+static unsigned long long bng_f32_nchw_lane_bits(const uint32_t *bits, size_t at, unsigned lanes)
+{
+    unsigned long long out = 0;
+    unsigned got = 0;
+
+    while (got < lanes) {
+        const size_t e = at + got;
+        out |= (unsigned long long)(bits[e / 32] >> (e % 32)) << got;
+        got += 32 - (unsigned)(e % 32);
+    }
+    return out;
+}
+
 /* ---- NCHW, spatial == 49: 3 vectors of 16 lanes, 1 lanes more ---- */
 
 void bng_f32_nchw_reduce_ukernel__ft78ne_s49_v16(
@@ -4113,6 +4130,159 @@ void bng_f32_nchw_dx_infer_relu_ukernel__ft78ne_generic_v16(
     }
     if ((n % 16) & 1) {
             bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_relu_f32(dy + i, y + i)), stream);
+    }
+}
+
+void bng_f32_nchw_reduce_keeps_ukernel__ft78ne_generic_v16(
+    size_t n, const void *x_data, const void *dy_data, const void *bits_data, float mean,
+    float *lane_dy, float *lane_dyxm)
+{
+    const float *x = x_data, *dy = dy_data;
+    const uint32_t *bits = bits_data;
+    size_t at = 0;    /* the element the vector starts at */
+    const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean);
+    size_t left = n / 16, i;
+
+    while (left != 0) {
+        size_t k = left < BNG_NCHW_BLOCK_VECTORS ? left : BNG_NCHW_BLOCK_VECTORS;
+            bng_f32x16 acc_dy = bng_f32x16_zero();
+            bng_f32x16 acc_dyxm = bng_f32x16_zero();
+
+        left -= k;
+        for (; k != 0; k--, x += 16, dy += 16, at += 16) {
+                const bng_f32x16 dy_vec = bng_f32x16_load_relu_bits_f32(dy, bng_f32_nchw_lane_bits(bits, at, 16));
+                const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x), mean_vec);
+                acc_dy = bng_f32x16_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x16_add(acc_dyxm, bng_f32x16_mul(dy_vec, xm));
+        }
+            bng_f32x16_store_f32(lane_dy, bng_f32x16_add(bng_f32x16_load_f32(lane_dy), acc_dy));
+            bng_f32x16_store_f32(lane_dyxm, bng_f32x16_add(bng_f32x16_load_f32(lane_dyxm), acc_dyxm));
+    }
+    /* The plane's last elements, fewer than a vector: each into its lane's sums, in the
+     * tail's steps (ukernel_ops.j2, tail_steps). */
+    i = 0;
+    if ((n % 16) & 8) {
+            bng_f32x8 acc_dy = bng_f32x8_zero();
+            bng_f32x8 acc_dyxm = bng_f32x8_zero();
+        {
+                const bng_f32x8 dy_vec = bng_f32x8_load_relu_bits_f32(dy + i, bng_f32_nchw_lane_bits(bits, at + i, 8));
+                const bng_f32x8 xm = bng_f32x8_sub(bng_f32x8_load_f32(x + i), bng_f32x8_broadcast(mean));
+                acc_dy = bng_f32x8_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x8_add(acc_dyxm, bng_f32x8_mul(dy_vec, xm));
+        }
+            bng_f32x8_store_f32(lane_dy + i, bng_f32x8_add(bng_f32x8_load_f32(lane_dy + i), acc_dy));
+            bng_f32x8_store_f32(lane_dyxm + i, bng_f32x8_add(bng_f32x8_load_f32(lane_dyxm + i), acc_dyxm));
+        i += 8;
+    }
+    if ((n % 16) & 4) {
+            bng_f32x4 acc_dy = bng_f32x4_zero();
+            bng_f32x4 acc_dyxm = bng_f32x4_zero();
+        {
+                const bng_f32x4 dy_vec = bng_f32x4_load_relu_bits_f32(dy + i, bng_f32_nchw_lane_bits(bits, at + i, 4));
+                const bng_f32x4 xm = bng_f32x4_sub(bng_f32x4_load_f32(x + i), bng_f32x4_broadcast(mean));
+                acc_dy = bng_f32x4_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x4_add(acc_dyxm, bng_f32x4_mul(dy_vec, xm));
+        }
+            bng_f32x4_store_f32(lane_dy + i, bng_f32x4_add(bng_f32x4_load_f32(lane_dy + i), acc_dy));
+            bng_f32x4_store_f32(lane_dyxm + i, bng_f32x4_add(bng_f32x4_load_f32(lane_dyxm + i), acc_dyxm));
+        i += 4;
+    }
+    if ((n % 16) & 2) {
+            bng_f32x2 acc_dy = bng_f32x2_zero();
+            bng_f32x2 acc_dyxm = bng_f32x2_zero();
+        {
+                const bng_f32x2 dy_vec = bng_f32x2_load_relu_bits_f32(dy + i, bng_f32_nchw_lane_bits(bits, at + i, 2));
+                const bng_f32x2 xm = bng_f32x2_sub(bng_f32x2_load_f32(x + i), bng_f32x2_broadcast(mean));
+                acc_dy = bng_f32x2_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x2_add(acc_dyxm, bng_f32x2_mul(dy_vec, xm));
+        }
+            bng_f32x2_store_f32(lane_dy + i, bng_f32x2_add(bng_f32x2_load_f32(lane_dy + i), acc_dy));
+            bng_f32x2_store_f32(lane_dyxm + i, bng_f32x2_add(bng_f32x2_load_f32(lane_dyxm + i), acc_dyxm));
+        i += 2;
+    }
+    if ((n % 16) & 1) {
+            bng_f32x1 acc_dy = bng_f32x1_zero();
+            bng_f32x1 acc_dyxm = bng_f32x1_zero();
+        {
+                const bng_f32x1 dy_vec = bng_f32x1_load_relu_bits_f32(dy + i, bng_f32_nchw_lane_bits(bits, at + i, 1));
+                const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(mean));
+                acc_dy = bng_f32x1_add(acc_dy, dy_vec);
+                acc_dyxm = bng_f32x1_add(acc_dyxm, bng_f32x1_mul(dy_vec, xm));
+        }
+            bng_f32x1_store_f32(lane_dy + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dy + i), acc_dy));
+            bng_f32x1_store_f32(lane_dyxm + i, bng_f32x1_add(bng_f32x1_load_f32(lane_dyxm + i), acc_dyxm));
+    }
+}
+
+void bng_f32_nchw_dx_train_keeps_ukernel__ft78ne_generic_v16(
+    size_t n, const void *x_data, const void *dy_data, const void *bits_data, void *dx_data,
+    float mean, float gain, float dy_mean, float slope, int stream)
+{
+    const float *x = x_data, *dy = dy_data;
+    const uint32_t *bits = bits_data;
+    float *dx = dx_data;
+    /* the coefficients broadcast once: spelled in the loop, GCC rebuilds them through
+       the stack at every vector */
+    const bng_f32x16 mean_vec = bng_f32x16_broadcast(mean), gain_vec = bng_f32x16_broadcast(gain);
+    const bng_f32x16 dy_mean_vec = bng_f32x16_broadcast(dy_mean), slope_vec = bng_f32x16_broadcast(slope);
+    size_t i;
+
+    /* dx may be x or dy: each vector is loaded before it is stored. */
+    for (i = 0; i + 16 <= n; i += 16) {
+        const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), mean_vec);
+        const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_bits_f32(dy + i, bng_f32_nchw_lane_bits(bits, i, 16)), dy_mean_vec);
+        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
+    }
+    if ((n % 16) & 8) {
+        const bng_f32x8 xm = bng_f32x8_sub(bng_f32x8_load_f32(x + i), bng_f32x8_broadcast(mean));
+        const bng_f32x8 centered = bng_f32x8_sub(bng_f32x8_load_relu_bits_f32(dy + i, bng_f32_nchw_lane_bits(bits, i, 8)), bng_f32x8_broadcast(dy_mean));
+        bng_f32x8_store_out_f32(dx + i, bng_f32x8_mul(bng_f32x8_broadcast(gain), bng_f32x8_sub(centered, bng_f32x8_mul(xm, bng_f32x8_broadcast(slope)))), stream);
+        i += 8;
+    }
+    if ((n % 16) & 4) {
+        const bng_f32x4 xm = bng_f32x4_sub(bng_f32x4_load_f32(x + i), bng_f32x4_broadcast(mean));
+        const bng_f32x4 centered = bng_f32x4_sub(bng_f32x4_load_relu_bits_f32(dy + i, bng_f32_nchw_lane_bits(bits, i, 4)), bng_f32x4_broadcast(dy_mean));
+        bng_f32x4_store_out_f32(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_sub(centered, bng_f32x4_mul(xm, bng_f32x4_broadcast(slope)))), stream);
+        i += 4;
+    }
+    if ((n % 16) & 2) {
+        const bng_f32x2 xm = bng_f32x2_sub(bng_f32x2_load_f32(x + i), bng_f32x2_broadcast(mean));
+        const bng_f32x2 centered = bng_f32x2_sub(bng_f32x2_load_relu_bits_f32(dy + i, bng_f32_nchw_lane_bits(bits, i, 2)), bng_f32x2_broadcast(dy_mean));
+        bng_f32x2_store_out_f32(dx + i, bng_f32x2_mul(bng_f32x2_broadcast(gain), bng_f32x2_sub(centered, bng_f32x2_mul(xm, bng_f32x2_broadcast(slope)))), stream);
+        i += 2;
+    }
+    if ((n % 16) & 1) {
+        const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(mean));
+        const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_relu_bits_f32(dy + i, bng_f32_nchw_lane_bits(bits, i, 1)), bng_f32x1_broadcast(dy_mean));
+        bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
+    }
+}
+
+void bng_f32_nchw_dx_infer_keeps_ukernel__ft78ne_generic_v16(
+    size_t n, const void *dy_data, const void *bits_data, void *dx_data, float gain, int stream)
+{
+    const float *dy = dy_data;
+    const uint32_t *bits = bits_data;
+    float *dx = dx_data;
+    const bng_f32x16 gain_vec = bng_f32x16_broadcast(gain);    /* once, as in dx_train */
+    size_t i;
+
+    for (i = 0; i + 16 <= n; i += 16)
+            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_relu_bits_f32(dy + i, bng_f32_nchw_lane_bits(bits, i, 16))), stream);
+    if ((n % 16) & 8) {
+            bng_f32x8_store_out_f32(dx + i, bng_f32x8_mul(bng_f32x8_broadcast(gain), bng_f32x8_load_relu_bits_f32(dy + i, bng_f32_nchw_lane_bits(bits, i, 8))), stream);
+        i += 8;
+    }
+    if ((n % 16) & 4) {
+            bng_f32x4_store_out_f32(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_load_relu_bits_f32(dy + i, bng_f32_nchw_lane_bits(bits, i, 4))), stream);
+        i += 4;
+    }
+    if ((n % 16) & 2) {
+            bng_f32x2_store_out_f32(dx + i, bng_f32x2_mul(bng_f32x2_broadcast(gain), bng_f32x2_load_relu_bits_f32(dy + i, bng_f32_nchw_lane_bits(bits, i, 2))), stream);
+        i += 2;
+    }
+    if ((n % 16) & 1) {
+            bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_relu_bits_f32(dy + i, bng_f32_nchw_lane_bits(bits, i, 1))), stream);
     }
 }
 

@@ -55,12 +55,15 @@ extern "C" {
 #define BNG_FLAG_RELU 4
 #define BNG_PARAM_Y 15
 /* With BNG_FLAG_RELU: BNG_PARAM_Y holds the keep bits the training forward wrote with
- * BNG_FWD_RELU | BNG_FWD_RELU_BITS (batch_norm_fwd.h's format: row r's bit of channel c
- * is bit r % (8 * e) of element bits[r / (8 * e) * channel + c], read as an unsigned
- * integer of e = sizeof(x's element) bytes; ceil(batch / (8 * e)) * channel elements
- * of x's type and alignment) instead of y: the same mask, the same results bit for bit,
- * with 1/32 (fp_) or 1/16 (hp_) of y's traffic. NHWC only in this version: with
- * BNG_FLAG_NCHW, or without BNG_FLAG_RELU, the call is refused (BNG_EFLAGS). */
+ * BNG_FWD_RELU | BNG_FWD_RELU_BITS instead of y (batch_norm_fwd.h's format, words of x's
+ * type and alignment read as unsigned integers of e = sizeof(x's element) bytes: row r's
+ * bit of channel c is bit r % (8 * e) of element bits[r / (8 * e) * channel + c],
+ * ceil(batch / (8 * e)) * channel elements; with BNG_FLAG_NCHW a plane's words after
+ * another, value s's bit s % (8 * e) of the plane's word s / (8 * e), batch * channel *
+ * ceil(spatial / (8 * e)) elements; the same mask, the same
+ * results bit for bit, with 1/32 (fp_) or 1/16 (hp_) of y's traffic (a plane's last word
+ * rounded up: more for small planes). Without
+ * BNG_FLAG_RELU the call is refused (BNG_EFLAGS). */
 #define BNG_FLAG_RELU_BITS 8
 #define BNG_PARAM_RELU_BITS BNG_PARAM_Y
 /* Channel axis 1 (docs/contract.md, "Channel axis 1 (NCHW)"): x, dy, dx are
@@ -71,7 +74,7 @@ extern "C" {
 #define BNG_PARAM_SPATIAL 14
 
 /* A flag bit this version does not know, or the call cannot honour (ACCUMULATE on
- * reduce or dx, a flag of an extension the target lacks, RELU_BITS alone or with NCHW), is refused rather than
+ * reduce or dx, a flag of an extension the target lacks, RELU_BITS without RELU), is refused rather than
  * ignored, so that a caller built for a later version learns it at once. After
  * BNG_ERANGE. */
 #define BNG_EFLAGS   (-9)

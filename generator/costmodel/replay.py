@@ -281,7 +281,7 @@ def minimum_ddr_bytes(call: Call, element_bytes: int, stats_bytes: int) -> int:
     statistics written (eight per-channel arrays); with its fused ReLU, its keep bits
     written too (a word of x's type per channel per 8 * element_bytes rows; in NCHW per
     plane per 8 * element_bytes of its values, a plane's last word its own). The
-    backward from those bits (NHWC) reads them in y's place: once."""
+    backward from those bits reads them in y's place: once."""
     per_word = 8 * element_bytes
     words = (0 if not call.relu or not (call.forward or call.bits)
              else call.batch * call.channel * -(-call.spatial // per_word) if call.spatial

@@ -131,7 +131,7 @@ def training_steps(dtype: str, rows: List[Tuple[Shape, Prediction]]) -> List[str
     bits where a ReLU follows) and its backward (the fused ReLU backward there, the
     vendor's call, or in NCHW the plain NCHW call, elsewhere), summed over the network's
     layers; none unless every layer has both. Where the rows have the fused backward
-    from the forward's keep bits (NHWC), the step with it as well."""
+    from the forward's keep bits, the step with it as well."""
     calls: Dict[Tuple[str, str, str, int, str], Tuple[Shape, Prediction]] = {}
     for s, p in rows:
         if s.label.startswith("resnet50"):

@@ -3,7 +3,7 @@ batch 1, 8 and 32, and the bench's shapes (bench/bench.c); at batch 32, where th
 target has the extensions, its layers followed by a ReLU with the fused ReLU backward,
 every layer in NCHW (those followed by a ReLU also fused), and every layer's training
 forward (in NCHW too where the target has both); with relu and forward, the layers a
-ReLU follows fused in NHWC from the forward's keep bits too."""
+ReLU follows fused from the forward's keep bits too (in NCHW too where it has nchw)."""
 
 import re
 from dataclasses import dataclass, replace
@@ -23,7 +23,7 @@ class Shape:
                         # forward's fused ReLU and its keep bits (BNG_FWD_RELU)
     forward: bool = False   # the training forward's _s (the forward extension)
     bits: bool = False      # with relu: the backward from the forward's keep bits
-                            # (BNG_FLAG_RELU_BITS; NHWC)
+                            # (BNG_FLAG_RELU_BITS)
 
     @property
     def size(self) -> str:
@@ -102,8 +102,8 @@ def default_shapes(extensions: Tuple[str, ...] = ()) -> List[Shape]:
         out += [_extended(pixels, c, layers, nchw=nchw, forward=True, relu=relu)
                 for nchw in layouts for pixels, c, layers, relu in RESNET50]
     if {"relu", "forward"} <= has:     # the backward from those keep bits
-        out += [_extended(pixels, c, layers, relu=True, bits=True)
-                for pixels, c, layers, relu in RESNET50 if relu]
+        out += [_extended(pixels, c, layers, nchw=nchw, relu=True, bits=True)
+                for nchw in layouts for pixels, c, layers, relu in RESNET50 if relu]
     return out
 
 
@@ -113,7 +113,7 @@ FORWARD = re.compile(r"([1-9][0-9]{0,9})x([1-9][0-9]{0,4})(?:x([1-9][0-9]{0,9}))
 
 def parse_shapes(text: str) -> List[Shape]:
     """SHAPES="BxC ...": batch (rows) x channel; BxC:relu with the fused ReLU backward,
-    BxC:relu:bits from the forward's keep bits; NxCxS in NCHW (batch x channel x spatial), NxCxS:relu with the fused ReLU; BxC:fwd
+    BxC:relu:bits from the forward's keep bits; NxCxS in NCHW (NxCxS:relu:bits too) (batch x channel x spatial), NxCxS:relu with the fused ReLU; BxC:fwd
     the training forward, BxC:fwd:relu with its fused ReLU and keep bits, NxCxS:fwd in
     NCHW."""
     out = []
@@ -125,9 +125,6 @@ def parse_shapes(text: str) -> List[Shape]:
                               "keep bits), BATCHxCHANNELxSPATIAL (NCHW) or "
                               "BATCHxCHANNEL:fwd (the training forward; :fwd:relu with its ReLU; "
                               "NxCxS:fwd in NCHW)")
-        if m and m.group(3) and m.group(5):
-            raise ConfigError("SHAPES", word, "the backward from the keep bits is NHWC's only "
-                              "(BATCHxCHANNEL:relu:bits) in this version")
         shape = (Shape(int(f.group(1)), int(f.group(2)), "SHAPES", spatial=int(f.group(3) or 0),
                        forward=True, relu=bool(f.group(4))) if f else
                  Shape(int(m.group(1)), int(m.group(2)), "SHAPES",

@@ -74,7 +74,7 @@ class Call:
                               # BNG_FWD_RELU, its keep bits out beside y)
     forward: bool = False     # the training forward's _s: x in, y out
     bits: bool = False        # with relu, BNG_FLAG_RELU_BITS: the forward's keep bits
-                              # read in y's place (NHWC)
+                              # read in y's place
 
     @property
     def cores(self) -> int:

@@ -397,6 +397,13 @@ void bng_relu_backward(const bng_dtype *t, void *dy, const void *y, size_t n)
             t->set(dy, i, 0.0);
 }
 
+unsigned long bng_keep_padding(const bng_dtype *t, size_t rows, size_t g)
+{
+    const size_t w = 8 * t->size;
+    return (g + 1) * w > rows ? ((0xfffffffful << (rows - g * w)) & ((1ul << (w - 1)) * 2 - 1))
+                              : 0;
+}
+
 unsigned long bng_keep_word(const bng_dtype *t, const void *y, size_t rows, size_t y_stride,
                             size_t g, size_t c)
 {
@@ -419,7 +426,8 @@ bng_buffer bng_keep_bits(const bng_dtype *t, const void *y, size_t rows, size_t 
     memset(b.p, BNG_OUTPUT_MARK, b.bytes);
     for (g = 0; g < words; g++)
         for (c = 0; c < channels; c++) {
-            const unsigned long word = bng_keep_word(t, y, rows, y_stride, g, c);
+            const unsigned long word = bng_keep_word(t, y, rows, y_stride, g, c)
+                                       | bng_keep_padding(t, rows, g);
             bng_set_bits(t, b.p, g * keeps_stride + c, (uint32_t)word, (uint16_t)word);
         }
     return b;

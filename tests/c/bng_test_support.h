@@ -206,7 +206,9 @@ void bng_relu_backward(const bng_dtype *t, void *dy, const void *y, size_t n);
  * channel c holds row g * W + i's keep in bit i (W the element's bits), a last word's
  * missing rows 0. bng_keep_word gives one such word; bng_keep_bits them all, word g of
  * channel c at element g * keeps_stride + c of t's type (the elements past `channels`
- * in each word row marked). */
+ * in each word row marked), with a last word's missing rows' bits set, which no call
+ * may read (bng_keep_padding: those bits of word g of `rows` rows). */
+unsigned long bng_keep_padding(const bng_dtype *t, size_t rows, size_t g);
 unsigned long bng_keep_word(const bng_dtype *t, const void *y, size_t rows, size_t y_stride,
                             size_t g, size_t c);
 bng_buffer bng_keep_bits(const bng_dtype *t, const void *y, size_t rows, size_t channels,

@@ -500,9 +500,51 @@ START_TEST(test_nchw_hal_refusal_writes_nothing)
 }
 END_TEST
 
+#if BNG_HAS_RELU
+/* NCHW's keep bits in slot 15 (BNG_FLAG_RELU_BITS), nothing written on error: NULL
+ * (BNG_ENULL), over dx (BNG_EOVERLAP) by their own length, batch * channel planes of
+ * ceil(spatial / W) words (ending just before dx accepted, one element further
+ * refused), on the case's shape and on 2x3x40, whose planes' words differ in number
+ * from those of its batch * spatial rows taken as NHWC's in either type. */
+static void nchw_bits_span(nchw_case *n, int op, int shared)
+{
+    const size_t size = n->k.t->size, rows = 8 * size;
+    const size_t bits_bytes = n->batch * n->k.channel * ((n->spatial + rows - 1) / rows) * size;
+    bng_buffer after = bng_buffer_new(bits_bytes + n->bytes);
+    void *own_dx = n->dx;
+
+    memset(after.p, 0, bits_bytes);
+    n->k.params[BNG_CASE_FLAGS] = BNG_CASE_NCHW | BNG_CASE_RELU | BNG_CASE_RELU_BITS;
+    n->k.params[BNG_CASE_Y] = 0;
+    expect_error(n, op, shared, BNG_ENULL, "NCHW and RELU_BITS, the bits NULL");
+    if (op != BNG_OP_REDUCE) {
+        n->k.params[BNG_CASE_Y] = (long long)(intptr_t)after.p;
+        n->dx = (unsigned char *)after.p + bits_bytes - size;
+        expect_error(n, op, shared, BNG_EOVERLAP, "NCHW and RELU_BITS, the bits' last under dx");
+        n->dx = (unsigned char *)after.p + bits_bytes;
+        nchw_call(n, op, shared, FULL_MASK);
+        ck_assert_int_eq(n->k.params[BNG_PARAM_STATUS], BNG_OK);
+        n->dx = own_dx;
+    }
+    n->k.params[BNG_CASE_FLAGS] = BNG_CASE_NCHW;
+    bng_buffer_free(&after);
+}
+
+static void nchw_bits_errors(nchw_case *n, int op, int shared)
+{
+    nchw_case wide;
+
+    nchw_bits_span(n, op, shared);
+    nchw_init(&wide, n->k.t, 2, 3, 40, 1, BNG_DATA_RANDOM, 6);
+    nchw_call(&wide, BNG_OP_REDUCE, 0, 0);          /* apply's buffer: count 80 */
+    nchw_bits_span(&wide, op, shared);
+    nchw_free(&wide);
+}
+#endif
+
 /* Hostile blocks: spatial 0, negative or overflowing; flags the call cannot honour;
- * arrays that overlap only over the NCHW extent (y with BNG_FLAG_RELU too); apply's
- * count below batch * spatial. */
+ * arrays that overlap only over the NCHW extent (y with BNG_FLAG_RELU too, and its keep
+ * bits); apply's count below batch * spatial. */
 START_TEST(test_nchw_errors)
 {
     const int ops[] = {BNG_OP_EXT, BNG_OP_REDUCE, BNG_OP_APPLY, BNG_OP_DX};
@@ -542,6 +584,7 @@ START_TEST(test_nchw_errors)
                     n.k.params[BNG_CASE_Y] = (long long)(intptr_t)((unsigned char *)n.dx + 2 * 3 * T->size);
                     expect_error(&n, op, shared, BNG_EOVERLAP, "NCHW and RELU, y inside dx");
                 }
+                nchw_bits_errors(&n, op, shared);
                 n.k.params[BNG_CASE_Y] = y_slot;
             }
 #endif
@@ -600,15 +643,38 @@ typedef struct {
     unsigned char *dx, *dbias, *dscale, *sums;
 } nchw_results;
 
-/* `op` on the case, fused (y, BNG_FLAG_RELU) or apart (dy the separate pass's output,
- * no flag): apply after a reduce of the same kind (its buffer), into `out`. */
-static void nchw_relu_run(nchw_case *n, int op, int shared, int mask, const void *y, void *dy,
-                          nchw_results *out)
+/* NCHW's keep bits of y (batch_norm_fwd.h's layout): each plane's ceil(spatial / W)
+ * words in plane order, element s's keep in bit s % W of the plane's word s / W, a
+ * plane's last word's missing values' bits set (no call may read them). */
+static bng_buffer nchw_relu_bits(const nchw_case *n, const unsigned char *y)
+{
+    const bng_dtype *t = n->k.t;
+    const size_t rows = 8 * t->size, words = (n->spatial + rows - 1) / rows;
+    const size_t planes = n->batch * n->k.channel;
+    bng_buffer b = bng_buffer_new(planes * words * t->size);
+    size_t p, g;
+
+    for (p = 0; p < planes; p++)
+        for (g = 0; g < words; g++) {
+            const unsigned long word = bng_keep_word(t, y + p * n->spatial * t->size, n->spatial,
+                                                     1, g, 0)
+                                       | bng_keep_padding(t, n->spatial, g);
+            bng_set_bits(t, b.p, p * words + g, (uint32_t)word, (uint16_t)word);
+        }
+    return b;
+}
+
+/* `op` on the case, fused (y, BNG_FLAG_RELU; with `from_bits` y its keep bits and
+ * BNG_FLAG_RELU_BITS too) or apart (dy the separate pass's output, no flag): apply after
+ * a reduce of the same kind (its buffer), into `out`. */
+static void nchw_relu_run(nchw_case *n, int op, int shared, int mask, const void *y,
+                          int from_bits, void *dy, nchw_results *out)
 {
     void *own_dy = n->dy;
 
     n->dy = dy;
-    n->k.params[BNG_CASE_FLAGS] = BNG_CASE_NCHW | (y != NULL ? BNG_CASE_RELU : 0);
+    n->k.params[BNG_CASE_FLAGS] = BNG_CASE_NCHW | (y != NULL ? BNG_CASE_RELU : 0)
+                                  | (from_bits ? BNG_CASE_RELU_BITS : 0);
     n->k.params[BNG_CASE_Y] = (long long)(intptr_t)y;
     bng_case_mark_outputs(&n->k);
     memset(n->dx, BNG_OUTPUT_MARK, n->bytes);
@@ -645,22 +711,25 @@ static void nchw_results_free(nchw_results *r)
     bng_test_free(r->sums);
 }
 
-/* One shape through `ops`, fused and apart, on _p (mask 0) or _s over `masks`: the
- * fused call equals PyTorch's ReLU backward (bng_relu_backward, on y's bits) followed
- * by the unfused NCHW call, bit for bit. */
+/* One shape through `ops`, fused (from y and from its keep bits) and apart, on _p (mask
+ * 0) or _s over `masks`: the fused call equals PyTorch's ReLU backward
+ * (bng_relu_backward, on y's bits) followed by the unfused NCHW call, bit for bit. */
 static void nchw_relu_is_apart(const bng_dtype *t, size_t batch, size_t channel,
                                size_t spatial, int train, unsigned seed, const int *ops,
                                size_t n_ops, const int *masks, size_t n_masks)
 {
     nchw_case n;
     unsigned char *y, *masked;
+    bng_buffer bits;
     nchw_results fused, apart;
     size_t o, m;
+    int from_bits;
 
     nchw_init(&n, t, batch, channel, spatial, train, BNG_DATA_RANDOM, seed);
     y = bng_test_alloc(n.bytes);
     masked = bng_test_alloc(n.bytes);
     nchw_relu_y(&n, y);
+    bits = nchw_relu_bits(&n, y);
     memcpy(masked, n.dy, n.bytes);
     bng_relu_backward(t, masked, y, n.bytes / t->size);
     nchw_results_init(&fused, &n);
@@ -670,15 +739,23 @@ static void nchw_relu_is_apart(const bng_dtype *t, size_t batch, size_t channel,
             const int shared = masks[m] != 0;
             if (shared && (masks[m] & FULL_MASK) == 0)
                 continue;
-            nchw_relu_run(&n, ops[o], shared, masks[m], y, n.dy, &fused);
-            nchw_relu_run(&n, ops[o], shared, masks[m], NULL, masked, &apart);
-            if (memcmp(fused.dx, apart.dx, n.bytes) || memcmp(fused.sums, apart.sums, n.k.sums.bytes)
-                || memcmp(fused.dbias, apart.dbias, n.k.dbias.bytes)
-                || memcmp(fused.dscale, apart.dscale, n.k.dscale.bytes))
-                ck_abort_msg("%s op %d %s mask %#x %zux%zux%zu train %d: fused differs from "
-                             "the separate pass", t->name, ops[o], shared ? "_s" : "_p",
-                             (unsigned)masks[m], n.batch, n.k.channel, n.spatial, train);
+            nchw_relu_run(&n, ops[o], shared, masks[m], NULL, 0, masked, &apart);
+            for (from_bits = 0; from_bits <= 1; from_bits++) {
+                nchw_relu_run(&n, ops[o], shared, masks[m], from_bits ? bits.p : y, from_bits,
+                              n.dy, &fused);
+                if (memcmp(fused.dx, apart.dx, n.bytes)
+                    || memcmp(fused.sums, apart.sums, n.k.sums.bytes)
+                    || memcmp(fused.dbias, apart.dbias, n.k.dbias.bytes)
+                    || memcmp(fused.dscale, apart.dscale, n.k.dscale.bytes))
+                    ck_abort_msg("%s op %d %s mask %#x %zux%zux%zu train %d: fused from %s "
+                                 "differs from the separate pass", t->name, ops[o],
+                                 shared ? "_s" : "_p", (unsigned)masks[m], n.batch, n.k.channel,
+                                 n.spatial, train, from_bits ? "the bits" : "y");
+            }
         }
+    if (!bng_buffer_guards_intact(&bits))
+        ck_abort_msg("%s: guard bytes around the keep bits were written", t->name);
+    bng_buffer_free(&bits);
     nchw_results_free(&fused);
     nchw_results_free(&apart);
     bng_test_free(y);

@@ -384,8 +384,8 @@ END_TEST
 /* The bits in slot 15 (BNG_FLAG_RELU_BITS), hostile as y is, nothing written on error:
  * NULL, misaligned, over an output (dx, its very array, dbias, dscale, reduce's sums:
  * BNG_EOVERLAP; ending just before dx accepted, one element further refused: the
- * span is the bits' length, not y's), RELU_BITS without RELU and (where the target has
- * nchw) with NCHW (BNG_EFLAGS, after a NULL's BNG_ENULL); over x, an input, accepted. */
+ * span is the bits' length, not y's), RELU_BITS without RELU (BNG_EFLAGS); over x, an
+ * input, accepted. (NCHW's: suite_nchw.c.) */
 static void relu_bits_errors(relu_pair *p, int op, int shared)
 {
     bng_case *k = &p->fused;
@@ -430,16 +430,6 @@ static void relu_bits_errors(relu_pair *p, int op, int shared)
     k->params[BNG_CASE_Y] = p->apart.params[BNG_CASE_Y];    /* without RELU: the sentinel */
     k->params[BNG_CASE_FLAGS] = BNG_CASE_RELU_BITS;
     bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, FULL_MASK, BNG_CASE_EFLAGS, "RELU_BITS without RELU");
-#if BNG_HAS_NCHW
-    k->params[BNG_CASE_FLAGS] = BNG_CASE_RELU | BNG_CASE_RELU_BITS | BNG_CASE_NCHW;
-    k->params[BNG_CASE_SPATIAL] = 1;
-    k->params[BNG_CASE_Y] = bits;
-    bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, FULL_MASK, BNG_CASE_EFLAGS, "RELU_BITS with NCHW");
-    k->params[BNG_CASE_Y] = 0;      /* NULL before the flags */
-    bng_expect_refused(k, op, shared, k->x.p, k->dy.p, k->dx.p, FULL_MASK, BNG_ENULL,
-                       "RELU_BITS with NCHW, the bits NULL");
-    k->params[BNG_CASE_SPATIAL] = p->apart.params[BNG_CASE_SPATIAL];
-#endif
     k->params[BNG_CASE_Y] = bits;
     k->params[BNG_CASE_FLAGS] = BNG_CASE_RELU;
     relu_pair_use_bits(p, 0);

@@ -184,7 +184,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const int relu = (relu_byte & 1) && op != BNG_OP_FULL;
     const unsigned relu_y = (relu_byte >> 1) % 8;
     /* BNG_FLAG_RELU_BITS: the slot holds the forward's keep bits instead of y (refused
-     * without BNG_FLAG_RELU, and with NCHW) */
+     * without BNG_FLAG_RELU) */
     const int relu_bits = (relu_byte & 0x10) && op != BNG_OP_FULL;
     /* channel axis 1 with a spatial extent (a byte of its own); the vendor's call reads
      * neither the flag nor the extent */
@@ -192,7 +192,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const int nchw_call = nchw && op != BNG_OP_FULL;
     const int flag_refused = op != BNG_OP_FULL
                              && (unknown_flag || (accumulate && (op == BNG_OP_REDUCE || op == BNG_OP_DX))
-                                 || (relu_bits && (!relu || nchw_call)));
+                                 || (relu_bits && !relu));
     /* the vendor's call with explicit arguments */
     const int explicit_args = !ext && (flags & 0x80);
     const unsigned count_kind = (op_byte >> 4) % 5;   /* apply: exact, larger, smaller, fraction, NaN */
@@ -332,9 +332,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
            : relu_y == 4 ? (void *)dy : relu_y == 5 ? (void *)dx
            : relu_y == 6 && (uses & B(A_DBIAS)) ? (void *)(intptr_t)params[BNG_PARAM_DBIAS]
            : relu_y == 7 && op == BNG_OP_REDUCE ? (void *)(intptr_t)params[12] : (void *)y;
-        /* the bits span a word per channel for every 8 * elem rows */
-        const size_t y_bytes = relu_bits ? ((size_t)count_per_channel + 8 * elem - 1) / (8 * elem) * c * elem
-                                         : n * elem;
+        /* the bits span a word per channel for every 8 * elem rows (NCHW: per plane for
+         * every 8 * elem of its values) */
+        const size_t word_rows = 8 * elem;
+        const size_t y_bytes = !relu_bits ? n * elem
+                             : nchw_call ? (size_t)batch * c * (((size_t)spatial_used + word_rows - 1) / word_rows) * elem
+                             : ((size_t)batch + word_rows - 1) / word_rows * c * elem;
         params[15] = (long long)(intptr_t)yp;
         null_used = null_used || yp == NULL;
         misaligned = misaligned || ((uintptr_t)yp & (elem - 1));

@@ -137,20 +137,28 @@ def expected_kept(dtype: str, batch: int, channel: int, cores: int, is_train: bo
 
 
 def expected_nchw_bytes(dtype: str, batch: int, channel: int, spatial: int, is_train: bool,
-                        relu: bool = False):
+                        relu: bool = False, bits: bool = False):
     """What NCHW _s moves (include/bng_nchw_staged.c): each channel on the core that owns
     it fetches its mean, invar and scale, its planes of x and dy, puts dbias and dscale,
     fetches again the tiles that did not stay in private memory (x only in training;
     the plan's nchw_layout says from where they stay) and puts dx; nothing goes through
     GSM: 3N + 2(N - R) in training, 3N + (N - R) in inference, N the bytes of an array,
     R those that stayed. With the fused ReLU y comes with every tile fetched, in both
-    passes: N + (N - R) more."""
+    passes: N + (N - R) more; from the forward's keep bits (``bits``, y's buffer holding
+    them) a tile's planes' words instead: every plane's in pass 1, in pass 2 those of the
+    values fetched again (whole planes' words, a piece's rounded up)."""
     tp = target_plan()
     d = tp.dtype(dtype)
-    again = tp.nchw_layout(d, batch, spatial, True, relu).resident_from * channel * d.element_bytes
+    from_ = tp.nchw_layout(d, batch, spatial, True, relu).resident_from
+    again = from_ * channel * d.element_bytes
     n = batch * channel * spatial * d.element_bytes
     ddr = 3 * n + (2 if is_train else 1) * again + 5 * channel * d.stats_bytes
-    if relu:
+    if bits:
+        word, plane_words = 8 * d.element_bytes, ceil_div(spatial, 8 * d.element_bytes)
+        words = batch * plane_words + from_ // spatial * plane_words \
+            + ceil_div(from_ % spatial, word)
+        ddr += channel * words * d.element_bytes
+    elif relu:
         ddr += n + again
     return {"ddr": ddr, "gsm": 0, "am": ddr}
 
@@ -201,7 +209,9 @@ class TraceHalTest(unittest.TestCase):
                  "f32:20000x64:0x7:relu", "f16:30000x256:0x3:relu",
                  "f32:1000x64:0xff:relu:bits", "f16:777x100:0x25:relu:bits",
                  "f32:300x300:0xff:infer:relu:bits", "f32:20000x64:0x7:relu:bits",
-                 "f16:30000x256:0x3:relu:bits", "f32:2x5x3136:0xff",
+                 "f16:30000x256:0x3:relu:bits", "f32:2x5x3136:0xff:relu:bits",
+                 "f16:2x3x100003:0x3:infer:relu:bits", "f16:32x17x49:0xff:relu:bits",
+                 "f32:2x5x3136:0xff",
                  "f16:3x100x200:0x7:infer", "f32:2x3x100003:0x3", "f16:32x17x49:0xff",
                  "f32:2x5x3136:0xff:relu", "f16:2x3x100003:0x3:infer:relu"]
         ends = [line for line in trace(*calls, copy=True).splitlines() if line.startswith("end")]
@@ -281,7 +291,7 @@ class TraceHalTest(unittest.TestCase):
     def test_calls_it_cannot_make_are_refused(self):
         """A mode twice, a shape or mode that is not one."""
         for spec in ("f32:4x64:0x1:relu:relu", "f32:4x64:0x1:infer:infer", "f32:4x64:0x1:bits",
-                     "f32:4x64:0x1:relu:bits:bits", "f32:2x3x49:0x1:relu:bits",
+                     "f32:4x64:0x1:relu:bits:bits", "f32:2x3x49:0x1:bits",
                      "f32:4x64:0x1:fwd:relu:bits",
                      "f32:4x64x:0x1", "f32:4x64:0x1:fast", "f32:4x64:0x1:fwd:fwd",
                      "f32:4x64:0x1:infer:fwd", "f32:4x64x49:0x1:infer:fwd"):
@@ -416,16 +426,22 @@ class TraceBytesTest(unittest.TestCase):
                 self.assertEqual(kernel_rows(call, "dx_train" if train else "dx_infer"),
                                  b * c * pieces)
 
-    def test_nchw_with_relu_bytes_equal_the_formula(self):
-        """NCHW with the fused ReLU: y with every tile fetched, kept channels keep the
-        masked dy (channels kept whole and in part, planes in pieces, both dtypes and
-        modes); each tile masked once a pass that fetches it."""
+    def nchw_relu_calls(self, modes: str):
+        """The NCHW ReLU sweep (channels kept whole and in part, planes in pieces, both
+        dtypes and modes, one core and eight) traced with `modes`: its cases and calls."""
         shapes = ((2, 3, 49), (16, 64, 3136), (2, 3, 100003), (32, 100, 49))
         cases = [(dtype, b, c, s, n, train) for dtype in ("f32", "f16") for b, c, s in shapes
                  for n in (1, 8) for train in (True, False)]
         calls = parse(trace(*[f"{d}:{b}x{c}x{s}:{(1 << n) - 1:#x}" + ("" if t else ":infer")
-                              + ":relu" for d, b, c, s, n, t in cases]))
+                              + modes for d, b, c, s, n, t in cases]))
         self.assertEqual(len(calls), len(cases))
+        return cases, calls
+
+    def test_nchw_with_relu_bytes_equal_the_formula(self):
+        """NCHW with the fused ReLU: y with every tile fetched, kept channels keep the
+        masked dy (channels kept whole and in part, planes in pieces, both dtypes and
+        modes); each tile masked once a pass that fetches it."""
+        cases, calls = self.nchw_relu_calls(":relu")
         tp = target_plan()
         for (dtype, b, c, s, n, train), call in zip(cases, calls):
             with self.subTest(dtype=dtype, shape=f"{b}x{c}x{s}", cores=n, train=train):
@@ -434,6 +450,24 @@ class TraceBytesTest(unittest.TestCase):
                                  expected_nchw_bytes(dtype, b, c, s, train, relu=True))
                 again = tp.nchw_layout(tp.dtype(dtype), b, s, True, True).resident_from
                 self.assertEqual(masked_elements(call),
+                                 c * (b * s + again))
+
+    def test_nchw_with_relu_from_bits_bytes_equal_the_formula(self):
+        """NCHW from the forward's keep bits: y's place and layout, but a tile's planes'
+        words fetched with it instead of y; each tile masked by them once a pass that
+        fetches it (relu_by_bits), none by y."""
+        cases, calls = self.nchw_relu_calls(":relu:bits")
+        tp = target_plan()
+        for (dtype, b, c, s, n, train), call in zip(cases, calls):
+            with self.subTest(dtype=dtype, shape=f"{b}x{c}x{s}", cores=n, train=train):
+                self.assertTrue(call.relu and call.bits)
+                self.assertEqual(call.bytes_by_level(),
+                                 expected_nchw_bytes(dtype, b, c, s, train, True, True))
+                again = tp.nchw_layout(tp.dtype(dtype), b, s, True, True).resident_from
+                self.assertEqual(masked_elements(call), 0)
+                self.assertEqual(sum(e.rows * e.channels for r in call.regions
+                                     for events in r.values() for e in events
+                                     if getattr(e, "op", None) == "relu_by_bits"),
                                  c * (b * s + again))
 
     @staticmethod

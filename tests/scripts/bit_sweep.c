@@ -6,8 +6,8 @@
  * ACCUMULATE, reduce's partial sums, apply on them, dx-only) in each layout and fusion
  * the target has (NHWC, NCHW over spatial extents on and off its plan, 31 and 63
  * among them so that a plane's last values take every vector step, each with and
- * without the fused ReLU; NHWC's fused ReLU from the keep bits too, on the seeds of
- * its lines from y, whose hashes its lines repeat); and where the target has the
+ * without the fused ReLU; the fused ReLU from the keep bits too, on the seeds of its
+ * lines from y, whose hashes its lines repeat); and where the target has the
  * training forward, its _p and _s (y, the saved and moving statistics, the ReLU's
  * bits) in each layout the target has,
  * plain and with the fused ReLU and its bits, over channel counts and spatial extents
@@ -116,22 +116,27 @@ static unsigned keeps_of(unsigned long u, unsigned long sign, unsigned long inf)
 }
 
 /* y's keep bits in the training forward's format (batch_norm_fwd.h), for a call with
- * BNG_FLAG_RELU_BITS: NHWC rows of `channel`, T's words of 8 * sizeof(T) rows. */
+ * BNG_FLAG_RELU_BITS: NHWC rows of `channel`, T's words of 8 * sizeof(T) rows (NCHW: a
+ * plane of `spatial` values is a run of `spatial` rows of one channel, its words its
+ * own). */
 #define PACK_BITS(T, U, SIGN, INF)                                                         \
-static T *pack_bits_##T(const T *y, size_t batch, size_t channel)                         \
+static T *pack_bits_##T(const T *y, size_t batch, size_t channel, size_t spatial, int nchw) \
 {                                                                                          \
-    const size_t w = 8 * sizeof(T), words = (batch + w - 1) / w;                           \
-    T *bits = malloc(words * channel * sizeof(T) + 1);                                     \
-    size_t g, c, i;                                                                        \
-    for (g = 0; g < words; g++)                                                            \
-        for (c = 0; c < channel; c++) {                                                    \
-            U word = 0, e;                                                                 \
-            for (i = 0; i < w && g * w + i < batch; i++) {                                 \
-                memcpy(&e, y + (g * w + i) * channel + c, sizeof e);                       \
-                word |= (U)(keeps_of(e, SIGN, INF) << i);                                  \
+    const size_t w = 8 * sizeof(T), planes = nchw ? batch * channel : 1;                   \
+    const size_t rows = nchw ? spatial : batch, cols = nchw ? 1 : channel;                 \
+    const size_t words = (rows + w - 1) / w;                                               \
+    T *bits = malloc(planes * words * cols * sizeof(T) + 1);                               \
+    size_t p, g, c, i;                                                                     \
+    for (p = 0; p < planes; p++)                                                           \
+        for (g = 0; g < words; g++)                                                        \
+            for (c = 0; c < cols; c++) {                                                   \
+                U word = 0, e;                                                             \
+                for (i = 0; i < w && g * w + i < rows; i++) {                              \
+                    memcpy(&e, y + (p * rows + g * w + i) * cols + c, sizeof e);           \
+                    word |= (U)(keeps_of(e, SIGN, INF) << i);                              \
+                }                                                                          \
+                memcpy(bits + (p * words + g) * cols + c, &word, sizeof word);             \
             }                                                                              \
-            memcpy(bits + g * channel + c, &word, sizeof word);                            \
-        }                                                                                  \
     return bits;                                                                           \
 }
 PACK_BITS(float, uint32_t, 0x80000000ul, 0x7f800000ul)
@@ -185,8 +190,9 @@ static void API##_ext_case(size_t batch, size_t channel, size_t spatial, int fla
         SSET(&old[1][i], rnd());                                                           \
     }                                                                                      \
     for (i = 0; i < 5; i++) sp[i] = stats[i];                                              \
-    /* with RELU_BITS the slot holds y's bits (NHWC only) */                               \
-    bits = flags & BNG_FLAG_RELU_BITS ? pack_bits_##T(y, batch, channel) : y;              \
+    /* with RELU_BITS the slot holds y's bits */                                           \
+    bits = flags & BNG_FLAG_RELU_BITS                                                      \
+           ? pack_bits_##T(y, batch, channel, spatial, (flags & BNG_FLAG_NCHW) != 0) : y;  \
     /* the global sums apply reads: reduce's of the whole batch */                         \
     ext_block(params, sp, batch, channel, 1, global, flags, spatial, bits);                \
     if (BNG_HAS_REDUCE) API##_batch_norm_grad_reduce_p(x, dy, params);                     \
@@ -257,7 +263,8 @@ static void ext_sweep(const size_t *planned, size_t n_planned)
     const size_t batches[] = {1, 37, 300, 2049};
     /* (RELU_BITS last, on RELU's seeds: its lines hash as RELU's, its flags aside) */
     const int layouts[] = {0, BNG_FLAG_RELU, BNG_FLAG_NCHW, BNG_FLAG_NCHW | BNG_FLAG_RELU,
-                           BNG_FLAG_RELU | BNG_FLAG_RELU_BITS};
+                           BNG_FLAG_RELU | BNG_FLAG_RELU_BITS,
+                           BNG_FLAG_NCHW | BNG_FLAG_RELU | BNG_FLAG_RELU_BITS};
 #ifdef BNG_NCHW_SPATIAL
     /* (a case's seed is its extent's index: extents added go last, so that the earlier
      * lines of a sweep stay comparable with one recorded before) */
@@ -269,9 +276,9 @@ static void ext_sweep(const size_t *planned, size_t n_planned)
     size_t c, b, l, s;
 
     for (l = 0; l < sizeof layouts / sizeof layouts[0]; l++) {
-        const int flags = layouts[l], from_bits = l == 4;
-        const size_t seeds = from_bits ? 1 : l;
-        if ((flags & BNG_FLAG_RELU && !BNG_HAS_RELU) || (l >= 2 && !from_bits && !BNG_HAS_NCHW)
+        const int flags = layouts[l], from_bits = l >= 4, nchw = l == 2 || l == 3 || l == 5;
+        const size_t seeds = l == 4 ? 1 : l == 5 ? 3 : l;    /* from the bits: y's seeds */
+        if ((flags & BNG_FLAG_RELU && !BNG_HAS_RELU) || (nchw && !BNG_HAS_NCHW)
             || (from_bits && !BNG_HAS_RELU))
             continue;
         if (!(flags & BNG_FLAG_NCHW)) {
@@ -284,7 +291,7 @@ static void ext_sweep(const size_t *planned, size_t n_planned)
             for (b = 0; b < 3; b++)
                 for (s = 0; s < sizeof spatials / sizeof spatials[0]; s++)
                     ext_shape(batches[b] % 41, nchw_channels[c], spatials[s], flags,
-                              (unsigned)(c * 100 + b * 10 + s + l * 1000));
+                              (unsigned)(c * 100 + b * 10 + s + seeds * 1000));
     }
 }
 #endif

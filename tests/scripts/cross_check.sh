@@ -4,7 +4,8 @@
 #      the driver's rooms), freestanding, -Werror, for bare-metal RISC-V and
 #      Cortex-M7; undefined symbols only memcpy, memset and the bng_hal_* functions;
 #   2. -std=c99 -pedantic -Wall -Wextra -Werror under gcc and clang, all three backends
-#      (native on the host's emulation of the MT-3000 compiler header);
+#      (native on the host's emulation of the MT-3000 compiler header; GNU also at a
+#      DSP's width, the host's vector macros undefined);
 #   3. the portable backend (and portable half) built with tcc passes the Check suite
 #      (at its quick size);
 #   4. a vendor drop compiles on its own in a scratch folder with a cross compiler;
@@ -151,6 +152,10 @@ for t in "${targets[@]}"; do
         -DBNG_HALF_PORTABLE -Iinclude -Iinclude/host -Igenerated/$t -c "$f" -o /dev/null
       queue $cc $warn -pedantic -Wno-psabi $opt -march=native -DBNG_FIRMWARE -DBNG_VEC_BACKEND=BNG_VEC_GNU \
         -Iinclude -Igenerated/$t -c "$f" -o /dev/null
+      # ... and as a DSP's GCC sees it, without the host's vector macros: every width one
+      # vector of up to 64 lanes (bng_vec_gnu.h BNG_GNU_LANES), never two halves.
+      queue $cc $warn -pedantic -Wno-psabi -fsyntax-only -U__AVX512F__ -U__AVX__ -U__SSE2__ -U__SSE__ \
+        -DBNG_FIRMWARE -DBNG_VEC_BACKEND=BNG_VEC_GNU -Iinclude -Igenerated/$t -c "$f" -o /dev/null
     done
   done
 done
@@ -248,7 +253,7 @@ for t in "${targets[@]}"; do
 done
 
 for t in "${targets[@]}"; do
-  echo "cross-check: $t: -pedantic -Werror clean under gcc and clang, all three backends"
+  echo "cross-check: $t: -pedantic -Werror clean under gcc and clang, all three backends (GNU at the host's width and a DSP's)"
   # A host program that forgets -DBNG_HOST must not compile (it would write to the
   # target's fixed parameter address at its first _s call).
   if echo '#include "batch_norm_grad.h"' | gcc -std=c99 -Iinclude -Igenerated/$t -x c -c - -o /dev/null 2>"$build/nohost.err" \
