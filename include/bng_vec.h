@@ -256,7 +256,12 @@ static inline void bng_store_out_end(int stream)
 #else
 #define BNG_VEC_OPS BNG_VEC_OPS_RELU_VECTOR
 #endif
+/* (the GNU backend's masked loads are a file of their own) */
+#if BNG_VEC_BACKEND == BNG_VEC_GNU
+#include "bng_vec_gnu_relu.h"
+#else
 #include BNG_VEC_BACKEND_HEADER
+#endif
 #undef BNG_VEC_OPS
 
 #elif defined(BNG_VEC_PASS) && BNG_VEC_PASS == BNG_VEC_PASS_STORE_OUT
