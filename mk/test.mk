@@ -43,10 +43,14 @@ BNG_SUITE_SOURCES := $(sort $(wildcard tests/c/suite_*.c))
 BNG_SUITE_OBJECTS := $(notdir $(BNG_SUITE_SOURCES:.c=.o))
 # The suites compute nothing with the vector backend or the half type (they read and
 # write halves on their bits, bng_dtypes.c, and call the library through pointers):
-# gnu_softhalf and portable link gnu's objects of them, against their own library.
-# (native's differ: its flags reach the target's headers.)
+# gnu_softhalf, portable and native link gnu's objects of them, against their own
+# library. (native's flags are portable's but for the backend's name, which only the
+# vector headers read, and -Iinclude/host, for the emulated vector header: no suite
+# reaches either, and each suite preprocesses under native's flags to its text under
+# portable's.)
 TEST_OBJECTS_FROM_gnu_softhalf := gnu
 TEST_OBJECTS_FROM_portable     := gnu
+TEST_OBJECTS_FROM_native       := gnu
 # $(1) generated folder, $(2) flavour -> the folder of its suites' objects: gnu's for
 # the flavours above and the hthreads ones (whose support library is their own)
 test_dir = $(call harness_dir,$(call flavour_dir,$(1),$(or $(TEST_OBJECTS_FROM_$(2)),$(SOURCES_FROM_$(2)),$(2)))/obj)
