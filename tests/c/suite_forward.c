@@ -160,24 +160,18 @@ double slot_float(long long slot)
     return f;
 }
 
-/* A channel with a NaN or an infinity among its x: its mean, invar and every y are not
- * finite (the contract's special values); 1 for such a channel, 0 for an ordinary one. */
-static int fwd_channel_special(const fwd_case *k, const double *x_before, size_t c, const char *what)
+/* A channel with a NaN or an infinity among its x (fwd_sums found one): its mean,
+ * invar and every y are not finite (the contract's special values). */
+static void fwd_check_special(const fwd_case *k, size_t c, const char *what)
 {
     const bng_dtype *t = k->t;
     size_t r;
-    int special = 0;
 
-    for (r = 0; r < k->batch; r++)
-        special |= !isfinite(x_before[r * k->channel + c]);
-    if (!special)
-        return 0;
     if (isfinite(t->stats_get(k->mean.p, c)) && isfinite(t->stats_get(k->invar.p, c)))
         ck_abort_msg("%s %s: channel %zu has a non-finite x but finite statistics", t->name, what, c);
     for (r = 0; r < k->batch; r++)
         if (isfinite(t->get(k->y.p, r * k->channel + c)))
             ck_abort_msg("%s %s: channel %zu has a non-finite x but a finite y[%zu]", t->name, what, c, r);
-    return 1;
 }
 
 /* Whether y's element i, as stored, lets dy through in the backward's ReLU (y above 0
@@ -236,98 +230,153 @@ static void fwd_check_bits(const fwd_case *k, const void *y, const char *what)
                              k->channel, what, r, c, fwd_bit(k, r, c));
 }
 
-/* The float64 reference of one channel, and the bound (docs/contract.md section 15):
- * K float32 roundings on the longest chain, R the largest deviation from the shift (the
- * channel's first value), sigma^2 the variance. */
-void fwd_check(const fwd_case *k, const double *x_before, const double *mm_before,
-                      const double *mv_before, const char *what)
+/* A channel's float64 reference: its batch mean and variance, the largest deviation
+ * from the shift (the channel's first value), whether an x is not finite; then what y's
+ * reference and bound take (fwd_check_channel). */
+typedef struct {
+    double mu, v, range, invstd, gamma, beta, b_dev, b_inv;
+    int special;
+} fwd_channel_ref;
+
+/* Every channel's sums, a row at a time (the rows are contiguous: a column-strided loop
+ * is most of a suite's time at the wide shapes), each channel's terms in row order. */
+static void fwd_sums(const fwd_case *k, const double *x_before, fwd_channel_ref *ref)
+{
+    const size_t batch = k->batch, channel = k->channel;
+    size_t r, c;
+
+    for (r = 0; r < batch; r++)
+        for (c = 0; c < channel; c++) {
+            const double x = x_before[r * channel + c];
+            ref[c].special |= !isfinite(x);
+            ref[c].mu += x;
+        }
+    for (c = 0; c < channel; c++)
+        ref[c].mu /= (double)batch;
+    for (r = 0; r < batch; r++)
+        for (c = 0; c < channel; c++) {
+            const double x = x_before[r * channel + c];
+            const double d = x - ref[c].mu, e = fabs(x - x_before[c]);
+            ref[c].v += d * d;
+            ref[c].range = e > ref[c].range ? e : ref[c].range;
+        }
+    for (c = 0; c < channel; c++)
+        ref[c].v /= (double)batch;
+}
+
+/* The bound (docs/contract.md section 15) takes K float32 roundings on the longest
+ * chain, R the range and sigma^2 the variance. */
+static double fwd_chain(const fwd_case *k)
+{
+    const size_t batch = k->batch, group = bng_group_rows(batch);
+    return k->chain != 0 ? k->chain
+           : 2.0 * (32 + (group + 31) / 32 + (batch + group - 1) / group + k->merges) + 16;
+}
+
+/* Channel c's mean, invar and moving statistics against the reference; fills in what
+ * its y's check takes. */
+static void fwd_check_channel(const fwd_case *k, fwd_channel_ref *ref, size_t c, double mm,
+                              double mv, const char *what)
 {
     const bng_dtype *t = k->t;
     const long long flags = k->params[BNG_PARAM_FLAGS];
     const int fix_gamma = (flags & BNG_FWD_FIX_GAMMA) != 0, global = (flags & BNG_FWD_GLOBAL_STATS) != 0;
     const int torch = (flags & BNG_FWD_TORCH) != 0, keep = (flags & BNG_FWD_KEEP_MOVING) != 0;
-    const int relu = (flags & BNG_FWD_RELU) != 0;
     const double eps = slot_float(k->params[BNG_FWD_PARAM_EPS]);
     const double mo = slot_float(k->params[BNG_FWD_PARAM_MOMENTUM]);
-    const size_t batch = k->batch, channel = k->channel, group = bng_group_rows(batch);
-    const double K = k->chain != 0 ? k->chain
-                     : 2.0 * (32 + (group + 31) / 32 + (batch + group - 1) / group + k->merges) + 16;
-    const double out_u = t->precision / 2, stat_u = t->stats_size == sizeof(float) ? U32 : 1.0 / 2048;
+    const size_t batch = k->batch, channel = k->channel;
+    const double K = fwd_chain(k), stat_u = t->stats_size == sizeof(float) ? U32 : 1.0 / 2048;
+    const double mu = global ? mm : ref->mu, v = global ? mv : ref->v;
+    const double b_dev = global ? 0 : K * U32 * ref->range;
+    const double b_mean = global ? 0 : U32 * fabs(mu) + b_dev;
+    const double b_var = global ? 0 : K * U32 * v + b_dev * b_dev + U32 * v;
+    const double invstd = 1.0 / sqrt(v + eps), b_inv = invstd * (b_var / (v + eps) / 2 + 4 * U32);
+    const double mean = t->stats_get(k->mean.p, c), inv = t->stats_get(k->invar.p, c);
+    const int update = !global && !keep;
+    const double take = torch ? mo : 1 - mo, kept = torch ? 1 - mo : mo;
+    const double bv = torch ? ref->v * (double)batch / (double)(batch - 1) : ref->v;
+    const double ref_mm = update ? mm * kept + ref->mu * take : mm;
+    const double ref_mv = update ? mv * kept + bv * take : mv;
+    const double got_mm = t->stats_get(k->moving_mean.p, c), got_mv = t->stats_get(k->moving_var.p, c);
+    const double bound_mm = update ? take * b_mean + 4 * U32 * (fabs(mm) + fabs(ref->mu)) + stat_u * fabs(ref_mm) : 0;
+    const double unbias = torch ? (double)batch / (double)(batch - 1) : 1;
+    const double bound_mv = update ? take * b_var * unbias + 4 * U32 * (mv + bv) + stat_u * ref_mv : 0;
+
+    if (!(fabs(mean - mu) <= b_mean + stat_u * fabs(mu) + 1e-300))
+        ck_abort_msg("%s %zux%zu %s: channel %zu mean %.9g, reference %.9g", t->name, batch,
+                     channel, what, c, mean, mu);
+    if (!(fabs(inv - invstd) <= b_inv + stat_u * invstd))
+        ck_abort_msg("%s %zux%zu %s: channel %zu invar %.9g, reference %.9g", t->name, batch,
+                     channel, what, c, inv, invstd);
+    if (!(fabs(got_mm - ref_mm) <= bound_mm) || !(fabs(got_mv - ref_mv) <= bound_mv))
+        ck_abort_msg("%s %zux%zu %s: channel %zu moving mean %.9g (reference %.9g), var %.9g "
+                     "(reference %.9g)", t->name, batch, channel, what, c, got_mm, ref_mm,
+                     got_mv, ref_mv);
+    ref->mu = mu;
+    ref->invstd = invstd;
+    ref->gamma = fix_gamma ? 1.0 : t->stats_get(k->scale.p, c);
+    ref->beta = t->stats_get(k->bias.p, c);
+    ref->b_dev = b_dev;
+    ref->b_inv = b_inv;
+}
+
+/* Every y against its channel's reference, a row at a time. With RELU: +0 where the
+ * reference is within the bound of 0 or below; else above 0 and the reference's. */
+static void fwd_check_y(const fwd_case *k, const double *x_before, const fwd_channel_ref *ref,
+                        int skip_special, const char *what)
+{
+    const bng_dtype *t = k->t;
+    const int relu = (k->params[BNG_PARAM_FLAGS] & BNG_FWD_RELU) != 0;
+    const size_t batch = k->batch, channel = k->channel;
+    const double out_u = t->precision / 2;
     size_t r, c;
 
+    for (r = 0; r < batch; r++)
+        for (c = 0; c < channel; c++) {
+            const fwd_channel_ref *f = &ref[c];
+            const size_t i = r * channel + c;
+            double dev, y_ref, bound, got;
+            if (skip_special && f->special)
+                continue;
+            dev = x_before[i] - f->mu;
+            y_ref = dev * f->invstd * f->gamma + f->beta;
+            /* no u |mu| term: y is formed from the deviations, not the rounded mean */
+            bound = fabs(f->gamma) * (f->b_dev * f->invstd + fabs(dev) * f->b_inv)
+                    + 4 * U32 * (fabs(f->gamma * dev * f->invstd) + fabs(f->beta))
+                    + out_u * (fabs(y_ref) + t->min_normal);   /* subnormal y too */
+            got = t->get(k->y.p, i);
+            if (relu && got == 0 && !signbit(got) && y_ref <= bound)
+                continue;
+            if (!(fabs(got - y_ref) <= bound) || (relu && !(got > 0)))
+                ck_abort_msg("%s %zux%zu %s: y[%zu][%zu] = %.9g, reference %.9g, bound %.3g", t->name,
+                             batch, channel, what, r, c, got, y_ref, bound);
+        }
+}
+
+/* The call's every output against the float64 reference, with the contract's bound. */
+void fwd_check(const fwd_case *k, const double *x_before, const double *mm_before,
+                      const double *mv_before, const char *what)
+{
+    const bng_dtype *t = k->t;
+    const int global = (k->params[BNG_PARAM_FLAGS] & BNG_FWD_GLOBAL_STATS) != 0;
+    const size_t batch = k->batch, channel = k->channel;
+    fwd_channel_ref *ref = calloc(channel ? channel : 1, sizeof *ref);
+    size_t r, c;
+
+    if (ref == NULL)
+        ck_abort_msg("fwd_check: out of memory");
     if (k->params[BNG_PARAM_STATUS] != BNG_OK)
         ck_abort_msg("%s %zux%zu %s: status %lld", t->name, batch, channel, what,
                      k->params[BNG_PARAM_STATUS]);
+    fwd_sums(k, x_before, ref);
     for (c = 0; c < channel; c++) {
-        double mu = 0, v = 0, range = 0, invstd, gamma, beta, b_mean, b_dev, b_var, b_inv;
-        const double shift = x_before[c];
-        if (!global && fwd_channel_special(k, x_before, c, what))
-            continue;
-        for (r = 0; r < batch; r++)
-            mu += x_before[r * channel + c];
-        mu /= (double)batch;
-        for (r = 0; r < batch; r++) {
-            const double d = x_before[r * channel + c] - mu, e = fabs(x_before[r * channel + c] - shift);
-            v += d * d;
-            range = e > range ? e : range;
-        }
-        v /= (double)batch;
-        if (global) {
-            mu = mm_before[c];
-            v = mv_before[c];
-            b_mean = 0;
-            b_dev = 0;
-            b_var = 0;
-        } else {
-            b_dev = K * U32 * range;
-            b_mean = U32 * fabs(mu) + b_dev;
-            b_var = K * U32 * v + (K * U32 * range) * (K * U32 * range) + U32 * v;
-        }
-        invstd = 1.0 / sqrt(v + eps);
-        b_inv = invstd * (b_var / (v + eps) / 2 + 4 * U32);
-        gamma = fix_gamma ? 1.0 : t->stats_get(k->scale.p, c);
-        beta = t->stats_get(k->bias.p, c);
-        {
-            const double mean = t->stats_get(k->mean.p, c), inv = t->stats_get(k->invar.p, c);
-            if (!(fabs(mean - mu) <= b_mean + stat_u * fabs(mu) + 1e-300))
-                ck_abort_msg("%s %zux%zu %s: channel %zu mean %.9g, reference %.9g", t->name, batch,
-                             channel, what, c, mean, mu);
-            if (!(fabs(inv - invstd) <= b_inv + stat_u * invstd))
-                ck_abort_msg("%s %zux%zu %s: channel %zu invar %.9g, reference %.9g", t->name, batch,
-                             channel, what, c, inv, invstd);
-        }
-        for (r = 0; r < batch; r++) {
-            const size_t i = r * channel + c;
-            const double dev = x_before[i] - mu, ref = dev * invstd * gamma + beta;
-            /* no u |mu| term: y is formed from the deviations, not the rounded mean */
-            const double bound = fabs(gamma) * (b_dev * invstd + fabs(dev) * b_inv)
-                                 + 4 * U32 * (fabs(gamma * dev * invstd) + fabs(beta))
-                                 + out_u * (fabs(ref) + t->min_normal);   /* subnormal y too */
-            const double got = t->get(k->y.p, i);
-            /* RELU: +0 where the reference is within the bound of 0 or below; else
-             * above 0 and the reference's */
-            if (relu && got == 0 && !signbit(got) && ref <= bound)
-                continue;
-            if (!(fabs(got - ref) <= bound) || (relu && !(got > 0)))
-                ck_abort_msg("%s %zux%zu %s: y[%zu][%zu] = %.9g, reference %.9g, bound %.3g", t->name,
-                             batch, channel, what, r, c, got, ref, bound);
-        }
-        {
-            const int update = !global && !keep;
-            const double take = torch ? mo : 1 - mo, kept = torch ? 1 - mo : mo;
-            const double bv = torch ? v * (double)batch / (double)(batch - 1) : v;
-            const double ref_mm = update ? mm_before[c] * kept + mu * take : mm_before[c];
-            const double ref_mv = update ? mv_before[c] * kept + bv * take : mv_before[c];
-            const double got_mm = t->stats_get(k->moving_mean.p, c), got_mv = t->stats_get(k->moving_var.p, c);
-            const double bound_mm = update ? take * b_mean + 4 * U32 * (fabs(mm_before[c]) + fabs(mu)) + stat_u * fabs(ref_mm) : 0;
-            const double unbias = torch ? (double)batch / (double)(batch - 1) : 1;
-            const double bound_mv = update ? take * b_var * unbias + 4 * U32 * (mv_before[c] + bv) + stat_u * ref_mv : 0;
-            if (!(fabs(got_mm - ref_mm) <= bound_mm) || !(fabs(got_mv - ref_mv) <= bound_mv))
-                ck_abort_msg("%s %zux%zu %s: channel %zu moving mean %.9g (reference %.9g), var %.9g "
-                             "(reference %.9g)", t->name, batch, channel, what, c, got_mm, ref_mm,
-                             got_mv, ref_mv);
-        }
+        if (!global && ref[c].special)
+            fwd_check_special(k, c, what);
+        else
+            fwd_check_channel(k, &ref[c], c, mm_before[c], mv_before[c], what);
     }
+    fwd_check_y(k, x_before, ref, !global, what);
+    free(ref);
     {
         bng_buffer *b[FWD_BUFFERS];
         fwd_buffers((fwd_case *)k, b);
