@@ -2,8 +2,9 @@
  * libdnnl-dev is installed) and a traffic-only roofline loop, all in this process,
  * interleaved (one call of each contender per round) and reported as the median. With
  * the target's extensions (batch_norm_grad_ext.h) also: the vendor's inference call
- * (is_train = 0) against dx-only, and reduce + apply on one device against the vendor's
- * call, each pair summed up in a line that names the ISA the library was built for. With
+ * (is_train = 0) against dx-only, reduce + apply on one device and ext accumulating dx
+ * (BNG_FLAG_ACCUMULATE_DX) against the vendor's call, each summed up in a line that names
+ * the ISA the library was built for. With
  * relu as well: the fused ReLU backward (ext with BNG_FLAG_RELU, from y and from the
  * forward's keep bits with BNG_FLAG_RELU_BITS) against a separate ReLU backward pass in
  * C followed by the vendor's call, and against oneDNN's batch-norm backward with
@@ -71,6 +72,7 @@ typedef struct {
 #ifdef BNG_BENCH_EXT
     long long infer_params[BNG_PARAMS_LEN];     /* the vendor's call with is_train = 0 */
     long long ext_params[BNG_EXT_PARAMS_LEN];   /* reduce, apply and dx-only */
+    long long acc_params[BNG_EXT_PARAMS_LEN];   /* ext with BNG_FLAG_ACCUMULATE_DX */
     float *sums;                                /* one device's partial sums */
 #endif
 #ifdef BNG_BENCH_RELU
@@ -230,6 +232,9 @@ static void run_reduce_apply_f32(problem *p)
     fp_batch_norm_grad_reduce_p(p->x, p->dy, p->ext_params);
     fp_batch_norm_grad_apply_p(p->x, p->dy, p->dx, p->ext_params);
 }
+#if BNG_HAS_EXT
+static void run_accumulate_dx_f32(problem *p) { fp_batch_norm_grad_ext_p(p->x, p->dy, p->dx, p->acc_params); }
+#endif
 #endif
 
 #if BNG_HAS_F16
@@ -237,6 +242,9 @@ static void run_p_f16(problem *p) { hp_batch_norm_grad_p(p->x, p->dy, p->dx, p->
 #ifdef BNG_BENCH_EXT
 static void run_infer_f16(problem *p) { hp_batch_norm_grad_p(p->x, p->dy, p->dx, p->infer_params); }
 static void run_dx_only_f16(problem *p) { hp_batch_norm_grad_dx_p(p->dy, p->dx, p->ext_params); }
+#if BNG_HAS_EXT
+static void run_accumulate_dx_f16(problem *p) { hp_batch_norm_grad_ext_p(p->x, p->dy, p->dx, p->acc_params); }
+#endif
 static void run_reduce_apply_f16(problem *p)
 {
     hp_batch_norm_grad_reduce_p(p->x, p->dy, p->ext_params);
@@ -715,6 +723,7 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
     contender v[MAX_CONTENDERS];
     double median[MAX_CONTENDERS];
     int nv = 0, i, dnnl_at = -1, roof_at, infer_at = -1, relu_at = -1, dnnl_relu_at = -1;
+    int acc_at = -1;
 #ifdef BNG_BENCH_DNNL
     const char *impl = NULL;
 #endif
@@ -779,6 +788,8 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
     memset(p.ext_params, 0, sizeof p.ext_params);
     memcpy(p.ext_params, p.params, sizeof p.params);
     p.ext_params[BNG_PARAM_SUMS] = (long long)(intptr_t)p.sums;
+    memcpy(p.acc_params, p.ext_params, sizeof p.ext_params);
+    p.acc_params[BNG_PARAM_FLAGS] = BNG_FLAG_ACCUMULATE_DX;
 #endif
 #ifdef BNG_BENCH_RELU
     p.y = alloc(n * p.elem);
@@ -817,6 +828,10 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
         v[nv++] = (contender){"_p is_train=0", run_infer_f16};
         v[nv++] = (contender){"dx-only _p", run_dx_only_f16};
         v[nv++] = (contender){"reduce+apply _p, 1 device", run_reduce_apply_f16};
+#if BNG_HAS_EXT
+        acc_at = nv;
+        v[nv++] = (contender){"ext _p, dx accumulate", run_accumulate_dx_f16};
+#endif
 #endif
 #ifdef BNG_BENCH_RELU
         relu_at = nv;
@@ -836,6 +851,10 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
         v[nv++] = (contender){"_p is_train=0", run_infer_f32};
         v[nv++] = (contender){"dx-only _p", run_dx_only_f32};
         v[nv++] = (contender){"reduce+apply _p, 1 device", run_reduce_apply_f32};
+#if BNG_HAS_EXT
+        acc_at = nv;
+        v[nv++] = (contender){"ext _p, dx accumulate", run_accumulate_dx_f32};
+#endif
 #endif
 #ifdef BNG_BENCH_RELU
         relu_at = nv;
@@ -934,6 +953,15 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
                BNG_TARGET_NAME, backend, dtype, batch, channel, isa(), dx_only,
                verdict(dx_only >= 1.6), 100.0 * reduce_apply, verdict(reduce_apply <= 0.10));
     }
+    if (acc_at >= 0) {
+        /* the same call adding into dx: one stream more (dx read, and written plainly) */
+        const double accumulate = median[acc_at] / median[0];
+        printf("  %s %s %s %zux%zu on %s: ext _p accumulating dx takes %.2fx the vendor's call's "
+               "time (goal within 1.25x at DRAM shapes: %s)\n", BNG_TARGET_NAME, backend, dtype,
+               batch, channel, isa(), accumulate,
+               is_dram_shape(batch * channel) ? verdict(accumulate <= 1.25)
+                                               : "not a DRAM shape, not judged");
+    }
     if (relu_at >= 0) {
         const double fused = median[relu_at + 1] / median[relu_at];
         const int dram = is_dram_shape(batch * channel);
@@ -974,7 +1002,8 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
     }
 #endif
 #ifdef BNG_BENCH_EXT
-    if (p.infer_params[BNG_PARAM_STATUS] != BNG_OK || p.ext_params[BNG_PARAM_STATUS] != BNG_OK) {
+    if (p.infer_params[BNG_PARAM_STATUS] != BNG_OK || p.ext_params[BNG_PARAM_STATUS] != BNG_OK
+        || (acc_at >= 0 && p.acc_params[BNG_PARAM_STATUS] != BNG_OK)) {
         fprintf(stderr, "bench: status %lld / %lld\n", p.infer_params[BNG_PARAM_STATUS],
                 p.ext_params[BNG_PARAM_STATUS]);
         exit(1);

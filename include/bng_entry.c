@@ -31,6 +31,7 @@ int bng_entry_private_kernel(const bng_dtype_config *dtype, const bng_kernel *ke
     call.m = (float)batch;
     call.is_train = is_train;
     call.accumulate = 0;
+    call.accumulate_dx = 0;
     call.nchw = 0;
     call.spatial = 1;
     call.y = NULL;

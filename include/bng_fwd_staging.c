@@ -29,6 +29,7 @@ void bng_fwd_job_init(bng_fwd_job *job, const bng_fwd_launch *launch)
     rows.m = (float)call->batch;
     rows.is_train = 1;
     rows.accumulate = 0;
+    rows.accumulate_dx = 0;
     rows.nchw = call->nchw;
     rows.spatial = call->spatial;
     rows.y = NULL;

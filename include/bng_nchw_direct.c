@@ -17,7 +17,7 @@ typedef struct {
     void *dx;
     const bng_stats *stats;
     float *sums;                   /* reduce: out; apply: in */
-    int stream;                    /* dx bypasses the caches (BNG_STREAM_DX_BYTES) */
+    int stream;                    /* dx's store mode (bng_p_store_mode) */
     size_t c;
     bng_nchw_channel ch;
 } bng_nchw_p;
@@ -148,8 +148,8 @@ int bng_nchw_p_run(const bng_dtype_config *dtype, const bng_call *call, const vo
     p.dx = dx;
     p.stats = stats;
     p.sums = sums;
-    p.stream = call->batch * call->channel * call->spatial * dtype->element_bytes
-               >= BNG_STREAM_DX_BYTES;
+    p.stream = bng_p_store_mode(call, call->batch * call->channel * call->spatial
+                                          * dtype->element_bytes);
     for (p.c = 0; p.c < call->channel; p.c++) {
         if (!BNG_IS_DX_ONLY(call))
             bng_step_stats_to_float(dtype, 1, bng_nchw_p_stat(&p, stats->mean), &p.ch.mean);

@@ -33,7 +33,7 @@ typedef struct {
     size_t first, channels;
     float *sum_dy, *sum_dyxm;      /* the caller's partial-sums buffer (reduce, apply), or s's */
     int keep_bits;                 /* fused ReLU: pass 1 leaves the keep bits in dx */
-    int stream;                    /* dx bypasses the caches (BNG_STREAM_DX_BYTES) */
+    int stream;                    /* dx's store mode (bng_p_store_mode) */
     bng_p_stack s;
 } bng_nhwc_p;
 
@@ -178,15 +178,15 @@ static const bng_unit_steps bng_nhwc_p_steps = {
 
 /* Whether pass 1 of a fused ReLU call leaves the keep bits in dx for pass 2: a call that
  * sums its rows and then writes dx, where dx is neither x nor dy (pass 2 reads x and dy
- * in every row, the rows that hold the words too). A word covers rows that lie in one
- * block (and so in one row group). */
+ * in every row, the rows that hold the words too) nor accumulated (pass 2 reads its old
+ * values). A word covers rows that lie in one block (and so in one row group). */
 typedef char bng_keep_words_in_blocks[BNG_BLOCK_ROWS % BNG_KEEP_ROWS(sizeof(float)) == 0
                                        ? 1 : -1];
 static int bng_nhwc_p_keeps_in_dx(const bng_call *call, const void *x, const void *dy,
                                   const void *dx)
 {
     return BNG_RELU(call) && !BNG_RELU_BITS(call) && BNG_READS_TWICE(call) && dx != x
-           && dx != dy;
+           && dx != dy && !BNG_ACCUMULATES_DX(call);
 }
 
 /* Chunks are independent: each is summed, finalized and written in turn; dx in one
@@ -205,7 +205,7 @@ int bng_nhwc_p_run(const bng_dtype_config *dtype, const bng_kernel *kernel, cons
     p.dx = dx;
     p.stats = stats;
     p.keep_bits = bng_nhwc_p_keeps_in_dx(call, x, dy, dx);
-    p.stream = call->batch * channel * dtype->element_bytes >= BNG_STREAM_DX_BYTES;
+    p.stream = bng_p_store_mode(call, call->batch * channel * dtype->element_bytes);
     for (p.first = 0; p.first < channel; p.first += chunk) {
         p.channels = bng_min(chunk, channel - p.first);
         p.sum_dy = sums != NULL ? sums + p.first : p.s.sum_dy;

@@ -27,6 +27,7 @@
 #define BNG_STATUS_EFLAGS (-9)
 #define BNG_RELU_FLAG 4
 #define BNG_RELU_BITS_FLAG 8
+#define BNG_ACCUMULATE_DX_FLAG 16
 #define BNG_SLOT_Y 15
 #if BNG_HAS_NCHW
 typedef char bng_nchw_slots_agree[BNG_SLOT_SPATIAL == BNG_PARAM_SPATIAL && BNG_NCHW_FLAG == BNG_FLAG_NCHW ? 1 : -1];
@@ -34,6 +35,7 @@ typedef char bng_nchw_slots_agree[BNG_SLOT_SPATIAL == BNG_PARAM_SPATIAL && BNG_N
 #if BNG_HAS_EXTENSIONS
 typedef char bng_ext_slots_agree[BNG_SLOT_SUMS == BNG_PARAM_SUMS && BNG_SLOT_FLAGS == BNG_PARAM_FLAGS
                                  && BNG_ACCUMULATE_FLAG == BNG_FLAG_ACCUMULATE && BNG_STATUS_EFLAGS == BNG_EFLAGS
+                                 && BNG_ACCUMULATE_DX_FLAG == BNG_FLAG_ACCUMULATE_DX
                                  && BNG_EXT_PARAMS_LEN == BNG_SHARED_PARAMS_SLOTS ? 1 : -1];
 #endif
 #if BNG_HAS_RELU
@@ -237,11 +239,15 @@ static float bng_count_to_float(unsigned long long count)
 }
 
 /* The flags an `op` call honours: ACCUMULATE where it writes dbias and dscale (apply,
- * ext), RELU and NCHW on every extended call where the target has them, RELU_BITS with
- * RELU. */
-static int bng_flags_allowed(int op, long long flags)
+ * ext), ACCUMULATE_DX where it writes dx (apply, dx, ext) in _p on a unified target
+ * (`shared`: an _s call), RELU and NCHW on every extended call where the target has
+ * them, RELU_BITS with RELU. */
+static int bng_flags_allowed(int op, long long flags, int shared)
 {
-    const long long allowed = (op == BNG_OP_EXT || op == BNG_OP_APPLY ? BNG_ACCUMULATE_FLAG : 0)
+    const int writes_stats = op == BNG_OP_EXT || op == BNG_OP_APPLY;
+    const int writes_dx = writes_stats || op == BNG_OP_DX;
+    const long long allowed = (writes_stats ? BNG_ACCUMULATE_FLAG : 0)
+                              | (writes_dx && !shared && !BNG_SPLIT_MEMORY ? BNG_ACCUMULATE_DX_FLAG : 0)
                               | (BNG_HAS_RELU ? BNG_RELU_FLAG | BNG_RELU_BITS_FLAG : 0)
                               | (BNG_HAS_NCHW ? BNG_NCHW_FLAG : 0);
 
@@ -313,9 +319,10 @@ int bng_params_check(const bng_dtype_config *dtype, int op, const long long *par
     if ((used & BNG_BIT(BNG_SUMS))
         && call->channel > ((bng_address_max() >> 2) - BNG_SUMS_COUNT_LIMBS) >> 1)
         return BNG_ERANGE;
-    if (!bng_flags_allowed(op, flags))
+    if (!bng_flags_allowed(op, flags, shared))
         return BNG_STATUS_EFLAGS;
     call->accumulate = (flags & BNG_ACCUMULATE_FLAG) != 0;
+    call->accumulate_dx = (flags & BNG_ACCUMULATE_DX_FLAG) != 0;
     call->y = relu ? (const void *)at[BNG_Y] : NULL;
     call->relu_bits = relu && (flags & BNG_RELU_BITS_FLAG) != 0;
     if (BNG_IS_APPLY(call)) {

@@ -46,6 +46,15 @@ static inline size_t bng_min(size_t a, size_t b)
     return a < b ? a : b;
 }
 
+/* How a _p call's dx ukernels store (BNG_STORE_*, bng_vec.h): added to the old dx with
+ * BNG_FLAG_ACCUMULATE_DX (a read of dx: nothing to stream), streamed at `dx_bytes` of
+ * BNG_STREAM_DX_BYTES or more, else plainly. */
+static inline int bng_p_store_mode(const bng_call *call, size_t dx_bytes)
+{
+    return BNG_ACCUMULATES_DX(call) ? BNG_STORE_ADD
+           : dx_bytes >= BNG_STREAM_DX_BYTES ? BNG_STORE_STREAM : BNG_STORE_PLAIN;
+}
+
 static inline unsigned bng_popcount(unsigned v)
 {
     unsigned n = 0;

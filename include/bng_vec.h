@@ -157,12 +157,19 @@
 #undef BNG_VEC_PASS
 #endif
 
+/* A dx store's mode, the dx ukernels' `stream` argument: plain; streaming (above); or
+ * added to dx's old value in float32 and stored plainly, rounded once to dx's type
+ * (dx accumulate, BNG_FLAG_ACCUMULATE_DX: the old value read where the store goes). */
+#define BNG_STORE_PLAIN 0
+#define BNG_STORE_STREAM 1
+#define BNG_STORE_ADD 2
+
 /* Streaming stores are weakly ordered: a dx ukernel ends with this, so that its stores
  * are visible to every core before anything stored after it. */
 #if BNG_VEC_BACKEND == BNG_VEC_GNU && defined(BNG_STREAM_PS)
 static inline void bng_store_out_end(int stream)
 {
-    if (stream)
+    if (stream == BNG_STORE_STREAM)
         __builtin_ia32_sfence();    /* _mm_sfence, without <immintrin.h> (bng_vec_gnu.h) */
 }
 #else
@@ -302,6 +309,21 @@ BNG_VMEM_FN void BNG_OPN(store_out_f16)(BNG_VMEM half *p, BNG_F32XN v,
                                              int stream)
 {
     BNG_OPN(st_out_f16)((BNG_FORCE half *)p, v, stream);
+}
+/* dx's stores, in the mode `stream` gives (BNG_STORE_*, above). */
+BNG_VMEM_FN void BNG_OPN(store_dx_f32)(BNG_VMEM float *p, BNG_F32XN v, int stream)
+{
+    if (stream == BNG_STORE_ADD)
+        BNG_OPN(st_f32)((BNG_FORCE float *)p, BNG_OPN(add)(BNG_OPN(ld_f32)((const BNG_FORCE float *)p), v));
+    else
+        BNG_OPN(st_out_f32)((BNG_FORCE float *)p, v, stream);
+}
+BNG_VMEM_FN void BNG_OPN(store_dx_f16)(BNG_VMEM half *p, BNG_F32XN v, int stream)
+{
+    if (stream == BNG_STORE_ADD)
+        BNG_OPN(st_f16)((BNG_FORCE half *)p, BNG_OPN(add)(BNG_OPN(ld_f16)((const BNG_FORCE half *)p), v));
+    else
+        BNG_OPN(st_out_f16)((BNG_FORCE half *)p, v, stream);
 }
 BNG_VMEM_FN BNG_F32XN BNG_OPN(load_relu_f32)(const BNG_VMEM float *dy,
                                                     const BNG_VMEM float *y)

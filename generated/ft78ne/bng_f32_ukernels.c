@@ -97,12 +97,12 @@ void bng_f32_dx_train_ukernel__ft78ne_c32_v16(
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 0), dy_mean0);
-                bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
+                bng_f32x16_store_dx_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 16), dy_mean1);
-                bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
+                bng_f32x16_store_dx_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
             }
         }
     }
@@ -126,8 +126,8 @@ void bng_f32_dx_infer_ukernel__ft78ne_c32_v16(
         size_t left;
 
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride) {
-            bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_f32(dyr + 0)), stream);
-            bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_f32(dyr + 16)), stream);
+            bng_f32x16_store_dx_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_f32(dyr + 0)), stream);
+            bng_f32x16_store_dx_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_f32(dyr + 16)), stream);
         }
     }
     bng_store_out_end(stream);
@@ -216,12 +216,12 @@ void bng_f32_dx_train_relu_ukernel__ft78ne_c32_v16(
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 0, yr + 0), dy_mean0);
-                bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
+                bng_f32x16_store_dx_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 16, yr + 16), dy_mean1);
-                bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
+                bng_f32x16_store_dx_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
             }
         }
     }
@@ -245,8 +245,8 @@ void bng_f32_dx_infer_relu_ukernel__ft78ne_c32_v16(
         size_t left;
 
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride, yr += stride) {
-            bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_relu_f32(dyr + 0, yr + 0)), stream);
-            bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_relu_f32(dyr + 16, yr + 16)), stream);
+            bng_f32x16_store_dx_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_relu_f32(dyr + 0, yr + 0)), stream);
+            bng_f32x16_store_dx_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_relu_f32(dyr + 16, yr + 16)), stream);
         }
     }
     bng_store_out_end(stream);
@@ -330,12 +330,12 @@ void bng_f32_dx_train_keeps_ukernel__ft78ne_c32_v16(
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 0, kw + 0, bit), dy_mean0);
-                bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
+                bng_f32x16_store_dx_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 16, kw + 16, bit), dy_mean1);
-                bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
+                bng_f32x16_store_dx_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
             }
         }
     }
@@ -363,8 +363,8 @@ void bng_f32_dx_infer_keeps_ukernel__ft78ne_c32_v16(
         for (r = 0; r < rows; r++, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
             const BNG_VMEM float *kw = kr + r / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride;
-            bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_relu_keeps_f32(dyr + 0, kw + 0, bit)), stream);
-            bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_relu_keeps_f32(dyr + 16, kw + 16, bit)), stream);
+            bng_f32x16_store_dx_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_relu_keeps_f32(dyr + 0, kw + 0, bit)), stream);
+            bng_f32x16_store_dx_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_relu_keeps_f32(dyr + 16, kw + 16, bit)), stream);
         }
     }
     bng_store_out_end(stream);
@@ -469,22 +469,22 @@ void bng_f32_dx_train_ukernel__ft78ne_c64_v16(
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 0), dy_mean0);
-                bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
+                bng_f32x16_store_dx_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 16), dy_mean1);
-                bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
+                bng_f32x16_store_dx_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 32), dy_mean2);
-                bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))), stream);
+                bng_f32x16_store_dx_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 48), dy_mean3);
-                bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))), stream);
+                bng_f32x16_store_dx_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))), stream);
             }
         }
     }
@@ -510,10 +510,10 @@ void bng_f32_dx_infer_ukernel__ft78ne_c64_v16(
         size_t left;
 
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride) {
-            bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_f32(dyr + 0)), stream);
-            bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_f32(dyr + 16)), stream);
-            bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_f32(dyr + 32)), stream);
-            bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_load_f32(dyr + 48)), stream);
+            bng_f32x16_store_dx_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_f32(dyr + 0)), stream);
+            bng_f32x16_store_dx_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_f32(dyr + 16)), stream);
+            bng_f32x16_store_dx_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_f32(dyr + 32)), stream);
+            bng_f32x16_store_dx_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_load_f32(dyr + 48)), stream);
         }
     }
     bng_store_out_end(stream);
@@ -634,22 +634,22 @@ void bng_f32_dx_train_relu_ukernel__ft78ne_c64_v16(
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 0, yr + 0), dy_mean0);
-                bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
+                bng_f32x16_store_dx_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 16, yr + 16), dy_mean1);
-                bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
+                bng_f32x16_store_dx_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 32, yr + 32), dy_mean2);
-                bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))), stream);
+                bng_f32x16_store_dx_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 48, yr + 48), dy_mean3);
-                bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))), stream);
+                bng_f32x16_store_dx_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))), stream);
             }
         }
     }
@@ -675,10 +675,10 @@ void bng_f32_dx_infer_relu_ukernel__ft78ne_c64_v16(
         size_t left;
 
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride, yr += stride) {
-            bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_relu_f32(dyr + 0, yr + 0)), stream);
-            bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_relu_f32(dyr + 16, yr + 16)), stream);
-            bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_relu_f32(dyr + 32, yr + 32)), stream);
-            bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_load_relu_f32(dyr + 48, yr + 48)), stream);
+            bng_f32x16_store_dx_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_relu_f32(dyr + 0, yr + 0)), stream);
+            bng_f32x16_store_dx_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_relu_f32(dyr + 16, yr + 16)), stream);
+            bng_f32x16_store_dx_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_relu_f32(dyr + 32, yr + 32)), stream);
+            bng_f32x16_store_dx_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_load_relu_f32(dyr + 48, yr + 48)), stream);
         }
     }
     bng_store_out_end(stream);
@@ -788,22 +788,22 @@ void bng_f32_dx_train_keeps_ukernel__ft78ne_c64_v16(
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 0, kw + 0, bit), dy_mean0);
-                bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
+                bng_f32x16_store_dx_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 16, kw + 16, bit), dy_mean1);
-                bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
+                bng_f32x16_store_dx_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 32, kw + 32, bit), dy_mean2);
-                bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))), stream);
+                bng_f32x16_store_dx_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 48, kw + 48, bit), dy_mean3);
-                bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))), stream);
+                bng_f32x16_store_dx_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))), stream);
             }
         }
     }
@@ -833,10 +833,10 @@ void bng_f32_dx_infer_keeps_ukernel__ft78ne_c64_v16(
         for (r = 0; r < rows; r++, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
             const BNG_VMEM float *kw = kr + r / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride;
-            bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_relu_keeps_f32(dyr + 0, kw + 0, bit)), stream);
-            bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_relu_keeps_f32(dyr + 16, kw + 16, bit)), stream);
-            bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_relu_keeps_f32(dyr + 32, kw + 32, bit)), stream);
-            bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_load_relu_keeps_f32(dyr + 48, kw + 48, bit)), stream);
+            bng_f32x16_store_dx_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_relu_keeps_f32(dyr + 0, kw + 0, bit)), stream);
+            bng_f32x16_store_dx_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_relu_keeps_f32(dyr + 16, kw + 16, bit)), stream);
+            bng_f32x16_store_dx_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_relu_keeps_f32(dyr + 32, kw + 32, bit)), stream);
+            bng_f32x16_store_dx_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_load_relu_keeps_f32(dyr + 48, kw + 48, bit)), stream);
         }
     }
     bng_store_out_end(stream);
@@ -993,42 +993,42 @@ void bng_f32_dx_train_ukernel__ft78ne_c128_v16(
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 0), dy_mean0);
-                bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
+                bng_f32x16_store_dx_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 16), dy_mean1);
-                bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
+                bng_f32x16_store_dx_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 32), dy_mean2);
-                bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))), stream);
+                bng_f32x16_store_dx_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 48), dy_mean3);
-                bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))), stream);
+                bng_f32x16_store_dx_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 64), mean4);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 64), dy_mean4);
-                bng_f32x16_store_out_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope4))), stream);
+                bng_f32x16_store_dx_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope4))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 80), mean5);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 80), dy_mean5);
-                bng_f32x16_store_out_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope5))), stream);
+                bng_f32x16_store_dx_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope5))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 96), mean6);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 96), dy_mean6);
-                bng_f32x16_store_out_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope6))), stream);
+                bng_f32x16_store_dx_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope6))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 112), mean7);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 112), dy_mean7);
-                bng_f32x16_store_out_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope7))), stream);
+                bng_f32x16_store_dx_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope7))), stream);
             }
         }
     }
@@ -1058,14 +1058,14 @@ void bng_f32_dx_infer_ukernel__ft78ne_c128_v16(
         size_t left;
 
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride) {
-            bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_f32(dyr + 0)), stream);
-            bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_f32(dyr + 16)), stream);
-            bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_f32(dyr + 32)), stream);
-            bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_load_f32(dyr + 48)), stream);
-            bng_f32x16_store_out_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_load_f32(dyr + 64)), stream);
-            bng_f32x16_store_out_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_load_f32(dyr + 80)), stream);
-            bng_f32x16_store_out_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_load_f32(dyr + 96)), stream);
-            bng_f32x16_store_out_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_load_f32(dyr + 112)), stream);
+            bng_f32x16_store_dx_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_f32(dyr + 0)), stream);
+            bng_f32x16_store_dx_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_f32(dyr + 16)), stream);
+            bng_f32x16_store_dx_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_f32(dyr + 32)), stream);
+            bng_f32x16_store_dx_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_load_f32(dyr + 48)), stream);
+            bng_f32x16_store_dx_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_load_f32(dyr + 64)), stream);
+            bng_f32x16_store_dx_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_load_f32(dyr + 80)), stream);
+            bng_f32x16_store_dx_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_load_f32(dyr + 96)), stream);
+            bng_f32x16_store_dx_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_load_f32(dyr + 112)), stream);
         }
     }
     bng_store_out_end(stream);
@@ -1250,42 +1250,42 @@ void bng_f32_dx_train_relu_ukernel__ft78ne_c128_v16(
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 0, yr + 0), dy_mean0);
-                bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
+                bng_f32x16_store_dx_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 16, yr + 16), dy_mean1);
-                bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
+                bng_f32x16_store_dx_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 32, yr + 32), dy_mean2);
-                bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))), stream);
+                bng_f32x16_store_dx_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 48, yr + 48), dy_mean3);
-                bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))), stream);
+                bng_f32x16_store_dx_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 64), mean4);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 64, yr + 64), dy_mean4);
-                bng_f32x16_store_out_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope4))), stream);
+                bng_f32x16_store_dx_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope4))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 80), mean5);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 80, yr + 80), dy_mean5);
-                bng_f32x16_store_out_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope5))), stream);
+                bng_f32x16_store_dx_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope5))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 96), mean6);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 96, yr + 96), dy_mean6);
-                bng_f32x16_store_out_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope6))), stream);
+                bng_f32x16_store_dx_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope6))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 112), mean7);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 112, yr + 112), dy_mean7);
-                bng_f32x16_store_out_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope7))), stream);
+                bng_f32x16_store_dx_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope7))), stream);
             }
         }
     }
@@ -1315,14 +1315,14 @@ void bng_f32_dx_infer_relu_ukernel__ft78ne_c128_v16(
         size_t left;
 
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride, yr += stride) {
-            bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_relu_f32(dyr + 0, yr + 0)), stream);
-            bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_relu_f32(dyr + 16, yr + 16)), stream);
-            bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_relu_f32(dyr + 32, yr + 32)), stream);
-            bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_load_relu_f32(dyr + 48, yr + 48)), stream);
-            bng_f32x16_store_out_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_load_relu_f32(dyr + 64, yr + 64)), stream);
-            bng_f32x16_store_out_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_load_relu_f32(dyr + 80, yr + 80)), stream);
-            bng_f32x16_store_out_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_load_relu_f32(dyr + 96, yr + 96)), stream);
-            bng_f32x16_store_out_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_load_relu_f32(dyr + 112, yr + 112)), stream);
+            bng_f32x16_store_dx_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_relu_f32(dyr + 0, yr + 0)), stream);
+            bng_f32x16_store_dx_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_relu_f32(dyr + 16, yr + 16)), stream);
+            bng_f32x16_store_dx_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_relu_f32(dyr + 32, yr + 32)), stream);
+            bng_f32x16_store_dx_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_load_relu_f32(dyr + 48, yr + 48)), stream);
+            bng_f32x16_store_dx_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_load_relu_f32(dyr + 64, yr + 64)), stream);
+            bng_f32x16_store_dx_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_load_relu_f32(dyr + 80, yr + 80)), stream);
+            bng_f32x16_store_dx_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_load_relu_f32(dyr + 96, yr + 96)), stream);
+            bng_f32x16_store_dx_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_load_relu_f32(dyr + 112, yr + 112)), stream);
         }
     }
     bng_store_out_end(stream);
@@ -1484,42 +1484,42 @@ void bng_f32_dx_train_keeps_ukernel__ft78ne_c128_v16(
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 0, kw + 0, bit), dy_mean0);
-                bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
+                bng_f32x16_store_dx_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 16, kw + 16, bit), dy_mean1);
-                bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
+                bng_f32x16_store_dx_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 32, kw + 32, bit), dy_mean2);
-                bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))), stream);
+                bng_f32x16_store_dx_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 48, kw + 48, bit), dy_mean3);
-                bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))), stream);
+                bng_f32x16_store_dx_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 64), mean4);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 64, kw + 64, bit), dy_mean4);
-                bng_f32x16_store_out_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope4))), stream);
+                bng_f32x16_store_dx_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope4))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 80), mean5);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 80, kw + 80, bit), dy_mean5);
-                bng_f32x16_store_out_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope5))), stream);
+                bng_f32x16_store_dx_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope5))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 96), mean6);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 96, kw + 96, bit), dy_mean6);
-                bng_f32x16_store_out_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope6))), stream);
+                bng_f32x16_store_dx_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope6))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 112), mean7);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 112, kw + 112, bit), dy_mean7);
-                bng_f32x16_store_out_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope7))), stream);
+                bng_f32x16_store_dx_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope7))), stream);
             }
         }
     }
@@ -1553,14 +1553,14 @@ void bng_f32_dx_infer_keeps_ukernel__ft78ne_c128_v16(
         for (r = 0; r < rows; r++, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
             const BNG_VMEM float *kw = kr + r / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride;
-            bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_relu_keeps_f32(dyr + 0, kw + 0, bit)), stream);
-            bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_relu_keeps_f32(dyr + 16, kw + 16, bit)), stream);
-            bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_relu_keeps_f32(dyr + 32, kw + 32, bit)), stream);
-            bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_load_relu_keeps_f32(dyr + 48, kw + 48, bit)), stream);
-            bng_f32x16_store_out_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_load_relu_keeps_f32(dyr + 64, kw + 64, bit)), stream);
-            bng_f32x16_store_out_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_load_relu_keeps_f32(dyr + 80, kw + 80, bit)), stream);
-            bng_f32x16_store_out_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_load_relu_keeps_f32(dyr + 96, kw + 96, bit)), stream);
-            bng_f32x16_store_out_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_load_relu_keeps_f32(dyr + 112, kw + 112, bit)), stream);
+            bng_f32x16_store_dx_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_relu_keeps_f32(dyr + 0, kw + 0, bit)), stream);
+            bng_f32x16_store_dx_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_relu_keeps_f32(dyr + 16, kw + 16, bit)), stream);
+            bng_f32x16_store_dx_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_relu_keeps_f32(dyr + 32, kw + 32, bit)), stream);
+            bng_f32x16_store_dx_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_load_relu_keeps_f32(dyr + 48, kw + 48, bit)), stream);
+            bng_f32x16_store_dx_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_load_relu_keeps_f32(dyr + 64, kw + 64, bit)), stream);
+            bng_f32x16_store_dx_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_load_relu_keeps_f32(dyr + 80, kw + 80, bit)), stream);
+            bng_f32x16_store_dx_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_load_relu_keeps_f32(dyr + 96, kw + 96, bit)), stream);
+            bng_f32x16_store_dx_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_load_relu_keeps_f32(dyr + 112, kw + 112, bit)), stream);
         }
     }
     bng_store_out_end(stream);
@@ -1821,82 +1821,82 @@ void bng_f32_dx_train_ukernel__ft78ne_c256_v16(
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 0), dy_mean0);
-                bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
+                bng_f32x16_store_dx_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 16), dy_mean1);
-                bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
+                bng_f32x16_store_dx_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 32), dy_mean2);
-                bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))), stream);
+                bng_f32x16_store_dx_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 48), dy_mean3);
-                bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))), stream);
+                bng_f32x16_store_dx_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 64), mean4);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 64), dy_mean4);
-                bng_f32x16_store_out_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope4))), stream);
+                bng_f32x16_store_dx_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope4))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 80), mean5);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 80), dy_mean5);
-                bng_f32x16_store_out_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope5))), stream);
+                bng_f32x16_store_dx_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope5))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 96), mean6);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 96), dy_mean6);
-                bng_f32x16_store_out_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope6))), stream);
+                bng_f32x16_store_dx_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope6))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 112), mean7);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 112), dy_mean7);
-                bng_f32x16_store_out_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope7))), stream);
+                bng_f32x16_store_dx_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope7))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 128), mean8);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 128), dy_mean8);
-                bng_f32x16_store_out_f32(dxr + 128, bng_f32x16_mul(gain8, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope8))), stream);
+                bng_f32x16_store_dx_f32(dxr + 128, bng_f32x16_mul(gain8, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope8))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 144), mean9);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 144), dy_mean9);
-                bng_f32x16_store_out_f32(dxr + 144, bng_f32x16_mul(gain9, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope9))), stream);
+                bng_f32x16_store_dx_f32(dxr + 144, bng_f32x16_mul(gain9, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope9))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 160), mean10);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 160), dy_mean10);
-                bng_f32x16_store_out_f32(dxr + 160, bng_f32x16_mul(gain10, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope10))), stream);
+                bng_f32x16_store_dx_f32(dxr + 160, bng_f32x16_mul(gain10, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope10))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 176), mean11);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 176), dy_mean11);
-                bng_f32x16_store_out_f32(dxr + 176, bng_f32x16_mul(gain11, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope11))), stream);
+                bng_f32x16_store_dx_f32(dxr + 176, bng_f32x16_mul(gain11, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope11))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 192), mean12);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 192), dy_mean12);
-                bng_f32x16_store_out_f32(dxr + 192, bng_f32x16_mul(gain12, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope12))), stream);
+                bng_f32x16_store_dx_f32(dxr + 192, bng_f32x16_mul(gain12, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope12))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 208), mean13);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 208), dy_mean13);
-                bng_f32x16_store_out_f32(dxr + 208, bng_f32x16_mul(gain13, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope13))), stream);
+                bng_f32x16_store_dx_f32(dxr + 208, bng_f32x16_mul(gain13, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope13))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 224), mean14);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 224), dy_mean14);
-                bng_f32x16_store_out_f32(dxr + 224, bng_f32x16_mul(gain14, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope14))), stream);
+                bng_f32x16_store_dx_f32(dxr + 224, bng_f32x16_mul(gain14, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope14))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 240), mean15);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dyr + 240), dy_mean15);
-                bng_f32x16_store_out_f32(dxr + 240, bng_f32x16_mul(gain15, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope15))), stream);
+                bng_f32x16_store_dx_f32(dxr + 240, bng_f32x16_mul(gain15, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope15))), stream);
             }
         }
     }
@@ -1934,22 +1934,22 @@ void bng_f32_dx_infer_ukernel__ft78ne_c256_v16(
         size_t left;
 
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride) {
-            bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_f32(dyr + 0)), stream);
-            bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_f32(dyr + 16)), stream);
-            bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_f32(dyr + 32)), stream);
-            bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_load_f32(dyr + 48)), stream);
-            bng_f32x16_store_out_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_load_f32(dyr + 64)), stream);
-            bng_f32x16_store_out_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_load_f32(dyr + 80)), stream);
-            bng_f32x16_store_out_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_load_f32(dyr + 96)), stream);
-            bng_f32x16_store_out_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_load_f32(dyr + 112)), stream);
-            bng_f32x16_store_out_f32(dxr + 128, bng_f32x16_mul(gain8, bng_f32x16_load_f32(dyr + 128)), stream);
-            bng_f32x16_store_out_f32(dxr + 144, bng_f32x16_mul(gain9, bng_f32x16_load_f32(dyr + 144)), stream);
-            bng_f32x16_store_out_f32(dxr + 160, bng_f32x16_mul(gain10, bng_f32x16_load_f32(dyr + 160)), stream);
-            bng_f32x16_store_out_f32(dxr + 176, bng_f32x16_mul(gain11, bng_f32x16_load_f32(dyr + 176)), stream);
-            bng_f32x16_store_out_f32(dxr + 192, bng_f32x16_mul(gain12, bng_f32x16_load_f32(dyr + 192)), stream);
-            bng_f32x16_store_out_f32(dxr + 208, bng_f32x16_mul(gain13, bng_f32x16_load_f32(dyr + 208)), stream);
-            bng_f32x16_store_out_f32(dxr + 224, bng_f32x16_mul(gain14, bng_f32x16_load_f32(dyr + 224)), stream);
-            bng_f32x16_store_out_f32(dxr + 240, bng_f32x16_mul(gain15, bng_f32x16_load_f32(dyr + 240)), stream);
+            bng_f32x16_store_dx_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_f32(dyr + 0)), stream);
+            bng_f32x16_store_dx_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_f32(dyr + 16)), stream);
+            bng_f32x16_store_dx_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_f32(dyr + 32)), stream);
+            bng_f32x16_store_dx_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_load_f32(dyr + 48)), stream);
+            bng_f32x16_store_dx_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_load_f32(dyr + 64)), stream);
+            bng_f32x16_store_dx_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_load_f32(dyr + 80)), stream);
+            bng_f32x16_store_dx_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_load_f32(dyr + 96)), stream);
+            bng_f32x16_store_dx_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_load_f32(dyr + 112)), stream);
+            bng_f32x16_store_dx_f32(dxr + 128, bng_f32x16_mul(gain8, bng_f32x16_load_f32(dyr + 128)), stream);
+            bng_f32x16_store_dx_f32(dxr + 144, bng_f32x16_mul(gain9, bng_f32x16_load_f32(dyr + 144)), stream);
+            bng_f32x16_store_dx_f32(dxr + 160, bng_f32x16_mul(gain10, bng_f32x16_load_f32(dyr + 160)), stream);
+            bng_f32x16_store_dx_f32(dxr + 176, bng_f32x16_mul(gain11, bng_f32x16_load_f32(dyr + 176)), stream);
+            bng_f32x16_store_dx_f32(dxr + 192, bng_f32x16_mul(gain12, bng_f32x16_load_f32(dyr + 192)), stream);
+            bng_f32x16_store_dx_f32(dxr + 208, bng_f32x16_mul(gain13, bng_f32x16_load_f32(dyr + 208)), stream);
+            bng_f32x16_store_dx_f32(dxr + 224, bng_f32x16_mul(gain14, bng_f32x16_load_f32(dyr + 224)), stream);
+            bng_f32x16_store_dx_f32(dxr + 240, bng_f32x16_mul(gain15, bng_f32x16_load_f32(dyr + 240)), stream);
         }
     }
     bng_store_out_end(stream);
@@ -2262,82 +2262,82 @@ void bng_f32_dx_train_relu_ukernel__ft78ne_c256_v16(
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 0, yr + 0), dy_mean0);
-                bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
+                bng_f32x16_store_dx_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 16, yr + 16), dy_mean1);
-                bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
+                bng_f32x16_store_dx_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 32, yr + 32), dy_mean2);
-                bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))), stream);
+                bng_f32x16_store_dx_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 48, yr + 48), dy_mean3);
-                bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))), stream);
+                bng_f32x16_store_dx_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 64), mean4);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 64, yr + 64), dy_mean4);
-                bng_f32x16_store_out_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope4))), stream);
+                bng_f32x16_store_dx_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope4))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 80), mean5);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 80, yr + 80), dy_mean5);
-                bng_f32x16_store_out_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope5))), stream);
+                bng_f32x16_store_dx_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope5))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 96), mean6);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 96, yr + 96), dy_mean6);
-                bng_f32x16_store_out_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope6))), stream);
+                bng_f32x16_store_dx_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope6))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 112), mean7);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 112, yr + 112), dy_mean7);
-                bng_f32x16_store_out_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope7))), stream);
+                bng_f32x16_store_dx_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope7))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 128), mean8);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 128, yr + 128), dy_mean8);
-                bng_f32x16_store_out_f32(dxr + 128, bng_f32x16_mul(gain8, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope8))), stream);
+                bng_f32x16_store_dx_f32(dxr + 128, bng_f32x16_mul(gain8, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope8))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 144), mean9);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 144, yr + 144), dy_mean9);
-                bng_f32x16_store_out_f32(dxr + 144, bng_f32x16_mul(gain9, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope9))), stream);
+                bng_f32x16_store_dx_f32(dxr + 144, bng_f32x16_mul(gain9, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope9))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 160), mean10);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 160, yr + 160), dy_mean10);
-                bng_f32x16_store_out_f32(dxr + 160, bng_f32x16_mul(gain10, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope10))), stream);
+                bng_f32x16_store_dx_f32(dxr + 160, bng_f32x16_mul(gain10, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope10))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 176), mean11);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 176, yr + 176), dy_mean11);
-                bng_f32x16_store_out_f32(dxr + 176, bng_f32x16_mul(gain11, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope11))), stream);
+                bng_f32x16_store_dx_f32(dxr + 176, bng_f32x16_mul(gain11, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope11))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 192), mean12);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 192, yr + 192), dy_mean12);
-                bng_f32x16_store_out_f32(dxr + 192, bng_f32x16_mul(gain12, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope12))), stream);
+                bng_f32x16_store_dx_f32(dxr + 192, bng_f32x16_mul(gain12, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope12))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 208), mean13);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 208, yr + 208), dy_mean13);
-                bng_f32x16_store_out_f32(dxr + 208, bng_f32x16_mul(gain13, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope13))), stream);
+                bng_f32x16_store_dx_f32(dxr + 208, bng_f32x16_mul(gain13, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope13))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 224), mean14);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 224, yr + 224), dy_mean14);
-                bng_f32x16_store_out_f32(dxr + 224, bng_f32x16_mul(gain14, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope14))), stream);
+                bng_f32x16_store_dx_f32(dxr + 224, bng_f32x16_mul(gain14, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope14))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 240), mean15);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dyr + 240, yr + 240), dy_mean15);
-                bng_f32x16_store_out_f32(dxr + 240, bng_f32x16_mul(gain15, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope15))), stream);
+                bng_f32x16_store_dx_f32(dxr + 240, bng_f32x16_mul(gain15, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope15))), stream);
             }
         }
     }
@@ -2375,22 +2375,22 @@ void bng_f32_dx_infer_relu_ukernel__ft78ne_c256_v16(
         size_t left;
 
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride, yr += stride) {
-            bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_relu_f32(dyr + 0, yr + 0)), stream);
-            bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_relu_f32(dyr + 16, yr + 16)), stream);
-            bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_relu_f32(dyr + 32, yr + 32)), stream);
-            bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_load_relu_f32(dyr + 48, yr + 48)), stream);
-            bng_f32x16_store_out_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_load_relu_f32(dyr + 64, yr + 64)), stream);
-            bng_f32x16_store_out_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_load_relu_f32(dyr + 80, yr + 80)), stream);
-            bng_f32x16_store_out_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_load_relu_f32(dyr + 96, yr + 96)), stream);
-            bng_f32x16_store_out_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_load_relu_f32(dyr + 112, yr + 112)), stream);
-            bng_f32x16_store_out_f32(dxr + 128, bng_f32x16_mul(gain8, bng_f32x16_load_relu_f32(dyr + 128, yr + 128)), stream);
-            bng_f32x16_store_out_f32(dxr + 144, bng_f32x16_mul(gain9, bng_f32x16_load_relu_f32(dyr + 144, yr + 144)), stream);
-            bng_f32x16_store_out_f32(dxr + 160, bng_f32x16_mul(gain10, bng_f32x16_load_relu_f32(dyr + 160, yr + 160)), stream);
-            bng_f32x16_store_out_f32(dxr + 176, bng_f32x16_mul(gain11, bng_f32x16_load_relu_f32(dyr + 176, yr + 176)), stream);
-            bng_f32x16_store_out_f32(dxr + 192, bng_f32x16_mul(gain12, bng_f32x16_load_relu_f32(dyr + 192, yr + 192)), stream);
-            bng_f32x16_store_out_f32(dxr + 208, bng_f32x16_mul(gain13, bng_f32x16_load_relu_f32(dyr + 208, yr + 208)), stream);
-            bng_f32x16_store_out_f32(dxr + 224, bng_f32x16_mul(gain14, bng_f32x16_load_relu_f32(dyr + 224, yr + 224)), stream);
-            bng_f32x16_store_out_f32(dxr + 240, bng_f32x16_mul(gain15, bng_f32x16_load_relu_f32(dyr + 240, yr + 240)), stream);
+            bng_f32x16_store_dx_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_relu_f32(dyr + 0, yr + 0)), stream);
+            bng_f32x16_store_dx_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_relu_f32(dyr + 16, yr + 16)), stream);
+            bng_f32x16_store_dx_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_relu_f32(dyr + 32, yr + 32)), stream);
+            bng_f32x16_store_dx_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_load_relu_f32(dyr + 48, yr + 48)), stream);
+            bng_f32x16_store_dx_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_load_relu_f32(dyr + 64, yr + 64)), stream);
+            bng_f32x16_store_dx_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_load_relu_f32(dyr + 80, yr + 80)), stream);
+            bng_f32x16_store_dx_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_load_relu_f32(dyr + 96, yr + 96)), stream);
+            bng_f32x16_store_dx_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_load_relu_f32(dyr + 112, yr + 112)), stream);
+            bng_f32x16_store_dx_f32(dxr + 128, bng_f32x16_mul(gain8, bng_f32x16_load_relu_f32(dyr + 128, yr + 128)), stream);
+            bng_f32x16_store_dx_f32(dxr + 144, bng_f32x16_mul(gain9, bng_f32x16_load_relu_f32(dyr + 144, yr + 144)), stream);
+            bng_f32x16_store_dx_f32(dxr + 160, bng_f32x16_mul(gain10, bng_f32x16_load_relu_f32(dyr + 160, yr + 160)), stream);
+            bng_f32x16_store_dx_f32(dxr + 176, bng_f32x16_mul(gain11, bng_f32x16_load_relu_f32(dyr + 176, yr + 176)), stream);
+            bng_f32x16_store_dx_f32(dxr + 192, bng_f32x16_mul(gain12, bng_f32x16_load_relu_f32(dyr + 192, yr + 192)), stream);
+            bng_f32x16_store_dx_f32(dxr + 208, bng_f32x16_mul(gain13, bng_f32x16_load_relu_f32(dyr + 208, yr + 208)), stream);
+            bng_f32x16_store_dx_f32(dxr + 224, bng_f32x16_mul(gain14, bng_f32x16_load_relu_f32(dyr + 224, yr + 224)), stream);
+            bng_f32x16_store_dx_f32(dxr + 240, bng_f32x16_mul(gain15, bng_f32x16_load_relu_f32(dyr + 240, yr + 240)), stream);
         }
     }
     bng_store_out_end(stream);
@@ -2656,82 +2656,82 @@ void bng_f32_dx_train_keeps_ukernel__ft78ne_c256_v16(
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 0), mean0);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 0, kw + 0, bit), dy_mean0);
-                bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
+                bng_f32x16_store_dx_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope0))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 16), mean1);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 16, kw + 16, bit), dy_mean1);
-                bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
+                bng_f32x16_store_dx_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope1))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 32), mean2);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 32, kw + 32, bit), dy_mean2);
-                bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))), stream);
+                bng_f32x16_store_dx_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope2))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 48), mean3);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 48, kw + 48, bit), dy_mean3);
-                bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))), stream);
+                bng_f32x16_store_dx_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope3))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 64), mean4);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 64, kw + 64, bit), dy_mean4);
-                bng_f32x16_store_out_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope4))), stream);
+                bng_f32x16_store_dx_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope4))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 80), mean5);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 80, kw + 80, bit), dy_mean5);
-                bng_f32x16_store_out_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope5))), stream);
+                bng_f32x16_store_dx_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope5))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 96), mean6);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 96, kw + 96, bit), dy_mean6);
-                bng_f32x16_store_out_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope6))), stream);
+                bng_f32x16_store_dx_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope6))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 112), mean7);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 112, kw + 112, bit), dy_mean7);
-                bng_f32x16_store_out_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope7))), stream);
+                bng_f32x16_store_dx_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope7))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 128), mean8);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 128, kw + 128, bit), dy_mean8);
-                bng_f32x16_store_out_f32(dxr + 128, bng_f32x16_mul(gain8, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope8))), stream);
+                bng_f32x16_store_dx_f32(dxr + 128, bng_f32x16_mul(gain8, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope8))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 144), mean9);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 144, kw + 144, bit), dy_mean9);
-                bng_f32x16_store_out_f32(dxr + 144, bng_f32x16_mul(gain9, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope9))), stream);
+                bng_f32x16_store_dx_f32(dxr + 144, bng_f32x16_mul(gain9, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope9))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 160), mean10);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 160, kw + 160, bit), dy_mean10);
-                bng_f32x16_store_out_f32(dxr + 160, bng_f32x16_mul(gain10, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope10))), stream);
+                bng_f32x16_store_dx_f32(dxr + 160, bng_f32x16_mul(gain10, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope10))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 176), mean11);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 176, kw + 176, bit), dy_mean11);
-                bng_f32x16_store_out_f32(dxr + 176, bng_f32x16_mul(gain11, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope11))), stream);
+                bng_f32x16_store_dx_f32(dxr + 176, bng_f32x16_mul(gain11, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope11))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 192), mean12);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 192, kw + 192, bit), dy_mean12);
-                bng_f32x16_store_out_f32(dxr + 192, bng_f32x16_mul(gain12, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope12))), stream);
+                bng_f32x16_store_dx_f32(dxr + 192, bng_f32x16_mul(gain12, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope12))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 208), mean13);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 208, kw + 208, bit), dy_mean13);
-                bng_f32x16_store_out_f32(dxr + 208, bng_f32x16_mul(gain13, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope13))), stream);
+                bng_f32x16_store_dx_f32(dxr + 208, bng_f32x16_mul(gain13, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope13))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 224), mean14);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 224, kw + 224, bit), dy_mean14);
-                bng_f32x16_store_out_f32(dxr + 224, bng_f32x16_mul(gain14, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope14))), stream);
+                bng_f32x16_store_dx_f32(dxr + 224, bng_f32x16_mul(gain14, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope14))), stream);
             }
             {
                 const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(xr + 240), mean15);
                 const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dyr + 240, kw + 240, bit), dy_mean15);
-                bng_f32x16_store_out_f32(dxr + 240, bng_f32x16_mul(gain15, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope15))), stream);
+                bng_f32x16_store_dx_f32(dxr + 240, bng_f32x16_mul(gain15, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope15))), stream);
             }
         }
     }
@@ -2773,22 +2773,22 @@ void bng_f32_dx_infer_keeps_ukernel__ft78ne_c256_v16(
         for (r = 0; r < rows; r++, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(float)));
             const BNG_VMEM float *kw = kr + r / BNG_KEEP_ROWS(sizeof(float)) * keeps_stride;
-            bng_f32x16_store_out_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_relu_keeps_f32(dyr + 0, kw + 0, bit)), stream);
-            bng_f32x16_store_out_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_relu_keeps_f32(dyr + 16, kw + 16, bit)), stream);
-            bng_f32x16_store_out_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_relu_keeps_f32(dyr + 32, kw + 32, bit)), stream);
-            bng_f32x16_store_out_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_load_relu_keeps_f32(dyr + 48, kw + 48, bit)), stream);
-            bng_f32x16_store_out_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_load_relu_keeps_f32(dyr + 64, kw + 64, bit)), stream);
-            bng_f32x16_store_out_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_load_relu_keeps_f32(dyr + 80, kw + 80, bit)), stream);
-            bng_f32x16_store_out_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_load_relu_keeps_f32(dyr + 96, kw + 96, bit)), stream);
-            bng_f32x16_store_out_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_load_relu_keeps_f32(dyr + 112, kw + 112, bit)), stream);
-            bng_f32x16_store_out_f32(dxr + 128, bng_f32x16_mul(gain8, bng_f32x16_load_relu_keeps_f32(dyr + 128, kw + 128, bit)), stream);
-            bng_f32x16_store_out_f32(dxr + 144, bng_f32x16_mul(gain9, bng_f32x16_load_relu_keeps_f32(dyr + 144, kw + 144, bit)), stream);
-            bng_f32x16_store_out_f32(dxr + 160, bng_f32x16_mul(gain10, bng_f32x16_load_relu_keeps_f32(dyr + 160, kw + 160, bit)), stream);
-            bng_f32x16_store_out_f32(dxr + 176, bng_f32x16_mul(gain11, bng_f32x16_load_relu_keeps_f32(dyr + 176, kw + 176, bit)), stream);
-            bng_f32x16_store_out_f32(dxr + 192, bng_f32x16_mul(gain12, bng_f32x16_load_relu_keeps_f32(dyr + 192, kw + 192, bit)), stream);
-            bng_f32x16_store_out_f32(dxr + 208, bng_f32x16_mul(gain13, bng_f32x16_load_relu_keeps_f32(dyr + 208, kw + 208, bit)), stream);
-            bng_f32x16_store_out_f32(dxr + 224, bng_f32x16_mul(gain14, bng_f32x16_load_relu_keeps_f32(dyr + 224, kw + 224, bit)), stream);
-            bng_f32x16_store_out_f32(dxr + 240, bng_f32x16_mul(gain15, bng_f32x16_load_relu_keeps_f32(dyr + 240, kw + 240, bit)), stream);
+            bng_f32x16_store_dx_f32(dxr + 0, bng_f32x16_mul(gain0, bng_f32x16_load_relu_keeps_f32(dyr + 0, kw + 0, bit)), stream);
+            bng_f32x16_store_dx_f32(dxr + 16, bng_f32x16_mul(gain1, bng_f32x16_load_relu_keeps_f32(dyr + 16, kw + 16, bit)), stream);
+            bng_f32x16_store_dx_f32(dxr + 32, bng_f32x16_mul(gain2, bng_f32x16_load_relu_keeps_f32(dyr + 32, kw + 32, bit)), stream);
+            bng_f32x16_store_dx_f32(dxr + 48, bng_f32x16_mul(gain3, bng_f32x16_load_relu_keeps_f32(dyr + 48, kw + 48, bit)), stream);
+            bng_f32x16_store_dx_f32(dxr + 64, bng_f32x16_mul(gain4, bng_f32x16_load_relu_keeps_f32(dyr + 64, kw + 64, bit)), stream);
+            bng_f32x16_store_dx_f32(dxr + 80, bng_f32x16_mul(gain5, bng_f32x16_load_relu_keeps_f32(dyr + 80, kw + 80, bit)), stream);
+            bng_f32x16_store_dx_f32(dxr + 96, bng_f32x16_mul(gain6, bng_f32x16_load_relu_keeps_f32(dyr + 96, kw + 96, bit)), stream);
+            bng_f32x16_store_dx_f32(dxr + 112, bng_f32x16_mul(gain7, bng_f32x16_load_relu_keeps_f32(dyr + 112, kw + 112, bit)), stream);
+            bng_f32x16_store_dx_f32(dxr + 128, bng_f32x16_mul(gain8, bng_f32x16_load_relu_keeps_f32(dyr + 128, kw + 128, bit)), stream);
+            bng_f32x16_store_dx_f32(dxr + 144, bng_f32x16_mul(gain9, bng_f32x16_load_relu_keeps_f32(dyr + 144, kw + 144, bit)), stream);
+            bng_f32x16_store_dx_f32(dxr + 160, bng_f32x16_mul(gain10, bng_f32x16_load_relu_keeps_f32(dyr + 160, kw + 160, bit)), stream);
+            bng_f32x16_store_dx_f32(dxr + 176, bng_f32x16_mul(gain11, bng_f32x16_load_relu_keeps_f32(dyr + 176, kw + 176, bit)), stream);
+            bng_f32x16_store_dx_f32(dxr + 192, bng_f32x16_mul(gain12, bng_f32x16_load_relu_keeps_f32(dyr + 192, kw + 192, bit)), stream);
+            bng_f32x16_store_dx_f32(dxr + 208, bng_f32x16_mul(gain13, bng_f32x16_load_relu_keeps_f32(dyr + 208, kw + 208, bit)), stream);
+            bng_f32x16_store_dx_f32(dxr + 224, bng_f32x16_mul(gain14, bng_f32x16_load_relu_keeps_f32(dyr + 224, kw + 224, bit)), stream);
+            bng_f32x16_store_dx_f32(dxr + 240, bng_f32x16_mul(gain15, bng_f32x16_load_relu_keeps_f32(dyr + 240, kw + 240, bit)), stream);
         }
     }
     bng_store_out_end(stream);
@@ -2862,12 +2862,12 @@ void bng_f32_dx_train_ukernel__ft78ne_generic_v16(
         for (c = 0; c + 16 <= channels; c += 16) {
             const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + c), bng_f32x16_load_f32(mean + c));
             const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + c), bng_f32x16_load_f32(dy_mean + c));
-            bng_f32x16_store_out_f32(dx + c, bng_f32x16_mul(bng_f32x16_load_f32(gain + c), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_load_f32(slope + c)))), stream);
+            bng_f32x16_store_dx_f32(dx + c, bng_f32x16_mul(bng_f32x16_load_f32(gain + c), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_load_f32(slope + c)))), stream);
         }
         for (; c < channels; c++) {
             const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + c), bng_f32x1_load_f32(mean + c));
             const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f32(dy + c), bng_f32x1_load_f32(dy_mean + c));
-            bng_f32x1_store_out_f32(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_load_f32(slope + c)))), stream);
+            bng_f32x1_store_dx_f32(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_load_f32(slope + c)))), stream);
         }
     }
     bng_store_out_end(stream);
@@ -2884,9 +2884,9 @@ void bng_f32_dx_infer_ukernel__ft78ne_generic_v16(
         size_t c;
 
         for (c = 0; c + 16 <= channels; c += 16)
-            bng_f32x16_store_out_f32(dx + c, bng_f32x16_mul(bng_f32x16_load_f32(gain + c), bng_f32x16_load_f32(dy + c)), stream);
+            bng_f32x16_store_dx_f32(dx + c, bng_f32x16_mul(bng_f32x16_load_f32(gain + c), bng_f32x16_load_f32(dy + c)), stream);
         for (; c < channels; c++)
-            bng_f32x1_store_out_f32(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_load_f32(dy + c)), stream);
+            bng_f32x1_store_dx_f32(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_load_f32(dy + c)), stream);
     }
     bng_store_out_end(stream);
 }
@@ -2971,12 +2971,12 @@ void bng_f32_dx_train_relu_ukernel__ft78ne_generic_v16(
         for (c = 0; c + 16 <= channels; c += 16) {
             const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + c), bng_f32x16_load_f32(mean + c));
             const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dy + c, y + c), bng_f32x16_load_f32(dy_mean + c));
-            bng_f32x16_store_out_f32(dx + c, bng_f32x16_mul(bng_f32x16_load_f32(gain + c), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_load_f32(slope + c)))), stream);
+            bng_f32x16_store_dx_f32(dx + c, bng_f32x16_mul(bng_f32x16_load_f32(gain + c), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_load_f32(slope + c)))), stream);
         }
         for (; c < channels; c++) {
             const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + c), bng_f32x1_load_f32(mean + c));
             const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_relu_f32(dy + c, y + c), bng_f32x1_load_f32(dy_mean + c));
-            bng_f32x1_store_out_f32(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_load_f32(slope + c)))), stream);
+            bng_f32x1_store_dx_f32(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_load_f32(slope + c)))), stream);
         }
     }
     bng_store_out_end(stream);
@@ -2993,9 +2993,9 @@ void bng_f32_dx_infer_relu_ukernel__ft78ne_generic_v16(
         size_t c;
 
         for (c = 0; c + 16 <= channels; c += 16)
-            bng_f32x16_store_out_f32(dx + c, bng_f32x16_mul(bng_f32x16_load_f32(gain + c), bng_f32x16_load_relu_f32(dy + c, y + c)), stream);
+            bng_f32x16_store_dx_f32(dx + c, bng_f32x16_mul(bng_f32x16_load_f32(gain + c), bng_f32x16_load_relu_f32(dy + c, y + c)), stream);
         for (; c < channels; c++)
-            bng_f32x1_store_out_f32(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_load_relu_f32(dy + c, y + c)), stream);
+            bng_f32x1_store_dx_f32(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_load_relu_f32(dy + c, y + c)), stream);
     }
     bng_store_out_end(stream);
 }
@@ -3074,12 +3074,12 @@ void bng_f32_dx_train_keeps_ukernel__ft78ne_generic_v16(
         for (c = 0; c + 16 <= channels; c += 16) {
             const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + c), bng_f32x16_load_f32(mean + c));
             const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_keeps_f32(dy + c, kw + c, bit), bng_f32x16_load_f32(dy_mean + c));
-            bng_f32x16_store_out_f32(dx + c, bng_f32x16_mul(bng_f32x16_load_f32(gain + c), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_load_f32(slope + c)))), stream);
+            bng_f32x16_store_dx_f32(dx + c, bng_f32x16_mul(bng_f32x16_load_f32(gain + c), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_load_f32(slope + c)))), stream);
         }
         for (; c < channels; c++) {
             const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + c), bng_f32x1_load_f32(mean + c));
             const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_relu_keeps_f32(dy + c, kw + c, bit), bng_f32x1_load_f32(dy_mean + c));
-            bng_f32x1_store_out_f32(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_load_f32(slope + c)))), stream);
+            bng_f32x1_store_dx_f32(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_load_f32(slope + c)))), stream);
         }
     }
     bng_store_out_end(stream);
@@ -3102,9 +3102,9 @@ void bng_f32_dx_infer_keeps_ukernel__ft78ne_generic_v16(
         size_t c;
 
         for (c = 0; c + 16 <= channels; c += 16)
-            bng_f32x16_store_out_f32(dx + c, bng_f32x16_mul(bng_f32x16_load_f32(gain + c), bng_f32x16_load_relu_keeps_f32(dy + c, kw + c, bit)), stream);
+            bng_f32x16_store_dx_f32(dx + c, bng_f32x16_mul(bng_f32x16_load_f32(gain + c), bng_f32x16_load_relu_keeps_f32(dy + c, kw + c, bit)), stream);
         for (; c < channels; c++)
-            bng_f32x1_store_out_f32(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_load_relu_keeps_f32(dy + c, kw + c, bit)), stream);
+            bng_f32x1_store_dx_f32(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_load_relu_keeps_f32(dy + c, kw + c, bit)), stream);
     }
     bng_store_out_end(stream);
 }
@@ -3186,12 +3186,12 @@ void bng_f32_nchw_dx_train_ukernel__ft78ne_s49_v16(
     for (i = 0; i + 16 <= 49; i += 16) {
         const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), mean_vec);
         const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + i), dy_mean_vec);
-        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
+        bng_f32x16_store_dx_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
     }
     {
         const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(mean));
         const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f32(dy + i), bng_f32x1_broadcast(dy_mean));
-        bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
+        bng_f32x1_store_dx_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
     }
 }
 
@@ -3205,9 +3205,9 @@ void bng_f32_nchw_dx_infer_ukernel__ft78ne_s49_v16(
 
     (void)n;    /* always 49 */
     for (i = 0; i + 16 <= 49; i += 16)
-            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_f32(dy + i)), stream);
+            bng_f32x16_store_dx_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_f32(dy + i)), stream);
     {
-            bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f32(dy + i)), stream);
+            bng_f32x1_store_dx_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f32(dy + i)), stream);
     }
 }
 
@@ -3269,12 +3269,12 @@ void bng_f32_nchw_dx_train_relu_ukernel__ft78ne_s49_v16(
     for (i = 0; i + 16 <= 49; i += 16) {
         const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), mean_vec);
         const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dy + i, y + i), dy_mean_vec);
-        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
+        bng_f32x16_store_dx_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
     }
     {
         const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(mean));
         const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_relu_f32(dy + i, y + i), bng_f32x1_broadcast(dy_mean));
-        bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
+        bng_f32x1_store_dx_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
     }
 }
 
@@ -3288,9 +3288,9 @@ void bng_f32_nchw_dx_infer_relu_ukernel__ft78ne_s49_v16(
 
     (void)n;    /* always 49 */
     for (i = 0; i + 16 <= 49; i += 16)
-            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_relu_f32(dy + i, y + i)), stream);
+            bng_f32x16_store_dx_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_relu_f32(dy + i, y + i)), stream);
     {
-            bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_relu_f32(dy + i, y + i)), stream);
+            bng_f32x1_store_dx_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_relu_f32(dy + i, y + i)), stream);
     }
 }
 
@@ -3355,12 +3355,12 @@ void bng_f32_nchw_dx_train_ukernel__ft78ne_s196_v16(
     for (i = 0; i + 16 <= 196; i += 16) {
         const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), mean_vec);
         const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + i), dy_mean_vec);
-        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
+        bng_f32x16_store_dx_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
     }
     {
         const bng_f32x4 xm = bng_f32x4_sub(bng_f32x4_load_f32(x + i), bng_f32x4_broadcast(mean));
         const bng_f32x4 centered = bng_f32x4_sub(bng_f32x4_load_f32(dy + i), bng_f32x4_broadcast(dy_mean));
-        bng_f32x4_store_out_f32(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_sub(centered, bng_f32x4_mul(xm, bng_f32x4_broadcast(slope)))), stream);
+        bng_f32x4_store_dx_f32(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_sub(centered, bng_f32x4_mul(xm, bng_f32x4_broadcast(slope)))), stream);
     }
 }
 
@@ -3374,9 +3374,9 @@ void bng_f32_nchw_dx_infer_ukernel__ft78ne_s196_v16(
 
     (void)n;    /* always 196 */
     for (i = 0; i + 16 <= 196; i += 16)
-            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_f32(dy + i)), stream);
+            bng_f32x16_store_dx_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_f32(dy + i)), stream);
     {
-            bng_f32x4_store_out_f32(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_load_f32(dy + i)), stream);
+            bng_f32x4_store_dx_f32(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_load_f32(dy + i)), stream);
     }
 }
 
@@ -3438,12 +3438,12 @@ void bng_f32_nchw_dx_train_relu_ukernel__ft78ne_s196_v16(
     for (i = 0; i + 16 <= 196; i += 16) {
         const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), mean_vec);
         const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dy + i, y + i), dy_mean_vec);
-        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
+        bng_f32x16_store_dx_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
     }
     {
         const bng_f32x4 xm = bng_f32x4_sub(bng_f32x4_load_f32(x + i), bng_f32x4_broadcast(mean));
         const bng_f32x4 centered = bng_f32x4_sub(bng_f32x4_load_relu_f32(dy + i, y + i), bng_f32x4_broadcast(dy_mean));
-        bng_f32x4_store_out_f32(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_sub(centered, bng_f32x4_mul(xm, bng_f32x4_broadcast(slope)))), stream);
+        bng_f32x4_store_dx_f32(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_sub(centered, bng_f32x4_mul(xm, bng_f32x4_broadcast(slope)))), stream);
     }
 }
 
@@ -3457,9 +3457,9 @@ void bng_f32_nchw_dx_infer_relu_ukernel__ft78ne_s196_v16(
 
     (void)n;    /* always 196 */
     for (i = 0; i + 16 <= 196; i += 16)
-            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_relu_f32(dy + i, y + i)), stream);
+            bng_f32x16_store_dx_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_relu_f32(dy + i, y + i)), stream);
     {
-            bng_f32x4_store_out_f32(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_load_relu_f32(dy + i, y + i)), stream);
+            bng_f32x4_store_dx_f32(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_load_relu_f32(dy + i, y + i)), stream);
     }
 }
 
@@ -3509,7 +3509,7 @@ void bng_f32_nchw_dx_train_ukernel__ft78ne_s784_v16(
     for (i = 0; i + 16 <= 784; i += 16) {
         const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), mean_vec);
         const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + i), dy_mean_vec);
-        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
+        bng_f32x16_store_dx_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
     }
 }
 
@@ -3523,7 +3523,7 @@ void bng_f32_nchw_dx_infer_ukernel__ft78ne_s784_v16(
 
     (void)n;    /* always 784 */
     for (i = 0; i + 16 <= 784; i += 16)
-            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_f32(dy + i)), stream);
+            bng_f32x16_store_dx_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_f32(dy + i)), stream);
 }
 
 void bng_f32_nchw_reduce_relu_ukernel__ft78ne_s784_v16(
@@ -3569,7 +3569,7 @@ void bng_f32_nchw_dx_train_relu_ukernel__ft78ne_s784_v16(
     for (i = 0; i + 16 <= 784; i += 16) {
         const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), mean_vec);
         const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dy + i, y + i), dy_mean_vec);
-        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
+        bng_f32x16_store_dx_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
     }
 }
 
@@ -3583,7 +3583,7 @@ void bng_f32_nchw_dx_infer_relu_ukernel__ft78ne_s784_v16(
 
     (void)n;    /* always 784 */
     for (i = 0; i + 16 <= 784; i += 16)
-            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_relu_f32(dy + i, y + i)), stream);
+            bng_f32x16_store_dx_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_relu_f32(dy + i, y + i)), stream);
 }
 
 
@@ -3632,7 +3632,7 @@ void bng_f32_nchw_dx_train_ukernel__ft78ne_s3136_v16(
     for (i = 0; i + 16 <= 3136; i += 16) {
         const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), mean_vec);
         const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + i), dy_mean_vec);
-        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
+        bng_f32x16_store_dx_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
     }
 }
 
@@ -3646,7 +3646,7 @@ void bng_f32_nchw_dx_infer_ukernel__ft78ne_s3136_v16(
 
     (void)n;    /* always 3136 */
     for (i = 0; i + 16 <= 3136; i += 16)
-            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_f32(dy + i)), stream);
+            bng_f32x16_store_dx_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_f32(dy + i)), stream);
 }
 
 void bng_f32_nchw_reduce_relu_ukernel__ft78ne_s3136_v16(
@@ -3692,7 +3692,7 @@ void bng_f32_nchw_dx_train_relu_ukernel__ft78ne_s3136_v16(
     for (i = 0; i + 16 <= 3136; i += 16) {
         const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), mean_vec);
         const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dy + i, y + i), dy_mean_vec);
-        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
+        bng_f32x16_store_dx_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
     }
 }
 
@@ -3706,7 +3706,7 @@ void bng_f32_nchw_dx_infer_relu_ukernel__ft78ne_s3136_v16(
 
     (void)n;    /* always 3136 */
     for (i = 0; i + 16 <= 3136; i += 16)
-            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_relu_f32(dy + i, y + i)), stream);
+            bng_f32x16_store_dx_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_relu_f32(dy + i, y + i)), stream);
 }
 
 
@@ -3755,7 +3755,7 @@ void bng_f32_nchw_dx_train_ukernel__ft78ne_s12544_v16(
     for (i = 0; i + 16 <= 12544; i += 16) {
         const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), mean_vec);
         const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + i), dy_mean_vec);
-        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
+        bng_f32x16_store_dx_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
     }
 }
 
@@ -3769,7 +3769,7 @@ void bng_f32_nchw_dx_infer_ukernel__ft78ne_s12544_v16(
 
     (void)n;    /* always 12544 */
     for (i = 0; i + 16 <= 12544; i += 16)
-            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_f32(dy + i)), stream);
+            bng_f32x16_store_dx_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_f32(dy + i)), stream);
 }
 
 void bng_f32_nchw_reduce_relu_ukernel__ft78ne_s12544_v16(
@@ -3815,7 +3815,7 @@ void bng_f32_nchw_dx_train_relu_ukernel__ft78ne_s12544_v16(
     for (i = 0; i + 16 <= 12544; i += 16) {
         const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), mean_vec);
         const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dy + i, y + i), dy_mean_vec);
-        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
+        bng_f32x16_store_dx_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
     }
 }
 
@@ -3829,7 +3829,7 @@ void bng_f32_nchw_dx_infer_relu_ukernel__ft78ne_s12544_v16(
 
     (void)n;    /* always 12544 */
     for (i = 0; i + 16 <= 12544; i += 16)
-            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_relu_f32(dy + i, y + i)), stream);
+            bng_f32x16_store_dx_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_relu_f32(dy + i, y + i)), stream);
 }
 
 
@@ -3930,30 +3930,30 @@ void bng_f32_nchw_dx_train_ukernel__ft78ne_generic_v16(
     for (i = 0; i + 16 <= n; i += 16) {
         const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), mean_vec);
         const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f32(dy + i), dy_mean_vec);
-        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
+        bng_f32x16_store_dx_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
     }
     if ((n % 16) & 8) {
         const bng_f32x8 xm = bng_f32x8_sub(bng_f32x8_load_f32(x + i), bng_f32x8_broadcast(mean));
         const bng_f32x8 centered = bng_f32x8_sub(bng_f32x8_load_f32(dy + i), bng_f32x8_broadcast(dy_mean));
-        bng_f32x8_store_out_f32(dx + i, bng_f32x8_mul(bng_f32x8_broadcast(gain), bng_f32x8_sub(centered, bng_f32x8_mul(xm, bng_f32x8_broadcast(slope)))), stream);
+        bng_f32x8_store_dx_f32(dx + i, bng_f32x8_mul(bng_f32x8_broadcast(gain), bng_f32x8_sub(centered, bng_f32x8_mul(xm, bng_f32x8_broadcast(slope)))), stream);
         i += 8;
     }
     if ((n % 16) & 4) {
         const bng_f32x4 xm = bng_f32x4_sub(bng_f32x4_load_f32(x + i), bng_f32x4_broadcast(mean));
         const bng_f32x4 centered = bng_f32x4_sub(bng_f32x4_load_f32(dy + i), bng_f32x4_broadcast(dy_mean));
-        bng_f32x4_store_out_f32(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_sub(centered, bng_f32x4_mul(xm, bng_f32x4_broadcast(slope)))), stream);
+        bng_f32x4_store_dx_f32(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_sub(centered, bng_f32x4_mul(xm, bng_f32x4_broadcast(slope)))), stream);
         i += 4;
     }
     if ((n % 16) & 2) {
         const bng_f32x2 xm = bng_f32x2_sub(bng_f32x2_load_f32(x + i), bng_f32x2_broadcast(mean));
         const bng_f32x2 centered = bng_f32x2_sub(bng_f32x2_load_f32(dy + i), bng_f32x2_broadcast(dy_mean));
-        bng_f32x2_store_out_f32(dx + i, bng_f32x2_mul(bng_f32x2_broadcast(gain), bng_f32x2_sub(centered, bng_f32x2_mul(xm, bng_f32x2_broadcast(slope)))), stream);
+        bng_f32x2_store_dx_f32(dx + i, bng_f32x2_mul(bng_f32x2_broadcast(gain), bng_f32x2_sub(centered, bng_f32x2_mul(xm, bng_f32x2_broadcast(slope)))), stream);
         i += 2;
     }
     if ((n % 16) & 1) {
         const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(mean));
         const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f32(dy + i), bng_f32x1_broadcast(dy_mean));
-        bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
+        bng_f32x1_store_dx_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
     }
 }
 
@@ -3966,21 +3966,21 @@ void bng_f32_nchw_dx_infer_ukernel__ft78ne_generic_v16(
     size_t i;
 
     for (i = 0; i + 16 <= n; i += 16)
-            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_f32(dy + i)), stream);
+            bng_f32x16_store_dx_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_f32(dy + i)), stream);
     if ((n % 16) & 8) {
-            bng_f32x8_store_out_f32(dx + i, bng_f32x8_mul(bng_f32x8_broadcast(gain), bng_f32x8_load_f32(dy + i)), stream);
+            bng_f32x8_store_dx_f32(dx + i, bng_f32x8_mul(bng_f32x8_broadcast(gain), bng_f32x8_load_f32(dy + i)), stream);
         i += 8;
     }
     if ((n % 16) & 4) {
-            bng_f32x4_store_out_f32(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_load_f32(dy + i)), stream);
+            bng_f32x4_store_dx_f32(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_load_f32(dy + i)), stream);
         i += 4;
     }
     if ((n % 16) & 2) {
-            bng_f32x2_store_out_f32(dx + i, bng_f32x2_mul(bng_f32x2_broadcast(gain), bng_f32x2_load_f32(dy + i)), stream);
+            bng_f32x2_store_dx_f32(dx + i, bng_f32x2_mul(bng_f32x2_broadcast(gain), bng_f32x2_load_f32(dy + i)), stream);
         i += 2;
     }
     if ((n % 16) & 1) {
-            bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f32(dy + i)), stream);
+            bng_f32x1_store_dx_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f32(dy + i)), stream);
     }
 }
 
@@ -4079,30 +4079,30 @@ void bng_f32_nchw_dx_train_relu_ukernel__ft78ne_generic_v16(
     for (i = 0; i + 16 <= n; i += 16) {
         const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), mean_vec);
         const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f32(dy + i, y + i), dy_mean_vec);
-        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
+        bng_f32x16_store_dx_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
     }
     if ((n % 16) & 8) {
         const bng_f32x8 xm = bng_f32x8_sub(bng_f32x8_load_f32(x + i), bng_f32x8_broadcast(mean));
         const bng_f32x8 centered = bng_f32x8_sub(bng_f32x8_load_relu_f32(dy + i, y + i), bng_f32x8_broadcast(dy_mean));
-        bng_f32x8_store_out_f32(dx + i, bng_f32x8_mul(bng_f32x8_broadcast(gain), bng_f32x8_sub(centered, bng_f32x8_mul(xm, bng_f32x8_broadcast(slope)))), stream);
+        bng_f32x8_store_dx_f32(dx + i, bng_f32x8_mul(bng_f32x8_broadcast(gain), bng_f32x8_sub(centered, bng_f32x8_mul(xm, bng_f32x8_broadcast(slope)))), stream);
         i += 8;
     }
     if ((n % 16) & 4) {
         const bng_f32x4 xm = bng_f32x4_sub(bng_f32x4_load_f32(x + i), bng_f32x4_broadcast(mean));
         const bng_f32x4 centered = bng_f32x4_sub(bng_f32x4_load_relu_f32(dy + i, y + i), bng_f32x4_broadcast(dy_mean));
-        bng_f32x4_store_out_f32(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_sub(centered, bng_f32x4_mul(xm, bng_f32x4_broadcast(slope)))), stream);
+        bng_f32x4_store_dx_f32(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_sub(centered, bng_f32x4_mul(xm, bng_f32x4_broadcast(slope)))), stream);
         i += 4;
     }
     if ((n % 16) & 2) {
         const bng_f32x2 xm = bng_f32x2_sub(bng_f32x2_load_f32(x + i), bng_f32x2_broadcast(mean));
         const bng_f32x2 centered = bng_f32x2_sub(bng_f32x2_load_relu_f32(dy + i, y + i), bng_f32x2_broadcast(dy_mean));
-        bng_f32x2_store_out_f32(dx + i, bng_f32x2_mul(bng_f32x2_broadcast(gain), bng_f32x2_sub(centered, bng_f32x2_mul(xm, bng_f32x2_broadcast(slope)))), stream);
+        bng_f32x2_store_dx_f32(dx + i, bng_f32x2_mul(bng_f32x2_broadcast(gain), bng_f32x2_sub(centered, bng_f32x2_mul(xm, bng_f32x2_broadcast(slope)))), stream);
         i += 2;
     }
     if ((n % 16) & 1) {
         const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(mean));
         const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_relu_f32(dy + i, y + i), bng_f32x1_broadcast(dy_mean));
-        bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
+        bng_f32x1_store_dx_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
     }
 }
 
@@ -4115,21 +4115,21 @@ void bng_f32_nchw_dx_infer_relu_ukernel__ft78ne_generic_v16(
     size_t i;
 
     for (i = 0; i + 16 <= n; i += 16)
-            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_relu_f32(dy + i, y + i)), stream);
+            bng_f32x16_store_dx_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_relu_f32(dy + i, y + i)), stream);
     if ((n % 16) & 8) {
-            bng_f32x8_store_out_f32(dx + i, bng_f32x8_mul(bng_f32x8_broadcast(gain), bng_f32x8_load_relu_f32(dy + i, y + i)), stream);
+            bng_f32x8_store_dx_f32(dx + i, bng_f32x8_mul(bng_f32x8_broadcast(gain), bng_f32x8_load_relu_f32(dy + i, y + i)), stream);
         i += 8;
     }
     if ((n % 16) & 4) {
-            bng_f32x4_store_out_f32(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_load_relu_f32(dy + i, y + i)), stream);
+            bng_f32x4_store_dx_f32(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_load_relu_f32(dy + i, y + i)), stream);
         i += 4;
     }
     if ((n % 16) & 2) {
-            bng_f32x2_store_out_f32(dx + i, bng_f32x2_mul(bng_f32x2_broadcast(gain), bng_f32x2_load_relu_f32(dy + i, y + i)), stream);
+            bng_f32x2_store_dx_f32(dx + i, bng_f32x2_mul(bng_f32x2_broadcast(gain), bng_f32x2_load_relu_f32(dy + i, y + i)), stream);
         i += 2;
     }
     if ((n % 16) & 1) {
-            bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_relu_f32(dy + i, y + i)), stream);
+            bng_f32x1_store_dx_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_relu_f32(dy + i, y + i)), stream);
     }
 }
 
@@ -4231,30 +4231,30 @@ void bng_f32_nchw_dx_train_keeps_ukernel__ft78ne_generic_v16(
     for (i = 0; i + 16 <= n; i += 16) {
         const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f32(x + i), mean_vec);
         const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_bits_f32(dy + i, bng_f32_nchw_lane_bits(bits, i, 16)), dy_mean_vec);
-        bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
+        bng_f32x16_store_dx_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_sub(centered, bng_f32x16_mul(xm, slope_vec))), stream);
     }
     if ((n % 16) & 8) {
         const bng_f32x8 xm = bng_f32x8_sub(bng_f32x8_load_f32(x + i), bng_f32x8_broadcast(mean));
         const bng_f32x8 centered = bng_f32x8_sub(bng_f32x8_load_relu_bits_f32(dy + i, bng_f32_nchw_lane_bits(bits, i, 8)), bng_f32x8_broadcast(dy_mean));
-        bng_f32x8_store_out_f32(dx + i, bng_f32x8_mul(bng_f32x8_broadcast(gain), bng_f32x8_sub(centered, bng_f32x8_mul(xm, bng_f32x8_broadcast(slope)))), stream);
+        bng_f32x8_store_dx_f32(dx + i, bng_f32x8_mul(bng_f32x8_broadcast(gain), bng_f32x8_sub(centered, bng_f32x8_mul(xm, bng_f32x8_broadcast(slope)))), stream);
         i += 8;
     }
     if ((n % 16) & 4) {
         const bng_f32x4 xm = bng_f32x4_sub(bng_f32x4_load_f32(x + i), bng_f32x4_broadcast(mean));
         const bng_f32x4 centered = bng_f32x4_sub(bng_f32x4_load_relu_bits_f32(dy + i, bng_f32_nchw_lane_bits(bits, i, 4)), bng_f32x4_broadcast(dy_mean));
-        bng_f32x4_store_out_f32(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_sub(centered, bng_f32x4_mul(xm, bng_f32x4_broadcast(slope)))), stream);
+        bng_f32x4_store_dx_f32(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_sub(centered, bng_f32x4_mul(xm, bng_f32x4_broadcast(slope)))), stream);
         i += 4;
     }
     if ((n % 16) & 2) {
         const bng_f32x2 xm = bng_f32x2_sub(bng_f32x2_load_f32(x + i), bng_f32x2_broadcast(mean));
         const bng_f32x2 centered = bng_f32x2_sub(bng_f32x2_load_relu_bits_f32(dy + i, bng_f32_nchw_lane_bits(bits, i, 2)), bng_f32x2_broadcast(dy_mean));
-        bng_f32x2_store_out_f32(dx + i, bng_f32x2_mul(bng_f32x2_broadcast(gain), bng_f32x2_sub(centered, bng_f32x2_mul(xm, bng_f32x2_broadcast(slope)))), stream);
+        bng_f32x2_store_dx_f32(dx + i, bng_f32x2_mul(bng_f32x2_broadcast(gain), bng_f32x2_sub(centered, bng_f32x2_mul(xm, bng_f32x2_broadcast(slope)))), stream);
         i += 2;
     }
     if ((n % 16) & 1) {
         const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(mean));
         const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_relu_bits_f32(dy + i, bng_f32_nchw_lane_bits(bits, i, 1)), bng_f32x1_broadcast(dy_mean));
-        bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
+        bng_f32x1_store_dx_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
     }
 }
 
@@ -4268,21 +4268,21 @@ void bng_f32_nchw_dx_infer_keeps_ukernel__ft78ne_generic_v16(
     size_t i;
 
     for (i = 0; i + 16 <= n; i += 16)
-            bng_f32x16_store_out_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_relu_bits_f32(dy + i, bng_f32_nchw_lane_bits(bits, i, 16))), stream);
+            bng_f32x16_store_dx_f32(dx + i, bng_f32x16_mul(gain_vec, bng_f32x16_load_relu_bits_f32(dy + i, bng_f32_nchw_lane_bits(bits, i, 16))), stream);
     if ((n % 16) & 8) {
-            bng_f32x8_store_out_f32(dx + i, bng_f32x8_mul(bng_f32x8_broadcast(gain), bng_f32x8_load_relu_bits_f32(dy + i, bng_f32_nchw_lane_bits(bits, i, 8))), stream);
+            bng_f32x8_store_dx_f32(dx + i, bng_f32x8_mul(bng_f32x8_broadcast(gain), bng_f32x8_load_relu_bits_f32(dy + i, bng_f32_nchw_lane_bits(bits, i, 8))), stream);
         i += 8;
     }
     if ((n % 16) & 4) {
-            bng_f32x4_store_out_f32(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_load_relu_bits_f32(dy + i, bng_f32_nchw_lane_bits(bits, i, 4))), stream);
+            bng_f32x4_store_dx_f32(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_load_relu_bits_f32(dy + i, bng_f32_nchw_lane_bits(bits, i, 4))), stream);
         i += 4;
     }
     if ((n % 16) & 2) {
-            bng_f32x2_store_out_f32(dx + i, bng_f32x2_mul(bng_f32x2_broadcast(gain), bng_f32x2_load_relu_bits_f32(dy + i, bng_f32_nchw_lane_bits(bits, i, 2))), stream);
+            bng_f32x2_store_dx_f32(dx + i, bng_f32x2_mul(bng_f32x2_broadcast(gain), bng_f32x2_load_relu_bits_f32(dy + i, bng_f32_nchw_lane_bits(bits, i, 2))), stream);
         i += 2;
     }
     if ((n % 16) & 1) {
-            bng_f32x1_store_out_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_relu_bits_f32(dy + i, bng_f32_nchw_lane_bits(bits, i, 1))), stream);
+            bng_f32x1_store_dx_f32(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_relu_bits_f32(dy + i, bng_f32_nchw_lane_bits(bits, i, 1))), stream);
     }
 }
 

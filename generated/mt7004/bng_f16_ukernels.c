@@ -84,7 +84,7 @@ void bng_f16_dx_train_ukernel__mt7004_c32_v32(
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 0), dy_mean0);
-                bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
+                bng_f32x32_store_dx_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
             }
         }
     }
@@ -107,7 +107,7 @@ void bng_f16_dx_infer_ukernel__mt7004_c32_v32(
         size_t left;
 
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride) {
-            bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_f16(dyr + 0)), stream);
+            bng_f32x32_store_dx_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_f16(dyr + 0)), stream);
         }
     }
     bng_store_out_end(stream);
@@ -180,7 +180,7 @@ void bng_f16_dx_train_relu_ukernel__mt7004_c32_v32(
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dyr + 0, yr + 0), dy_mean0);
-                bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
+                bng_f32x32_store_dx_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
             }
         }
     }
@@ -203,7 +203,7 @@ void bng_f16_dx_infer_relu_ukernel__mt7004_c32_v32(
         size_t left;
 
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride, yr += stride) {
-            bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_relu_f16(dyr + 0, yr + 0)), stream);
+            bng_f32x32_store_dx_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_relu_f16(dyr + 0, yr + 0)), stream);
         }
     }
     bng_store_out_end(stream);
@@ -274,7 +274,7 @@ void bng_f16_dx_train_keeps_ukernel__mt7004_c32_v32(
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dyr + 0, kw + 0, bit), dy_mean0);
-                bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
+                bng_f32x32_store_dx_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
             }
         }
     }
@@ -301,7 +301,7 @@ void bng_f16_dx_infer_keeps_ukernel__mt7004_c32_v32(
         for (r = 0; r < rows; r++, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
             const BNG_VMEM half *kw = kr + r / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride;
-            bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_relu_keeps_f16(dyr + 0, kw + 0, bit)), stream);
+            bng_f32x32_store_dx_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_relu_keeps_f16(dyr + 0, kw + 0, bit)), stream);
         }
     }
     bng_store_out_end(stream);
@@ -380,12 +380,12 @@ void bng_f16_dx_train_ukernel__mt7004_c64_v32(
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 0), dy_mean0);
-                bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
+                bng_f32x32_store_dx_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 32), dy_mean1);
-                bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))), stream);
+                bng_f32x32_store_dx_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))), stream);
             }
         }
     }
@@ -409,8 +409,8 @@ void bng_f16_dx_infer_ukernel__mt7004_c64_v32(
         size_t left;
 
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride) {
-            bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_f16(dyr + 0)), stream);
-            bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_f16(dyr + 32)), stream);
+            bng_f32x32_store_dx_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_f16(dyr + 0)), stream);
+            bng_f32x32_store_dx_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_f16(dyr + 32)), stream);
         }
     }
     bng_store_out_end(stream);
@@ -499,12 +499,12 @@ void bng_f16_dx_train_relu_ukernel__mt7004_c64_v32(
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dyr + 0, yr + 0), dy_mean0);
-                bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
+                bng_f32x32_store_dx_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dyr + 32, yr + 32), dy_mean1);
-                bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))), stream);
+                bng_f32x32_store_dx_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))), stream);
             }
         }
     }
@@ -528,8 +528,8 @@ void bng_f16_dx_infer_relu_ukernel__mt7004_c64_v32(
         size_t left;
 
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride, yr += stride) {
-            bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_relu_f16(dyr + 0, yr + 0)), stream);
-            bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_relu_f16(dyr + 32, yr + 32)), stream);
+            bng_f32x32_store_dx_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_relu_f16(dyr + 0, yr + 0)), stream);
+            bng_f32x32_store_dx_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_relu_f16(dyr + 32, yr + 32)), stream);
         }
     }
     bng_store_out_end(stream);
@@ -613,12 +613,12 @@ void bng_f16_dx_train_keeps_ukernel__mt7004_c64_v32(
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dyr + 0, kw + 0, bit), dy_mean0);
-                bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
+                bng_f32x32_store_dx_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dyr + 32, kw + 32, bit), dy_mean1);
-                bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))), stream);
+                bng_f32x32_store_dx_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))), stream);
             }
         }
     }
@@ -646,8 +646,8 @@ void bng_f16_dx_infer_keeps_ukernel__mt7004_c64_v32(
         for (r = 0; r < rows; r++, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
             const BNG_VMEM half *kw = kr + r / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride;
-            bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_relu_keeps_f16(dyr + 0, kw + 0, bit)), stream);
-            bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_relu_keeps_f16(dyr + 32, kw + 32, bit)), stream);
+            bng_f32x32_store_dx_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_relu_keeps_f16(dyr + 0, kw + 0, bit)), stream);
+            bng_f32x32_store_dx_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_relu_keeps_f16(dyr + 32, kw + 32, bit)), stream);
         }
     }
     bng_store_out_end(stream);
@@ -752,22 +752,22 @@ void bng_f16_dx_train_ukernel__mt7004_c128_v32(
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 0), dy_mean0);
-                bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
+                bng_f32x32_store_dx_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 32), dy_mean1);
-                bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))), stream);
+                bng_f32x32_store_dx_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 64), mean2);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 64), dy_mean2);
-                bng_f32x32_store_out_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope2))), stream);
+                bng_f32x32_store_dx_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope2))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 96), mean3);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 96), dy_mean3);
-                bng_f32x32_store_out_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope3))), stream);
+                bng_f32x32_store_dx_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope3))), stream);
             }
         }
     }
@@ -793,10 +793,10 @@ void bng_f16_dx_infer_ukernel__mt7004_c128_v32(
         size_t left;
 
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride) {
-            bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_f16(dyr + 0)), stream);
-            bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_f16(dyr + 32)), stream);
-            bng_f32x32_store_out_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_load_f16(dyr + 64)), stream);
-            bng_f32x32_store_out_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_load_f16(dyr + 96)), stream);
+            bng_f32x32_store_dx_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_f16(dyr + 0)), stream);
+            bng_f32x32_store_dx_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_f16(dyr + 32)), stream);
+            bng_f32x32_store_dx_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_load_f16(dyr + 64)), stream);
+            bng_f32x32_store_dx_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_load_f16(dyr + 96)), stream);
         }
     }
     bng_store_out_end(stream);
@@ -917,22 +917,22 @@ void bng_f16_dx_train_relu_ukernel__mt7004_c128_v32(
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dyr + 0, yr + 0), dy_mean0);
-                bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
+                bng_f32x32_store_dx_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dyr + 32, yr + 32), dy_mean1);
-                bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))), stream);
+                bng_f32x32_store_dx_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 64), mean2);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dyr + 64, yr + 64), dy_mean2);
-                bng_f32x32_store_out_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope2))), stream);
+                bng_f32x32_store_dx_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope2))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 96), mean3);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dyr + 96, yr + 96), dy_mean3);
-                bng_f32x32_store_out_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope3))), stream);
+                bng_f32x32_store_dx_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope3))), stream);
             }
         }
     }
@@ -958,10 +958,10 @@ void bng_f16_dx_infer_relu_ukernel__mt7004_c128_v32(
         size_t left;
 
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride, yr += stride) {
-            bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_relu_f16(dyr + 0, yr + 0)), stream);
-            bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_relu_f16(dyr + 32, yr + 32)), stream);
-            bng_f32x32_store_out_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_load_relu_f16(dyr + 64, yr + 64)), stream);
-            bng_f32x32_store_out_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_load_relu_f16(dyr + 96, yr + 96)), stream);
+            bng_f32x32_store_dx_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_relu_f16(dyr + 0, yr + 0)), stream);
+            bng_f32x32_store_dx_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_relu_f16(dyr + 32, yr + 32)), stream);
+            bng_f32x32_store_dx_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_load_relu_f16(dyr + 64, yr + 64)), stream);
+            bng_f32x32_store_dx_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_load_relu_f16(dyr + 96, yr + 96)), stream);
         }
     }
     bng_store_out_end(stream);
@@ -1071,22 +1071,22 @@ void bng_f16_dx_train_keeps_ukernel__mt7004_c128_v32(
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dyr + 0, kw + 0, bit), dy_mean0);
-                bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
+                bng_f32x32_store_dx_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dyr + 32, kw + 32, bit), dy_mean1);
-                bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))), stream);
+                bng_f32x32_store_dx_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 64), mean2);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dyr + 64, kw + 64, bit), dy_mean2);
-                bng_f32x32_store_out_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope2))), stream);
+                bng_f32x32_store_dx_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope2))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 96), mean3);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dyr + 96, kw + 96, bit), dy_mean3);
-                bng_f32x32_store_out_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope3))), stream);
+                bng_f32x32_store_dx_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope3))), stream);
             }
         }
     }
@@ -1116,10 +1116,10 @@ void bng_f16_dx_infer_keeps_ukernel__mt7004_c128_v32(
         for (r = 0; r < rows; r++, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
             const BNG_VMEM half *kw = kr + r / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride;
-            bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_relu_keeps_f16(dyr + 0, kw + 0, bit)), stream);
-            bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_relu_keeps_f16(dyr + 32, kw + 32, bit)), stream);
-            bng_f32x32_store_out_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_load_relu_keeps_f16(dyr + 64, kw + 64, bit)), stream);
-            bng_f32x32_store_out_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_load_relu_keeps_f16(dyr + 96, kw + 96, bit)), stream);
+            bng_f32x32_store_dx_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_relu_keeps_f16(dyr + 0, kw + 0, bit)), stream);
+            bng_f32x32_store_dx_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_relu_keeps_f16(dyr + 32, kw + 32, bit)), stream);
+            bng_f32x32_store_dx_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_load_relu_keeps_f16(dyr + 64, kw + 64, bit)), stream);
+            bng_f32x32_store_dx_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_load_relu_keeps_f16(dyr + 96, kw + 96, bit)), stream);
         }
     }
     bng_store_out_end(stream);
@@ -1276,42 +1276,42 @@ void bng_f16_dx_train_ukernel__mt7004_c256_v32(
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 0), dy_mean0);
-                bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
+                bng_f32x32_store_dx_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 32), dy_mean1);
-                bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))), stream);
+                bng_f32x32_store_dx_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 64), mean2);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 64), dy_mean2);
-                bng_f32x32_store_out_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope2))), stream);
+                bng_f32x32_store_dx_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope2))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 96), mean3);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 96), dy_mean3);
-                bng_f32x32_store_out_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope3))), stream);
+                bng_f32x32_store_dx_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope3))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 128), mean4);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 128), dy_mean4);
-                bng_f32x32_store_out_f16(dxr + 128, bng_f32x32_mul(gain4, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope4))), stream);
+                bng_f32x32_store_dx_f16(dxr + 128, bng_f32x32_mul(gain4, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope4))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 160), mean5);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 160), dy_mean5);
-                bng_f32x32_store_out_f16(dxr + 160, bng_f32x32_mul(gain5, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope5))), stream);
+                bng_f32x32_store_dx_f16(dxr + 160, bng_f32x32_mul(gain5, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope5))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 192), mean6);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 192), dy_mean6);
-                bng_f32x32_store_out_f16(dxr + 192, bng_f32x32_mul(gain6, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope6))), stream);
+                bng_f32x32_store_dx_f16(dxr + 192, bng_f32x32_mul(gain6, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope6))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 224), mean7);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dyr + 224), dy_mean7);
-                bng_f32x32_store_out_f16(dxr + 224, bng_f32x32_mul(gain7, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope7))), stream);
+                bng_f32x32_store_dx_f16(dxr + 224, bng_f32x32_mul(gain7, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope7))), stream);
             }
         }
     }
@@ -1341,14 +1341,14 @@ void bng_f16_dx_infer_ukernel__mt7004_c256_v32(
         size_t left;
 
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride) {
-            bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_f16(dyr + 0)), stream);
-            bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_f16(dyr + 32)), stream);
-            bng_f32x32_store_out_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_load_f16(dyr + 64)), stream);
-            bng_f32x32_store_out_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_load_f16(dyr + 96)), stream);
-            bng_f32x32_store_out_f16(dxr + 128, bng_f32x32_mul(gain4, bng_f32x32_load_f16(dyr + 128)), stream);
-            bng_f32x32_store_out_f16(dxr + 160, bng_f32x32_mul(gain5, bng_f32x32_load_f16(dyr + 160)), stream);
-            bng_f32x32_store_out_f16(dxr + 192, bng_f32x32_mul(gain6, bng_f32x32_load_f16(dyr + 192)), stream);
-            bng_f32x32_store_out_f16(dxr + 224, bng_f32x32_mul(gain7, bng_f32x32_load_f16(dyr + 224)), stream);
+            bng_f32x32_store_dx_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_f16(dyr + 0)), stream);
+            bng_f32x32_store_dx_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_f16(dyr + 32)), stream);
+            bng_f32x32_store_dx_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_load_f16(dyr + 64)), stream);
+            bng_f32x32_store_dx_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_load_f16(dyr + 96)), stream);
+            bng_f32x32_store_dx_f16(dxr + 128, bng_f32x32_mul(gain4, bng_f32x32_load_f16(dyr + 128)), stream);
+            bng_f32x32_store_dx_f16(dxr + 160, bng_f32x32_mul(gain5, bng_f32x32_load_f16(dyr + 160)), stream);
+            bng_f32x32_store_dx_f16(dxr + 192, bng_f32x32_mul(gain6, bng_f32x32_load_f16(dyr + 192)), stream);
+            bng_f32x32_store_dx_f16(dxr + 224, bng_f32x32_mul(gain7, bng_f32x32_load_f16(dyr + 224)), stream);
         }
     }
     bng_store_out_end(stream);
@@ -1533,42 +1533,42 @@ void bng_f16_dx_train_relu_ukernel__mt7004_c256_v32(
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dyr + 0, yr + 0), dy_mean0);
-                bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
+                bng_f32x32_store_dx_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dyr + 32, yr + 32), dy_mean1);
-                bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))), stream);
+                bng_f32x32_store_dx_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 64), mean2);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dyr + 64, yr + 64), dy_mean2);
-                bng_f32x32_store_out_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope2))), stream);
+                bng_f32x32_store_dx_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope2))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 96), mean3);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dyr + 96, yr + 96), dy_mean3);
-                bng_f32x32_store_out_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope3))), stream);
+                bng_f32x32_store_dx_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope3))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 128), mean4);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dyr + 128, yr + 128), dy_mean4);
-                bng_f32x32_store_out_f16(dxr + 128, bng_f32x32_mul(gain4, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope4))), stream);
+                bng_f32x32_store_dx_f16(dxr + 128, bng_f32x32_mul(gain4, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope4))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 160), mean5);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dyr + 160, yr + 160), dy_mean5);
-                bng_f32x32_store_out_f16(dxr + 160, bng_f32x32_mul(gain5, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope5))), stream);
+                bng_f32x32_store_dx_f16(dxr + 160, bng_f32x32_mul(gain5, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope5))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 192), mean6);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dyr + 192, yr + 192), dy_mean6);
-                bng_f32x32_store_out_f16(dxr + 192, bng_f32x32_mul(gain6, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope6))), stream);
+                bng_f32x32_store_dx_f16(dxr + 192, bng_f32x32_mul(gain6, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope6))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 224), mean7);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dyr + 224, yr + 224), dy_mean7);
-                bng_f32x32_store_out_f16(dxr + 224, bng_f32x32_mul(gain7, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope7))), stream);
+                bng_f32x32_store_dx_f16(dxr + 224, bng_f32x32_mul(gain7, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope7))), stream);
             }
         }
     }
@@ -1598,14 +1598,14 @@ void bng_f16_dx_infer_relu_ukernel__mt7004_c256_v32(
         size_t left;
 
         for (left = rows; left != 0; left--, dyr += stride, dxr += stride, yr += stride) {
-            bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_relu_f16(dyr + 0, yr + 0)), stream);
-            bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_relu_f16(dyr + 32, yr + 32)), stream);
-            bng_f32x32_store_out_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_load_relu_f16(dyr + 64, yr + 64)), stream);
-            bng_f32x32_store_out_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_load_relu_f16(dyr + 96, yr + 96)), stream);
-            bng_f32x32_store_out_f16(dxr + 128, bng_f32x32_mul(gain4, bng_f32x32_load_relu_f16(dyr + 128, yr + 128)), stream);
-            bng_f32x32_store_out_f16(dxr + 160, bng_f32x32_mul(gain5, bng_f32x32_load_relu_f16(dyr + 160, yr + 160)), stream);
-            bng_f32x32_store_out_f16(dxr + 192, bng_f32x32_mul(gain6, bng_f32x32_load_relu_f16(dyr + 192, yr + 192)), stream);
-            bng_f32x32_store_out_f16(dxr + 224, bng_f32x32_mul(gain7, bng_f32x32_load_relu_f16(dyr + 224, yr + 224)), stream);
+            bng_f32x32_store_dx_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_relu_f16(dyr + 0, yr + 0)), stream);
+            bng_f32x32_store_dx_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_relu_f16(dyr + 32, yr + 32)), stream);
+            bng_f32x32_store_dx_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_load_relu_f16(dyr + 64, yr + 64)), stream);
+            bng_f32x32_store_dx_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_load_relu_f16(dyr + 96, yr + 96)), stream);
+            bng_f32x32_store_dx_f16(dxr + 128, bng_f32x32_mul(gain4, bng_f32x32_load_relu_f16(dyr + 128, yr + 128)), stream);
+            bng_f32x32_store_dx_f16(dxr + 160, bng_f32x32_mul(gain5, bng_f32x32_load_relu_f16(dyr + 160, yr + 160)), stream);
+            bng_f32x32_store_dx_f16(dxr + 192, bng_f32x32_mul(gain6, bng_f32x32_load_relu_f16(dyr + 192, yr + 192)), stream);
+            bng_f32x32_store_dx_f16(dxr + 224, bng_f32x32_mul(gain7, bng_f32x32_load_relu_f16(dyr + 224, yr + 224)), stream);
         }
     }
     bng_store_out_end(stream);
@@ -1767,42 +1767,42 @@ void bng_f16_dx_train_keeps_ukernel__mt7004_c256_v32(
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 0), mean0);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dyr + 0, kw + 0, bit), dy_mean0);
-                bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
+                bng_f32x32_store_dx_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope0))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 32), mean1);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dyr + 32, kw + 32, bit), dy_mean1);
-                bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))), stream);
+                bng_f32x32_store_dx_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope1))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 64), mean2);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dyr + 64, kw + 64, bit), dy_mean2);
-                bng_f32x32_store_out_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope2))), stream);
+                bng_f32x32_store_dx_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope2))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 96), mean3);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dyr + 96, kw + 96, bit), dy_mean3);
-                bng_f32x32_store_out_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope3))), stream);
+                bng_f32x32_store_dx_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope3))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 128), mean4);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dyr + 128, kw + 128, bit), dy_mean4);
-                bng_f32x32_store_out_f16(dxr + 128, bng_f32x32_mul(gain4, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope4))), stream);
+                bng_f32x32_store_dx_f16(dxr + 128, bng_f32x32_mul(gain4, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope4))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 160), mean5);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dyr + 160, kw + 160, bit), dy_mean5);
-                bng_f32x32_store_out_f16(dxr + 160, bng_f32x32_mul(gain5, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope5))), stream);
+                bng_f32x32_store_dx_f16(dxr + 160, bng_f32x32_mul(gain5, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope5))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 192), mean6);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dyr + 192, kw + 192, bit), dy_mean6);
-                bng_f32x32_store_out_f16(dxr + 192, bng_f32x32_mul(gain6, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope6))), stream);
+                bng_f32x32_store_dx_f16(dxr + 192, bng_f32x32_mul(gain6, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope6))), stream);
             }
             {
                 const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(xr + 224), mean7);
                 const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dyr + 224, kw + 224, bit), dy_mean7);
-                bng_f32x32_store_out_f16(dxr + 224, bng_f32x32_mul(gain7, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope7))), stream);
+                bng_f32x32_store_dx_f16(dxr + 224, bng_f32x32_mul(gain7, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope7))), stream);
             }
         }
     }
@@ -1836,14 +1836,14 @@ void bng_f16_dx_infer_keeps_ukernel__mt7004_c256_v32(
         for (r = 0; r < rows; r++, dyr += stride, dxr += stride) {
             const unsigned bit = (unsigned)(r % BNG_KEEP_ROWS(sizeof(half)));
             const BNG_VMEM half *kw = kr + r / BNG_KEEP_ROWS(sizeof(half)) * keeps_stride;
-            bng_f32x32_store_out_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_relu_keeps_f16(dyr + 0, kw + 0, bit)), stream);
-            bng_f32x32_store_out_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_relu_keeps_f16(dyr + 32, kw + 32, bit)), stream);
-            bng_f32x32_store_out_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_load_relu_keeps_f16(dyr + 64, kw + 64, bit)), stream);
-            bng_f32x32_store_out_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_load_relu_keeps_f16(dyr + 96, kw + 96, bit)), stream);
-            bng_f32x32_store_out_f16(dxr + 128, bng_f32x32_mul(gain4, bng_f32x32_load_relu_keeps_f16(dyr + 128, kw + 128, bit)), stream);
-            bng_f32x32_store_out_f16(dxr + 160, bng_f32x32_mul(gain5, bng_f32x32_load_relu_keeps_f16(dyr + 160, kw + 160, bit)), stream);
-            bng_f32x32_store_out_f16(dxr + 192, bng_f32x32_mul(gain6, bng_f32x32_load_relu_keeps_f16(dyr + 192, kw + 192, bit)), stream);
-            bng_f32x32_store_out_f16(dxr + 224, bng_f32x32_mul(gain7, bng_f32x32_load_relu_keeps_f16(dyr + 224, kw + 224, bit)), stream);
+            bng_f32x32_store_dx_f16(dxr + 0, bng_f32x32_mul(gain0, bng_f32x32_load_relu_keeps_f16(dyr + 0, kw + 0, bit)), stream);
+            bng_f32x32_store_dx_f16(dxr + 32, bng_f32x32_mul(gain1, bng_f32x32_load_relu_keeps_f16(dyr + 32, kw + 32, bit)), stream);
+            bng_f32x32_store_dx_f16(dxr + 64, bng_f32x32_mul(gain2, bng_f32x32_load_relu_keeps_f16(dyr + 64, kw + 64, bit)), stream);
+            bng_f32x32_store_dx_f16(dxr + 96, bng_f32x32_mul(gain3, bng_f32x32_load_relu_keeps_f16(dyr + 96, kw + 96, bit)), stream);
+            bng_f32x32_store_dx_f16(dxr + 128, bng_f32x32_mul(gain4, bng_f32x32_load_relu_keeps_f16(dyr + 128, kw + 128, bit)), stream);
+            bng_f32x32_store_dx_f16(dxr + 160, bng_f32x32_mul(gain5, bng_f32x32_load_relu_keeps_f16(dyr + 160, kw + 160, bit)), stream);
+            bng_f32x32_store_dx_f16(dxr + 192, bng_f32x32_mul(gain6, bng_f32x32_load_relu_keeps_f16(dyr + 192, kw + 192, bit)), stream);
+            bng_f32x32_store_dx_f16(dxr + 224, bng_f32x32_mul(gain7, bng_f32x32_load_relu_keeps_f16(dyr + 224, kw + 224, bit)), stream);
         }
     }
     bng_store_out_end(stream);
@@ -1917,12 +1917,12 @@ void bng_f16_dx_train_ukernel__mt7004_generic_v32(
         for (c = 0; c + 32 <= channels; c += 32) {
             const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + c), bng_f32x32_load_f32(mean + c));
             const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + c), bng_f32x32_load_f32(dy_mean + c));
-            bng_f32x32_store_out_f16(dx + c, bng_f32x32_mul(bng_f32x32_load_f32(gain + c), bng_f32x32_sub(centered, bng_f32x32_mul(xm, bng_f32x32_load_f32(slope + c)))), stream);
+            bng_f32x32_store_dx_f16(dx + c, bng_f32x32_mul(bng_f32x32_load_f32(gain + c), bng_f32x32_sub(centered, bng_f32x32_mul(xm, bng_f32x32_load_f32(slope + c)))), stream);
         }
         for (; c < channels; c++) {
             const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + c), bng_f32x1_load_f32(mean + c));
             const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f16(dy + c), bng_f32x1_load_f32(dy_mean + c));
-            bng_f32x1_store_out_f16(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_load_f32(slope + c)))), stream);
+            bng_f32x1_store_dx_f16(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_load_f32(slope + c)))), stream);
         }
     }
     bng_store_out_end(stream);
@@ -1939,9 +1939,9 @@ void bng_f16_dx_infer_ukernel__mt7004_generic_v32(
         size_t c;
 
         for (c = 0; c + 32 <= channels; c += 32)
-            bng_f32x32_store_out_f16(dx + c, bng_f32x32_mul(bng_f32x32_load_f32(gain + c), bng_f32x32_load_f16(dy + c)), stream);
+            bng_f32x32_store_dx_f16(dx + c, bng_f32x32_mul(bng_f32x32_load_f32(gain + c), bng_f32x32_load_f16(dy + c)), stream);
         for (; c < channels; c++)
-            bng_f32x1_store_out_f16(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_load_f16(dy + c)), stream);
+            bng_f32x1_store_dx_f16(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_load_f16(dy + c)), stream);
     }
     bng_store_out_end(stream);
 }
@@ -2026,12 +2026,12 @@ void bng_f16_dx_train_relu_ukernel__mt7004_generic_v32(
         for (c = 0; c + 32 <= channels; c += 32) {
             const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + c), bng_f32x32_load_f32(mean + c));
             const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dy + c, y + c), bng_f32x32_load_f32(dy_mean + c));
-            bng_f32x32_store_out_f16(dx + c, bng_f32x32_mul(bng_f32x32_load_f32(gain + c), bng_f32x32_sub(centered, bng_f32x32_mul(xm, bng_f32x32_load_f32(slope + c)))), stream);
+            bng_f32x32_store_dx_f16(dx + c, bng_f32x32_mul(bng_f32x32_load_f32(gain + c), bng_f32x32_sub(centered, bng_f32x32_mul(xm, bng_f32x32_load_f32(slope + c)))), stream);
         }
         for (; c < channels; c++) {
             const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + c), bng_f32x1_load_f32(mean + c));
             const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_relu_f16(dy + c, y + c), bng_f32x1_load_f32(dy_mean + c));
-            bng_f32x1_store_out_f16(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_load_f32(slope + c)))), stream);
+            bng_f32x1_store_dx_f16(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_load_f32(slope + c)))), stream);
         }
     }
     bng_store_out_end(stream);
@@ -2048,9 +2048,9 @@ void bng_f16_dx_infer_relu_ukernel__mt7004_generic_v32(
         size_t c;
 
         for (c = 0; c + 32 <= channels; c += 32)
-            bng_f32x32_store_out_f16(dx + c, bng_f32x32_mul(bng_f32x32_load_f32(gain + c), bng_f32x32_load_relu_f16(dy + c, y + c)), stream);
+            bng_f32x32_store_dx_f16(dx + c, bng_f32x32_mul(bng_f32x32_load_f32(gain + c), bng_f32x32_load_relu_f16(dy + c, y + c)), stream);
         for (; c < channels; c++)
-            bng_f32x1_store_out_f16(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_load_relu_f16(dy + c, y + c)), stream);
+            bng_f32x1_store_dx_f16(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_load_relu_f16(dy + c, y + c)), stream);
     }
     bng_store_out_end(stream);
 }
@@ -2129,12 +2129,12 @@ void bng_f16_dx_train_keeps_ukernel__mt7004_generic_v32(
         for (c = 0; c + 32 <= channels; c += 32) {
             const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + c), bng_f32x32_load_f32(mean + c));
             const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_keeps_f16(dy + c, kw + c, bit), bng_f32x32_load_f32(dy_mean + c));
-            bng_f32x32_store_out_f16(dx + c, bng_f32x32_mul(bng_f32x32_load_f32(gain + c), bng_f32x32_sub(centered, bng_f32x32_mul(xm, bng_f32x32_load_f32(slope + c)))), stream);
+            bng_f32x32_store_dx_f16(dx + c, bng_f32x32_mul(bng_f32x32_load_f32(gain + c), bng_f32x32_sub(centered, bng_f32x32_mul(xm, bng_f32x32_load_f32(slope + c)))), stream);
         }
         for (; c < channels; c++) {
             const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + c), bng_f32x1_load_f32(mean + c));
             const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_relu_keeps_f16(dy + c, kw + c, bit), bng_f32x1_load_f32(dy_mean + c));
-            bng_f32x1_store_out_f16(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_load_f32(slope + c)))), stream);
+            bng_f32x1_store_dx_f16(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_load_f32(slope + c)))), stream);
         }
     }
     bng_store_out_end(stream);
@@ -2157,9 +2157,9 @@ void bng_f16_dx_infer_keeps_ukernel__mt7004_generic_v32(
         size_t c;
 
         for (c = 0; c + 32 <= channels; c += 32)
-            bng_f32x32_store_out_f16(dx + c, bng_f32x32_mul(bng_f32x32_load_f32(gain + c), bng_f32x32_load_relu_keeps_f16(dy + c, kw + c, bit)), stream);
+            bng_f32x32_store_dx_f16(dx + c, bng_f32x32_mul(bng_f32x32_load_f32(gain + c), bng_f32x32_load_relu_keeps_f16(dy + c, kw + c, bit)), stream);
         for (; c < channels; c++)
-            bng_f32x1_store_out_f16(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_load_relu_keeps_f16(dy + c, kw + c, bit)), stream);
+            bng_f32x1_store_dx_f16(dx + c, bng_f32x1_mul(bng_f32x1_load_f32(gain + c), bng_f32x1_load_relu_keeps_f16(dy + c, kw + c, bit)), stream);
     }
     bng_store_out_end(stream);
 }
@@ -2254,18 +2254,18 @@ void bng_f16_nchw_dx_train_ukernel__mt7004_s49_v32(
     for (i = 0; i + 32 <= 49; i += 32) {
         const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), mean_vec);
         const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + i), dy_mean_vec);
-        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
+        bng_f32x32_store_dx_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
     }
     {
         const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f16(x + i), bng_f32x16_broadcast(mean));
         const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f16(dy + i), bng_f32x16_broadcast(dy_mean));
-        bng_f32x16_store_out_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_broadcast(slope)))), stream);
+        bng_f32x16_store_dx_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_broadcast(slope)))), stream);
         i += 16;
     }
     {
         const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
         const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f16(dy + i), bng_f32x1_broadcast(dy_mean));
-        bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
+        bng_f32x1_store_dx_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
     }
 }
 
@@ -2279,13 +2279,13 @@ void bng_f16_nchw_dx_infer_ukernel__mt7004_s49_v32(
 
     (void)n;    /* always 49 */
     for (i = 0; i + 32 <= 49; i += 32)
-            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_f16(dy + i)), stream);
+            bng_f32x32_store_dx_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_f16(dy + i)), stream);
     {
-            bng_f32x16_store_out_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_load_f16(dy + i)), stream);
+            bng_f32x16_store_dx_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_load_f16(dy + i)), stream);
         i += 16;
     }
     {
-            bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f16(dy + i)), stream);
+            bng_f32x1_store_dx_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f16(dy + i)), stream);
     }
 }
 
@@ -2360,18 +2360,18 @@ void bng_f16_nchw_dx_train_relu_ukernel__mt7004_s49_v32(
     for (i = 0; i + 32 <= 49; i += 32) {
         const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), mean_vec);
         const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dy + i, y + i), dy_mean_vec);
-        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
+        bng_f32x32_store_dx_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
     }
     {
         const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f16(x + i), bng_f32x16_broadcast(mean));
         const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f16(dy + i, y + i), bng_f32x16_broadcast(dy_mean));
-        bng_f32x16_store_out_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_broadcast(slope)))), stream);
+        bng_f32x16_store_dx_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_broadcast(slope)))), stream);
         i += 16;
     }
     {
         const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
         const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_relu_f16(dy + i, y + i), bng_f32x1_broadcast(dy_mean));
-        bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
+        bng_f32x1_store_dx_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
     }
 }
 
@@ -2385,13 +2385,13 @@ void bng_f16_nchw_dx_infer_relu_ukernel__mt7004_s49_v32(
 
     (void)n;    /* always 49 */
     for (i = 0; i + 32 <= 49; i += 32)
-            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_relu_f16(dy + i, y + i)), stream);
+            bng_f32x32_store_dx_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_relu_f16(dy + i, y + i)), stream);
     {
-            bng_f32x16_store_out_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_load_relu_f16(dy + i, y + i)), stream);
+            bng_f32x16_store_dx_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_load_relu_f16(dy + i, y + i)), stream);
         i += 16;
     }
     {
-            bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_relu_f16(dy + i, y + i)), stream);
+            bng_f32x1_store_dx_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_relu_f16(dy + i, y + i)), stream);
     }
 }
 
@@ -2456,12 +2456,12 @@ void bng_f16_nchw_dx_train_ukernel__mt7004_s196_v32(
     for (i = 0; i + 32 <= 196; i += 32) {
         const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), mean_vec);
         const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + i), dy_mean_vec);
-        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
+        bng_f32x32_store_dx_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
     }
     {
         const bng_f32x4 xm = bng_f32x4_sub(bng_f32x4_load_f16(x + i), bng_f32x4_broadcast(mean));
         const bng_f32x4 centered = bng_f32x4_sub(bng_f32x4_load_f16(dy + i), bng_f32x4_broadcast(dy_mean));
-        bng_f32x4_store_out_f16(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_sub(centered, bng_f32x4_mul(xm, bng_f32x4_broadcast(slope)))), stream);
+        bng_f32x4_store_dx_f16(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_sub(centered, bng_f32x4_mul(xm, bng_f32x4_broadcast(slope)))), stream);
     }
 }
 
@@ -2475,9 +2475,9 @@ void bng_f16_nchw_dx_infer_ukernel__mt7004_s196_v32(
 
     (void)n;    /* always 196 */
     for (i = 0; i + 32 <= 196; i += 32)
-            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_f16(dy + i)), stream);
+            bng_f32x32_store_dx_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_f16(dy + i)), stream);
     {
-            bng_f32x4_store_out_f16(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_load_f16(dy + i)), stream);
+            bng_f32x4_store_dx_f16(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_load_f16(dy + i)), stream);
     }
 }
 
@@ -2539,12 +2539,12 @@ void bng_f16_nchw_dx_train_relu_ukernel__mt7004_s196_v32(
     for (i = 0; i + 32 <= 196; i += 32) {
         const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), mean_vec);
         const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dy + i, y + i), dy_mean_vec);
-        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
+        bng_f32x32_store_dx_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
     }
     {
         const bng_f32x4 xm = bng_f32x4_sub(bng_f32x4_load_f16(x + i), bng_f32x4_broadcast(mean));
         const bng_f32x4 centered = bng_f32x4_sub(bng_f32x4_load_relu_f16(dy + i, y + i), bng_f32x4_broadcast(dy_mean));
-        bng_f32x4_store_out_f16(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_sub(centered, bng_f32x4_mul(xm, bng_f32x4_broadcast(slope)))), stream);
+        bng_f32x4_store_dx_f16(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_sub(centered, bng_f32x4_mul(xm, bng_f32x4_broadcast(slope)))), stream);
     }
 }
 
@@ -2558,9 +2558,9 @@ void bng_f16_nchw_dx_infer_relu_ukernel__mt7004_s196_v32(
 
     (void)n;    /* always 196 */
     for (i = 0; i + 32 <= 196; i += 32)
-            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_relu_f16(dy + i, y + i)), stream);
+            bng_f32x32_store_dx_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_relu_f16(dy + i, y + i)), stream);
     {
-            bng_f32x4_store_out_f16(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_load_relu_f16(dy + i, y + i)), stream);
+            bng_f32x4_store_dx_f16(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_load_relu_f16(dy + i, y + i)), stream);
     }
 }
 
@@ -2625,12 +2625,12 @@ void bng_f16_nchw_dx_train_ukernel__mt7004_s784_v32(
     for (i = 0; i + 32 <= 784; i += 32) {
         const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), mean_vec);
         const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + i), dy_mean_vec);
-        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
+        bng_f32x32_store_dx_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
     }
     {
         const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f16(x + i), bng_f32x16_broadcast(mean));
         const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f16(dy + i), bng_f32x16_broadcast(dy_mean));
-        bng_f32x16_store_out_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_broadcast(slope)))), stream);
+        bng_f32x16_store_dx_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_broadcast(slope)))), stream);
     }
 }
 
@@ -2644,9 +2644,9 @@ void bng_f16_nchw_dx_infer_ukernel__mt7004_s784_v32(
 
     (void)n;    /* always 784 */
     for (i = 0; i + 32 <= 784; i += 32)
-            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_f16(dy + i)), stream);
+            bng_f32x32_store_dx_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_f16(dy + i)), stream);
     {
-            bng_f32x16_store_out_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_load_f16(dy + i)), stream);
+            bng_f32x16_store_dx_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_load_f16(dy + i)), stream);
     }
 }
 
@@ -2708,12 +2708,12 @@ void bng_f16_nchw_dx_train_relu_ukernel__mt7004_s784_v32(
     for (i = 0; i + 32 <= 784; i += 32) {
         const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), mean_vec);
         const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dy + i, y + i), dy_mean_vec);
-        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
+        bng_f32x32_store_dx_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
     }
     {
         const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f16(x + i), bng_f32x16_broadcast(mean));
         const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f16(dy + i, y + i), bng_f32x16_broadcast(dy_mean));
-        bng_f32x16_store_out_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_broadcast(slope)))), stream);
+        bng_f32x16_store_dx_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_broadcast(slope)))), stream);
     }
 }
 
@@ -2727,9 +2727,9 @@ void bng_f16_nchw_dx_infer_relu_ukernel__mt7004_s784_v32(
 
     (void)n;    /* always 784 */
     for (i = 0; i + 32 <= 784; i += 32)
-            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_relu_f16(dy + i, y + i)), stream);
+            bng_f32x32_store_dx_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_relu_f16(dy + i, y + i)), stream);
     {
-            bng_f32x16_store_out_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_load_relu_f16(dy + i, y + i)), stream);
+            bng_f32x16_store_dx_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_load_relu_f16(dy + i, y + i)), stream);
     }
 }
 
@@ -2779,7 +2779,7 @@ void bng_f16_nchw_dx_train_ukernel__mt7004_s3136_v32(
     for (i = 0; i + 32 <= 3136; i += 32) {
         const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), mean_vec);
         const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + i), dy_mean_vec);
-        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
+        bng_f32x32_store_dx_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
     }
 }
 
@@ -2793,7 +2793,7 @@ void bng_f16_nchw_dx_infer_ukernel__mt7004_s3136_v32(
 
     (void)n;    /* always 3136 */
     for (i = 0; i + 32 <= 3136; i += 32)
-            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_f16(dy + i)), stream);
+            bng_f32x32_store_dx_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_f16(dy + i)), stream);
 }
 
 void bng_f16_nchw_reduce_relu_ukernel__mt7004_s3136_v32(
@@ -2839,7 +2839,7 @@ void bng_f16_nchw_dx_train_relu_ukernel__mt7004_s3136_v32(
     for (i = 0; i + 32 <= 3136; i += 32) {
         const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), mean_vec);
         const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dy + i, y + i), dy_mean_vec);
-        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
+        bng_f32x32_store_dx_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
     }
 }
 
@@ -2853,7 +2853,7 @@ void bng_f16_nchw_dx_infer_relu_ukernel__mt7004_s3136_v32(
 
     (void)n;    /* always 3136 */
     for (i = 0; i + 32 <= 3136; i += 32)
-            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_relu_f16(dy + i, y + i)), stream);
+            bng_f32x32_store_dx_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_relu_f16(dy + i, y + i)), stream);
 }
 
 
@@ -2902,7 +2902,7 @@ void bng_f16_nchw_dx_train_ukernel__mt7004_s12544_v32(
     for (i = 0; i + 32 <= 12544; i += 32) {
         const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), mean_vec);
         const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + i), dy_mean_vec);
-        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
+        bng_f32x32_store_dx_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
     }
 }
 
@@ -2916,7 +2916,7 @@ void bng_f16_nchw_dx_infer_ukernel__mt7004_s12544_v32(
 
     (void)n;    /* always 12544 */
     for (i = 0; i + 32 <= 12544; i += 32)
-            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_f16(dy + i)), stream);
+            bng_f32x32_store_dx_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_f16(dy + i)), stream);
 }
 
 void bng_f16_nchw_reduce_relu_ukernel__mt7004_s12544_v32(
@@ -2962,7 +2962,7 @@ void bng_f16_nchw_dx_train_relu_ukernel__mt7004_s12544_v32(
     for (i = 0; i + 32 <= 12544; i += 32) {
         const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), mean_vec);
         const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dy + i, y + i), dy_mean_vec);
-        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
+        bng_f32x32_store_dx_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
     }
 }
 
@@ -2976,7 +2976,7 @@ void bng_f16_nchw_dx_infer_relu_ukernel__mt7004_s12544_v32(
 
     (void)n;    /* always 12544 */
     for (i = 0; i + 32 <= 12544; i += 32)
-            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_relu_f16(dy + i, y + i)), stream);
+            bng_f32x32_store_dx_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_relu_f16(dy + i, y + i)), stream);
 }
 
 
@@ -3090,36 +3090,36 @@ void bng_f16_nchw_dx_train_ukernel__mt7004_generic_v32(
     for (i = 0; i + 32 <= n; i += 32) {
         const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), mean_vec);
         const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_f16(dy + i), dy_mean_vec);
-        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
+        bng_f32x32_store_dx_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
     }
     if ((n % 32) & 16) {
         const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f16(x + i), bng_f32x16_broadcast(mean));
         const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_f16(dy + i), bng_f32x16_broadcast(dy_mean));
-        bng_f32x16_store_out_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_broadcast(slope)))), stream);
+        bng_f32x16_store_dx_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_broadcast(slope)))), stream);
         i += 16;
     }
     if ((n % 32) & 8) {
         const bng_f32x8 xm = bng_f32x8_sub(bng_f32x8_load_f16(x + i), bng_f32x8_broadcast(mean));
         const bng_f32x8 centered = bng_f32x8_sub(bng_f32x8_load_f16(dy + i), bng_f32x8_broadcast(dy_mean));
-        bng_f32x8_store_out_f16(dx + i, bng_f32x8_mul(bng_f32x8_broadcast(gain), bng_f32x8_sub(centered, bng_f32x8_mul(xm, bng_f32x8_broadcast(slope)))), stream);
+        bng_f32x8_store_dx_f16(dx + i, bng_f32x8_mul(bng_f32x8_broadcast(gain), bng_f32x8_sub(centered, bng_f32x8_mul(xm, bng_f32x8_broadcast(slope)))), stream);
         i += 8;
     }
     if ((n % 32) & 4) {
         const bng_f32x4 xm = bng_f32x4_sub(bng_f32x4_load_f16(x + i), bng_f32x4_broadcast(mean));
         const bng_f32x4 centered = bng_f32x4_sub(bng_f32x4_load_f16(dy + i), bng_f32x4_broadcast(dy_mean));
-        bng_f32x4_store_out_f16(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_sub(centered, bng_f32x4_mul(xm, bng_f32x4_broadcast(slope)))), stream);
+        bng_f32x4_store_dx_f16(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_sub(centered, bng_f32x4_mul(xm, bng_f32x4_broadcast(slope)))), stream);
         i += 4;
     }
     if ((n % 32) & 2) {
         const bng_f32x2 xm = bng_f32x2_sub(bng_f32x2_load_f16(x + i), bng_f32x2_broadcast(mean));
         const bng_f32x2 centered = bng_f32x2_sub(bng_f32x2_load_f16(dy + i), bng_f32x2_broadcast(dy_mean));
-        bng_f32x2_store_out_f16(dx + i, bng_f32x2_mul(bng_f32x2_broadcast(gain), bng_f32x2_sub(centered, bng_f32x2_mul(xm, bng_f32x2_broadcast(slope)))), stream);
+        bng_f32x2_store_dx_f16(dx + i, bng_f32x2_mul(bng_f32x2_broadcast(gain), bng_f32x2_sub(centered, bng_f32x2_mul(xm, bng_f32x2_broadcast(slope)))), stream);
         i += 2;
     }
     if ((n % 32) & 1) {
         const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
         const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_f16(dy + i), bng_f32x1_broadcast(dy_mean));
-        bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
+        bng_f32x1_store_dx_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
     }
 }
 
@@ -3132,25 +3132,25 @@ void bng_f16_nchw_dx_infer_ukernel__mt7004_generic_v32(
     size_t i;
 
     for (i = 0; i + 32 <= n; i += 32)
-            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_f16(dy + i)), stream);
+            bng_f32x32_store_dx_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_f16(dy + i)), stream);
     if ((n % 32) & 16) {
-            bng_f32x16_store_out_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_load_f16(dy + i)), stream);
+            bng_f32x16_store_dx_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_load_f16(dy + i)), stream);
         i += 16;
     }
     if ((n % 32) & 8) {
-            bng_f32x8_store_out_f16(dx + i, bng_f32x8_mul(bng_f32x8_broadcast(gain), bng_f32x8_load_f16(dy + i)), stream);
+            bng_f32x8_store_dx_f16(dx + i, bng_f32x8_mul(bng_f32x8_broadcast(gain), bng_f32x8_load_f16(dy + i)), stream);
         i += 8;
     }
     if ((n % 32) & 4) {
-            bng_f32x4_store_out_f16(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_load_f16(dy + i)), stream);
+            bng_f32x4_store_dx_f16(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_load_f16(dy + i)), stream);
         i += 4;
     }
     if ((n % 32) & 2) {
-            bng_f32x2_store_out_f16(dx + i, bng_f32x2_mul(bng_f32x2_broadcast(gain), bng_f32x2_load_f16(dy + i)), stream);
+            bng_f32x2_store_dx_f16(dx + i, bng_f32x2_mul(bng_f32x2_broadcast(gain), bng_f32x2_load_f16(dy + i)), stream);
         i += 2;
     }
     if ((n % 32) & 1) {
-            bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f16(dy + i)), stream);
+            bng_f32x1_store_dx_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_f16(dy + i)), stream);
     }
 }
 
@@ -3262,36 +3262,36 @@ void bng_f16_nchw_dx_train_relu_ukernel__mt7004_generic_v32(
     for (i = 0; i + 32 <= n; i += 32) {
         const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), mean_vec);
         const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_f16(dy + i, y + i), dy_mean_vec);
-        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
+        bng_f32x32_store_dx_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
     }
     if ((n % 32) & 16) {
         const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f16(x + i), bng_f32x16_broadcast(mean));
         const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_f16(dy + i, y + i), bng_f32x16_broadcast(dy_mean));
-        bng_f32x16_store_out_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_broadcast(slope)))), stream);
+        bng_f32x16_store_dx_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_broadcast(slope)))), stream);
         i += 16;
     }
     if ((n % 32) & 8) {
         const bng_f32x8 xm = bng_f32x8_sub(bng_f32x8_load_f16(x + i), bng_f32x8_broadcast(mean));
         const bng_f32x8 centered = bng_f32x8_sub(bng_f32x8_load_relu_f16(dy + i, y + i), bng_f32x8_broadcast(dy_mean));
-        bng_f32x8_store_out_f16(dx + i, bng_f32x8_mul(bng_f32x8_broadcast(gain), bng_f32x8_sub(centered, bng_f32x8_mul(xm, bng_f32x8_broadcast(slope)))), stream);
+        bng_f32x8_store_dx_f16(dx + i, bng_f32x8_mul(bng_f32x8_broadcast(gain), bng_f32x8_sub(centered, bng_f32x8_mul(xm, bng_f32x8_broadcast(slope)))), stream);
         i += 8;
     }
     if ((n % 32) & 4) {
         const bng_f32x4 xm = bng_f32x4_sub(bng_f32x4_load_f16(x + i), bng_f32x4_broadcast(mean));
         const bng_f32x4 centered = bng_f32x4_sub(bng_f32x4_load_relu_f16(dy + i, y + i), bng_f32x4_broadcast(dy_mean));
-        bng_f32x4_store_out_f16(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_sub(centered, bng_f32x4_mul(xm, bng_f32x4_broadcast(slope)))), stream);
+        bng_f32x4_store_dx_f16(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_sub(centered, bng_f32x4_mul(xm, bng_f32x4_broadcast(slope)))), stream);
         i += 4;
     }
     if ((n % 32) & 2) {
         const bng_f32x2 xm = bng_f32x2_sub(bng_f32x2_load_f16(x + i), bng_f32x2_broadcast(mean));
         const bng_f32x2 centered = bng_f32x2_sub(bng_f32x2_load_relu_f16(dy + i, y + i), bng_f32x2_broadcast(dy_mean));
-        bng_f32x2_store_out_f16(dx + i, bng_f32x2_mul(bng_f32x2_broadcast(gain), bng_f32x2_sub(centered, bng_f32x2_mul(xm, bng_f32x2_broadcast(slope)))), stream);
+        bng_f32x2_store_dx_f16(dx + i, bng_f32x2_mul(bng_f32x2_broadcast(gain), bng_f32x2_sub(centered, bng_f32x2_mul(xm, bng_f32x2_broadcast(slope)))), stream);
         i += 2;
     }
     if ((n % 32) & 1) {
         const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
         const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_relu_f16(dy + i, y + i), bng_f32x1_broadcast(dy_mean));
-        bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
+        bng_f32x1_store_dx_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
     }
 }
 
@@ -3304,25 +3304,25 @@ void bng_f16_nchw_dx_infer_relu_ukernel__mt7004_generic_v32(
     size_t i;
 
     for (i = 0; i + 32 <= n; i += 32)
-            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_relu_f16(dy + i, y + i)), stream);
+            bng_f32x32_store_dx_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_relu_f16(dy + i, y + i)), stream);
     if ((n % 32) & 16) {
-            bng_f32x16_store_out_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_load_relu_f16(dy + i, y + i)), stream);
+            bng_f32x16_store_dx_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_load_relu_f16(dy + i, y + i)), stream);
         i += 16;
     }
     if ((n % 32) & 8) {
-            bng_f32x8_store_out_f16(dx + i, bng_f32x8_mul(bng_f32x8_broadcast(gain), bng_f32x8_load_relu_f16(dy + i, y + i)), stream);
+            bng_f32x8_store_dx_f16(dx + i, bng_f32x8_mul(bng_f32x8_broadcast(gain), bng_f32x8_load_relu_f16(dy + i, y + i)), stream);
         i += 8;
     }
     if ((n % 32) & 4) {
-            bng_f32x4_store_out_f16(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_load_relu_f16(dy + i, y + i)), stream);
+            bng_f32x4_store_dx_f16(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_load_relu_f16(dy + i, y + i)), stream);
         i += 4;
     }
     if ((n % 32) & 2) {
-            bng_f32x2_store_out_f16(dx + i, bng_f32x2_mul(bng_f32x2_broadcast(gain), bng_f32x2_load_relu_f16(dy + i, y + i)), stream);
+            bng_f32x2_store_dx_f16(dx + i, bng_f32x2_mul(bng_f32x2_broadcast(gain), bng_f32x2_load_relu_f16(dy + i, y + i)), stream);
         i += 2;
     }
     if ((n % 32) & 1) {
-            bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_relu_f16(dy + i, y + i)), stream);
+            bng_f32x1_store_dx_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_relu_f16(dy + i, y + i)), stream);
     }
 }
 
@@ -3437,36 +3437,36 @@ void bng_f16_nchw_dx_train_keeps_ukernel__mt7004_generic_v32(
     for (i = 0; i + 32 <= n; i += 32) {
         const bng_f32x32 xm = bng_f32x32_sub(bng_f32x32_load_f16(x + i), mean_vec);
         const bng_f32x32 centered = bng_f32x32_sub(bng_f32x32_load_relu_bits_f16(dy + i, bng_f16_nchw_lane_bits(bits, i, 32)), dy_mean_vec);
-        bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
+        bng_f32x32_store_dx_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_sub(centered, bng_f32x32_mul(xm, slope_vec))), stream);
     }
     if ((n % 32) & 16) {
         const bng_f32x16 xm = bng_f32x16_sub(bng_f32x16_load_f16(x + i), bng_f32x16_broadcast(mean));
         const bng_f32x16 centered = bng_f32x16_sub(bng_f32x16_load_relu_bits_f16(dy + i, bng_f16_nchw_lane_bits(bits, i, 16)), bng_f32x16_broadcast(dy_mean));
-        bng_f32x16_store_out_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_broadcast(slope)))), stream);
+        bng_f32x16_store_dx_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_sub(centered, bng_f32x16_mul(xm, bng_f32x16_broadcast(slope)))), stream);
         i += 16;
     }
     if ((n % 32) & 8) {
         const bng_f32x8 xm = bng_f32x8_sub(bng_f32x8_load_f16(x + i), bng_f32x8_broadcast(mean));
         const bng_f32x8 centered = bng_f32x8_sub(bng_f32x8_load_relu_bits_f16(dy + i, bng_f16_nchw_lane_bits(bits, i, 8)), bng_f32x8_broadcast(dy_mean));
-        bng_f32x8_store_out_f16(dx + i, bng_f32x8_mul(bng_f32x8_broadcast(gain), bng_f32x8_sub(centered, bng_f32x8_mul(xm, bng_f32x8_broadcast(slope)))), stream);
+        bng_f32x8_store_dx_f16(dx + i, bng_f32x8_mul(bng_f32x8_broadcast(gain), bng_f32x8_sub(centered, bng_f32x8_mul(xm, bng_f32x8_broadcast(slope)))), stream);
         i += 8;
     }
     if ((n % 32) & 4) {
         const bng_f32x4 xm = bng_f32x4_sub(bng_f32x4_load_f16(x + i), bng_f32x4_broadcast(mean));
         const bng_f32x4 centered = bng_f32x4_sub(bng_f32x4_load_relu_bits_f16(dy + i, bng_f16_nchw_lane_bits(bits, i, 4)), bng_f32x4_broadcast(dy_mean));
-        bng_f32x4_store_out_f16(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_sub(centered, bng_f32x4_mul(xm, bng_f32x4_broadcast(slope)))), stream);
+        bng_f32x4_store_dx_f16(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_sub(centered, bng_f32x4_mul(xm, bng_f32x4_broadcast(slope)))), stream);
         i += 4;
     }
     if ((n % 32) & 2) {
         const bng_f32x2 xm = bng_f32x2_sub(bng_f32x2_load_f16(x + i), bng_f32x2_broadcast(mean));
         const bng_f32x2 centered = bng_f32x2_sub(bng_f32x2_load_relu_bits_f16(dy + i, bng_f16_nchw_lane_bits(bits, i, 2)), bng_f32x2_broadcast(dy_mean));
-        bng_f32x2_store_out_f16(dx + i, bng_f32x2_mul(bng_f32x2_broadcast(gain), bng_f32x2_sub(centered, bng_f32x2_mul(xm, bng_f32x2_broadcast(slope)))), stream);
+        bng_f32x2_store_dx_f16(dx + i, bng_f32x2_mul(bng_f32x2_broadcast(gain), bng_f32x2_sub(centered, bng_f32x2_mul(xm, bng_f32x2_broadcast(slope)))), stream);
         i += 2;
     }
     if ((n % 32) & 1) {
         const bng_f32x1 xm = bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(mean));
         const bng_f32x1 centered = bng_f32x1_sub(bng_f32x1_load_relu_bits_f16(dy + i, bng_f16_nchw_lane_bits(bits, i, 1)), bng_f32x1_broadcast(dy_mean));
-        bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
+        bng_f32x1_store_dx_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_sub(centered, bng_f32x1_mul(xm, bng_f32x1_broadcast(slope)))), stream);
     }
 }
 
@@ -3480,25 +3480,25 @@ void bng_f16_nchw_dx_infer_keeps_ukernel__mt7004_generic_v32(
     size_t i;
 
     for (i = 0; i + 32 <= n; i += 32)
-            bng_f32x32_store_out_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_relu_bits_f16(dy + i, bng_f16_nchw_lane_bits(bits, i, 32))), stream);
+            bng_f32x32_store_dx_f16(dx + i, bng_f32x32_mul(gain_vec, bng_f32x32_load_relu_bits_f16(dy + i, bng_f16_nchw_lane_bits(bits, i, 32))), stream);
     if ((n % 32) & 16) {
-            bng_f32x16_store_out_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_load_relu_bits_f16(dy + i, bng_f16_nchw_lane_bits(bits, i, 16))), stream);
+            bng_f32x16_store_dx_f16(dx + i, bng_f32x16_mul(bng_f32x16_broadcast(gain), bng_f32x16_load_relu_bits_f16(dy + i, bng_f16_nchw_lane_bits(bits, i, 16))), stream);
         i += 16;
     }
     if ((n % 32) & 8) {
-            bng_f32x8_store_out_f16(dx + i, bng_f32x8_mul(bng_f32x8_broadcast(gain), bng_f32x8_load_relu_bits_f16(dy + i, bng_f16_nchw_lane_bits(bits, i, 8))), stream);
+            bng_f32x8_store_dx_f16(dx + i, bng_f32x8_mul(bng_f32x8_broadcast(gain), bng_f32x8_load_relu_bits_f16(dy + i, bng_f16_nchw_lane_bits(bits, i, 8))), stream);
         i += 8;
     }
     if ((n % 32) & 4) {
-            bng_f32x4_store_out_f16(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_load_relu_bits_f16(dy + i, bng_f16_nchw_lane_bits(bits, i, 4))), stream);
+            bng_f32x4_store_dx_f16(dx + i, bng_f32x4_mul(bng_f32x4_broadcast(gain), bng_f32x4_load_relu_bits_f16(dy + i, bng_f16_nchw_lane_bits(bits, i, 4))), stream);
         i += 4;
     }
     if ((n % 32) & 2) {
-            bng_f32x2_store_out_f16(dx + i, bng_f32x2_mul(bng_f32x2_broadcast(gain), bng_f32x2_load_relu_bits_f16(dy + i, bng_f16_nchw_lane_bits(bits, i, 2))), stream);
+            bng_f32x2_store_dx_f16(dx + i, bng_f32x2_mul(bng_f32x2_broadcast(gain), bng_f32x2_load_relu_bits_f16(dy + i, bng_f16_nchw_lane_bits(bits, i, 2))), stream);
         i += 2;
     }
     if ((n % 32) & 1) {
-            bng_f32x1_store_out_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_relu_bits_f16(dy + i, bng_f16_nchw_lane_bits(bits, i, 1))), stream);
+            bng_f32x1_store_dx_f16(dx + i, bng_f32x1_mul(bng_f32x1_broadcast(gain), bng_f32x1_load_relu_bits_f16(dy + i, bng_f16_nchw_lane_bits(bits, i, 1))), stream);
     }
 }
 

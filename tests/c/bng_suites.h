@@ -34,6 +34,7 @@ void bng_private_add_tests(Suite *s);       /* suite_private.c */
 void bng_shared_add_tests(Suite *s);        /* suite_shared.c */
 void bng_aliasing_add_tests(Suite *s);      /* suite_aliasing.c */
 void bng_ext_add_tests(Suite *s);           /* suite_ext.c */
+void bng_accumulate_dx_add_tests(Suite *s); /* suite_accumulate_dx.c */
 void bng_explicit_add_tests(Suite *s);      /* suite_explicit.c */
 void bng_status_order_add_tests(Suite *s);  /* suite_status_order.c */
 void bng_relu_add_tests(Suite *s);          /* suite_relu.c */

@@ -71,6 +71,7 @@ typedef struct {
 #define BNG_CASE_NCHW 2           /* BNG_FLAG_NCHW, with the extent in BNG_CASE_SPATIAL */
 #define BNG_CASE_RELU 4           /* BNG_FLAG_RELU, with y in BNG_CASE_Y */
 #define BNG_CASE_RELU_BITS 8      /* BNG_FLAG_RELU_BITS: the forward's bits in BNG_CASE_Y */
+#define BNG_CASE_ACCUMULATE_DX 16 /* BNG_FLAG_ACCUMULATE_DX */
 #define BNG_CASE_SPATIAL 14
 #define BNG_CASE_Y 15
 

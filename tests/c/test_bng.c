@@ -16,6 +16,7 @@ int main(void)
     bng_shared_add_tests(s);
     bng_aliasing_add_tests(s);
     bng_ext_add_tests(s);
+    bng_accumulate_dx_add_tests(s);
     bng_explicit_add_tests(s);
     bng_status_order_add_tests(s);
     bng_relu_add_tests(s);

@@ -6,7 +6,7 @@
  * and a forward output y that is its own buffer, NULL, misaligned, x, dy, dx, dbias
  * or the sums buffer (with BNG_FLAG_RELU_BITS, or that alone, the same slot as the
  * forward's keep bits, of their own length), with or without BNG_FLAG_NCHW and a spatial extent, small or
- * hostile (beside BNG_FLAG_RELU too); without it, flag bit 7 makes it the vendor's
+ * hostile (beside BNG_FLAG_RELU too), with or without BNG_FLAG_ACCUMULATE_DX; without it, flag bit 7 makes it the vendor's
  * call with explicit arguments, batchnormgrad.h's, whose int batch and channel a
  * hostile value reaches as the int it converts to), batch and channel (small, or a hostile value: 0, negative,
  * LLONG_MIN/MAX, beyond the address space), which pointer is NULL, core_mask,
@@ -188,16 +188,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const int relu_bits = (relu_byte & 0x10) && op != BNG_OP_FULL;
     /* channel axis 1 with a spatial extent (a byte of its own); the vendor's call reads
      * neither the flag nor the extent */
-    const int nchw = BNG_HAS_NCHW && ext && (take(&in) & 1);
+    const unsigned layout_byte = ext ? take(&in) : 0;
+    const int nchw = BNG_HAS_NCHW && (layout_byte & 1);
     const int nchw_call = nchw && op != BNG_OP_FULL;
+    /* BNG_FLAG_ACCUMULATE_DX (bit 1 of the same byte): refused on reduce, in _s and on a
+     * split target */
+    const int accumulate_dx = (layout_byte & 2) && op != BNG_OP_FULL;
+    const int shared = flags & 2;
     const int flag_refused = op != BNG_OP_FULL
                              && (unknown_flag || (accumulate && (op == BNG_OP_REDUCE || op == BNG_OP_DX))
-                                 || (relu_bits && !relu));
+                                 || (relu_bits && !relu)
+                                 || (accumulate_dx && (op == BNG_OP_REDUCE || shared
+                                                       || BNG_SPLIT_MEMORY)));
     /* the vendor's call with explicit arguments */
     const int explicit_args = !ext && (flags & 0x80);
     const unsigned count_kind = (op_byte >> 4) % 5;   /* apply: exact, larger, smaller, fraction, NaN */
     const unsigned null_slot = take(&in) % 12;          /* 0-7 an array, 8 the sums (ext), else none */
-    const int half_data = BNG_HAS_F16 && (flags & 1), shared = flags & 2;
+    const int half_data = BNG_HAS_F16 && (flags & 1);
     const unsigned in_place = (flags >> 2) % 3;       /* 0: no, 1: dx = dy, 2: dx = x */
     const unsigned alias = take(&in) % (ext ? 11 : 8);   /* an aliasing choice (below) */
     const int is_train = (flags >> 4) & 1;
@@ -269,7 +276,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     params[9] = params[10] = params[11] = SENTINEL;
     params[12] = (long long)(intptr_t)sums;
     params[13] = accumulate | (relu ? 4 : 0) | (relu_bits ? 8 : 0) | (unknown_flag ? 64 : 0)
-                 | (nchw ? 2 : 0);
+                 | (nchw ? 2 : 0) | (accumulate_dx ? 16 : 0);
     params[14] = nchw ? spatial : SENTINEL;
     params[15] = SENTINEL;
     if (null_slot >= 3 && null_slot < 8)
