@@ -264,8 +264,8 @@ static long long bng_flags_of(int op, const long long *params)
  * call, or the first error status (the call then not to be run). The block has 12
  * slots for the vendor's call (slots 9-11 never read), 16 for the others (of which 12
  * and 13, 14 with BNG_FLAG_NCHW and 15 with BNG_FLAG_RELU, are read where the op uses
- * them). `shared`: the partial-sums buffer is in shared memory (the apply count is read
- * from it). */
+ * them). `shared`: an _s call, whose partial-sums buffer is in shared memory (the apply
+ * count is read from it) and which cannot accumulate dx. */
 int bng_params_check(const bng_dtype_config *dtype, int op, const long long *params,
                      const void *x, const void *dy, const void *dx, int shared,
                      bng_call *call)

@@ -46,8 +46,9 @@
  *             dy*(x - mean) are added to sum_dy and sum_dyxm: the caller zeroes them
  *   dx_train: dx = gain * ((dy - dy_mean) - (x - mean) * slope)
  *   dx_infer: dx = gain * dy
- * dx may be x or dy (in place). stream != 0: dx is larger than the host's caches, so
- * its stores may bypass them (bng_vec.h's store_out); it changes no bit. */
+ * dx may be x or dy (in place). `stream`, dx's store mode (bng_vec.h, BNG_STORE_*):
+ * plain; streaming where dx is larger than the host's caches (its stores may bypass
+ * them, no bit changes); or added to the old dx (BNG_FLAG_ACCUMULATE_DX). */
 typedef void bng_reduce_ukernel(size_t rows, size_t channels, size_t stride,
                                 const BNG_VMEM void *x, const BNG_VMEM void *dy,
                                 const BNG_VMEM float *mean,

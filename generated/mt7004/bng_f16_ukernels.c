@@ -3503,8 +3503,8 @@ void bng_f16_nchw_dx_infer_keeps_ukernel__mt7004_generic_v32(
 }
 
 
-/* The end of a run of dx calls: their streaming stores (stream != 0) fenced once, in
-   this file, whose vector backend stored them. */
+/* The end of a run of dx calls: their streaming stores (stream BNG_STORE_STREAM)
+   fenced once, in this file, whose vector backend stored them. */
 void bng_f16_nchw_dx_end_ukernel__mt7004_v32(int stream)
 {
     bng_store_out_end(stream);

@@ -4287,8 +4287,8 @@ void bng_f32_nchw_dx_infer_keeps_ukernel__mt7004_generic_v16(
 }
 
 
-/* The end of a run of dx calls: their streaming stores (stream != 0) fenced once, in
-   this file, whose vector backend stored them. */
+/* The end of a run of dx calls: their streaming stores (stream BNG_STORE_STREAM)
+   fenced once, in this file, whose vector backend stored them. */
 void bng_f32_nchw_dx_end_ukernel__mt7004_v16(int stream)
 {
     bng_store_out_end(stream);

@@ -433,6 +433,22 @@ bng_buffer bng_keep_bits(const bng_dtype *t, const void *y, size_t rows, size_t 
     return b;
 }
 
+bng_buffer bng_keep_plane_bits(const bng_dtype *t, const void *y, size_t planes, size_t spatial)
+{
+    const size_t rows = 8 * t->size, words = (spatial + rows - 1) / rows;
+    bng_buffer b = bng_buffer_new(planes * words * t->size);
+    size_t p, g;
+
+    for (p = 0; p < planes; p++)
+        for (g = 0; g < words; g++) {
+            const unsigned long word = bng_keep_word(t, (const unsigned char *)y
+                                                        + p * spatial * t->size, spatial, 1, g, 0)
+                                       | bng_keep_padding(t, spatial, g);
+            bng_set_bits(t, b.p, p * words + g, (uint32_t)word, (uint16_t)word);
+        }
+    return b;
+}
+
 void bng_case_mark_outputs(bng_case *k)
 {
     memset(k->dx.p, BNG_OUTPUT_MARK, k->dx.bytes);

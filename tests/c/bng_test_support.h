@@ -214,6 +214,11 @@ unsigned long bng_keep_word(const bng_dtype *t, const void *y, size_t rows, size
                             size_t g, size_t c);
 bng_buffer bng_keep_bits(const bng_dtype *t, const void *y, size_t rows, size_t channels,
                          size_t y_stride, size_t keeps_stride);
+/* NCHW's keep bits of y (batch_norm_fwd.h's layout), `planes` planes of `spatial`
+ * values: each plane's ceil(spatial / W) words in plane order, element s's keep in bit
+ * s % W of the plane's word s / W, a plane's last word's missing values' bits set (no
+ * call may read them). */
+bng_buffer bng_keep_plane_bits(const bng_dtype *t, const void *y, size_t planes, size_t spatial);
 /* Compare the outputs with the float64 reference under the contract's bound (docs/contract.md section 9);
  * ck_abort_msg on the first violation. */
 void bng_case_check(const bng_case *k);

@@ -1,12 +1,13 @@
 /* dx accumulate (BNG_FLAG_ACCUMULATE_DX): dx += the gradient, the old dx and the new
  * value added in float32 and rounded once to x's type (docs/contract.md, "Accumulating
  * dx"). Every call that writes dx (ext, apply, dx-only) through _p, NHWC and (with
- * nchw) NCHW, plain and with the fused ReLU from y and (NHWC) from the forward's keep
- * bits, against the same call without the flag: float32 storage holds the value that
- * call adds exactly, so the sum is checked bit for bit; half to within the two
- * roundings, and bit for bit where the old dx is -0. Also in place (dx over dy, over
- * x: the old dx is that input), and refused where this version cannot honour it (_s,
- * reduce, a split target's _p) with nothing written.
+ * nchw) NCHW, plain and with the fused ReLU from y and from the forward's keep bits,
+ * with and without BNG_FLAG_ACCUMULATE, against the same call without the flag:
+ * float32 storage holds the value that call adds exactly, so the sum is checked bit for
+ * bit; half to within the two roundings, and bit for bit where the old dx is -0; an old
+ * NaN or Inf propagates. Also in place (dx over dy, over x: the old dx is that input),
+ * at the size _p otherwise streams dx, and refused where this version cannot honour it
+ * (_s, reduce, a split target's _p) with nothing written.
  */
 #include <check.h>
 #include <math.h>
@@ -25,6 +26,7 @@ enum acc_alias { ACC_APART, ACC_OVER_DY, ACC_OVER_X };
 typedef struct {
     int op, train, nchw, alias;
     enum acc_relu relu;
+    long long also;                /* BNG_CASE_ACCUMULATE beside, in both calls, or 0 */
     size_t batch, spatial, channel;
 } acc_shape;
 
@@ -47,7 +49,8 @@ static acc_relu_input acc_relu_input_new(const bng_dtype *t, const acc_shape *s,
     for (i = 0; i < n; i++)
         t->set(in.y.p, i, bng_uniform(&state, -1.0, 1.0));
     if (s->relu == ACC_RELU_BITS)
-        in.bits = bng_keep_bits(t, in.y.p, rows, s->channel, s->channel, s->channel);
+        in.bits = s->nchw ? bng_keep_plane_bits(t, in.y.p, s->batch * s->channel, s->spatial)
+                          : bng_keep_bits(t, in.y.p, rows, s->channel, s->channel, s->channel);
     return in;
 }
 
@@ -64,7 +67,7 @@ static void acc_relu_input_free(acc_relu_input *in)
 static void acc_block(bng_case *k, const acc_shape *s, const acc_relu_input *in, long long flags)
 {
     k->params[BNG_PARAM_BATCH] = (long long)s->batch;
-    k->params[BNG_CASE_FLAGS] = flags | (s->nchw ? BNG_CASE_NCHW : 0)
+    k->params[BNG_CASE_FLAGS] = flags | s->also | (s->nchw ? BNG_CASE_NCHW : 0)
                                 | (s->relu != ACC_PLAIN ? BNG_CASE_RELU : 0)
                                 | (s->relu == ACC_RELU_BITS ? BNG_CASE_RELU_BITS : 0);
     if (s->nchw)
@@ -76,10 +79,12 @@ static void acc_block(bng_case *k, const acc_shape *s, const acc_relu_input *in,
 }
 
 /* The old dx of element i: -0 every fifth (the sum is then the plain call's dx, bit for
- * bit, in every type), else a value of the gradient's size either way. */
+ * bit, in every type), a NaN and an Inf now and then, else a value of the gradient's
+ * size either way. */
 static double acc_old(unsigned *state, size_t i)
 {
-    return i % 5 == 0 ? -0.0 : bng_uniform(state, -2.0, 2.0);
+    return i % 5 == 0 ? -0.0 : i % 37 == 3 ? NAN : i % 37 == 8 ? -INFINITY
+           : bng_uniform(state, -2.0, 2.0);
 }
 
 /* Element i of the accumulating call (`got`) against the plain call's dx (`plain`) and
@@ -91,7 +96,10 @@ static void acc_expect(const bng_dtype *t, const void *got, const void *plain, s
 {
     const double d = t->get(plain, i), g = t->get(got, i);
 
-    if (t->size == sizeof(float)) {
+    if (isnan(old) || isinf(old)) {     /* the gradient is finite here */
+        if (!(isnan(old) ? isnan(g) : g == old))
+            ck_abort_msg("%s %s: dx[%zu] = %.9g over an old %g", t->name, what, i, g, old);
+    } else if (t->size == sizeof(float)) {
         const float want = (float)old + (float)d;
         const float have = (float)g;
         if (memcmp(&want, &have, sizeof want) != 0)
@@ -153,12 +161,8 @@ static void acc_check(const bng_dtype *t, const acc_shape *s, unsigned seed)
     bng_case_free(&k);
 }
 
-/* The ReLU forms the target has for a layout: NCHW's keep bits have a layout of their
- * own (suite_relu.c and suite_nchw.c walk them; the store here is the same ukernels'). */
-static int acc_relu_forms(int nchw)
-{
-    return BNG_HAS_RELU ? (nchw ? 2 : 3) : 1;
-}
+/* The ReLU forms the target has: none, or also from y and from the keep bits. */
+#define ACC_RELU_FORMS (BNG_HAS_RELU ? 3 : 1)
 
 static void acc_shapes(const bng_dtype *t, int op, int nchw)
 {
@@ -169,13 +173,15 @@ static void acc_shapes(const bng_dtype *t, int op, int nchw)
     for (c = 0; c < n; c++)
         for (b = 0; b < sizeof batches / sizeof batches[0]; b++)
             for (train = op == BNG_OP_DX; train <= 1; train++)
-                for (relu = 0; relu < acc_relu_forms(nchw); relu++) {
+                for (relu = 0; relu < ACC_RELU_FORMS; relu++) {
                     acc_shape s;
                     s.op = op;
                     s.train = train;
                     s.nchw = nchw;
                     s.alias = ACC_APART;
                     s.relu = (enum acc_relu)relu;
+                    /* with BNG_FLAG_ACCUMULATE in every other case where it applies */
+                    s.also = op != BNG_OP_DX && (b + relu) % 2 ? BNG_CASE_ACCUMULATE : 0;
                     s.channel = ch[c];
                     s.batch = nchw ? batches[b] % 7 + 1 : batches[b];
                     s.spatial = nchw ? spatials[b % 2] : 1;
@@ -210,13 +216,14 @@ START_TEST(test_accumulate_dx_in_place)
     for (o = 0; o < sizeof ops / sizeof ops[0]; o++)
         for (alias = ACC_OVER_DY; alias <= ACC_OVER_X; alias++)
             for (nchw = 0; nchw <= BNG_HAS_NCHW; nchw++)
-                for (relu = 0; relu < acc_relu_forms(nchw); relu++)
+                for (relu = 0; relu < ACC_RELU_FORMS; relu++)
                     for (c = 0; c < n; c++) {
                         acc_shape s;
                         if (ops[o] == BNG_OP_DX && alias == ACC_OVER_X)
                             continue;    /* dx-only reads no x */
                         s.op = ops[o];
-                        s.train = ops[o] != BNG_OP_DX;
+                        s.train = ops[o] != BNG_OP_DX && c % 2 == 0;
+                        s.also = 0;
                         s.nchw = nchw;
                         s.alias = alias;
                         s.relu = (enum acc_relu)relu;
@@ -225,6 +232,33 @@ START_TEST(test_accumulate_dx_in_place)
                         s.spatial = nchw ? 20 : 1;
                         acc_check(T, &s, (unsigned)(o * 97 + (size_t)alias * 31 + c * 5 + (size_t)relu));
                     }
+}
+END_TEST
+
+/* A dx of 8 MiB or more, which _p without the flag writes with streaming stores on x86
+ * hosts (include/bng_steps.h BNG_STREAM_DX_BYTES): accumulating, it adds instead, NHWC
+ * and NCHW, on the generic kernel's chunks. Plain runs only (under a sanitizer or
+ * valgrind, bng_test_quick(), it is too slow). */
+START_TEST(test_accumulate_dx_at_the_streaming_size)
+{
+    const size_t channel = T->generic_chunk + 3;
+    int nchw;
+
+    if (!EXT_OPS_PRESENT(T) || BNG_SPLIT_MEMORY || bng_test_quick())
+        return;
+    for (nchw = 0; nchw <= BNG_HAS_NCHW; nchw++) {
+        acc_shape s;
+        s.op = BNG_OP_EXT;
+        s.train = 1;
+        s.nchw = nchw;
+        s.alias = ACC_APART;
+        s.relu = ACC_PLAIN;
+        s.also = 0;
+        s.channel = channel;
+        s.spatial = nchw ? 49 : 1;
+        s.batch = ((size_t)8 << 20) / T->size / channel / s.spatial + 1;
+        acc_check(T, &s, 71u + (unsigned)nchw);
+    }
 }
 END_TEST
 
@@ -272,6 +306,7 @@ void bng_accumulate_dx_add_tests(Suite *s)
     const bng_test_case cases[] = {
         {"accumulate_dx", test_accumulate_dx_adds_the_gradient, "private"},
         {"accumulate_dx_in_place", test_accumulate_dx_in_place, "private"},
+        {"accumulate_dx_streaming_size", test_accumulate_dx_at_the_streaming_size, "private"},
         {"accumulate_dx_refused", test_accumulate_dx_refused_in_p, "private"},
         {"accumulate_dx_shared_refused", test_accumulate_dx_refused_in_s, "shared"},
     };

@@ -643,25 +643,10 @@ typedef struct {
     unsigned char *dx, *dbias, *dscale, *sums;
 } nchw_results;
 
-/* NCHW's keep bits of y (batch_norm_fwd.h's layout): each plane's ceil(spatial / W)
- * words in plane order, element s's keep in bit s % W of the plane's word s / W, a
- * plane's last word's missing values' bits set (no call may read them). */
+/* NCHW's keep bits of y (bng_keep_plane_bits). */
 static bng_buffer nchw_relu_bits(const nchw_case *n, const unsigned char *y)
 {
-    const bng_dtype *t = n->k.t;
-    const size_t rows = 8 * t->size, words = (n->spatial + rows - 1) / rows;
-    const size_t planes = n->batch * n->k.channel;
-    bng_buffer b = bng_buffer_new(planes * words * t->size);
-    size_t p, g;
-
-    for (p = 0; p < planes; p++)
-        for (g = 0; g < words; g++) {
-            const unsigned long word = bng_keep_word(t, y + p * n->spatial * t->size, n->spatial,
-                                                     1, g, 0)
-                                       | bng_keep_padding(t, n->spatial, g);
-            bng_set_bits(t, b.p, p * words + g, (uint32_t)word, (uint16_t)word);
-        }
-    return b;
+    return bng_keep_plane_bits(n->k.t, y, n->batch * n->k.channel, n->spatial);
 }
 
 /* `op` on the case, fused (y, BNG_FLAG_RELU; with `from_bits` y its keep bits and

@@ -188,12 +188,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const int relu_bits = (relu_byte & 0x10) && op != BNG_OP_FULL;
     /* channel axis 1 with a spatial extent (a byte of its own); the vendor's call reads
      * neither the flag nor the extent */
-    const unsigned layout_byte = ext ? take(&in) : 0;
+    const unsigned layout_byte = BNG_HAS_NCHW && ext ? take(&in) : 0;
     const int nchw = BNG_HAS_NCHW && (layout_byte & 1);
     const int nchw_call = nchw && op != BNG_OP_FULL;
-    /* BNG_FLAG_ACCUMULATE_DX (bit 1 of the same byte): refused on reduce, in _s and on a
-     * split target */
-    const int accumulate_dx = (layout_byte & 2) && op != BNG_OP_FULL;
+    /* BNG_FLAG_ACCUMULATE_DX (bit 5 of the same byte, which no seed of the corpus sets):
+     * refused on reduce, in _s and on a split target */
+    const int accumulate_dx = (layout_byte & 0x20) && op != BNG_OP_FULL;
     const int shared = flags & 2;
     const int flag_refused = op != BNG_OP_FULL
                              && (unknown_flag || (accumulate && (op == BNG_OP_REDUCE || op == BNG_OP_DX))
