@@ -174,17 +174,11 @@ static void acc_shapes(const bng_dtype *t, int op, int nchw)
         for (b = 0; b < sizeof batches / sizeof batches[0]; b++)
             for (train = op == BNG_OP_DX; train <= 1; train++)
                 for (relu = 0; relu < ACC_RELU_FORMS; relu++) {
-                    acc_shape s;
-                    s.op = op;
-                    s.train = train;
-                    s.nchw = nchw;
-                    s.alias = ACC_APART;
-                    s.relu = (enum acc_relu)relu;
                     /* with BNG_FLAG_ACCUMULATE in every other case where it applies */
-                    s.also = op != BNG_OP_DX && (b + relu) % 2 ? BNG_CASE_ACCUMULATE : 0;
-                    s.channel = ch[c];
-                    s.batch = nchw ? batches[b] % 7 + 1 : batches[b];
-                    s.spatial = nchw ? spatials[b % 2] : 1;
+                    const acc_shape s = {op, train, nchw, ACC_APART, (enum acc_relu)relu,
+                                         op != BNG_OP_DX && (b + relu) % 2 ? BNG_CASE_ACCUMULATE : 0,
+                                         nchw ? batches[b] % 7 + 1 : batches[b],
+                                         nchw ? spatials[b % 2] : 1, ch[c]};
                     acc_check(t, &s, (unsigned)(c * 64 + b * 8 + train * 4 + relu));
                 }
 }
@@ -218,18 +212,11 @@ START_TEST(test_accumulate_dx_in_place)
             for (nchw = 0; nchw <= BNG_HAS_NCHW; nchw++)
                 for (relu = 0; relu < ACC_RELU_FORMS; relu++)
                     for (c = 0; c < n; c++) {
-                        acc_shape s;
+                        const acc_shape s = {ops[o], ops[o] != BNG_OP_DX && c % 2 == 0, nchw, alias,
+                                             (enum acc_relu)relu, 0, nchw ? 3 : 67, nchw ? 20 : 1,
+                                             ch[c]};
                         if (ops[o] == BNG_OP_DX && alias == ACC_OVER_X)
                             continue;    /* dx-only reads no x */
-                        s.op = ops[o];
-                        s.train = ops[o] != BNG_OP_DX && c % 2 == 0;
-                        s.also = 0;
-                        s.nchw = nchw;
-                        s.alias = alias;
-                        s.relu = (enum acc_relu)relu;
-                        s.channel = ch[c];
-                        s.batch = nchw ? 3 : 67;
-                        s.spatial = nchw ? 20 : 1;
                         acc_check(T, &s, (unsigned)(o * 97 + (size_t)alias * 31 + c * 5 + (size_t)relu));
                     }
 }
@@ -247,16 +234,9 @@ START_TEST(test_accumulate_dx_at_the_streaming_size)
     if (!EXT_OPS_PRESENT(T) || BNG_SPLIT_MEMORY || bng_test_quick())
         return;
     for (nchw = 0; nchw <= BNG_HAS_NCHW; nchw++) {
-        acc_shape s;
-        s.op = BNG_OP_EXT;
-        s.train = 1;
-        s.nchw = nchw;
-        s.alias = ACC_APART;
-        s.relu = ACC_PLAIN;
-        s.also = 0;
-        s.channel = channel;
-        s.spatial = nchw ? 49 : 1;
-        s.batch = ((size_t)8 << 20) / T->size / channel / s.spatial + 1;
+        const size_t spatial = nchw ? 49 : 1;
+        const acc_shape s = {BNG_OP_EXT, 1, nchw, ACC_APART, ACC_PLAIN, 0,
+                             ((size_t)8 << 20) / T->size / channel / spatial + 1, spatial, channel};
         acc_check(T, &s, 71u + (unsigned)nchw);
     }
 }
