@@ -30,6 +30,12 @@
 #error "relu needs a unified memory: generator/validate.py refuses it on a split target"
 #endif
 
+/* Element i of d masked by a plane's words from a word boundary: kept where bit i % W
+ * of word i / W is set (W the element's bits), else +0. */
+#define BNG_RELU_BY_PLANE_BIT(type, d, bits, i)                                            \
+    ((type)((d)[i] & (0u - ((unsigned)((bits)[(i) / (8 * sizeof(type))]                    \
+                                       >> ((i) % (8 * sizeof(type)))) & 1u))))
+
 /* The vector part of the steps on one element type (uint32_t for floats, uint16_t
  * for halves; `magnitude` its bits but the sign, Inf's bits `inf`): each returns how
  * many of the row's first elements it did, whole vectors.
@@ -168,16 +174,10 @@ BNG_RELU_VECTOR_STEPS(uint16_t, 0x7fffu, 0x7c00u)
                                                         const type *bits, type *o)        \
     {                                                                                     \
         enum { step = BNG_RELU_STEP_BYTES / sizeof(type) };                               \
-        const size_t w = 8 * sizeof(type);                                                \
         size_t c, k;                                                                      \
-        for (c = 0; c + step <= n; c += step) {                                           \
-            type v[step];                                                                 \
+        for (c = 0; c + step <= n; c += step)                                             \
             for (k = 0; k < step; k++)                                                    \
-                v[k] = d[c + k];                                                          \
-            for (k = 0; k < step; k++)                                                    \
-                o[c + k] = (type)(v[k] & (0u - ((unsigned)(bits[(c + k) / w]              \
-                                                           >> ((c + k) % w)) & 1u)));     \
-        }                                                                                 \
+                o[c + k] = BNG_RELU_BY_PLANE_BIT(type, d, bits, c + k);                   \
         return c;                                                                         \
     }
 BNG_RELU_PLANE_VECTORS(uint32_t)
@@ -412,10 +412,9 @@ void bng_relu_plane_dx(const bng_nchw_kernel *kernel, int from_bits, int is_trai
     static void bng_relu_plane_by_bits_##type(size_t n, const type *d, const type *bits,  \
                                               type *out)                                  \
     {                                                                                     \
-        const size_t w = 8 * sizeof(type);                                                \
         size_t i;                                                                         \
         for (i = bng_relu_plane_by_bits_vectors_##type(n, d, bits, out); i < n; i++)      \
-            out[i] = (type)(d[i] & (0u - ((unsigned)(bits[i / w] >> (i % w)) & 1u)));    \
+            out[i] = BNG_RELU_BY_PLANE_BIT(type, d, bits, i);                             \
     }
 BNG_RELU_PLANE_STEP(uint32_t)
 BNG_RELU_PLANE_STEP(uint16_t)

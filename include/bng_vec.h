@@ -310,20 +310,20 @@ BNG_VMEM_FN void BNG_OPN(store_out_f16)(BNG_VMEM half *p, BNG_F32XN v,
 {
     BNG_OPN(st_out_f16)((BNG_FORCE half *)p, v, stream);
 }
-/* dx's stores, in the mode `stream` gives (BNG_STORE_*, above). */
+/* dx's stores, in the mode `stream` gives (BNG_STORE_*, above): one store either way,
+ * the old value added first when accumulating (a store of its own in that branch cost
+ * every unrolled store site a second copy). */
 BNG_VMEM_FN void BNG_OPN(store_dx_f32)(BNG_VMEM float *p, BNG_F32XN v, int stream)
 {
     if (stream == BNG_STORE_ADD)
-        BNG_OPN(st_f32)((BNG_FORCE float *)p, BNG_OPN(add)(BNG_OPN(ld_f32)((const BNG_FORCE float *)p), v));
-    else
-        BNG_OPN(st_out_f32)((BNG_FORCE float *)p, v, stream);
+        v = BNG_OPN(add)(BNG_OPN(ld_f32)((const BNG_FORCE float *)p), v);
+    BNG_OPN(st_out_f32)((BNG_FORCE float *)p, v, stream == BNG_STORE_STREAM);
 }
 BNG_VMEM_FN void BNG_OPN(store_dx_f16)(BNG_VMEM half *p, BNG_F32XN v, int stream)
 {
     if (stream == BNG_STORE_ADD)
-        BNG_OPN(st_f16)((BNG_FORCE half *)p, BNG_OPN(add)(BNG_OPN(ld_f16)((const BNG_FORCE half *)p), v));
-    else
-        BNG_OPN(st_out_f16)((BNG_FORCE half *)p, v, stream);
+        v = BNG_OPN(add)(BNG_OPN(ld_f16)((const BNG_FORCE half *)p), v);
+    BNG_OPN(st_out_f16)((BNG_FORCE half *)p, v, stream == BNG_STORE_STREAM);
 }
 BNG_VMEM_FN BNG_F32XN BNG_OPN(load_relu_f32)(const BNG_VMEM float *dy,
                                                     const BNG_VMEM float *y)
