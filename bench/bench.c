@@ -3,7 +3,7 @@
  * interleaved (one call of each contender per round) and reported as the median. With
  * the target's extensions (batch_norm_grad_ext.h) also: the vendor's inference call
  * (is_train = 0) against dx-only, reduce + apply on one device and ext accumulating dx
- * (BNG_FLAG_ACCUMULATE_DX) against the vendor's call, each summed up in a line that names
+ * (BNG_FLAG_ACCUMULATE_DX, _p and _s) against the vendor's call, each summed up in a line that names
  * the ISA the library was built for. With
  * relu as well: the fused ReLU backward (ext with BNG_FLAG_RELU, from y and from the
  * forward's keep bits with BNG_FLAG_RELU_BITS) against a separate ReLU backward pass in
@@ -73,6 +73,7 @@ typedef struct {
     long long infer_params[BNG_PARAMS_LEN];     /* the vendor's call with is_train = 0 */
     long long ext_params[BNG_EXT_PARAMS_LEN];   /* reduce, apply and dx-only */
     long long acc_params[BNG_EXT_PARAMS_LEN];   /* ext with BNG_FLAG_ACCUMULATE_DX */
+    long long acc_s_status;                     /* ... its _s's last status */
     float *sums;                                /* one device's partial sums */
 #endif
 #ifdef BNG_BENCH_RELU
@@ -232,8 +233,14 @@ static void run_reduce_apply_f32(problem *p)
     fp_batch_norm_grad_reduce_p(p->x, p->dy, p->ext_params);
     fp_batch_norm_grad_apply_p(p->x, p->dy, p->dx, p->ext_params);
 }
-#if BNG_HAS_EXT && !BNG_SPLIT_MEMORY   /* (refused there in this version) */
+#if BNG_HAS_EXT
 static void run_accumulate_dx_f32(problem *p) { fp_batch_norm_grad_ext_p(p->x, p->dy, p->dx, p->acc_params); }
+static void run_accumulate_dx_s_f32(problem *p)
+{
+    memcpy(BNG_SHARED_PARAMS, p->acc_params, sizeof p->acc_params);
+    fp_batch_norm_grad_ext_s(p->x, p->dy, p->dx, p->mask);
+    p->acc_s_status = BNG_SHARED_PARAMS[BNG_PARAM_STATUS];
+}
 #endif
 #endif
 
@@ -242,8 +249,14 @@ static void run_p_f16(problem *p) { hp_batch_norm_grad_p(p->x, p->dy, p->dx, p->
 #ifdef BNG_BENCH_EXT
 static void run_infer_f16(problem *p) { hp_batch_norm_grad_p(p->x, p->dy, p->dx, p->infer_params); }
 static void run_dx_only_f16(problem *p) { hp_batch_norm_grad_dx_p(p->dy, p->dx, p->ext_params); }
-#if BNG_HAS_EXT && !BNG_SPLIT_MEMORY   /* (refused there in this version) */
+#if BNG_HAS_EXT
 static void run_accumulate_dx_f16(problem *p) { hp_batch_norm_grad_ext_p(p->x, p->dy, p->dx, p->acc_params); }
+static void run_accumulate_dx_s_f16(problem *p)
+{
+    memcpy(BNG_SHARED_PARAMS, p->acc_params, sizeof p->acc_params);
+    hp_batch_norm_grad_ext_s(p->x, p->dy, p->dx, p->mask);
+    p->acc_s_status = BNG_SHARED_PARAMS[BNG_PARAM_STATUS];
+}
 #endif
 static void run_reduce_apply_f16(problem *p)
 {
@@ -723,7 +736,7 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
     contender v[MAX_CONTENDERS];
     double median[MAX_CONTENDERS];
     int nv = 0, i, dnnl_at = -1, roof_at, infer_at = -1, relu_at = -1, dnnl_relu_at = -1;
-    int acc_at = -1;
+    int acc_at = -1, s_at = -1;
 #ifdef BNG_BENCH_DNNL
     const char *impl = NULL;
 #endif
@@ -821,6 +834,7 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
         snprintf(specialized, sizeof specialized, "%s _p", bng_f16_config.kernel_for_channels(channel)->channels ? "specialized" : "generic (no spec.)");
         v[nv++] = (contender){specialized, run_p_f16};
         v[nv++] = (contender){"generic _p", run_generic_f16};
+        s_at = nv;
         v[nv++] = (contender){"_s all cores", run_s_f16};
         v[nv++] = (contender){"naive loop", run_naive_f16};
 #ifdef BNG_BENCH_EXT
@@ -828,9 +842,10 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
         v[nv++] = (contender){"_p is_train=0", run_infer_f16};
         v[nv++] = (contender){"dx-only _p", run_dx_only_f16};
         v[nv++] = (contender){"reduce+apply _p, 1 device", run_reduce_apply_f16};
-#if BNG_HAS_EXT && !BNG_SPLIT_MEMORY
+#if BNG_HAS_EXT
         acc_at = nv;
         v[nv++] = (contender){"ext _p, dx accumulate", run_accumulate_dx_f16};
+        v[nv++] = (contender){"ext _s all cores, dx accumulate", run_accumulate_dx_s_f16};
 #endif
 #endif
 #ifdef BNG_BENCH_RELU
@@ -844,6 +859,7 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
         snprintf(specialized, sizeof specialized, "%s _p", bng_f32_config.kernel_for_channels(channel)->channels ? "specialized" : "generic (no spec.)");
         v[nv++] = (contender){specialized, run_p_f32};
         v[nv++] = (contender){"generic _p", run_generic_f32};
+        s_at = nv;
         v[nv++] = (contender){"_s all cores", run_s_f32};
         v[nv++] = (contender){"naive loop", run_naive_f32};
 #ifdef BNG_BENCH_EXT
@@ -851,9 +867,10 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
         v[nv++] = (contender){"_p is_train=0", run_infer_f32};
         v[nv++] = (contender){"dx-only _p", run_dx_only_f32};
         v[nv++] = (contender){"reduce+apply _p, 1 device", run_reduce_apply_f32};
-#if BNG_HAS_EXT && !BNG_SPLIT_MEMORY
+#if BNG_HAS_EXT
         acc_at = nv;
         v[nv++] = (contender){"ext _p, dx accumulate", run_accumulate_dx_f32};
+        v[nv++] = (contender){"ext _s all cores, dx accumulate", run_accumulate_dx_s_f32};
 #endif
 #endif
 #ifdef BNG_BENCH_RELU
@@ -954,12 +971,16 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
                verdict(dx_only >= 1.6), 100.0 * reduce_apply, verdict(reduce_apply <= 0.10));
     }
     if (acc_at >= 0) {
-        /* the same call adding into dx: one stream more (dx read, and written plainly) */
+        /* the same call adding into dx: one stream more (dx read, and written plainly);
+         * _s against the vendor's _s, through the host's DMA engine */
         const double accumulate = median[acc_at] / median[0];
-        printf("  %s %s %s %zux%zu on %s: ext _p accumulating dx takes %.2fx the vendor's call's "
-               "time (goal within 1.25x at DRAM shapes: %s)\n", BNG_TARGET_NAME, backend, dtype,
-               batch, channel, isa(), accumulate,
+        const double accumulate_s = median[acc_at + 1] / median[s_at];
+        printf("  %s %s %s %zux%zu on %s: ext accumulating dx takes %.2fx the vendor's call's "
+               "time in _p, %.2fx in _s all cores (goal within 1.25x at DRAM shapes: %s, %s)\n",
+               BNG_TARGET_NAME, backend, dtype, batch, channel, isa(), accumulate, accumulate_s,
                is_dram_shape(batch * channel) ? verdict(accumulate <= 1.25)
+                                               : "not a DRAM shape, not judged",
+               is_dram_shape(batch * channel) ? verdict(accumulate_s <= 1.25)
                                                : "not a DRAM shape, not judged");
     }
     if (relu_at >= 0) {
@@ -1003,10 +1024,11 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
 #endif
 #ifdef BNG_BENCH_EXT
     if (p.infer_params[BNG_PARAM_STATUS] != BNG_OK || p.ext_params[BNG_PARAM_STATUS] != BNG_OK
-        || (acc_at >= 0 && p.acc_params[BNG_PARAM_STATUS] != BNG_OK)) {
-        fprintf(stderr, "bench: status %lld / %lld / %lld (inference, ext, accumulating dx)\n",
-                p.infer_params[BNG_PARAM_STATUS], p.ext_params[BNG_PARAM_STATUS],
-                p.acc_params[BNG_PARAM_STATUS]);
+        || (acc_at >= 0 && (p.acc_params[BNG_PARAM_STATUS] != BNG_OK
+                            || p.acc_s_status != BNG_OK))) {
+        fprintf(stderr, "bench: status %lld / %lld / %lld / %lld (inference, ext, accumulating "
+                "dx _p, _s)\n", p.infer_params[BNG_PARAM_STATUS], p.ext_params[BNG_PARAM_STATUS],
+                p.acc_params[BNG_PARAM_STATUS], p.acc_s_status);
         exit(1);
     }
     free(p.sums);

@@ -17,7 +17,8 @@ from typing import Dict, Optional, Tuple
 from .model import EXTENSIONS, DTypeConfig, Target
 from .nhwc_memory import NhwcGsm, NhwcMemory
 from .order import BLOCK_ROWS, MAX_GROUPS, MIN_GROUP_ROWS, NCHW_BLOCK_VECTORS
-from .staging import ALIGN, RELU_TILE_BUFFERS, STREAM_TILE_BYTES, TILE_BUFFERS, aligned, padded
+from .staging import (ALIGN, DX_TILE_BUFFERS, RELU_TILE_BUFFERS, STREAM_TILE_BYTES, TILE_BUFFERS,
+                      aligned, padded)
 
 # The row ukernels of a kernel, in table order: the C field names and symbol infixes.
 OPS = ("reduce", "dx_train", "dx_infer")
@@ -589,7 +590,8 @@ class TargetPlan(NhwcGsm):
     def shared_constants(self):
         """The numbers the driver uses and Python sums, each asserted in C but
         STREAM_TILE_BYTES, which only sizes the layout both compute."""
-        return {"TILE_BUFFERS": TILE_BUFFERS, "STREAM_TILE_BYTES": STREAM_TILE_BYTES,
+        return {"TILE_BUFFERS": TILE_BUFFERS, "DX_TILE_BUFFERS": DX_TILE_BUFFERS,
+                "STREAM_TILE_BYTES": STREAM_TILE_BYTES,
                 "STACK_FLOAT_ARRAYS": STACK_FLOAT_ARRAYS,
                 "MAX_OUTSTANDING_DMA": MAX_OUTSTANDING_DMA,
                 "SUMS_COUNT_LIMBS": SUMS_COUNT_LIMBS, "SUMS_LIMB_BITS": SUMS_LIMB_BITS,
@@ -635,7 +637,9 @@ class TargetPlan(NhwcGsm):
         STREAM_TILE_BYTES (one block at least) and, in what they leave halved, x and dy
         of the channel's last tiles, from ``resident_from`` (an element of the channel
         in plane order; batch * spatial for none) on. A call with the fused ReLU
-        (``relu``) takes a fifth buffer, for y."""
+        (``relu``) takes a fifth buffer, for y. (One that adds into dx takes two more,
+        for the old dx: nothing here counts that layout, which make model traces in
+        the C.)"""
         e = dtype.element_bytes
         block = NCHW_BLOCK_VECTORS * dtype.config.lanes
         rest = self.target.memory.private_bytes - aligned(4 * NCHW_AREA_FLOATS)

@@ -8,6 +8,9 @@ TILE_BUFFERS = 4
 # A call with BNG_FLAG_RELU (the relu extension) fetches y into one more tile buffer,
 # where each tile's dy is masked before the kernels see it.
 RELU_TILE_BUFFERS = 1
+# A call with BNG_FLAG_ACCUMULATE_DX (apply, dx, ext) fetches the old dx into two more
+# (bng_staging.h's BNG_DX_TILE_BUFFERS), double-buffered as x and dy are.
+DX_TILE_BUFFERS = 2
 # A call that reads its rows twice (the vendor's) streams tiles of at most this many
 # bytes (and at most a sixteenth of what the workspace leaves; whole blocks, at least
 # one) and keeps the rest of private memory for the resident area; make model shows

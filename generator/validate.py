@@ -12,7 +12,7 @@ from .loader import MAX_SPECIALIZED_CHANNELS, channels_from_text
 from .model import FAMILIES, Config, Target
 from .order import NCHW_BLOCK_VECTORS
 from .plan import ELEMENT_BYTES, SUMS_COUNT_LIMBS, plan_target
-from .staging import ALIGN, RELU_TILE_BUFFERS, TILE_BUFFERS
+from .staging import ALIGN, DX_TILE_BUFFERS, RELU_TILE_BUFFERS, TILE_BUFFERS
 
 
 def _check_shared_ranges(target: Target, scratch_bytes: int, params_slots: int) -> None:
@@ -184,8 +184,11 @@ def _check_nchw(target: Target) -> None:
                           "(memory.spaces kind: split); allowed: reduce, apply, dx, ext")
     # _s streams a plane that does not fit a tile buffer in pieces of whole blocks
     # (include/bng_nchw_staged.c bng_nchw_layout): each of the four holds one block, and
-    # so does the fifth, y's, with the fused ReLU.
-    buffers = TILE_BUFFERS + RELU_TILE_BUFFERS * ("relu" in target.extensions)
+    # so does the fifth, y's, with the fused ReLU, and the old dx's two where a call
+    # writes dx (BNG_FLAG_ACCUMULATE_DX).
+    writes_dx = bool({"apply", "dx", "ext"} & set(target.extensions))
+    buffers = (TILE_BUFFERS + RELU_TILE_BUFFERS * ("relu" in target.extensions)
+               + DX_TILE_BUFFERS * writes_dx)
     need = max(ALIGN + buffers * NCHW_BLOCK_VECTORS * d.lanes * ELEMENT_BYTES[d.name]
                for d in target.dtypes)
     if target.memory.private_bytes < need:

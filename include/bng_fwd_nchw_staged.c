@@ -60,6 +60,7 @@ static int bng_fwd_nchw_layout(bng_fwd_nchw_core *k, unsigned core, int keeps)
     k->walk.tiles.x[0] = bng_take(&next, buffer);
     k->walk.tiles.x[1] = bng_take(&next, buffer);
     k->walk.tiles.dy[0] = k->walk.tiles.dy[1] = k->walk.tiles.y = k->walk.tiles.dy_resident = NULL;
+    k->walk.tiles.dx[0] = k->walk.tiles.dx[1] = NULL;
     bng_nchw_walk_shape(&k->walk, buffer, block, 0);
     bits = job->relu_bits == NULL ? 0
          : BNG_ALIGN_UP(k->walk.tile_planes * bng_fwd_nchw_words(k, k->walk.piece) * element);

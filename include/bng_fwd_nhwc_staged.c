@@ -101,6 +101,7 @@ static int bng_fwd_lay_out(bng_fwd_core *c)
     c->bits[0] = bng_take(&next, bits);
     c->bits[1] = bng_take(&next, bits);
     c->tiles.dy[0] = c->tiles.dy[1] = c->tiles.y = c->tiles.dy_resident = NULL;
+    c->tiles.dx[0] = c->tiles.dx[1] = NULL;
     c->tiles.x_resident = next;
     c->tiles.resident_bytes = (size_t)(end - next) / BNG_ALIGN * BNG_ALIGN;
     c->resident_rows = keeps ? bng_nhwc_memory_last_rows(c->slice.end - c->slice.begin,
@@ -164,7 +165,7 @@ static void bng_fwd_tile(const bng_fwd_core *c, size_t row, unsigned t, bng_tile
                                             : tile->kept ? resident_from : gsm_from) - row);
     tile->x = tile->resident ? c->tiles.x_resident + (row - resident_from) * c->row_bytes
                              : c->tiles.x[t];
-    tile->dy = NULL;
+    tile->dy = tile->dx = NULL;
 }
 
 /* ---- pass 1: the core's row groups' statistics, into the shared scratch ---- */

@@ -31,28 +31,29 @@ typedef struct {
 } bng_nchw_core;
 
 /* Lay out private memory: the area, four tile buffers (a fifth for y with
- * BNG_FLAG_RELU); a tile holds as many whole planes as fit, or a piece of a plane of
- * whole blocks (generator/validate.py checks that a buffer holds one block). In a call
- * that reads a channel twice (`keeps`) the buffers are no larger than
- * BNG_STREAM_TILE_BYTES (and one block at least), and what they leave, halved, holds x
- * and dy of the channel's last tiles (generator/plan.py computes the same numbers,
- * TargetPlan.nchw_layout). */
+ * BNG_FLAG_RELU, two more for the old dx with BNG_FLAG_ACCUMULATE_DX); a tile holds as
+ * many whole planes as fit, or a piece of a plane of whole blocks (generator/validate.py
+ * checks that a buffer holds one block). In a call that reads a channel twice (`keeps`)
+ * the buffers are no larger than BNG_STREAM_TILE_BYTES (and one block at least), and
+ * what they leave, halved, holds x and dy of the channel's last tiles
+ * (generator/plan.py computes the same numbers, TargetPlan.nchw_layout). */
 static void bng_nchw_layout(bng_nchw_core *k, unsigned char *base, size_t bytes, int keeps)
 {
     const bng_staged_job *job = k->walk.job;
     const size_t element = job->dtype->element_bytes;
     const size_t block = BNG_NCHW_BLOCK_VECTORS * k->kernel->lanes;
-    const int relu = BNG_RELU(&job->call);
+    const int relu = BNG_RELU(&job->call), accumulate_dx = BNG_ACCUMULATES_DX(&job->call);
     unsigned char *next = base;
     size_t buffer;
 
     k->area = bng_take(&next, sizeof(bng_nchw_area));
-    buffer = (bytes - (size_t)(next - base)) / (BNG_TILE_BUFFERS + (relu ? 1 : 0))
+    buffer = (bytes - (size_t)(next - base))
+             / (BNG_TILE_BUFFERS + (relu ? 1 : 0) + (accumulate_dx ? BNG_DX_TILE_BUFFERS : 0))
              / BNG_ALIGN * BNG_ALIGN;
     if (keeps)
         buffer = bng_min(buffer, BNG_ALIGN_UP(block * element > BNG_STREAM_TILE_BYTES
                                                   ? block * element : BNG_STREAM_TILE_BYTES));
-    bng_take_tiles(&next, buffer, relu, &k->walk.tiles);
+    bng_take_tiles(&next, buffer, relu, accumulate_dx, &k->walk.tiles);
     bng_take_resident(next, base + bytes, &k->walk.tiles);
     bng_nchw_walk_shape(&k->walk, buffer, block, keeps ? k->walk.tiles.resident_bytes / element : 0);
 }
@@ -118,8 +119,9 @@ static void bng_nchw_s_sum(void *unit)
     k->ch.sum_dyxm = k->sums.total_dyxm;
 }
 
-/* Pass 2 of the channel: dx in place over the dy tile, put back while the next tile
- * arrives (a resident tile holds the dy pass 1 masked). */
+/* Pass 2 of the channel: dx in place over the dy tile (or added to the old dx in its
+ * buffer), put back while the next tile arrives (a resident tile holds the dy pass 1
+ * masked). */
 static void bng_nchw_dx_work(bng_pass *pass, unsigned t)
 {
     const bng_nchw_core *k = pass->room;
@@ -135,8 +137,9 @@ static void bng_nchw_dx_work(bng_pass *pass, unsigned t)
     BNG_TRACE_KERNEL(kernel, is_train ? "dx_train" : "dx_infer", tile->rows, n);
     for (p = 0; p < tile->rows; p++)
         bng_nchw_dx(kernel, is_train, n, tile->x + p * tile->row_bytes,
-                    tile->dy + p * tile->row_bytes, tile->dy + p * tile->row_bytes, &k->ch, 0);
-    bng_pass_put_dx(pass, t, tile->dy);
+                    tile->dy + p * tile->row_bytes, bng_tile_dx(tile) + p * tile->row_bytes,
+                    &k->ch, bng_tile_dx_store(tile));
+    bng_pass_put_dx(pass, t, bng_tile_dx(tile));
 }
 
 static void bng_nchw_s_dx(void *unit)

@@ -120,7 +120,8 @@ void bng_nchw_walk_shape(bng_nchw_walk *w, size_t buffer, size_t block, size_t r
 /* Tiles t of channel w->c: planes [plane, plane + planes), `n` elements of each from
  * `offset`. Rows of n elements, a plane apart in the call's arrays, packed in private
  * memory: in the resident area from resident_from on, else in tile buffers t (dy's
- * NULL where the layout has none: the forward's). */
+ * NULL where the layout has none: the forward's); the old dx in its buffer t in a call
+ * that adds into dx (NULL in others). */
 static void bng_nchw_walk_tile(const bng_nchw_walk *w, size_t plane, size_t planes,
                                size_t offset, size_t n, unsigned t, bng_tile *tile)
 {
@@ -138,6 +139,7 @@ static void bng_nchw_walk_tile(const bng_nchw_walk *w, size_t plane, size_t plan
     tile->resident = start >= w->resident_from;
     tile->kept = 0;
     tile->gsm_x = tile->gsm_dy = NULL;
+    tile->dx = w->tiles.dx[t];
     if (tile->resident) {
         tile->x = w->tiles.x_resident + (start - w->resident_from) * element;
         tile->dy = w->tiles.dy_resident == NULL ? NULL

@@ -88,7 +88,7 @@ void bng_nchw_core_channels(size_t channel, unsigned rank, unsigned cores, size_
 typedef struct {
     const bng_staged_job *job;
     size_t c;
-    bng_tile_buffers tiles;               /* x[2] (and dy[2]), the resident area */
+    bng_tile_buffers tiles;               /* x[2] (and dy[2], dx[2]), the resident area */
     size_t tile_planes, piece;            /* planes of a tile, elements of a piece */
     size_t resident_from;
 } bng_nchw_walk;

@@ -67,9 +67,40 @@ typedef struct {
 #define BNG_WORK_TAKE(mem, take, name, kind) \
     (mem)->name = bng_take(&(take)->next, (take)->elements * BNG_WORK_ELEMENT_##kind((take)->stats_bytes));
 
+/* Bytes of the workspace's arrays (BNG_WORKSPACE) for the storage type. */
+static size_t bng_nhwc_memory_workspace_bytes(const bng_dtype_config *dtype)
+{
+    return 0 BNG_WORKSPACE_SUM(BNG_WORK_ARRAY_CHUNK(dtype->max_chunk), dtype->stats_bytes);
+}
+
+size_t bng_nhwc_memory_dx_chunk(const bng_dtype_config *dtype, size_t bytes, size_t chunk,
+                                int relu)
+{
+    const size_t buffers = BNG_TILE_BUFFERS + (relu ? 1 : 0) + BNG_DX_TILE_BUFFERS;
+    const size_t buffer = (bytes - bng_nhwc_memory_workspace_bytes(dtype)) / buffers
+                          / BNG_ALIGN * BNG_ALIGN;
+    /* whole vectors of the storage type (of the padding's, as wide or wider, on a split
+     * target, whose rows are whole vectors of it) */
+    const size_t step = BNG_PADDED(dtype->lanes);
+    const size_t fits = buffer / (BNG_BLOCK_ROWS * dtype->element_bytes) / step * step;
+
+    return bng_min(chunk, fits);
+}
+
+/* How many tile buffers share what the workspace leaves. A call that keeps rows or
+ * masks by the fused ReLU streams small tiles (bng_nhwc_memory_tile_rows) from the four's
+ * share, leaving room for y's buffer, the bits and the resident area, and so for the old
+ * dx's two where it adds into dx; one that reads its rows once and adds into dx (apply,
+ * dx-only) has no resident area, and the six share it all, in tiles as large as fit. */
+static size_t bng_nhwc_memory_full_tiles(int keeps, int relu, int accumulate_dx)
+{
+    return BNG_TILE_BUFFERS
+           + (accumulate_dx && !keeps && relu == BNG_NHWC_NO_RELU ? BNG_DX_TILE_BUFFERS : 0);
+}
+
 void bng_nhwc_memory_lay_out(bng_nhwc_memory *mem, const bng_dtype_config *dtype,
                              BNG_VMEM unsigned char *base, size_t bytes, size_t slice,
-                             size_t pitch, int keeps, int relu)
+                             size_t pitch, int keeps, int relu, int accumulate_dx)
 {
     const size_t bits_block_bytes = BNG_RELU_BITS_BLOCK_BYTES(pitch, dtype->element_bytes);
     bng_work_take take;
@@ -79,9 +110,11 @@ void bng_nhwc_memory_lay_out(bng_nhwc_memory *mem, const bng_dtype_config *dtype
     take.elements = BNG_WORK_ARRAY_CHUNK(dtype->max_chunk);
     take.stats_bytes = dtype->stats_bytes;
     BNG_WORKSPACE(BNG_WORK_TAKE, mem, &take)
-    buffer = (bytes - (size_t)(take.next - base)) / BNG_TILE_BUFFERS / BNG_ALIGN * BNG_ALIGN;
+    buffer = (bytes - (size_t)(take.next - base)) / bng_nhwc_memory_full_tiles(keeps, relu, accumulate_dx)
+             / BNG_ALIGN * BNG_ALIGN;
     mem->tile_rows = bng_nhwc_memory_tile_rows(buffer, pitch, keeps || relu != BNG_NHWC_NO_RELU);
-    bng_take_tiles(&take.next, mem->tile_rows * pitch, relu == BNG_NHWC_RELU_Y, &mem->tiles);
+    bng_take_tiles(&take.next, mem->tile_rows * pitch, relu == BNG_NHWC_RELU_Y, accumulate_dx,
+                   &mem->tiles);
     rest = (bytes - (size_t)(take.next - base)) / BNG_ALIGN * BNG_ALIGN;
     mem->relu_bits_blocks = relu == BNG_NHWC_RELU_Y && keeps
                             ? bng_nhwc_memory_bits_blocks(slice, pitch, rest, bits_block_bytes) : 0;

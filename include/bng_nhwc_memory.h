@@ -5,7 +5,8 @@
  * bits, the resident rows) and the core's share of the GSM rows. The twin of
  * generator/nhwc_memory.py, which checks targets.yaml and counts for make report and
  * make model with the same numbers (the training forward's GSM rows excepted: make
- * model takes those from the traced C). May include: bng_relu.h (and through it
+ * model takes those from the traced C; and a call that adds into dx, which nothing in
+ * the generator counts). May include: bng_relu.h (and through it
  * bng_staging.h: a core's tile buffers, bng_take); included by the NHWC staged room.
  */
 #ifndef BNG_NHWC_MEMORY_H
@@ -43,12 +44,24 @@ typedef struct {
  * which leaves room for it (the generator checks private_bytes for five blocks' tiles).
  * A relu call that keeps rows and cannot keep them all takes the relu bits area next,
  * before the resident one. With the forward's bits, the tiles are sized as with y and
- * the bits area holds a streamed tile's words instead. No GSM rows
+ * the bits area holds a streamed tile's words instead. `accumulate_dx`: two tile
+ * buffers more, for the old dx: after the small tiles of a call that keeps rows or
+ * masks (out of the resident area), else the six share what the workspace leaves (its
+ * chunk is one whose buffers all hold a block: bng_nhwc_memory_dx_chunk). No GSM rows
  * (bng_nhwc_memory_gsm). */
 enum { BNG_NHWC_NO_RELU, BNG_NHWC_RELU_Y, BNG_NHWC_RELU_BITS };
 void bng_nhwc_memory_lay_out(bng_nhwc_memory *mem, const bng_dtype_config *dtype,
                              BNG_VMEM unsigned char *base, size_t bytes, size_t slice,
-                             size_t pitch, int keeps, int relu);
+                             size_t pitch, int keeps, int relu, int accumulate_dx);
+/* A call that adds into dx (BNG_FLAG_ACCUMULATE_DX) takes seven tile buffers (six
+ * without the fused ReLU), where targets.yaml is checked for four (five with the fused
+ * ReLU) of a block of the widest chunk: its chunk is `chunk`, or the widest of whole
+ * vectors whose buffers each hold a block in private memory of `bytes` (the contract's
+ * size on every core of _s; the workspace's in a split target's _p). At least one
+ * vector: the check's four blocks of the widest chunk, itself at least the generic
+ * kernel's eight vectors, hold seven blocks of one. */
+size_t bng_nhwc_memory_dx_chunk(const bng_dtype_config *dtype, size_t bytes, size_t chunk,
+                                int relu);
 /* Rows per streamed tile of a tile buffer of `buffer` bytes, rows `row_pitch` apart:
  * whole blocks; in a call that reads its rows twice (`keeps`) small ones, which leave
  * the most to the resident area. Also the forward's (bng_fwd_nhwc_staged.c). */

@@ -21,6 +21,8 @@
 /* One core's state in a staged call: its rows, and the chunk it works on. */
 typedef struct {
     const bng_staged_job *job;
+    const bng_kernel *kernel;      /* the job's, or the generic one on a narrower chunk */
+    size_t chunk;                  /* channels a chunk: the kernel's (bng_nhwc_chunk_of) */
     unsigned core;
     bng_slice slice;               /* this core's rows */
     size_t first, channels;        /* the chunk */
@@ -70,14 +72,15 @@ static int bng_nhwc_chunk(bng_nhwc_core *c, size_t first, size_t slot)
     if (memory == NULL)
         return 0;
     c->first = first;
-    c->channels = bng_min(bng_chunk(dtype, job->kernel), job->call.channel - first);
+    c->channels = bng_min(c->chunk, job->call.channel - first);
     c->row_bytes = c->channels * dtype->element_bytes;
     c->row_channels = BNG_PADDED(c->channels);
     c->pitch = c->row_channels * dtype->element_bytes;
     c->scratch = BNG_SHARED_SCRATCH + slot * BNG_MAX_GROUPS * 2 * dtype->max_chunk;
     bng_nhwc_memory_lay_out(&c->mem, dtype, memory, bytes, rows, c->pitch, keeps,
                             BNG_RELU_BITS(&job->call) ? BNG_NHWC_RELU_BITS
-                            : BNG_RELU(&job->call) ? BNG_NHWC_RELU_Y : BNG_NHWC_NO_RELU);
+                            : BNG_RELU(&job->call) ? BNG_NHWC_RELU_Y : BNG_NHWC_NO_RELU,
+                            BNG_ACCUMULATES_DX(&job->call));
     bng_nhwc_memory_gsm(&c->mem, rows, c->row_bytes, c->slice.rank, c->slice.cores,
                         keeps && !BNG_ALONE(job), job->call.is_train);
     if (keeps)
@@ -108,7 +111,7 @@ static size_t bng_nhwc_tile_length(const bng_nhwc_core *c, size_t row, size_t en
 
 /* The tile from `row` into tile buffers t: its rows end at a group boundary, at the
  * first row kept in GSM, at the first resident row, or at the slice's end. A resident
- * tile lies in the resident area instead. */
+ * tile lies in the resident area instead (its old dx, adding into dx, in buffer t). */
 static void bng_nhwc_tile(const bng_nhwc_core *c, size_t row, unsigned t, bng_tile *tile)
 {
     const bng_nhwc_memory *mem = &c->mem;
@@ -125,6 +128,7 @@ static void bng_nhwc_tile(const bng_nhwc_core *c, size_t row, unsigned t, bng_ti
     tile->kept = !tile->resident && row >= gsm_from;
     tile->gsm_x = tile->kept ? c->mem.x_gsm + (row - gsm_from) * c->row_bytes : NULL;
     tile->gsm_dy = tile->kept ? c->mem.dy_gsm + (row - gsm_from) * c->row_bytes : NULL;
+    tile->dx = mem->tiles.dx[t];
     if (tile->resident) {
         tile->rows = bng_nhwc_tile_length(c, row, c->slice.end);
         tile->x = mem->tiles.x_resident + (row - resident_from) * c->pitch;
@@ -166,21 +170,21 @@ static void bng_nhwc_relu(const bng_nhwc_core *c, const bng_tile *tile, int agai
 
     if (BNG_RELU_BITS(&job->call)) {
         relu->fetch_bits(job, c->mem.relu_bits, tile);
-        BNG_TRACE_KERNEL(job->kernel, "relu_by_bits", tile->rows, c->channels);
+        BNG_TRACE_KERNEL(c->kernel, "relu_by_bits", tile->rows, c->channels);
         relu->tile_by_bits(element, tile, c->mem.relu_bits);
         return;
     }
     in_bits = !tile->resident && !tile->kept && bng_nhwc_bits_cover(c, tile);
     if (again && in_bits) {
-        BNG_TRACE_KERNEL(job->kernel, "relu_by_bits", tile->rows, c->channels);
+        BNG_TRACE_KERNEL(c->kernel, "relu_by_bits", tile->rows, c->channels);
         relu->tile_by_bits(element, tile, bng_nhwc_bits_at(c, tile));
         return;
     }
     relu->fetch_y(job, c->mem.tiles.y, tile);
-    BNG_TRACE_KERNEL(job->kernel, "relu_mask", tile->rows, c->channels);
+    BNG_TRACE_KERNEL(c->kernel, "relu_mask", tile->rows, c->channels);
     relu->mask_tile(element, tile, c->mem.tiles.y);
     if (!again && in_bits) {
-        BNG_TRACE_KERNEL(job->kernel, "relu_bits", tile->rows, c->channels);
+        BNG_TRACE_KERNEL(c->kernel, "relu_bits", tile->rows, c->channels);
         relu->tile_bits(element, tile, c->mem.tiles.y, bng_nhwc_bits_at(c, tile));
     }
 }
@@ -233,7 +237,7 @@ static void bng_nhwc_sum_work(bng_pass *pass, unsigned t)
         bng_step_zero(c->channels, mem->part_dy);
         bng_step_zero(c->channels, mem->part_dyxm);
     }
-    bng_rows_reduce(c->job->kernel, tile->rows, c->row_channels, c->row_channels, tile->x,
+    bng_rows_reduce(c->kernel, tile->rows, c->row_channels, c->row_channels, tile->x,
                     tile->dy, mem->mean, mem->part_dy, mem->part_dyxm);
     if (next == c->slice.end || next % c->slice.group_rows == 0)
         bng_nhwc_group_done(c, row);
@@ -308,7 +312,8 @@ static void bng_nhwc_sum(void *unit)
     }
 }
 
-/* ---- pass 2: dx for this core's rows, in place over the dy rows in private memory ----
+/* ---- pass 2: dx for this core's rows, in place over the dy rows in private memory
+ * (or added to the old dx, fetched into its own tile buffers) ----
  *
  * The k-th row of its order: the resident rows first (already in private memory, their
  * dx goes out while the next tile arrives), then those kept in GSM, then the others.
@@ -343,10 +348,10 @@ static void bng_nhwc_dx_work(bng_pass *pass, unsigned t)
     /* a tile kept in GSM holds the dy pass 1 masked (so do the resident ones) */
     if (BNG_RELU(&c->job->call) && !tile->resident && !tile->kept)
         bng_nhwc_relu(c, tile, 1);
-    bng_rows_dx(c->job->kernel, c->job->call.is_train, tile->rows, c->row_channels,
-                c->row_channels, tile->x, tile->dy, tile->dy, mem->mean, mem->gain, mem->dy_mean,
-                mem->slope, 0);
-    bng_pass_put_dx(pass, t, tile->dy);
+    bng_rows_dx(c->kernel, c->job->call.is_train, tile->rows, c->row_channels,
+                c->row_channels, tile->x, tile->dy, bng_tile_dx(tile), mem->mean, mem->gain,
+                mem->dy_mean, mem->slope, bng_tile_dx_store(tile));
+    bng_pass_put_dx(pass, t, bng_tile_dx(tile));
 }
 
 static void bng_nhwc_dx(void *unit)
@@ -421,18 +426,41 @@ static const bng_unit_steps bng_nhwc_s_steps = {
     bng_nhwc_dx,
 };
 
+/* The kernel and chunk of a core's call: the job's; adding into dx, where the old dx's
+ * tile buffers would not each hold a block of the kernel's chunk, the generic kernel on
+ * the widest chunk that fits (the same bits: every kernel's channels are computed
+ * alike). From the contract's memory size, not the HAL's: every core chunks alike. */
+static void bng_nhwc_chunk_of(bng_nhwc_core *c)
+{
+    const bng_staged_job *job = c->job;
+    const size_t chunk = bng_chunk(job->dtype, job->kernel);
+    size_t fits;
+
+    c->kernel = job->kernel;
+    c->chunk = chunk;
+    if (!BNG_ACCUMULATES_DX(&job->call))
+        return;
+    fits = bng_nhwc_memory_dx_chunk(job->dtype, BNG_ALONE(job) ? job->workspace_bytes
+                                                               : BNG_PRIVATE_BYTES,
+                                    chunk, BNG_RELU(&job->call));
+    if (fits < chunk) {
+        c->kernel = job->dtype->kernel_for_channels(0);     /* no count is 0: the generic */
+        c->chunk = fits;
+    }
+}
+
 void bng_nhwc_s_core(unsigned core, void *arg)
 {
     const bng_staged_job *job = arg;
     const bng_call *call = &job->call;
-    const size_t chunk = bng_chunk(job->dtype, job->kernel);
     bng_nhwc_core c;
     size_t first, slot = 0;
 
     c.job = job;
     c.core = core;
+    bng_nhwc_chunk_of(&c);
     bng_stage_slice(job->mask, core, call->batch, &c.slice);
-    for (first = 0; first < call->channel; first += chunk, slot ^= 1) {
+    for (first = 0; first < call->channel; first += c.chunk, slot ^= 1) {
         if (!bng_nhwc_chunk(&c, first, slot))
             return;
         if (c.slice.idle) {

@@ -239,15 +239,14 @@ static float bng_count_to_float(unsigned long long count)
 }
 
 /* The flags an `op` call honours: ACCUMULATE where it writes dbias and dscale (apply,
- * ext), ACCUMULATE_DX where it writes dx (apply, dx, ext) in _p on a unified target
- * (`shared`: an _s call), RELU and NCHW on every extended call where the target has
- * them, RELU_BITS with RELU. */
-static int bng_flags_allowed(int op, long long flags, int shared)
+ * ext), ACCUMULATE_DX where it writes dx (apply, dx, ext), RELU and NCHW on every
+ * extended call where the target has them, RELU_BITS with RELU. */
+static int bng_flags_allowed(int op, long long flags)
 {
     const int writes_stats = op == BNG_OP_EXT || op == BNG_OP_APPLY;
     const int writes_dx = writes_stats || op == BNG_OP_DX;
     const long long allowed = (writes_stats ? BNG_ACCUMULATE_FLAG : 0)
-                              | (writes_dx && !shared && !BNG_SPLIT_MEMORY ? BNG_ACCUMULATE_DX_FLAG : 0)
+                              | (writes_dx ? BNG_ACCUMULATE_DX_FLAG : 0)
                               | (BNG_HAS_RELU ? BNG_RELU_FLAG | BNG_RELU_BITS_FLAG : 0)
                               | (BNG_HAS_NCHW ? BNG_NCHW_FLAG : 0);
 
@@ -319,7 +318,7 @@ int bng_params_check(const bng_dtype_config *dtype, int op, const long long *par
     if ((used & BNG_BIT(BNG_SUMS))
         && call->channel > ((bng_address_max() >> 2) - BNG_SUMS_COUNT_LIMBS) >> 1)
         return BNG_ERANGE;
-    if (!bng_flags_allowed(op, flags, shared))
+    if (!bng_flags_allowed(op, flags))
         return BNG_STATUS_EFLAGS;
     call->accumulate = (flags & BNG_ACCUMULATE_FLAG) != 0;
     call->accumulate_dx = (flags & BNG_ACCUMULATE_DX_FLAG) != 0;

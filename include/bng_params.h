@@ -64,8 +64,8 @@ typedef struct {
  * them on chip between the two passes */
 #define BNG_READS_TWICE(call) (BNG_SUMS_ROWS(call) && !BNG_IS_REDUCE(call))
 #define BNG_ACCUMULATES(call) ((BNG_HAS_EXT || BNG_HAS_APPLY) && (call)->accumulate)
-/* dx += the gradient (BNG_FLAG_ACCUMULATE_DX: _p on a unified target) */
-#define BNG_ACCUMULATES_DX(call) (BNG_HAS_EXTENSIONS && !BNG_SPLIT_MEMORY && (call)->accumulate_dx)
+/* dx += the gradient (BNG_FLAG_ACCUMULATE_DX) */
+#define BNG_ACCUMULATES_DX(call) (BNG_HAS_EXTENSIONS && (call)->accumulate_dx)
 #define BNG_IS_NCHW(call) (BNG_HAS_NCHW && (call)->nchw)
 /* dy masked by y > 0 (BNG_FLAG_RELU) */
 #define BNG_RELU(call) (BNG_HAS_RELU && (call)->y != NULL)

@@ -45,7 +45,8 @@ BNG_VMEM void *bng_take(BNG_VMEM unsigned char **next, size_t bytes)
     return p;
 }
 
-void bng_take_tiles(BNG_VMEM unsigned char **next, size_t bytes, int relu, bng_tile_buffers *buffers)
+void bng_take_tiles(BNG_VMEM unsigned char **next, size_t bytes, int relu, int accumulate_dx,
+                    bng_tile_buffers *buffers)
 {
     buffers->bytes = BNG_ALIGN_UP(bytes);
     buffers->x[0] = bng_take(next, bytes);
@@ -53,6 +54,8 @@ void bng_take_tiles(BNG_VMEM unsigned char **next, size_t bytes, int relu, bng_t
     buffers->dy[0] = bng_take(next, bytes);
     buffers->dy[1] = bng_take(next, bytes);
     buffers->y = relu ? bng_take(next, bytes) : NULL;
+    buffers->dx[0] = accumulate_dx ? bng_take(next, bytes) : NULL;
+    buffers->dx[1] = accumulate_dx ? bng_take(next, bytes) : NULL;
 }
 
 void bng_take_resident(BNG_VMEM unsigned char *next, const BNG_VMEM unsigned char *end,
@@ -65,7 +68,9 @@ void bng_take_resident(BNG_VMEM unsigned char *next, const BNG_VMEM unsigned cha
 
 /* Start the DMA of tiles[t]'s x (pass 1, and pass 2 in training: dx-only has no x) and
  * dy (the forward's job has none) into its place: from the call's arrays, from GSM (a
- * kept tile in pass 2), or not at all (a resident tile in pass 2). */
+ * kept tile in pass 2), or not at all (a resident tile in pass 2); in pass 2 also the
+ * old dx where the tile adds to it, from the call's dx (in place, that input's rows:
+ * each row is fetched before its dx is put). */
 static void bng_pass_fetch(bng_pass *pass, unsigned t)
 {
     const bng_staged_job *job = pass->job;
@@ -75,6 +80,10 @@ static void bng_pass_fetch(bng_pass *pass, unsigned t)
     const BNG_SHARED void *x, *dy;
     size_t stride;
 
+    pass->gets[t][2] = pass->again && tile->dx != NULL
+                       ? bng_hal_dma_get(tile->dx, bng_shared_at(job->dx, tile->at, element),
+                                         tile->rows, tile->row_bytes, tile->stride, tile->pitch)
+                       : BNG_HAL_DMA_DONE;
     if (pass->again && tile->resident) {
         pass->gets[t][0] = pass->gets[t][1] = BNG_HAL_DMA_DONE;
         return;
@@ -102,6 +111,13 @@ void bng_pass_drain(bng_pass *pass, unsigned t)
     bng_hal_dma_wait(pass->puts[t][1]);
 }
 
+static void bng_pass_wait_gets(bng_pass *pass, unsigned t)
+{
+    bng_hal_dma_wait(pass->gets[t][0]);
+    bng_hal_dma_wait(pass->gets[t][1]);
+    bng_hal_dma_wait(pass->gets[t][2]);
+}
+
 void bng_pass_run(bng_pass *pass)
 {
     unsigned t = 0;
@@ -110,13 +126,20 @@ void bng_pass_run(bng_pass *pass)
     pass->puts[0][0] = pass->puts[0][1] = pass->puts[1][0] = pass->puts[1][1] = BNG_HAL_DMA_DONE;
     bng_pass_fetch(pass, 0);
     do {
+        /* three gets a tile (the old dx's too): this one's done before the next one's
+         * start, the contract's outstanding transfers (BNG_DRIVER_OUTSTANDING_DMA);
+         * else after it, both tiles' in flight. Each handle is waited once. */
+        const int three = pass->again && pass->tiles[t].dx != NULL;
+
         more = pass->next(pass, t);
+        if (three)
+            bng_pass_wait_gets(pass, t);
         if (more) {
             bng_pass_drain(pass, t ^ 1);
             bng_pass_fetch(pass, t ^ 1);
         }
-        bng_hal_dma_wait(pass->gets[t][0]);
-        bng_hal_dma_wait(pass->gets[t][1]);
+        if (!three)
+            bng_pass_wait_gets(pass, t);
         pass->work(pass, t);
         t ^= 1;
     } while (more);

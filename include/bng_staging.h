@@ -33,8 +33,10 @@ extern float bng_host_gsm[BNG_GSM_BYTES / sizeof(float) + 1];    /* + 1: none wh
  * tile's two gets and this tile's two gets (until waited), or the next tile's gets and
  * this tile's two puts (its dx; NHWC: its rows into GSM, or a group's partial sums),
  * with the fused ReLU's get of y waited at once beside the next tile's two gets and a
- * put; the three per-channel gets at a unit's start; two at a time after them. The HAL
- * contract allows BNG_MAX_OUTSTANDING_DMA. */
+ * put; in a pass 2 that adds into dx (BNG_FLAG_ACCUMULATE_DX), whose tiles have three
+ * gets, this tile's waited before the next tile's three start, and its put beside
+ * them (and y's get, waited at once); the three per-channel gets at a unit's start;
+ * two at a time after them. The HAL contract allows BNG_MAX_OUTSTANDING_DMA. */
 #define BNG_DRIVER_OUTSTANDING_DMA 4
 typedef char bng_outstanding_dma_agrees[BNG_DRIVER_OUTSTANDING_DMA <= BNG_MAX_OUTSTANDING_DMA ? 1 : -1];
 
@@ -58,11 +60,14 @@ typedef struct {
 void bng_stage_slice(unsigned mask, unsigned core, size_t batch, bng_slice *slice);
 
 /* The tile buffers of a core's private memory: x and dy double-buffered, y's with the
- * fused ReLU; then, in a call that reads its rows twice, the resident area, x and dy of
- * the last tiles, which stay from pass 1 to pass 2. */
+ * fused ReLU, the old dx's double-buffered in a call that adds into dx; then, in a call
+ * that reads its rows twice, the resident area, x and dy of the last tiles, which stay
+ * from pass 1 to pass 2. */
 typedef struct {
     BNG_VMEM unsigned char *x[2], *dy[2];   /* contiguous: also NHWC's fold area */
     BNG_VMEM unsigned char *y;              /* BNG_FLAG_RELU: a tile of y, masking dy's */
+    BNG_VMEM unsigned char *dx[2];          /* BNG_FLAG_ACCUMULATE_DX: pass 2's old dx,
+                                             * to which a tile's gradient is added; else NULL */
     size_t bytes;                           /* one tile buffer */
     BNG_VMEM unsigned char *x_resident, *dy_resident;
     size_t resident_bytes;                  /* each of the two */
@@ -71,8 +76,14 @@ typedef struct {
 #define BNG_LAYOUT_TILES (sizeof(((bng_tile_buffers *)0)->x) / sizeof(((bng_tile_buffers *)0)->x[0]) \
                           + sizeof(((bng_tile_buffers *)0)->dy) / sizeof(((bng_tile_buffers *)0)->dy[0]))
 typedef char bng_tile_buffers_agree[BNG_LAYOUT_TILES == BNG_TILE_BUFFERS ? 1 : -1];
-/* The four buffers of `bytes` each (a fifth for y with `relu`) from *next. */
-void bng_take_tiles(BNG_VMEM unsigned char **next, size_t bytes, int relu, bng_tile_buffers *buffers);
+/* ... and its DX_TILE_BUFFERS, the old dx's of a call that adds into dx
+ * (BNG_FLAG_ACCUMULATE_DX), with which it checks NCHW's. */
+#define BNG_LAYOUT_DX_TILES (sizeof(((bng_tile_buffers *)0)->dx) / sizeof(((bng_tile_buffers *)0)->dx[0]))
+typedef char bng_dx_tile_buffers_agree[BNG_LAYOUT_DX_TILES == BNG_DX_TILE_BUFFERS ? 1 : -1];
+/* The four buffers of `bytes` each (a fifth for y with `relu`, two for the old dx with
+ * `accumulate_dx`) from *next. */
+void bng_take_tiles(BNG_VMEM unsigned char **next, size_t bytes, int relu, int accumulate_dx,
+                    bng_tile_buffers *buffers);
 /* The resident area: what is left up to `end`, halved, aligned. */
 void bng_take_resident(BNG_VMEM unsigned char *next, const BNG_VMEM unsigned char *end,
                        bng_tile_buffers *buffers);
@@ -83,6 +94,8 @@ void bng_take_resident(BNG_VMEM unsigned char *next, const BNG_VMEM unsigned cha
 typedef struct {
     size_t at, rows, row_bytes, stride, pitch;
     BNG_VMEM unsigned char *x, *dy;
+    BNG_VMEM unsigned char *dx;     /* pass 2 adds the gradient to the old dx fetched here
+                                     * (BNG_FLAG_ACCUMULATE_DX); NULL: dx over dy */
     size_t first;       /* NHWC: its first row; NCHW: its first plane */
     size_t offset;      /* NCHW: the piece's first element in its planes (0 in NHWC) */
     int resident;       /* stays on chip from pass 1 to pass 2: fetched once */
@@ -95,7 +108,8 @@ typedef struct {
 /* A pass over a core's tiles, double-buffered: tile t ^ 1 arrives while tile t is
  * worked on, and a buffer is refilled only once the puts from its last tile are done.
  * The layout gives the order of the tiles (next) and their work; in pass 2 (`again`) a
- * resident tile is not fetched, a kept one comes from GSM, and x only in training. */
+ * resident tile is not fetched, a kept one comes from GSM, x only in training, and the
+ * old dx where the tile has a buffer for it (tile->dx), from the call's dx. */
 typedef struct bng_pass bng_pass;
 struct bng_pass {
     const bng_staged_job *job;
@@ -106,7 +120,7 @@ struct bng_pass {
     /* tiles[t] has arrived: its work, which may start puts[t] */
     void (*work)(bng_pass *pass, unsigned t);
     bng_tile tiles[2];
-    bng_hal_dma gets[2][2], puts[2][2];
+    bng_hal_dma gets[2][3], puts[2][2];     /* gets: x, dy, the old dx */
 };
 /* The pass of `room` (the layout's core state) over the tiles `next` orders, each
  * worked by `work`; the caller then sets tiles[0], the first tile, and runs it. */
@@ -126,9 +140,21 @@ void bng_pass_run(bng_pass *pass);
 /* Wait for the puts of tile buffers t. */
 void bng_pass_drain(bng_pass *pass, unsigned t);
 /* Pass 2: start the put of tiles[t]'s output rows, at `rows` in private memory (the
- * backward's dx in place of its dy; the forward's y in place of its x), back to the
- * call's output (the job's dx). */
+ * backward's dx in place of its dy or in its old dx's buffer; the forward's y in place
+ * of its x), back to the call's output (the job's dx). */
 void bng_pass_put_dx(bng_pass *pass, unsigned t, const BNG_VMEM unsigned char *rows);
+/* Where pass 2 computes a tile's dx, and how its ukernels store it (BNG_STORE_*,
+ * bng_vec.h): added to the old dx in its buffer, else over dy, plainly (a private
+ * tile is never streamed). */
+static inline BNG_VMEM unsigned char *bng_tile_dx(const bng_tile *tile)
+{
+    return tile->dx != NULL ? tile->dx : tile->dy;
+}
+
+static inline int bng_tile_dx_store(const bng_tile *tile)
+{
+    return tile->dx != NULL ? BNG_STORE_ADD : BNG_STORE_PLAIN;
+}
 
 /* The per-channel values of `n` channels from `first` in and out of private memory:
  * the inputs the call reads (mean, invar, scale: three in flight); dbias and dscale

@@ -279,6 +279,7 @@ typedef struct {
     size_t stats_bytes;              /* mean, invar, scale, dbias, dscale */
     size_t max_chunk;                /* widest chunk: a specialized count or the generic chunk */
     size_t generic_chunk;            /* channels per pass of the generic kernel */
+    size_t lanes;                    /* a vector of the storage type */
     const bng_kernel *(*kernel_for_channels)(size_t channel);   /* else the generic one */
     /* NCHW: the kernel of an extent, else the generic one (NULL without BNG_HAS_NCHW,
      * and in the vendor's calls' config) */

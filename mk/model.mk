@@ -21,7 +21,7 @@ $(BUILD)/%/model/trace: bench/model/trace.c include/host/bng_hal_trace.h \
 MODEL_OUT = $(BUILD)/model/$(TARGET)
 .PHONY: model
 ## predicted DSP times of _s for TARGET=t per shape and core count (a prediction from
-## targets.yaml part:): a table, model.csv, model.png [SHAPES="BxC BxC:relu BxC:relu:bits NxCxS BxC:fwd BxC:fwd:relu NxCxS:fwd ..."]
+## targets.yaml part:): a table, model.csv, model.png [SHAPES="BxC BxC:relu BxC:relu:bits NxCxS BxC:acc BxC:fwd BxC:fwd:relu NxCxS:fwd ..."]
 ## [CORES="1 8"]
 model: deps-python generated-fresh deps-plot
 	@$(known_target)$(MAKE) --no-print-directory $(BUILD)/$(TARGET)/model/trace

@@ -1,7 +1,7 @@
 # make model: model.csv -> model.png, predicted _s time against batch for each channel
 # count, with the DDR floor (dashed, a dot per shape: a count of one shape has no
 # line), per storage type, at the largest core count predicted: the
-# vendor's calls (the extensions' ReLU and NCHW rows are in the CSV and the table).
+# vendor's calls (the extensions' rows are in the CSV and the table).
 # gnuplot -e "csv='...'; png='...'" bench/model/plot.gp
 set terminal pngcairo size 1200,1000 font "sans,10" noenhanced
 set output png
@@ -17,10 +17,10 @@ set xlabel "batch (rows: N*H*W)"
 set ylabel "microseconds"
 set key outside right
 set grid
-# one channel count's vendor calls (the last four columns, spatial, relu, forward and
-# bits, 0) of one storage type, in batch order
+# one channel count's vendor calls (the last five columns, spatial, relu, forward, bits
+# and accumulate_dx, 0) of one storage type, in batch order
 calls(dt, c) = sprintf("< awk -F, '$2 == \"%s\" && $4 == %s && $5 == %s " \
-    . "&& $(NF-3) == 0 && $(NF-2) == 0 && $(NF-1) == 0 && $NF == 0' '%s' " \
+    . "&& $(NF-4) == 0 && $(NF-3) == 0 && $(NF-2) == 0 && $(NF-1) == 0 && $NF == 0' '%s' " \
     . "| sort -t, -k3,3n", dt, c, cores, csv)
 do for [dt in dtypes] {
     set title dt

@@ -3,20 +3,22 @@
  * stdout, for generator/costmodel/ to replay against the part's figures.
  *
  *   trace [--copy] CALL...      CALL: f32:4096x64:0xff (dtype, batch x channel, core
- *                               mask), with :infer for is_train = 0 and :relu for the
+ *                               mask), with :infer for is_train = 0, :relu for the
  *                               fused ReLU backward (:relu:bits from the forward's keep
- *                               bits); f32:16x64x3136:0xff is NCHW
+ *                               bits) and :acc adding into dx (BNG_FLAG_ACCUMULATE_DX,
+ *                               after the others); f32:16x64x3136:0xff is NCHW
  *                               (batch x channel x spatial); :fwd the training
  *                               forward's _s (batch_norm_fwd.h: the batch statistics,
  *                               y, the saved and moving statistics) on x's shape
  *                               (NHWC, or NCHW with BNG_FWD_NCHW), and :fwd:relu with
  *                               its fused ReLU and keep bits
  *
- * A plain call is the vendor's _s; a ReLU or NCHW call is the ext _s
+ * A plain call is the vendor's _s; a ReLU, NCHW or accumulating call is the ext _s
  * (batch_norm_grad_ext.h) with BNG_FLAG_RELU (y, the forward output, beside x and dy;
- * with BNG_FLAG_RELU_BITS its keep bits instead) or BNG_FLAG_NCHW (the spatial extent in
- * BNG_PARAM_SPATIAL). Each call's record is framed by
- * "call <dtype> <batch>x<channel>[x<spatial>] mask <mask> train <0|1>[ relu[ bits]][ fwd]"
+ * with BNG_FLAG_RELU_BITS its keep bits instead), BNG_FLAG_NCHW (the spatial extent in
+ * BNG_PARAM_SPATIAL) or BNG_FLAG_ACCUMULATE_DX (dx read as well as written). Each
+ * call's record is framed by
+ * "call <dtype> <batch>x<channel>[x<spatial>] mask <mask> train <0|1>[ relu[ bits]][ acc][ fwd]"
  * and "end". Without --copy the transfers move no data and x, dy, y, dx and the
  * per-channel arrays lie in memory that may not be touched (mapped without access): the
  * driver reaches them by DMA only, so a call of any size traces in the time its kernels
@@ -70,6 +72,7 @@ typedef struct {
     int is_train;
     int relu;                   /* BNG_FLAG_RELU */
     int bits;                   /* BNG_FLAG_RELU_BITS as well: the forward's keep bits */
+    int accumulate_dx;          /* BNG_FLAG_ACCUMULATE_DX: dx += the gradient */
     int forward;                /* the training forward's _s */
 } call;
 
@@ -89,13 +92,14 @@ typedef struct {
 static void usage(void)
 {
     fprintf(stderr, "usage: trace [--copy] DTYPE:BATCHxCHANNEL[xSPATIAL]:MASK[:infer][:relu[:bits]]"
-                    " ..., DTYPE:BATCHxCHANNEL[xSPATIAL]:MASK:fwd[:relu] ...\n");
+                    "[:acc] ..., DTYPE:BATCHxCHANNEL[xSPATIAL]:MASK:fwd[:relu] ...\n");
     exit(2);
 }
 
-/* The words after the mask, each once: infer, relu, bits after relu; or fwd,
- * with relu or not (the forward's fused ReLU and its bits), in NCHW only where the
- * target has the forward in NCHW (forward and nchw both). 1 when they are. */
+/* The words after the mask, each once: infer, relu, bits after relu, acc (the
+ * backward's, where the target has the extended calls); or fwd, with relu or not (the
+ * forward's fused ReLU and its bits), in NCHW only where the target has the forward in
+ * NCHW (forward and nchw both). 1 when they are. */
 static int parse_modes(const char *rest, call *c)
 {
     char word[8];
@@ -111,6 +115,8 @@ static int parse_modes(const char *rest, call *c)
             c->relu = 1;
         else if (strcmp(word, "bits") == 0 && c->relu && !c->bits)
             c->bits = 1;
+        else if (strcmp(word, "acc") == 0 && BNG_HAS_EXT && !c->accumulate_dx)
+            c->accumulate_dx = 1;
         else if (strcmp(word, "fwd") == 0 && HAS_FWD && !c->forward)
             c->forward = 1;
         else
@@ -118,7 +124,8 @@ static int parse_modes(const char *rest, call *c)
     }
     /* the backward's ReLU needs the relu extension, the forward's its own */
     return *rest == '\0' && !(c->forward && (!c->is_train || (c->spatial && !HAS_FWD_NCHW)))
-           && !(c->relu && !c->forward && !HAS_RELU) && !(c->bits && c->forward);
+           && !(c->relu && !c->forward && !HAS_RELU) && !(c->bits && c->forward)
+           && !(c->accumulate_dx && c->forward);
 }
 
 static int parse_call(const char *text, call *c)
@@ -242,7 +249,8 @@ static void put_value(const call *c, unsigned char *base, size_t k, float v, int
     ((float *)(void *)base)[k] = v;
 }
 
-/* Deterministic inputs: small values that half holds; y negative, zero and positive. */
+/* Deterministic inputs: small values that half holds; y negative, zero and positive;
+ * the old dx, adding into it. */
 static void fill(const call *c, arrays *a)
 {
     size_t k, n = data_elements(c);
@@ -253,6 +261,8 @@ static void fill(const call *c, arrays *a)
             put_value(c, a->at[DY], k, (float)((int)(k * 53 % 89) - 44) / 128.0f, 1);
         if (c->relu && !c->forward && !c->bits)
             put_value(c, a->at[Y], k, (float)((int)(k * 29 % 83) - 41) / 32.0f, 1);
+        if (c->accumulate_dx)
+            put_value(c, a->at[DX], k, (float)((int)(k * 17 % 79) - 39) / 16.0f, 1);
     }
     for (k = 0; c->bits && k < a->bytes[Y]; k++)      /* keep bits: any pattern is one */
         a->at[Y][k] = (unsigned char)(k * 151 % 256);
@@ -328,16 +338,21 @@ static void set_params(long long *params, const call *c, const arrays *a)
         params[BNG_PARAM_SPATIAL] = c->spatial;
     }
 #endif
+#if BNG_HAS_EXT
+    if (c->accumulate_dx)
+        params[BNG_PARAM_FLAGS] |= BNG_FLAG_ACCUMULATE_DX;
+#endif
 }
 
 /* Array i of a call as its C type. */
 #define AS(type, a, i) ((type *)(void *)(a)->at[i])
 
-/* A call the vendor's entry points cannot make (ReLU, NCHW) goes to the ext ones. */
+/* A call the vendor's entry points cannot make (ReLU, NCHW, adding into dx) goes to
+ * the ext ones. */
 #if BNG_HAS_EXT
 static int extended(const call *c)
 {
-    return c->relu || c->spatial;
+    return c->relu || c->spatial || c->accumulate_dx;
 }
 #define ENTRY(family, kind, c) \
     (extended(c) ? family##_batch_norm_grad_ext_##kind : family##_batch_norm_grad_##kind)
@@ -380,7 +395,7 @@ static int same_as_p(const call *c, const arrays *s, const unsigned char *initia
     place(c, 1, &p);
     memcpy(p.block, initial, s->block_bytes);
     for (i = DX; i <= DSCALE; i++)
-        if (i == DX || (c->forward ? i <= INVAR : i >= DBIAS))
+        if ((i == DX && !c->accumulate_dx) || (i != DX && (c->forward ? i <= INVAR : i >= DBIAS)))
             memset(p.at[i], 0xff, p.bytes[i]);      /* outputs: nothing of _s's left */
     if (c->forward)
         memset(p.at[Y], 0xff, p.bytes[Y]);          /* the ReLU's bits, if any */
@@ -432,8 +447,8 @@ static int trace_call(const call *c, int copy)
     printf("call %s %lldx%lld", c->half ? "f16" : "f32", c->batch, c->channel);
     if (c->spatial)
         printf("x%lld", c->spatial);
-    printf(" mask %#x train %d%s%s%s\n", c->mask, c->is_train, c->relu ? " relu" : "",
-           c->bits ? " bits" : "", c->forward ? " fwd" : "");
+    printf(" mask %#x train %d%s%s%s%s\n", c->mask, c->is_train, c->relu ? " relu" : "",
+           c->bits ? " bits" : "", c->accumulate_dx ? " acc" : "", c->forward ? " fwd" : "");
     call_s(c, &a);
     if (BNG_SHARED_PARAMS[BNG_PARAM_STATUS] != BNG_OK) {
         fprintf(stderr, "trace: status %lld\n", BNG_SHARED_PARAMS[BNG_PARAM_STATUS]);

@@ -63,7 +63,8 @@ static const bng_fwd_nchw_kernel bng_f32_fwd_nchw_kernel__ft78ne_generic_v16 = {
 };
 
 const bng_fwd_config bng_f32_fwd_config = {
-    {sizeof(float), sizeof(float), 256, 128, NULL, NULL, NULL, NULL},
+    {sizeof(float), sizeof(float), 256, 128, 16,
+     NULL, NULL, NULL, NULL},
     bng_f32_fwd_kernel_for_channels,
     &bng_f32_fwd_nchw_kernel__ft78ne_generic_v16
 };

@@ -106,6 +106,7 @@ static const bng_nchw_kernel *bng_f32_nchw_kernel_for_spatial(size_t spatial)
 
 const bng_dtype_config bng_f32_config = {
     sizeof(float), sizeof(float), 256, 128,
+    16,
     bng_f32_kernel_for_channels,
     bng_f32_nchw_kernel_for_spatial,
     &bng_relu_driver,
@@ -151,6 +152,7 @@ static const bng_kernel *bng_f32_base_kernel_for_channels(size_t channel)
 
 const bng_dtype_config bng_f32_base_config = {
     sizeof(float), sizeof(float), 256, 128,
+    16,
     bng_f32_base_kernel_for_channels,
     NULL, NULL, NULL
 };

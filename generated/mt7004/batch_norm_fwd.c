@@ -63,7 +63,8 @@ static const bng_fwd_nchw_kernel bng_f32_fwd_nchw_kernel__mt7004_generic_v16 = {
 };
 
 const bng_fwd_config bng_f32_fwd_config = {
-    {sizeof(float), sizeof(float), 256, 128, NULL, NULL, NULL, NULL},
+    {sizeof(float), sizeof(float), 256, 128, 16,
+     NULL, NULL, NULL, NULL},
     bng_f32_fwd_kernel_for_channels,
     &bng_f32_fwd_nchw_kernel__mt7004_generic_v16
 };
@@ -138,7 +139,8 @@ static const bng_fwd_nchw_kernel bng_f16_fwd_nchw_kernel__mt7004_generic_v32 = {
 };
 
 const bng_fwd_config bng_f16_fwd_config = {
-    {sizeof(half), sizeof(bng_hp_stats_t), 256, 256, NULL, NULL, NULL, NULL},
+    {sizeof(half), sizeof(bng_hp_stats_t), 256, 256, 32,
+     NULL, NULL, NULL, NULL},
     bng_f16_fwd_kernel_for_channels,
     &bng_f16_fwd_nchw_kernel__mt7004_generic_v32
 };
@@ -155,7 +157,8 @@ void hp_batch_norm_forward_s(half *x, half *y, int core_mask)
 
 /* hp_batchnorm_s's: float per-channel arrays. */
 static const bng_fwd_config bng_f16_fwd_batchnorm_config = {
-    {sizeof(half), sizeof(float), 256, 256, NULL, NULL, NULL, NULL},
+    {sizeof(half), sizeof(float), 256, 256, 32,
+     NULL, NULL, NULL, NULL},
     bng_f16_fwd_kernel_for_channels, NULL    /* NHWC alone: the pages' [unit][channel] */
 };
 

@@ -106,6 +106,7 @@ static const bng_nchw_kernel *bng_f32_nchw_kernel_for_spatial(size_t spatial)
 
 const bng_dtype_config bng_f32_config = {
     sizeof(float), sizeof(float), 256, 128,
+    16,
     bng_f32_kernel_for_channels,
     bng_f32_nchw_kernel_for_spatial,
     &bng_relu_driver,
@@ -151,6 +152,7 @@ static const bng_kernel *bng_f32_base_kernel_for_channels(size_t channel)
 
 const bng_dtype_config bng_f32_base_config = {
     sizeof(float), sizeof(float), 256, 128,
+    16,
     bng_f32_base_kernel_for_channels,
     NULL, NULL, NULL
 };
@@ -260,6 +262,7 @@ static const bng_nchw_kernel *bng_f16_nchw_kernel_for_spatial(size_t spatial)
 
 const bng_dtype_config bng_f16_config = {
     sizeof(half), sizeof(bng_hp_stats_t), 256, 256,
+    32,
     bng_f16_kernel_for_channels,
     bng_f16_nchw_kernel_for_spatial,
     &bng_relu_driver,
@@ -305,6 +308,7 @@ static const bng_kernel *bng_f16_base_kernel_for_channels(size_t channel)
 
 const bng_dtype_config bng_f16_base_config = {
     sizeof(half), sizeof(bng_hp_stats_t), 256, 256,
+    32,
     bng_f16_base_kernel_for_channels,
     NULL, NULL, NULL
 };

@@ -28,7 +28,7 @@
  * params[9..11]  reserved: never read, never written
  * params[12]     the partial-sums buffer (float *, as long long): reduce out, apply in
  * params[13]     flags, read by every call here: BNG_FLAG_ACCUMULATE (apply, ext),
- *                BNG_FLAG_ACCUMULATE_DX (apply, dx, ext: _p), BNG_FLAG_RELU, BNG_FLAG_RELU_BITS, BNG_FLAG_NCHW;
+ *                BNG_FLAG_ACCUMULATE_DX (apply, dx, ext), BNG_FLAG_RELU, BNG_FLAG_RELU_BITS, BNG_FLAG_NCHW;
  *                a bit the call cannot honour is refused (BNG_EFLAGS)
  * params[14]     the spatial extent H*W (as long long), read with BNG_FLAG_NCHW only
  * params[15]     y, the forward output (as long long), read with BNG_FLAG_RELU only;
@@ -52,9 +52,8 @@ extern "C" {
 #define BNG_FLAG_ACCUMULATE 1
 /* dx += the gradient (MXNet grad_req='add' on the data, cuDNN beta = 1 on dx): dx's old
  * value plus the new one, added in float32 and rounded once to x's type (docs/contract.md,
- * "Accumulating dx"). dx may be x or dy, whose values are then the old dx. _p only,
- * and not on a split target, in this version: _s and a split target's _p refuse it
- * (BNG_EFLAGS), as reduce does (it writes no dx). */
+ * "Accumulating dx"), _p and _s alike, bit for bit. dx may be x or dy, whose values are
+ * then the old dx. Reduce refuses it (BNG_EFLAGS): it writes no dx. */
 #define BNG_FLAG_ACCUMULATE_DX 16
 /* Fused ReLU backward (docs/contract.md, "Fused ReLU backward"): with y, the forward
  * output (x's type and shape) in BNG_PARAM_Y, the call uses dy where y > 0 or y is NaN
@@ -81,7 +80,7 @@ extern "C" {
 #define BNG_PARAM_SPATIAL 14
 
 /* A flag bit this version does not know, or the call cannot honour (ACCUMULATE on
- * reduce or dx, ACCUMULATE_DX on reduce, _s or a split target, a flag of an extension
+ * reduce or dx, ACCUMULATE_DX on reduce, a flag of an extension
  * the target lacks, RELU_BITS without RELU), is refused rather than
  * ignored, so that a caller built for a later version learns it at once. After
  * BNG_ERANGE. */

@@ -68,11 +68,12 @@
 
 /* Numbers the driver uses and the generator sums (generator/plan.py): the bytes a
  * streamed tile of a call that keeps rows between its passes takes at most, and those
- * the driver asserts at compile time that its use agrees with: the tile buffers
- * (bng_tile_buffers, bng_staging.h), the float arrays of _p's stack (unified targets),
+ * the driver asserts at compile time that its use agrees with: the tile buffers and the
+ * old dx's (bng_tile_buffers, bng_staging.h), the float arrays of _p's stack (unified targets),
  * the DMA transfers a core keeps outstanding (also asserted by the host DMA engine and
  * the hthreads HAL), the count limbs of the partial-sums buffer (batch_norm_grad_ext.h). */
 #define BNG_TILE_BUFFERS 4
+#define BNG_DX_TILE_BUFFERS 2
 #define BNG_STREAM_TILE_BYTES 16384
 #define BNG_STACK_FLOAT_ARRAYS 8
 #define BNG_MAX_OUTSTANDING_DMA 4

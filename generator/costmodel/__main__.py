@@ -19,7 +19,7 @@ from .trace import Call, KernelCall, parse
 
 def record(program: str, calls: List[str]) -> str:
     """The trace program's record of the calls (DTYPE:BATCHxCHANNEL[xSPATIAL]:MASK[:relu
-    [:bits]][:fwd] each)."""
+    [:bits]][:acc][:fwd] each)."""
     done = subprocess.run([program, *calls], capture_output=True, text=True)
     if done.returncode != 0:
         raise ConfigError(program, "", "the trace failed: "
@@ -49,7 +49,8 @@ def predictions(args) -> Tuple[TargetPlan, List[Tuple[Shape, Prediction]]]:
     wanted = [(s, d, n) for d in tp.dtypes for s in shapes for n in cores]
     calls: List[Call] = parse(record(args.trace, [
         f"{d.name}:{s.size}:{(1 << n) - 1:#x}" + (":relu" if s.relu else "")
-        + (":bits" if s.bits else "") + (":fwd" if s.forward else "")
+        + (":bits" if s.bits else "") + (":acc" if s.accumulate_dx else "")
+        + (":fwd" if s.forward else "")
         for s, d, n in wanted]))
     machine = Machine.from_part(target.part)
     seconds = kernel_timer(tp, machine.clock_hz, machine.alu_per_cycle, machine.ldst_per_cycle)
@@ -64,7 +65,8 @@ def main(argv=None) -> int:
     ap.add_argument("--trace", required=True, help="the trace program (make model builds it)")
     ap.add_argument("--shapes", help='"BATCHxCHANNEL ...", BATCHxCHANNEL:relu (fused ReLU; '
                     ':relu:bits from the forward\'s keep bits), '
-                    'BATCHxCHANNELxSPATIAL (NCHW), BATCHxCHANNEL:fwd (the training forward; '
+                    'BATCHxCHANNELxSPATIAL (NCHW), any of those with :acc last (adding into '
+                    'dx), BATCHxCHANNEL:fwd (the training forward; '
                     ':fwd:relu with its ReLU; NxCxS:fwd in NCHW) (default: ResNet-50 and the '
                     'bench)')
     ap.add_argument("--cores", help='"1 8": core counts (default: all the target has)')

@@ -281,12 +281,13 @@ def minimum_ddr_bytes(call: Call, element_bytes: int, stats_bytes: int) -> int:
     statistics written (eight per-channel arrays); with its fused ReLU, its keep bits
     written too (a word of x's type per channel per 8 * element_bytes rows; in NCHW per
     plane per 8 * element_bytes of its values, a plane's last word its own). The
-    backward from those bits reads them in y's place: once."""
+    backward from those bits reads them in y's place: once. Adding into dx
+    (BNG_FLAG_ACCUMULATE_DX) reads the old dx once more."""
     per_word = 8 * element_bytes
     words = (0 if not call.relu or not (call.forward or call.bits)
              else call.batch * call.channel * -(-call.spatial // per_word) if call.spatial
              else -(-call.batch // per_word) * call.channel)
     if call.forward:
         return (2 * call.elements + words) * element_bytes + 8 * call.channel * stats_bytes
-    arrays = 4 if call.relu and not call.bits else 3
+    arrays = (4 if call.relu and not call.bits else 3) + call.accumulate_dx
     return (arrays * call.elements + words) * element_bytes + 5 * call.channel * stats_bytes

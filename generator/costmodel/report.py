@@ -74,6 +74,7 @@ LEGEND = (
     "call runs on; predicted_us the predicted time of one call; floor_us the DDR floor, the "
     "least bytes the call can move (x, dy read once, dx written once, the per-channel "
     "arrays once; y too with the fused ReLU, its keep bits instead from the forward's bits; "
+    "dx read too adding into it (acc); "
     "the training forward: x read once, y written once) at ddr_mb_per_s; floor% the floor as a share "
     "of the prediction (100: as fast as the memory allows); own% the time the call's own "
     "DDR bytes take, as a share (how busy the schedule keeps DDR); DDR_MB, min_MB the "
@@ -135,7 +136,8 @@ def training_steps(dtype: str, rows: List[Tuple[Shape, Prediction]]) -> List[str
     calls: Dict[Tuple[str, str, str, int, str], Tuple[Shape, Prediction]] = {}
     for s, p in rows:
         if s.label.startswith("resnet50"):
-            kind = "forward" if s.forward else "bits" if s.bits else "relu" if s.relu else "plain"
+            kind = ("acc" if s.accumulate_dx else "forward" if s.forward else "bits" if s.bits
+                    else "relu" if s.relu else "plain")
             layout = "NCHW" if s.spatial else "NHWC"
             calls[(layout, s.label.split()[1], s.size, p.call.cores, kind)] = (s, p)
     with_bits = {(layout, n, cores) for (layout, n, _, cores, kind) in calls if kind == "bits"}
@@ -170,20 +172,21 @@ def training_steps(dtype: str, rows: List[Tuple[Shape, Prediction]]) -> List[str
 
 def write_csv(path: str, rows: List[Tuple[Shape, Prediction]]) -> None:
     """One line per call; a first comment line lists the channel counts of the vendor's
-    calls (the plot's lines: it draws those, the last four columns, spatial, relu,
-    forward and bits, 0)."""
+    calls (the plot's lines: it draws those, the last five columns, spatial, relu,
+    forward, bits and accumulate_dx, 0)."""
     out = io.StringIO()
     channels = sorted({s.channel for s, _ in rows if not s.extension})
     out.write("# channels: " + " ".join(map(str, channels)) + "\n")
     w = csv.writer(out, lineterminator="\n")
     w.writerow(["label", "dtype", "batch", "channel", "cores", "layers", "predicted_us", "floor_us",
                 "ddr_bytes", "min_ddr_bytes", "gsm_bytes", "am_bytes", "bound"]
-               + [f"{k}_us" for k in BOUNDS] + ["barrier_us", "spatial", "relu", "forward", "bits"])
+               + [f"{k}_us" for k in BOUNDS]
+               + ["barrier_us", "spatial", "relu", "forward", "bits", "accumulate_dx"])
     for s, p in rows:
         w.writerow([s.label, p.call.dtype, s.batch, s.channel, p.call.cores, s.layers,
                     f"{p.seconds * 1e6:.3f}", f"{p.floor_seconds * 1e6:.3f}", p.bytes["ddr"],
                     p.min_ddr_bytes, p.bytes["gsm"], p.bytes["am"], p.bound]
                    + [f"{p.spent[k] * 1e6:.3f}" for k in BOUNDS + ("barrier",)]
-                   + [s.spatial, int(s.relu), int(s.forward), int(s.bits)])
+                   + [s.spatial, int(s.relu), int(s.forward), int(s.bits), int(s.accumulate_dx)])
     with open(path, "w", encoding="utf-8") as f:
         f.write(out.getvalue())

@@ -3,7 +3,8 @@ batch 1, 8 and 32, and the bench's shapes (bench/bench.c); at batch 32, where th
 target has the extensions, its layers followed by a ReLU with the fused ReLU backward,
 every layer in NCHW (those followed by a ReLU also fused), and every layer's training
 forward (in NCHW too where the target has both); with relu and forward, the layers a
-ReLU follows fused from the forward's keep bits too (in NCHW too where it has nchw)."""
+ReLU follows fused from the forward's keep bits too (in NCHW too where it has nchw);
+with ext, every layer's ext call adding into dx (MXNet's grad_req='add')."""
 
 import re
 from dataclasses import dataclass, replace
@@ -24,6 +25,7 @@ class Shape:
     forward: bool = False   # the training forward's _s (the forward extension)
     bits: bool = False      # with relu: the backward from the forward's keep bits
                             # (BNG_FLAG_RELU_BITS)
+    accumulate_dx: bool = False     # the ext call adding into dx (BNG_FLAG_ACCUMULATE_DX)
 
     @property
     def size(self) -> str:
@@ -32,19 +34,22 @@ class Shape:
 
     @property
     def extensions(self) -> Tuple[str, ...]:
-        """The extensions the call uses: nchw, relu, both, forward (its ReLU is its own;
-        with nchw in NCHW), or none (the vendor's call)."""
+        """The extensions the call uses: nchw, relu, both, ext (adding into dx), forward
+        (its ReLU is its own; with nchw in NCHW), or none (the vendor's call)."""
         if self.forward:
             return ("forward",) + (("nchw",) if self.spatial else ())
-        return tuple(name for name, used in (("nchw", bool(self.spatial)), ("relu", self.relu))
-                     if used)
+        return tuple(name for name, used in (("nchw", bool(self.spatial)), ("relu", self.relu),
+                                             ("ext", self.accumulate_dx)) if used)
 
     @property
     def extension(self) -> str:
-        """The extensions as a label: "nchw", "relu", "nchw relu", "forward", "forward
-        relu", "forward nchw", "forward nchw relu", or "" (the vendor's)."""
-        return " ".join(self.extensions + (("relu",) if self.forward and self.relu else ())
-                        + (("bits",) if self.bits else ()))
+        """The call as a label: its extensions ("nchw", "relu", "nchw relu", "forward",
+        "forward relu", "forward nchw", "forward nchw relu"), "bits" from the keep bits,
+        "acc" adding into dx; or "" (the vendor's)."""
+        named = tuple(e for e in self.extensions if e != "ext")
+        return " ".join(named + (("relu",) if self.forward and self.relu else ())
+                        + (("bits",) if self.bits else ())
+                        + (("acc",) if self.accumulate_dx else ()))
 
 
 # ResNet-50 as torchvision builds it (v1.5: a bottleneck's stride on its 3x3
@@ -104,32 +109,37 @@ def default_shapes(extensions: Tuple[str, ...] = ()) -> List[Shape]:
     if {"relu", "forward"} <= has:     # the backward from those keep bits
         out += [_extended(pixels, c, layers, nchw=nchw, relu=True, bits=True)
                 for nchw in layouts for pixels, c, layers, relu in RESNET50 if relu]
+    if "ext" in has:        # grad_req='add' on the data
+        out += [_extended(pixels, c, layers, accumulate_dx=True)
+                for pixels, c, layers, _ in RESNET50]
     return out
 
 
-SHAPE = re.compile(r"([1-9][0-9]{0,9})x([1-9][0-9]{0,4})(?:x([1-9][0-9]{0,9}))?(:relu(:bits)?)?\Z")
+SHAPE = re.compile(r"([1-9][0-9]{0,9})x([1-9][0-9]{0,4})(?:x([1-9][0-9]{0,9}))?(:relu(:bits)?)?"
+                   r"(:acc)?\Z")
 FORWARD = re.compile(r"([1-9][0-9]{0,9})x([1-9][0-9]{0,4})(?:x([1-9][0-9]{0,9}))?:fwd(:relu)?\Z")
 
 
 def parse_shapes(text: str) -> List[Shape]:
     """SHAPES="BxC ...": batch (rows) x channel; BxC:relu with the fused ReLU backward,
-    BxC:relu:bits from the forward's keep bits; NxCxS in NCHW (NxCxS:relu:bits too) (batch x channel x spatial), NxCxS:relu with the fused ReLU; BxC:fwd
-    the training forward, BxC:fwd:relu with its fused ReLU and keep bits, NxCxS:fwd in
-    NCHW."""
+    BxC:relu:bits from the forward's keep bits; NxCxS in NCHW (NxCxS:relu:bits too) (batch x channel x spatial), NxCxS:relu with the fused ReLU; any of
+    those with :acc last, the ext call adding into dx; BxC:fwd the training forward,
+    BxC:fwd:relu with its fused ReLU and keep bits, NxCxS:fwd in NCHW."""
     out = []
     for word in text.replace(",", " ").split():
         m, f = SHAPE.match(word), FORWARD.match(word)
         if not m and not f:
             raise ConfigError("SHAPES", word, "not a shape; write BATCHxCHANNEL, e.g. 401408x64, "
                               "BATCHxCHANNEL:relu (fused ReLU; :relu:bits from the forward's "
-                              "keep bits), BATCHxCHANNELxSPATIAL (NCHW) or "
+                              "keep bits), BATCHxCHANNELxSPATIAL (NCHW), any of those with "
+                              ":acc (adding into dx) or "
                               "BATCHxCHANNEL:fwd (the training forward; :fwd:relu with its ReLU; "
                               "NxCxS:fwd in NCHW)")
         shape = (Shape(int(f.group(1)), int(f.group(2)), "SHAPES", spatial=int(f.group(3) or 0),
                        forward=True, relu=bool(f.group(4))) if f else
                  Shape(int(m.group(1)), int(m.group(2)), "SHAPES",
                        spatial=int(m.group(3) or 0), relu=bool(m.group(4)),
-                       bits=bool(m.group(5))))
+                       bits=bool(m.group(5)), accumulate_dx=bool(m.group(6))))
         out.append(replace(shape, label=f"SHAPES {shape.extension}".rstrip()))
     if not out:
         raise ConfigError("SHAPES", "", "no shape given")

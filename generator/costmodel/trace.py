@@ -75,6 +75,7 @@ class Call:
     forward: bool = False     # the training forward's _s: x in, y out
     bits: bool = False        # with relu, BNG_FLAG_RELU_BITS: the forward's keep bits
                               # read in y's place
+    accumulate_dx: bool = False   # BNG_FLAG_ACCUMULATE_DX: the old dx read as well
 
     @property
     def cores(self) -> int:
@@ -130,6 +131,21 @@ def _event(words: List[str], line: int) -> Tuple[int, Event]:
     raise TraceError(f"line {line}: not an event: {' '.join(words)}")
 
 
+# The words after a call's shape, in the trace program's order: the backward's fused
+# ReLU (from the keep bits), adding into dx; or the forward, with its ReLU.
+BACKWARD_MODES = ("relu", "bits", "acc")
+FORWARD_MODES = ("relu", "fwd")
+
+
+def _modes(words: List[str], number: int, line: str) -> Dict[str, bool]:
+    forward = "fwd" in words
+    known = FORWARD_MODES if forward else BACKWARD_MODES
+    if words != [w for w in known if w in words] or ("bits" in words and "relu" not in words):
+        raise TraceError(f"line {number}: not a call: {line}")
+    return {"relu": "relu" in words, "bits": "bits" in words,
+            "accumulate_dx": "acc" in words, "forward": forward}
+
+
 def parse(text: str) -> List[Call]:
     """Every call of a record, in order."""
     calls: List[Call] = []
@@ -143,14 +159,7 @@ def parse(text: str) -> List[Call]:
                 dtype, shape, _, mask, _, train = words[1:7]
                 batch, channel, *spatial = map(int, shape.split("x"))
                 extra = {"spatial": spatial[0]} if spatial else {}
-                if words[7:] in (["relu"], ["relu", "bits"]):
-                    extra["relu"] = True
-                    extra["bits"] = len(words) == 9
-                elif words[7:] in (["fwd"], ["relu", "fwd"]):
-                    extra["forward"] = True
-                    extra["relu"] = len(words) == 9
-                elif words[7:]:
-                    raise TraceError(f"line {number}: not a call: {line}")
+                extra.update(_modes(words[7:], number, line))
                 head = (dtype, batch, channel, int(mask, 16), train == "1", extra)
                 regions = []
             elif words[:1] == ["parallel"]:

@@ -192,14 +192,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const int nchw = BNG_HAS_NCHW && (layout_byte & 1);
     const int nchw_call = nchw && op != BNG_OP_FULL;
     /* BNG_FLAG_ACCUMULATE_DX (bit 5 of the same byte, which no seed of the corpus sets):
-     * refused on reduce, in _s and on a split target */
+     * refused on reduce */
     const int accumulate_dx = (layout_byte & 0x20) && op != BNG_OP_FULL;
     const int shared = flags & 2;
     const int flag_refused = op != BNG_OP_FULL
                              && (unknown_flag || (accumulate && (op == BNG_OP_REDUCE || op == BNG_OP_DX))
                                  || (relu_bits && !relu)
-                                 || (accumulate_dx && (op == BNG_OP_REDUCE || shared
-                                                       || BNG_SPLIT_MEMORY)));
+                                 || (accumulate_dx && op == BNG_OP_REDUCE));
     /* the vendor's call with explicit arguments */
     const int explicit_args = !ext && (flags & 0x80);
     const unsigned count_kind = (op_byte >> 4) % 5;   /* apply: exact, larger, smaller, fraction, NaN */

@@ -45,11 +45,15 @@ class NchwTest(TempDir):
                 (GOOD + "    extensions: [ext, nchw]\n    spatial: 49\n", "expected a list of spatial"),
                 (SPLIT + "    extensions: [ext, nchw]\n", "not available on a split target"),
                 (GOOD.replace("f32: {lanes: 16}", "f32: {lanes: 64}").replace("786432", "32768")
-                 .replace("channels: [32, 64]", "channels: [8]") + "    extensions: [ext, nchw]\n",
+                 .replace("channels: [32, 64]", "channels: [8]") + "    extensions: [reduce, nchw]\n",
                  "cannot hold nchw's 4 tile buffers"),
+                # the old dx's two where a call writes dx (BNG_FLAG_ACCUMULATE_DX)
                 (GOOD.replace("f32: {lanes: 16}", "f32: {lanes: 64}").replace("786432", "40960")
+                 .replace("channels: [32, 64]", "channels: [8]") + "    extensions: [ext, nchw]\n",
+                 "cannot hold nchw's 6 tile buffers"),
+                (GOOD.replace("f32: {lanes: 16}", "f32: {lanes: 64}").replace("786432", "49152")
                  .replace("channels: [32, 64]", "channels: [8]") + "    extensions: [ext, nchw, relu]\n",
-                 "cannot hold nchw's 5 tile buffers")):
+                 "cannot hold nchw's 7 tile buffers")):
             status, err, _ = self.generate(text)
             self.assertEqual(status, 2, (text, err))
             self.assertIn(fragment, err)

@@ -267,6 +267,14 @@ class ShapesTest(unittest.TestCase):
         (bits,) = parse_shapes("4096x64:relu:bits")
         self.assertEqual((bits.extension, bits.extensions, bits.relu, bits.bits, bits.size),
                          ("relu bits", ("relu",), True, True, "4096x64"))
+        acc, both = parse_shapes("4096x64:acc 16x64x3136:relu:bits:acc")
+        self.assertEqual((acc.extension, acc.extensions, acc.accumulate_dx),
+                         ("acc", ("ext",), True))
+        self.assertEqual((both.extension, both.extensions), ("nchw relu bits acc",
+                                                             ("nchw", "relu", "ext")))
+        for word in ("4096x64:acc:relu", "4096x64:acc:acc", "4096x64:fwd:acc"):
+            with self.subTest(word=word), self.assertRaises(ConfigError):
+                parse_shapes(word)
 
     def test_default_extension_shapes(self):
         """ResNet-50 at batch 32, in NHWC and in NCHW each: the 33 layers a ReLU follows
@@ -288,6 +296,12 @@ class ShapesTest(unittest.TestCase):
                 self.assertTrue(all(s.label.endswith(" " + s.extension) for s in mine
                                     if s.extension))
         self.assertEqual([s for s in default_shapes(("relu", "nchw")) if s.bits], [])
+        # with ext, all 53 adding into dx, in NHWC
+        acc = [s for s in default_shapes(("ext",)) if s.accumulate_dx]
+        self.assertEqual(sum(s.layers for s in acc), 53)
+        self.assertTrue(all(s.label.endswith(" acc") and not s.spatial for s in acc))
+        self.assertEqual([s for s in default_shapes(("relu", "nchw", "forward"))
+                          if s.accumulate_dx], [])
         self.assertEqual(parse_shapes("100x64:fwd")[0].extension, "forward")
         self.assertEqual(parse_shapes("100x64:fwd:relu")[0].extension, "forward relu")
         self.assertEqual(parse_shapes("100x64:fwd:relu")[0].extensions, ("forward",))

@@ -217,6 +217,41 @@ class TraceHalTest(unittest.TestCase):
         ends = [line for line in trace(*calls, copy=True).splitlines() if line.startswith("end")]
         self.assertEqual(ends, ["end identical"] * len(calls))
 
+    def test_accumulating_calls_give_the_bits_of_ext_p(self):
+        """Adding into dx (BNG_FLAG_ACCUMULATE_DX): the old dx fetched into its own tile
+        buffers beside every tile of pass 2 (rows resident, kept in GSM and streamed,
+        one core and several, training and inference, apply's and dx-only's one pass
+        too in ext's), plain, with the fused ReLU from y and from the keep bits, NCHW,
+        against ext _p with the same flags on the same old dx."""
+        calls = ["f32:1000x64:0xff:acc", "f16:777x100:0x25:acc", "f32:300x300:0xff:infer:acc",
+                 "f32:20000x64:0x7:acc", "f16:30000x256:0x3:acc", "f32:70000x32:0xff:acc",
+                 "f32:20000x64:0x7:relu:acc", "f16:777x100:0x25:relu:bits:acc",
+                 "f32:2x5x3136:0xff:acc", "f16:2x3x100003:0x3:infer:relu:acc",
+                 "f32:32x17x49:0xff:relu:bits:acc"]
+        ends = [line for line in trace(*calls, copy=True).splitlines() if line.startswith("end")]
+        self.assertEqual(ends, ["end identical"] * len(calls))
+
+    def test_accumulating_calls_read_the_old_dx_once(self):
+        """Adding into dx reads dx once beside the same call's traffic: its DDR bytes
+        are at least the minimum, which counts one stream more than the call's without
+        the flag, and no more than that call's with the rows the old dx's buffers take
+        from the resident area read again (x and dy once more each, at most)."""
+        tp = target_plan()
+        specs = ["f32:20000x64:0x7", "f16:30000x256:0x3", "f32:300x300:0xff:infer",
+                 "f32:20000x64:0xff:relu", "f32:2x5x3136:0xff"]
+        plain = parse(trace(*specs))
+        added = parse(trace(*[s + ":acc" for s in specs]))
+        for spec, p, a in zip(specs, plain, added):
+            with self.subTest(spec=spec):
+                d = tp.dtype(a.dtype)
+                stream = a.elements * d.element_bytes
+                self.assertTrue(a.accumulate_dx and not p.accumulate_dx)
+                self.assertEqual(minimum_ddr_bytes(a, d.element_bytes, d.stats_bytes),
+                                 minimum_ddr_bytes(p, d.element_bytes, d.stats_bytes) + stream)
+                ddr = a.bytes_by_level()["ddr"]
+                self.assertGreaterEqual(ddr, p.bytes_by_level()["ddr"] + stream)
+                self.assertLessEqual(ddr, p.bytes_by_level()["ddr"] + 3 * stream)
+
     def test_forward_calls_give_the_bits_of_forward_p(self):
         """The training forward's _s (rows resident and streamed, specialized and
         generic, one core and several) against its _p on the same inputs, the moving
@@ -279,12 +314,13 @@ class TraceHalTest(unittest.TestCase):
     def test_the_header_says_what_was_called(self):
         """A plain call's header is the vendor's; the ext ones name the flag's input."""
         heads = [line for line in trace("f32:4x64:0x1", "f32:4x64:0x1:relu", "f16:2x3x49:0x1:infer",
-                                        "f32:4x64:0x1:relu:bits")
+                                        "f32:4x64:0x1:relu:bits", "f32:4x64:0x1:relu:bits:acc")
                  .splitlines() if line.startswith("call")]
         self.assertEqual(heads, ["call f32 4x64 mask 0x1 train 1",
                                  "call f32 4x64 mask 0x1 train 1 relu",
                                  "call f16 2x3x49 mask 0x1 train 0",
-                                 "call f32 4x64 mask 0x1 train 1 relu bits"])
+                                 "call f32 4x64 mask 0x1 train 1 relu bits",
+                                 "call f32 4x64 mask 0x1 train 1 relu bits acc"])
         (plain, relu, nchw) = parse(trace("f32:4x64:0x1", "f32:4x64:0x1:relu", "f16:2x3x49:0x1"))
         self.assertEqual((plain.relu, plain.spatial, relu.relu, nchw.spatial), (False, 0, True, 49))
 
@@ -292,7 +328,7 @@ class TraceHalTest(unittest.TestCase):
         """A mode twice, a shape or mode that is not one."""
         for spec in ("f32:4x64:0x1:relu:relu", "f32:4x64:0x1:infer:infer", "f32:4x64:0x1:bits",
                      "f32:4x64:0x1:relu:bits:bits", "f32:2x3x49:0x1:bits",
-                     "f32:4x64:0x1:fwd:relu:bits",
+                     "f32:4x64:0x1:fwd:relu:bits", "f32:4x64:0x1:acc:acc", "f32:4x64:0x1:fwd:acc",
                      "f32:4x64x:0x1", "f32:4x64:0x1:fast", "f32:4x64:0x1:fwd:fwd",
                      "f32:4x64:0x1:infer:fwd", "f32:4x64x49:0x1:infer:fwd"):
             with self.subTest(spec=spec):
