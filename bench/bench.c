@@ -975,13 +975,12 @@ static void bench_shape(const char *dtype, const char *backend, size_t batch, si
          * _s against the vendor's _s, through the host's DMA engine */
         const double accumulate = median[acc_at] / median[0];
         const double accumulate_s = median[acc_at + 1] / median[s_at];
+        const int dram = is_dram_shape(batch * channel);
         printf("  %s %s %s %zux%zu on %s: ext accumulating dx takes %.2fx the vendor's call's "
                "time in _p, %.2fx in _s all cores (goal within 1.25x at DRAM shapes: %s, %s)\n",
                BNG_TARGET_NAME, backend, dtype, batch, channel, isa(), accumulate, accumulate_s,
-               is_dram_shape(batch * channel) ? verdict(accumulate <= 1.25)
-                                               : "not a DRAM shape, not judged",
-               is_dram_shape(batch * channel) ? verdict(accumulate_s <= 1.25)
-                                               : "not a DRAM shape, not judged");
+               dram ? verdict(accumulate <= 1.25) : "not a DRAM shape, not judged",
+               dram ? verdict(accumulate_s <= 1.25) : "not a DRAM shape, not judged");
     }
     if (relu_at >= 0) {
         const double fused = median[relu_at + 1] / median[relu_at];

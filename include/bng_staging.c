@@ -66,6 +66,13 @@ void bng_take_resident(BNG_VMEM unsigned char *next, const BNG_VMEM unsigned cha
     buffers->dy_resident = next + buffers->resident_bytes;
 }
 
+/* Whether tiles[t] adds its gradient to the old dx (pass 2 of BNG_FLAG_ACCUMULATE_DX,
+ * where its layout gave it a buffer for that): a third get, of the old dx. */
+static int bng_pass_adds_old_dx(const bng_pass *pass, unsigned t)
+{
+    return pass->again && pass->tiles[t].dx != NULL;
+}
+
 /* Start the DMA of tiles[t]'s x (pass 1, and pass 2 in training: dx-only has no x) and
  * dy (the forward's job has none) into its place: from the call's arrays, from GSM (a
  * kept tile in pass 2), or not at all (a resident tile in pass 2); in pass 2 also the
@@ -80,7 +87,7 @@ static void bng_pass_fetch(bng_pass *pass, unsigned t)
     const BNG_SHARED void *x, *dy;
     size_t stride;
 
-    pass->gets[t][2] = pass->again && tile->dx != NULL
+    pass->gets[t][2] = bng_pass_adds_old_dx(pass, t)
                        ? bng_hal_dma_get(tile->dx, bng_shared_at(job->dx, tile->at, element),
                                          tile->rows, tile->row_bytes, tile->stride, tile->pitch)
                        : BNG_HAL_DMA_DONE;
@@ -129,7 +136,7 @@ void bng_pass_run(bng_pass *pass)
         /* three gets a tile (the old dx's too): this one's done before the next one's
          * start, the contract's outstanding transfers (BNG_DRIVER_OUTSTANDING_DMA);
          * else after it, both tiles' in flight. Each handle is waited once. */
-        const int three = pass->again && pass->tiles[t].dx != NULL;
+        const int three = bng_pass_adds_old_dx(pass, t);
 
         more = pass->next(pass, t);
         if (three)
