@@ -103,9 +103,13 @@ driver_and_entry_sources = $(filter-out %_ukernels.c,$(BNG_SOURCES_$(1)))
 # were not compiled with (make tracks files, not flags).
 shares_kernels = $(if $(and $(SANITIZE)$(COVERAGE),$(filter file,$(origin CFLAGS))),\
   $(filter-out $(INSTRUMENTED_KERNEL_ROOTS),$(1)))
+# A flavour whose flags change the driver only links another's kernel objects, the one
+# KERNELS_FROM_<flavour> names (make model's, mk/model.mk).
+kernel_flavour = $(or $(KERNELS_FROM_$(1)),$(1))
 # $(1) generated folder, $(2) flavour -> the folder of its library's kernel objects
 kernel_dir = $(if $(call shares_kernels,$(1)),$(patsubst $(BUILD)/%,$(PLAIN_BUILD)/%,\
-  $(call sources_dir,$(1),$(2))),$(call sources_dir,$(1),$(2)))
+  $(call sources_dir,$(1),$(call kernel_flavour,$(2)))),\
+  $(call sources_dir,$(1),$(call kernel_flavour,$(2))))
 # $(1) generated folder, $(2) flavour with objects of its own: its kernels, uninstrumented
 define shared_kernel_rules
 $(call kernel_dir,$(1),$(2))/%_ukernels.o: $(1)/%_ukernels.c $(wildcard $(1)/*.h) \
@@ -117,7 +121,7 @@ endef
 # $(1) generated folder, $(2) flavour
 define flavour_rules
 $(call object_rules,$(1),$(call flavour_dir,$(1),$(2))/obj,$(FLAVOUR_FLAGS_$(2)))
-$(if $(and $(call shares_kernels,$(1)),$(if $(SOURCES_FROM_$(2)),,own)),\
+$(if $(and $(call shares_kernels,$(1)),$(if $(SOURCES_FROM_$(2))$(KERNELS_FROM_$(2)),,own)),\
   $(call shared_kernel_rules,$(1),$(2)))
 $(call flavour_dir,$(1),$(2))/libbatchnormgrad.a: $(call library_objects,$(1),$(2)) $(1)/build.mk
 	rm -f $$@ && $$(AR) rcs $$@ $$(filter %.o,$$^)

@@ -29,15 +29,20 @@ sources=$(cd "$W/drop" && ls -- *.c | grep -vx board_notes.c)
 fail() { echo "drop-builds: $target: $*" >&2; exit 1; }
 
 # Every drop source compiled once, with -std=c99 and -ffp-contract=off (CMake's
-# compile_commands.json, or make's echoed commands).
+# compile_commands.json, or make's echoed commands), in one pass over the log.
 flags_reached() {
-  local log=$1 what=$2 s line
-  for s in $sources; do
-    line=$(grep -F -- "/drop/$s" "$log" | grep -F -- " -c " || true)
-    [ "$(printf '%s\n' "$line" | grep -c .)" = 1 ] || fail "$what: $s compiled $(printf '%s\n' "$line" | grep -c .) times"
-    case "$line" in *-std=c99*-ffp-contract=off*|*-ffp-contract=off*-std=c99*) ;;
-      *) fail "$what: $s compiled without -std=c99 -ffp-contract=off: $line" ;; esac
-  done
+  local log=$1 what=$2 problem
+  problem=$(printf '%s\n' $sources | awk '
+    NR == FNR { order[++n] = $0; next }
+    / -c / { for (i = 1; i <= n; i++) if (index($0, "/drop/" order[i])) { count[i]++; line[i] = $0 } }
+    END {
+      for (i = 1; i <= n; i++) {
+        if (count[i] != 1) { print order[i] " compiled " count[i] + 0 " times"; exit }
+        if (line[i] !~ /-std=c99/ || line[i] !~ /-ffp-contract=off/) {
+          print order[i] " compiled without -std=c99 -ffp-contract=off: " line[i]; exit }
+      }
+    }' - "$log")
+  [ -z "$problem" ] || fail "$what: $problem"
 }
 
 # What the library needs from outside itself: memcpy, memset and the HAL's functions only.
