@@ -67,7 +67,10 @@
     (((values) + BNG_KEEP_ROWS(element_bytes) - 1) / BNG_KEEP_ROWS(element_bytes))
 /* NCHW's planes read their words a vector at a time with _load_relu_bits (each
  * backend's _ld_relu_bits): lane i of dy kept where bit i of an integer is set, which
- * the NCHW _keeps ukernels gather from a piece's words. */
+ * the NCHW _keeps ukernels gather from a piece's words. The forward writes them the
+ * other way: bng_keepsN_pack_f32 and _f16 give bit 0 of each lane of a keeps register
+ * at the lane's index in an integer, which its NCHW ReLU ukernel puts into a plane's
+ * words. */
 
 #define BNG_VEC_GNU 1
 #define BNG_VEC_PORTABLE 2

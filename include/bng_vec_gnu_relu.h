@@ -57,6 +57,46 @@ BNG_VEC_FN void BNG_KEEPSN(st_f16)(half *p, BNG_KEEPSN(f16) k)
 {
     __builtin_memcpy(p, &k, sizeof k);
 }
+/* Bit 0 of each lane at the lane's index (bng_vec.h, "Keep bits": the forward's NCHW
+ * bits): each lane shifted to its place among a lane type's width of lanes (lane 32 of
+ * f32 keeps is bit 0 of its lane's group), then each group's lanes ORed together, which
+ * a compiler folds half a register at a time: no lane taken apart but the last. */
+BNG_VEC_FN unsigned long long BNG_KEEPSN(pack_f32)(BNG_KEEPSN(f32) k)
+{
+    BNG_KEEPSN(f32) at, placed;
+    unsigned int lanes[BNG_N];
+    unsigned long long packed = 0;
+    int i, group;
+    for (i = 0; i < BNG_N; i++)
+        at[i] = (unsigned)(i & 31);
+    placed = (k & 1u) << at;
+    __builtin_memcpy(lanes, &placed, sizeof lanes);
+    for (group = 0; group < BNG_N; group += 32) {
+        unsigned int word = 0;
+        for (i = group; i < BNG_N && i < group + 32; i++)
+            word |= lanes[i];
+        packed |= (unsigned long long)word << group;
+    }
+    return packed;
+}
+BNG_VEC_FN unsigned long long BNG_KEEPSN(pack_f16)(BNG_KEEPSN(f16) k)
+{
+    BNG_KEEPSN(f16) at, placed;
+    unsigned short lanes[BNG_N];
+    unsigned long long packed = 0;
+    int i, group;
+    for (i = 0; i < BNG_N; i++)
+        at[i] = (unsigned short)(i & 15);
+    placed = (k & (unsigned short)1) << at;
+    __builtin_memcpy(lanes, &placed, sizeof lanes);
+    for (group = 0; group < BNG_N; group += 16) {
+        unsigned short word = 0;
+        for (i = group; i < BNG_N && i < group + 16; i++)
+            word = (unsigned short)(word | lanes[i]);
+        packed |= (unsigned long long)word << group;
+    }
+    return packed;
+}
 BNG_VEC_FN BNG_F32XN BNG_OPN(ld_relu_mark_f32)(const float *dy, const float *y,
                                                     BNG_KEEPSN(f32) *keeps,
                                                     unsigned bit)
@@ -178,6 +218,14 @@ BNG_VEC_FN void BNG_KEEPSN(st_f16)(half *p, BNG_KEEPSN(f16) k)
 {
     BNG_KEEPSH(st_f16)(p, k.lo);
     BNG_KEEPSH(st_f16)(p + BNG_H, k.hi);
+}
+BNG_VEC_FN unsigned long long BNG_KEEPSN(pack_f32)(BNG_KEEPSN(f32) k)
+{
+    return BNG_KEEPSH(pack_f32)(k.lo) | BNG_KEEPSH(pack_f32)(k.hi) << BNG_H;
+}
+BNG_VEC_FN unsigned long long BNG_KEEPSN(pack_f16)(BNG_KEEPSN(f16) k)
+{
+    return BNG_KEEPSH(pack_f16)(k.lo) | BNG_KEEPSH(pack_f16)(k.hi) << BNG_H;
 }
 BNG_VEC_FN BNG_F32XN BNG_OPN(ld_relu_mark_f32)(const float *dy, const float *y,
                                                     BNG_KEEPSN(f32) *keeps,

@@ -207,6 +207,23 @@ static inline void BNG_KEEPSN(st_f16)(half *p, BNG_KEEPSN(f16) k)
 {
     memcpy(p, k.lane, sizeof k.lane);
 }
+/* Bit 0 of lane i at bit i (bng_vec.h, "Keep bits"). */
+static inline unsigned long long BNG_KEEPSN(pack_f32)(BNG_KEEPSN(f32) k)
+{
+    unsigned long long packed = 0;
+    int i;
+    for (i = 0; i < BNG_N; i++)
+        packed |= (unsigned long long)(k.lane[i] & 1u) << i;
+    return packed;
+}
+static inline unsigned long long BNG_KEEPSN(pack_f16)(BNG_KEEPSN(f16) k)
+{
+    unsigned long long packed = 0;
+    int i;
+    for (i = 0; i < BNG_N; i++)
+        packed |= (unsigned long long)(k.lane[i] & 1u) << i;
+    return packed;
+}
 static inline BNG_F32XN BNG_OPN(ld_relu_mark_f32)(const float *dy, const float *y,
                                                        BNG_KEEPSN(f32) *keeps,
                                                        unsigned bit)

@@ -1092,50 +1092,6 @@ void bng_f16_fwd_nchw_norm_ukernel__mt7004_generic_v32(
     }
 }
 
-/* The keep bits of 16 consecutive values, least significant first, from their keep
- * words (the masked load's, bit 0 of each). */
-static unsigned long bng_f16_fwd_nchw_keeps16(const uint16_t *keep)
-{
-    /* spelled out, one term a value: a compiler packs them with vector shifts */
-    return (unsigned long)keep[0] << 0 | (unsigned long)keep[1] << 1 | (unsigned long)keep[2] << 2 | (unsigned long)keep[3] << 3
-           | (unsigned long)keep[4] << 4 | (unsigned long)keep[5] << 5 | (unsigned long)keep[6] << 6 | (unsigned long)keep[7] << 7
-           | (unsigned long)keep[8] << 8 | (unsigned long)keep[9] << 9 | (unsigned long)keep[10] << 10 | (unsigned long)keep[11] << 11
-           | (unsigned long)keep[12] << 12 | (unsigned long)keep[13] << 13 | (unsigned long)keep[14] << 14 | (unsigned long)keep[15] << 15;
-}
-
-/* The keep bits of 8 consecutive values, least significant first, from their keep
- * words (the masked load's, bit 0 of each). */
-static unsigned long bng_f16_fwd_nchw_keeps8(const uint16_t *keep)
-{
-    /* spelled out, one term a value: a compiler packs them with vector shifts */
-    return (unsigned long)keep[0] << 0 | (unsigned long)keep[1] << 1 | (unsigned long)keep[2] << 2 | (unsigned long)keep[3] << 3
-           | (unsigned long)keep[4] << 4 | (unsigned long)keep[5] << 5 | (unsigned long)keep[6] << 6 | (unsigned long)keep[7] << 7;
-}
-
-/* The keep bits of 4 consecutive values, least significant first, from their keep
- * words (the masked load's, bit 0 of each). */
-static unsigned long bng_f16_fwd_nchw_keeps4(const uint16_t *keep)
-{
-    /* spelled out, one term a value: a compiler packs them with vector shifts */
-    return (unsigned long)keep[0] << 0 | (unsigned long)keep[1] << 1 | (unsigned long)keep[2] << 2 | (unsigned long)keep[3] << 3;
-}
-
-/* The keep bits of 2 consecutive values, least significant first, from their keep
- * words (the masked load's, bit 0 of each). */
-static unsigned long bng_f16_fwd_nchw_keeps2(const uint16_t *keep)
-{
-    /* spelled out, one term a value: a compiler packs them with vector shifts */
-    return (unsigned long)keep[0] << 0 | (unsigned long)keep[1] << 1;
-}
-
-/* The keep bits of 1 consecutive value, least significant first, from their keep
- * words (the masked load's, bit 0 of each). */
-static unsigned long bng_f16_fwd_nchw_keeps1(const uint16_t *keep)
-{
-    /* spelled out, one term a value: a compiler packs them with vector shifts */
-    return (unsigned long)keep[0] << 0;
-}
-
 void bng_f16_fwd_nchw_norm_relu_ukernel__mt7004_generic_v32(
     size_t n, const BNG_VMEM void *x_data, BNG_VMEM void *y_data, float shift, float mean,
     float gain, float bias, BNG_VMEM void *bits_data, int stream)
@@ -1145,14 +1101,10 @@ void bng_f16_fwd_nchw_norm_relu_ukernel__mt7004_generic_v32(
     BNG_VMEM uint16_t *bits = bits_data;
     const bng_f32x32 shift_vec = bng_f32x32_broadcast(shift), mean_vec = bng_f32x32_broadcast(mean);
     const bng_f32x32 gain_vec = bng_f32x32_broadcast(gain), bias_vec = bng_f32x32_broadcast(bias);
-    /* a vector's room for its values as stored (fwd_norm_relu_store), and for its keep
-     * words, read as integers */
+    /* a vector's room for its values as stored (fwd_norm_relu_store) */
     half held[32];
-    union {
-        half v[32];
-        uint16_t u[32];
-    } kept;
     const unsigned bit = 0;     /* each value's keep into bit 0 of its keep word */
+    unsigned long long packed;  /* a vector's keep bits, value j's at bit j */
     unsigned long word = 0;     /* the bits of the word being built, from element i - i % 16 */
     size_t i, at;
 
@@ -1165,9 +1117,9 @@ void bng_f16_fwd_nchw_norm_relu_ukernel__mt7004_generic_v32(
             bng_f32x32_store_out_f16(y + i, bng_f32x32_load_relu_mark_f16(held, held, &keep, bit), stream);
         if (bits == NULL)
             continue;
-        bng_keeps32_store_f16(kept.v, keep);
+        packed = bng_keeps32_pack_f16(keep);
         for (at = 0; at < 32; at += 16) {
-            word |= bng_f16_fwd_nchw_keeps16(kept.u + at) << ((i + at) % 16);
+            word |= (unsigned long)(packed >> at & 0xffff) << ((i + at) % 16);
             if ((i + at + 16) % 16 == 0) {
                 bits[(i + at) / 16] = (uint16_t)word;
                 word = 0;
@@ -1180,8 +1132,8 @@ void bng_f16_fwd_nchw_norm_relu_ukernel__mt7004_generic_v32(
             bng_f32x16_store_f16(held, bng_f32x16_add(bng_f32x16_mul(bng_f32x16_sub(bng_f32x16_sub(bng_f32x16_load_f16(x + i), bng_f32x16_broadcast(shift)), bng_f32x16_broadcast(mean)), bng_f32x16_broadcast(gain)), bng_f32x16_broadcast(bias)));
             bng_f32x16_store_out_f16(y + i, bng_f32x16_load_relu_mark_f16(held, held, &keep, bit), stream);
         if (bits != NULL) {
-            bng_keeps16_store_f16(kept.v, keep);
-            word |= bng_f16_fwd_nchw_keeps16(kept.u) << (i % 16);
+            packed = bng_keeps16_pack_f16(keep);
+            word |= (unsigned long)packed << (i % 16);
             if ((i + 16) % 16 == 0) {
                 bits[i / 16] = (uint16_t)word;
                 word = 0;
@@ -1195,8 +1147,8 @@ void bng_f16_fwd_nchw_norm_relu_ukernel__mt7004_generic_v32(
             bng_f32x8_store_f16(held, bng_f32x8_add(bng_f32x8_mul(bng_f32x8_sub(bng_f32x8_sub(bng_f32x8_load_f16(x + i), bng_f32x8_broadcast(shift)), bng_f32x8_broadcast(mean)), bng_f32x8_broadcast(gain)), bng_f32x8_broadcast(bias)));
             bng_f32x8_store_out_f16(y + i, bng_f32x8_load_relu_mark_f16(held, held, &keep, bit), stream);
         if (bits != NULL) {
-            bng_keeps8_store_f16(kept.v, keep);
-            word |= bng_f16_fwd_nchw_keeps8(kept.u) << (i % 16);
+            packed = bng_keeps8_pack_f16(keep);
+            word |= (unsigned long)packed << (i % 16);
             if ((i + 8) % 16 == 0) {
                 bits[i / 16] = (uint16_t)word;
                 word = 0;
@@ -1210,8 +1162,8 @@ void bng_f16_fwd_nchw_norm_relu_ukernel__mt7004_generic_v32(
             bng_f32x4_store_f16(held, bng_f32x4_add(bng_f32x4_mul(bng_f32x4_sub(bng_f32x4_sub(bng_f32x4_load_f16(x + i), bng_f32x4_broadcast(shift)), bng_f32x4_broadcast(mean)), bng_f32x4_broadcast(gain)), bng_f32x4_broadcast(bias)));
             bng_f32x4_store_out_f16(y + i, bng_f32x4_load_relu_mark_f16(held, held, &keep, bit), stream);
         if (bits != NULL) {
-            bng_keeps4_store_f16(kept.v, keep);
-            word |= bng_f16_fwd_nchw_keeps4(kept.u) << (i % 16);
+            packed = bng_keeps4_pack_f16(keep);
+            word |= (unsigned long)packed << (i % 16);
             if ((i + 4) % 16 == 0) {
                 bits[i / 16] = (uint16_t)word;
                 word = 0;
@@ -1225,8 +1177,8 @@ void bng_f16_fwd_nchw_norm_relu_ukernel__mt7004_generic_v32(
             bng_f32x2_store_f16(held, bng_f32x2_add(bng_f32x2_mul(bng_f32x2_sub(bng_f32x2_sub(bng_f32x2_load_f16(x + i), bng_f32x2_broadcast(shift)), bng_f32x2_broadcast(mean)), bng_f32x2_broadcast(gain)), bng_f32x2_broadcast(bias)));
             bng_f32x2_store_out_f16(y + i, bng_f32x2_load_relu_mark_f16(held, held, &keep, bit), stream);
         if (bits != NULL) {
-            bng_keeps2_store_f16(kept.v, keep);
-            word |= bng_f16_fwd_nchw_keeps2(kept.u) << (i % 16);
+            packed = bng_keeps2_pack_f16(keep);
+            word |= (unsigned long)packed << (i % 16);
             if ((i + 2) % 16 == 0) {
                 bits[i / 16] = (uint16_t)word;
                 word = 0;
@@ -1240,8 +1192,8 @@ void bng_f16_fwd_nchw_norm_relu_ukernel__mt7004_generic_v32(
             bng_f32x1_store_f16(held, bng_f32x1_add(bng_f32x1_mul(bng_f32x1_sub(bng_f32x1_sub(bng_f32x1_load_f16(x + i), bng_f32x1_broadcast(shift)), bng_f32x1_broadcast(mean)), bng_f32x1_broadcast(gain)), bng_f32x1_broadcast(bias)));
             bng_f32x1_store_out_f16(y + i, bng_f32x1_load_relu_mark_f16(held, held, &keep, bit), stream);
         if (bits != NULL) {
-            bng_keeps1_store_f16(kept.v, keep);
-            word |= bng_f16_fwd_nchw_keeps1(kept.u) << (i % 16);
+            packed = bng_keeps1_pack_f16(keep);
+            word |= (unsigned long)packed << (i % 16);
             if ((i + 1) % 16 == 0) {
                 bits[i / 16] = (uint16_t)word;
                 word = 0;

@@ -1435,50 +1435,6 @@ void bng_f32_fwd_nchw_norm_ukernel__mt7004_generic_v16(
     }
 }
 
-/* The keep bits of 16 consecutive values, least significant first, from their keep
- * words (the masked load's, bit 0 of each). */
-static unsigned long bng_f32_fwd_nchw_keeps16(const uint32_t *keep)
-{
-    /* spelled out, one term a value: a compiler packs them with vector shifts */
-    return (unsigned long)keep[0] << 0 | (unsigned long)keep[1] << 1 | (unsigned long)keep[2] << 2 | (unsigned long)keep[3] << 3
-           | (unsigned long)keep[4] << 4 | (unsigned long)keep[5] << 5 | (unsigned long)keep[6] << 6 | (unsigned long)keep[7] << 7
-           | (unsigned long)keep[8] << 8 | (unsigned long)keep[9] << 9 | (unsigned long)keep[10] << 10 | (unsigned long)keep[11] << 11
-           | (unsigned long)keep[12] << 12 | (unsigned long)keep[13] << 13 | (unsigned long)keep[14] << 14 | (unsigned long)keep[15] << 15;
-}
-
-/* The keep bits of 8 consecutive values, least significant first, from their keep
- * words (the masked load's, bit 0 of each). */
-static unsigned long bng_f32_fwd_nchw_keeps8(const uint32_t *keep)
-{
-    /* spelled out, one term a value: a compiler packs them with vector shifts */
-    return (unsigned long)keep[0] << 0 | (unsigned long)keep[1] << 1 | (unsigned long)keep[2] << 2 | (unsigned long)keep[3] << 3
-           | (unsigned long)keep[4] << 4 | (unsigned long)keep[5] << 5 | (unsigned long)keep[6] << 6 | (unsigned long)keep[7] << 7;
-}
-
-/* The keep bits of 4 consecutive values, least significant first, from their keep
- * words (the masked load's, bit 0 of each). */
-static unsigned long bng_f32_fwd_nchw_keeps4(const uint32_t *keep)
-{
-    /* spelled out, one term a value: a compiler packs them with vector shifts */
-    return (unsigned long)keep[0] << 0 | (unsigned long)keep[1] << 1 | (unsigned long)keep[2] << 2 | (unsigned long)keep[3] << 3;
-}
-
-/* The keep bits of 2 consecutive values, least significant first, from their keep
- * words (the masked load's, bit 0 of each). */
-static unsigned long bng_f32_fwd_nchw_keeps2(const uint32_t *keep)
-{
-    /* spelled out, one term a value: a compiler packs them with vector shifts */
-    return (unsigned long)keep[0] << 0 | (unsigned long)keep[1] << 1;
-}
-
-/* The keep bits of 1 consecutive value, least significant first, from their keep
- * words (the masked load's, bit 0 of each). */
-static unsigned long bng_f32_fwd_nchw_keeps1(const uint32_t *keep)
-{
-    /* spelled out, one term a value: a compiler packs them with vector shifts */
-    return (unsigned long)keep[0] << 0;
-}
-
 void bng_f32_fwd_nchw_norm_relu_ukernel__mt7004_generic_v16(
     size_t n, const BNG_VMEM void *x_data, BNG_VMEM void *y_data, float shift, float mean,
     float gain, float bias, BNG_VMEM void *bits_data, int stream)
@@ -1488,14 +1444,10 @@ void bng_f32_fwd_nchw_norm_relu_ukernel__mt7004_generic_v16(
     BNG_VMEM uint32_t *bits = bits_data;
     const bng_f32x16 shift_vec = bng_f32x16_broadcast(shift), mean_vec = bng_f32x16_broadcast(mean);
     const bng_f32x16 gain_vec = bng_f32x16_broadcast(gain), bias_vec = bng_f32x16_broadcast(bias);
-    /* a vector's room for its values as stored (fwd_norm_relu_store), and for its keep
-     * words, read as integers */
+    /* a vector's room for its values as stored (fwd_norm_relu_store) */
     float held[16];
-    union {
-        float v[16];
-        uint32_t u[16];
-    } kept;
     const unsigned bit = 0;     /* each value's keep into bit 0 of its keep word */
+    unsigned long long packed;  /* a vector's keep bits, value j's at bit j */
     unsigned long word = 0;     /* the bits of the word being built, from element i - i % 32 */
     size_t i;
 
@@ -1508,8 +1460,8 @@ void bng_f32_fwd_nchw_norm_relu_ukernel__mt7004_generic_v16(
             bng_f32x16_store_out_f32(y + i, bng_f32x16_load_relu_mark_f32(held, held, &keep, bit), stream);
         if (bits == NULL)
             continue;
-        bng_keeps16_store_f32(kept.v, keep);
-        word |= bng_f32_fwd_nchw_keeps16(kept.u) << (i % 32);
+        packed = bng_keeps16_pack_f32(keep);
+        word |= (unsigned long)packed << (i % 32);
         if ((i + 16) % 32 == 0) {
             bits[i / 32] = (uint32_t)word;
             word = 0;
@@ -1521,8 +1473,8 @@ void bng_f32_fwd_nchw_norm_relu_ukernel__mt7004_generic_v16(
             bng_f32x8_store_f32(held, bng_f32x8_add(bng_f32x8_mul(bng_f32x8_sub(bng_f32x8_sub(bng_f32x8_load_f32(x + i), bng_f32x8_broadcast(shift)), bng_f32x8_broadcast(mean)), bng_f32x8_broadcast(gain)), bng_f32x8_broadcast(bias)));
             bng_f32x8_store_out_f32(y + i, bng_f32x8_load_relu_mark_f32(held, held, &keep, bit), stream);
         if (bits != NULL) {
-            bng_keeps8_store_f32(kept.v, keep);
-            word |= bng_f32_fwd_nchw_keeps8(kept.u) << (i % 32);
+            packed = bng_keeps8_pack_f32(keep);
+            word |= (unsigned long)packed << (i % 32);
             if ((i + 8) % 32 == 0) {
                 bits[i / 32] = (uint32_t)word;
                 word = 0;
@@ -1536,8 +1488,8 @@ void bng_f32_fwd_nchw_norm_relu_ukernel__mt7004_generic_v16(
             bng_f32x4_store_f32(held, bng_f32x4_add(bng_f32x4_mul(bng_f32x4_sub(bng_f32x4_sub(bng_f32x4_load_f32(x + i), bng_f32x4_broadcast(shift)), bng_f32x4_broadcast(mean)), bng_f32x4_broadcast(gain)), bng_f32x4_broadcast(bias)));
             bng_f32x4_store_out_f32(y + i, bng_f32x4_load_relu_mark_f32(held, held, &keep, bit), stream);
         if (bits != NULL) {
-            bng_keeps4_store_f32(kept.v, keep);
-            word |= bng_f32_fwd_nchw_keeps4(kept.u) << (i % 32);
+            packed = bng_keeps4_pack_f32(keep);
+            word |= (unsigned long)packed << (i % 32);
             if ((i + 4) % 32 == 0) {
                 bits[i / 32] = (uint32_t)word;
                 word = 0;
@@ -1551,8 +1503,8 @@ void bng_f32_fwd_nchw_norm_relu_ukernel__mt7004_generic_v16(
             bng_f32x2_store_f32(held, bng_f32x2_add(bng_f32x2_mul(bng_f32x2_sub(bng_f32x2_sub(bng_f32x2_load_f32(x + i), bng_f32x2_broadcast(shift)), bng_f32x2_broadcast(mean)), bng_f32x2_broadcast(gain)), bng_f32x2_broadcast(bias)));
             bng_f32x2_store_out_f32(y + i, bng_f32x2_load_relu_mark_f32(held, held, &keep, bit), stream);
         if (bits != NULL) {
-            bng_keeps2_store_f32(kept.v, keep);
-            word |= bng_f32_fwd_nchw_keeps2(kept.u) << (i % 32);
+            packed = bng_keeps2_pack_f32(keep);
+            word |= (unsigned long)packed << (i % 32);
             if ((i + 2) % 32 == 0) {
                 bits[i / 32] = (uint32_t)word;
                 word = 0;
@@ -1566,8 +1518,8 @@ void bng_f32_fwd_nchw_norm_relu_ukernel__mt7004_generic_v16(
             bng_f32x1_store_f32(held, bng_f32x1_add(bng_f32x1_mul(bng_f32x1_sub(bng_f32x1_sub(bng_f32x1_load_f32(x + i), bng_f32x1_broadcast(shift)), bng_f32x1_broadcast(mean)), bng_f32x1_broadcast(gain)), bng_f32x1_broadcast(bias)));
             bng_f32x1_store_out_f32(y + i, bng_f32x1_load_relu_mark_f32(held, held, &keep, bit), stream);
         if (bits != NULL) {
-            bng_keeps1_store_f32(kept.v, keep);
-            word |= bng_f32_fwd_nchw_keeps1(kept.u) << (i % 32);
+            packed = bng_keeps1_pack_f32(keep);
+            word |= (unsigned long)packed << (i % 32);
             if ((i + 1) % 32 == 0) {
                 bits[i / 32] = (uint32_t)word;
                 word = 0;

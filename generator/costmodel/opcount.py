@@ -82,16 +82,20 @@ RELU_STEP_OPS = {"relu_mask": 12, "relu_bits": 10, "relu_by_bits": 7}
 # measurement of the steps on the part (the calibration program's, when it times them)
 # replaces it.
 RELU_SCALAR_OPS_PER_CYCLE = 3.0
-# The training forward's NCHW ReLU packs each value's keep word into the plane's bit
-# words as plain C (templates/fwd_nchw_ukernels.j2, bng_<dtype>_fwd_nchw_keeps<n>): per
-# element, counted by hand, load its keep word, shift, or (a chunk's shift and or into
-# the word and a word's store per 32 or 16 values left out); costed at
-# RELU_SCALAR_OPS_PER_CYCLE after the vector's own slots, and the vector's store of its
-# keep words one load/store slot: the packing reads the words the vector has just
-# stored, so it follows it rather than overlapping it. An estimate, as that rate is.
-# (make model's ReLU forward writes its bits; one without them would skip the packing,
-# which this charges all the same.)
+# The training forward's NCHW ReLU packs a vector's keep words into the plane's bit
+# words (templates/fwd_nchw_ukernels.j2). On a gnu-backend target bng_keepsN_pack_* does
+# it in the register (bng_vec_gnu_relu.h), counted by hand as vector slots: an and and a
+# shift, then the lanes of a group (a lane type's width of them: 32 of float keeps, 16 of
+# half) ORed together half a register at a time, a move and an or a halving; then, as
+# plain C, each word's chunk of the packed bits shifted, ORed into the word and the word
+# tested (FWD_NCHW_CHUNK_OPS; its store, one a word, left out). On the other backends (the
+# portable lane loops, which the native backend's keep words are) each value as plain C,
+# its lane's and, shift and or (FWD_NCHW_PACK_OPS), after a load/store slot for the
+# vector's keep words. The plain C at RELU_SCALAR_OPS_PER_CYCLE after the vector's own
+# slots. Estimates, as that rate is. (make model's ReLU forward writes its bits; one
+# without them would skip the packing, which this charges all the same.)
 FWD_NCHW_PACK_OPS = 3
+FWD_NCHW_CHUNK_OPS = 3
 # y's NCHW ukernels, by the row macro each writes a vector (or a last value) with
 FWD_NCHW_Y_ROWS = {"fwd_nchw_norm": "fwd_norm_row", "fwd_nchw_norm_relu": "fwd_norm_relu_row"}
 
@@ -123,6 +127,7 @@ class KernelCosts:
     def __init__(self, tp: TargetPlan, dtype: DTypePlan):
         self.dtype = dtype
         self.vector_lanes = tp.vector_lanes
+        self.packs_in_register = tp.target.vector_backend == "gnu"
         env, context = environment(), template_context(tp, "ukernels.c.j2", dtype=dtype,
                                                        command=tp.command)
         self.ops = env.get_template("ukernel_ops.j2").make_module(context)
@@ -213,6 +218,29 @@ class KernelCosts:
                 row += self._macro(("generic_" if generic else "") + op + "_row", lanes) * n
         return OpCost(row, block)
 
+    def _group(self) -> int:
+        """The values of a keep-bit word: a lane type's width of bits."""
+        return 8 * self.dtype.element_bytes
+
+    def _pack(self, lanes: int) -> Slots:
+        """The vector slots of packing one vector's keep bits (the estimate above
+        FWD_NCHW_PACK_OPS)."""
+        if not self.packs_in_register:
+            return Slots(ldst=1)
+        group = min(lanes, self._group())
+        return Slots(alu=2 + 2 * (group.bit_length() - 1) * -(-lanes // group))
+
+    def fwd_nchw_pack_ops(self, n: int) -> int:
+        """The plain-C operations of packing a plane's `n` keep bits into its words
+        (FWD_NCHW_CHUNK_OPS a word's chunk of a vector, or FWD_NCHW_PACK_OPS a value)."""
+        if not self.packs_in_register:
+            return n * FWD_NCHW_PACK_OPS
+        lanes = self.dtype.config.lanes
+        vectors, tail = divmod(n, lanes)
+        steps = [w for w in (1 << b for b in range(lanes.bit_length())) if tail & w]
+        chunks = sum(-(-w // self._group()) for w in [lanes] * vectors + steps)
+        return chunks * FWD_NCHW_CHUNK_OPS
+
     def nchw_cost(self, op: str, n: int) -> Slots:
         """One plane's `n` elements through an NCHW ukernel (any of a dtype's sets: the
         specialized ones are the generic code with n constant): the dtype's vectors,
@@ -230,8 +258,8 @@ class KernelCosts:
                     + sum((self._macro("fwd_nchw_tail_value", w) for w in steps), Slots()))
         if op in FWD_NCHW_Y_ROWS:
             row = FWD_NCHW_Y_ROWS[op]
-            keeps = (Slots(ldst=1) * (vectors + len(steps)) if op == "fwd_nchw_norm_relu"
-                     else Slots())
+            keeps = (sum((self._pack(w) for w in [lanes] * vectors + steps), Slots())
+                     if op == "fwd_nchw_norm_relu" else Slots())
             return (self._macro(row, lanes) * vectors + keeps
                     + sum((self._macro(row, w) for w in steps), Slots()))
         if op == "reduce":
@@ -309,7 +337,8 @@ def kernel_timer(tp: TargetPlan, clock_hz: float, alu_per_cycle: float,
         if nchw is not None:
             slots = costs[nchw.name].nchw_cost(op, channels) * rows
             if op == "fwd_nchw_norm_relu":
-                scalar = rows * channels * FWD_NCHW_PACK_OPS / RELU_SCALAR_OPS_PER_CYCLE
+                scalar = (rows * costs[nchw.name].fwd_nchw_pack_ops(channels)
+                          / RELU_SCALAR_OPS_PER_CYCLE)
         elif found is not None:
             dtype, kernel = found
             slots = costs[dtype.name].cost(kernel, op, channels).slots(rows)

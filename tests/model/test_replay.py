@@ -197,13 +197,15 @@ class NchwOperationCountTest(unittest.TestCase):
         nine); the last value 22 + 6 (its shift broadcast, three zeros, the lane's load
         and store of mean and M2, its sweeps, mean and merge at one lane); y a vector's
         4 + 2; with the ReLU 4 + 4 (the value through the stack, the masked load, the
-        store) and its keep words' store, one slot a vector (and a step of the last
-        values)."""
+        store) and its keep bits packed in the register (mt7004's backend is gnu): an
+        and, a shift and four halvings of a move and an or, 10 slots a vector of 16, 2
+        for the last value's step."""
         costs = self.costs("f32")
         self.assertEqual(costs.nchw_cost("fwd_nchw_stats", 49),
                          Slots(3 * 6 + 26 + 22, 3 * 2 + 6))
         self.assertEqual(costs.nchw_cost("fwd_nchw_norm", 49), Slots(4 * 4, 4 * 2))
-        self.assertEqual(costs.nchw_cost("fwd_nchw_norm_relu", 49), Slots(4 * 4, 4 * 5))
+        self.assertEqual(costs.nchw_cost("fwd_nchw_norm_relu", 49),
+                         Slots(4 * 4 + 3 * 10 + 2, 4 * 4))
 
     def test_forward_half_plane_of_49_takes_its_last_17_in_two_steps(self):
         """f16 at 32 lanes on mt7004's 16: a vector is two slots an operation, and a
@@ -212,25 +214,31 @@ class NchwOperationCountTest(unittest.TestCase):
         steps of one lane): statistics the vector's sweeps 2 * (8 + 2), its block 2 *
         (26 + 0), each step 24 + 6 (the last value's 22 + 6 and its two loads of x
         converted); y the vector's 2 * (6 + 2), each step 6 + 2; with the ReLU the
-        vector's 2 * (8 + 4), each step 8 + 4, and the keep words' store of each."""
+        vector's 2 * (8 + 4), each step 8 + 4, and the packing of each one's keep bits in
+        the register, by groups of 16 (a half word's): the vector's and and shift, then
+        its two groups' four halvings of two slots, 18; the step of 16, 2 + 8; the step
+        of 1, 2."""
         costs = self.costs("f16")
         self.assertEqual(costs.nchw_cost("fwd_nchw_stats", 49),
                          Slots(2 * 8 + 2 * 26 + 2 * 24, 2 * 2 + 2 * 6))
         self.assertEqual(costs.nchw_cost("fwd_nchw_norm", 49), Slots(2 * 6 + 2 * 6, 2 * 2 + 2 * 2))
         self.assertEqual(costs.nchw_cost("fwd_nchw_norm_relu", 49),
-                         Slots(2 * 8 + 2 * 8, 2 * 4 + 2 * 4 + 3))
+                         Slots(2 * 8 + 2 * 8 + 18 + 10 + 2, 2 * 4 + 2 * 4))
 
     def test_forward_relu_packs_its_bits_at_the_scalar_estimate(self):
-        """y's vectors at their slots, then each value's keep packed into its word as
-        plain C: FWD_NCHW_PACK_OPS operations a value at RELU_SCALAR_OPS_PER_CYCLE."""
-        from generator.costmodel.opcount import (FWD_NCHW_PACK_OPS, RELU_SCALAR_OPS_PER_CYCLE,
+        """y's vectors and their packing at their slots, then each packed vector's bits
+        into its word as plain C: a plane of 49 float values is 3 vectors of 16 and a
+        step of 1, each one chunk of a word, FWD_NCHW_CHUNK_OPS operations a chunk at
+        RELU_SCALAR_OPS_PER_CYCLE."""
+        from generator.costmodel.opcount import (FWD_NCHW_CHUNK_OPS, RELU_SCALAR_OPS_PER_CYCLE,
                                                  kernel_timer)
         from generator.costmodel.trace import KernelCall
         tp = target_plan()
         entry = tp.nchw_kernels(tp.dtype("f32"))[-1].fwd_table_entry
         seconds = kernel_timer(tp, 1e9, 3, 2)
         slots = self.costs("f32").nchw_cost("fwd_nchw_norm_relu", 49)
-        cycles = 2 * max(slots.alu / 3, slots.ldst / 2) + 2 * 49 * FWD_NCHW_PACK_OPS / RELU_SCALAR_OPS_PER_CYCLE
+        cycles = (2 * max(slots.alu / 3, slots.ldst / 2)
+                  + 2 * 4 * FWD_NCHW_CHUNK_OPS / RELU_SCALAR_OPS_PER_CYCLE)
         self.assertAlmostEqual(seconds(KernelCall(entry, "fwd_nchw_norm_relu", 2, 49)), cycles / 1e9)
         slots = self.costs("f32").nchw_cost("fwd_nchw_norm", 49)
         self.assertAlmostEqual(seconds(KernelCall(entry, "fwd_nchw_norm", 2, 49)),
@@ -468,6 +476,19 @@ class TracedCallTest(unittest.TestCase):
             self.assertEqual(relu_step_cycles(op), ops / 3)
             self.assertAlmostEqual(relu_step_seconds(portable, d, op, 32, 64, 1e9, 3, 2),
                                    32 * 64 * ops / 3 / 1e9, delta=1e-15)
+
+    def test_forward_relu_packing_as_plain_c_costs_its_estimate(self):
+        """On a backend other than gnu the forward's NCHW keep bits are packed a value
+        at a time as plain C (the portable lane loops): over y's row, the ReLU's two
+        load/store slots a vector (the value through the stack) and one for its keep
+        words (3 vectors of 16 and a step of 1 in a plane of 49), then
+        FWD_NCHW_PACK_OPS operations a value."""
+        from generator.costmodel.opcount import FWD_NCHW_PACK_OPS
+        portable = plan_target(replace(load(TARGETS_YAML).target(TARGET), vector_backend="portable"))
+        costs = KernelCosts(portable, portable.dtype("f32"))
+        self.assertEqual(costs.nchw_cost("fwd_nchw_norm_relu", 49) - costs.nchw_cost("fwd_nchw_norm", 49),
+                         Slots(0, 4 * 2 + 4))
+        self.assertEqual(costs.fwd_nchw_pack_ops(49), 49 * FWD_NCHW_PACK_OPS)
 
     def test_nchw_takes_its_ukernels_time(self):
         """One core, 2 images of 3 channels of 3136 (a channel's planes in one tile):
