@@ -170,8 +170,10 @@ BNG_VEC_FN int bng_stream_f32(float *p, const void *v, unsigned long bytes)
  * halves). Where the widest register is known (x86, AArch64), a wider bng_f32xN is two
  * vectors of N/2 lanes, recursively down to the register's width, and every operation
  * runs on both halves: the same per-lane IEEE operations, so the same bits. Elsewhere
- * (a DSP's GCC, whose vector unit is the target's width) every width is one vector. */
-#if defined(__AVX512F__)
+ * (a DSP's GCC, whose vector unit is the target's width) every width is one vector.
+ * A build may set BNG_GNU_LANES itself (the tests' GCC 8 build: 64, as on a DSP). */
+#if defined(BNG_GNU_LANES)
+#elif defined(__AVX512F__)
 #define BNG_GNU_LANES 16
 #elif defined(__AVX__)
 #define BNG_GNU_LANES 8

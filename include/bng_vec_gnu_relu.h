@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright 2026 the batchnormgrad authors */
 /* bng_vec.h's GNU backend, its masked loads (the fused ReLU's: bng_vec.h, "Keep bits"):
- * dy masked by y, by keep words, by a plane's keep bits, and the keep words recorded,
- * at one width (BNG_VEC_OPS_RELU_VECTOR) or as two halves (BNG_VEC_OPS_RELU_HALVES).
+ * dy masked by y, by keep words, by a plane's keep bits, the keep words recorded, and
+ * packed into bits (the forward's NCHW ReLU), at one width (BNG_VEC_OPS_RELU_VECTOR) or
+ * as two halves (BNG_VEC_OPS_RELU_HALVES).
  * bng_vec.h includes it once a width in its ReLU pass, after bng_vec_gnu.h's vectors
  * and half memory, whose _ld_f32 and _ld_f16 the loads end with. */
 #ifndef BNG_VEC_H
@@ -57,45 +58,59 @@ BNG_VEC_FN void BNG_KEEPSN(st_f16)(half *p, BNG_KEEPSN(f16) k)
 {
     __builtin_memcpy(p, &k, sizeof k);
 }
+/* Every lane of k ORed together: its two halves ORed, down to one lane (no lane taken
+ * apart but the last: GCC 11, 12 and clang fold a register in its halves). */
+BNG_VEC_FN unsigned int BNG_KEEPSN(or_f32)(BNG_KEEPSN(f32) k)
+{
+#if BNG_N == 1
+    return k[0];
+#else
+    BNG_KEEPSH(f32) lo, hi;
+    __builtin_memcpy(&lo, &k, sizeof lo);
+    __builtin_memcpy(&hi, (const char *)&k + sizeof lo, sizeof hi);
+    return BNG_KEEPSH(or_f32)(lo | hi);
+#endif
+}
 /* Bit 0 of each lane at the lane's index (bng_vec.h, "Keep bits": the forward's NCHW
- * bits): each lane shifted to its place among a lane type's width of lanes (lane 32 of
- * f32 keeps is bit 0 of its lane's group), then each group's lanes ORed together, which
- * a compiler folds half a register at a time: no lane taken apart but the last. */
+ * bits): up to a lane type's width of lanes (32 of float keeps, 16 of half) each lane
+ * shifted to its place and the lanes ORed together, half keeps two lanes a word (either
+ * half of which the fold ORs in); wider, each half so. */
 BNG_VEC_FN unsigned long long BNG_KEEPSN(pack_f32)(BNG_KEEPSN(f32) k)
 {
-    BNG_KEEPSN(f32) at, placed;
-    unsigned int lanes[BNG_N];
-    unsigned long long packed = 0;
-    int i, group;
-    for (i = 0; i < BNG_N; i++)
-        at[i] = (unsigned)(i & 31);
-    placed = (k & 1u) << at;
-    __builtin_memcpy(lanes, &placed, sizeof lanes);
-    for (group = 0; group < BNG_N; group += 32) {
-        unsigned int word = 0;
-        for (i = group; i < BNG_N && i < group + 32; i++)
-            word |= lanes[i];
-        packed |= (unsigned long long)word << group;
-    }
-    return packed;
+#if BNG_N > 32
+    BNG_KEEPSH(f32) lo, hi;
+    __builtin_memcpy(&lo, &k, sizeof lo);
+    __builtin_memcpy(&hi, (const char *)&k + sizeof lo, sizeof hi);
+    return BNG_KEEPSH(pack_f32)(lo) | BNG_KEEPSH(pack_f32)(hi) << BNG_H;
+#else
+    static const unsigned int lane_index[32] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+        14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+    BNG_KEEPSN(f32) at;
+    __builtin_memcpy(&at, lane_index, sizeof at);
+    return BNG_KEEPSN(or_f32)((k & 1u) << at);
+#endif
 }
 BNG_VEC_FN unsigned long long BNG_KEEPSN(pack_f16)(BNG_KEEPSN(f16) k)
 {
+#if BNG_N == 1
+    return k[0] & 1u;
+#elif BNG_N > 16
+    BNG_KEEPSH(f16) lo, hi;
+    __builtin_memcpy(&lo, &k, sizeof lo);
+    __builtin_memcpy(&hi, (const char *)&k + sizeof lo, sizeof hi);
+    return BNG_KEEPSH(pack_f16)(lo) | BNG_KEEPSH(pack_f16)(hi) << BNG_H;
+#else
+    static const unsigned short lane_index[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+        13, 14, 15};
     BNG_KEEPSN(f16) at, placed;
-    unsigned short lanes[BNG_N];
-    unsigned long long packed = 0;
-    int i, group;
-    for (i = 0; i < BNG_N; i++)
-        at[i] = (unsigned short)(i & 15);
+    BNG_KEEPSH(f32) pairs;
+    unsigned int both;
+    __builtin_memcpy(&at, lane_index, sizeof at);
     placed = (k & (unsigned short)1) << at;
-    __builtin_memcpy(lanes, &placed, sizeof lanes);
-    for (group = 0; group < BNG_N; group += 16) {
-        unsigned short word = 0;
-        for (i = group; i < BNG_N && i < group + 16; i++)
-            word = (unsigned short)(word | lanes[i]);
-        packed |= (unsigned long long)word << group;
-    }
-    return packed;
+    __builtin_memcpy(&pairs, &placed, sizeof pairs);
+    both = BNG_KEEPSH(or_f32)(pairs);
+    return (both | both >> 16) & 0xffffu;
+#endif
 }
 BNG_VEC_FN BNG_F32XN BNG_OPN(ld_relu_mark_f32)(const float *dy, const float *y,
                                                     BNG_KEEPSN(f32) *keeps,

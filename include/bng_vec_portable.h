@@ -218,11 +218,11 @@ static inline unsigned long long BNG_KEEPSN(pack_f32)(BNG_KEEPSN(f32) k)
 }
 static inline unsigned long long BNG_KEEPSN(pack_f16)(BNG_KEEPSN(f16) k)
 {
-    unsigned long long packed = 0;
+    BNG_KEEPSN(f32) wide;   /* the lanes widened: f32's pack */
     int i;
     for (i = 0; i < BNG_N; i++)
-        packed |= (unsigned long long)(k.lane[i] & 1u) << i;
-    return packed;
+        wide.lane[i] = k.lane[i];
+    return BNG_KEEPSN(pack_f32)(wide);
 }
 static inline BNG_F32XN BNG_OPN(ld_relu_mark_f32)(const float *dy, const float *y,
                                                        BNG_KEEPSN(f32) *keeps,

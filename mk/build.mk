@@ -104,12 +104,13 @@ driver_and_entry_sources = $(filter-out %_ukernels.c,$(BNG_SOURCES_$(1)))
 shares_kernels = $(if $(and $(SANITIZE)$(COVERAGE),$(filter file,$(origin CFLAGS))),\
   $(filter-out $(INSTRUMENTED_KERNEL_ROOTS),$(1)))
 # A flavour whose flags change the driver only links another's kernel objects, the one
-# KERNELS_FROM_<flavour> names (make model's, mk/model.mk).
-kernel_flavour = $(or $(KERNELS_FROM_$(1)),$(1))
+# KERNELS_FROM_<flavour> names for the generated folder (make model's, mk/model.mk).
+# $(1) generated folder, $(2) flavour -> the flavour whose kernel objects it links
+kernel_flavour = $(or $(call KERNELS_FROM_$(2),$(1)),$(2))
 # $(1) generated folder, $(2) flavour -> the folder of its library's kernel objects
 kernel_dir = $(if $(call shares_kernels,$(1)),$(patsubst $(BUILD)/%,$(PLAIN_BUILD)/%,\
-  $(call sources_dir,$(1),$(call kernel_flavour,$(2)))),\
-  $(call sources_dir,$(1),$(call kernel_flavour,$(2))))
+  $(call sources_dir,$(1),$(call kernel_flavour,$(1),$(2)))),\
+  $(call sources_dir,$(1),$(call kernel_flavour,$(1),$(2))))
 # $(1) generated folder, $(2) flavour with objects of its own: its kernels, uninstrumented
 define shared_kernel_rules
 $(call kernel_dir,$(1),$(2))/%_ukernels.o: $(1)/%_ukernels.c $(wildcard $(1)/*.h) \

@@ -12,8 +12,9 @@ export SHAPES CORES
 FLAVOUR_FLAGS_model := -include include/host/bng_hal_trace.h
 HAL_OBJECTS_model   := bng_hal_trace.o
 # The header fills hooks only bng_steps.h calls; a kernels file includes none of the
-# driver's headers, and its object is gnu's byte for byte: the trace build links gnu's.
-KERNELS_FROM_model  := gnu
+# driver's headers, and its object is the target's own library's byte for byte (gnu's
+# on a gnu-backend target, the project flags' elsewhere): the trace build links those.
+KERNELS_FROM_model   = $(call library_flavour,$(1))
 $(foreach r,$(GENERATED_ROOTS),$(eval $(call flavour_rules,$(r),model)))
 $(BUILD)/%/model/trace: bench/model/trace.c include/host/bng_hal_trace.h \
   $(BUILD)/%/model/libbatchnormgrad.a | deps-c

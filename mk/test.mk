@@ -89,10 +89,11 @@ $(BUILD)/test_half_portable: $(HALF_DEPS) | deps-c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(BNG_CFLAGS) $(FLAVOUR_FLAGS_portable) $(CHECK_CFLAGS) $< \
 	  $(CHECK_LIBS) $(LDLIBS) -o $@
-# The GNU backend as a GCC 8 compiles it (its branch without __builtin_convertvector).
+# The GNU backend as a GCC 8 compiles it (its branch without __builtin_convertvector),
+# every width one vector as on a DSP's GCC (BNG_GNU_LANES 64, bng_vec_gnu.h).
 $(BUILD)/test_half_gcc8: $(HALF_DEPS) tests/scripts/gcc8_features.h | deps-c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(BNG_CFLAGS) -DBNG_VEC_BACKEND=BNG_VEC_GNU \
+	$(CC) $(CFLAGS) $(BNG_CFLAGS) -DBNG_VEC_BACKEND=BNG_VEC_GNU -DBNG_GNU_LANES=64 \
 	  -include tests/scripts/gcc8_features.h $(CHECK_CFLAGS) $< $(CHECK_LIBS) $(LDLIBS) -o $@
 
 # The manual's examples, built the way the README tells a caller to: the parameter-block
@@ -243,10 +244,11 @@ ASAN_RUN_OPTIONS := $(SHADOW_RUN_OPTIONS):quarantine_size_mb=16
 # and ends with a leak check of its own, and the HAL's core threads live from case to
 # case as on the part (a ThreadSanitizer suite: 72 s forked, 57 s in one process).
 # Every run, checked or not, asks glibc's malloc for transparent huge pages (where the
-# kernel gives them on request, its default): a suite's buffers, arenas and reference arrays are megabytes,
-# faulted in 4 KiB at a time otherwise (four suites, three rounds alternating: 82 -> 75
-# CPU-s on a 2-vCPU AMD EPYC VM). The sanitizers and valgrind bring their own allocator.
-RUN_ENV  := GLIBC_TUNABLES=glibc.malloc.hugetlb=1 $(if $(TSAN),TSAN_OPTIONS=suppressions=$(CURDIR)/tests/tsan.supp:$(SHADOW_RUN_OPTIONS)) \
+# kernel gives them on request, its default): a suite's buffers, arenas and reference
+# arrays are megabytes, faulted in 4 KiB at a time otherwise (four suites, three rounds
+# alternating: 82 -> 75 CPU-s on a 2-vCPU AMD EPYC VM); the caller's own tunables
+# follow, and win. The sanitizers and valgrind bring their own allocator.
+RUN_ENV  := GLIBC_TUNABLES=glibc.malloc.hugetlb=1$(if $(GLIBC_TUNABLES),:$(GLIBC_TUNABLES)) $(if $(TSAN),TSAN_OPTIONS=suppressions=$(CURDIR)/tests/tsan.supp:$(SHADOW_RUN_OPTIONS)) \
   $(if $(ASAN),ASAN_OPTIONS=$(ASAN_RUN_OPTIONS)) $(if $(SANITIZE),CK_FORK=no BNG_TEST_QUICK=1)
 # (Under a sanitizer a run has no per-case timeout, which Check keeps only for forked
 # cases: a hang ends at 15 minutes.)

@@ -212,6 +212,54 @@ START_TEST(test_half_round_trip)
 }
 END_TEST
 
+/* The keep bits of lanes[0, n): bit 0 of lane i at bit i. */
+static unsigned long long ref_pack(const uint32_t *lanes, int n)
+{
+    unsigned long long packed = 0;
+    int i;
+    for (i = 0; i < n; i++)
+        packed |= (unsigned long long)(lanes[i] & 1u) << i;
+    return packed;
+}
+
+/* bng_keepsN_pack_f32 and _f16 at width N on the first N of lanes32 and lanes16. */
+#define CHECK_PACK(N)                                                                      \
+    do {                                                                                   \
+        bng_keeps##N##_f32 k32;                                                            \
+        bng_keeps##N##_f16 k16;                                                            \
+        memcpy(&k32, lanes32, sizeof k32);                                                 \
+        memcpy(&k16, lanes16, sizeof k16);                                                 \
+        if (bng_keeps##N##_pack_f32(k32) != ref_pack(lanes32, N))                          \
+            ck_abort_msg("float keeps, %d lanes, round %d: %#llx", N, round,               \
+                         bng_keeps##N##_pack_f32(k32));                                    \
+        if (bng_keeps##N##_pack_f16(k16) != ref_pack(wide16, N))                           \
+            ck_abort_msg("half keeps, %d lanes, round %d: %#llx", N, round,                \
+                         bng_keeps##N##_pack_f16(k16));                                    \
+    } while (0)
+
+/* bng_vec.h's keep-bit packing (the forward's NCHW ReLU bits) at every width, on lanes
+ * whose other bits are set at random too (only bit 0 counts). The GCC 8 build has every
+ * width one vector, as a DSP's GCC (BNG_GNU_LANES 64): the widths the host splits into
+ * halves run whole there. */
+START_TEST(test_keeps_pack_every_width)
+{
+    uint32_t lanes32[64], wide16[64], state = 12345u;
+    uint16_t lanes16[64];
+    int round, i;
+
+    for (round = 0; round < 2000; round++) {
+        for (i = 0; i < 64; i++) {
+            state = state * 1664525u + 1013904223u;
+            lanes32[i] = state >> (round % 3 == 0 ? 0 : 31);    /* a third garbage above bit 0 */
+            lanes16[i] = (uint16_t)(state >> (round % 3 == 0 ? 8 : 30));
+            wide16[i] = lanes16[i];
+        }
+        CHECK_PACK(1); CHECK_PACK(2); CHECK_PACK(4); CHECK_PACK(8);
+        CHECK_PACK(16); CHECK_PACK(32); CHECK_PACK(64);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("half conversions");
@@ -226,6 +274,7 @@ int main(void)
     tcase_add_test(tc, test_float_to_half_special_and_random);
     tcase_add_test(tc, test_half_round_trip);
     tcase_add_test(tc, test_vector_load_every_half);
+    tcase_add_test(tc, test_keeps_pack_every_width);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
