@@ -244,11 +244,13 @@ ASAN_RUN_OPTIONS := $(SHADOW_RUN_OPTIONS):quarantine_size_mb=16
 # and ends with a leak check of its own, and the HAL's core threads live from case to
 # case as on the part (a ThreadSanitizer suite: 72 s forked, 57 s in one process).
 # Every run, checked or not, asks glibc's malloc for transparent huge pages (where the
-# kernel gives them on request, its default): a suite's buffers, arenas and reference
-# arrays are megabytes, faulted in 4 KiB at a time otherwise (four suites, three rounds
-# alternating: 82 -> 75 CPU-s on a 2-vCPU AMD EPYC VM); the caller's own tunables
-# follow, and win. The sanitizers and valgrind bring their own allocator.
-RUN_ENV  := GLIBC_TUNABLES=glibc.malloc.hugetlb=1$(if $(GLIBC_TUNABLES),:$(GLIBC_TUNABLES)) $(if $(TSAN),TSAN_OPTIONS=suppressions=$(CURDIR)/tests/tsan.supp:$(SHADOW_RUN_OPTIONS)) \
+# kernel gives them on request: its madvise mode, this VM's): a suite's buffers, arenas
+# and reference arrays are megabytes, faulted in 4 KiB at a time otherwise (four
+# suites, three rounds alternating: 82 -> 75 CPU-s on a 2-vCPU AMD EPYC VM); the
+# caller's own tunables follow, and win. The sanitizers and valgrind bring their own
+# allocator.
+RUN_ENV  := GLIBC_TUNABLES=glibc.malloc.hugetlb=1$(if $(GLIBC_TUNABLES),:$(GLIBC_TUNABLES)) \
+  $(if $(TSAN),TSAN_OPTIONS=suppressions=$(CURDIR)/tests/tsan.supp:$(SHADOW_RUN_OPTIONS)) \
   $(if $(ASAN),ASAN_OPTIONS=$(ASAN_RUN_OPTIONS)) $(if $(SANITIZE),CK_FORK=no BNG_TEST_QUICK=1)
 # (Under a sanitizer a run has no per-case timeout, which Check keeps only for forked
 # cases: a hang ends at 15 minutes.)

@@ -36,7 +36,7 @@ measurement on the part replaces it.
 import functools
 import re
 from dataclasses import dataclass
-from typing import Callable, Dict, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 from ..order import BLOCK_ROWS, NCHW_BLOCK_VECTORS
 from ..plan import FWD_NCHW_OPS, FWD_OPS, OPS, DTypePlan, Kernel, TargetPlan
@@ -218,6 +218,14 @@ class KernelCosts:
                 row += self._macro(("generic_" if generic else "") + op + "_row", lanes) * n
         return OpCost(row, block)
 
+    def _plane(self, n: int) -> Tuple[int, List[int]]:
+        """A plane of `n` elements as the NCHW ukernels take it: its whole vectors of
+        the dtype's lanes, and the widths of the steps of its last n % lanes (a step per
+        set bit: ukernel_ops.j2, tail_steps)."""
+        lanes = self.dtype.config.lanes
+        vectors, tail = divmod(n, lanes)
+        return vectors, [w for w in (1 << b for b in range(lanes.bit_length())) if tail & w]
+
     def _group(self) -> int:
         """The values of a keep-bit word: a lane type's width of bits."""
         return 8 * self.dtype.element_bytes
@@ -235,10 +243,8 @@ class KernelCosts:
         (FWD_NCHW_CHUNK_OPS a word's chunk of a vector, or FWD_NCHW_PACK_OPS a value)."""
         if not self.packs_in_register:
             return n * FWD_NCHW_PACK_OPS
-        lanes = self.dtype.config.lanes
-        vectors, tail = divmod(n, lanes)
-        steps = [w for w in (1 << b for b in range(lanes.bit_length())) if tail & w]
-        chunks = sum(-(-w // self._group()) for w in [lanes] * vectors + steps)
+        vectors, steps = self._plane(n)
+        chunks = sum(-(-w // self._group()) for w in [self.dtype.config.lanes] * vectors + steps)
         return chunks * FWD_NCHW_CHUNK_OPS
 
     def nchw_cost(self, op: str, n: int) -> Slots:
@@ -248,8 +254,7 @@ class KernelCosts:
         elements in a vector per set bit of n % lanes (ukernel_ops.j2, tail_steps)."""
         assert op in OPS + FWD_NCHW_OPS, op
         lanes = self.dtype.config.lanes
-        vectors, tail = divmod(n, lanes)
-        steps = [w for w in (1 << b for b in range(lanes.bit_length())) if tail & w]
+        vectors, steps = self._plane(n)
         if op == "fwd_nchw_stats":
             blocks = -(-vectors // NCHW_BLOCK_VECTORS)
             return (self._macro("fwd_stats_row", lanes) * vectors
