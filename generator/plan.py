@@ -452,11 +452,15 @@ class OutputFile:
 class Room:
     """A file of the hand-written driver (include/), and which targets compile it: every
     target, or only one that lists ``extension`` (and ``also``, where a room serves two
-    extensions together), or only one whose memory is unified."""
+    extensions together), or only one whose memory is unified. ``vectors``: it computes
+    with the vector backend (it includes bng_steps_vec.h), so that its object depends on
+    the backend and the half type; every other room's is the same under any (the
+    suites' arithmetic flavours link one object of it: mk/build.mk)."""
     name: str
     extension: Optional[str] = None
     unified_only: bool = False
     also: Optional[str] = None
+    vectors: bool = False
 
     def compiled_for(self, extensions: Tuple[str, ...]) -> bool:
         """Whether a target listing ``extensions`` compiles the room (its memory aside)."""
@@ -475,15 +479,15 @@ class Room:
 # `staged` (its run through a core's private memory by DMA), `steps` (what the runs
 # compute alike), `memory` (where a staged run keeps its data), or the concern's noun.
 DRIVER_ROOMS = (
-    Room("bng_entry.c"), Room("bng_status.c"), Room("bng_params.c"), Room("bng_steps.c"),
-    Room("bng_staging.c"),
-    Room("bng_nhwc_direct.c", unified_only=True), Room("bng_nhwc_staged.c"),
+    Room("bng_entry.c"), Room("bng_status.c"), Room("bng_params.c"),
+    Room("bng_steps.c", vectors=True), Room("bng_staging.c"),
+    Room("bng_nhwc_direct.c", unified_only=True), Room("bng_nhwc_staged.c", vectors=True),
     Room("bng_nhwc_memory.c"),
     Room("bng_nchw_steps.c", "nchw"), Room("bng_nchw_direct.c", "nchw"),
     Room("bng_nchw_staged.c", "nchw"),
-    Room("bng_relu.c", "relu"),
+    Room("bng_relu.c", "relu", vectors=True),
     Room("bng_fwd_params.c", "forward"), Room("bng_fwd_entry.c", "forward"),
-    Room("bng_fwd_steps.c", "forward"), Room("bng_fwd_nhwc_direct.c", "forward"),
+    Room("bng_fwd_steps.c", "forward", vectors=True), Room("bng_fwd_nhwc_direct.c", "forward"),
     Room("bng_fwd_nhwc_staged.c", "forward"), Room("bng_fwd_staging.c", "forward"),
     Room("bng_fwd_nchw_steps.c", "forward", also="nchw"),
     Room("bng_fwd_nchw_direct.c", "forward", also="nchw"),
@@ -512,6 +516,11 @@ class TargetPlan(NhwcGsm):
     @property
     def driver_sources(self) -> Tuple[str, ...]:
         return tuple(room.source for room in self.rooms)
+
+    @property
+    def vector_sources(self) -> Tuple[str, ...]:
+        """The driver's rooms of this target that compute with the vector backend."""
+        return tuple(room.source for room in self.rooms if room.vectors)
 
     def dtype(self, name: str) -> Optional[DTypePlan]:
         for d in self.dtypes:

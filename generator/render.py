@@ -47,7 +47,8 @@ def render_target(env: jinja2.Environment, tp: TargetPlan) -> List[Tuple[str, st
     return [(f.path, render_file(env, f.template, tp,
                                  dtype=tp.dtype(f.dtype) if f.dtype else None,
                                  command=tp.command, workspace=WORKSPACE,
-                                 driver_sources=tp.driver_sources, native=tp.target.native))
+                                 driver_sources=tp.driver_sources,
+                                 vector_sources=tp.vector_sources, native=tp.target.native))
             for f in tp.files]
 
 

@@ -8,7 +8,7 @@
  * kernel. Compiled only for a target with the forward extension.
  */
 #include "bng_fwd.h"
-#include "bng_steps.h"
+#include "bng_steps_vec.h"
 
 size_t bng_fwd_chunk_channels(const bng_fwd_config *config, const bng_fwd_kernel *kernel)
 {

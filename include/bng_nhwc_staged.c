@@ -17,6 +17,7 @@
  * GSM rows as far as that pays.
  */
 #include "bng_nhwc_memory.h"
+#include "bng_steps_vec.h"
 
 /* One core's state in a staged call: its rows, and the chunk it works on. */
 typedef struct {

@@ -25,6 +25,7 @@
  */
 #include <stdint.h>
 #include "bng_relu.h"
+#include "bng_steps_vec.h"
 
 #if BNG_SPLIT_MEMORY
 #error "relu needs a unified memory: generator/validate.py refuses it on a split target"

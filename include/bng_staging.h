@@ -144,7 +144,7 @@ void bng_pass_drain(bng_pass *pass, unsigned t);
  * of its x), back to the call's output (the job's dx). */
 void bng_pass_put_dx(bng_pass *pass, unsigned t, const BNG_VMEM unsigned char *rows);
 /* Where pass 2 computes a tile's dx, and how its ukernels store it (BNG_STORE_*,
- * bng_vec.h): added to the old dx in its buffer, else over dy, plainly (a private
+ * bng_ukernel.h): added to the old dx in its buffer, else over dy, plainly (a private
  * tile is never streamed). */
 static inline BNG_VMEM unsigned char *bng_tile_dx(const bng_tile *tile)
 {

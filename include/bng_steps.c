@@ -4,7 +4,7 @@
  * gain, the count's limbs), the summation order's row groups, and the calls of the row
  * ukernels. May call: bng_vec.h and a kernel's ukernels; no HAL, no DMA.
  */
-#include "bng_steps.h"
+#include "bng_steps_vec.h"
 
 size_t bng_group_rows(size_t batch)
 {

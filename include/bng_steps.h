@@ -2,7 +2,8 @@
 /* Copyright 2026 the batchnormgrad authors */
 /* Owns: what both layouts compute alike (bng_steps.c): the per-channel steps, the calls
  * of a row ukernel, the op's step list, and the small helpers every room uses. May
- * include: bng_job.h and bng_vec.h; included by every room but the entry points.
+ * include: bng_job.h; included by every room but the entry points. The steps' vectors
+ * are bng_steps_vec.h's, for the rooms that compute with them.
  */
 #ifndef BNG_STEPS_H
 #define BNG_STEPS_H
@@ -10,17 +11,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "bng_job.h"
-/* The per-channel steps' vectors: on a split target the kernels' backend; on a unified
- * target one lane, the same scalar code under any backend (plain C99 unless one is
- * named). */
-#ifndef BNG_VEC_BACKEND
-#if BNG_SPLIT_MEMORY
-#define BNG_VEC_BACKEND BNG_VECTOR_BACKEND
-#else
-#define BNG_VEC_BACKEND BNG_VEC_PORTABLE
-#endif
-#endif
-#include "bng_vec.h"
 
 /* make model's trace build includes include/host/bng_hal_trace.h first, whose hooks
  * record each kernel call made on a core of _s (the row ukernels, the ReLU steps, the
@@ -46,7 +36,7 @@ static inline size_t bng_min(size_t a, size_t b)
     return a < b ? a : b;
 }
 
-/* How a _p call's dx ukernels store (BNG_STORE_*, bng_vec.h): added to the old dx with
+/* How a _p call's dx ukernels store (BNG_STORE_*, bng_ukernel.h): added to the old dx with
  * BNG_FLAG_ACCUMULATE_DX (a read of dx: nothing to stream), streamed at `dx_bytes` of
  * BNG_STREAM_DX_BYTES or more, else plainly. */
 static inline int bng_p_store_mode(const bng_call *call, size_t dx_bytes)
@@ -95,38 +85,19 @@ static inline BNG_SHARED void *bng_shared_at_mut(BNG_SHARED void *base, size_t i
  * are zeroed with each chunk, computed on, and never put back, as every DMA moves
  * exactly the chunk's channels), and a scalar reaches them only through a register
  * (bng_vbroadcast). On a unified target BNG_V is one lane: _p's arrays there are the
- * caller's, of any length, and NCHW's steps run on one channel. */
+ * caller's, of any length, and NCHW's steps run on one channel. The vector type and its
+ * operations at BNG_V lanes: bng_steps_vec.h. */
 #if BNG_SPLIT_MEMORY
 #define BNG_V BNG_VECTOR_LANES
 #else
 #define BNG_V 1
 #endif
-#define BNG_VT2(n) bng_f32x##n
-#define BNG_VT(n) BNG_VT2(n)
-#define BNG_VOP2(n, op) bng_f32x##n##_##op
-#define BNG_VOP(n, op) BNG_VOP2(n, op)
-typedef BNG_VT(BNG_V) bng_vec;
-#define bng_vload BNG_VOP(BNG_V, load_f32)
-#define bng_vstore BNG_VOP(BNG_V, store_f32)
-#define bng_vzero BNG_VOP(BNG_V, zero)
-#define bng_vload_f16 BNG_VOP(BNG_V, load_f16)
-#define bng_vstore_f16 BNG_VOP(BNG_V, store_f16)
-#define bng_vadd BNG_VOP(BNG_V, add)
-#define bng_vmul BNG_VOP(BNG_V, mul)
-#define bng_vdiv BNG_VOP(BNG_V, div)
-#define bng_vbroadcast BNG_VOP(BNG_V, broadcast)
 
 /* Rows per group of a batch (the last may be shorter): a multiple of BNG_BLOCK_ROWS. */
 size_t bng_group_rows(size_t batch);
 /* Channels one pass handles: a specialized count, or the generic chunk. */
 size_t bng_chunk(const bng_dtype_config *dtype, const bng_kernel *kernel);
 
-/* Element i (a multiple of BNG_V) of an array of float (bytes 4) or half (2), as floats. */
-bng_vec bng_load_sized(size_t bytes, const BNG_VMEM void *array, size_t i);
-/* Element i (a multiple of BNG_V) of a per-channel array of the call's stats type, as
- * floats; and := v. */
-bng_vec bng_stats_load(const bng_dtype_config *dtype, const BNG_VMEM void *stats, size_t i);
-void bng_stats_store(const bng_dtype_config *dtype, BNG_VMEM void *stats, size_t i, bng_vec v);
 void bng_step_zero(size_t channels, BNG_VMEM float *a);
 /* Fold one row group's partial sums into the total, in group order. */
 void bng_step_fold(size_t channels, BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm,

@@ -37,6 +37,23 @@
 #define BNG_FORCE
 #endif
 
+/* A dx store's mode, the dx ukernels' `stream` argument: plain; streaming (bng_vec.h's
+ * output stores, on x86 hosts); or added to dx's old value in float32 and stored
+ * plainly, rounded once to dx's type (dx accumulate, BNG_FLAG_ACCUMULATE_DX: the old
+ * value read where the store goes). */
+#define BNG_STORE_PLAIN 0
+#define BNG_STORE_STREAM 1
+#define BNG_STORE_ADD 2
+
+/* Keep words (the fused ReLU's keep bits, bng_vec.h "Keep bits"): a word holds the
+ * keeps of BNG_KEEP_ROWS(element) consecutive rows (an element-sized word, a bit a
+ * row); BNG_KEEP_WORDS, the words that hold the keep bits of `values` values in a row
+ * (NCHW: a plane's, or a piece's from a word boundary), the last word's missing
+ * values 0. */
+#define BNG_KEEP_ROWS(element_bytes) (8 * (element_bytes))
+#define BNG_KEEP_WORDS(values, element_bytes) \
+    (((values) + BNG_KEEP_ROWS(element_bytes) - 1) / BNG_KEEP_ROWS(element_bytes))
+
 /* The row ukernels of one kernel, on `channels` channels of each of `rows` rows, rows
  * `stride` elements apart. x, dy and dx hold elements of the storage type; the
  * per-channel arrays and all arithmetic are float32. On a split target `channels` is
@@ -46,7 +63,7 @@
  *             dy*(x - mean) are added to sum_dy and sum_dyxm: the caller zeroes them
  *   dx_train: dx = gain * ((dy - dy_mean) - (x - mean) * slope)
  *   dx_infer: dx = gain * dy
- * dx may be x or dy (in place). `stream`, dx's store mode (bng_vec.h, BNG_STORE_*):
+ * dx may be x or dy (in place). `stream`, dx's store mode (BNG_STORE_*, above):
  * plain; streaming where dx is larger than the host's caches (its stores may bypass
  * them, no bit changes); or added to the old dx (BNG_FLAG_ACCUMULATE_DX). */
 typedef void bng_reduce_ukernel(size_t rows, size_t channels, size_t stride,

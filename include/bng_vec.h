@@ -27,11 +27,10 @@
 #include <stddef.h>
 #include "bng_f16.h"
 
-/* The memory-space annotations (bng_ukernel.h); a user of this header alone gets none. */
-#ifndef BNG_VMEM
-#define BNG_VMEM
-#define BNG_FORCE
-#endif
+/* The memory-space annotations, the dx store modes (BNG_STORE_*) and the keep words'
+ * rows (BNG_KEEP_ROWS): the layer under the kernels and the driver, whose rooms that
+ * compute no vector use them without this header. */
+#include "bng_ukernel.h"
 
 /* Fused ReLU backward (docs/contract.md, "Fused ReLU backward"): the mask is PyTorch's
  * threshold_backward, dy where y > 0 or y is NaN (y <= 0 is false there), else +0
@@ -59,13 +58,8 @@
  * multiple of it, and lies in the last of them: in dx, which pass 2 overwrites only
  * after it has read them. The training forward's bits (BNG_FLAG_RELU_BITS) are words of
  * the same kind, which both passes read in place of y (bng_ukernel.h, the _keeps
- * ukernels). The mask is the same, so are the bits. */
-#define BNG_KEEP_ROWS(element_bytes) (8 * (element_bytes))
-/* The words that hold the keep bits of `values` values in a row (NCHW: a plane's, or a
- * piece's from a word boundary), the last word's missing values 0. */
-#define BNG_KEEP_WORDS(values, element_bytes) \
-    (((values) + BNG_KEEP_ROWS(element_bytes) - 1) / BNG_KEEP_ROWS(element_bytes))
-/* NCHW's planes read their words a vector at a time with _load_relu_bits (each
+ * ukernels, BNG_KEEP_ROWS and BNG_KEEP_WORDS). The mask is the same, so are the bits.
+ * NCHW's planes read their words a vector at a time with _load_relu_bits (each
  * backend's _ld_relu_bits): lane i of dy kept where bit i of an integer is set, which
  * the NCHW _keeps ukernels gather from a piece's words. The forward writes them the
  * other way: bng_keepsN_pack_f32 and _f16 give bit 0 of each lane of a keeps register
@@ -159,13 +153,6 @@
 #include "bng_vec.h"
 #undef BNG_VEC_PASS
 #endif
-
-/* A dx store's mode, the dx ukernels' `stream` argument: plain; streaming (above); or
- * added to dx's old value in float32 and stored plainly, rounded once to dx's type
- * (dx accumulate, BNG_FLAG_ACCUMULATE_DX: the old value read where the store goes). */
-#define BNG_STORE_PLAIN 0
-#define BNG_STORE_STREAM 1
-#define BNG_STORE_ADD 2
 
 /* Streaming stores are weakly ordered: a dx ukernel ends with this, so that its stores
  * are visible to every core before anything stored after it. */

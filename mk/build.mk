@@ -76,8 +76,21 @@ SOURCES_FROM_hthreads_spmd   := gnu
 HAL_OBJECTS_hthreads_fanout  := bng_hal_hthreads.o hthread_mock.o hthread_launch.o
 HAL_OBJECTS_hthreads_spmd    := bng_hal_hthreads.o hthread_mock.o hthread_launch.o
 sources_dir = $(call flavour_dir,$(1),$(or $(SOURCES_FROM_$(2)),$(2)))/obj
+# The arithmetic flavours differ from gnu in the vector backend and the half type only:
+# of the driver, they compile the rooms that compute with vectors (the plan's
+# BNG_VECTOR_SOURCES, which include bng_steps_vec.h) and link gnu's objects of the
+# others and of the generated wrappers, which reach neither the backend nor a half
+# conversion (the generator's DriverLayersTest holds the plan's list to the include
+# graph): each object the same, byte for byte, as their own would be.
+NEUTRAL_FROM_portable     := gnu
+NEUTRAL_FROM_native       := gnu
+NEUTRAL_FROM_gnu_softhalf := gnu
+vector_sources = $(BNG_VECTOR_SOURCES_$(1))
+neutral_sources = $(filter-out $(BNG_VECTOR_SOURCES_$(1)),$(call driver_and_entry_sources,$(1)))
 library_objects = \
-  $(call objects_in,$(call sources_dir,$(1),$(2)),$(call driver_and_entry_sources,$(1))) \
+  $(call objects_in,$(call sources_dir,$(1),$(or $(NEUTRAL_FROM_$(2)),$(2))),\
+    $(call neutral_sources,$(1))) \
+  $(call objects_in,$(call sources_dir,$(1),$(2)),$(call vector_sources,$(1))) \
   $(call objects_in,$(call kernel_dir,$(1),$(2)),$(call kernel_sources,$(1))) \
   $(call flavour_dir,$(1),gnu)/obj/bng_dma_engine.o \
   $(if $(HAL_OBJECTS_$(2)),$(addprefix $(call flavour_dir,$(1),$(2))/obj/,$(HAL_OBJECTS_$(2))),\

@@ -593,6 +593,32 @@ class DriverLayersTest(unittest.TestCase):
         for name in graph:
             self.assertNotIn(name, self.reached(graph, name))
 
+    # What makes an object depend on the vector backend or the half type: the backend's
+    # header, and the names by which code picks a half conversion or a backend.
+    BACKEND_NAMES = re.compile(r"\b(?:bng_half_(?:to|from)_float|BNG_HALF_NATIVE|BNG_VEC_BACKEND)\b")
+
+    def test_the_rooms_that_compute_with_vectors_are_the_plans(self):
+        """The suites' arithmetic flavours link the gnu flavour's object of every room but
+        the plan's vector rooms (Room.vectors, mk/build.mk): sound while no other room
+        reaches the vector backend, or names a half conversion or the backend, and the
+        generated wrappers neither."""
+        graph = self.graph()
+        vector_rooms = {room.name for room in DRIVER_ROOMS if room.vectors}
+        self.assertEqual({room.name for room in DRIVER_ROOMS
+                          if "bng_vec.h" in self.reached(graph, room.name)}, vector_rooms)
+        wrappers = {n for n in graph if n.startswith("batch") and n.endswith(".c")}
+        self.assertTrue(wrappers)
+        for name in sorted(wrappers | {room.name for room in DRIVER_ROOMS} - vector_rooms):
+            self.assertNotIn("bng_vec.h", self.reached(graph, name), name)
+            for other in {name} | self.reached(graph, name) - {"bng_f16.h"}:
+                folder = next(f for f in ("include", "include/hal", "include/programs",
+                                          "templates")
+                              if os.path.isfile(os.path.join(ROOT, f, other))
+                              or os.path.isfile(os.path.join(ROOT, f, other + ".j2")))
+                path = os.path.join(ROOT, folder, other)
+                with open(path if os.path.isfile(path) else path + ".j2") as f:
+                    self.assertIsNone(self.BACKEND_NAMES.search(f.read()), f"{name}: {other}")
+
     def test_only_the_entry_points_and_their_wrappers_see_bng_entry_h(self):
         graph = self.graph()
         self.assertEqual({n for n in graph if "bng_entry.h" in self.reached(graph, n)},
