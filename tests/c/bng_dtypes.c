@@ -28,10 +28,7 @@ static void run_private_checked(int status)
     }
 }
 
-/* ---- f32 (a target may have f16 alone: the float accessors serve its float stats) ---- */
-
-static double f32_get(const void *base, size_t i) { return ((const float *)base)[i]; }
-static void f32_set(void *base, size_t i, double v) { ((float *)base)[i] = (float)v; }
+/* ---- f32 ---- */
 
 #if BNG_HAS_F32
 static void f32_entry_p(void *x, void *dy, void *dx, long long *params)
@@ -122,7 +119,8 @@ static const size_t f32_specialized[] = { BNG_F32_SPECIALIZED(AS_ELEMENT) };
 
 const bng_dtype bng_dtype_f32 = {
     "f32", sizeof(float), sizeof(float),
-    f32_get, f32_set, f32_get, f32_set, f32_entry_p, f32_entry_s, f32_run_kernel, &bng_f32_config, &bng_f32_base_config, &bng_f32_generic_kernel,
+    f32_entry_p, f32_entry_s, f32_run_kernel,
+    &bng_f32_config, &bng_f32_base_config, &bng_f32_generic_kernel,
     f32_specialized, sizeof f32_specialized / sizeof f32_specialized[0], BNG_F32_LANES,
     BNG_F32_GENERIC_CHUNK,
     1.0 / 8388608.0, 1.1754943508222875e-38, 0,
@@ -138,56 +136,6 @@ const bng_dtype bng_dtype_f32 = {
 /* ---- f16, with bng_hp_stats_t half or float as the target chose ---- */
 
 #define HP_STATS_ARE_HALF (sizeof(bng_hp_stats_t) == sizeof(half))
-
-/* Half to double: on x86 with F16C, one instruction (exact, as the conversion below);
- * the compiler's own conversion of _Float16 can be a library call (GCC 12 on x86
- * without AVX512-FP16: __extendhfdf2, a tenth of mt7004's suite's time). F16C's
- * vcvtph2ps and vcvtps2ph are spelled as the builtins <immintrin.h>'s _cvtsh_ss and
- * _cvtss_sh wrap (GCC's and clang's alike), without that header: it cost more than the
- * rest of this file's compile (include/bng_vec_gnu.h does the same). */
-#if defined(__F16C__)
-typedef short f16c_halves __attribute__((vector_size(16)));
-typedef float f16c_floats __attribute__((vector_size(16)));
-#endif
-static double f16_get(const void *base, size_t i)
-{
-#if defined(__F16C__)
-    uint16_t bits;
-    memcpy(&bits, (const half *)base + i, sizeof bits);
-    {
-        const f16c_halves h = {(short)bits};
-        return __builtin_ia32_vcvtph2ps(h)[0];
-    }
-#else
-    return bng_half_to_float(((const half *)base)[i]);
-#endif
-}
-
-/* double -> float -> half rounds twice; test data only needs some representable value.
- * With F16C the float -> half step is one instruction, rounding to nearest even. */
-static void f16_set(void *base, size_t i, double v)
-{
-#if defined(__F16C__)
-    const f16c_floats f = {(float)v};
-    const uint16_t bits = (uint16_t)__builtin_ia32_vcvtps2ph(f, 0)[0];    /* to nearest even */
-    memcpy((half *)base + i, &bits, sizeof bits);
-#else
-    ((half *)base)[i] = bng_half_from_float((float)v);
-#endif
-}
-
-static double hp_stats_get(const void *base, size_t i)
-{
-    return HP_STATS_ARE_HALF ? f16_get(base, i) : f32_get(base, i);
-}
-
-static void hp_stats_set(void *base, size_t i, double v)
-{
-    if (HP_STATS_ARE_HALF)
-        f16_set(base, i, v);
-    else
-        f32_set(base, i, v);
-}
 
 static void f16_entry_p(void *x, void *dy, void *dx, long long *params)
 {
@@ -222,7 +170,8 @@ static const size_t f16_specialized[] = { BNG_F16_SPECIALIZED(AS_ELEMENT) };
 const bng_dtype bng_dtype_f16 = {
     HP_STATS_ARE_HALF ? "f16 (stats f16)" : "f16 (stats f32)",
     sizeof(half), sizeof(bng_hp_stats_t),
-    f16_get, f16_set, hp_stats_get, hp_stats_set, f16_entry_p, f16_entry_s, f16_run_kernel, &bng_f16_config, &bng_f16_base_config, &bng_f16_generic_kernel,
+    f16_entry_p, f16_entry_s, f16_run_kernel,
+    &bng_f16_config, &bng_f16_base_config, &bng_f16_generic_kernel,
     f16_specialized, sizeof f16_specialized / sizeof f16_specialized[0], BNG_F16_LANES,
     BNG_F16_GENERIC_CHUNK,
     1.0 / 1024.0, 1.0 / 16384.0, HP_STATS_ARE_HALF ? BNG_REF_HALF_DX | BNG_REF_HALF_STATS : BNG_REF_HALF_DX,

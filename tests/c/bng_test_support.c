@@ -343,20 +343,20 @@ void bng_case_init(bng_case *k, const bng_dtype *t, size_t batch, size_t channel
     for (b = 0; b < batch; b++)
         for (c = 0; c < channel; c++) {
             const size_t i = b * channel + c;
-            t->set(k->x.p, i, d[c].center + d[c].spread * bng_uniform(&d[c].rows_state, -1.7, 1.7));
-            t->set(k->dy.p, i, d[c].dy_scale * bng_uniform(&d[c].rows_state, -1.0, 1.0));
-            sum[c] += t->get(k->x.p, i);
+            bng_set(t, k->x.p, i, d[c].center + d[c].spread * bng_uniform(&d[c].rows_state, -1.7, 1.7));
+            bng_set(t, k->dy.p, i, d[c].dy_scale * bng_uniform(&d[c].rows_state, -1.0, 1.0));
+            sum[c] += bng_get(t, k->x.p, i);
         }
     for (b = 0; b < batch; b++)
         for (c = 0; c < channel; c++) {
-            const double dev = t->get(k->x.p, b * channel + c) - sum[c] / (double)batch;
+            const double dev = bng_get(t, k->x.p, b * channel + c) - sum[c] / (double)batch;
             sq[c] += dev * dev;
         }
     for (c = 0; c < channel; c++) {
         const double mean = sum[c] / (double)batch, var = sq[c] / (double)batch;
-        t->stats_set(k->mean.p, c, mean);
-        t->stats_set(k->invar.p, c, 1.0 / sqrt(var + 1e-5));
-        t->stats_set(k->scale.p, c, scale[c]);
+        bng_stats_set(t, k->mean.p, c, mean);
+        bng_stats_set(t, k->invar.p, c, 1.0 / sqrt(var + 1e-5));
+        bng_stats_set(t, k->scale.p, c, scale[c]);
     }
     bng_test_free(d);
     bng_test_free(scale);
@@ -394,7 +394,7 @@ void bng_relu_backward(const bng_dtype *t, void *dy, const void *y, size_t n)
     size_t i;
     for (i = 0; i < n; i++)
         if (!bng_relu_keeps(t, y, i))
-            t->set(dy, i, 0.0);
+            bng_set(t, dy, i, 0.0);
 }
 
 unsigned long bng_keep_padding(const bng_dtype *t, size_t rows, size_t g)
@@ -800,24 +800,24 @@ void bng_case_check(const bng_case *k)
 
     ck_assert_int_eq(k->params[BNG_PARAM_STATUS], BNG_OK);
     for (i = 0; i < n; i++) {
-        x[i] = as_read(t->get(k->x.p, i));
-        dy[i] = as_read(t->get(k->dy.p, i));
+        x[i] = as_read(bng_get(t, k->x.p, i));
+        dy[i] = as_read(bng_get(t, k->dy.p, i));
     }
     for (i = 0; i < k->channel; i++) {
-        mean[i] = as_read(t->stats_get(k->mean.p, i));
-        invar[i] = as_read(t->stats_get(k->invar.p, i));
-        scale[i] = as_read(t->stats_get(k->scale.p, i));
+        mean[i] = as_read(bng_stats_get(t, k->mean.p, i));
+        invar[i] = as_read(bng_stats_get(t, k->invar.p, i));
+        scale[i] = as_read(bng_stats_get(t, k->scale.p, i));
     }
     bng_reference_eval(k->batch, k->channel, k->is_train, x, dy, mean, invar, scale,
                        t->half_output, &r);
     for (i = 0; i < k->channel; i++) {
-        expect_close(k, "dbias", worst_dbias, i, t->stats_get(k->dbias.p, i), r.dbias[i],
+        expect_close(k, "dbias", worst_dbias, i, bng_stats_get(t, k->dbias.p, i), r.dbias[i],
                      r.dbias_bound[i], t->overflow_stats);
-        expect_close(k, "dscale", worst_dscale, i, t->stats_get(k->dscale.p, i), r.dscale[i],
+        expect_close(k, "dscale", worst_dscale, i, bng_stats_get(t, k->dscale.p, i), r.dscale[i],
                      r.dscale_bound[i], t->overflow_stats);
     }
     for (i = 0; i < n; i++)
-        expect_close(k, "dx", worst_dx, i, t->get(k->dx.p, i), r.dx[i], r.dx_bound[i],
+        expect_close(k, "dx", worst_dx, i, bng_get(t, k->dx.p, i), r.dx[i], r.dx_bound[i],
                      t->overflow_dx);
     bng_case_check_guards(k);
     bng_reference_free(&r);

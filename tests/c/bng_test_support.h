@@ -7,18 +7,17 @@
 #include <check.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "batch_norm_grad.h"
+#include "bng_f16.h"
 #include "bng_kernels.h"
 #include "bng_reference.h"
 
-/* One storage type as the tests see it: elements are read and written as double. */
+/* One storage type as the tests see it: elements are read and written as double
+ * (bng_get, bng_set: below). */
 typedef struct {
     const char *name;                    /* "f32", "f16 (stats f16)", ... */
     size_t size, stats_size;             /* bytes per data / per-channel element */
-    double (*get)(const void *base, size_t i);
-    void (*set)(void *base, size_t i, double v);            /* rounds to the type */
-    double (*stats_get)(const void *base, size_t i);
-    void (*stats_set)(void *base, size_t i, double v);
     void (*entry_p)(void *x, void *dy, void *dx, long long *params);
     void (*entry_s)(void *x, void *dy, void *dx, int core_mask);
     /* Run through the private driver: with the generic kernel when `generic` is
@@ -60,6 +59,77 @@ typedef struct {
                              int unit, int core_mask, void *output);
     const void *fwd_config;
 } bng_dtype;
+
+/* Element i of an array of `bytes`-sized elements (4: float, 2: half) as double, and
+ * := v, rounded to the type (to nearest even). Inline, for the loops over every element
+ * of a case (a call an element through the storage type's table was a fifth of a
+ * suite's time). Half by F16C's conversions on x86 (one instruction each, exact; the
+ * compiler's own conversion of _Float16 can be a library call: GCC 12 on x86 without
+ * AVX512-FP16, __extendhfdf2), spelled as the builtins <immintrin.h>'s _cvtsh_ss and
+ * _cvtss_sh wrap (GCC's and clang's alike) without that header, whose parse cost more
+ * than a suite file's compile (include/bng_vec_gnu.h does the same); elsewhere by
+ * bng_f16.h's. double -> float -> half rounds twice: test data only needs some
+ * representable value. */
+#if defined(__F16C__)
+typedef short bng_f16c_halves __attribute__((vector_size(16)));
+typedef float bng_f16c_floats __attribute__((vector_size(16)));
+#endif
+static inline double bng_value_get(size_t bytes, const void *base, size_t i)
+{
+    if (bytes == sizeof(float)) {
+        float f;
+        memcpy(&f, (const unsigned char *)base + i * sizeof f, sizeof f);
+        return f;
+    } else {
+#if defined(__F16C__)
+        uint16_t bits;
+        memcpy(&bits, (const unsigned char *)base + i * sizeof bits, sizeof bits);
+        {
+            const bng_f16c_halves h = {(short)bits};
+            return __builtin_ia32_vcvtph2ps(h)[0];
+        }
+#else
+        return bng_half_to_float(((const half *)base)[i]);
+#endif
+    }
+}
+
+static inline void bng_value_set(size_t bytes, void *base, size_t i, double v)
+{
+    if (bytes == sizeof(float)) {
+        const float f = (float)v;
+        memcpy((unsigned char *)base + i * sizeof f, &f, sizeof f);
+    } else {
+#if defined(__F16C__)
+        const bng_f16c_floats f = {(float)v};
+        const uint16_t bits = (uint16_t)__builtin_ia32_vcvtps2ph(f, 0)[0];    /* to nearest even */
+        memcpy((unsigned char *)base + i * sizeof bits, &bits, sizeof bits);
+#else
+        ((half *)base)[i] = bng_half_from_float((float)v);
+#endif
+    }
+}
+
+/* A data element (x, dy, dx, y) of t's type, and a per-channel one (its stats type). */
+static inline double bng_get(const bng_dtype *t, const void *base, size_t i)
+{
+    return bng_value_get(t->size, base, i);
+}
+
+static inline void bng_set(const bng_dtype *t, void *base, size_t i, double v)
+{
+    bng_value_set(t->size, base, i, v);
+}
+
+static inline double bng_stats_get(const bng_dtype *t, const void *base, size_t i)
+{
+    return bng_value_get(t->stats_size, base, i);
+}
+
+static inline void bng_stats_set(const bng_dtype *t, void *base, size_t i, double v)
+{
+    bng_value_set(t->stats_size, base, i, v);
+}
 
 /* The extended parameter block's slots (batch_norm_grad_ext.h); a case's block has
  * them all, and the vendor's calls see its first BNG_PARAMS_LEN. */

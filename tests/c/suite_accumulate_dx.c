@@ -49,7 +49,7 @@ static acc_relu_input acc_relu_input_new(const bng_dtype *t, const acc_shape *s,
         return in;
     in.y = bng_buffer_new(n * t->size);
     for (i = 0; i < n; i++)
-        t->set(in.y.p, i, bng_uniform(&state, -1.0, 1.0));
+        bng_set(t, in.y.p, i, bng_uniform(&state, -1.0, 1.0));
     if (s->relu == ACC_RELU_BITS)
         in.bits = s->nchw ? bng_keep_plane_bits(t, in.y.p, s->batch * s->channel, s->spatial)
                           : bng_keep_bits(t, in.y.p, rows, s->channel, s->channel, s->channel);
@@ -96,7 +96,7 @@ static double acc_old(unsigned *state, size_t i)
 static void acc_expect(const bng_dtype *t, const void *got, const void *plain, size_t i,
                        double old, const char *what)
 {
-    const double d = t->get(plain, i), g = t->get(got, i);
+    const double d = bng_get(t, plain, i), g = bng_get(t, got, i);
 
     if (isnan(old) || isinf(old)) {     /* the gradient is finite here */
         if (!(isnan(old) ? isnan(g) : g == old))
@@ -137,9 +137,9 @@ static void *acc_run(const bng_dtype *t, const acc_shape *s, const acc_relu_inpu
     dx = s->alias == ACC_OVER_DY ? k->dy.p : s->alias == ACC_OVER_X ? k->x.p : k->dx.p;
     for (i = 0; i < n; i++) {
         if (s->alias == ACC_APART)
-            t->set(dx, i, acc_old(&state, i));
+            bng_set(t, dx, i, acc_old(&state, i));
         if (old != NULL)
-            old[i] = t->get(dx, i);
+            old[i] = bng_get(t, dx, i);
     }
     bng_case_call(k, s->op, mask != 0, k->x.p, k->dy.p, dx, mask);
     ck_assert_int_eq(k->params[BNG_PARAM_STATUS], BNG_OK);

@@ -235,16 +235,16 @@ static void accumulate(const bng_dtype *t, int shared)
                     bng_case_call(&ref, BNG_OP_REDUCE, 0, ref.x.p, ref.dy.p, NULL, 0);
                     sums = ref.sums.p;
                     for (i = 0; i < C; i++) {
-                        t->stats_set(k.dbias.p, i, 0.25 * (double)(i % 9) - 1.0);
-                        t->stats_set(k.dscale.p, i, 3.0 - 0.5 * (double)(i % 5));
+                        bng_stats_set(t, k.dbias.p, i, 0.25 * (double)(i % 9) - 1.0);
+                        bng_stats_set(t, k.dscale.p, i, 3.0 - 0.5 * (double)(i % 5));
                     }
                     if (alias) {
                         memcpy(k.dbias.p, k.scale.p, k.scale.bytes);
                         k.params[BNG_PARAM_DBIAS] = k.params[BNG_PARAM_SCALE];
                     }
                     for (i = 0; i < C; i++) {
-                        old_dbias[i] = t->stats_get(k.dbias.p, i);
-                        old_dscale[i] = t->stats_get(k.dscale.p, i);
+                        old_dbias[i] = bng_stats_get(t, k.dbias.p, i);
+                        old_dscale[i] = bng_stats_get(t, k.dscale.p, i);
                     }
                     k.params[BNG_CASE_FLAGS] = 1;   /* BNG_FLAG_ACCUMULATE */
                     if (op == 1)
@@ -253,19 +253,20 @@ static void accumulate(const bng_dtype *t, int shared)
                     ck_assert_int_eq(k.params[BNG_PARAM_STATUS], BNG_OK);
                     bng_expect_same_bytes(&k.dx, &ref.dx, "dx when accumulating");
                     for (i = 0; i < C; i++) {
-                        const float invar = (float)t->stats_get(k.invar.p, i);
+                        const float invar = (float)bng_stats_get(t, k.invar.p, i);
                         bng_buffer one = ref.dbias;
                         double want_b, want_s;
                         /* old + new in float32, rounded once to the per-channel type */
-                        t->stats_set(one.p, 0, (double)((float)old_dbias[i] + sums[i]));
-                        want_b = t->stats_get(one.p, 0);
-                        t->stats_set(one.p, 0, (double)((float)old_dscale[i] + invar * sums[C + i]));
-                        want_s = t->stats_get(one.p, 0);
-                        if (t->stats_get(alias ? k.scale.p : k.dbias.p, i) != want_b
-                            || t->stats_get(k.dscale.p, i) != want_s)
+                        bng_stats_set(t, one.p, 0, (double)((float)old_dbias[i] + sums[i]));
+                        want_b = bng_stats_get(t, one.p, 0);
+                        bng_stats_set(t, one.p, 0, (double)((float)old_dscale[i] + invar * sums[C + i]));
+                        want_s = bng_stats_get(t, one.p, 0);
+                        if (bng_stats_get(t, alias ? k.scale.p : k.dbias.p, i) != want_b
+                            || bng_stats_get(t, k.dscale.p, i) != want_s)
                             ck_abort_msg("%s %s%s train=%d channel %zu: accumulated dbias %.9g dscale %.9g, expected %.9g %.9g",
                                          t->name, op ? "apply" : "ext", alias ? " (dbias = scale)" : "", train, i,
-                                         t->stats_get(alias ? k.scale.p : k.dbias.p, i), t->stats_get(k.dscale.p, i), want_b, want_s);
+                                         bng_stats_get(t, alias ? k.scale.p : k.dbias.p, i),
+                                         bng_stats_get(t, k.dscale.p, i), want_b, want_s);
                     }
                     bng_case_check_guards(&k);
                     bng_case_free(&ref);

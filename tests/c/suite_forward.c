@@ -63,11 +63,11 @@ void fwd_init(fwd_case *k, const bng_dtype *t, size_t batch, size_t channel, int
         const double center = data == DATA_LARGE_MEAN ? ratio * spread * (c % 2 ? -1 : 1)
                                                      : bng_uniform(&state, -2.0, 2.0);
         for (r = 0; r < batch; r++)
-            t->set(k->x.p, r * channel + c, center + spread * bng_uniform(&state, -1.7, 1.7));
-        t->stats_set(k->scale.p, c, bng_uniform(&state, -1.5, 1.5));
-        t->stats_set(k->bias.p, c, bng_uniform(&state, -1.0, 1.0));
-        t->stats_set(k->moving_mean.p, c, bng_uniform(&state, -1.0, 1.0));
-        t->stats_set(k->moving_var.p, c, bng_uniform(&state, 0.5, 2.0));
+            bng_set(t, k->x.p, r * channel + c, center + spread * bng_uniform(&state, -1.7, 1.7));
+        bng_stats_set(t, k->scale.p, c, bng_uniform(&state, -1.5, 1.5));
+        bng_stats_set(t, k->bias.p, c, bng_uniform(&state, -1.0, 1.0));
+        bng_stats_set(t, k->moving_mean.p, c, bng_uniform(&state, -1.0, 1.0));
+        bng_stats_set(t, k->moving_var.p, c, bng_uniform(&state, 0.5, 2.0));
     }
     memset(k->y.p, BNG_OUTPUT_MARK, k->y.bytes);
     memset(k->mean.p, BNG_OUTPUT_MARK, k->mean.bytes);
@@ -167,10 +167,10 @@ static void fwd_check_special(const fwd_case *k, size_t c, const char *what)
     const bng_dtype *t = k->t;
     size_t r;
 
-    if (isfinite(t->stats_get(k->mean.p, c)) && isfinite(t->stats_get(k->invar.p, c)))
+    if (isfinite(bng_stats_get(t, k->mean.p, c)) && isfinite(bng_stats_get(t, k->invar.p, c)))
         ck_abort_msg("%s %s: channel %zu has a non-finite x but finite statistics", t->name, what, c);
     for (r = 0; r < k->batch; r++)
-        if (isfinite(t->get(k->y.p, r * k->channel + c)))
+        if (isfinite(bng_get(t, k->y.p, r * k->channel + c)))
             ck_abort_msg("%s %s: channel %zu has a non-finite x but a finite y[%zu]", t->name, what, c, r);
 }
 
@@ -291,13 +291,14 @@ static void fwd_check_channel(const fwd_case *k, fwd_channel_ref *ref, size_t c,
     const double b_mean = global ? 0 : U32 * fabs(mu) + b_dev;
     const double b_var = global ? 0 : K * U32 * v + b_dev * b_dev + U32 * v;
     const double invstd = 1.0 / sqrt(v + eps), b_inv = invstd * (b_var / (v + eps) / 2 + 4 * U32);
-    const double mean = t->stats_get(k->mean.p, c), inv = t->stats_get(k->invar.p, c);
+    const double mean = bng_stats_get(t, k->mean.p, c), inv = bng_stats_get(t, k->invar.p, c);
     const int update = !global && !keep;
     const double take = torch ? mo : 1 - mo, kept = torch ? 1 - mo : mo;
     const double bv = torch ? ref->v * (double)batch / (double)(batch - 1) : ref->v;
     const double ref_mm = update ? mm * kept + ref->mu * take : mm;
     const double ref_mv = update ? mv * kept + bv * take : mv;
-    const double got_mm = t->stats_get(k->moving_mean.p, c), got_mv = t->stats_get(k->moving_var.p, c);
+    const double got_mm = bng_stats_get(t, k->moving_mean.p, c);
+    const double got_mv = bng_stats_get(t, k->moving_var.p, c);
     const double bound_mm = update ? take * b_mean + 4 * U32 * (fabs(mm) + fabs(ref->mu)) + stat_u * fabs(ref_mm) : 0;
     const double unbias = torch ? (double)batch / (double)(batch - 1) : 1;
     const double bound_mv = update ? take * b_var * unbias + 4 * U32 * (mv + bv) + stat_u * ref_mv : 0;
@@ -314,8 +315,8 @@ static void fwd_check_channel(const fwd_case *k, fwd_channel_ref *ref, size_t c,
                      got_mv, ref_mv);
     ref->mu = mu;
     ref->invstd = invstd;
-    ref->gamma = fix_gamma ? 1.0 : t->stats_get(k->scale.p, c);
-    ref->beta = t->stats_get(k->bias.p, c);
+    ref->gamma = fix_gamma ? 1.0 : bng_stats_get(t, k->scale.p, c);
+    ref->beta = bng_stats_get(t, k->bias.p, c);
     ref->b_dev = b_dev;
     ref->b_inv = b_inv;
 }
@@ -344,7 +345,7 @@ static void fwd_check_y(const fwd_case *k, const double *x_before, const fwd_cha
             bound = fabs(f->gamma) * (f->b_dev * f->invstd + fabs(dev) * f->b_inv)
                     + 4 * U32 * (fabs(f->gamma * dev * f->invstd) + fabs(f->beta))
                     + out_u * (fabs(y_ref) + t->min_normal);   /* subnormal y too */
-            got = t->get(k->y.p, i);
+            got = bng_get(t, k->y.p, i);
             if (relu && got == 0 && !signbit(got) && y_ref <= bound)
                 continue;
             if (!(fabs(got - y_ref) <= bound) || (relu && !(got > 0)))
@@ -402,10 +403,10 @@ static void fwd_run_checked(fwd_case *k, int in_place, const char *what)
     size_t i;
 
     for (i = 0; i < n; i++)
-        x[i] = t->get(k->x.p, i);
+        x[i] = bng_get(t, k->x.p, i);
     for (i = 0; i < k->channel; i++) {
-        mm[i] = t->stats_get(k->moving_mean.p, i);
-        mv[i] = t->stats_get(k->moving_var.p, i);
+        mm[i] = bng_stats_get(t, k->moving_mean.p, i);
+        mv[i] = bng_stats_get(t, k->moving_var.p, i);
     }
     if (in_place) {
         fwd_run(k, k->x.p);
@@ -560,9 +561,9 @@ START_TEST(test_forward_special_values)
     if (T->forward_p == NULL)
         return;
     fwd_init(&k, T, 70, 24, DATA_RANDOM, 0, 5u);
-    T->set(k.x.p, 3 * 24 + 0, NAN);
-    T->set(k.x.p, 40 * 24 + 1, INFINITY);
-    T->set(k.x.p, 0 * 24 + 2, -INFINITY);     /* the shift itself */
+    bng_set(T, k.x.p, 3 * 24 + 0, NAN);
+    bng_set(T, k.x.p, 40 * 24 + 1, INFINITY);
+    bng_set(T, k.x.p, 0 * 24 + 2, -INFINITY);     /* the shift itself */
     fwd_run_checked(&k, 0, "NaN and infinities");
     fwd_free(&k);
 }
@@ -1047,10 +1048,10 @@ START_TEST(test_forward_partials_devices)
         ck_assert_uint_le(channel, 1024);
         fwd_init(&whole, T, batch, channel, DATA_LARGE_MEAN, flags, (unsigned)c + 7u);
         for (i = 0; i < batch * channel; i++)
-            x[i] = T->get(whole.x.p, i);
+            x[i] = bng_get(T, whole.x.p, i);
         for (i = 0; i < channel; i++) {
-            mm[i] = T->stats_get(whole.moving_mean.p, i);
-            mv[i] = T->stats_get(whole.moving_var.p, i);
+            mm[i] = bng_stats_get(T, whole.moving_mean.p, i);
+            mv[i] = bng_stats_get(T, whole.moving_var.p, i);
         }
         for (d = 0; d < FWD_DEVICES; d++) {
             fwd_init(&part[d], T, rows[d], channel, DATA_RANDOM, flags, 1u);
@@ -1215,10 +1216,10 @@ static bng_buffer fwd_vendor_array(fwd_case *k, bng_buffer *array, int as_float)
 
     for (c = 0; c < k->channel; c++) {
         if (as_float)
-            ((float *)out.p)[c] = (float)t->stats_get(array->p, c);
+            ((float *)out.p)[c] = (float)bng_stats_get(t, array->p, c);
         else
-            t->set(out.p, c, t->stats_get(array->p, c));
-        t->stats_set(array->p, c, as_float ? ((float *)out.p)[c] : t->get(out.p, c));
+            bng_set(t, out.p, c, bng_stats_get(t, array->p, c));
+        bng_stats_set(t, array->p, c, as_float ? ((float *)out.p)[c] : bng_get(t, out.p, c));
     }
     return out;
 }
@@ -1237,7 +1238,7 @@ static void fwd_expect_vendor_matches(const bng_dtype *t, size_t unit, size_t ch
     fwd_init(&ref, t, unit, channel, DATA_RANDOM, flags, seed);
     if (!fused)
         for (c = 0; c < channel; c++)
-            t->stats_set(ref.bias.p, c, 0.0);
+            bng_stats_set(t, ref.bias.p, c, 0.0);
     scale = fwd_vendor_array(&ref, &ref.scale, 0);
     offset = fwd_vendor_array(&ref, &ref.bias, 0);
     mean = fwd_vendor_array(&ref, &ref.moving_mean, !fused);

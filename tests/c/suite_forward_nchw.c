@@ -165,10 +165,10 @@ static void nf_run_checked(nchw_fwd *n, int in_place, const char *what)
     size_t i;
 
     for (i = 0; i < elements; i++)
-        x[i] = t->get(k->x.p, i);
+        x[i] = bng_get(t, k->x.p, i);
     for (i = 0; i < k->channel; i++) {
-        mm[i] = t->stats_get(k->moving_mean.p, i);
-        mv[i] = t->stats_get(k->moving_var.p, i);
+        mm[i] = bng_stats_get(t, k->moving_mean.p, i);
+        mv[i] = bng_stats_get(t, k->moving_var.p, i);
     }
     if (in_place) {
         t->forward_p(k->x.p, k->x.p, k->params);
@@ -228,7 +228,7 @@ START_TEST(test_forward_nchw_relu)
         T->forward_p(plain.k.x.p, plain.k.y.p, plain.k.params);
         nf_run_checked(&relu, (int)(i % 2), "relu and bits");
         for (e = 0; e < batch * 2 * spatial[i]; e++) {
-            const double v = T->get(plain.k.y.p, e), got = T->get(relu.k.y.p, e);
+            const double v = bng_get(T, plain.k.y.p, e), got = bng_get(T, relu.k.y.p, e);
             const int keep = fwd_keeps(T, plain.k.y.p, e);
             if (keep ? memcmp((unsigned char *)plain.k.y.p + e * T->size,
                               (unsigned char *)relu.k.y.p + e * T->size, T->size) != 0

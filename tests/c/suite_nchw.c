@@ -402,9 +402,9 @@ START_TEST(test_nchw_accumulate)
         expect_same(n.dx, dx, n.bytes, &n, "dx differs with ACCUMULATE");
         /* onto the plain results: twice them */
         nchw_call(&n, BNG_OP_EXT, shared, FULL_MASK);
-        if (T->stats_get(n.k.dbias.p, 0) != 2 * T->stats_get(dbias, 0))
-            ck_abort_msg("%s: accumulating onto dbias %g gave %g", T->name, T->stats_get(dbias, 0),
-                         T->stats_get(n.k.dbias.p, 0));
+        if (bng_stats_get(T, n.k.dbias.p, 0) != 2 * bng_stats_get(T, dbias, 0))
+            ck_abort_msg("%s: accumulating onto dbias %g gave %g", T->name, bng_stats_get(T, dbias, 0),
+                         bng_stats_get(T, n.k.dbias.p, 0));
         bng_test_free(dbias);
         bng_test_free(dscale);
         bng_test_free(dx);

@@ -45,12 +45,12 @@ static void fill_y(const bng_dtype *t, void *y, size_t n, int kind, unsigned see
         state ^= state >> 17;
         state ^= state << 5;
         switch (kind) {
-        case Y_ALL_POSITIVE: t->set(y, i, 0.25 + (state >> 20) / 4096.0); break;
-        case Y_ALL_MASKED: t->set(y, i, (state & 1) ? -0.0 : -(double)(state >> 20)); break;
-        case Y_RANDOM: t->set(y, i, ((double)(state >> 8) / 16777216.0) - 0.5); break;
+        case Y_ALL_POSITIVE: bng_set(t, y, i, 0.25 + (state >> 20) / 4096.0); break;
+        case Y_ALL_MASKED: bng_set(t, y, i, (state & 1) ? -0.0 : -(double)(state >> 20)); break;
+        case Y_RANDOM: bng_set(t, y, i, ((double)(state >> 8) / 16777216.0) - 0.5); break;
         default:
             if (state % (n_edges + 2) < n_edges)
-                t->set(y, i, edges[state % (n_edges + 2)]);
+                bng_set(t, y, i, edges[state % (n_edges + 2)]);
             else
                 set_least_subnormal(t, y, i, state % (n_edges + 2) == n_edges + 1);
             break;
@@ -65,7 +65,7 @@ static void spoil_masked_dy(const bng_dtype *t, void *dy, const void *y, size_t 
     size_t i;
     for (i = 0; i < n; i++)
         if (!bng_relu_keeps(t, y, i) && i % 3 == 0)
-            t->set(dy, i, spoilers[(i / 3) % 4]);
+            bng_set(t, dy, i, spoilers[(i / 3) % 4]);
 }
 
 /* A pair of cases with the same data: `fused` runs with BNG_FLAG_RELU and y (or, with
@@ -143,19 +143,12 @@ static void relu_pair_free(relu_pair *p)
     bng_buffer_free(&p->bits);
 }
 
-static double float_at(const void *base, size_t i)
-{
-    float f;
-    memcpy(&f, (const unsigned char *)base + i * sizeof f, sizeof f);
-    return f;
-}
-
 /* The same bits element by element, except that two NaNs match whatever their signs
  * and payloads: which of two NaN operands an operation returns is left open by IEEE
  * 754, and the fused call's kernels are compiled apart from the unfused call's
  * (docs/contract.md, "Fused ReLU backward"). A NaN against a number still differs. */
 static void expect_same_or_both_nan(const bng_buffer *a, const bng_buffer *b, size_t size,
-                                    double (*get)(const void *, size_t), const char *what)
+                                    const char *what)
 {
     size_t i;
     if (memcmp(a->p, b->p, a->bytes) == 0)   /* the usual case, in one call */
@@ -163,7 +156,7 @@ static void expect_same_or_both_nan(const bng_buffer *a, const bng_buffer *b, si
     for (i = 0; i < a->bytes / size; i++)
         if (memcmp((const unsigned char *)a->p + i * size, (const unsigned char *)b->p + i * size,
                    size) != 0
-            && !(isnan(get(a->p, i)) && isnan(get(b->p, i))))
+            && !(isnan(bng_value_get(size, a->p, i)) && isnan(bng_value_get(size, b->p, i))))
             ck_abort_msg("%s differs at element %zu", what, i);
 }
 
@@ -172,13 +165,13 @@ static void expect_pair_same(const relu_pair *p, int op, const char *what)
     const bng_case *a = &p->fused, *b = &p->apart;
     const bng_dtype *t = a->t;
     if (op != BNG_OP_REDUCE) {
-        expect_same_or_both_nan(&a->dx, &b->dx, t->size, t->get, what);
+        expect_same_or_both_nan(&a->dx, &b->dx, t->size, what);
         if (op != BNG_OP_DX) {
-            expect_same_or_both_nan(&a->dbias, &b->dbias, t->stats_size, t->stats_get, what);
-            expect_same_or_both_nan(&a->dscale, &b->dscale, t->stats_size, t->stats_get, what);
+            expect_same_or_both_nan(&a->dbias, &b->dbias, t->stats_size, what);
+            expect_same_or_both_nan(&a->dscale, &b->dscale, t->stats_size, what);
         }
     } else {
-        expect_same_or_both_nan(&a->sums, &b->sums, sizeof(float), float_at, what);
+        expect_same_or_both_nan(&a->sums, &b->sums, sizeof(float), what);
     }
 }
 

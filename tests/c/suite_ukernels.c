@@ -49,7 +49,7 @@ static float *floats(size_t n, unsigned *state, double lo, double hi)
 /* The element i of a buffer of t's type, as float (exact: every half is a float). */
 static float at(const bng_dtype *t, const void *base, size_t i)
 {
-    return (float)t->get(base, i);
+    return (float)bng_get(t, base, i);
 }
 
 static void uk_init(uk_case *u, const bng_dtype *t, size_t rows, size_t channels,
@@ -68,18 +68,18 @@ static void uk_init(uk_case *u, const bng_dtype *t, size_t rows, size_t channels
     u->y = bng_buffer_new(n * t->size);
     u->dx = bng_buffer_new(n * t->size);
     for (i = 0; i < n; i++) {
-        t->set(u->x.p, i, bng_uniform(&state, -2.0, 2.0));
-        t->set(u->dy.p, i, bng_uniform(&state, -1.0, 1.0));
+        bng_set(t, u->x.p, i, bng_uniform(&state, -2.0, 2.0));
+        bng_set(t, u->dy.p, i, bng_uniform(&state, -1.0, 1.0));
         /* y: a third not kept (negative, +0, -0), a NaN and the least subnormal of
          * either sign now and then, the rest kept */
         if (i % 3 == 0)
-            t->set(u->y.p, i, i % 2 ? -0.5 : (i % 4 ? 0.0 : -0.0));
+            bng_set(t, u->y.p, i, i % 2 ? -0.5 : (i % 4 ? 0.0 : -0.0));
         else if (i % 7 == 1)
             bng_set_bits(t, u->y.p, i, i % 2 ? 0x7fc00000u : 0xffc00001u, i % 2 ? 0x7e00u : 0xfe01u);
         else if (i % 11 == 2)
             bng_set_bits(t, u->y.p, i, i % 2 ? 1u : 0x80000001u, i % 2 ? 1u : 0x8001u);
         else
-            t->set(u->y.p, i, bng_uniform(&state, 0.01, 1.0));
+            bng_set(t, u->y.p, i, bng_uniform(&state, 0.01, 1.0));
     }
     u->mean = floats(channels, &state, -0.5, 0.5);
     u->gain = floats(channels, &state, -2.0, 2.0);
@@ -132,7 +132,7 @@ static bng_buffer expected_dx(const uk_case *u, int train, const void *x, const 
     for (r = 0; r < u->rows; r++)
         for (c = 0; c < u->channels; c++) {
             const size_t i = r * u->stride + c;
-            u->t->set(e.p, i, train ? dx_train_of(u, x, dy, i, c)
+            bng_set(u->t, e.p, i, train ? dx_train_of(u, x, dy, i, c)
                                     : u->gain[c] * at(u->t, dy, i));
         }
     return e;
