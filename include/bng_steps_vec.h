@@ -7,8 +7,8 @@
  * bng_relu.c). A room that does not include it reaches neither the vector backend nor
  * a half conversion: its object is the same whatever the backend and the half type, and
  * the suites' arithmetic flavours link the gnu flavour's (mk/build.mk; the plan's list
- * of such rooms, Room.vectors, is held to this file's includers by the generator's
- * tests).
+ * of the rooms that compute with vectors, Room.vectors, is held to the rooms that reach
+ * bng_vec.h by the generator's DriverLayersTest).
  */
 #ifndef BNG_STEPS_VEC_H
 #define BNG_STEPS_VEC_H

@@ -80,8 +80,9 @@ sources_dir = $(call flavour_dir,$(1),$(or $(SOURCES_FROM_$(2)),$(2)))/obj
 # of the driver, they compile the rooms that compute with vectors (the plan's
 # BNG_VECTOR_SOURCES, which include bng_steps_vec.h) and link gnu's objects of the
 # others and of the generated wrappers, which reach neither the backend nor a half
-# conversion (the generator's DriverLayersTest holds the plan's list to the include
-# graph): each object the same, byte for byte, as their own would be.
+# conversion and hold no half by value (the generator's DriverLayersTest holds the
+# plan's list to the include graph): each object the same, byte for byte, as their own
+# would be. (Under COVERAGE=1 their runs add to gnu's counters of those rooms.)
 NEUTRAL_FROM_portable     := gnu
 NEUTRAL_FROM_native       := gnu
 NEUTRAL_FROM_gnu_softhalf := gnu

@@ -42,7 +42,8 @@ endef
 BNG_SUITE_SOURCES := $(sort $(wildcard tests/c/suite_*.c))
 BNG_SUITE_OBJECTS := $(notdir $(BNG_SUITE_SOURCES:.c=.o))
 # The suites compute nothing with the vector backend or the half type (they read and
-# write halves on their bits, bng_dtypes.c, and call the library through pointers):
+# write halves by F16C's conversions where the host has them, else bng_f16.h's, exact
+# either way: bng_test_support.h; and call the library through pointers):
 # gnu_softhalf, portable and native link gnu's objects of them, against their own
 # library. (native's flags are portable's but for the backend's name, which only the
 # vector headers read, and -Iinclude/host, for the emulated vector header: no suite
@@ -80,7 +81,8 @@ $(foreach r,$(SUITE_ROOTS),\
 
 # The half conversions, exhaustively, through each backend's vector loads and stores.
 HALF_SUITES := $(BUILD)/test_half $(BUILD)/test_half_portable $(BUILD)/test_half_gcc8
-HALF_DEPS   := tests/c/test_half.c tests/c/bng_ftz.h include/bng_f16.h $(wildcard include/bng_vec*.h)
+HALF_DEPS   := tests/c/test_half.c tests/c/bng_ftz.h include/bng_f16.h include/bng_ukernel.h \
+  $(wildcard include/bng_vec*.h)
 $(BUILD)/test_half: $(HALF_DEPS) | deps-c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(BNG_CFLAGS) -DBNG_VEC_BACKEND=BNG_VEC_GNU $(CHECK_CFLAGS) $< \

@@ -7,7 +7,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #if BNG_HAS_EXTENSIONS
 #include "batch_norm_grad_ext.h"
 /* The tests' copy of the extended block's layout agrees with the header's. */

@@ -8,9 +8,10 @@
 # depend on reached every source of the drop, the bare-metal ones that the library
 # references nothing but memcpy, memset and the HAL, and the Cortex-M7 image that it
 # links none of the extensions' kernels. Every build compiles without optimization, as
-# CMake does without a build type: the glue is what they check, and make report and
-# make cross-check compile every drop source at -O2 for both cores (-O2 took three
-# times as long here). Usage:
+# CMake does without a build type: the glue is what they check. make cross-check
+# compiles every library source of a drop at -O2 with warnings as errors for both cores,
+# and the drop's two programs (the HAL conformance check, the calibration program) for
+# RV64; make report, the library for both (-O2 took three times as long here). Usage:
 #   drop_builds.sh BUILD PYTHON TARGET
 set -euo pipefail
 build=$1 python=$2 target=$3
