@@ -184,6 +184,11 @@ BNG_VEC_FN int bng_stream_f32(float *p, const void *v, unsigned long bytes)
 #endif
 /* Width N is two halves. */
 #define BNG_IS_HALVES(N) (N > BNG_GNU_LANES)
+/* A vector's lanes as two vectors of half as many, lo its first (the keep bits' folds
+ * and packs, bng_vec_gnu_relu.h). */
+#define BNG_GNU_SPLIT(v, lo, hi) \
+    (__builtin_memcpy(&(lo), &(v), sizeof(lo)), \
+     __builtin_memcpy(&(hi), (const char *)&(v) + sizeof(lo), sizeof(hi)))
 
 #endif /* BNG_VEC_GNU_H */
 

@@ -66,8 +66,7 @@ BNG_VEC_FN unsigned int BNG_KEEPSN(or_f32)(BNG_KEEPSN(f32) k)
     return k[0];
 #else
     BNG_KEEPSH(f32) lo, hi;
-    __builtin_memcpy(&lo, &k, sizeof lo);
-    __builtin_memcpy(&hi, (const char *)&k + sizeof lo, sizeof hi);
+    BNG_GNU_SPLIT(k, lo, hi);
     return BNG_KEEPSH(or_f32)(lo | hi);
 #endif
 }
@@ -79,8 +78,7 @@ BNG_VEC_FN unsigned long long BNG_KEEPSN(pack_f32)(BNG_KEEPSN(f32) k)
 {
 #if BNG_N > 32
     BNG_KEEPSH(f32) lo, hi;
-    __builtin_memcpy(&lo, &k, sizeof lo);
-    __builtin_memcpy(&hi, (const char *)&k + sizeof lo, sizeof hi);
+    BNG_GNU_SPLIT(k, lo, hi);
     return BNG_KEEPSH(pack_f32)(lo) | BNG_KEEPSH(pack_f32)(hi) << BNG_H;
 #else
     static const unsigned int lane_index[32] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
@@ -96,8 +94,7 @@ BNG_VEC_FN unsigned long long BNG_KEEPSN(pack_f16)(BNG_KEEPSN(f16) k)
     return k[0] & 1u;
 #elif BNG_N > 16
     BNG_KEEPSH(f16) lo, hi;
-    __builtin_memcpy(&lo, &k, sizeof lo);
-    __builtin_memcpy(&hi, (const char *)&k + sizeof lo, sizeof hi);
+    BNG_GNU_SPLIT(k, lo, hi);
     return BNG_KEEPSH(pack_f16)(lo) | BNG_KEEPSH(pack_f16)(hi) << BNG_H;
 #else
     static const unsigned short lane_index[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
