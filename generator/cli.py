@@ -22,7 +22,7 @@ from .render import render_config
 from .report import (columns_from_specs, image_texts_from_specs, notes_from_specs,
                      object_texts_from_specs, report)
 from .validate import select, validate
-from .vendor import check_drop_options, verify_drop, write_drop
+from .vendor import MANIFEST, check_drop_options, verify_drop, write_drop
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -134,9 +134,9 @@ def _vendor(args) -> int:
     for verb, name in changed:
         if verb != "wrote":
             print(f"{verb} {os.path.join(args.dest, name)}")
-    drop = [name for verb, name in changed if verb == "wrote"]
-    print(f"{args.dest}: {tp.name}'s drop and MANIFEST ({len(drop)} files written); "
-          f"check it with make verify-drop DEST={args.dest}")
+    written = sum(1 for verb, name in changed if verb == "wrote" and name != MANIFEST)
+    print(f"{args.dest}: {tp.name}'s drop ({written} file{'' if written == 1 else 's'} of it "
+          f"written, and its MANIFEST); check it with make verify-drop DEST={args.dest}")
     return 0
 
 

@@ -85,15 +85,15 @@ def _check_gsm_fits_the_part(target: Target) -> None:
 
 def _check_p_workspace(target: Target, workspace: int, need: int, max_chunk: int) -> None:
     """_p's workspace on a split target: whole ALIGN-byte units, room for the workspace
-    arrays and one tile of each kind."""
+    arrays and the 32-row tiles."""
     key = f"targets.{target.name}.memory.spaces.p_workspace_bytes"
     where = str(target.where("memory.spaces.p_workspace_bytes"))
     if workspace % ALIGN:
         raise ConfigError(where, key, f"{workspace} is not a multiple of {ALIGN}; "
                           f"allowed: e.g. {(workspace // ALIGN + 1) * ALIGN}")
     if workspace < need:
-        raise ConfigError(where, key, f"{workspace} bytes cannot hold _p's workspace and one "
-                          f"tile for {max_chunk}-channel chunks; at least {need} needed "
+        raise ConfigError(where, key, f"{workspace} bytes cannot hold _p's workspace and 32-row "
+                          f"tiles for {max_chunk}-channel chunks; at least {need} needed "
                           f"(or leave it out for that)")
 
 
@@ -133,40 +133,51 @@ def widest_channels(target: Target) -> Optional[int]:
     return _widest_that_fits(target, lambda tp: _plan_fits(target, tp))
 
 
-def _plan_fits(target: Target, tp) -> bool:
+def _scratch_inside(target: Target, tp) -> bool:
+    """The _s scratch of the plan ends inside memory.shared (where the target bounds it)."""
     memory = target.memory
-    inside = (not memory.shared_bytes or memory.shared_scratch_address + tp.scratch_bytes
-              <= memory.shared_address + memory.shared_bytes)
-    return inside and tp.min_private_bytes <= memory.private_bytes
+    return (not memory.shared_bytes or memory.shared_scratch_address + tp.scratch_bytes
+            <= memory.shared_address + memory.shared_bytes)
+
+
+def _plan_fits(target: Target, tp) -> bool:
+    return _scratch_inside(target, tp) and tp.min_private_bytes <= target.memory.private_bytes
 
 
 def _check_private_bytes(target: Target, tp) -> None:
-    """private_bytes holds the _s workspace and one tile of the widest chunk; the error
-    names the key to change, the value that would do, and the widest count that fits."""
+    """private_bytes holds the _s workspace and the 32-row tiles of the widest chunk; the
+    error names the key to change, the value that would do, and the widest count that
+    fits. A larger private_bytes is advised only where it is enough: where the scratch's
+    bound (memory.shared) takes every count listed too."""
     have, need = target.memory.private_bytes, tp.min_private_bytes
     if have >= need:
         return
     where = target.where("memory.private_bytes")
     widest = _widest_that_fits(target, lambda tp: tp.min_private_bytes <= have)
-    holds = (f"{have} bytes cannot hold the _s workspace and one tile for "
+    holds = (f"{have} bytes cannot hold the _s workspace and 32-row tiles for "
              f"{tp.max_chunk}-channel chunks")
     if widest is None:
         raise ConfigError(str(where), f"targets.{target.name}.memory.private_bytes",
                           f"{holds}, even without specialized counts; at least {need} needed")
-    # the widest count to advise: one the scratch's bound (memory.shared) takes too
-    takes = widest_channels(target)
-    advise = widest if takes is None else min(widest, takes)
+    scratch_takes = _widest_that_fits(target, lambda tp: _scratch_inside(target, tp))
+    advise = widest if scratch_takes is None else min(widest, scratch_takes)
     too_wide = [c for c in target.channels if c > advise]
+    more_private_does = scratch_takes is None or max(target.channels) <= scratch_takes
+    scratch_bound = ("" if more_private_does else
+                     f", and the _s scratch of a count above {scratch_takes} would end past "
+                     f"memory.shared")
     if target.channels_overridden:      # the command line's list: blame it, name the key
         raise option_error(
             "--channels", " ".join(map(str, target.channels)),
-            f"memory.private_bytes ({have} bytes, {where}) holds the _s workspace and one "
-            f"tile for at most {widest} channels: list no count above {advise}, or set "
-            f"memory.private_bytes to at least {need}",
+            f"memory.private_bytes ({have} bytes, {where}) holds the _s workspace and "
+            f"32-row tiles for at most {widest} channels{scratch_bound}: list no count above "
+            f"{advise}" + (f", or set memory.private_bytes to at least {need}"
+                           if more_private_does else ""),
             item=some_of(too_wide, "counts"))
     raise ConfigError(str(where), f"targets.{target.name}.memory.private_bytes",
-                      f"{holds}; at least {need} needed: set it to {need} or more, or "
-                      f"specialize no count above {advise} (now {some_of(too_wide)})")
+                      f"{holds}; at least {need} needed{scratch_bound}: "
+                      + (f"set it to {need} or more, or " if more_private_does else "")
+                      + f"specialize no count above {advise} (now {some_of(too_wide)})")
 
 
 def _check_nchw(target: Target) -> None:
@@ -201,7 +212,7 @@ def _check_nchw(target: Target) -> None:
 
 def validate_target(target: Target) -> Target:
     """Private memory must be whole ALIGN-byte units and hold the shared-storage
-    workspace and one tile; the shared ranges must fit the address space and not
+    workspace and 32-row tiles; the shared ranges must fit the address space and not
     overlap."""
     tp = plan_target(target)
     check_split_native_halves(target)

@@ -41,7 +41,7 @@ extern "C" {
 #define BNG_EALIGN   (-6)  /* x, dy or dx not aligned to its element type, or a per-channel array to its type */
 #define BNG_EBATCH   (-2)  /* batch < 1 */
 #define BNG_ECHANNEL (-3)  /* channel < 1 */
-#define BNG_ERANGE   (-4)  /* batch * channel elements beyond the 32-bit address space */
+#define BNG_ERANGE   (-4)  /* batch * channel * the element's bytes beyond the 32-bit address space */
 #define BNG_EOVERLAP (-7)  /* an output overlaps another array other than as the very same one:
                             * dx may be x or dy, dbias and dscale may be mean, invar or scale */
 #define BNG_ECOREMASK (-5) /* _s: no core of the 8 selected by core_mask */

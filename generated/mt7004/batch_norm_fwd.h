@@ -69,7 +69,9 @@ extern "C" {
  *                 eval): x is read once, the moving statistics are only read
  *   TORCH         PyTorch's update: running = (1 - momentum) * running + momentum * batch,
  *                 the running variance unbiased (batch variance * m / (m - 1)); a call
- *                 with one row is refused (BNG_EBATCH)
+ *                 that updates them from one value per channel (batch * spatial 1) is
+ *                 refused (BNG_EBATCH; with PARTIALS_IN, partials of one row:
+ *                 BNG_EVALUE)
  *   KEEP_MOVING   the moving statistics are neither read nor written (PyTorch's
  *                 track_running_stats=False); not with GLOBAL_STATS (BNG_EFLAGS)
  * The synchronized forward (SyncBN: one batch over several devices), in two calls with

@@ -36,8 +36,10 @@ extern "C" {
  * part, and the selected cores have the outcome. Not an error (errors are negative). */
 #define BNG_NOT_SELECTED 1
 
-/* The status of the calling core's last fp_/hp_batchnormgrad_p or _s call: BNG_OK, a
- * negative BNG_E* code, or BNG_NOT_SELECTED; BNG_OK before the first. */
+/* The status of the calling core's last call without a status slot: fp_/hp_batchnormgrad_p
+ * or _s here, and where the target has the forward the vendor's inference calls
+ * (fp_/hp_batchnorm_s, fp_/hp_fusedbatchnorm_s, batch_norm_fwd.h). BNG_OK, a negative
+ * BNG_E* code, or BNG_NOT_SELECTED; BNG_OK before the first. */
 int bng_last_status(void);
 
 /* float data, float per-channel arrays:

@@ -184,13 +184,13 @@ class ValidationTest(TempDir):
         self.expect_error(GOOD.replace("private_bytes: 786432", "private_bytes: 65536")
                           .replace("[32, 64]", "[32, 256]"), 9,
                           "targets.dsp.memory.private_bytes: 65536 bytes cannot hold the _s "
-                          "workspace and one tile for 256-channel chunks, even without "
+                          "workspace and 32-row tiles for 256-channel chunks, even without "
                           "specialized counts; at least 144384 needed")
         # the key to change, the value that does, and the widest count that fits
         self.expect_error(GOOD.replace("private_bytes: 786432", "private_bytes: 131072")
                           .replace("[32, 64]", "[32, 256, 300]"), 9,
                           "targets.dsp.memory.private_bytes: 131072 bytes cannot hold the _s "
-                          "workspace and one tile for 300-channel chunks; at least 169408 "
+                          "workspace and 32-row tiles for 300-channel chunks; at least 169408 "
                           "needed: set it to 169408 or more, or specialize no count above 231 "
                           "(now 256 300)")
 
@@ -201,10 +201,13 @@ class ValidationTest(TempDir):
                                  "--channels", "48 2000 4096", "--out", self.tmp + "/out")
             self.assertEqual(status, 2)
             option = 'CHANNELS="48 2000 4096"' if style else "--channels"
+            # no larger private_bytes is advised: memory.shared's bound would refuse
+            # the list again (past 1020 the _s scratch ends past the GSM)
             self.assertEqual(err, f"error: {option}: 2000 4096: memory.private_bytes (768000 "
-                             f"bytes, {path}:{line_of('mt7004', 'private_bytes')}) holds the _s workspace and one tile for at "
-                             "most 1109 channels: list no count above 1020, or set "
-                             "memory.private_bytes to at least 2834432\n")
+                             f"bytes, {path}:{line_of('mt7004', 'private_bytes')}) holds the _s "
+                             "workspace and 32-row tiles for at most 1109 channels, and the _s "
+                             "scratch of a count above 1020 would end past memory.shared: list "
+                             "no count above 1020\n")
         with open(path, "rb") as f, open(TARGETS_YAML, "rb") as g:
             self.assertEqual(f.read(), g.read())
 
@@ -300,7 +303,7 @@ class MemorySpacesTest(TempDir):
         cases = (
             (f"p_workspace_bytes: {need + 8}", f"{need + 8} is not a multiple of 64"),
             (f"p_workspace_bytes: {need - 64}",
-             f"{need - 64} bytes cannot hold _p's workspace and one tile"),
+             f"{need - 64} bytes cannot hold _p's workspace and 32-row tiles"),
             ("p_workspace_bytes: 786433", "786433 is out of range"),
         )
         for key, fragment in cases:
@@ -928,6 +931,9 @@ class OutputTest(TempDir):
                          f"{path}:{line_of('mt7004', 'channels')}: mt7004 channels: 32 64 128 256 -> 48 96"
                          " (dropped 32 64 128 256: those counts now run the generic kernel; "
                          '--channels "+48 96" adds counts instead)')
+        with open(os.path.join(ROOT, "README.md")) as f:     # its example: the same line
+            self.assertIn(f"`targets.yaml:{line_of('mt7004', 'channels')}: mt7004 channels: "
+                          "32 64 128\n256 -> 48 96 (dropped", f.read())
         with open(TARGETS_YAML) as f:
             original = f.read()
         with open(path) as f:       # that one list, and nothing else of the file
