@@ -16,9 +16,11 @@
  *     i, of 8); the block is BNG_SHARED_PARAMS, all 16 slots, and the status
  *     arrives in BNG_SHARED_PARAMS[8]. The same bits as _p on every core mask.
  *
- * The parameter block, long long params[BNG_FWD_PARAMS_LEN]; slots 0-2, 5, 6, 8 and 13
- * mean what they mean in the backward's block, so that one pair of mean and invar
- * arrays serves both calls:
+ * The parameter block, long long params[BNG_FWD_PARAMS_LEN]; slots 0-2, 5 and 6 mean
+ * what they mean in the backward's block, so that one pair of mean and invar arrays
+ * serves both calls. Give each call a block of its own: slots 3, 4, 7, 11 and 13 differ
+ * (the backward's dbias, dscale and is_train; its flags, whose values collide with
+ * these; its keep bits are its slot 15):
  * params[0]  mean (out): the batch mean (BNG_FWD_GLOBAL_STATS: the moving mean)
  * params[1]  invar (out): 1 / sqrt(var + eps) of the batch's biased variance (GLOBAL_STATS:
  *            of the moving variance), what the backward reads as invar
@@ -62,9 +64,12 @@ extern "C" {
 #define BNG_PARAM_FLAGS            13
 #endif
 
-/* Flags (params[13]): none of them is MXNet's default training step (moving statistics
- * updated as moving = moving * momentum + batch * (1 - momentum), biased variance).
- *   FIX_GAMMA     gamma taken as 1 (MXNet fix_gamma): scale is not read
+/* Flags (params[13]): none set is MXNet's training step with fix_gamma=False (moving
+ * statistics updated as moving = moving * momentum + batch * (1 - momentum), biased
+ * variance); MXNet's default adds FIX_GAMMA.
+ *   FIX_GAMMA     gamma taken as 1 (MXNet fix_gamma): scale is not read; the backward
+ *                 has no such flag: give it a scale of ones, and its dscale is not
+ *                 MXNet's (0 for a fixed gamma)
  *   GLOBAL_STATS  normalize with the moving statistics (MXNet use_global_stats, PyTorch
  *                 eval): x is read once, the moving statistics are only read
  *   TORCH         PyTorch's update: running = (1 - momentum) * running + momentum * batch,
