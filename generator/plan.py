@@ -704,10 +704,15 @@ def plan_target(target: Target) -> TargetPlan:
     pad = pad_lanes(target)
     dtypes = []
     relu = "relu" in target.extensions
+    # The ReLU ukernels mask dy as they load it from the caller's arrays: _p's on a
+    # unified target. A split target stages _p, whose tiles the driver masks in place
+    # (bng_relu.c), and needs none of them.
+    relu_ukernels = relu and not target.memory.split
     for d in target.dtypes:
-        spec = tuple(Kernel(target.name, d.name, d.lanes, c, target.max_unroll, pad, relu)
+        spec = tuple(Kernel(target.name, d.name, d.lanes, c, target.max_unroll, pad,
+                            relu_ukernels)
                      for c in target.channels)
-        generic = Kernel(target.name, d.name, d.lanes, None, pad_lanes=pad, relu=relu)
+        generic = Kernel(target.name, d.name, d.lanes, None, pad_lanes=pad, relu=relu_ukernels)
         dtypes.append(DTypePlan(d, spec, generic, pad, relu))
     return TargetPlan(target, tuple(dtypes))
 

@@ -216,11 +216,6 @@ def validate_target(target: Target) -> Target:
     overlap."""
     tp = plan_target(target)
     check_split_native_halves(target)
-    if target.memory.split and "relu" in target.extensions:
-        # The mask is scalar code on the staged tiles, which a split target keeps in
-        # vector memory where scalar code may not go.
-        raise ConfigError(str(target.where("extensions")), f"targets.{target.name}.extensions",
-                          "relu is not available on a split target (memory.spaces) in this version")
     if target.memory.split and "forward" in target.extensions:
         # The forward's _p runs on the caller's memory where it lies, which a split
         # target's vector code reaches only through a workspace and DMA.

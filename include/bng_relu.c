@@ -4,8 +4,8 @@
  * on staged tiles of either layout, the mask as bits between an NHWC tile's passes, a
  * staged tile's words of the forward's keep bits (BNG_FLAG_RELU_BITS) and the mask by
  * them, and the calls of the kernels' ReLU ukernels. May call: the HAL's DMA (a tile of y, of words), the
- * ReLU predicate (bng_vec.h), a kernel's ReLU ukernels. Compiled only for a target that
- * lists relu (a unified target: the generator refuses it on a split one).
+ * ReLU predicate (bng_vec.h), a kernel's ReLU ukernels, on a split target the vector
+ * operations' masked loads (bng_vec.h). Compiled only for a target that lists relu.
  *
  * The mask (BNG_RELU_KEEPS, include/bng_vec.h) works on the elements' bits, so that the
  * sums and dx are, bit for bit, the unfused call's on the masked dy: the separate pass
@@ -27,9 +27,37 @@
 #include "bng_relu.h"
 #include "bng_steps_vec.h"
 
-#if BNG_SPLIT_MEMORY
-#error "relu needs a unified memory: generator/validate.py refuses it on a split target"
-#endif
+/* ---- a staged tile's y, and its words of the forward's keep bits, by DMA (both kinds of
+ * memory) ---- */
+
+void bng_relu_fetch_y(const bng_staged_job *job, BNG_VMEM unsigned char *y, const bng_tile *tile)
+{
+    const size_t element = job->dtype->element_bytes;
+
+    bng_hal_dma_wait(bng_hal_dma_get(y, bng_shared_at((const BNG_SHARED void *)job->call.y,
+                                                      tile->at, element),
+                                     tile->rows, tile->row_bytes, tile->stride, tile->pitch));
+}
+
+/* The words of a tile's rows lie a word row per BNG_KEEP_ROWS(element) rows of the
+ * caller's, channel elements apart, from the tile's first row's (a multiple of
+ * BNG_BLOCK_ROWS, and so of a word's rows) at its chunk's first channel. */
+typedef char bng_blocks_are_whole_words[BNG_BLOCK_ROWS % BNG_KEEP_ROWS(sizeof(float)) == 0 ? 1 : -1];
+static void bng_relu_fetch_bits(const bng_staged_job *job, BNG_VMEM unsigned char *bits,
+                                const bng_tile *tile)
+{
+    const size_t element = job->dtype->element_bytes, channel = job->call.channel;
+    const size_t word_rows = BNG_KEEP_ROWS(element);
+    const size_t at = tile->first / word_rows * channel + (tile->at - tile->first * channel);
+
+    bng_hal_dma_wait(bng_hal_dma_get(bits, bng_shared_at((const BNG_SHARED void *)job->call.y,
+                                                         at, element),
+                                     (tile->rows + word_rows - 1) / word_rows, tile->row_bytes,
+                                     tile->stride, tile->pitch));
+}
+
+#if !BNG_SPLIT_MEMORY
+/* ---- unified memory: the steps on the elements' bits, in plain C or GCC vectors ---- */
 
 /* Element i of d masked by a plane's words from a word boundary: kept where bit i % W
  * of word i / W is set (W the element's bits), else +0. */
@@ -280,31 +308,7 @@ static void bng_relu_mask_by_bits(size_t element, size_t rows, size_t channels,
         bng_relu_by_bits_uint16_t(rows, channels, dy, dy_stride, bits, out, out_stride);
 }
 
-void bng_relu_fetch_y(const bng_staged_job *job, unsigned char *y, const bng_tile *tile)
-{
-    const size_t element = job->dtype->element_bytes;
 
-    bng_hal_dma_wait(bng_hal_dma_get(y, bng_shared_at((const BNG_SHARED void *)job->call.y,
-                                                      tile->at, element),
-                                     tile->rows, tile->row_bytes, tile->stride, tile->pitch));
-}
-
-/* The words of a tile's rows lie a word row per BNG_KEEP_ROWS(element) rows of the
- * caller's, channel elements apart, from the tile's first row's (a multiple of
- * BNG_BLOCK_ROWS, and so of a word's rows) at its chunk's first channel. */
-typedef char bng_blocks_are_whole_words[BNG_BLOCK_ROWS % BNG_KEEP_ROWS(sizeof(float)) == 0 ? 1 : -1];
-static void bng_relu_fetch_bits(const bng_staged_job *job, unsigned char *bits,
-                                const bng_tile *tile)
-{
-    const size_t element = job->dtype->element_bytes, channel = job->call.channel;
-    const size_t word_rows = BNG_KEEP_ROWS(element);
-    const size_t at = tile->first / word_rows * channel + (tile->at - tile->first * channel);
-
-    bng_hal_dma_wait(bng_hal_dma_get(bits, bng_shared_at((const BNG_SHARED void *)job->call.y,
-                                                         at, element),
-                                     (tile->rows + word_rows - 1) / word_rows, tile->row_bytes,
-                                     tile->stride, tile->pitch));
-}
 
 void bng_relu_mask_tile(size_t element, const bng_tile *tile, const unsigned char *y)
 {
@@ -454,3 +458,105 @@ const struct bng_relu_driver bng_relu_driver = {
     bng_relu_tile_by_bits, bng_relu_rows_reduce, bng_relu_rows_dx, bng_relu_rows_reduce_keeps,
     bng_relu_rows_dx_keeps,
 };
+
+#else /* BNG_SPLIT_MEMORY */
+/* ---- a split target: a staged tile lies in vector memory, which scalar code may not
+ * touch. The steps are the kernels' own masked loads (bng_vec.h: the same predicate on
+ * the stored bits), a vector of BNG_V lanes at a time over whole padded rows (their
+ * padding lanes masked too, and never put out), stored back as dy's type: a masked
+ * value is dy or +0, which the type holds exactly. No _p: a split target stages it
+ * (bng_nhwc_p_run); no NCHW. ---- */
+
+typedef char bng_relu_rows_are_whole_vectors[BNG_PAD_LANES % BNG_V == 0 ? 1 : -1];
+#define bng_relu_vload_f32 BNG_VOP(BNG_V, load_relu_f32)
+#define bng_relu_vload_f16 BNG_VOP(BNG_V, load_relu_f16)
+#define bng_relu_vmark_f32 BNG_VOP(BNG_V, load_relu_mark_f32)
+#define bng_relu_vmark_f16 BNG_VOP(BNG_V, load_relu_mark_f16)
+#define bng_relu_vkeeps_f32 BNG_VOP(BNG_V, load_relu_keeps_f32)
+#define bng_relu_vkeeps_f16 BNG_VOP(BNG_V, load_relu_keeps_f16)
+#define BNG_RELU_WORDS2(n, what) bng_keeps##n##_##what
+#define BNG_RELU_WORDS(n, what) BNG_RELU_WORDS2(n, what)
+
+void bng_relu_mask_tile(size_t element, const bng_tile *tile, const BNG_VMEM unsigned char *y)
+{
+    const size_t values = tile->rows * (tile->pitch / element);     /* rows a pitch apart */
+    size_t at;
+
+    for (at = 0; at < values; at += BNG_V) {
+        if (element == sizeof(float)) {
+            BNG_VMEM float *dy = (BNG_VMEM float *)tile->dy + at;
+            bng_vstore(dy, bng_relu_vload_f32(dy, (const BNG_VMEM float *)y + at));
+        } else {
+            BNG_VMEM half *dy = (BNG_VMEM half *)tile->dy + at;
+            bng_vstore_f16(dy, bng_relu_vload_f16(dy, (const BNG_VMEM half *)y + at));
+        }
+    }
+}
+
+/* The mask of a word's rows (`rows` of them, a row `row_values` apart) at `at` as bits:
+ * the word at `word`, row r's in bit r; the masked loads' values unused (dy is masked
+ * already). */
+static void bng_relu_word_bits(size_t element, const bng_tile *tile, const BNG_VMEM unsigned char *y,
+                               size_t at, size_t rows, size_t row_values,
+                               BNG_VMEM unsigned char *word)
+{
+    size_t r;
+
+    if (element == sizeof(float)) {
+        BNG_RELU_WORDS(BNG_V, f32) k = BNG_RELU_WORDS(BNG_V, zero_f32)();
+        for (r = 0; r < rows; r++)
+            (void)bng_relu_vmark_f32((const BNG_VMEM float *)tile->dy + at + r * row_values,
+                                     (const BNG_VMEM float *)y + at + r * row_values, &k,
+                                     (unsigned)r);
+        BNG_RELU_WORDS(BNG_V, store_f32)((BNG_VMEM float *)word, k);
+    } else {
+        BNG_RELU_WORDS(BNG_V, f16) k = BNG_RELU_WORDS(BNG_V, zero_f16)();
+        for (r = 0; r < rows; r++)
+            (void)bng_relu_vmark_f16((const BNG_VMEM half *)tile->dy + at + r * row_values,
+                                     (const BNG_VMEM half *)y + at + r * row_values, &k,
+                                     (unsigned)r);
+        BNG_RELU_WORDS(BNG_V, store_f16)((BNG_VMEM half *)word, k);
+    }
+}
+
+/* The tile's mask as bits, in the layout of the unified target's (and of the _keeps
+ * ukernels' words): a word row per BNG_KEEP_ROWS(element) rows, a pitch apart. */
+static void bng_relu_tile_bits(size_t element, const bng_tile *tile, const BNG_VMEM unsigned char *y,
+                               BNG_VMEM unsigned char *bits)
+{
+    const size_t row_values = tile->pitch / element, word_rows = BNG_KEEP_ROWS(element);
+    size_t first, c;
+
+    for (first = 0; first < tile->rows; first += word_rows)
+        for (c = 0; c < row_values; c += BNG_V)
+            bng_relu_word_bits(element, tile, y, first * row_values + c,
+                               bng_min(word_rows, tile->rows - first), row_values,
+                               bits + (first / word_rows * row_values + c) * element);
+}
+
+static void bng_relu_tile_by_bits(size_t element, const bng_tile *tile,
+                                  const BNG_VMEM unsigned char *bits)
+{
+    const size_t row_values = tile->pitch / element, word_rows = BNG_KEEP_ROWS(element);
+    size_t r, c;
+
+    for (r = 0; r < tile->rows; r++)
+        for (c = 0; c < row_values; c += BNG_V) {
+            const size_t at = r * row_values + c, word = r / word_rows * row_values + c;
+            const unsigned bit = (unsigned)(r % word_rows);
+            if (element == sizeof(float)) {
+                BNG_VMEM float *dy = (BNG_VMEM float *)tile->dy + at;
+                bng_vstore(dy, bng_relu_vkeeps_f32(dy, (const BNG_VMEM float *)bits + word, bit));
+            } else {
+                BNG_VMEM half *dy = (BNG_VMEM half *)tile->dy + at;
+                bng_vstore_f16(dy, bng_relu_vkeeps_f16(dy, (const BNG_VMEM half *)bits + word, bit));
+            }
+        }
+}
+
+/* What the extended calls' config points at: the staged steps only. */
+const struct bng_relu_driver bng_relu_driver = {
+    bng_relu_fetch_y, bng_relu_fetch_bits, bng_relu_mask_tile, bng_relu_tile_bits,
+    bng_relu_tile_by_bits, NULL, NULL, NULL, NULL,
+};
+#endif
