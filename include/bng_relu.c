@@ -495,29 +495,22 @@ void bng_relu_mask_tile(size_t element, const bng_tile *tile, const BNG_VMEM uns
 
 /* The mask of a word's rows (`rows` of them, a row `row_values` apart) at `at` as bits:
  * the word at `word`, row r's in bit r; the masked loads' values unused (dy is masked
- * already). */
-static void bng_relu_word_bits(size_t element, const bng_tile *tile, const BNG_VMEM unsigned char *y,
-                               size_t at, size_t rows, size_t row_values,
-                               BNG_VMEM unsigned char *word)
-{
-    size_t r;
-
-    if (element == sizeof(float)) {
-        BNG_RELU_WORDS(BNG_V, f32) k = BNG_RELU_WORDS(BNG_V, zero_f32)();
-        for (r = 0; r < rows; r++)
-            (void)bng_relu_vmark_f32((const BNG_VMEM float *)tile->dy + at + r * row_values,
-                                     (const BNG_VMEM float *)y + at + r * row_values, &k,
-                                     (unsigned)r);
-        BNG_RELU_WORDS(BNG_V, store_f32)((BNG_VMEM float *)word, k);
-    } else {
-        BNG_RELU_WORDS(BNG_V, f16) k = BNG_RELU_WORDS(BNG_V, zero_f16)();
-        for (r = 0; r < rows; r++)
-            (void)bng_relu_vmark_f16((const BNG_VMEM half *)tile->dy + at + r * row_values,
-                                     (const BNG_VMEM half *)y + at + r * row_values, &k,
-                                     (unsigned)r);
-        BNG_RELU_WORDS(BNG_V, store_f16)((BNG_VMEM half *)word, k);
+ * already). Elements of C type `type`, the operations' suffix `t` (f32, f16). */
+#define BNG_RELU_WORD_BITS(t, type)                                                        \
+    static void bng_relu_word_bits_##t(const bng_tile *tile, const BNG_VMEM unsigned char *y, \
+                                       size_t at, size_t rows, size_t row_values,         \
+                                       BNG_VMEM unsigned char *word)                      \
+    {                                                                                     \
+        BNG_RELU_WORDS(BNG_V, t) k = BNG_RELU_WORDS(BNG_V, zero_##t)();                   \
+        size_t r;                                                                         \
+        for (r = 0; r < rows; r++)                                                        \
+            (void)bng_relu_vmark_##t((const BNG_VMEM type *)tile->dy + at + r * row_values, \
+                                     (const BNG_VMEM type *)y + at + r * row_values, &k,  \
+                                     (unsigned)r);                                        \
+        BNG_RELU_WORDS(BNG_V, store_##t)((BNG_VMEM type *)word, k);                       \
     }
-}
+BNG_RELU_WORD_BITS(f32, float)
+BNG_RELU_WORD_BITS(f16, half)
 
 /* The tile's mask as bits, in the layout of the unified target's (and of the _keeps
  * ukernels' words): a word row per BNG_KEEP_ROWS(element) rows, a pitch apart. */
@@ -528,10 +521,14 @@ static void bng_relu_tile_bits(size_t element, const bng_tile *tile, const BNG_V
     size_t first, c;
 
     for (first = 0; first < tile->rows; first += word_rows)
-        for (c = 0; c < row_values; c += BNG_V)
-            bng_relu_word_bits(element, tile, y, first * row_values + c,
-                               bng_min(word_rows, tile->rows - first), row_values,
-                               bits + (first / word_rows * row_values + c) * element);
+        for (c = 0; c < row_values; c += BNG_V) {
+            const size_t at = first * row_values + c, rows = bng_min(word_rows, tile->rows - first);
+            BNG_VMEM unsigned char *word = bits + (first / word_rows * row_values + c) * element;
+            if (element == sizeof(float))
+                bng_relu_word_bits_f32(tile, y, at, rows, row_values, word);
+            else
+                bng_relu_word_bits_f16(tile, y, at, rows, row_values, word);
+        }
 }
 
 static void bng_relu_tile_by_bits(size_t element, const bng_tile *tile,
