@@ -216,6 +216,15 @@ def validate_target(target: Target) -> Target:
     overlap."""
     tp = plan_target(target)
     check_split_native_halves(target)
+    if target.memory.split and "relu" in target.extensions and target.vector_backend != "gnu":
+        # The mask works on a vector's bits (bng_vec.h's masked loads): the GNU vector
+        # extension's integer operations in registers. The native spellings name no such
+        # operation, and both other backends' masked loads are lane loops, scalar code
+        # reading dy and y where a split target keeps them, in vector memory.
+        raise ConfigError(str(target.where("vector_backend")), f"targets.{target.name}.extensions",
+                          f"relu on a split target (memory.spaces) needs vector_backend gnu, not "
+                          f"{target.vector_backend}: its masked loads are scalar lane loops there, "
+                          "which cannot reach vector memory")
     if target.memory.split and "forward" in target.extensions:
         # The forward's _p runs on the caller's memory where it lies, which a split
         # target's vector code reaches only through a workspace and DMA.

@@ -27,7 +27,27 @@
  * which GCC defines for signed vectors), not vector compares, which a GCC without
  * compare patterns for the vector unit lowers lane by lane. The results equal
  * bng_f16_bits_to_float and bng_float_to_f16_bits bit for bit. */
-#define BNG_NEGATIVE(N, x) ((BNG_PASTE(bng_u32x, N))((BNG_PASTE(bng_i32x, N))(x) >> 31))
+#define BNG_NEGATIVE(N, x) BNG_NEGATIVE_T(BNG_PASTE(bng_u32x, N), BNG_PASTE(bng_i32x, N), x)
+#define BNG_NEGATIVE_T(U, S, x) ((U)((S)(x) >> 31))
+/* f := the floats of w's halves (w: a vector U of 32-bit lanes, each lane a half's bits
+ * in its low 16; S the signed U), as described above: _ld_f16's conversion, and the
+ * masked half loads' on a split target, which convert their masked register itself. */
+#define BNG_HALF_BITS_TO_F32(U, S, w, f)                                             \
+    do {                                                                             \
+        U bng_magnitude_, bng_bits_, bng_subnormal_, bng_special_;                   \
+        bng_magnitude_ = ((w) & 0x7fffu) << 13;      /* exponent, mantissa in place */ \
+        bng_bits_ = bng_magnitude_ + 0x38800000u;    /* 2^-14 (1 + m/1024) */         \
+        __builtin_memcpy(&(f), &bng_bits_, sizeof(f));                               \
+        (f) -= 0x1p-14f;                             /* m 2^-24, normal, exact */    \
+        __builtin_memcpy(&bng_subnormal_, &(f), sizeof(f));                          \
+        bng_bits_ = bng_magnitude_ + 0x38000000u;    /* rebias 15 -> 127 */           \
+        bng_special_ = BNG_NEGATIVE_T(U, S, bng_magnitude_ - 0x00800000u);  /* exponent 0 */ \
+        bng_bits_ = (bng_special_ & bng_subnormal_) | (~bng_special_ & bng_bits_);   \
+        bng_special_ = BNG_NEGATIVE_T(U, S, 0x0f7fffffu - bng_magnitude_);  /* exponent 31 */ \
+        bng_bits_ |= bng_special_ & (0x7f800000u | ((bng_magnitude_ + 0x003fffffu) & 0x00400000u)); \
+        bng_bits_ |= ((w) & 0x8000u) << 16;                                          \
+        __builtin_memcpy(&(f), &bng_bits_, sizeof(f));                               \
+    } while (0)
 #if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 9)
 /* The halves as one vector, widened and narrowed in registers (the lane loop below goes
  * through the stack on x86: 4x slower per element with AVX2). Zero extension and
@@ -43,6 +63,8 @@
         const BNG_PASTE(bng_u16x, N) bng_raw_ = __builtin_convertvector((h), BNG_PASTE(bng_u16x, N)); \
         __builtin_memcpy((p), &bng_raw_, sizeof bng_raw_);                           \
     } while (0)
+/* w (a vector U32 of 32-bit lanes) := the halves' bits in register d, zero extended */
+#define BNG_WIDEN_HALF_BITS(U32, w, d) ((w) = __builtin_convertvector((d), U32))
 #else
 /* GCC 8 and older (no __builtin_convertvector): lane by lane. memcpy: half may be
  * _Float16. */
@@ -62,6 +84,12 @@
             const unsigned short bng_lane_ = (unsigned short)(h)[bng_i_];            \
             __builtin_memcpy((p) + bng_i_, &bng_lane_, 2);                           \
         }                                                                            \
+    } while (0)
+#define BNG_WIDEN_HALF_BITS(U32, w, d)                                               \
+    do {                                                                             \
+        unsigned bng_i_;                                                             \
+        for (bng_i_ = 0; bng_i_ < sizeof(d) / sizeof((d)[0]); bng_i_++)              \
+            (w)[bng_i_] = (d)[bng_i_];                                               \
     } while (0)
 #endif
 
@@ -203,21 +231,10 @@ typedef int BNG_TN(bng_i32x) __attribute__((vector_size(4 * BNG_N)));
 typedef unsigned short BNG_TN(bng_u16x) __attribute__((vector_size(2 * BNG_N)));
 BNG_VEC_FN BNG_F32XN BNG_OPN(ld_f16)(const half *p)
 {
-    BNG_TN(bng_u32x) w = {0}, magnitude, bits, subnormal, special;
+    BNG_TN(bng_u32x) w = {0};
     BNG_F32XN f;
     BNG_LOAD_HALF_BITS(BNG_N, w, p);
-    magnitude = (w & 0x7fffu) << 13;              /* exponent, mantissa in place */
-    bits = magnitude + 0x38800000u;               /* 2^-14 (1 + m/1024) */
-    __builtin_memcpy(&f, &bits, sizeof f);
-    f -= 0x1p-14f;                                /* m 2^-24, normal, exact */
-    __builtin_memcpy(&subnormal, &f, sizeof f);
-    bits = magnitude + 0x38000000u;               /* rebias 15 -> 127 */
-    special = BNG_NEGATIVE(BNG_N, magnitude - 0x00800000u);      /* exponent 0 */
-    bits = (special & subnormal) | (~special & bits);
-    special = BNG_NEGATIVE(BNG_N, 0x0f7fffffu - magnitude);      /* exponent 31 */
-    bits |= special & (0x7f800000u | ((magnitude + 0x003fffffu) & 0x00400000u));
-    bits |= (w & 0x8000u) << 16;
-    __builtin_memcpy(&f, &bits, sizeof f);
+    BNG_HALF_BITS_TO_F32(BNG_TN(bng_u32x), BNG_TN(bng_i32x), w, f);
     return f;
 }
 BNG_VEC_FN void BNG_OPN(st_f16)(half *p, BNG_F32XN v)

@@ -17,6 +17,24 @@ typedef unsigned int BNG_TN(bng_relu_u32x) __attribute__((vector_size(4 * BNG_N)
 typedef int BNG_TN(bng_relu_i32x) __attribute__((vector_size(4 * BNG_N)));
 typedef unsigned short BNG_TN(bng_relu_u16x) __attribute__((vector_size(2 * BNG_N)));
 typedef short BNG_TN(bng_relu_i16x) __attribute__((vector_size(2 * BNG_N)));
+/* The floats of a register of masked halves, as _ld_f16 converts. On a split target the
+ * register itself, widened and converted in registers: its vector unit loads vector
+ * memory only, and an array on the stack is scalar memory. Elsewhere through such an
+ * array, which _ld_f16 loads (by the host's conversions where it has them). */
+BNG_VEC_FN BNG_F32XN BNG_OPN(f16_of_masked)(BNG_TN(bng_relu_u16x) d)
+{
+#if defined(BNG_SPLIT_MEMORY) && BNG_SPLIT_MEMORY
+    BNG_TN(bng_relu_u32x) w;
+    BNG_F32XN f;
+    BNG_WIDEN_HALF_BITS(BNG_TN(bng_relu_u32x), w, d);
+    BNG_HALF_BITS_TO_F32(BNG_TN(bng_relu_u32x), BNG_TN(bng_relu_i32x), w, f);
+    return f;
+#else
+    half masked[BNG_N];
+    __builtin_memcpy(masked, &d, sizeof d);
+    return BNG_OPN(ld_f16)(masked);
+#endif
+}
 BNG_VEC_FN BNG_F32XN BNG_OPN(ld_relu_f32)(const float *dy, const float *y)
 {
     BNG_TN(bng_relu_u32x) d, m;
@@ -31,12 +49,10 @@ BNG_VEC_FN BNG_F32XN BNG_OPN(ld_relu_f32)(const float *dy, const float *y)
 BNG_VEC_FN BNG_F32XN BNG_OPN(ld_relu_f16)(const half *dy, const half *y)
 {
     BNG_TN(bng_relu_u16x) d, m;
-    half masked[BNG_N];
     __builtin_memcpy(&d, dy, sizeof d);
     __builtin_memcpy(&m, y, sizeof m);
     d &= BNG_RELU_KEEPS_V(BNG_TN(bng_relu_u16x), BNG_TN(bng_relu_i16x), m, 0x7fffu, 0x7c00u, 15);
-    __builtin_memcpy(masked, &d, sizeof d);
-    return BNG_OPN(ld_f16)(masked);
+    return BNG_OPN(f16_of_masked)(d);
 }
 typedef BNG_TN(bng_relu_u32x) BNG_KEEPSN(f32);
 typedef BNG_TN(bng_relu_u16x) BNG_KEEPSN(f16);
@@ -129,14 +145,12 @@ BNG_VEC_FN BNG_F32XN BNG_OPN(ld_relu_mark_f16)(const half *dy, const half *y,
                                                     unsigned bit)
 {
     BNG_TN(bng_relu_u16x) d, m, keep;
-    half masked[BNG_N];
     __builtin_memcpy(&d, dy, sizeof d);
     __builtin_memcpy(&m, y, sizeof m);
     keep = BNG_RELU_KEEPS_V(BNG_TN(bng_relu_u16x), BNG_TN(bng_relu_i16x), m, 0x7fffu, 0x7c00u, 15);
     d &= keep;
     *keeps |= keep & (unsigned short)(1u << bit);
-    __builtin_memcpy(masked, &d, sizeof d);
-    return BNG_OPN(ld_f16)(masked);
+    return BNG_OPN(f16_of_masked)(d);
 }
 BNG_VEC_FN BNG_F32XN BNG_OPN(ld_relu_keeps_f32)(const float *dy,
                                                      const float *keeps, unsigned bit)
@@ -153,12 +167,10 @@ BNG_VEC_FN BNG_F32XN BNG_OPN(ld_relu_keeps_f16)(const half *dy,
                                                      const half *keeps, unsigned bit)
 {
     BNG_TN(bng_relu_u16x) d, k;
-    half masked[BNG_N];
     __builtin_memcpy(&d, dy, sizeof d);
     __builtin_memcpy(&k, keeps, sizeof k);
     d &= (BNG_TN(bng_relu_u16x))((BNG_TN(bng_relu_i16x))(k << (15 - bit)) >> 15);
-    __builtin_memcpy(masked, &d, sizeof d);
-    return BNG_OPN(ld_f16)(masked);
+    return BNG_OPN(f16_of_masked)(d);
 }
 /* dy masked by keep bits of consecutive elements (NCHW's planes): lane i where bit i of
  * `bits` is set. Each lane shifts its part of `bits` (the lane type's width of it, from
@@ -181,7 +193,6 @@ BNG_VEC_FN BNG_F32XN BNG_OPN(ld_relu_bits_f32)(const float *dy, unsigned long lo
 BNG_VEC_FN BNG_F32XN BNG_OPN(ld_relu_bits_f16)(const half *dy, unsigned long long bits)
 {
     BNG_TN(bng_relu_u16x) d, part, at;
-    half masked[BNG_N];
     int i;
     __builtin_memcpy(&d, dy, sizeof d);
     for (i = 0; i < BNG_N; i++) {
@@ -189,8 +200,7 @@ BNG_VEC_FN BNG_F32XN BNG_OPN(ld_relu_bits_f16)(const half *dy, unsigned long lon
         at[i] = (unsigned short)(i & 15);
     }
     d &= (unsigned short)0 - ((part >> at) & 1u);
-    __builtin_memcpy(masked, &d, sizeof d);
-    return BNG_OPN(ld_f16)(masked);
+    return BNG_OPN(f16_of_masked)(d);
 }
 #elif defined(BNG_VEC_OPS) && BNG_VEC_OPS == BNG_VEC_OPS_RELU_HALVES
 BNG_VEC_FN BNG_F32XN BNG_OPN(ld_relu_f32)(const float *dy, const float *y)
