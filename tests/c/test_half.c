@@ -260,6 +260,67 @@ START_TEST(test_keeps_pack_every_width)
 }
 END_TEST
 
+/* The masked half loads (the fused ReLU's, bng_vec.h "Keep bits") on every half dy,
+ * against y's edge patterns, at 8 and 32 lanes: each lane is dy's float where the rule
+ * keeps it (BNG_RELU_KEEPS on y's bits; by the keep bit for the words' and the bits'
+ * forms), else +0, bit for bit. The GCC 8 build is a split target's (BNG_SPLIT_MEMORY):
+ * its masked halves are converted in the register, widened lane by lane as GCC 8 must,
+ * where the others go through an array. */
+static const uint16_t y_edges[] = {0x0000, 0x8000, 0x0001, 0x8001, 0x3c00, 0xbc00, 0x7bff,
+                                   0x7c00, 0xfc00, 0x7e00, 0xfe00, 0x7c01, 0x03ff, 0x83ff};
+#define Y_EDGE_COUNT (sizeof y_edges / sizeof y_edges[0])
+
+static void expect_masked(const uint16_t *dy, const int *keep, const float *got, int n,
+                          const char *form)
+{
+    int i;
+    for (i = 0; i < n; i++) {
+        const float want = keep[i] ? bng_f16_bits_to_float(dy[i]) : 0.0f;
+        if (float_bits(got[i]) != float_bits(want))
+            ck_abort_msg("%s, dy %#06x keep %d: %#010x, want %#010x", form, dy[i], keep[i],
+                         float_bits(got[i]), float_bits(want));
+    }
+}
+
+#define CHECK_MASKED(N, first)                                                             \
+    do {                                                                                   \
+        uint16_t dy_bits[N], y_bits[N], word_bits[N];                                      \
+        half dy[N], y[N], words[N];                                                        \
+        int keep[N], i;                                                                    \
+        unsigned long long bits = 0;                                                       \
+        float out[N];                                                                      \
+        bng_keeps##N##_f16 k = bng_keeps##N##_zero_f16();                                  \
+        for (i = 0; i < N; i++) {                                                          \
+            dy_bits[i] = (uint16_t)((first) + i);                                          \
+            y_bits[i] = y_edges[((first) / N + (unsigned)i) % Y_EDGE_COUNT];               \
+            keep[i] = (int)BNG_RELU_KEEPS((unsigned)y_bits[i], 0x8000u, 0x7c00u);          \
+            word_bits[i] = (uint16_t)(keep[i] << 5 | (0xffffu ^ 1u << 5) * (i & 1));       \
+            bits |= (unsigned long long)keep[i] << i;                                      \
+        }                                                                                  \
+        memcpy(dy, dy_bits, sizeof dy);                                                    \
+        memcpy(y, y_bits, sizeof y);                                                       \
+        memcpy(words, word_bits, sizeof words);                                            \
+        bng_f32x##N##_store_f32(out, bng_f32x##N##_load_relu_f16(dy, y));                  \
+        expect_masked(dy_bits, keep, out, N, "by y");                                      \
+        bng_f32x##N##_store_f32(out, bng_f32x##N##_load_relu_mark_f16(dy, y, &k, 3));      \
+        expect_masked(dy_bits, keep, out, N, "by y, marked");                              \
+        bng_f32x##N##_store_f32(out, bng_f32x##N##_load_relu_keeps_f16(dy, words, 5));     \
+        expect_masked(dy_bits, keep, out, N, "by keep words");                             \
+        bng_f32x##N##_store_f32(out, bng_f32x##N##_load_relu_bits_f16(dy, bits));          \
+        expect_masked(dy_bits, keep, out, N, "by bits");                                   \
+    } while (0)
+
+START_TEST(test_masked_half_loads_every_half)
+{
+    unsigned h;
+    for (h = 0; h < 0x10000; h += 32) {
+        CHECK_MASKED(32, h);
+        CHECK_MASKED(8, h);
+        CHECK_MASKED(8, h + 8);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("half conversions");
@@ -275,6 +336,7 @@ int main(void)
     tcase_add_test(tc, test_half_round_trip);
     tcase_add_test(tc, test_vector_load_every_half);
     tcase_add_test(tc, test_keeps_pack_every_width);
+    tcase_add_test(tc, test_masked_half_loads_every_half);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
