@@ -308,8 +308,6 @@ static void bng_relu_mask_by_bits(size_t element, size_t rows, size_t channels,
         bng_relu_by_bits_uint16_t(rows, channels, dy, dy_stride, bits, out, out_stride);
 }
 
-
-
 void bng_relu_mask_tile(size_t element, const bng_tile *tile, const unsigned char *y)
 {
     const size_t stride = tile->pitch / element;

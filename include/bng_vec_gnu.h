@@ -52,19 +52,19 @@
 /* The halves as one vector, widened and narrowed in registers (the lane loop below goes
  * through the stack on x86: 4x slower per element with AVX2). Zero extension and
  * truncation of values below 2^16: the same bits. */
+/* w (a vector U32 of 32-bit lanes) := the halves' bits in register d, zero extended */
+#define BNG_WIDEN_HALF_BITS(U32, w, d) ((w) = __builtin_convertvector((d), U32))
 #define BNG_LOAD_HALF_BITS(N, w, p)                                                  \
     do {                                                                             \
         BNG_PASTE(bng_u16x, N) bng_raw_;                                             \
         __builtin_memcpy(&bng_raw_, (p), sizeof bng_raw_);                           \
-        (w) = __builtin_convertvector(bng_raw_, BNG_PASTE(bng_u32x, N));             \
+        BNG_WIDEN_HALF_BITS(BNG_PASTE(bng_u32x, N), w, bng_raw_);                    \
     } while (0)
 #define BNG_STORE_HALF_BITS(N, p, h)                                                 \
     do {                                                                             \
         const BNG_PASTE(bng_u16x, N) bng_raw_ = __builtin_convertvector((h), BNG_PASTE(bng_u16x, N)); \
         __builtin_memcpy((p), &bng_raw_, sizeof bng_raw_);                           \
     } while (0)
-/* w (a vector U32 of 32-bit lanes) := the halves' bits in register d, zero extended */
-#define BNG_WIDEN_HALF_BITS(U32, w, d) ((w) = __builtin_convertvector((d), U32))
 #else
 /* GCC 8 and older (no __builtin_convertvector): lane by lane. memcpy: half may be
  * _Float16. */
