@@ -160,9 +160,11 @@ def _check_private_bytes(target: Target, tp) -> None:
         raise ConfigError(str(where), f"targets.{target.name}.memory.private_bytes",
                           f"{holds}, even without specialized counts; at least {need} needed")
     scratch_takes = _widest_that_fits(target, lambda tp: _scratch_inside(target, tp))
-    advise = widest if scratch_takes is None else min(widest, scratch_takes)
+    if scratch_takes is None:
+        return      # no count's scratch fits memory.shared: that check names it first
+    advise = min(widest, scratch_takes)
     too_wide = [c for c in target.channels if c > advise]
-    more_private_does = scratch_takes is None or max(target.channels) <= scratch_takes
+    more_private_does = max(target.channels) <= scratch_takes
     scratch_bound = ("" if more_private_does else
                      f", and the _s scratch of a count above {scratch_takes} would end past "
                      f"memory.shared")

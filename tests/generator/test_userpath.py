@@ -173,6 +173,22 @@ class MakeWordsTest(TempDir):
                              "mt7004", "--channels", "48 900", "--out", self.tmp + "/out")
         self.assertEqual(status, 0, err)
 
+    def test_a_memory_map_no_scratch_fits_is_named_before_private_memory(self):
+        # memory.shared ending where the scratch starts: no count's scratch fits, so no
+        # private_bytes would do; the error names the scratch's address, not the size
+        self.set_private_bytes(131072)
+        with open(self.config) as f:
+            text = f.read()
+        at = text.index("  mt7004:")
+        text = text[:at] + text[at:].replace("shared: {address: 0xAFA00000, bytes: 6291456}",
+                                             "shared: {address: 0xAFA00000, bytes: 5246976}", 1)
+        with open(self.config, "w") as f:
+            f.write(text)
+        status, _, err = run("plan", "--config", self.config, "--target", "mt7004")
+        self.assertEqual(status, 2)
+        self.assertIn("targets.mt7004.memory.shared_scratch_address: 0xaff01000: the ", err)
+        self.assertNotIn("private_bytes", err)
+
     def set_private_bytes(self, value):
         """mt7004's memory.private_bytes in the copy of targets.yaml := value."""
         with open(self.config) as f:
