@@ -462,7 +462,8 @@ const struct bng_relu_driver bng_relu_driver = {
  * touch. The steps are the kernels' own masked loads (bng_vec.h: the same predicate on
  * the stored bits), a vector of BNG_V lanes at a time over whole padded rows (their
  * padding lanes masked too, and never put out), stored back as dy's type: a masked
- * value is dy or +0, which the type holds exactly. No _p: a split target stages it
+ * value is dy or +0, which the type holds exactly (a half sNaN comes back quiet, as the
+ * kernels' half loads would make it). No _p: a split target stages it
  * (bng_nhwc_p_run); no NCHW. ---- */
 
 typedef char bng_relu_rows_are_whole_vectors[BNG_PAD_LANES % BNG_V == 0 ? 1 : -1];
