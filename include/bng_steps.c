@@ -5,6 +5,7 @@
  * ukernels. May call: bng_vec.h and a kernel's ukernels; no HAL, no DMA.
  */
 #include "bng_steps_vec.h"
+#include "bng_sqrt.h"
 
 size_t bng_group_rows(size_t batch)
 {
@@ -104,64 +105,18 @@ void bng_step_finalize(const bng_dtype_config *dtype, size_t channels, float m, 
     }
 }
 
-/* The square root by integers, bit by bit: the firmware's C library need have no libm.
- * A value below -0 has none: NaN, as IEEE's square root gives (its sign is not the
- * point: any NaN is one). 
- * v = m * 2^p with p even; the root of m * 2^26 (in [2^24.5, 2^25.5)) to 24 bits, its
- * next bit and whether anything is below (the remainder, the bits shifted out) round it
- * to nearest, ties to even: the IEEE result, the bits sqrtf gives. */
+/* The square root by integers (bng_sqrt.h): the firmware's C library need have no libm. */
 float bng_sqrtf(float v)
 {
     union {
         float f;
         uint32_t bits;
     } word;
-    uint32_t bits, m;
-    uint64_t op, root = 0, one = (uint64_t)1 << 62, low;
-    int e, p, shift;
+    uint32_t root;
 
     word.f = v;
-    bits = word.bits;
-    if ((bits & 0x7fffffffu) == 0 || bits >= 0x7f800000u) {
-        if (bits > 0x80000000u && bits < 0xff800001u)   /* below -0, -Inf included: no root */
-            word.bits = 0x7fc00000u;
-        return word.f;                  /* +0, -0, +Inf and NaN are their own roots */
-    }
-    e = (int)(bits >> 23);
-    m = bits & 0x7fffffu;
-    if (e == 0)                         /* subnormal: normalize */
-        for (e = 1; !(m & 0x800000u); e--)
-            m <<= 1;
-    else
-        m |= 0x800000u;
-    p = e - 150;                        /* v = m * 2^p, m in [2^23, 2^24) */
-    op = m;
-    if (p & 1) {
-        op <<= 1;
-        p -= 1;
-    }
-    op <<= 26;
-    p -= 26;
-    while (one > op)
-        one >>= 2;
-    for (; one != 0; one >>= 2) {
-        if (op >= root + one) {
-            op -= root + one;
-            root = (root >> 1) + one;
-        } else {
-            root >>= 1;
-        }
-    }                                   /* root = floor(sqrt), op the remainder */
-    shift = root >> 25 ? 2 : 1;         /* root has 25 or 26 bits */
-    low = root & (((uint64_t)1 << shift) - 1);
-    root >>= shift;
-    p = p / 2 + shift;
-    /* Rounding up never carries into a 25th bit: 26 bits shift out to below 2^23.5, and
-     * 25 bits are at most 2^25 - 2 (the root of at most 2^50 - 2^26), whose next bit
-     * is 0. */
-    if ((low >> (shift - 1)) && ((low & (((uint64_t)1 << (shift - 1)) - 1)) || op || (root & 1)))
-        root++;
-    word.bits = ((uint32_t)(p + 150) << 23) | ((uint32_t)root & 0x7fffffu);
+    BNG_SQRT_BITS(uint32_t, word.bits, root);
+    word.bits = root;
     return word.f;
 }
 

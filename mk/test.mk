@@ -81,7 +81,7 @@ $(foreach r,$(SUITE_ROOTS),\
 
 # The half conversions, exhaustively, through each backend's vector loads and stores.
 HALF_SUITES := $(BUILD)/test_half $(BUILD)/test_half_portable $(BUILD)/test_half_gcc8
-HALF_DEPS   := tests/c/test_half.c tests/c/bng_ftz.h include/bng_f16.h include/bng_ukernel.h \
+HALF_DEPS   := tests/c/test_half.c tests/c/bng_ftz.h include/bng_f16.h include/bng_sqrt.h include/bng_ukernel.h \
   $(wildcard include/bng_vec*.h)
 $(BUILD)/test_half: $(HALF_DEPS) | deps-c
 	@mkdir -p $(@D)
