@@ -227,11 +227,14 @@ def validate_target(target: Target) -> Target:
                           f"relu on a split target (memory.spaces) needs vector_backend gnu, not "
                           f"{target.vector_backend}: its masked loads are scalar lane loops there, "
                           "which cannot reach vector memory")
-    if target.memory.split and "forward" in target.extensions:
-        # The forward's _p runs on the caller's memory where it lies, which a split
-        # target's vector code reaches only through a workspace and DMA.
-        raise ConfigError(str(target.where("extensions")), f"targets.{target.name}.extensions",
-                          "forward is not available on a split target (memory.spaces) in this version")
+    if target.memory.split and "forward" in target.extensions and target.vector_backend != "gnu":
+        # The per-channel results are vector operations there, the square root among
+        # them integer operations on a vector's bits (include/bng_sqrt.h), which only the
+        # GNU vector extension spells; the other backends' are lane loops, scalar code.
+        raise ConfigError(str(target.where("vector_backend")), f"targets.{target.name}.extensions",
+                          f"forward on a split target (memory.spaces) needs vector_backend gnu, not "
+                          f"{target.vector_backend}: its square root is a scalar lane loop there, "
+                          "which cannot reach vector memory")
     _check_nchw(target)
     if target.memory.split:
         _check_p_workspace(target, tp.p_workspace_bytes, tp.min_private_bytes, tp.max_chunk)

@@ -79,11 +79,11 @@ typedef struct {
 #define BNG_FWD_STATS_ARRAYS 6
 
 /* The partials buffer's arrays of a call (BNG_FWD_PARTIALS_FLOATS): its shifts, means,
- * M2s from channel `first`, and its count limbs. */
+ * M2s, and its count limbs. */
 enum { BNG_FWD_PARTIAL_SHIFT, BNG_FWD_PARTIAL_MEAN, BNG_FWD_PARTIAL_M2, BNG_FWD_PARTIAL_COUNT };
-float *bng_fwd_partial(const bng_fwd_call *call, int array, size_t first);
-/* The count's two limbs, low + high * 2^24 (batch_norm_fwd.h). */
-void bng_fwd_step_count(size_t rows, float *limbs);
+/* The count's two limbs, low + high * 2^24 (batch_norm_fwd.h): limb i at limbs + i *
+ * BNG_V, a whole vector each (packed on a unified target). */
+void bng_fwd_step_count(size_t rows, BNG_VMEM float *limbs);
 
 /* Channels a pass of the forward handles: the kernel's count, or the generic chunk. */
 size_t bng_fwd_chunk_channels(const bng_fwd_config *config, const bng_fwd_kernel *kernel);
@@ -91,15 +91,20 @@ size_t bng_fwd_chunk_channels(const bng_fwd_config *config, const bng_fwd_kernel
  * shift := a row's n values (element_bytes each: the call's first row). */
 void bng_fwd_step_shift(size_t element_bytes, size_t n, const BNG_VMEM void *row,
                         BNG_VMEM float *shift);
+#if !BNG_SPLIT_MEMORY
 /* Merge the mean and M2 of `rows` values (part_mean, part_m2) into *mean and *m2, of
  * the `done` values before them: the first taken as it is, none (rows 0) changing
- * nothing. */
+ * nothing. One value at a time: NCHW's, a unified target's. */
 void bng_fwd_merge_one(BNG_VMEM float *mean, BNG_VMEM float *m2, size_t done, size_t rows,
                        float part_mean, float part_m2);
+#endif
 /* Merge a row group's mean and M2 of `rows` rows (part_mean, part_m2) into a's mean
  * and m2, `done` rows before it (the first taken as it is). */
 void bng_fwd_step_merge(size_t n, size_t done, size_t rows, const BNG_VMEM float *part_mean,
                         const BNG_VMEM float *part_m2, const bng_fwd_arrays *a);
+#if !BNG_SPLIT_MEMORY
+/* The direct _p's steps, on the caller's memory (a unified target's). */
+float *bng_fwd_partial(const bng_fwd_call *call, int array, size_t first);
 /* An array from element `first` (NULL stays NULL: an array a flag leaves unread). */
 void *bng_fwd_from(const void *array, size_t first, size_t element);
 /* _p: the caller's per-channel arrays from channel `first`; those a flag leaves unread
@@ -108,9 +113,10 @@ void bng_fwd_step_point(const bng_fwd_call *call, size_t first, size_t stat_byte
                         bng_fwd_chunk_stats *stats);
 /* n channels' statistics (shift, mean, M2) from channel `first` to the partials
  * buffer's three arrays (PARTIALS_OUT, with the count at channel 0) or from them
- * (PARTIALS_IN), on the caller's memory (_p). */
+ * (PARTIALS_IN), on the caller's memory (a unified target's _p). */
 void bng_fwd_step_partials(const bng_fwd_call *call, size_t first, size_t n,
                            const bng_fwd_arrays *a, int out);
+#endif
 /* GLOBAL_STATS: shift := the moving mean, mean := 0, m2 := the moving variance. */
 void bng_fwd_step_global(const bng_dtype_config *sizes, size_t n, const bng_fwd_chunk_stats *stats,
                          const bng_fwd_arrays *a);
@@ -156,10 +162,12 @@ void bng_fwd_entry_inference(const bng_fwd_config *config, long long flags, cons
  * once, check, run on the cores of core_mask, the status back there (SPMD: on every
  * selected core). */
 void bng_fwd_entry_shared(const bng_fwd_config *config, void *x, void *y, int core_mask);
-/* A checked call on the caller's memory, on the calling core: NHWC
- * (bng_fwd_nhwc_direct.c) and NCHW (bng_fwd_nchw_direct.c, with nchw). */
-void bng_fwd_nhwc_p_run(const bng_fwd_config *config, const bng_fwd_call *call, const void *x,
-                        void *y);
+/* A checked call of _p, on the calling core: NHWC on the caller's memory
+ * (bng_fwd_nhwc_direct.c) or, on a split target, staged through the workspace the HAL
+ * gives _p (bng_fwd_nhwc_staged.c: BNG_ENOMEM where it has none, nothing written);
+ * NCHW on the caller's memory (bng_fwd_nchw_direct.c, with nchw). */
+int bng_fwd_nhwc_p_run(const bng_fwd_config *config, const bng_fwd_call *call, const void *x,
+                       void *y);
 void bng_fwd_nchw_p_run(const bng_fwd_config *config, const bng_fwd_call *call, const void *x,
                         void *y);
 
@@ -208,10 +216,16 @@ typedef struct {
 /* The copies' arrays of `elements` each (BNG_FWD_FLOAT_ARRAYS floats, then
  * BNG_FWD_STATS_ARRAYS of the stats type), taken from *next (bng_take). */
 void bng_fwd_take_copies(bng_fwd_copies *k, BNG_VMEM unsigned char **next, size_t elements);
+/* Every copy's padding lanes, from the chunk's last channel up to whole vectors
+ * (BNG_PADDED: none on a unified target): zero, before the chunk's inputs arrive (the
+ * first vector zeroed holds its last channels too). bng_fwd_steps.c, a room that
+ * computes with vectors. */
+void bng_fwd_step_pad(const bng_fwd_copies *k);
 /* The per-channel inputs the call reads into the copies; the saved statistics and the
  * moving ones the call writes out of them; the statistics (shift, mean, M2) from the
  * partials buffer (out 0) or to it (out 1, and with channel 0 the count, its limbs
- * made in `limbs`, two floats of private memory). Each waits for its transfers. */
+ * made in `limbs`, two vectors of BNG_V floats of private memory). Each waits for its
+ * transfers. */
 void bng_fwd_stage_in(const bng_fwd_copies *k);
 void bng_fwd_stage_out(const bng_fwd_copies *k);
 void bng_fwd_stage_partials(const bng_fwd_copies *k, int out, BNG_VMEM float *limbs);

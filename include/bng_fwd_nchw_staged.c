@@ -24,7 +24,7 @@ typedef struct {
     const bng_fwd_job *job;
     size_t begin, end;                    /* its channels */
     bng_fwd_copies channel;               /* the channel's copies (first = c, n = 1) */
-    BNG_VMEM float *limbs;                /* PARTIALS_OUT: the count's two floats */
+    BNG_VMEM float *limbs;                /* PARTIALS_OUT: the count's two limbs */
     BNG_VMEM unsigned char *bits[2];      /* RELU_BITS: a tile's keep words, per buffer */
     bng_fwd_nchw_sums sums;               /* pass 1's */
 } bng_fwd_nchw_core;
@@ -52,7 +52,7 @@ static int bng_fwd_nchw_layout(bng_fwd_nchw_core *k, unsigned core, int keeps)
         return 0;
     end = next + bytes;
     bng_fwd_take_copies(&k->channel, &next, 1);
-    k->limbs = bng_take(&next, 2 * sizeof(float));
+    k->limbs = bng_take(&next, 2 * BNG_V * sizeof(float));
     buffer = (size_t)(end - next) / BNG_TILE_BUFFERS / BNG_ALIGN * BNG_ALIGN;
     if (keeps)
         buffer = bng_min(buffer, BNG_ALIGN_UP(block * element > BNG_STREAM_TILE_BYTES

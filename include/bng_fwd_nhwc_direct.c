@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright 2026 the batchnormgrad authors */
 /* Owns: the training forward's NHWC _p on the caller's memory where it lies, on the
- * calling core (a unified target's), a chunk of channels at a time, its float arrays of
- * the chunk on the stack: the statistics (bng_fwd.h), the per-channel results (saved
- * and moving statistics, y's coefficients), y. May call: bng_fwd.h's steps, bng_steps.h
+ * calling core (a unified target's: a split target stages _p), a chunk of channels at
+ * a time, its float arrays of the chunk on the stack: the statistics (bng_fwd.h), the
+ * per-channel results (saved and moving statistics, y's coefficients), y. May call: bng_fwd.h's steps, bng_steps.h
  * (the row groups), the kernel's forward ukernels. Compiled
- * only for a target with the forward extension (unified memory: the generator refuses
- * it on a split target).
+ * only for a target with the forward extension and unified memory (generator/plan.py's
+ * rooms).
  */
 #include "bng_fwd.h"
 #include "bng_steps.h"
 
 #if BNG_SPLIT_MEMORY
-#error "bng_fwd_nhwc_direct.c runs on the caller's memory: a unified target's room"
+#error "bng_fwd_nhwc_direct.c is a unified target's room: a split target stages _p (bng_fwd_nhwc_staged.c)"
 #endif
 
 /* The float arrays of one chunk on the stack: within the backward's _p stack
@@ -75,8 +75,8 @@ static void bng_fwd_y(const bng_fwd_chunk *k, int stream)
                         k->s.bias, stream);
 }
 
-void bng_fwd_nhwc_p_run(const bng_fwd_config *config, const bng_fwd_call *call, const void *x,
-                        void *y)
+int bng_fwd_nhwc_p_run(const bng_fwd_config *config, const bng_fwd_call *call, const void *x,
+                       void *y)
 {
     const size_t element = config->sizes.element_bytes;
     const int stream = call->batch * call->channel * element >= BNG_STREAM_DX_BYTES;
@@ -112,4 +112,5 @@ void bng_fwd_nhwc_p_run(const bng_fwd_config *config, const bng_fwd_call *call, 
         bng_fwd_step_finalize(&config->sizes, call, k.n, &k.a, &k.stats);
         bng_fwd_y(&k, stream);
     }
+    return BNG_OK;
 }

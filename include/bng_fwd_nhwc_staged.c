@@ -8,9 +8,11 @@
  * bng_staging.h (the slice, the double-buffered pass, the shared scratch),
  * bng_nhwc_memory.h's tile and resident row counts, the kernel's forward ukernels
  * (traced for make model, as the backward's), bng_hal_barrier and the HAL's DMA.
- * Compiled only for a target with the forward extension (unified memory: its
- * per-channel steps are scalar, and the generator refuses the forward on a split
- * target).
+ * Compiled only for a target with the forward extension. On a split target also _p,
+ * on the calling core alone through the workspace the HAL gives it (the backward's
+ * alone, bng_job.h): its groups merged as they end, no barrier, no shared scratch; rows
+ * in private memory padded to whole vectors (BNG_PADDED), the ukernels and the
+ * per-channel steps over the padding too, which no DMA puts back.
  *
  * The schedule is the backward's (bng_nhwc_staged.c): a core's rows are a contiguous
  * run of row groups; pass 1 takes each group's mean and M2 (the fwd_stats ukernel over
@@ -27,10 +29,6 @@
 #include "batch_norm_fwd.h"
 #include "bng_fwd.h"
 #include "bng_nhwc_memory.h"
-
-#if BNG_SPLIT_MEMORY
-#error "bng_fwd_nhwc_staged.c: the forward's per-channel steps are a unified target's"
-#endif
 
 /* The forward's workspace (BNG_FWD_FLOAT_ARRAYS float arrays, BNG_FWD_STATS_ARRAYS of
  * the stats type) takes no more private memory than the backward's (BNG_WORKSPACE),
@@ -51,7 +49,8 @@ typedef struct {
     bng_fwd_copies chunk;          /* channels [first, first + n), the core's copies */
     unsigned core;
     bng_slice slice;
-    size_t row_bytes;              /* a row of the chunk, packed in private memory */
+    size_t row_bytes;              /* a row of the chunk, packed (as DMA moves it) */
+    size_t row_channels, pitch;    /* a row in private memory: padded on a split target */
     BNG_SHARED float *scratch;     /* the chunk's slot of the shared scratch */
     bng_tile_buffers tiles;        /* x[0] and x[1], and x's resident area */
     BNG_VMEM unsigned char *bits[2];    /* RELU_BITS: a tile's keep bits, per tile buffer */
@@ -89,15 +88,15 @@ static int bng_fwd_lay_out(bng_fwd_core *c)
     end = next + bytes;
     bng_fwd_take_copies(&c->chunk, &next, elements);
     buffer = (size_t)(end - next) / BNG_TILE_BUFFERS / BNG_ALIGN * BNG_ALIGN;
-    c->tile_rows = bng_nhwc_memory_tile_rows(buffer, c->row_bytes, keeps);
-    c->tiles.bytes = BNG_ALIGN_UP(c->tile_rows * c->row_bytes);
+    c->tile_rows = bng_nhwc_memory_tile_rows(buffer, c->pitch, keeps);
+    c->tiles.bytes = BNG_ALIGN_UP(c->tile_rows * c->pitch);
     c->tiles.x[0] = bng_take(&next, c->tiles.bytes);
     c->tiles.x[1] = bng_take(&next, c->tiles.bytes);
     /* the keep bits' word rows of a tile from a word boundary (whole blocks of rows
      * are whole words): 1/32 of its bytes (1/16 in half), which the resident area
      * gives up */
     bits = call->relu_bits == NULL ? 0
-         : BNG_ALIGN_UP(bng_fwd_word_rows(sizes, c->tile_rows) * c->row_bytes);
+         : BNG_ALIGN_UP(bng_fwd_word_rows(sizes, c->tile_rows) * c->pitch);
     c->bits[0] = bng_take(&next, bits);
     c->bits[1] = bng_take(&next, bits);
     c->tiles.dy[0] = c->tiles.dy[1] = c->tiles.y = c->tiles.dy_resident = NULL;
@@ -105,12 +104,14 @@ static int bng_fwd_lay_out(bng_fwd_core *c)
     c->tiles.x_resident = next;
     c->tiles.resident_bytes = (size_t)(end - next) / BNG_ALIGN * BNG_ALIGN;
     c->resident_rows = keeps ? bng_nhwc_memory_last_rows(c->slice.end - c->slice.begin,
-                                                         c->tiles.resident_bytes / c->row_bytes)
+                                                         c->tiles.resident_bytes / c->pitch)
                              : 0;
-    c->gsm_rows = keeps ? bng_nhwc_memory_gsm_x(c->slice.end - c->slice.begin, c->resident_rows,
-                                                c->row_bytes, c->slice.rank, c->slice.cores,
-                                                &c->x_gsm)
-                        : 0;
+    /* (GSM is _s's: _p alone keeps no rows there) */
+    c->x_gsm = NULL;
+    c->gsm_rows = keeps && !BNG_ALONE(&c->chunk.job->base)
+                ? bng_nhwc_memory_gsm_x(c->slice.end - c->slice.begin, c->resident_rows,
+                                        c->row_bytes, c->slice.rank, c->slice.cores, &c->x_gsm)
+                : 0;
     if (keeps)
         BNG_TRACE_KEEP(c->slice.end - c->slice.begin, c->resident_rows, c->gsm_rows);
     return 1;
@@ -126,9 +127,12 @@ static int bng_fwd_chunk(bng_fwd_core *c, size_t first, size_t slot)
     c->chunk.first = first;
     c->chunk.n = bng_min(bng_fwd_chunk_channels(job->config, job->kernel), job->call.channel - first);
     c->row_bytes = c->chunk.n * sizes->element_bytes;
+    c->row_channels = BNG_PADDED(c->chunk.n);
+    c->pitch = c->row_channels * sizes->element_bytes;
     c->scratch = BNG_SHARED_SCRATCH + slot * BNG_MAX_GROUPS * 2 * sizes->max_chunk;
     if (!bng_fwd_lay_out(c))
         return 0;
+    bng_fwd_step_pad(&c->chunk);
     if (!c->slice.idle)
         bng_fwd_stage_in(&c->chunk);
     return 1;
@@ -155,7 +159,7 @@ static void bng_fwd_tile(const bng_fwd_core *c, size_t row, unsigned t, bng_tile
     tile->at = row * channel + c->chunk.first;
     tile->row_bytes = c->row_bytes;
     tile->stride = channel * element;
-    tile->pitch = c->row_bytes;
+    tile->pitch = c->pitch;
     tile->resident = row >= resident_from;
     tile->kept = !tile->resident && row >= gsm_from;
     tile->gsm_x = tile->kept ? c->x_gsm + (row - gsm_from) * c->row_bytes : NULL;
@@ -163,7 +167,7 @@ static void bng_fwd_tile(const bng_fwd_core *c, size_t row, unsigned t, bng_tile
     tile->rows = bng_min(c->tile_rows,
                          bng_min(group_end, tile->resident ? c->slice.end
                                             : tile->kept ? resident_from : gsm_from) - row);
-    tile->x = tile->resident ? c->tiles.x_resident + (row - resident_from) * c->row_bytes
+    tile->x = tile->resident ? c->tiles.x_resident + (row - resident_from) * c->pitch
                              : c->tiles.x[t];
     tile->dy = tile->dx = NULL;
 }
@@ -201,10 +205,14 @@ static void bng_fwd_stats_work(bng_pass *pass, unsigned t)
     if (tile->first % c->slice.group_rows == 0)
         c->merged = 0;
     BNG_TRACE_KERNEL(c->chunk.job->kernel, "fwd_stats", tile->rows, c->chunk.n);
-    c->chunk.job->kernel->stats(c->merged, tile->rows, c->chunk.n, c->chunk.n, tile->x, c->chunk.a.shift, c->chunk.a.part_mean,
-                          c->chunk.a.part_m2);
+    c->chunk.job->kernel->stats(c->merged, tile->rows, c->row_channels, c->row_channels, tile->x,
+                                c->chunk.a.shift, c->chunk.a.part_mean, c->chunk.a.part_m2);
     c->merged += tile->rows;
-    if (next == c->slice.end || next % c->slice.group_rows == 0) {
+    if ((next == c->slice.end || next % c->slice.group_rows == 0) && BNG_ALONE(&c->chunk.job->base)) {
+        /* alone: the groups end in order, each merged into the chunk's at once */
+        bng_fwd_step_merge(c->chunk.n, next - c->merged, c->merged, c->chunk.a.part_mean,
+                           c->chunk.a.part_m2, &c->chunk.a);
+    } else if (next == c->slice.end || next % c->slice.group_rows == 0) {
         BNG_SHARED float *group = c->scratch + tile->first / c->slice.group_rows * 2 * max_chunk;
         const size_t bytes = c->chunk.n * sizeof(float);
         const bng_hal_dma mean = bng_hal_dma_put(group, c->chunk.a.part_mean, 1, bytes, 0, 0);
@@ -215,7 +223,7 @@ static void bng_fwd_stats_work(bng_pass *pass, unsigned t)
     }
     if (tile->kept)     /* into GSM, whence pass 2 fetches it; the barrier makes it visible */
         pass->puts[t][0] = bng_hal_dma_put(tile->gsm_x, tile->x, tile->rows, c->row_bytes,
-                                           c->row_bytes, c->row_bytes);
+                                           c->row_bytes, c->pitch);
 }
 
 static void bng_fwd_stats_pass(bng_fwd_core *c)
@@ -237,20 +245,22 @@ static void bng_fwd_merge_groups(bng_fwd_core *c)
 {
     const size_t batch = c->chunk.job->call.batch, group_rows = c->slice.group_rows;
     const size_t max_chunk = c->chunk.job->config->sizes.max_chunk, n = c->chunk.n;
-    const size_t piece = 2 * c->tiles.bytes / (2 * n * sizeof(float));   /* x[0], x[1] */
+    const size_t rc = c->row_channels;
+    const size_t piece = 2 * c->tiles.bytes / (2 * rc * sizeof(float));   /* x[0], x[1] */
     BNG_VMEM float *area = (BNG_VMEM float *)c->tiles.x[0];
     size_t g, i;
 
     for (g = 0; g < c->slice.groups; g += piece) {
         const size_t groups = bng_min(piece, c->slice.groups - g);
 
+        bng_step_pad_rows(n, rc, 2 * groups, area);
         bng_hal_dma_wait(bng_hal_dma_get(area, c->scratch + g * 2 * max_chunk, 2 * groups,
                                          n * sizeof(float), max_chunk * sizeof(float),
-                                         n * sizeof(float)));
+                                         rc * sizeof(float)));
         for (i = 0; i < groups; i++) {
             const size_t done = (g + i) * group_rows;
-            bng_fwd_step_merge(n, done, bng_min(group_rows, batch - done), area + 2 * i * n,
-                               area + (2 * i + 1) * n, &c->chunk.a);
+            bng_fwd_step_merge(n, done, bng_min(group_rows, batch - done), area + 2 * i * rc,
+                               area + (2 * i + 1) * rc, &c->chunk.a);
         }
     }
 }
@@ -291,7 +301,7 @@ static void bng_fwd_put_bits(bng_pass *pass, unsigned t)
     pass->puts[t][1] = bng_hal_dma_put(
         bng_shared_at_mut(c->chunk.job->relu_bits, word_row * c->chunk.job->call.channel + c->chunk.first,
                           sizes->element_bytes),
-        c->bits[t], bng_fwd_word_rows(sizes, tile->rows), c->row_bytes, tile->stride, c->row_bytes);
+        c->bits[t], bng_fwd_word_rows(sizes, tile->rows), c->row_bytes, tile->stride, c->pitch);
 }
 
 static void bng_fwd_y_work(bng_pass *pass, unsigned t)
@@ -302,13 +312,13 @@ static void bng_fwd_y_work(bng_pass *pass, unsigned t)
 
     if (c->chunk.job->call.relu) {
         BNG_TRACE_KERNEL(kernel, "fwd_norm_relu", tile->rows, c->chunk.n);
-        kernel->norm_relu(tile->rows, c->chunk.n, c->chunk.n, tile->x, tile->x, c->chunk.a.shift, c->chunk.a.mean,
-                          c->chunk.a.gain, c->chunk.a.bias, c->chunk.job->relu_bits == NULL ? NULL : c->bits[t],
-                          c->chunk.n, 0);
+        kernel->norm_relu(tile->rows, c->row_channels, c->row_channels, tile->x, tile->x,
+                          c->chunk.a.shift, c->chunk.a.mean, c->chunk.a.gain, c->chunk.a.bias,
+                          c->chunk.job->relu_bits == NULL ? NULL : c->bits[t], c->row_channels, 0);
     } else {
         BNG_TRACE_KERNEL(kernel, "fwd_norm", tile->rows, c->chunk.n);
-        kernel->norm(tile->rows, c->chunk.n, c->chunk.n, tile->x, tile->x, c->chunk.a.shift, c->chunk.a.mean, c->chunk.a.gain,
-                     c->chunk.a.bias, 0);
+        kernel->norm(tile->rows, c->row_channels, c->row_channels, tile->x, tile->x,
+                     c->chunk.a.shift, c->chunk.a.mean, c->chunk.a.gain, c->chunk.a.bias, 0);
     }
     bng_pass_put_dx(pass, t, tile->x);
     if (c->chunk.job->relu_bits != NULL)
@@ -335,7 +345,8 @@ static void bng_fwd_y_pass(bng_fwd_core *c)
  * partials' (PARTIALS_IN), or the batch's, for which every core meets the others at the
  * barrier (an idle core, with no rows and not the lowest, there only: 0, it has no more
  * to do). PARTIALS_IN that updates the moving statistics meets the others too: every
- * core has its copy of them before the lowest writes them. */
+ * core has its copy of them before the lowest writes them. _p alone meets no one: its
+ * groups were merged as they ended. */
 static int bng_fwd_statistics(bng_fwd_core *c)
 {
     const bng_fwd_call *call = &c->chunk.job->call;
@@ -349,7 +360,7 @@ static int bng_fwd_statistics(bng_fwd_core *c)
     if (call->partials_in) {
         if (!c->slice.idle)
             bng_fwd_stage_partials(&c->chunk, 0, NULL);
-        if (!call->keep_moving)
+        if (!call->keep_moving && !BNG_ALONE(&c->chunk.job->base))
             bng_hal_barrier();
         return !c->slice.idle;
     }
@@ -357,6 +368,8 @@ static int bng_fwd_statistics(bng_fwd_core *c)
         bng_fwd_shift(c);
         bng_fwd_stats_pass(c);
     }
+    if (BNG_ALONE(&c->chunk.job->base))
+        return 1;
     bng_hal_barrier();
     if (c->slice.idle)
         return 0;
@@ -364,30 +377,61 @@ static int bng_fwd_statistics(bng_fwd_core *c)
     return 1;
 }
 
-void bng_fwd_nhwc_s_core(unsigned core, void *launch)
+/* One core's part of a staged call, chunk by chunk. */
+static void bng_fwd_nhwc_run(const bng_fwd_job *job, unsigned core)
 {
-    bng_fwd_job job;
+    const size_t chunk = bng_fwd_chunk_channels(job->config, job->kernel);
     bng_fwd_core c;
-    size_t chunk, first, slot = 0;
+    size_t first, slot = 0;
 
-    bng_fwd_job_init(&job, launch);
-    chunk = bng_fwd_chunk_channels(job.config, job.kernel);
-    c.chunk.job = &job;
+    c.chunk.job = job;
     c.core = core;
-    bng_stage_slice(job.base.mask, core, job.call.batch, &c.slice);
-    for (first = 0; first < job.call.channel; first += chunk, slot ^= 1) {
+    bng_stage_slice(job->base.mask, core, job->call.batch, &c.slice);
+    for (first = 0; first < job->call.channel; first += chunk, slot ^= 1) {
         if (!bng_fwd_chunk(&c, first, slot))
             return;
         if (!bng_fwd_statistics(&c))
             continue;
-        if (job.call.partials_out) {
+        if (job->call.partials_out) {
             if (c.slice.rank == 0)
                 bng_fwd_stage_partials(&c.chunk, 1, c.chunk.a.part_mean);
             continue;
         }
-        bng_fwd_step_finalize(&job.config->sizes, &job.call, c.chunk.n, &c.chunk.a, &c.chunk.stats);
+        bng_fwd_step_finalize(&job->config->sizes, &job->call, c.chunk.n, &c.chunk.a, &c.chunk.stats);
         if (c.slice.rank == 0)
             bng_fwd_stage_out(&c.chunk);
         bng_fwd_y_pass(&c);
     }
 }
+
+void bng_fwd_nhwc_s_core(unsigned core, void *launch)
+{
+    bng_fwd_job job;
+
+    bng_fwd_job_init(&job, launch);
+    bng_fwd_nhwc_run(&job, core);
+}
+
+#if BNG_SPLIT_MEMORY
+/* Split: _p's arrays are in the calling core's vector memory; _p stages them like _s,
+ * on the calling core alone through the workspace the HAL gives it (bng_stage_alone),
+ * the partials buffer in scalar memory with the parameter block. */
+int bng_fwd_nhwc_p_run(const bng_fwd_config *config, const bng_fwd_call *call, const void *x,
+                       void *y)
+{
+    bng_fwd_launch launch;
+    bng_fwd_job job;
+
+    launch.config = config;
+    launch.call = *call;
+    launch.mask = 1u;               /* rank 0 of one */
+    launch.x = x;
+    launch.y = y;
+    bng_fwd_job_init(&job, &launch);
+    if (!bng_stage_alone(&job.base))
+        return BNG_ENOMEM;
+    bng_fwd_nhwc_run(&job, 0);
+    bng_hal_p_workspace_release(job.base.workspace);
+    return BNG_OK;
+}
+#endif

@@ -10,10 +10,6 @@
 #include "bng_fwd.h"
 #include "bng_staging.h"
 
-#if BNG_SPLIT_MEMORY
-#error "bng_fwd_staging.c: the forward's per-channel steps are a unified target's"
-#endif
-
 void bng_fwd_job_init(bng_fwd_job *job, const bng_fwd_launch *launch)
 {
     static const bng_stats none = {NULL, NULL, NULL, NULL, NULL};
@@ -144,10 +140,10 @@ void bng_fwd_stage_partials(const bng_fwd_copies *k, int out, BNG_VMEM float *li
     for (i = 0; i < 3; i++)
         moves[i] = out ? bng_hal_dma_put(bng_fwd_partials_at(k, i), stats[i], 1, bytes, 0, 0)
                        : bng_hal_dma_get(stats[i], bng_fwd_partials_at(k, i), 1, bytes, 0, 0);
-    if (out && k->first == 0) {
+    if (out && k->first == 0) {    /* the limbs a vector apart (packed on a unified target) */
         bng_fwd_step_count(k->job->call.count, limbs);
-        moves[3] = bng_hal_dma_put(bng_fwd_partials_at(k, BNG_FWD_PARTIAL_COUNT), limbs, 1,
-                                   2 * sizeof(float), 0, 0);
+        moves[3] = bng_hal_dma_put(bng_fwd_partials_at(k, BNG_FWD_PARTIAL_COUNT), limbs, 2,
+                                   sizeof(float), sizeof(float), BNG_V * sizeof(float));
     }
     for (i = 0; i < 4; i++)
         bng_hal_dma_wait(moves[i]);

@@ -9,21 +9,26 @@
  */
 #include "bng_fwd.h"
 #include "bng_steps_vec.h"
+#include "bng_sqrt.h"
 
 size_t bng_fwd_chunk_channels(const bng_fwd_config *config, const bng_fwd_kernel *kernel)
 {
     return kernel->channels ? kernel->channels : config->sizes.generic_chunk;
 }
 
+void bng_fwd_step_count(size_t rows, BNG_VMEM float *limbs)
+{
+    bng_vstore(limbs, bng_vbroadcast((float)(rows & 0xffffffu)));
+    bng_vstore(limbs + BNG_V, bng_vbroadcast((float)(rows >> 24)));
+}
+
+#if !BNG_SPLIT_MEMORY
+/* ---- the direct _p's, on the caller's memory: a unified target's (a split target
+ * stages _p, and reaches the caller's arrays by DMA only) ---- */
+
 float *bng_fwd_partial(const bng_fwd_call *call, int array, size_t first)
 {
     return call->partials + (size_t)array * call->channel + first;
-}
-
-void bng_fwd_step_count(size_t rows, float *limbs)
-{
-    limbs[0] = (float)(rows & 0xffffffu);
-    limbs[1] = (float)(rows >> 24);
 }
 
 void *bng_fwd_from(const void *array, size_t first, size_t element)
@@ -42,7 +47,7 @@ void bng_fwd_step_point(const bng_fwd_call *call, size_t first, size_t stat_byte
     stats->moving_var = bng_fwd_from(call->moving_var, first, stat_bytes);
 }
 
-/* The caller's partials buffer straight (on the caller's memory: _p). */
+/* The caller's partials buffer straight. */
 void bng_fwd_step_partials(const bng_fwd_call *call, size_t first, size_t n,
                            const bng_fwd_arrays *a, int out)
 {
@@ -61,6 +66,7 @@ void bng_fwd_step_partials(const bng_fwd_call *call, size_t first, size_t n,
     if (out && first == 0)
         bng_fwd_step_count(call->count, bng_fwd_partial(call, BNG_FWD_PARTIAL_COUNT, 0));
 }
+#endif
 
 void bng_fwd_step_shift(size_t element_bytes, size_t n, const BNG_VMEM void *row,
                         BNG_VMEM float *shift)
@@ -71,12 +77,31 @@ void bng_fwd_step_shift(size_t element_bytes, size_t n, const BNG_VMEM void *row
         bng_vstore(shift + c, bng_load_sized(element_bytes, row, c));
 }
 
-/* Chan's formula (bng_fwd.h), the weights as floats. */
+/* Chan's formula (bng_fwd.h) on a vector of channels, the weights as floats formed by
+ * the caller: mean and m2 := the merge of their `done` values with the part's. */
+static void bng_fwd_chan(BNG_VMEM float *mean, BNG_VMEM float *m2, bng_vec part_mean,
+                         bng_vec part_m2, bng_vec w_new, bng_vec w_cross)
+{
+    const bng_vec mean_a = bng_vload(mean), delta = bng_vsub(part_mean, mean_a);
+
+    bng_vstore(mean, bng_vadd(mean_a, bng_vmul(delta, w_new)));
+    bng_vstore(m2, bng_vadd(bng_vload(m2), bng_vadd(part_m2, bng_vmul(bng_vmul(delta, delta), w_cross))));
+}
+
+/* The weights of a merge of `rows` values into `done` (both not 0). */
+static void bng_fwd_weights(size_t done, size_t rows, bng_vec *w_new, bng_vec *w_cross)
+{
+    const float w = (float)rows / (float)(done + rows);
+
+    *w_new = bng_vbroadcast(w);
+    *w_cross = bng_vbroadcast((float)done * w);
+}
+
+#if !BNG_SPLIT_MEMORY
 void bng_fwd_merge_one(BNG_VMEM float *mean, BNG_VMEM float *m2, size_t done, size_t rows,
                        float part_mean, float part_m2)
 {
-    const float n_f = (float)rows;
-    float w_new, w_cross, delta;
+    bng_vec w_new, w_cross;
 
     if (rows == 0)
         return;
@@ -85,45 +110,59 @@ void bng_fwd_merge_one(BNG_VMEM float *mean, BNG_VMEM float *m2, size_t done, si
         *m2 = part_m2;
         return;
     }
-    w_new = n_f / (float)(done + rows);
-    w_cross = (float)done * w_new;
-    delta = part_mean - *mean;
-    *mean = *mean + delta * w_new;
-    *m2 = *m2 + (part_m2 + delta * delta * w_cross);
+    bng_fwd_weights(done, rows, &w_new, &w_cross);
+    bng_fwd_chan(mean, m2, bng_vbroadcast(part_mean), bng_vbroadcast(part_m2), w_new, w_cross);
 }
+#endif
 
 void bng_fwd_step_merge(size_t n, size_t done, size_t rows, const BNG_VMEM float *part_mean,
                         const BNG_VMEM float *part_m2, const bng_fwd_arrays *a)
 {
+    bng_vec w_new, w_cross;
     size_t c;
 
-    for (c = 0; c < n; c++)
-        bng_fwd_merge_one(&a->mean[c], &a->m2[c], done, rows, part_mean[c], part_m2[c]);
+    if (rows == 0)
+        return;
+    if (done == 0) {
+        for (c = 0; c < n; c += BNG_V) {
+            bng_vstore(a->mean + c, bng_vload(part_mean + c));
+            bng_vstore(a->m2 + c, bng_vload(part_m2 + c));
+        }
+        return;
+    }
+    bng_fwd_weights(done, rows, &w_new, &w_cross);
+    for (c = 0; c < n; c += BNG_V)
+        bng_fwd_chan(a->mean + c, a->m2 + c, bng_vload(part_mean + c), bng_vload(part_m2 + c),
+                     w_new, w_cross);
 }
 
 void bng_fwd_step_global(const bng_dtype_config *sizes, size_t n, const bng_fwd_chunk_stats *stats,
                          const bng_fwd_arrays *a)
 {
-    size_t c;
-
     bng_step_stats_to_float(sizes, n, stats->moving_mean, a->shift);
     bng_step_stats_to_float(sizes, n, stats->moving_var, a->m2);
-    for (c = 0; c < n; c++)
-        a->mean[c] = 0.0f;
+    bng_step_zero(n, a->mean);
 }
 
-/* Element c of a per-channel array := v, rounded to the stats type. */
-static void bng_fwd_put(const bng_dtype_config *sizes, BNG_VMEM void *array, size_t c, float v)
+/* The square root of each lane (bng_sqrt.h): bng_sqrtf's on a unified target's one
+ * lane; on a split target, whose generator takes the forward with the GNU backend only,
+ * a GNU vector of BNG_V lanes, in registers. */
+static bng_vec bng_fwd_sqrt(bng_vec v)
 {
-    bng_stats_store(sizes, array, c, bng_vbroadcast(v));
-}
+#if BNG_SPLIT_MEMORY
+    typedef unsigned bng_fwd_lanes __attribute__((vector_size(4 * BNG_V)));
+    bng_fwd_lanes bits, root;
 
-static float bng_fwd_get(const bng_dtype_config *sizes, const BNG_VMEM void *array, size_t c)
-{
-    float v;
-
-    bng_vstore(&v, bng_stats_load(sizes, array, c));
+    __builtin_memcpy(&bits, &v, sizeof bits);
+    BNG_SQRT_BITS(bng_fwd_lanes, bits, root);
+    __builtin_memcpy(&v, &root, sizeof v);
     return v;
+#else
+    float f;
+
+    bng_vstore(&f, v);
+    return bng_vbroadcast(bng_sqrtf(f));
+#endif
 }
 
 /* Per channel: the variance (the batch's biased one, M2 / batch, or the moving one),
@@ -136,9 +175,13 @@ void bng_fwd_step_finalize(const bng_dtype_config *sizes, const bng_fwd_call *ca
 {
     const int update = !call->global_stats && !call->keep_moving;
     const float other = 1.0f - call->momentum;
-    const float keep = call->torch ? other : call->momentum, take = call->torch ? call->momentum : other;
+    const bng_vec keep = bng_vbroadcast(call->torch ? other : call->momentum);
+    const bng_vec take = bng_vbroadcast(call->torch ? call->momentum : other);
     /* PyTorch's running variance is unbiased: m / (m - 1) (the check refused m = 1) */
-    const float unbias = call->torch && update ? (float)call->count / (float)(call->count - 1) : 1.0f;
+    const bng_vec unbias = bng_vbroadcast(call->torch && update
+                                          ? (float)call->count / (float)(call->count - 1) : 1.0f);
+    const bng_vec count = bng_vbroadcast((float)call->count), eps = bng_vbroadcast(call->eps);
+    const bng_vec one = bng_vbroadcast(1.0f);
     size_t c;
 
     if (!call->fix_gamma)
@@ -147,21 +190,41 @@ void bng_fwd_step_finalize(const bng_dtype_config *sizes, const bng_fwd_call *ca
         bng_step_stats_to_float(sizes, n, stats->bias, a->bias);
     else
         bng_step_zero(n, a->bias);          /* BNG_FWD_NO_BIAS: y's bias 0 */
-    for (c = 0; c < n; c++) {
-        const float var = call->global_stats ? a->m2[c] : a->m2[c] / (float)call->count;
-        const float invar = 1.0f / bng_sqrtf(var + call->eps);
-        const float mean = a->shift[c] + a->mean[c];
+    for (c = 0; c < n; c += BNG_V) {
+        const bng_vec m2 = bng_vload(a->m2 + c);
+        const bng_vec var = call->global_stats ? m2 : bng_vdiv(m2, count);
+        const bng_vec invar = bng_vdiv(one, bng_fwd_sqrt(bng_vadd(var, eps)));
+        const bng_vec mean = bng_vadd(bng_vload(a->shift + c), bng_vload(a->mean + c));
 
-        a->gain[c] = call->fix_gamma ? invar : a->gain[c] * invar;
-        bng_fwd_put(sizes, stats->mean, c, mean);
-        bng_fwd_put(sizes, stats->invar, c, invar);
+        bng_vstore(a->gain + c, call->fix_gamma ? invar : bng_vmul(bng_vload(a->gain + c), invar));
+        bng_stats_store(sizes, stats->mean, c, mean);
+        bng_stats_store(sizes, stats->invar, c, invar);
         if (update) {
-            const float batch_var = call->torch ? var * unbias : var;
-            const float moving_mean = bng_fwd_get(sizes, stats->moving_mean, c);
-            const float moving_var = bng_fwd_get(sizes, stats->moving_var, c);
+            const bng_vec batch_var = call->torch ? bng_vmul(var, unbias) : var;
+            const bng_vec moving_mean = bng_stats_load(sizes, stats->moving_mean, c);
+            const bng_vec moving_var = bng_stats_load(sizes, stats->moving_var, c);
 
-            bng_fwd_put(sizes, stats->moving_mean, c, moving_mean * keep + mean * take);
-            bng_fwd_put(sizes, stats->moving_var, c, moving_var * keep + batch_var * take);
+            bng_stats_store(sizes, stats->moving_mean, c,
+                            bng_vadd(bng_vmul(moving_mean, keep), bng_vmul(mean, take)));
+            bng_stats_store(sizes, stats->moving_var, c,
+                            bng_vadd(bng_vmul(moving_var, keep), bng_vmul(batch_var, take)));
         }
+    }
+}
+
+void bng_fwd_step_pad(const bng_fwd_copies *k)
+{
+    const bng_dtype_config *sizes = &k->job->config->sizes;
+    BNG_VMEM float *const floats[BNG_FWD_FLOAT_ARRAYS] = {
+        k->a.shift, k->a.mean, k->a.m2, k->a.part_mean, k->a.part_m2, k->a.gain, k->a.bias};
+    BNG_VMEM void *const stats[BNG_FWD_STATS_ARRAYS] = {
+        k->scale, k->bias, k->stats.mean, k->stats.invar, k->stats.moving_mean, k->stats.moving_var};
+    size_t at, i;
+
+    for (at = k->n / BNG_V * BNG_V; at < BNG_PADDED(k->n); at += BNG_V) {
+        for (i = 0; i < BNG_FWD_FLOAT_ARRAYS; i++)
+            bng_vstore(floats[i] + at, bng_vzero());
+        for (i = 0; i < BNG_FWD_STATS_ARRAYS; i++)
+            bng_stats_store(sizes, stats[i], at, bng_vzero());
     }
 }

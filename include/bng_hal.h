@@ -66,7 +66,8 @@
  *   aligned to 64 bytes, *bytes its size; or NULL with *bytes = 0 when it cannot be had
  *   (the _p call then reports BNG_ENOMEM and writes nothing). The DMA functions work
  *   between it and the caller's arrays in the same core's vector memory, and between
- *   it and the extensions' partial-sums buffer, which _p keeps in scalar memory.
+ *   it and the extensions' partial-sums buffer or the forward's partials buffer, which
+ *   _p keeps in scalar memory.
  *   bng_hal_p_workspace_release(block) gives it back before _p returns.
  */
 #ifndef BNG_HAL_H

@@ -253,17 +253,6 @@ static void bng_nhwc_sum_work(bng_pass *pass, unsigned t)
     }
 }
 
-/* The padding lanes of `rows` float rows of the chunk at `area` (none on a unified
- * target): zero, before a transfer that leaves them as they are fills the rows. */
-static void bng_nhwc_zero_row_padding(const bng_nhwc_core *c, BNG_VMEM float *area, size_t rows)
-{
-    size_t r, at;
-
-    for (r = 0; r < rows; r++)
-        for (at = c->channels / BNG_V * BNG_V; at < c->row_channels; at += BNG_V)
-            bng_vstore(area + r * c->row_channels + at, bng_vzero());
-}
-
 /* After the barrier: every core folds all groups in order (the same bits everywhere).
  * The groups' partial sums come from the shared scratch a piece at a time, one
  * transfer for as many groups as the tile buffers hold (free between the passes):
@@ -281,7 +270,7 @@ static void bng_nhwc_fold(const bng_nhwc_core *c)
     for (g = 0; g < c->slice.groups; g += piece) {
         const size_t n = bng_min(piece, c->slice.groups - g);
 
-        bng_nhwc_zero_row_padding(c, area, 2 * n);
+        bng_step_pad_rows(c->channels, rc, 2 * n, area);
         bng_hal_dma_wait(bng_hal_dma_get(area, c->scratch + g * 2 * max_chunk, 2 * n,
                                          c->channels * sizeof(float), max_chunk * sizeof(float),
                                          rc * sizeof(float)));
@@ -487,14 +476,8 @@ int bng_nhwc_p_run(const bng_dtype_config *dtype, const bng_kernel *kernel, cons
     bng_staged_job job;
 
     bng_job_init(&job, dtype, kernel, call, 1u, x, dy, dx, stats, sums);  /* rank 0 of one */
-    job.alone = 1;
-    job.workspace = bng_hal_p_workspace(&job.workspace_bytes);
-    if (job.workspace == NULL)
+    if (!bng_stage_alone(&job))
         return BNG_ENOMEM;
-    if (job.workspace_bytes < BNG_P_WORKSPACE_BYTES) {
-        bng_hal_p_workspace_release(job.workspace);     /* a HAL that broke its contract */
-        return BNG_ENOMEM;
-    }
     bng_nhwc_s_core(0, &job);
     bng_hal_p_workspace_release(job.workspace);
     return BNG_OK;

@@ -216,6 +216,21 @@ void bng_stage_sums(const bng_staged_job *job, size_t first, size_t n, BNG_VMEM 
     bng_hal_dma_wait(both[1]);
 }
 
+#if BNG_SPLIT_MEMORY
+int bng_stage_alone(bng_staged_job *job)
+{
+    job->alone = 1;
+    job->workspace = bng_hal_p_workspace(&job->workspace_bytes);
+    if (job->workspace == NULL)
+        return 0;
+    if (job->workspace_bytes < BNG_P_WORKSPACE_BYTES) {
+        bng_hal_p_workspace_release(job->workspace);     /* a HAL that broke its contract */
+        return 0;
+    }
+    return 1;
+}
+#endif
+
 /* The limbs are a whole vector each on a split target, where a limb is a transfer of its
  * own (one float from its vector); packed elsewhere, one transfer for all. */
 void bng_stage_count(const bng_staged_job *job, size_t rows, BNG_VMEM float *limbs)

@@ -45,6 +45,13 @@ typedef char bng_outstanding_dma_agrees[BNG_DRIVER_OUTSTANDING_DMA <= BNG_MAX_OU
  * body it never happens unless the HAL cannot honour its contract, and then on every
  * core): the core then writes nothing and leaves. */
 BNG_VMEM unsigned char *bng_stage_memory(const bng_staged_job *job, unsigned core, size_t *bytes);
+#if BNG_SPLIT_MEMORY
+/* A split target's _p: the job staged on the calling core alone, through the workspace
+ * the HAL gives _p (bng_hal_p_workspace, at least BNG_P_WORKSPACE_BYTES). 0: it has
+ * none (the call is BNG_ENOMEM, nothing written); else the caller gives it back with
+ * bng_hal_p_workspace_release before _p returns. */
+int bng_stage_alone(bng_staged_job *job);
+#endif
 /* Take bytes (rounded up to BNG_ALIGN) from a core's private memory. */
 BNG_VMEM void *bng_take(BNG_VMEM unsigned char **next, size_t bytes);
 

@@ -50,6 +50,15 @@ void bng_step_zero(size_t channels, BNG_VMEM float *a)
         bng_vstore(a + c, bng_vzero());
 }
 
+void bng_step_pad_rows(size_t channels, size_t row_channels, size_t rows, BNG_VMEM float *area)
+{
+    size_t r, at;
+
+    for (r = 0; r < rows; r++)
+        for (at = channels / BNG_V * BNG_V; at < row_channels; at += BNG_V)
+            bng_vstore(area + r * row_channels + at, bng_vzero());
+}
+
 void bng_step_fold(size_t channels, BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm,
                    const BNG_VMEM float *part_dy, const BNG_VMEM float *part_dyxm)
 {

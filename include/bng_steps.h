@@ -99,6 +99,10 @@ size_t bng_group_rows(size_t batch);
 size_t bng_chunk(const bng_dtype_config *dtype, const bng_kernel *kernel);
 
 void bng_step_zero(size_t channels, BNG_VMEM float *a);
+/* The padding lanes of `rows` float rows of `channels` at `area`, each `row_channels`
+ * long (none on a unified target): zero, before a transfer that leaves them as they
+ * are fills the rows. */
+void bng_step_pad_rows(size_t channels, size_t row_channels, size_t rows, BNG_VMEM float *area);
 /* Fold one row group's partial sums into the total, in group order. */
 void bng_step_fold(size_t channels, BNG_VMEM float *sum_dy, BNG_VMEM float *sum_dyxm,
                    const BNG_VMEM float *part_dy, const BNG_VMEM float *part_dyxm);

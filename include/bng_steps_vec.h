@@ -38,6 +38,7 @@ typedef BNG_VT(BNG_V) bng_vec;
 #define bng_vstore_f16 BNG_VOP(BNG_V, store_f16)
 #define bng_vadd BNG_VOP(BNG_V, add)
 #define bng_vmul BNG_VOP(BNG_V, mul)
+#define bng_vsub BNG_VOP(BNG_V, sub)
 #define bng_vdiv BNG_VOP(BNG_V, div)
 #define bng_vbroadcast BNG_VOP(BNG_V, broadcast)
 

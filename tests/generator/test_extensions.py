@@ -133,20 +133,22 @@ class ExtensionsTest(TempDir):
         for d in split.dtypes:
             self.assertEqual(d.generic.ops, OPS)
             self.assertTrue(all(k.ops == OPS for k in d.specialized))
-        # on the native backend (and the portable one) the masked loads are lane loops,
-        # scalar code that cannot reach a split target's vector memory: refused
+        # on the native backend (and the portable one) the masked loads, and the
+        # forward's square root, are lane loops, scalar code that cannot reach a split
+        # target's vector memory: refused
         with open(os.path.join(ROOT, "tests", "c", "targets-test.yaml")) as f:
             text = f.read()
         native = text.index("  mt3000_split_native:")
-        for backend in ("native", "portable"):
-            tail = text[native:].replace("extensions: [reduce, apply, dx, ext]\n",
-                                         "extensions: [reduce, apply, dx, ext, relu]\n")
-            if backend == "portable":
-                tail = tail.replace("vector_backend: native", "vector_backend: portable")
-            status, err, _ = self.generate(text[:native] + tail)
-            self.assertEqual(status, 2, err)
-            self.assertIn("targets.mt3000_split_native.extensions: relu on a split target "
-                          f"(memory.spaces) needs vector_backend gnu, not {backend}", err)
+        for extension in ("relu", "forward"):
+            for backend in ("native", "portable"):
+                tail = text[native:].replace("extensions: [reduce, apply, dx, ext]\n",
+                                             f"extensions: [reduce, apply, dx, ext, {extension}]\n")
+                if backend == "portable":
+                    tail = tail.replace("vector_backend: native", "vector_backend: portable")
+                status, err, _ = self.generate(text[:native] + tail)
+                self.assertEqual(status, 2, err)
+                self.assertIn(f"targets.mt3000_split_native.extensions: {extension} on a split "
+                              f"target (memory.spaces) needs vector_backend gnu, not {backend}", err)
 
     @unittest.skipUnless(shutil.which("cc"), "no C compiler")
     def test_the_driver_compiles_for_each_family_alone(self):

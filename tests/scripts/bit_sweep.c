@@ -297,6 +297,29 @@ static void ext_sweep(const size_t *planned, size_t n_planned)
 #endif
 
 #if BNG_HAS_FORWARD
+/* The fused ReLU and NCHW where the target lists relu and nchw beside forward. */
+#if defined(BNG_HAS_RELU) && BNG_HAS_RELU
+#define FWD_SWEEP_RELU 1
+#else
+#define FWD_SWEEP_RELU 0
+#endif
+#if defined(BNG_HAS_NCHW) && BNG_HAS_NCHW
+#define FWD_SWEEP_NCHW 1
+#else
+#define FWD_SWEEP_NCHW 0
+#endif
+/* NCHW's flag, its bits' length and its slot (none without nchw: a split target's) */
+#if FWD_SWEEP_NCHW
+#define FWD_NCHW BNG_FWD_NCHW
+#define FWD_BITS_NCHW(batch, channel, spatial, bytes) \
+    BNG_FWD_RELU_BITS_ELEMENTS_NCHW(batch, channel, spatial, bytes)
+#define FWD_SET_SPATIAL(params, spatial) ((params)[BNG_FWD_PARAM_SPATIAL] = (long long)(spatial))
+#else
+#define FWD_NCHW 0
+#define FWD_BITS_NCHW(batch, channel, spatial, bytes) ((size_t)0)
+#define FWD_SET_SPATIAL(params, spatial) ((void)(spatial))
+#endif
+
 /* The training forward on one shape and flags (0, BNG_FWD_RELU | BNG_FWD_RELU_BITS, each
  * with and without BNG_FWD_NCHW): _p out of place and in place (y over x), _s with the
  * three masks (the last in place), a line each, hashing y, the saved mean and invar,
@@ -306,8 +329,8 @@ static void API##_fwd_case(size_t batch, size_t channel, size_t spatial, int fla
                            unsigned seed)                                                  \
 {                                                                                          \
     const size_t n = batch * channel * spatial;                                            \
-    const size_t words = (flags & BNG_FWD_NCHW)                                            \
-        ? BNG_FWD_RELU_BITS_ELEMENTS_NCHW(batch, channel, spatial, BYTES)                  \
+    const size_t words = (flags & FWD_NCHW)                                                \
+        ? FWD_BITS_NCHW(batch, channel, spatial, BYTES)                                    \
         : BNG_FWD_RELU_BITS_ELEMENTS(batch, channel, BYTES);                               \
     T *x = malloc(n * sizeof(T)), *x2 = malloc(n * sizeof(T)), *y = malloc(n * sizeof(T)); \
     T *bits = malloc((words + 1) * sizeof(T));                                             \
@@ -346,7 +369,7 @@ static void API##_fwd_case(size_t batch, size_t channel, size_t spatial, int fla
         params[BNG_FWD_PARAM_MOMENTUM] = bng_fwd_float(0.9f);                              \
         params[BNG_FWD_PARAM_RELU_BITS] = (long long)(intptr_t)bits;                       \
         params[BNG_PARAM_FLAGS] = flags;                                                   \
-        params[BNG_FWD_PARAM_SPATIAL] = (long long)spatial;                                \
+        FWD_SET_SPATIAL(params, spatial);                                                  \
         if (m < 2) {                                                                       \
             API##_batch_norm_forward_p(x2, out, params);                                   \
         } else {                                                                           \
@@ -371,17 +394,6 @@ FWD_CASE(float, float, fset, ID, fp, 4)
 FWD_CASE(half, bng_hp_stats_t, hset, HF, hp, 2)
 #endif
 
-/* The fused ReLU and NCHW where the target lists relu and nchw beside forward. */
-#if defined(BNG_HAS_RELU) && BNG_HAS_RELU
-#define FWD_SWEEP_RELU 1
-#else
-#define FWD_SWEEP_RELU 0
-#endif
-#if defined(BNG_HAS_NCHW) && BNG_HAS_NCHW
-#define FWD_SWEEP_NCHW 1
-#else
-#define FWD_SWEEP_NCHW 0
-#endif
 
 /* NHWC over the planned channel counts; NCHW over extents whose last values take each
  * of the plane ukernels' steps at 4 to 64 lanes (1 to 63 past whole vectors). */
@@ -409,7 +421,7 @@ static void fwd_sweep(const size_t *planned, size_t n_planned)
         for (c = 0; c < 3; c++)
             for (b = 0; b < 2; b++)
                 for (s = 0; s < sizeof spatials / sizeof spatials[0]; s++) {
-                    const int flags = fusions[f] | BNG_FWD_NCHW;
+                    const int flags = fusions[f] | FWD_NCHW;
                     const unsigned seed = (unsigned)(c * 100 + b * 10 + s + 7000);
                     fp_fwd_case(batches[b] % 41, nchw_channels[c], spatials[s], flags, seed);
 #if BNG_HAS_F16

@@ -354,11 +354,14 @@ check_split_target() {
   for dtype in f32 f16; do
     [ -f "$gen/bng_${dtype}_ukernels.c" ] || continue
     lanes=$(sed -n "s/^#define BNG_${dtype^^}_LANES //p" "$gen/bng_kernels.h")
-    widths=$(grep -o 'bng_f32x[0-9]*_' "$gen/bng_${dtype}_ukernels.c" | sort -u | tr -d '\n')
-    if [ "$widths" != "bng_f32x${lanes}_" ]; then
-      echo "cross-check: $target $dtype kernels use vectors $widths, not only bng_f32x${lanes}_" >&2
-      exit 1
-    fi
+    for f in "$gen/bng_${dtype}_ukernels.c" "$gen/bng_${dtype}_fwd_ukernels.c"; do
+      [ -f "$f" ] || continue
+      widths=$(grep -o 'bng_f32x[0-9]*_' "$f" | sort -u | tr -d '\n')
+      if [ "$widths" != "bng_f32x${lanes}_" ]; then
+        echo "cross-check: $target $dtype kernels ($(basename "$f")) use vectors $widths, not only bng_f32x${lanes}_" >&2
+        exit 1
+      fi
+    done
   done
   echo "cross-check: $target (split memory spaces): freestanding RISC-V build clean; sparse -Wsparse-error clean on the driver (_p and _s) and kernels; each dtype's kernels use whole vectors of its lanes only"
 }
