@@ -239,7 +239,8 @@ def validate_target(target: Target) -> Target:
     if target.memory.split:
         _check_p_workspace(target, tp.p_workspace_bytes, tp.min_private_bytes, tp.max_chunk)
         # _s puts the partial-sums count limb by limb, each limb a vector of the workspace's
-        # part_dy (include/bng_nhwc_staged.c bng_nhwc_put_sums).
+        # part_dy (include/bng_nhwc_staged.c bng_nhwc_put_sums); the forward its two
+        # limbs from part_mean (bng_fwd_nhwc_staged.c), fewer than SUMS_COUNT_LIMBS.
         for d in tp.dtypes:
             if d.workspace_chunk < SUMS_COUNT_LIMBS * tp.vector_lanes:
                 raise ConfigError(str(target.where("dtypes")), f"targets.{target.name}.dtypes.{d.name}.lanes",

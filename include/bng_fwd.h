@@ -2,7 +2,8 @@
 /* Copyright 2026 the batchnormgrad authors */
 /* Owns: the training forward's call as its rooms pass it (bng_fwd_params.c checks a
  * block into it, bng_fwd_entry.c runs it, bng_fwd_nhwc_direct.c computes _p's on the
- * caller's memory, bng_fwd_nhwc_staged.c _s's through the cores' private memory) and
+ * caller's memory, bng_fwd_nhwc_staged.c _s's through the cores' private memory, and a
+ * split target's _p through its workspace) and
  * the per-channel steps both computations share (bng_fwd_steps.c). May include: the
  * target's headers, bng_params.h and bng_job.h. Compiled only for a target whose
  * targets.yaml lists forward (generator/plan.py's rooms); internal to the library:
@@ -58,8 +59,8 @@ typedef struct {
     void *moving_mean, *moving_var;
 } bng_fwd_call;
 
-/* A chunk's float arrays (the caller's stack in _p, a core's private memory in _s):
- * the statistics, then y's coefficients. */
+/* A chunk's float arrays (the caller's stack in a unified target's _p, a core's private
+ * memory in _s and a split target's _p): the statistics, then y's coefficients. */
 typedef struct {
     BNG_VMEM float *shift;             /* the value every deviation is taken from */
     BNG_VMEM float *mean;              /* the chunk's mean of x - shift */
@@ -70,7 +71,7 @@ typedef struct {
 #define BNG_FWD_FLOAT_ARRAYS 7
 
 /* A chunk's per-channel arrays of the call's stats type, from its first channel: the
- * caller's (_p) or a core's copies (_s). */
+ * caller's (a unified target's _p) or a core's copies (staged). */
 typedef struct {
     const BNG_VMEM void *scale, *bias;
     BNG_VMEM void *mean, *invar;       /* out */

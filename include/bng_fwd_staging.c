@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright 2026 the batchnormgrad authors */
 /* Owns: what the training forward's staged runs (NHWC's bng_fwd_nhwc_staged.c, NCHW's
- * bng_fwd_nchw_staged.c) share: a core's job from the launch the HAL copied, its copies
+ * bng_fwd_nchw_staged.c) share: a core's job from the launch (the HAL's copy of it; a
+ * split target's _p, its own), its copies
  * of a run of channels in private memory, and their moves by DMA: the per-channel inputs
  * in, the results out, the partials buffer in or out. May call: bng_staging.h, the HAL's
  * DMA; no kernel, no barrier. Compiled only for a target with the forward extension.
@@ -134,17 +135,16 @@ void bng_fwd_stage_partials(const bng_fwd_copies *k, int out, BNG_VMEM float *li
 {
     const size_t bytes = k->n * sizeof(float);
     BNG_VMEM float *const stats[3] = {k->a.shift, k->a.mean, k->a.m2};
-    bng_hal_dma moves[4] = {BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE, BNG_HAL_DMA_DONE};
+    bng_hal_dma moves[3];
     int i;
 
     for (i = 0; i < 3; i++)
         moves[i] = out ? bng_hal_dma_put(bng_fwd_partials_at(k, i), stats[i], 1, bytes, 0, 0)
                        : bng_hal_dma_get(stats[i], bng_fwd_partials_at(k, i), 1, bytes, 0, 0);
-    if (out && k->first == 0) {    /* the limbs a vector apart (packed on a unified target) */
-        bng_fwd_step_count(k->job->call.count, limbs);
-        moves[3] = bng_hal_dma_put(bng_fwd_partials_at(k, BNG_FWD_PARTIAL_COUNT), limbs, 2,
-                                   sizeof(float), sizeof(float), BNG_V * sizeof(float));
-    }
-    for (i = 0; i < 4; i++)
+    for (i = 0; i < 3; i++)
         bng_hal_dma_wait(moves[i]);
+    if (out && k->first == 0) {
+        bng_fwd_step_count(k->job->call.count, limbs);
+        bng_stage_put_limbs(bng_fwd_partials_at(k, BNG_FWD_PARTIAL_COUNT), limbs, 2);
+    }
 }

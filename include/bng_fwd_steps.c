@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright 2026 the batchnormgrad authors */
 /* Owns: the training forward's per-channel steps, which _p (bng_fwd_nhwc_direct.c, on
- * the caller's arrays and its stack) and _s (bng_fwd_nhwc_staged.c, on a core's copies
- * in private memory) both run, so that the two give the same bits: the shift, the
+ * the caller's arrays and its stack; on a split target staged) and _s
+ * (bng_fwd_nhwc_staged.c, on a core's copies in private memory) both run, so that the
+ * two give the same bits, in vectors of BNG_V lanes (bng_steps.h): the shift, the
  * merge of a row group's statistics, the moving statistics as the batch's, and the
  * chunk's results (bng_fwd.h). May call: bng_steps.h's per-channel helpers; no HAL, no
  * kernel. Compiled only for a target with the forward extension.
@@ -10,6 +11,11 @@
 #include "bng_fwd.h"
 #include "bng_steps_vec.h"
 #include "bng_sqrt.h"
+
+#if BNG_SPLIT_MEMORY
+/* The padded arrays are whole vectors of BNG_V lanes (contract section 5). */
+typedef char bng_fwd_arrays_are_whole_vectors[BNG_PAD_LANES % BNG_V == 0 ? 1 : -1];
+#endif
 
 size_t bng_fwd_chunk_channels(const bng_fwd_config *config, const bng_fwd_kernel *kernel)
 {

@@ -2,11 +2,11 @@
 /* Copyright 2026 the batchnormgrad authors */
 /* Owns: the square root of a float's bits, by integers, written once for one lane
  * (bng_sqrtf, bng_steps.c) and for a GNU vector of lanes: the IEEE result, round to
- * nearest even, the bits sqrtf gives, with no libm and no floating-point operation (an
- * FPU that flushes subnormals gives the same bits). Every lane takes the same
- * operations, masks in place of branches, so that a vector of lanes needs nothing a
- * vector unit lacks: no division, no square root, no lane-by-lane code. May include
- * nothing.
+ * nearest even, the bits sqrtf gives (but for a signalling NaN, below), with no libm
+ * and no floating-point operation (an FPU that flushes subnormals gives the same bits).
+ * Every lane takes the same operations, masks in place of branches and shifts by one
+ * amount for all lanes, so that a vector of lanes needs nothing a vector unit lacks:
+ * no division, no square root, no lane-by-lane code. May include nothing.
  */
 #ifndef BNG_SQRT_H
 #define BNG_SQRT_H
@@ -37,8 +37,9 @@
  * bits, and x has 24; so the next bit alone decides, as ties to even would. Rounding up
  * never carries into a 25th bit: 26 bits shift out to below 2^23.5, and 25 bits are at
  * most 2^25 - 2, the root of at most 2^50 - 2^26, whose next bit is 0. +0, -0, +Inf
- * and NaN are their own roots; a value below -0 has none: the quiet NaN 0x7fc00000
- * (its sign is not the point: any NaN is one, as sqrtf's). The exponent is kept biased
+ * and NaN are their own roots (a signalling NaN stays signalling, where sqrtf quiets
+ * it: the one difference, a NaN either way); a value below -0 has none: the quiet NaN
+ * 0x7fc00000 (its sign is not the point: any NaN is one, as sqrtf's). The exponent is kept biased
  * by 32 more than the float's, so that a subnormal's stays positive. */
 #define BNG_SQRT_BITS(U, x, r)                                                       \
     do {                                                                             \
@@ -56,7 +57,7 @@
             bng_e_ -= bng_mask_ & (unsigned)bng_k_;                                 \
         }                                                                            \
         bng_odd_ = bng_e_ & 1u;                          /* p's parity: e's */      \
-        bng_m_ <<= bng_odd_;                                                         \
+        bng_m_ += bng_m_ & (0u - bng_odd_);              /* doubled: no per-lane shift */ \
         bng_root_ = bng_m_ & 0u;                                                     \
         bng_rem_ = bng_root_;                                                        \
         for (bng_k_ = 24; bng_k_ >= 0; bng_k_ -= 2)                                  \

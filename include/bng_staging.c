@@ -231,20 +231,19 @@ int bng_stage_alone(bng_staged_job *job)
 }
 #endif
 
-/* The limbs are a whole vector each on a split target, where a limb is a transfer of its
- * own (one float from its vector); packed elsewhere, one transfer for all. */
+void bng_stage_put_limbs(BNG_SHARED float *count, const BNG_VMEM float *limbs, size_t n)
+{
+#if BNG_SPLIT_MEMORY
+    size_t i;
+    for (i = 0; i < n; i++)
+        bng_hal_dma_wait(bng_hal_dma_put(count + i, limbs + i * BNG_V, 1, sizeof(float), 0, 0));
+#else
+    bng_hal_dma_wait(bng_hal_dma_put(count, limbs, 1, n * sizeof(float), 0, 0));
+#endif
+}
+
 void bng_stage_count(const bng_staged_job *job, size_t rows, BNG_VMEM float *limbs)
 {
-    BNG_SHARED float *count = job->sums + 2 * job->call.channel;
-
     bng_step_count(rows, limbs);
-#if BNG_SPLIT_MEMORY
-    {
-        size_t i;
-        for (i = 0; i < BNG_SUMS_COUNT_LIMBS; i++)
-            bng_hal_dma_wait(bng_hal_dma_put(count + i, limbs + i * BNG_V, 1, sizeof(float), 0, 0));
-    }
-#else
-    bng_hal_dma_wait(bng_hal_dma_put(count, limbs, 1, BNG_SUMS_COUNT_LIMBS * sizeof(float), 0, 0));
-#endif
+    bng_stage_put_limbs(job->sums + 2 * job->call.channel, limbs, BNG_SUMS_COUNT_LIMBS);
 }

@@ -174,5 +174,9 @@ void bng_stage_outputs(const bng_staged_job *job, size_t first, size_t n, BNG_VM
 void bng_stage_sums(const bng_staged_job *job, size_t first, size_t n, BNG_VMEM float *sum_dy,
                     BNG_VMEM float *sum_dyxm, int put);
 void bng_stage_count(const bng_staged_job *job, size_t rows, BNG_VMEM float *limbs);
+/* n limbs of a count (the backward's partial sums', the forward's partials') from
+ * `limbs` (limb i at limbs + i * BNG_V) to `count`, waited for: on a split target a
+ * transfer of one float each, from its vector; packed elsewhere, one transfer. */
+void bng_stage_put_limbs(BNG_SHARED float *count, const BNG_VMEM float *limbs, size_t n);
 
 #endif /* BNG_STAGING_H */
