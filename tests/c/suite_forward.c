@@ -907,7 +907,8 @@ END_TEST
 
 /* _s's refusals: its checks in _p's order, then core_mask; each the status alone. A
  * core's private memory not to be had (the hthreads HAL): BNG_ENOMEM, nothing written;
- * a host HAL that breaks its promise of private memory: nothing written. */
+ * a host HAL that breaks its promise of private memory: nothing written; on a split
+ * target, _p's workspace short: BNG_ENOMEM, nothing written. */
 START_TEST(test_forward_shared_refusals)
 {
     fwd_case k;
@@ -943,6 +944,23 @@ START_TEST(test_forward_shared_refusals)
             ck_abort_msg("%s forward _s without private memory wrote an output", T->name);
         fwd_free(&before);
     }
+#if BNG_SPLIT_MEMORY
+    /* a split target's _p, staged, given a workspace short of BNG_P_WORKSPACE_BYTES:
+     * BNG_ENOMEM, nothing else written */
+    if (bng_test_hal_refuse(0, 1)) {
+        fwd_case before;
+        fwd_copy(&before, &k);
+        fwd_call(&k, k.x.p, k.y.p, 0, -1);
+        bng_test_hal_refuse(0, 0);
+        if (k.params[BNG_PARAM_STATUS] != BNG_ENOMEM || memcmp(k.y.p, before.y.p, k.y.bytes)
+            || memcmp(k.mean.p, before.mean.p, k.mean.bytes)
+            || memcmp(k.moving_var.p, before.moving_var.p, k.moving_var.bytes))
+            ck_abort_msg("%s forward _p with a short workspace: status %lld (not BNG_ENOMEM), or "
+                         "an output was written", T->name, k.params[BNG_PARAM_STATUS]);
+        k.params[BNG_PARAM_STATUS] = before.params[BNG_PARAM_STATUS];
+        fwd_free(&before);
+    }
+#endif
     fwd_run_shared_on(&k, k.x.p, k.y.p, FULL_MASK);
     {
         fwd_case check;
