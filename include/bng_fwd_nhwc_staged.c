@@ -201,6 +201,7 @@ static void bng_fwd_stats_work(bng_pass *pass, unsigned t)
     bng_fwd_core *c = pass->room;
     const bng_tile *tile = &pass->tiles[t];
     const size_t next = tile->first + tile->rows, max_chunk = c->chunk.job->config->sizes.max_chunk;
+    const int group_ends = next == c->slice.end || next % c->slice.group_rows == 0;
 
     if (tile->first % c->slice.group_rows == 0)
         c->merged = 0;
@@ -208,11 +209,11 @@ static void bng_fwd_stats_work(bng_pass *pass, unsigned t)
     c->chunk.job->kernel->stats(c->merged, tile->rows, c->row_channels, c->row_channels, tile->x,
                                 c->chunk.a.shift, c->chunk.a.part_mean, c->chunk.a.part_m2);
     c->merged += tile->rows;
-    if ((next == c->slice.end || next % c->slice.group_rows == 0) && BNG_ALONE(&c->chunk.job->base)) {
+    if (group_ends && BNG_ALONE(&c->chunk.job->base)) {
         /* alone: the groups end in order, each merged into the chunk's at once */
         bng_fwd_step_merge(c->chunk.n, next - c->merged, c->merged, c->chunk.a.part_mean,
                            c->chunk.a.part_m2, &c->chunk.a);
-    } else if (next == c->slice.end || next % c->slice.group_rows == 0) {
+    } else if (group_ends) {
         BNG_SHARED float *group = c->scratch + tile->first / c->slice.group_rows * 2 * max_chunk;
         const size_t bytes = c->chunk.n * sizeof(float);
         const bng_hal_dma mean = bng_hal_dma_put(group, c->chunk.a.part_mean, 1, bytes, 0, 0);
