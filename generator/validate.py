@@ -218,23 +218,17 @@ def validate_target(target: Target) -> Target:
     overlap."""
     tp = plan_target(target)
     check_split_native_halves(target)
-    if target.memory.split and "relu" in target.extensions and target.vector_backend != "gnu":
-        # The mask works on a vector's bits (bng_vec.h's masked loads): the GNU vector
-        # extension's integer operations in registers. The native spellings name no such
-        # operation, and both other backends' masked loads are lane loops, scalar code
-        # reading dy and y where a split target keeps them, in vector memory.
-        raise ConfigError(str(target.where("vector_backend")), f"targets.{target.name}.extensions",
-                          f"relu on a split target (memory.spaces) needs vector_backend gnu, not "
-                          f"{target.vector_backend}: its masked loads are scalar lane loops there, "
-                          "which cannot reach vector memory")
-    if target.memory.split and "forward" in target.extensions and target.vector_backend != "gnu":
-        # The per-channel results are vector operations there, the square root among
-        # them integer operations on a vector's bits (include/bng_sqrt.h), which only the
-        # GNU vector extension spells; the other backends' are lane loops, scalar code.
-        raise ConfigError(str(target.where("vector_backend")), f"targets.{target.name}.extensions",
-                          f"forward on a split target (memory.spaces) needs vector_backend gnu, not "
-                          f"{target.vector_backend}: its square root is a scalar lane loop there, "
-                          "which cannot reach vector memory")
+    # On a split target these work on a vector's bits: relu's masked loads (bng_vec.h)
+    # and the forward's square root (include/bng_sqrt.h), the GNU vector extension's
+    # integer operations in registers. The native spellings name no such operation, and
+    # both other backends spell them as lane loops, scalar code on vector memory.
+    for extension, code in (("relu", "its masked loads are scalar lane loops"),
+                            ("forward", "its square root is a scalar lane loop")):
+        if target.memory.split and extension in target.extensions and target.vector_backend != "gnu":
+            raise ConfigError(str(target.where("vector_backend")), f"targets.{target.name}.extensions",
+                              f"{extension} on a split target (memory.spaces) needs vector_backend "
+                              f"gnu, not {target.vector_backend}: {code} there, which cannot reach "
+                              "vector memory")
     _check_nchw(target)
     if target.memory.split:
         _check_p_workspace(target, tp.p_workspace_bytes, tp.min_private_bytes, tp.max_chunk)

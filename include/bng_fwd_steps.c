@@ -84,7 +84,7 @@ void bng_fwd_step_shift(size_t element_bytes, size_t n, const BNG_VMEM void *row
 }
 
 /* Chan's formula (bng_fwd.h) on a vector of channels, the weights as floats formed by
- * the caller: mean and m2 := the merge of their `done` values with the part's. */
+ * bng_fwd_weights: mean and m2 := the merge of their `done` values with the part's. */
 static void bng_fwd_chan(BNG_VMEM float *mean, BNG_VMEM float *m2, bng_vec part_mean,
                          bng_vec part_m2, bng_vec w_new, bng_vec w_cross)
 {
@@ -102,24 +102,6 @@ static void bng_fwd_weights(size_t done, size_t rows, bng_vec *w_new, bng_vec *w
     *w_new = bng_vbroadcast(w);
     *w_cross = bng_vbroadcast((float)done * w);
 }
-
-#if !BNG_SPLIT_MEMORY
-void bng_fwd_merge_one(BNG_VMEM float *mean, BNG_VMEM float *m2, size_t done, size_t rows,
-                       float part_mean, float part_m2)
-{
-    bng_vec w_new, w_cross;
-
-    if (rows == 0)
-        return;
-    if (done == 0) {
-        *mean = part_mean;
-        *m2 = part_m2;
-        return;
-    }
-    bng_fwd_weights(done, rows, &w_new, &w_cross);
-    bng_fwd_chan(mean, m2, bng_vbroadcast(part_mean), bng_vbroadcast(part_m2), w_new, w_cross);
-}
-#endif
 
 void bng_fwd_step_merge(size_t n, size_t done, size_t rows, const BNG_VMEM float *part_mean,
                         const BNG_VMEM float *part_m2, const bng_fwd_arrays *a)
@@ -141,6 +123,18 @@ void bng_fwd_step_merge(size_t n, size_t done, size_t rows, const BNG_VMEM float
         bng_fwd_chan(a->mean + c, a->m2 + c, bng_vload(part_mean + c), bng_vload(part_m2 + c),
                      w_new, w_cross);
 }
+
+#if !BNG_SPLIT_MEMORY
+void bng_fwd_merge_one(BNG_VMEM float *mean, BNG_VMEM float *m2, size_t done, size_t rows,
+                       float part_mean, float part_m2)
+{
+    bng_fwd_arrays a = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+
+    a.mean = mean;
+    a.m2 = m2;
+    bng_fwd_step_merge(1, done, rows, &part_mean, &part_m2, &a);    /* one lane: one value */
+}
+#endif
 
 void bng_fwd_step_global(const bng_dtype_config *sizes, size_t n, const bng_fwd_chunk_stats *stats,
                          const bng_fwd_arrays *a)
@@ -227,10 +221,9 @@ void bng_fwd_step_pad(const bng_fwd_copies *k)
         k->scale, k->bias, k->stats.mean, k->stats.invar, k->stats.moving_mean, k->stats.moving_var};
     size_t at, i;
 
-    for (at = k->n / BNG_V * BNG_V; at < BNG_PADDED(k->n); at += BNG_V) {
-        for (i = 0; i < BNG_FWD_FLOAT_ARRAYS; i++)
-            bng_vstore(floats[i] + at, bng_vzero());
+    for (i = 0; i < BNG_FWD_FLOAT_ARRAYS; i++)
+        bng_step_pad_rows(k->n, BNG_PADDED(k->n), 1, floats[i]);
+    for (at = k->n / BNG_V * BNG_V; at < BNG_PADDED(k->n); at += BNG_V)
         for (i = 0; i < BNG_FWD_STATS_ARRAYS; i++)
             bng_stats_store(sizes, stats[i], at, bng_vzero());
-    }
 }
