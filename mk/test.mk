@@ -266,8 +266,9 @@ RUN_TOOL := $(if $(VALGRIND),valgrind -q --error-exitcode=99 --leak-check=full \
 # Each run exists to cover one axis (docs/design.md, "The test matrix"), and runs on
 # that axis only, not on every product of targets, flavours and modes:
 #   configurations: every target's gnu suite, every case (the host HAL, plain mode);
-#   kernels: each vector backend and width once at full size: the arithmetic flavours
-#     (portable, native, gnu_softhalf), their private cases, on KERNEL_ROOTS;
+#   kernels: every width on gnu (each target's suite), and each vector backend once
+#     at full size where its code differs: the arithmetic flavours (portable, native,
+#     gnu_softhalf), their private cases, on KERNEL_ROOTS as arithmetic_roots picks;
 #   driver paths, once per HAL: the hthreads HAL in both launch models on DRIVER_ROOTS,
 #     whose gnu suites run every line of the driver (make coverage measures it), and
 #     the fast host HAL (mode fast) on the bench's target, shared cases, quick;
@@ -275,25 +276,40 @@ RUN_TOOL := $(if $(VALGRIND),valgrind -q --error-exitcode=99 --leak-check=full \
 #     private cases at the quick size, per backend on FTZ_ROOTS.
 # KERNEL_ROOTS hold every (dtype, lanes, per-channel type, memory) the targets have:
 # tiny (f32x4, f16x8), mt7004_mixed (f32x16, f16x32 with float per-channel arrays),
-# mt3000_native (f32x32, f16x32), mt3000_split (split memory), mt3000_split_native
-# (split, the native backend). The shipped targets' kernels are among them: mt7004's
-# widths are mt7004_mixed's and mt3000_native's, and ft78ne's kernels are mt7004's f32
-# kernels renamed (tests/generator/test_generator.py holds both to it), so ft78ne's gnu
-# suite runs at the quick size. The gnu backend runs at full size on tiny (4 and 8
-# lanes), mt7004 (16, 32) and mt3000_split (32, 32); the other kernel roots' gnu suites
-# repeat those widths and run at the quick size (QUICK_SUITES, with ft78ne's), their
-# portable and native suites at full size. (The ukernels never see the per-channel type: the driver
-# converts half per-channel arrays to float, and mt7004_mixed's gnu suite runs that
-# path with float ones.)
+# mt3000_native (f32x32, f16x32), mt3000_split (split memory, f32x32, f16x64),
+# mt3000_split_native (split, the native backend). The shipped targets' kernels are
+# among them: mt7004's widths are mt7004_mixed's and mt3000_native's, and ft78ne's
+# kernels are mt7004's f32 kernels renamed (tests/generator/test_generator.py holds
+# both to it), so ft78ne's gnu suite runs at the quick size. The gnu backend runs at
+# full size on tiny (4 and 8 lanes), mt7004 (16, 32) and mt3000_split (32, 64); the
+# other kernel roots' gnu suites repeat those widths and run at the quick size
+# (QUICK_SUITES, with ft78ne's), their arithmetic flavours at full size. (The ukernels
+# never see the per-channel type: the driver converts half per-channel arrays to float,
+# and mt7004_mixed's gnu suite runs that path with float ones.)
 KERNEL_ROOTS := $(filter %/tiny %/mt7004_mixed %/mt3000_native %/mt3000_split \
   %/mt3000_split_native,$(SUITE_ROOTS))
+# A backend's code is one text at every width (bng_vec.h pastes each width's
+# operations from the same lines at its N), so each arithmetic flavour runs on the
+# kernel roots where its code takes another branch, not at every width: tiny (every
+# operation and extension, the narrow widths and their tails, halves twice the floats'
+# lanes), the split roots (the memory spaces' accessors and padded rows), and the roots
+# whose targets.yaml picks its backend (mt7004_mixed portable; mt3000_native,
+# mt3000_split_native native: the native width, the target's own spellings). gnu's
+# suites run every root's widths, the kernels' axis.
+FLAVOUR_BACKEND_portable     := portable
+FLAVOUR_BACKEND_native       := native
+FLAVOUR_BACKEND_gnu_softhalf := gnu
+# $(1) root -> the arithmetic flavours whose suites run on it
+arithmetic_roots_flavours = $(filter-out gnu $(HTHREADS_FLAVOURS),$(foreach v,$(call flavours,$(1)),\
+  $(if $(or $(filter %/tiny,$(1)),$(filter split,$(BNG_MEMORY_$(1))),\
+    $(filter $(FLAVOUR_BACKEND_$(v)),$(BNG_BACKEND_$(1)))),$(v))))
 DRIVER_ROOTS := $(filter %/tiny %/mt3000_split %/$(HALF_TARGET),$(SUITE_ROOTS))
 QUICK_SUITES := $(foreach r,$(filter %/ft78ne,$(SUITE_ROOTS)) \
   $(filter-out $(DRIVER_ROOTS),$(KERNEL_ROOTS)),$(call flavour_dir,$(r),gnu)/test_bng)
 HTHREADS_FLAVOURS := hthreads_fanout hthreads_spmd
 # $(1) root -> the flavours whose suites run on it
 suite_flavours = gnu \
-  $(if $(filter $(1),$(KERNEL_ROOTS)),$(filter-out gnu $(HTHREADS_FLAVOURS),$(call flavours,$(1)))) \
+  $(if $(filter $(1),$(KERNEL_ROOTS)),$(call arithmetic_roots_flavours,$(1))) \
   $(if $(filter $(1),$(DRIVER_ROOTS)),$(filter $(HTHREADS_FLAVOURS),$(call flavours,$(1))))
 # Under ThreadSanitizer the driver roots and the split targets: every driver line with
 # threads behind it (make coverage: the driver roots run all but the 64-bit range
