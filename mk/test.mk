@@ -266,14 +266,16 @@ RUN_TOOL := $(if $(VALGRIND),valgrind -q --error-exitcode=99 --leak-check=full \
 # Each run exists to cover one axis (docs/design.md, "The test matrix"), and runs on
 # that axis only, not on every product of targets, flavours and modes:
 #   configurations: every target's gnu suite, every case (the host HAL, plain mode);
-#   kernels: every width on gnu (each target's suite), and each vector backend once
+#   kernels: every width on gnu (each target's suite), and each other vector backend
 #     at full size where its code differs: the arithmetic flavours (portable, native,
-#     gnu_softhalf), their private cases, on KERNEL_ROOTS as arithmetic_roots picks;
+#     gnu_softhalf), their private cases, on the KERNEL_ROOTS arithmetic_roots_flavours
+#     picks;
 #   driver paths, once per HAL: the hthreads HAL in both launch models on DRIVER_ROOTS,
 #     whose gnu suites run every line of the driver (make coverage measures it), and
 #     the fast host HAL (mode fast) on the bench's target, shared cases, quick;
 #   FPU modes: ftz (an FPU flushing subnormals as the DSP's does) on the arithmetic,
-#     private cases at the quick size, per backend on FTZ_ROOTS.
+#     private cases at the quick size, per backend on FTZ_ROOTS where suite_flavours
+#     runs it.
 # KERNEL_ROOTS hold every (dtype, lanes, per-channel type, memory) the targets have:
 # tiny (f32x4, f16x8), mt7004_mixed (f32x16, f16x32 with float per-channel arrays),
 # mt3000_native (f32x32, f16x32), mt3000_split (split memory, f32x32, f16x64),
@@ -283,7 +285,8 @@ RUN_TOOL := $(if $(VALGRIND),valgrind -q --error-exitcode=99 --leak-check=full \
 # both to it), so ft78ne's gnu suite runs at the quick size. The gnu backend runs at
 # full size on tiny (4 and 8 lanes), mt7004 (16, 32) and mt3000_split (32, 64); the
 # other kernel roots' gnu suites repeat those widths and run at the quick size
-# (QUICK_SUITES, with ft78ne's), their arithmetic flavours at full size. (The ukernels
+# (QUICK_SUITES, with ft78ne's), the arithmetic flavours arithmetic_roots_flavours
+# picks there at full size. (The ukernels
 # never see the per-channel type: the driver converts half per-channel arrays to float,
 # and mt7004_mixed's gnu suite runs that path with float ones.)
 KERNEL_ROOTS := $(filter %/tiny %/mt7004_mixed %/mt3000_native %/mt3000_split \
@@ -371,7 +374,7 @@ run_env = $(MODE_ENV_$(notdir $(1))) $(RUN_ENV) \
 # ftz: the half conversions, and on FTZ_ROOTS (per lane the same arithmetic at any
 # width: 4/8 lanes, 16/32 with float per-channel arrays, split memory's vector steps) the
 # arithmetic of each backend that has subnormal handling of its own (gnu, the portable
-# half, plain C).
+# half, plain C), where suite_flavours runs it.
 FTZ_ROOTS := $(filter %/tiny %/mt7004_mixed %/mt3000_split,$(KERNEL_ROOTS))
 FAST_SUITES := $(filter $(BUILD)/$(HALF_TARGET)/gnu/test_bng,$(MATRIX_SUITES))
 FTZ_SUITES := $(HALF_SUITES) $(filter \
@@ -520,7 +523,7 @@ fork-test: $(FORK_RUNS)
 drop-on-host: $(DROP_RUNS)
 hthreads-on-host: $(HTHREADS_RECIPE_RUNS)
 ## take a drop into CMake (bare-metal Cortex-M7 and RV64 toolchain files, the host) and
-## Make-fragment builds, as a firmware team does (about 20 seconds)
+## Make-fragment builds, as a firmware team does (about 25 seconds)
 drop-builds: $(DROP_BUILD_RUNS)
 ## new channel sizes as a user sets them: generate CHANNELS=, regen-check, vendor,
 ## verify-drop, a refused list, in a scratch copy of the project (about 30 s)

@@ -835,9 +835,10 @@ class PlanTest(unittest.TestCase):
         self.assertEqual([d.name for d in tp.dtypes], ["f32"])
 
     def test_ft78ne_kernels_are_mt7004s_renamed(self):
-        # The test matrix (mk/test.mk) runs the arithmetic flavours on mt7004's widths
-        # and no others on ft78ne: that holds while ft78ne's kernels are mt7004's f32
-        # kernels with the target's name (and description) changed.
+        # The test matrix (mk/test.mk) runs ft78ne's gnu suite at the quick size and no
+        # other flavour of it (portable at mt7004's widths on mt7004_mixed, native at
+        # 32 lanes): that holds while ft78ne's kernels are mt7004's f32 kernels with the
+        # target's name (and description) changed.
         from generator.render import environment, render_target
         config = load(TARGETS_YAML)
 
@@ -849,7 +850,8 @@ class PlanTest(unittest.TestCase):
 
         self.assertEqual(f32_kernels("ft78ne"), f32_kernels("mt7004"),
                          "ft78ne's f32 kernels differ from mt7004's: run its arithmetic "
-                         "flavours (mk/test.mk, KERNEL_ROOTS and QUICK_SUITES)")
+                         "flavours and full size (mk/test.mk: KERNEL_ROOTS, "
+                         "arithmetic_roots_flavours, QUICK_SUITES)")
 
 
 class OutputTest(TempDir):

@@ -6,7 +6,8 @@
 # fragment bng.mk included by a firmware Makefile (by a relative path), and on the host
 # with BNG_HOST (the manual's examples run). Each checks that the flags results
 # depend on reached every source of the drop, the bare-metal ones that the library
-# references nothing but memcpy, memset and the HAL, and the Cortex-M7 image that it
+# references nothing but memcpy, memset and the HAL (with the hthreads HAL, and the
+# runtime's functions it calls), and the Cortex-M7 image that it
 # links none of the extensions' kernels. Every build compiles without optimization, as
 # CMake does without a build type: the glue is what they check. make cross-check
 # compiles every library source of a drop at -O2 with warnings as errors for both cores,
@@ -32,11 +33,12 @@ sources=$(cd "$W/drop" && ls -- *.c | grep -vx board_notes.c)
 
 fail() { echo "drop-builds: $target: $*" >&2; exit 1; }
 
-# Every drop source compiled once, with -std=c99 and -ffp-contract=off (CMake's
-# compile_commands.json, or make's echoed commands), in one pass over the log.
+# Every source of the drop (SOURCES, by default the drop's above) compiled once, with
+# -std=c99 and -ffp-contract=off (CMake's compile_commands.json, or make's echoed
+# commands), in one pass over the log.
 flags_reached() {
   local log=$1 what=$2 problem
-  problem=$(printf '%s\n' $sources | awk '
+  problem=$(printf '%s\n' ${3:-$sources} | awk '
     NR == FNR { order[++n] = $0; next }
     / -c / { for (i = 1; i <= n; i++) if (index($0, "/drop/" order[i])) { count[i]++; line[i] = $0 } }
     END {
@@ -49,10 +51,11 @@ flags_reached() {
   [ -z "$problem" ] || fail "$what: $problem"
 }
 
-# What the library needs from outside itself: memcpy, memset and the HAL's functions only.
-# (RUNTIME: the names of the runtime a HAL calls, where the drop holds one)
+# What the library needs from outside itself: memcpy, memset and the HAL's functions only
+# (and RUNTIME, the names of the runtime a HAL calls, where the drop holds one).
 references_ok() {
   local nm=$1 archive=$2 what=$3 runtime=${4:-} other
+  [ -f "$archive" ] || fail "$what: no $archive"
   other=$(comm -23 <("$nm" -u "$archive" | awk 'NF && $NF !~ /:$/ {print $NF}' | sort -u) \
                    <("$nm" --defined-only "$archive" | awk 'NF == 3 {print $3}' | sort -u) \
     | grep -vxE "memcpy|memset|bng_hal_[a-z_]+${runtime:+|$runtime}" || true)
@@ -120,7 +123,8 @@ cmake -S "$W/hthreads" -B "$W/hthreads/build" -DCMAKE_TOOLCHAIN_FILE="$projects/
   -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >"$W/hthreads.log" 2>&1 \
   && cmake --build "$W/hthreads/build" >>"$W/hthreads.log" 2>&1 \
   || { cat "$W/hthreads.log" >&2; fail "the hthreads drop's CMake build failed"; }
-flags_reached "$W/hthreads/build/compile_commands.json" "cmake rv64 hthreads"
+flags_reached "$W/hthreads/build/compile_commands.json" "cmake rv64 hthreads" \
+  "$(cd "$W/hthreads/drop" && ls -- *.c)"
 references_ok riscv64-unknown-elf-nm "$W/hthreads/build/bng/libbatchnormgrad.a" "cmake rv64 hthreads" \
   'core_barrier|dma_p2p|dma_wait|get_thread_id|vector_malloc|vector_free'
 echo "drop-builds: $target: CMake add_subdirectory with HAL=hthreads, RV64 toolchain file: libbatchnormgrad.a built"
