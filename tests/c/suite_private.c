@@ -352,10 +352,14 @@ START_TEST(test_running_sums_beyond_half_range)
     /* 70000 rows of dy = +2 then -2: the running sum of dy reaches 70000, past half's
      * 65504, and comes back to a small total. A half accumulator would turn it into Inf
      * or NaN; the float32 one must not. Then all rows +1: dbias = 70000 is Inf in half
-     * stats and exact in float stats. */
+     * stats and exact in float stats. Half data only: float data's sums are nowhere
+     * near their type's range, and the rows' count and chunks are the same driver code
+     * whatever the type. */
     const size_t batch = 70000, channels[] = {T->specialized[0], T->lanes + 1};
     size_t c, b, j;
     int pattern;
+    if (T->size != 2)
+        return;
     for (c = 0; c < 2; c++)
         for (pattern = 0; pattern <= 1; pattern++) {
             bng_case k;
