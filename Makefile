@@ -166,7 +166,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 .PHONY: test test-generator test-c check
 ## the full tier, in parallel: generator tests, the suites on the axis each covers (the test
 ## matrix, docs/design.md; gnu and hthreads under a sanitizer), the channel walk, the drop
-## builds and recipes, the model's tests (about 5 minutes on 2 cores from a fresh clone)
+## builds and recipes, the model's tests (4 to 5 minutes on 2 cores from a fresh clone)
 test: deps-c deps-python generated-fresh
 	@$(call run_and_count,$(GENERATOR_TEST_RUNS) $(TEST_RUNS))
 
