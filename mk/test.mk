@@ -286,9 +286,9 @@ RUN_TOOL := $(if $(VALGRIND),valgrind -q --error-exitcode=99 --leak-check=full \
 # full size on tiny (4 and 8 lanes), mt7004 (16, 32) and mt3000_split (32, 64); the
 # other kernel roots' gnu suites repeat those widths and run at the quick size
 # (QUICK_SUITES, with ft78ne's), the arithmetic flavours arithmetic_roots_flavours
-# picks there at full size. (The ukernels
-# never see the per-channel type: the driver converts half per-channel arrays to float,
-# and mt7004_mixed's gnu suite runs that path with float ones.)
+# picks there at full size. (The ukernels never see the per-channel type: the driver
+# converts half per-channel arrays to float, and mt7004_mixed's gnu suite runs that
+# path with float ones.)
 KERNEL_ROOTS := $(filter %/tiny %/mt7004_mixed %/mt3000_native %/mt3000_split \
   %/mt3000_split_native,$(SUITE_ROOTS))
 # A backend's code is one text at every width (bng_vec.h pastes each width's
