@@ -8,8 +8,10 @@ OLDEST_GCC   := gcc-11
 OLDEST_CLANG := clang-13
 
 .PHONY: cross-check vendor verify-drop report
-# $(1) generated folder -> <target>:<source>,<source>,...
-target_sources = $(notdir $(1)):$(subst $(space),$(comma),$(strip $(BNG_SOURCES_$(1))))
+# $(1) generated folder -> <target>:<source>,<source>,...:<vector room>,... (the plan's
+# rooms that compute with the vector backend, BNG_VECTOR_SOURCES)
+target_sources = $(notdir $(1)):$(subst $(space),$(comma),$(strip $(BNG_SOURCES_$(1)))):$(subst \
+  $(space),$(comma),$(strip $(BNG_VECTOR_SOURCES_$(1))))
 ## bare-metal RISC-V/ARM builds and symbols, pedantic gcc/clang, tcc suite, vendor drop
 cross-check: deps-cross deps-c deps-python
 	OLDEST_COMPILERS="$(OLDEST_GCC) $(OLDEST_CLANG)" tests/scripts/cross_check.sh $(BUILD) $(PY) \

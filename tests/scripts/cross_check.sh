@@ -5,7 +5,8 @@
 #      Cortex-M7; undefined symbols only memcpy, memset and the bng_hal_* functions;
 #   2. -std=c99 -pedantic -Wall -Wextra -Werror under gcc and clang, all three backends
 #      (native on the host's emulation of the MT-3000 compiler header; GNU also at a
-#      DSP's width, the host's vector macros undefined);
+#      DSP's width, the host's vector macros undefined) on the sources the backend
+#      reaches (the kernels, the plan's vector rooms), the others once;
 #   3. the portable backend (and portable half) built with tcc passes the Check suite
 #      (at its quick size);
 #   4. a vendor drop compiles on its own in a scratch folder with a cross compiler;
@@ -14,7 +15,8 @@
 #      (native with the host's emulation of the MT-3000 spellings) and half, -std=c99
 #      -Werror, compiled at -O2 by Debian's oldest gcc and clang ($OLDEST_COMPILERS);
 #      without them, checked (-fsyntax-only) by gcc and clang, whose -O2 builds of every
-#      backend step 2 makes;
+#      backend step 2 makes; a source the backend does not reach once, its preprocessed
+#      text proven the same under the three backends;
 #   6. the native spellings on the host's emulation of the MT-3000 compiler
 #      (tests/c/test_native_spelling.c), per target, under gcc and clang;
 #   7. shared memory with a real address-space qualifier: a target rendered here with
@@ -29,9 +31,9 @@
 #      vector memory (BNG_VMEM, noderef), no vector load or store of another memory;
 #      two mutants of the driver (a scalar read of an AM array, a vector load of a
 #      stack array) must make sparse fail.
-# The compiles of steps 1, 2, 4, 5, 7 and 9, step 3's suites and step 9's sparse runs go
-# JOBS at a time (default 2), the rest in order.
-# Usage: tests/scripts/cross_check.sh BUILD_DIR PYTHON TARGET:SOURCE,SOURCE... ...
+# Every step's compiles (and the hthreads HAL's), step 3's suites and step 9's sparse
+# runs go JOBS at a time (default 2), the rest in order.
+# Usage: tests/scripts/cross_check.sh BUILD_DIR PYTHON TARGET:SOURCE,...:VECTOR_ROOM,... ...
 set -euo pipefail
 build=$1 python=$2
 shift 2
@@ -53,12 +55,18 @@ run_queue() {
   : > "$queue_file"
 }
 targets=()
-declare -A sources
+declare -A sources neutral
 for spec in "$@"; do
-  t=${spec%%:*}
+  IFS=: read -r t list vector_list <<< "$spec"
   targets+=("$t")
-  sources[$t]=${spec#*:}
-  sources[$t]=${sources[$t]//,/ }
+  sources[$t]=${list//,/ }
+  # A source the vector backend does not reach: neither a kernels file nor one of the
+  # plan's vector rooms (the generated wrappers, the other rooms).
+  for f in ${sources[$t]}; do
+    case $f in *_ukernels.c) continue ;; esac
+    case ",$vector_list," in *",$f,"*) continue ;; esac
+    neutral[$t $f]=1
+  done
 done
 warn="-std=c99 -Wall -Wextra -Werror"
 
@@ -124,8 +132,8 @@ for t in "${targets[@]}"; do
   queue tcc_suite "$build" "$t" ${sources[$t]}
 done
 
-# Steps 1, 2 and 5 (and 4, below): their compiles queued, run JOBS at a time, then their
-# findings.
+# Steps 1, 2 and 5 (and 4, 6 and 8, below): their compiles queued, run JOBS at a time,
+# then their findings.
 for t in "${targets[@]}"; do
   for cc in "${!cross[@]}"; do
     out=$build/cross/$cc/$t
@@ -139,12 +147,16 @@ for t in "${targets[@]}"; do
   done
 done
 
+# A source the backend does not reach (neutral) is the same compile under every backend
+# choice but for the half type's definition, which the others compile under each:
+# once, on the portable line (step 5 proves the sameness where the half is one).
 for t in "${targets[@]}"; do
   for cc in gcc clang; do
     for f in ${sources[$t]}; do
       opt=$(depth_of "$f")
       queue $cc $warn -pedantic $opt -DBNG_FIRMWARE -DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE \
         -Iinclude -Igenerated/$t -c "$f" -o /dev/null
+      [ -z "${neutral[$t $f]:-}" ] || continue
       # The native and GNU backends' 64-byte vectors, passed between inline helpers,
       # would be ABI warnings on a host whose vectors are narrower (AVX2): -Wno-psabi,
       # as the library's own builds use (the firmware compiler builds for its DSP).
@@ -166,17 +178,21 @@ done
 # The header poisons the names and sets the compiler's version for every compiler
 # alike, so that today's gcc and clang would find nothing the oldest do not: they check
 # the poisoned names (-fsyntax-only; their -O2 builds are step 2's) only without them.
-matrix=0 identical=0
+# A neutral source (above) is one compile under the three choices: built once, on the
+# first, and its preprocessed text under each proven the same (below).
+matrix=0 identical=0 neutral_proven=0
+choices=("-DBNG_VEC_BACKEND=BNG_VEC_GNU -DBNG_HALF_PORTABLE"
+         "-DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE"
+         "-DBNG_VEC_BACKEND=BNG_VEC_NATIVE -DBNG_HALF_PORTABLE -Iinclude/host")
 for t in "${targets[@]}"; do
   for cc in ${OLDEST_COMPILERS:-gcc clang}; do
     case " ${OLDEST_COMPILERS:-} " in
       *" $cc "*) oldest=1 ;;
       *) oldest=0 ;;
     esac
-    for backend in "-DBNG_VEC_BACKEND=BNG_VEC_GNU -DBNG_HALF_PORTABLE" \
-                   "-DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE" \
-                   "-DBNG_VEC_BACKEND=BNG_VEC_NATIVE -DBNG_HALF_PORTABLE -Iinclude/host"; do
+    for backend in "${choices[@]}"; do
       for f in ${sources[$t]}; do
+        [ "$backend" = "${choices[0]}" ] || [ -z "${neutral[$t $f]:-}" ] || continue
         depth=-fsyntax-only
         [ "$oldest" = 1 ] && depth=$(depth_of "$f")
         # shellcheck disable=SC2086
@@ -187,13 +203,22 @@ for t in "${targets[@]}"; do
     done
   done
   # The GNU backend left to choose its half: without _Float16 it must take the portable
-  # half by itself, token for token the choice compiled above.
+  # half by itself, token for token the choice compiled above. And a neutral source's
+  # text the same under the three choices.
   gcc8="-std=c99 -march=native -DBNG_FIRMWARE -include tests/scripts/gcc8_features.h -Iinclude -Igenerated/$t"
   for f in ${sources[$t]}; do
     queue bash -c "cmp -s <(gcc -E $gcc8 -DBNG_VEC_BACKEND=BNG_VEC_GNU $f) \
-      <(gcc -E $gcc8 -DBNG_VEC_BACKEND=BNG_VEC_GNU -DBNG_HALF_PORTABLE $f) \
+      <(gcc -E $gcc8 ${choices[0]} $f) \
       || { echo 'cross-check: $f: the GNU backend on a GCC 8 is not its portable-half build' >&2; exit 1; }"
     identical=$((identical + 1))
+    [ -n "${neutral[$t $f]:-}" ] || continue
+    # (each choice's flags where its compile has them: its include folder first)
+    first="gcc -E -std=c99 -march=native -DBNG_FIRMWARE" last="-include tests/scripts/gcc8_features.h -Iinclude -Igenerated/$t $f"
+    queue bash -c "$first ${choices[0]} $last > $build/cross/neutral.\$\$ \
+      && cmp -s $build/cross/neutral.\$\$ <($first ${choices[1]} $last) \
+      && cmp -s $build/cross/neutral.\$\$ <($first ${choices[2]} $last); status=\$?; rm -f $build/cross/neutral.\$\$; \
+      [ \$status = 0 ] || { echo 'cross-check: $f: reaches the vector backend, but is not among the plan'\''s vector rooms' >&2; exit 1; }"
+    neutral_proven=$((neutral_proven + 1))
   done
 done
 
@@ -207,13 +232,33 @@ drop=$build/vendor-check
 rm -rf "$drop"
 for t in "${targets[@]}"; do
   "$python" -m generator vendor --target "$t" --hal hthreads --dest "$drop/$t" >/dev/null
+  # (a drop is flat: a source of the plan there under its own name, else none)
+  declare -A source_named=()
+  for s in ${sources[$t]}; do
+    source_named[$(basename "$s")]=$s
+  done
   for f in "$drop/$t"/*.c; do
     depth=-O2
-    for s in ${sources[$t]}; do
-      if cmp -s "$f" "$s"; then depth=-fsyntax-only; fi
-    done
+    s=${source_named[$(basename "$f")]:-}
+    if [ -n "$s" ] && cmp -s "$f" "$s"; then depth=-fsyntax-only; fi
     queue riscv64-unknown-elf-gcc $warn -ffreestanding $depth -I"$drop/$t" -Iinclude/host -c "$f" \
       -o "${f%.c}.o"
+  done
+done
+
+# The reference HAL for hthreads, both launch models, freestanding for RISC-V (the
+# runtime's declarations from the host mock's copy of the public header); step 8; step
+# 6's programs, run below.
+for t in "${targets[@]}"; do
+  for launch in BNG_LAUNCH_FANOUT BNG_LAUNCH_SPMD; do
+    queue riscv64-unknown-elf-gcc $warn -ffreestanding -O2 -DBNG_HTHREADS_LAUNCH=$launch -Iinclude -Iinclude/hal \
+      -Iinclude/host -Igenerated/$t -c include/hal/bng_hal_hthreads.c -o "$build/cross/bng_hal_hthreads_${t}_$launch.o"
+  done
+  queue riscv64-unknown-elf-gcc $warn -pedantic -ffreestanding -O2 -Iinclude -Iinclude/programs -Igenerated/$t \
+    -c include/programs/bng_hal_conformance.c -o "$build/cross/bng_hal_conformance_$t.o"
+  for cc in gcc clang; do
+    queue $cc $warn -pedantic -Wno-psabi -O2 -DBNG_HOST -Iinclude -Iinclude/host -Igenerated/$t \
+      tests/c/test_native_spelling.c -o "$build/cross/test_native_spelling_${t}_$cc"
   done
 done
 
@@ -253,7 +298,7 @@ for t in "${targets[@]}"; do
 done
 
 for t in "${targets[@]}"; do
-  echo "cross-check: $t: -pedantic -Werror clean under gcc and clang, all three backends (GNU at the host's width and a DSP's)"
+  echo "cross-check: $t: -pedantic -Werror clean under gcc and clang, all three backends where they reach (GNU at the host's width and a DSP's)"
   # A host program that forgets -DBNG_HOST must not compile (it would write to the
   # target's fixed parameter address at its first _s call).
   if echo '#include "batch_norm_grad.h"' | gcc -std=c99 -Iinclude -Igenerated/$t -x c -c - -o /dev/null 2>"$build/nohost.err" \
@@ -262,7 +307,7 @@ for t in "${targets[@]}"; do
     exit 1
   fi
 done
-echo "cross-check: GCC 8-era feature set: $matrix compiles clean (targets x ${OLDEST_COMPILERS:-gcc clang -fsyntax-only}${OLDEST_COMPILERS:+ at -O2} x 3 backend and half choices x sources); $identical sources' GNU backend choosing its own half preprocess to its portable-half build"
+echo "cross-check: GCC 8-era feature set: $matrix compiles clean (targets x ${OLDEST_COMPILERS:-gcc clang -fsyntax-only}${OLDEST_COMPILERS:+ at -O2} x 3 backend and half choices x the sources the backend reaches, once each of the $neutral_proven it does not, whose text is the same under the three); $identical sources' GNU backend choosing its own half preprocess to its portable-half build"
 for t in "${targets[@]}"; do
   echo "cross-check: $t: vendor drop ($(ls "$drop/$t" | grep -vc '\.o$') files) compiles on its own"
 done
@@ -272,24 +317,14 @@ for t in "${targets[@]}"; do
   cat "$build/tcc/$t/run.log"
 done
 
-# The reference HAL for hthreads, both launch models, freestanding for RISC-V (the
-# runtime's declarations from the host mock's copy of the public header).
+# Steps 6 and 8 and the hthreads HAL's build, from the queue above.
 for t in "${targets[@]}"; do
-  for launch in BNG_LAUNCH_FANOUT BNG_LAUNCH_SPMD; do
-    riscv64-unknown-elf-gcc $warn -ffreestanding -O2 -DBNG_HTHREADS_LAUNCH=$launch -Iinclude -Iinclude/hal \
-      -Iinclude/host -Igenerated/$t -c include/hal/bng_hal_hthreads.c -o "$build/cross/bng_hal_hthreads_$t.o"
-  done
   echo "cross-check: $t: the hthreads reference HAL builds freestanding in both launch models"
 done
-
 for t in "${targets[@]}"; do
-  riscv64-unknown-elf-gcc $warn -pedantic -ffreestanding -O2 -Iinclude -Iinclude/programs -Igenerated/$t \
-    -c include/programs/bng_hal_conformance.c -o "$build/cross/bng_hal_conformance_$t.o"
   echo "cross-check: $t: the HAL conformance check builds freestanding"
   for cc in gcc clang; do
-    $cc $warn -pedantic -Wno-psabi -O2 -DBNG_HOST -Iinclude -Iinclude/host -Igenerated/$t \
-      tests/c/test_native_spelling.c -o "$build/cross/test_native_spelling_$t"
-    "$build/cross/test_native_spelling_$t"
+    "$build/cross/test_native_spelling_${t}_$cc"
   done
 done
 
