@@ -6,7 +6,8 @@
 #   2. -std=c99 -pedantic -Wall -Wextra -Werror under gcc and clang, all three backends
 #      (native on the host's emulation of the MT-3000 compiler header; GNU also at a
 #      DSP's width, the host's vector macros undefined) on the sources the backend
-#      reaches (the kernels, the plan's vector rooms), the others once;
+#      reaches (the kernels, the plan's vector rooms), the others on the portable and
+#      the GNU lines;
 #   3. the portable backend (and portable half) built with tcc passes the Check suite
 #      (at its quick size);
 #   4. a vendor drop compiles on its own in a scratch folder with a cross compiler;
@@ -14,9 +15,9 @@
 #      and makes every compiler take a GCC 8's branches): every source, every backend
 #      (native with the host's emulation of the MT-3000 spellings) and half, -std=c99
 #      -Werror, compiled at -O2 by Debian's oldest gcc and clang ($OLDEST_COMPILERS);
-#      without them, checked (-fsyntax-only) by gcc and clang, whose -O2 builds of every
-#      backend step 2 makes; a source the backend does not reach once, its preprocessed
-#      text proven the same under the three backends;
+#      without them, checked (-fsyntax-only) by gcc and clang, whose -O2 builds step 2
+#      makes; a source the backend does not reach built once, its preprocessed text
+#      proven the same under the three backends by the compiler that builds it;
 #   6. the native spellings on the host's emulation of the MT-3000 compiler
 #      (tests/c/test_native_spelling.c), per target, under gcc and clang;
 #   7. shared memory with a real address-space qualifier: a target rendered here with
@@ -31,8 +32,9 @@
 #      vector memory (BNG_VMEM, noderef), no vector load or store of another memory;
 #      two mutants of the driver (a scalar read of an AM array, a vector load of a
 #      stack array) must make sparse fail.
-# Every step's compiles (and the hthreads HAL's), step 3's suites and step 9's sparse
-# runs go JOBS at a time (default 2), the rest in order.
+# The compiles of steps 1, 2, 4 to 8 and 9's RISC-V builds (and the hthreads HAL's),
+# step 3's suites and step 9's sparse runs go JOBS at a time (default 2), the rest in
+# order.
 # Usage: tests/scripts/cross_check.sh BUILD_DIR PYTHON TARGET:SOURCE,...:VECTOR_ROOM,... ...
 set -euo pipefail
 build=$1 python=$2
@@ -127,6 +129,27 @@ tcc_suite() (
   BNG_TEST_QUICK=1 "$out/test_bng" >> "$out/run.log" 2>&1 || { cat "$out/run.log"; exit 1; }
 )
 export -f tcc_suite
+
+# Step 5, neutral_same "CC FLAGS" "INCLUDES" SOURCE CHOICE...: SOURCE preprocessed by CC
+# with FLAGS (at -O2 with its __OPTIMIZE__) and each backend CHOICE, then INCLUDES,
+# must give the same text under each: else it reaches the backend, and is not among
+# the plan's vector rooms.
+neutral_same() (
+  set -euo pipefail
+  local cc_flags=$1 includes=$2 f=$3 choice text first=
+  shift 3
+  for choice in "$@"; do
+    # shellcheck disable=SC2086
+    text=$(${cc_flags/-fsyntax-only/} -E $choice $includes "$f" | cksum) || exit 1
+    if [ -z "$first" ]; then
+      first=$text
+    elif [ "$text" != "$first" ]; then
+      echo "cross-check: $f: its text depends on the vector backend, but it is not among the plan's vector rooms" >&2
+      exit 1
+    fi
+  done
+)
+export -f neutral_same
 for t in "${targets[@]}"; do
   # shellcheck disable=SC2086
   queue tcc_suite "$build" "$t" ${sources[$t]}
@@ -147,23 +170,26 @@ for t in "${targets[@]}"; do
   done
 done
 
-# A source the backend does not reach (neutral) is the same compile under every backend
-# choice but for the half type's definition, which the others compile under each:
-# once, on the portable line (step 5 proves the sameness where the half is one).
+# A source the backend does not reach (neutral) names no backend, no half conversion
+# and no half by value (the generator's DriverLayersTest holds the plan's vector rooms
+# to the include graph; step 5 proves its text the same under the three backends):
+# built on the portable line and on the GNU one (-march=native, whose vectorizer's
+# warnings the portable line's build does not see; the native half), not on the native
+# line or at a DSP's width, which differ from those two in the backend only.
 for t in "${targets[@]}"; do
   for cc in gcc clang; do
     for f in ${sources[$t]}; do
       opt=$(depth_of "$f")
       queue $cc $warn -pedantic $opt -DBNG_FIRMWARE -DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE \
         -Iinclude -Igenerated/$t -c "$f" -o /dev/null
-      [ -z "${neutral[$t $f]:-}" ] || continue
       # The native and GNU backends' 64-byte vectors, passed between inline helpers,
       # would be ABI warnings on a host whose vectors are narrower (AVX2): -Wno-psabi,
       # as the library's own builds use (the firmware compiler builds for its DSP).
-      queue $cc $warn -pedantic -Wno-psabi $opt -march=native -DBNG_FIRMWARE -DBNG_VEC_BACKEND=BNG_VEC_NATIVE \
-        -DBNG_HALF_PORTABLE -Iinclude -Iinclude/host -Igenerated/$t -c "$f" -o /dev/null
       queue $cc $warn -pedantic -Wno-psabi $opt -march=native -DBNG_FIRMWARE -DBNG_VEC_BACKEND=BNG_VEC_GNU \
         -Iinclude -Igenerated/$t -c "$f" -o /dev/null
+      [ -z "${neutral[$t $f]:-}" ] || continue
+      queue $cc $warn -pedantic -Wno-psabi $opt -march=native -DBNG_FIRMWARE -DBNG_VEC_BACKEND=BNG_VEC_NATIVE \
+        -DBNG_HALF_PORTABLE -Iinclude -Iinclude/host -Igenerated/$t -c "$f" -o /dev/null
       # ... and as a DSP's GCC sees it, without the host's vector macros: every width one
       # vector of up to 64 lanes (bng_vec_gnu.h BNG_GNU_LANES), never two halves.
       queue $cc $warn -pedantic -Wno-psabi -fsyntax-only -U__AVX512F__ -U__AVX__ -U__SSE2__ -U__SSE__ \
@@ -179,8 +205,10 @@ done
 # alike, so that today's gcc and clang would find nothing the oldest do not: they check
 # the poisoned names (-fsyntax-only; their -O2 builds are step 2's) only without them.
 # A neutral source (above) is one compile under the three choices: built once, on the
-# first, and its preprocessed text under each proven the same (below).
-matrix=0 identical=0 neutral_proven=0
+# first, its text proven the same under the three by the first compiler's preprocessor
+# with its build's flags (neutral_same; the generator's DriverLayersTest holds the rule
+# for every compiler: no such source or header it reaches names the backend).
+matrix=0 identical=0 neutral_proven=0 first_cc=
 choices=("-DBNG_VEC_BACKEND=BNG_VEC_GNU -DBNG_HALF_PORTABLE"
          "-DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE"
          "-DBNG_VEC_BACKEND=BNG_VEC_NATIVE -DBNG_HALF_PORTABLE -Iinclude/host")
@@ -192,33 +220,31 @@ for t in "${targets[@]}"; do
     esac
     for backend in "${choices[@]}"; do
       for f in ${sources[$t]}; do
-        [ "$backend" = "${choices[0]}" ] || [ -z "${neutral[$t $f]:-}" ] || continue
         depth=-fsyntax-only
         [ "$oldest" = 1 ] && depth=$(depth_of "$f")
+        flags="$warn $depth -march=native -Wno-psabi -DBNG_FIRMWARE"
+        last="-include tests/scripts/gcc8_features.h -Iinclude -Igenerated/$t"
+        if [ -n "${neutral[$t $f]:-}" ]; then
+          [ "$backend" = "${choices[0]}" ] || continue
+          if [ "$cc" = "${first_cc:=$cc}" ]; then
+            queue neutral_same "$cc $flags" "$last" "$f" "${choices[@]}"
+            neutral_proven=$((neutral_proven + 1))
+          fi
+        fi
         # shellcheck disable=SC2086
-        queue $cc $warn $depth -march=native -Wno-psabi -DBNG_FIRMWARE $backend \
-          -include tests/scripts/gcc8_features.h -Iinclude -Igenerated/$t -c "$f" -o /dev/null
+        queue $cc $flags $backend $last -c "$f" -o /dev/null
         matrix=$((matrix + 1))
       done
     done
   done
   # The GNU backend left to choose its half: without _Float16 it must take the portable
-  # half by itself, token for token the choice compiled above. And a neutral source's
-  # text the same under the three choices.
+  # half by itself, token for token the choice compiled above.
   gcc8="-std=c99 -march=native -DBNG_FIRMWARE -include tests/scripts/gcc8_features.h -Iinclude -Igenerated/$t"
   for f in ${sources[$t]}; do
     queue bash -c "cmp -s <(gcc -E $gcc8 -DBNG_VEC_BACKEND=BNG_VEC_GNU $f) \
       <(gcc -E $gcc8 ${choices[0]} $f) \
       || { echo 'cross-check: $f: the GNU backend on a GCC 8 is not its portable-half build' >&2; exit 1; }"
     identical=$((identical + 1))
-    [ -n "${neutral[$t $f]:-}" ] || continue
-    # (each choice's flags where its compile has them: its include folder first)
-    first="gcc -E -std=c99 -march=native -DBNG_FIRMWARE" last="-include tests/scripts/gcc8_features.h -Iinclude -Igenerated/$t $f"
-    queue bash -c "$first ${choices[0]} $last > $build/cross/neutral.\$\$ \
-      && cmp -s $build/cross/neutral.\$\$ <($first ${choices[1]} $last) \
-      && cmp -s $build/cross/neutral.\$\$ <($first ${choices[2]} $last); status=\$?; rm -f $build/cross/neutral.\$\$; \
-      [ \$status = 0 ] || { echo 'cross-check: $f: reaches the vector backend, but is not among the plan'\''s vector rooms' >&2; exit 1; }"
-    neutral_proven=$((neutral_proven + 1))
   done
 done
 
@@ -307,7 +333,7 @@ for t in "${targets[@]}"; do
     exit 1
   fi
 done
-echo "cross-check: GCC 8-era feature set: $matrix compiles clean (targets x ${OLDEST_COMPILERS:-gcc clang -fsyntax-only}${OLDEST_COMPILERS:+ at -O2} x 3 backend and half choices x the sources the backend reaches, once each of the $neutral_proven it does not, whose text is the same under the three); $identical sources' GNU backend choosing its own half preprocess to its portable-half build"
+echo "cross-check: GCC 8-era feature set: $matrix compiles clean (targets x ${OLDEST_COMPILERS:-gcc clang -fsyntax-only}${OLDEST_COMPILERS:+ at -O2} x 3 backend and half choices x the sources the backend reaches, and x 1 choice the $neutral_proven it does not reach, whose text is the same under the three); $identical sources' GNU backend choosing its own half preprocess to its portable-half build"
 for t in "${targets[@]}"; do
   echo "cross-check: $t: vendor drop ($(ls "$drop/$t" | grep -vc '\.o$') files) compiles on its own"
 done
