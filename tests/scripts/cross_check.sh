@@ -17,7 +17,7 @@
 #      -Werror, compiled at -O2 by Debian's oldest gcc and clang ($OLDEST_COMPILERS);
 #      without them, checked (-fsyntax-only) by gcc and clang, whose -O2 builds step 2
 #      makes; a source the backend does not reach built once, its preprocessed text
-#      proven the same under the three backends by the compiler that builds it;
+#      proven the same under the three backends by the first compiler's preprocessor;
 #   6. the native spellings on the host's emulation of the MT-3000 compiler
 #      (tests/c/test_native_spelling.c), per target, under gcc and clang;
 #   7. shared memory with a real address-space qualifier: a target rendered here with
@@ -175,7 +175,8 @@ done
 # to the include graph; step 5 proves its text the same under the three backends):
 # built on the portable line and on the GNU one (-march=native, whose vectorizer's
 # warnings the portable line's build does not see; the native half), not on the native
-# line or at a DSP's width, which differ from those two in the backend only.
+# line or at a DSP's width, whose differences from those two (the backend, the host's
+# vector macros) it does not reach.
 for t in "${targets[@]}"; do
   for cc in gcc clang; do
     for f in ${sources[$t]}; do
