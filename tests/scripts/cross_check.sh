@@ -130,26 +130,25 @@ tcc_suite() (
 )
 export -f tcc_suite
 
-# Step 5, neutral_same "CC FLAGS" "INCLUDES" SOURCE CHOICE...: SOURCE preprocessed by CC
-# with FLAGS (at -O2 with its __OPTIMIZE__) and each backend CHOICE, then INCLUDES,
-# must give the same text under each: else it reaches the backend, and is not among
-# the plan's vector rooms.
-neutral_same() (
+# Step 5's proofs, same_text WHAT "CC FLAGS" "INCLUDES" SOURCE CHOICE...: SOURCE
+# preprocessed by CC with FLAGS (-O2 with its __OPTIMIZE__; no -fsyntax-only) and each
+# CHOICE, then INCLUDES, must give the same text under each; else "SOURCE: WHAT".
+same_text() (
   set -euo pipefail
-  local cc_flags=$1 includes=$2 f=$3 choice text first=
-  shift 3
+  local what=$1 cc_flags=$2 includes=$3 f=$4 choice text first=
+  shift 4
   for choice in "$@"; do
     # shellcheck disable=SC2086
     text=$(${cc_flags/-fsyntax-only/} -E $choice $includes "$f" | cksum) || exit 1
     if [ -z "$first" ]; then
       first=$text
     elif [ "$text" != "$first" ]; then
-      echo "cross-check: $f: its text depends on the vector backend, but it is not among the plan's vector rooms" >&2
+      echo "cross-check: $f: $what" >&2
       exit 1
     fi
   done
 )
-export -f neutral_same
+export -f same_text
 for t in "${targets[@]}"; do
   # shellcheck disable=SC2086
   queue tcc_suite "$build" "$t" ${sources[$t]}
@@ -207,9 +206,11 @@ done
 # the poisoned names (-fsyntax-only; their -O2 builds are step 2's) only without them.
 # A neutral source (above) is one compile under the three choices: built once, on the
 # first, its text proven the same under the three by the first compiler's preprocessor
-# with its build's flags (neutral_same; the generator's DriverLayersTest holds the rule
+# with its build's flags (same_text; the generator's DriverLayersTest holds the rule
 # for every compiler: no such source or header it reaches names the backend).
-matrix=0 identical=0 neutral_proven=0 first_cc=
+matrix=0 identical=0 neutral_proven=0
+proof_cc=${OLDEST_COMPILERS:-gcc clang}
+proof_cc=${proof_cc%% *}
 choices=("-DBNG_VEC_BACKEND=BNG_VEC_GNU -DBNG_HALF_PORTABLE"
          "-DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE"
          "-DBNG_VEC_BACKEND=BNG_VEC_NATIVE -DBNG_HALF_PORTABLE -Iinclude/host")
@@ -227,8 +228,9 @@ for t in "${targets[@]}"; do
         last="-include tests/scripts/gcc8_features.h -Iinclude -Igenerated/$t"
         if [ -n "${neutral[$t $f]:-}" ]; then
           [ "$backend" = "${choices[0]}" ] || continue
-          if [ "$cc" = "${first_cc:=$cc}" ]; then
-            queue neutral_same "$cc $flags" "$last" "$f" "${choices[@]}"
+          if [ "$cc" = "$proof_cc" ]; then
+            queue same_text "its text depends on the vector backend, but it is not among the plan's vector rooms" \
+              "$cc $flags" "$last" "$f" "${choices[@]}"
             neutral_proven=$((neutral_proven + 1))
           fi
         fi
@@ -240,11 +242,11 @@ for t in "${targets[@]}"; do
   done
   # The GNU backend left to choose its half: without _Float16 it must take the portable
   # half by itself, token for token the choice compiled above.
-  gcc8="-std=c99 -march=native -DBNG_FIRMWARE -include tests/scripts/gcc8_features.h -Iinclude -Igenerated/$t"
   for f in ${sources[$t]}; do
-    queue bash -c "cmp -s <(gcc -E $gcc8 -DBNG_VEC_BACKEND=BNG_VEC_GNU $f) \
-      <(gcc -E $gcc8 ${choices[0]} $f) \
-      || { echo 'cross-check: $f: the GNU backend on a GCC 8 is not its portable-half build' >&2; exit 1; }"
+    queue same_text "the GNU backend on a GCC 8 is not its portable-half build" \
+      "gcc -std=c99 -march=native -DBNG_FIRMWARE" \
+      "-include tests/scripts/gcc8_features.h -Iinclude -Igenerated/$t" "$f" \
+      -DBNG_VEC_BACKEND=BNG_VEC_GNU "${choices[0]}"
     identical=$((identical + 1))
   done
 done
