@@ -78,8 +78,15 @@ SUMS_COUNT_LIMBS = 6
 SUMS_LIMB_BITS = 12
 SUMS_MAX_BUFFERS = 4096
 # NCHW _s's per-channel area at the start of private memory (the driver's
-# bng_nchw_area): mean, invar, scale, dbias, dscale, two sums, the count's limbs.
-NCHW_AREA_FLOATS = 5 + 2 + SUMS_COUNT_LIMBS
+# bng_nchw_area): mean, invar, scale, dbias, dscale, two sums, each a slot (a float; on a
+# split target a vector of the widest lanes), the count's limbs (a vector each on a
+# split target); there also the channel's six coefficients (bng_nchw_channel, slots)
+# and its sums (bng_nchw_sum_area: two arrays of the widest lanes bng_vec.h has, and
+# six vectors), which scalar code keeps on the stack elsewhere.
+NCHW_AREA_SLOTS = 5 + 2
+NCHW_CHANNEL_SLOTS = 6
+NCHW_MAX_LANES = 64
+NCHW_SUM_VECTORS = 6
 # The vendor's parameter block (12 slots) and the extended one of the extensions (16:
 # the vendor's slots, then the sums pointer and the flags; 9-11, 14 and 15 reserved).
 PARAMS_SLOTS = 12
@@ -483,16 +490,16 @@ DRIVER_ROOMS = (
     Room("bng_steps.c", vectors=True), Room("bng_staging.c"),
     Room("bng_nhwc_direct.c", unified_only=True), Room("bng_nhwc_staged.c", vectors=True),
     Room("bng_nhwc_memory.c"),
-    Room("bng_nchw_steps.c", "nchw"), Room("bng_nchw_direct.c", "nchw"),
-    Room("bng_nchw_staged.c", "nchw"),
+    Room("bng_nchw_steps.c", "nchw", vectors=True),
+    Room("bng_nchw_direct.c", "nchw", unified_only=True), Room("bng_nchw_staged.c", "nchw"),
     Room("bng_relu.c", "relu", vectors=True),
     Room("bng_fwd_params.c", "forward"), Room("bng_fwd_entry.c", "forward"),
     Room("bng_fwd_steps.c", "forward", vectors=True),
     Room("bng_fwd_nhwc_direct.c", "forward", unified_only=True),
     Room("bng_fwd_nhwc_staged.c", "forward"), Room("bng_fwd_staging.c", "forward"),
-    Room("bng_fwd_nchw_steps.c", "forward", also="nchw"),
-    Room("bng_fwd_nchw_direct.c", "forward", also="nchw"),
-    Room("bng_fwd_nchw_staged.c", "forward", also="nchw"),
+    Room("bng_fwd_nchw_steps.c", "forward", also="nchw", unified_only=True),
+    Room("bng_fwd_nchw_direct.c", "forward", also="nchw", unified_only=True),
+    Room("bng_fwd_nchw_staged.c", "forward", also="nchw", unified_only=True),
 )
 
 
@@ -583,7 +590,8 @@ class TargetPlan(NhwcGsm):
         memory.spaces.p_workspace_bytes, else the least the plan needs); 0 otherwise."""
         if not self.target.memory.split:
             return 0
-        return self.target.memory.p_workspace_bytes or self.min_private_bytes
+        return self.target.memory.p_workspace_bytes or max(self.min_private_bytes,
+                                                           self.nchw_min_private_bytes)
 
     @property
     def vector_lanes(self) -> int:
@@ -620,8 +628,10 @@ class TargetPlan(NhwcGsm):
 
     @property
     def fwd_nchw(self) -> bool:
-        """The training forward takes NCHW (BNG_FWD_NCHW): forward and nchw both."""
-        return self.has("forward") and self.has("nchw")
+        """The training forward takes NCHW (BNG_FWD_NCHW): forward and nchw both, on a
+        unified target (a split target's NCHW is the backward's: docs/contract.md,
+        section 5)."""
+        return self.has("forward") and self.has("nchw") and not self.target.memory.split
 
     def has(self, extension: str) -> bool:
         assert extension in EXTENSIONS, extension
@@ -652,30 +662,61 @@ class TargetPlan(NhwcGsm):
         the C.)"""
         e = dtype.element_bytes
         block = NCHW_BLOCK_VECTORS * dtype.config.lanes
-        rest = self.target.memory.private_bytes - aligned(4 * NCHW_AREA_FLOATS)
+        rest = self.target.memory.private_bytes - aligned(self.nchw_area_bytes)
         buffers = TILE_BUFFERS + RELU_TILE_BUFFERS * relu
         quarter = rest // buffers // ALIGN * ALIGN
         if keeps:
             quarter = min(quarter, aligned(max(STREAM_TILE_BYTES, block * e)))
         fit = quarter // e
-        tile_planes, piece = (fit // spatial, spatial) if spatial <= fit else (1, fit // block * block)
+        # a plane at its pitch in private memory: whole vectors on a split target
+        pitch = padded(spatial, pad_lanes(self.target))
+        whole = pitch <= fit
+        tile_planes, piece = (fit // pitch, spatial) if whole else (1, fit // block * block)
         half = (rest - buffers * quarter) // 2 // ALIGN * ALIGN
-        total = batch * spatial
+        total = batch * pitch
         need = max(0, total - (half // e if keeps else 0))
-        if piece == spatial:
-            tile = tile_planes * spatial
+        if whole:
+            tile = tile_planes * pitch
             start = min(-(-need // tile) * tile, total)
         else:
-            offset = -(-(need % spatial) // piece) * piece
-            start = need // spatial * spatial + offset if offset < spatial \
-                else (need // spatial + 1) * spatial
+            offset = -(-(need % pitch) // piece) * piece
+            start = need // pitch * pitch + offset if offset < pitch \
+                else (need // pitch + 1) * pitch
         return NchwLayout(tile_planes, piece, start)
+
+    @property
+    def nchw_area_bytes(self) -> int:
+        """NCHW _s's per-channel area (NCHW_AREA_SLOTS above), which bng_nchw_staged.c
+        asserts sizeof(bng_nchw_area) is."""
+        split = self.target.memory.split
+        slot, vector = pad_lanes(self.target), self.vector_lanes if split else 1
+        floats = NCHW_AREA_SLOTS * slot + SUMS_COUNT_LIMBS * vector
+        if split:
+            floats += NCHW_CHANNEL_SLOTS * slot + 2 * NCHW_MAX_LANES + NCHW_SUM_VECTORS * vector
+        return 4 * floats
+
+    @property
+    def nchw_min_private_bytes(self) -> int:
+        """The least private memory NCHW _s lays out (bng_nchw_layout): the area, and a
+        block (NCHW_BLOCK_VECTORS vectors) in each tile buffer: four, a fifth for y with
+        the fused ReLU, two for the old dx where a call writes dx
+        (BNG_FLAG_ACCUMULATE_DX); 0 without nchw."""
+        if not self.has("nchw"):
+            return 0
+        return aligned(self.nchw_area_bytes) + self.nchw_tile_buffers * max(
+            NCHW_BLOCK_VECTORS * d.config.lanes * d.element_bytes for d in self.dtypes)
+
+    @property
+    def nchw_tile_buffers(self) -> int:
+        """NCHW _s's most tile buffers in a call (nchw_min_private_bytes)."""
+        writes_dx = bool({"apply", "dx", "ext"} & set(self.target.extensions))
+        return TILE_BUFFERS + RELU_TILE_BUFFERS * self.has("relu") + DX_TILE_BUFFERS * writes_dx
 
     def nchw_kernels(self, dtype: "DTypePlan") -> Tuple[NchwKernel, ...]:
         """A storage type's NCHW kernel sets: one per targets.yaml spatial: extent, then
         the generic one."""
         return tuple(NchwKernel(self.name, dtype.name, dtype.config.lanes, spatial,
-                                self.has("relu"))
+                                self.has("relu") and not self.target.memory.split)
                      for spatial in self.target.spatial + (None,))
 
     @property

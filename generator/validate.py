@@ -11,8 +11,8 @@ from .errors import ConfigError, option, option_error, some_of
 from .loader import MAX_SPECIALIZED_CHANNELS, channels_from_text
 from .model import FAMILIES, Config, Target
 from .order import NCHW_BLOCK_VECTORS
-from .plan import ELEMENT_BYTES, SUMS_COUNT_LIMBS, plan_target
-from .staging import ALIGN, DX_TILE_BUFFERS, RELU_TILE_BUFFERS, TILE_BUFFERS
+from .plan import SUMS_COUNT_LIMBS, plan_target
+from .staging import ALIGN
 
 
 def _check_shared_ranges(target: Target, scratch_bytes: int, params_slots: int) -> None:
@@ -85,7 +85,7 @@ def _check_gsm_fits_the_part(target: Target) -> None:
 
 def _check_p_workspace(target: Target, workspace: int, need: int, max_chunk: int) -> None:
     """_p's workspace on a split target: whole ALIGN-byte units, room for the workspace
-    arrays and the 32-row tiles."""
+    arrays and the 32-row tiles (and for nchw's layout, with nchw)."""
     key = f"targets.{target.name}.memory.spaces.p_workspace_bytes"
     where = str(target.where("memory.spaces.p_workspace_bytes"))
     if workspace % ALIGN:
@@ -93,8 +93,9 @@ def _check_p_workspace(target: Target, workspace: int, need: int, max_chunk: int
                           f"allowed: e.g. {(workspace // ALIGN + 1) * ALIGN}")
     if workspace < need:
         raise ConfigError(where, key, f"{workspace} bytes cannot hold _p's workspace and 32-row "
-                          f"tiles for {max_chunk}-channel chunks; at least {need} needed "
-                          f"(or leave it out for that)")
+                          f"tiles for {max_chunk}-channel chunks"
+                          + (", nor nchw's tiles" if "nchw" in target.extensions else "")
+                          + f"; at least {need} needed (or leave it out for that)")
 
 
 def check_split_native_halves(target: Target) -> None:
@@ -183,31 +184,33 @@ def _check_private_bytes(target: Target, tp) -> None:
 
 
 def _check_nchw(target: Target) -> None:
-    """nchw is a layout of the extended calls: it needs one of their families, and a
-    unified memory (its _s stages planes through one private memory the driver's
-    scalar code reaches; a split target's vector memory is not written for it)."""
+    """nchw is a layout of the extended calls: it needs one of their families; on a split
+    target the GNU backend (below), each storage type's lanes whole vectors of the
+    steps' (a plane's lane sums fold a vector at a time) and a block whole vectors of the
+    padding's (a piece's pitch is its length)."""
     if "nchw" not in target.extensions:
         return
     key, where = f"targets.{target.name}.extensions", str(target.where("extensions"))
     if not set(target.extensions) & set(FAMILIES):
         raise ConfigError(where, key, "nchw is a layout of the extended calls: list at least "
                           "one of reduce, apply, dx, ext beside it")
+    tp = plan_target(target)
     if target.memory.split:
-        raise ConfigError(where, key, "nchw is not available on a split target "
-                          "(memory.spaces kind: split); allowed: reduce, apply, dx, ext")
+        pad = max(d.lanes for d in target.dtypes)
+        for d in target.dtypes:
+            if d.lanes % tp.vector_lanes or NCHW_BLOCK_VECTORS * d.lanes % pad:
+                raise ConfigError(str(target.where("dtypes")), f"targets.{target.name}.dtypes.{d.name}.lanes",
+                                  f"{d.lanes} lanes: nchw on a split target needs a multiple of "
+                                  f"{tp.vector_lanes} (the float vector's lanes) whose "
+                                  f"{NCHW_BLOCK_VECTORS}-vector blocks are whole vectors of {pad}")
     # _s streams a plane that does not fit a tile buffer in pieces of whole blocks
-    # (include/bng_nchw_staged.c bng_nchw_layout): each of the four holds one block, and
-    # so does the fifth, y's, with the fused ReLU, and the old dx's two where a call
-    # writes dx (BNG_FLAG_ACCUMULATE_DX).
-    writes_dx = bool({"apply", "dx", "ext"} & set(target.extensions))
-    buffers = (TILE_BUFFERS + RELU_TILE_BUFFERS * ("relu" in target.extensions)
-               + DX_TILE_BUFFERS * writes_dx)
-    need = max(ALIGN + buffers * NCHW_BLOCK_VECTORS * d.lanes * ELEMENT_BYTES[d.name]
-               for d in target.dtypes)
+    # (include/bng_nchw_staged.c bng_nchw_layout): each tile buffer holds one block, after
+    # the per-channel area.
+    need = tp.nchw_min_private_bytes
     if target.memory.private_bytes < need:
         raise ConfigError(str(target.where("memory.private_bytes")),
                           f"targets.{target.name}.memory.private_bytes",
-                          f"{target.memory.private_bytes} bytes cannot hold nchw's {buffers} tile "
+                          f"{target.memory.private_bytes} bytes cannot hold nchw's {tp.nchw_tile_buffers} tile "
                           f"buffers of a block ({NCHW_BLOCK_VECTORS} vectors) each; at least "
                           f"{need} needed")
 
@@ -218,12 +221,14 @@ def validate_target(target: Target) -> Target:
     overlap."""
     tp = plan_target(target)
     check_split_native_halves(target)
-    # On a split target these work on a vector's bits: relu's masked loads (bng_vec.h)
-    # and the forward's square root (include/bng_sqrt.h), the GNU vector extension's
-    # integer operations in registers. The native spellings name no such operation, and
+    # On a split target these work on a vector's bits or lanes: relu's masked loads
+    # (bng_vec.h), the forward's square root (include/bng_sqrt.h), nchw's fold of a
+    # plane's lane sums (bng_vec.h, "Lanes"): the GNU vector extension's operations in
+    # registers. The native spellings name no such operation, and
     # both other backends spell them as lane loops, scalar code on vector memory.
     for extension, code in (("relu", "its masked loads are scalar lane loops"),
-                            ("forward", "its square root is a scalar lane loop")):
+                            ("forward", "its square root is a scalar lane loop"),
+                            ("nchw", "its plane sums' fold is a scalar lane loop")):
         if target.memory.split and extension in target.extensions and target.vector_backend != "gnu":
             raise ConfigError(str(target.where("vector_backend")), f"targets.{target.name}.extensions",
                               f"{extension} on a split target (memory.spaces) needs vector_backend "
@@ -231,7 +236,8 @@ def validate_target(target: Target) -> Target:
                               "vector memory")
     _check_nchw(target)
     if target.memory.split:
-        _check_p_workspace(target, tp.p_workspace_bytes, tp.min_private_bytes, tp.max_chunk)
+        _check_p_workspace(target, tp.p_workspace_bytes,
+                           max(tp.min_private_bytes, tp.nchw_min_private_bytes), tp.max_chunk)
         # _s puts the partial-sums count limb by limb, each limb a vector of the workspace's
         # part_dy (include/bng_nhwc_staged.c bng_nhwc_put_sums); the forward its two
         # limbs from part_mean (bng_fwd_nhwc_staged.c), fewer than SUMS_COUNT_LIMBS.

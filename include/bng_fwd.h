@@ -131,9 +131,9 @@ void bng_fwd_step_finalize(const bng_dtype_config *sizes, const bng_fwd_call *ca
  * in the contract's order (docs/contract.md section 15). Reads the block, writes
  * nothing but the call. `allowed`: the flags the caller may set (BNG_FWD_FLAGS, the
  * block's; with BNG_FWD_NO_BIAS and BNG_FWD_NO_SAVE, the vendor's calls'). */
-/* BNG_FWD_NCHW where the target has nchw (batch_norm_fwd.h defines it only there): the
- * flag, its slot, and the ReLU bits' words of a plane. */
-#if BNG_HAS_NCHW
+/* BNG_FWD_NCHW where the target's forward has it (BNG_HAS_FWD_NCHW: batch_norm_fwd.h
+ * defines it only there): the flag, its slot, and the ReLU bits' words of a plane. */
+#if BNG_HAS_FWD_NCHW
 #define BNG_FWD_NCHW_FLAG BNG_FWD_NCHW
 #define BNG_FWD_SLOT_SPATIAL BNG_FWD_PARAM_SPATIAL
 #define BNG_FWD_PLANE_WORDS(spatial, element_bytes) BNG_FWD_RELU_PLANE_WORDS(spatial, element_bytes)

@@ -22,7 +22,7 @@ void bng_fwd_entry_private(const bng_fwd_config *config, void *x, void *y, long 
     if (params == NULL)
         return;     /* nowhere to report: touch nothing */
     status = bng_fwd_params_check(config, params, x, y, BNG_FWD_FLAGS, &call);
-#if BNG_HAS_NCHW
+#if BNG_HAS_FWD_NCHW
     if (status == BNG_OK && call.nchw)
         bng_fwd_nchw_p_run(config, &call, x, y);
     else
@@ -37,7 +37,7 @@ void bng_fwd_entry_private(const bng_fwd_config *config, void *x, void *y, long 
  * where the flags use them). */
 static int bng_fwd_reads_slot(int slot)
 {
-    return slot != BNG_PARAM_STATUS && (slot != BNG_FWD_SLOT_SPATIAL || BNG_HAS_NCHW) && slot != 15;
+    return slot != BNG_PARAM_STATUS && (slot != BNG_FWD_SLOT_SPATIAL || BNG_HAS_FWD_NCHW) && slot != 15;
 }
 
 /* A call of _s on `params`, a plain copy of its block: the status (BNG_ENOMEM when the
@@ -58,7 +58,7 @@ static int bng_fwd_s_block(const bng_fwd_config *config, const long long *params
     launch.config = config;
     launch.x = x;
     launch.y = y;
-#if BNG_HAS_NCHW
+#if BNG_HAS_FWD_NCHW
     if (launch.call.nchw)
         return bng_status_of_hal(bng_hal_parallel(launch.mask, bng_fwd_nchw_s_core, &launch,
                                                   sizeof launch));

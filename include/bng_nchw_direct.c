@@ -2,8 +2,8 @@
 /* Copyright 2026 the batchnormgrad authors */
 /* Owns: NCHW _p on the caller's memory: channel by channel, each channel's planes
  * straight from the caller's arrays. May call: bng_nchw_steps.h, bng_relu.h (the
- * kernels' ReLU ukernels), the NCHW ukernels. Compiled only for a target that lists
- * nchw.
+ * kernels' ReLU ukernels), the NCHW ukernels. Compiled only for a unified target that
+ * lists nchw (a split target's _p stages: bng_nchw_staged.c).
  */
 #include "bng_nchw_steps.h"
 #include "bng_relu.h"
@@ -51,7 +51,7 @@ static void bng_nchw_p_gain(void *unit)
     bng_nchw_p *p = unit;
 
     bng_step_gain(p->dtype, 1, bng_nchw_p_stat(p, p->stats->invar),
-                  bng_nchw_p_stat(p, p->stats->scale), &p->ch.gain);
+                  bng_nchw_p_stat(p, p->stats->scale), p->ch.gain);
 }
 
 /* The channel's sums, its planes straight from the caller's arrays (dy masked by y,
@@ -61,10 +61,11 @@ static void bng_nchw_p_sum(void *unit)
     bng_nchw_p *p = unit;
     const bng_call *call = p->call;
     const size_t element = p->dtype->element_bytes;
+    bng_nchw_sum_area area;
     bng_nchw_sums s;
     size_t b;
 
-    bng_nchw_sums_start(&s, call->batch, p->kernel->lanes);
+    bng_nchw_sums_start(&s, &area, call->batch, p->kernel->lanes);
     for (b = 0; b < call->batch; b++) {
         const size_t at = bng_nchw_p_plane(p, b);
         const void *x = bng_at(p->x, at, element), *dy = bng_at(p->dy, at, element);
@@ -72,29 +73,29 @@ static void bng_nchw_p_sum(void *unit)
         bng_nchw_plane_start(&s);
         if (BNG_RELU(call))
             bng_relu_plane_reduce(p->kernel, BNG_RELU_BITS(call), call->spatial, x, dy,
-                                  bng_nchw_p_mask(p, b), p->ch.mean, s.lane_dy, s.lane_dyxm);
+                                  bng_nchw_p_mask(p, b), p->ch.mean[0], area.lane_dy,
+                                  area.lane_dyxm);
         else
-            p->kernel->reduce(call->spatial, x, dy, p->ch.mean, s.lane_dy, s.lane_dyxm);
+            bng_nchw_reduce(p->kernel, call->spatial, x, dy, &p->ch, &s);
         bng_nchw_plane_done(&s, b);
     }
-    p->ch.sum_dy = s.total_dy;
-    p->ch.sum_dyxm = s.total_dyxm;
+    bng_nchw_sums_end(&s, &p->ch);
 }
 
 static void bng_nchw_p_get_sums(void *unit)
 {
     bng_nchw_p *p = unit;
 
-    p->ch.sum_dy = p->sums[p->c];
-    p->ch.sum_dyxm = p->sums[p->call->channel + p->c];
+    p->ch.sum_dy[0] = p->sums[p->c];
+    p->ch.sum_dyxm[0] = p->sums[p->call->channel + p->c];
 }
 
 static void bng_nchw_p_put_sums(void *unit)
 {
     bng_nchw_p *p = unit;
 
-    p->sums[p->c] = p->ch.sum_dy;
-    p->sums[p->call->channel + p->c] = p->ch.sum_dyxm;
+    p->sums[p->c] = p->ch.sum_dy[0];
+    p->sums[p->call->channel + p->c] = p->ch.sum_dyxm[0];
 }
 
 static void bng_nchw_p_finalize(void *unit)
@@ -122,8 +123,8 @@ static void bng_nchw_p_dx(void *unit)
         if (BNG_RELU(call))
             bng_relu_plane_dx(p->kernel, BNG_RELU_BITS(call), call->is_train, call->spatial, x,
                               bng_at(p->dy, at, element), bng_nchw_p_mask(p, b),
-                              bng_at_mut(p->dx, at, element), p->ch.mean, p->ch.gain,
-                              p->ch.dy_mean, p->ch.slope, p->stream);
+                              bng_at_mut(p->dx, at, element), p->ch.mean[0], p->ch.gain[0],
+                              p->ch.dy_mean[0], p->ch.slope[0], p->stream);
         else
             bng_nchw_dx(p->kernel, call->is_train, call->spatial, x, bng_at(p->dy, at, element),
                         bng_at_mut(p->dx, at, element), &p->ch, p->stream);
@@ -152,7 +153,7 @@ int bng_nchw_p_run(const bng_dtype_config *dtype, const bng_call *call, const vo
                                           * dtype->element_bytes);
     for (p.c = 0; p.c < call->channel; p.c++) {
         if (!BNG_IS_DX_ONLY(call))
-            bng_step_stats_to_float(dtype, 1, bng_nchw_p_stat(&p, stats->mean), &p.ch.mean);
+            bng_step_stats_to_float(dtype, 1, bng_nchw_p_stat(&p, stats->mean), p.ch.mean);
         bng_run_steps(call, &bng_nchw_p_steps, &p);
     }
     if (BNG_IS_REDUCE(call))

@@ -3,56 +3,100 @@
 /* Owns: what NCHW's two storages compute alike (bng_nchw_steps.h): the order of a
  * channel's sums, written once for both, the kernel of a piece of a plane, a channel's
  * dx and coefficients; the staged runs' walk over a channel's tiles. May call:
- * bng_steps.h, the NCHW ukernels. Compiled only for a target that lists nchw.
+ * bng_steps.h and its vectors (bng_steps_vec.h: BNG_V lanes, one on a unified target),
+ * the NCHW ukernels. Compiled only for a target that lists nchw.
  */
 #include "bng_nchw_steps.h"
+#include "bng_steps_vec.h"
 
-void bng_nchw_sums_start(bng_nchw_sums *s, size_t batch, size_t lanes)
+#define bng_vfold BNG_VOP(BNG_V, fold)
+#define bng_vsplat BNG_VOP(BNG_V, splat)
+
+void bng_nchw_sums_start(bng_nchw_sums *s, BNG_VMEM bng_nchw_sum_area *area, size_t batch,
+                         size_t lanes)
 {
     s->batch = batch;
     s->group_rows = bng_group_rows(batch);
     s->lanes = lanes;
-    s->total_dy = s->total_dyxm = 0.0f;
+    s->area = area;
+    bng_vstore(area->total[0], bng_vzero());
+    bng_vstore(area->total[1], bng_vzero());
 }
 
-void bng_nchw_plane_start(bng_nchw_sums *s)
+void bng_nchw_plane_start(const bng_nchw_sums *s)
 {
-    size_t i;
-    for (i = 0; i < s->lanes; i++)
-        s->lane_dy[i] = s->lane_dyxm[i] = 0.0f;
+    bng_step_zero(s->lanes, s->area->lane_dy);
+    bng_step_zero(s->lanes, s->area->lane_dyxm);
 }
 
-/* Step 2: the lane sums, pairwise, halving. */
-static float bng_nchw_lanes_sum(float *lane, size_t lanes)
+/* Step 2: the lane sums, pairwise, halving: lane i += lane i + width for i < width,
+ * whole vectors while width is one at least, then the last vector's own fold. */
+static bng_vec bng_nchw_lanes_sum(BNG_VMEM float *lane, size_t lanes)
 {
     size_t width, i;
 
-    for (width = lanes / 2; width != 0; width /= 2)
-        for (i = 0; i < width; i++)
-            lane[i] = lane[i] + lane[i + width];
-    return lane[0];
+    for (width = lanes / 2; width >= BNG_V; width /= 2)
+        for (i = 0; i < width; i += BNG_V)
+            bng_vstore(lane + i, bng_vadd(bng_vload(lane + i), bng_vload(lane + i + width)));
+    return bng_vfold(bng_vload(lane));
 }
 
-void bng_nchw_plane_done(bng_nchw_sums *s, size_t plane)
+/* a := a + b, or b where `start` (the first plane of a's block or group): 0 + b,
+ * as a sum from zero. */
+static void bng_nchw_add(BNG_VMEM float *a, bng_vec b, int start)
 {
-    const float dy = bng_nchw_lanes_sum(s->lane_dy, s->lanes);
-    const float dyxm = bng_nchw_lanes_sum(s->lane_dyxm, s->lanes);
-    const size_t next = plane + 1;
+    bng_vstore(a, bng_vadd(start ? bng_vzero() : bng_vload(a), b));
+}
 
-    if (plane % s->group_rows == 0)
-        s->group_dy = s->group_dyxm = 0.0f;
-    if (plane % BNG_BLOCK_ROWS == 0)
-        s->block_dy = s->block_dyxm = 0.0f;
-    s->block_dy = s->block_dy + dy;
-    s->block_dyxm = s->block_dyxm + dyxm;
-    if (next % BNG_BLOCK_ROWS == 0 || next == s->batch) {
-        s->group_dy = s->group_dy + s->block_dy;
-        s->group_dyxm = s->group_dyxm + s->block_dyxm;
+void bng_nchw_plane_done(const bng_nchw_sums *s, size_t plane)
+{
+    BNG_VMEM bng_nchw_sum_area *a = s->area;
+    const bng_vec sum[2] = { bng_nchw_lanes_sum(a->lane_dy, s->lanes),
+                             bng_nchw_lanes_sum(a->lane_dyxm, s->lanes) };
+    const size_t next = plane + 1, block_start = plane / BNG_BLOCK_ROWS * BNG_BLOCK_ROWS;
+    const int block_ends = next % BNG_BLOCK_ROWS == 0 || next == s->batch;
+    const int group_ends = next % s->group_rows == 0 || next == s->batch;
+    unsigned k;
+
+    for (k = 0; k < 2; k++) {
+        bng_nchw_add(a->block[k], sum[k], plane == block_start);
+        if (block_ends)     /* groups are whole blocks: the group's first, or not */
+            bng_nchw_add(a->group[k], bng_vload(a->block[k]), block_start % s->group_rows == 0);
+        if (group_ends)
+            bng_nchw_add(a->total[k], bng_vload(a->group[k]), 0);
     }
-    if (next % s->group_rows == 0 || next == s->batch) {
-        s->total_dy = s->total_dy + s->group_dy;
-        s->total_dyxm = s->total_dyxm + s->group_dyxm;
-    }
+}
+
+void bng_nchw_sums_end(const bng_nchw_sums *s, BNG_VMEM bng_nchw_channel *ch)
+{
+    bng_vstore(ch->sum_dy, bng_vload(s->area->total[0]));
+    bng_vstore(ch->sum_dyxm, bng_vload(s->area->total[1]));
+}
+
+void bng_nchw_copy(BNG_VMEM float *to, const BNG_VMEM float *from)
+{
+    bng_vstore(to, bng_vload(from));
+}
+
+void bng_nchw_spread(BNG_VMEM float *value)
+{
+#if BNG_SPLIT_MEMORY
+    const bng_vec v = bng_vsplat(bng_vload(value));
+    size_t i;
+
+    for (i = 0; i < BNG_NCHW_SLOT; i += BNG_V)
+        bng_vstore(value + i, v);
+#else
+    (void)value;
+#endif
+}
+
+void bng_nchw_spread_dx(BNG_VMEM bng_nchw_channel *ch)
+{
+    bng_nchw_spread(ch->mean);
+    bng_nchw_spread(ch->gain);
+    bng_nchw_spread(ch->dy_mean);
+    bng_nchw_spread(ch->slope);
 }
 
 const bng_nchw_kernel *bng_nchw_piece_kernel(const bng_dtype_config *dtype,
@@ -62,20 +106,38 @@ const bng_nchw_kernel *bng_nchw_piece_kernel(const bng_dtype_config *dtype,
     return offset == 0 && n == spatial ? kernel : dtype->nchw_kernel_for_spatial(0);
 }
 
-void bng_nchw_dx(const bng_nchw_kernel *kernel, int is_train, size_t n, const void *x,
-                 const void *dy, void *dx, const bng_nchw_channel *ch, int stream)
+/* A coefficient as the kernels take it (bng_nchw_coef): its slot on a split target, the
+ * float elsewhere. */
+#if BNG_SPLIT_MEMORY
+#define BNG_NCHW_COEF(slot) (slot)
+#else
+#define BNG_NCHW_COEF(slot) ((slot)[0])
+#endif
+
+void bng_nchw_reduce(const bng_nchw_kernel *kernel, size_t n, const BNG_VMEM void *x,
+                     const BNG_VMEM void *dy, const BNG_VMEM bng_nchw_channel *ch,
+                     const bng_nchw_sums *s)
 {
-    if (is_train)
-        kernel->dx_train(n, x, dy, dx, ch->mean, ch->gain, ch->dy_mean, ch->slope, stream);
-    else
-        kernel->dx_infer(n, dy, dx, ch->gain, stream);
+    kernel->reduce(n, x, dy, BNG_NCHW_COEF(ch->mean), s->area->lane_dy, s->area->lane_dyxm);
 }
 
-void bng_nchw_finalize(const bng_dtype_config *dtype, const bng_call *call, const void *invar,
-                       const void *scale, void *dbias, void *dscale, bng_nchw_channel *ch)
+void bng_nchw_dx(const bng_nchw_kernel *kernel, int is_train, size_t n, const BNG_VMEM void *x,
+                 const BNG_VMEM void *dy, BNG_VMEM void *dx, const BNG_VMEM bng_nchw_channel *ch,
+                 int stream)
 {
-    bng_step_finalize(dtype, 1, call->m, BNG_ACCUMULATES(call), invar, scale, &ch->sum_dy,
-                      &ch->sum_dyxm, dbias, dscale, &ch->gain, &ch->dy_mean, &ch->slope);
+    if (is_train)
+        kernel->dx_train(n, x, dy, dx, BNG_NCHW_COEF(ch->mean), BNG_NCHW_COEF(ch->gain),
+                         BNG_NCHW_COEF(ch->dy_mean), BNG_NCHW_COEF(ch->slope), stream);
+    else
+        kernel->dx_infer(n, dy, dx, BNG_NCHW_COEF(ch->gain), stream);
+}
+
+void bng_nchw_finalize(const bng_dtype_config *dtype, const bng_call *call,
+                       const BNG_VMEM void *invar, const BNG_VMEM void *scale,
+                       BNG_VMEM void *dbias, BNG_VMEM void *dscale, BNG_VMEM bng_nchw_channel *ch)
+{
+    bng_step_finalize(dtype, 1, call->m, BNG_ACCUMULATES(call), invar, scale, ch->sum_dy,
+                      ch->sum_dyxm, dbias, dscale, ch->gain, ch->dy_mean, ch->slope);
 }
 
 void bng_nchw_core_channels(size_t channel, unsigned rank, unsigned cores, size_t *begin,
@@ -107,27 +169,31 @@ static size_t bng_nchw_resident_from(size_t total, size_t spatial, size_t tile_p
     return offset < spatial ? plane * spatial + offset : (plane + 1) * spatial;
 }
 
+/* A piece is whole blocks, and so whole vectors of the widest lanes: its pitch is its
+ * length (the generator checks a block is whole padding vectors on a split target). */
 void bng_nchw_walk_shape(bng_nchw_walk *w, size_t buffer, size_t block, size_t resident)
 {
-    const size_t spatial = w->job->call.spatial, fit = buffer / w->job->dtype->element_bytes;
+    const size_t pitch = BNG_PADDED(w->job->call.spatial);
+    const size_t fit = buffer / w->job->dtype->element_bytes;
 
-    w->tile_planes = spatial <= fit ? fit / spatial : 1;
-    w->piece = spatial <= fit ? spatial : fit / block * block;
-    w->resident_from = bng_nchw_resident_from(w->job->call.batch * spatial, spatial,
-                                              w->tile_planes, w->piece, resident);
+    w->pitch = pitch;
+    w->tile_planes = pitch <= fit ? fit / pitch : 1;
+    w->piece = pitch <= fit ? w->job->call.spatial : fit / block * block;
+    w->resident_from = bng_nchw_resident_from(w->job->call.batch * pitch, pitch, w->tile_planes,
+                                              pitch <= fit ? pitch : w->piece, resident);
 }
 
 /* Tiles t of channel w->c: planes [plane, plane + planes), `n` elements of each from
- * `offset`. Rows of n elements, a plane apart in the call's arrays, packed in private
- * memory: in the resident area from resident_from on, else in tile buffers t (dy's
- * NULL where the layout has none: the forward's); the old dx in its buffer t in a call
- * that adds into dx (NULL in others). */
+ * `offset`. Rows of n elements, a plane apart in the call's arrays, in private memory a
+ * row's whole vectors apart (packed on a unified target): in the resident area from
+ * resident_from on, else in tile buffers t (dy's NULL where the layout has none: the
+ * forward's); the old dx in its buffer t in a call that adds into dx (NULL in others). */
 static void bng_nchw_walk_tile(const bng_nchw_walk *w, size_t plane, size_t planes,
                                size_t offset, size_t n, unsigned t, bng_tile *tile)
 {
     const bng_call *call = &w->job->call;
     const size_t element = w->job->dtype->element_bytes;
-    const size_t start = plane * call->spatial + offset;
+    const size_t start = plane * w->pitch + offset;
 
     tile->first = plane;
     tile->rows = planes;
@@ -135,7 +201,7 @@ static void bng_nchw_walk_tile(const bng_nchw_walk *w, size_t plane, size_t plan
     tile->at = (plane * call->channel + w->c) * call->spatial + offset;
     tile->row_bytes = n * element;
     tile->stride = call->channel * call->spatial * element;
-    tile->pitch = tile->row_bytes;
+    tile->pitch = BNG_PADDED(n) * element;
     tile->resident = start >= w->resident_from;
     tile->kept = 0;
     tile->gsm_x = tile->gsm_dy = NULL;

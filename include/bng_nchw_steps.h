@@ -19,11 +19,15 @@
  *   3. the planes' sums in the NHWC order over batch, a plane as a row: blocks of
  *      BNG_BLOCK_ROWS planes from zero, each added to its group's sum, the groups of
  *      bng_group_rows(batch) planes added to the total in order.
- * Steps 2 and 3 are this scalar code, the same for _p and _s. A plane _s streams in
- * pieces (each starting at a block boundary) runs step 1 piece by piece: the same
- * operations in the same order. _s splits the channels across the selected cores, each
- * owning whole channels (no core waits for another); _p runs them in order on the
- * caller's arrays. The generator refuses nchw on a split target.
+ * Steps 2 and 3 are this code, the same for _p and _s, in vectors of BNG_V lanes
+ * (bng_steps.h): one lane on a unified target, scalar code; on a split target, where
+ * the lane sums, the channel's sums and its coefficients stay in vector memory, the
+ * vector register's (step 2's last halvings the register's own fold, bng_vec.h
+ * "Lanes"), lane 0 the channel's, the same operations in the same order. A plane _s
+ * streams in pieces (each starting at a block boundary) runs step 1 piece by piece: the
+ * same operations in the same order. _s splits the channels across the selected cores,
+ * each owning whole channels (no core waits for another); _p runs them in order on the
+ * caller's arrays (a split target's _p stages like _s, on the calling core alone).
  */
 #ifndef BNG_NCHW_STEPS_H
 #define BNG_NCHW_STEPS_H
@@ -31,46 +35,72 @@
 #include <stddef.h>
 #include "bng_staging.h"
 
-#if BNG_SPLIT_MEMORY
-#error "nchw needs a unified memory: generator/validate.py refuses it on a split target"
-#endif
-
 /* The widest vector bng_vec.h has: the lane sums' arrays. */
 #define BNG_NCHW_MAX_LANES 64
+typedef char bng_nchw_lanes_fit[BNG_NCHW_MAX_LANES % BNG_V == 0 ? 1 : -1];
 
-/* One channel's sums as steps 2 and 3 build them, plane by plane. */
+/* A channel's value as the steps hold it: a float on a unified target; on a split one
+ * a whole vector of the widest lanes (BNG_PADDED(1)), which the kernels load (their
+ * coefficients: every lane the value, bng_nchw_spread). */
+#define BNG_NCHW_SLOT BNG_PADDED(1)
+
+/* One channel's sums as steps 2 and 3 build them, plane by plane: the lane sums, and
+ * the block's, group's and total's sums of dy and dy*(x - mean) (index 0 and 1), each
+ * a vector of BNG_V (lane 0 the value). In the staged core's private memory on a split
+ * target (vector memory), else on the stack. */
+typedef struct {
+    float lane_dy[BNG_NCHW_MAX_LANES], lane_dyxm[BNG_NCHW_MAX_LANES];   /* this plane's */
+    float block[2][BNG_V];          /* this block's planes */
+    float group[2][BNG_V];          /* this group's blocks */
+    float total[2][BNG_V];          /* the groups so far */
+} bng_nchw_sum_area;
 typedef struct {
     size_t batch, group_rows, lanes;
-    float total_dy, total_dyxm;      /* the groups so far */
-    float group_dy, group_dyxm;      /* this group's blocks */
-    float block_dy, block_dyxm;      /* this block's planes */
-    float lane_dy[BNG_NCHW_MAX_LANES], lane_dyxm[BNG_NCHW_MAX_LANES];   /* this plane's */
+    BNG_VMEM bng_nchw_sum_area *area;
 } bng_nchw_sums;
 
 /* One channel's coefficients: its mean, sums, and dx = gain * ((dy - dy_mean) -
- * (x - mean) * slope). */
+ * (x - mean) * slope), as the steps hold them (BNG_NCHW_SLOT); where they lie, as the
+ * sums'. */
 typedef struct {
-    float mean, sum_dy, sum_dyxm, gain, dy_mean, slope;
+    float mean[BNG_NCHW_SLOT], sum_dy[BNG_NCHW_SLOT], sum_dyxm[BNG_NCHW_SLOT];
+    float gain[BNG_NCHW_SLOT], dy_mean[BNG_NCHW_SLOT], slope[BNG_NCHW_SLOT];
 } bng_nchw_channel;
 
-void bng_nchw_sums_start(bng_nchw_sums *s, size_t batch, size_t lanes);
+void bng_nchw_sums_start(bng_nchw_sums *s, BNG_VMEM bng_nchw_sum_area *area, size_t batch,
+                         size_t lanes);
 /* A plane's start (its lane sums from zero), and its end (steps 2 and 3: plane `plane`'s
  * sum into its block, a finished block into its group, a finished group into the
  * total; groups are whole blocks). */
-void bng_nchw_plane_start(bng_nchw_sums *s);
-void bng_nchw_plane_done(bng_nchw_sums *s, size_t plane);
+void bng_nchw_plane_start(const bng_nchw_sums *s);
+void bng_nchw_plane_done(const bng_nchw_sums *s, size_t plane);
+/* The channel's sums, after its last plane: the total's into ch. */
+void bng_nchw_sums_end(const bng_nchw_sums *s, BNG_VMEM bng_nchw_channel *ch);
+/* A value's slot (its first vector: the value's lane) := another's. */
+void bng_nchw_copy(BNG_VMEM float *to, const BNG_VMEM float *from);
+/* A coefficient's value (lane 0) in every lane of its slot, where the kernels load it:
+ * the mean before pass 1, the dx coefficients before pass 2. Nothing on a unified
+ * target, whose kernels take the float. */
+void bng_nchw_spread(BNG_VMEM float *value);
+void bng_nchw_spread_dx(BNG_VMEM bng_nchw_channel *ch);
 /* The kernel for a piece of `n` elements at `offset` into a plane: the call's (its
  * extent's, or the generic one) for a whole plane, else the generic one. */
 const bng_nchw_kernel *bng_nchw_piece_kernel(const bng_dtype_config *dtype,
                                              const bng_nchw_kernel *kernel, size_t spatial,
                                              size_t offset, size_t n);
-/* dx of `n` elements of a plane (x unread in inference, may be NULL). */
-void bng_nchw_dx(const bng_nchw_kernel *kernel, int is_train, size_t n, const void *x,
-                 const void *dy, void *dx, const bng_nchw_channel *ch, int stream);
+/* The sums of `n` elements of a plane (pass 1), and their dx (x unread in inference,
+ * may be NULL). */
+void bng_nchw_reduce(const bng_nchw_kernel *kernel, size_t n, const BNG_VMEM void *x,
+                     const BNG_VMEM void *dy, const BNG_VMEM bng_nchw_channel *ch,
+                     const bng_nchw_sums *s);
+void bng_nchw_dx(const bng_nchw_kernel *kernel, int is_train, size_t n, const BNG_VMEM void *x,
+                 const BNG_VMEM void *dy, BNG_VMEM void *dx, const BNG_VMEM bng_nchw_channel *ch,
+                 int stream);
 /* The channel's dx coefficients from its sums, and dbias, dscale (the call's arrays at
  * the channel, or its copies in private memory): bng_step_finalize on one channel. */
-void bng_nchw_finalize(const bng_dtype_config *dtype, const bng_call *call, const void *invar,
-                       const void *scale, void *dbias, void *dscale, bng_nchw_channel *ch);
+void bng_nchw_finalize(const bng_dtype_config *dtype, const bng_call *call,
+                       const BNG_VMEM void *invar, const BNG_VMEM void *scale,
+                       BNG_VMEM void *dbias, BNG_VMEM void *dscale, BNG_VMEM bng_nchw_channel *ch);
 
 /* ---- the staged runs' walk over a channel's tiles (_s: the backward's
  * bng_nchw_staged.c and the training forward's bng_fwd_nchw_staged.c) ---- */
@@ -82,14 +112,17 @@ void bng_nchw_core_channels(size_t channel, unsigned rank, unsigned cores, size_
 
 /* A core's walk over channel c's tiles: whole planes (tile_planes of them) when one fits
  * a tile buffer, else pieces of one plane, from block boundaries; from resident_from on
- * (a channel's element, plane * spatial + offset; batch * spatial for none) in the
- * resident area, where they stay from pass 1 to pass 2. The layout's core state begins
- * with it: a pass's room is also its walk (bng_nchw_walk_next). */
+ * (a channel's element at its place in private memory, plane * pitch + offset; batch *
+ * pitch for none) in the resident area, where they stay from pass 1 to pass 2. In
+ * private memory a plane (or a piece) lies at a pitch of whole vectors on a split
+ * target (BNG_PADDED: the kernels read whole vectors), packed elsewhere. The layout's
+ * core state begins with it: a pass's room is also its walk (bng_nchw_walk_next). */
 typedef struct {
     const bng_staged_job *job;
     size_t c;
     bng_tile_buffers tiles;               /* x[2] (and dy[2], dx[2]), the resident area */
     size_t tile_planes, piece;            /* planes of a tile, elements of a piece */
+    size_t pitch;                         /* a whole plane's elements in private memory */
     size_t resident_from;
 } bng_nchw_walk;
 /* The tiles' shape from a tile buffer's bytes (at least a block of `block` elements)

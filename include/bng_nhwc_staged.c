@@ -475,11 +475,7 @@ int bng_nhwc_p_run(const bng_dtype_config *dtype, const bng_kernel *kernel, cons
 {
     bng_staged_job job;
 
-    bng_job_init(&job, dtype, kernel, call, 1u, x, dy, dx, stats, sums);  /* rank 0 of one */
-    if (!bng_stage_alone(&job))
-        return BNG_ENOMEM;
-    bng_nhwc_s_core(0, &job);
-    bng_hal_p_workspace_release(job.workspace);
-    return BNG_OK;
+    bng_job_init(&job, dtype, kernel, call, 1u, x, dy, dx, stats, sums);
+    return bng_stage_p_run(&job, bng_nhwc_s_core);
 }
 #endif

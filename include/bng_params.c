@@ -240,7 +240,8 @@ static float bng_count_to_float(unsigned long long count)
 
 /* The flags an `op` call honours: ACCUMULATE where it writes dbias and dscale (apply,
  * ext), ACCUMULATE_DX where it writes dx (apply, dx, ext), RELU and NCHW on every
- * extended call where the target has them, RELU_BITS with RELU. */
+ * extended call where the target has them, RELU_BITS with RELU (but not with NCHW on a
+ * split target: bng_relu.h says why). */
 static int bng_flags_allowed(int op, long long flags)
 {
     const int writes_stats = op == BNG_OP_EXT || op == BNG_OP_APPLY;
@@ -250,7 +251,10 @@ static int bng_flags_allowed(int op, long long flags)
                               | (BNG_HAS_RELU ? BNG_RELU_FLAG | BNG_RELU_BITS_FLAG : 0)
                               | (BNG_HAS_NCHW ? BNG_NCHW_FLAG : 0);
 
-    return !(flags & ~allowed) && (!(flags & BNG_RELU_BITS_FLAG) || (flags & BNG_RELU_FLAG));
+    const int bits = (flags & BNG_RELU_BITS_FLAG) != 0;
+
+    return !(flags & ~allowed) && (!bits || (flags & BNG_RELU_FLAG))
+           && !(BNG_SPLIT_MEMORY && bits && (flags & BNG_NCHW_FLAG));
 }
 
 /* The flags of an `op` call's block (0 for the vendor's call, which has none). */

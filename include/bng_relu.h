@@ -71,6 +71,14 @@ struct bng_relu_driver {
 #if BNG_HAS_RELU
 void bng_relu_fetch_y(const bng_staged_job *job, BNG_VMEM unsigned char *y, const bng_tile *tile);
 void bng_relu_mask_tile(size_t element, const bng_tile *tile, const BNG_VMEM unsigned char *y);
+#else
+/* Without relu no call has y (BNG_RELU is a constant 0): the calls below are never made.
+ * Macros, not functions, so that such a target compiles no code for them even
+ * unoptimized (a debug build), where stub functions would be emitted. */
+#define bng_relu_fetch_y(job, y, tile) ((void)(job), (void)(y), (void)(tile))
+#define bng_relu_mask_tile(element, tile, y) ((void)(element), (void)(tile), (void)(y))
+#endif
+#if BNG_HAS_RELU && !BNG_SPLIT_MEMORY
 void bng_relu_fetch_plane_bits(const bng_staged_job *job, BNG_VMEM unsigned char *bits,
                                const bng_tile *tile, size_t word, size_t plane_words);
 void bng_relu_mask_planes_by_bits(size_t element, const bng_tile *tile,
@@ -82,11 +90,9 @@ void bng_relu_plane_dx(const bng_nchw_kernel *kernel, int from_bits, int is_trai
                        const void *x, const void *dy, const void *y, void *dx, float mean,
                        float gain, float dy_mean, float slope, int stream);
 #else
-/* Without relu no call has y (BNG_RELU is a constant 0): the calls below are never made.
- * Macros, not functions, so that such a target compiles no code for them even
- * unoptimized (a debug build), where stub functions would be emitted. */
-#define bng_relu_fetch_y(job, y, tile) ((void)(job), (void)(y), (void)(tile))
-#define bng_relu_mask_tile(element, tile, y) ((void)(element), (void)(tile), (void)(y))
+/* ... and these neither without relu nor on a split target, where NCHW's keep bits are
+ * refused (bng_params.c: a plane's bits run along a vector's lanes, which a split
+ * part's vector unit cannot gather from vector memory) and _p stages. */
 #define bng_relu_fetch_plane_bits(job, bits, tile, word, plane_words) \
     ((void)(job), (void)(bits), (void)(tile), (void)(word), (void)(plane_words))
 #define bng_relu_mask_planes_by_bits(element, tile, bits) \

@@ -229,6 +229,15 @@ int bng_stage_alone(bng_staged_job *job)
     }
     return 1;
 }
+
+int bng_stage_p_run(bng_staged_job *job, void (*s_core)(unsigned core, void *job))
+{
+    if (!bng_stage_alone(job))
+        return BNG_ENOMEM;
+    s_core(0, job);
+    bng_hal_p_workspace_release(job->workspace);
+    return BNG_OK;
+}
 #endif
 
 void bng_stage_put_limbs(BNG_SHARED float *count, const BNG_VMEM float *limbs, size_t n)

@@ -51,6 +51,10 @@ BNG_VMEM unsigned char *bng_stage_memory(const bng_staged_job *job, unsigned cor
  * none (the call is BNG_ENOMEM, nothing written); else the caller gives it back with
  * bng_hal_p_workspace_release before _p returns. */
 int bng_stage_alone(bng_staged_job *job);
+/* A split target's backward _p: the job run by its layout's s_core on the calling core
+ * alone (rank 0 of one) through that workspace; BNG_ENOMEM, nothing written, without
+ * one, else BNG_OK. */
+int bng_stage_p_run(bng_staged_job *job, void (*s_core)(unsigned core, void *job));
 #endif
 /* Take bytes (rounded up to BNG_ALIGN) from a core's private memory. */
 BNG_VMEM void *bng_take(BNG_VMEM unsigned char **next, size_t bytes);

@@ -144,23 +144,35 @@ typedef struct {
 /* NCHW (BNG_FLAG_NCHW, BNG_HAS_NCHW): the ukernels of one plane of one channel, on `n`
  * contiguous elements from a block boundary of the plane (its start, or a multiple of
  * BNG_NCHW_BLOCK_VECTORS vectors into it); the channel's coefficients are scalars,
- * broadcast. Unified memory only (the generator refuses nchw on a split target).
+ * broadcast, on a unified target. On a split target (bng_nchw_coef) each is a vector of
+ * vector memory holding it in every lane (scalar code there cannot read a value the
+ * vector unit computed), and the piece lies in vector memory, padded to whole vectors.
  *   reduce:   per block of BNG_NCHW_BLOCK_VECTORS vectors of `lanes` elements, its lane
  *             sums of dy and dy*(x - mean), from zero, are added to lane_dy and
  *             lane_dyxm (`lanes` floats each: the caller zeroes them at the plane's
  *             start); the n % lanes elements after the last whole vector are added,
- *             each from zero, to lanes 0 .. n % lanes - 1
+ *             each from zero, to lanes 0 .. n % lanes - 1 (on a split target as one
+ *             whole vector whose later lanes are kept out: +0 in both sums, which
+ *             leaves a lane sum as it was, for a sum from +0 is never -0)
  *   dx_train, dx_infer: the formulas of the NHWC ukernels above, but with stream != 0
  *             their streaming stores are not fenced: the caller ends its run of dx
- *             calls with dx_end(stream) (a fence per plane cost more than the plane)
+ *             calls with dx_end(stream) (a fence per plane cost more than the plane);
+ *             on a split target whole vectors, n rounded up (the padding's lanes
+ *             computed on, and never put back)
  * A kernel specialized for an extent is called only on a whole plane of it. */
-typedef void bng_nchw_reduce_ukernel(size_t n, const void *x, const void *dy, float mean,
-                                     float *lane_dy, float *lane_dyxm);
-typedef void bng_nchw_dx_train_ukernel(size_t n, const void *x, const void *dy, void *dx,
-                                       float mean, float gain, float dy_mean, float slope,
-                                       int stream);
-typedef void bng_nchw_dx_infer_ukernel(size_t n, const void *dy, void *dx, float gain,
-                                       int stream);
+#if defined(BNG_SPLIT_MEMORY) && BNG_SPLIT_MEMORY
+typedef const BNG_VMEM float *bng_nchw_coef;
+#else
+typedef float bng_nchw_coef;
+#endif
+typedef void bng_nchw_reduce_ukernel(size_t n, const BNG_VMEM void *x, const BNG_VMEM void *dy,
+                                     bng_nchw_coef mean, BNG_VMEM float *lane_dy,
+                                     BNG_VMEM float *lane_dyxm);
+typedef void bng_nchw_dx_train_ukernel(size_t n, const BNG_VMEM void *x, const BNG_VMEM void *dy,
+                                       BNG_VMEM void *dx, bng_nchw_coef mean, bng_nchw_coef gain,
+                                       bng_nchw_coef dy_mean, bng_nchw_coef slope, int stream);
+typedef void bng_nchw_dx_infer_ukernel(size_t n, const BNG_VMEM void *dy, BNG_VMEM void *dx,
+                                       bng_nchw_coef gain, int stream);
 typedef void bng_nchw_dx_end_ukernel(int stream);
 /* The relu extension's: the same three on dy masked by the plane's y (beside dy). */
 typedef void bng_nchw_reduce_relu_ukernel(size_t n, const void *x, const void *dy,

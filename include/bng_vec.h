@@ -20,6 +20,15 @@
  * Every operation is one IEEE operation per lane, so all three backends give identical
  * bits when the compiler does not contract a*b+c into an FMA (-ffp-contract=off).
  * Loads and stores need element alignment only (a float, or a half).
+ *
+ * Lanes (a split target's NCHW rows, whose plane sums and per-channel values stay in
+ * vector memory): _fold leaves in lane 0 the lanes added pairwise, halving (lane i +=
+ * lane i + N/2 for i < N/2, then the same on the first N/2, ..., down to lane 0: the
+ * order of a unified target's scalar fold), its other lanes unspecified; _splat gives
+ * every lane lane 0's value; _keep_first(v, n) keeps the first n lanes and makes the
+ * others +0 (their bits cleared). The GNU backend permutes the register's lanes
+ * (bng_vec_gnu.h, BNG_PERMUTE); the portable one loops over them. The native backend
+ * spells none of them: a split target's NCHW needs the GNU backend.
  */
 #ifndef BNG_VEC_H
 #define BNG_VEC_H

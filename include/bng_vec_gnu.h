@@ -218,6 +218,29 @@ BNG_VEC_FN int bng_stream_f32(float *p, const void *v, unsigned long bytes)
     (__builtin_memcpy(&(lo), &(v), sizeof(lo)), \
      __builtin_memcpy(&(hi), (const char *)&(v) + sizeof(lo), sizeof(hi)))
 
+/* A vector's lanes permuted by constant indices, lane i from lane F(i, a) (the plane
+ * sums' fold and the per-channel coefficients' broadcast on a split target's NCHW
+ * rows, below): GCC's __builtin_shuffle of an index vector, clang's
+ * __builtin_shufflevector of the index list, both an operation on a register. The list
+ * is written out for each lane count by BNG_LANE_LIST. Compiler, not version: as
+ * BNG_X86_STREAM_AS's test, above. */
+#define BNG_LANES_1(F, a, b) F((b), a)
+#define BNG_LANES_2(F, a, b) BNG_LANES_1(F, a, b), BNG_LANES_1(F, a, (b) + 1)
+#define BNG_LANES_4(F, a, b) BNG_LANES_2(F, a, b), BNG_LANES_2(F, a, (b) + 2)
+#define BNG_LANES_8(F, a, b) BNG_LANES_4(F, a, b), BNG_LANES_4(F, a, (b) + 4)
+#define BNG_LANES_16(F, a, b) BNG_LANES_8(F, a, b), BNG_LANES_8(F, a, (b) + 8)
+#define BNG_LANES_32(F, a, b) BNG_LANES_16(F, a, b), BNG_LANES_16(F, a, (b) + 16)
+#define BNG_LANES_64(F, a, b) BNG_LANES_32(F, a, b), BNG_LANES_32(F, a, (b) + 32)
+#define BNG_LANE_LIST(n, F, a) BNG_PASTE(BNG_LANES_, n)(F, a, 0)
+#if defined(__clang_major__)
+#define BNG_PERMUTE(n, index_type, v, F, a) __builtin_shufflevector((v), (v), BNG_LANE_LIST(n, F, a))
+#else
+#define BNG_PERMUTE(n, index_type, v, F, a) __builtin_shuffle((v), (index_type){BNG_LANE_LIST(n, F, a)})
+#endif
+/* Lane i's source: lane i + w, lanes counted around (`n` of them); lane 0. */
+#define BNG_LANE_ROTATED(i, w) (((i) + (w)) % BNG_N)
+#define BNG_LANE_FIRST(i, a) 0
+
 #endif /* BNG_VEC_GNU_H */
 
 /* One width's operations, written out (BNG_N lanes; BNG_H, half of them, for a width
@@ -340,6 +363,54 @@ BNG_VEC_FN BNG_F32XN BNG_OPN(broadcast)(float s)
         v[i] = s;
     return v;
 }
+/* The operations on a register's lanes that a split target's NCHW rows need (bng_vec.h,
+ * "Lanes"): the fold to lane 0, lane 0 to every lane, the first n lanes kept. */
+typedef int BNG_TN(bng_lane_index) __attribute__((vector_size(4 * BNG_N)));
+typedef unsigned BNG_TN(bng_lane_bits) __attribute__((vector_size(4 * BNG_N)));
+#define BNG_FOLD_STEP(w) \
+    (v = v + BNG_PERMUTE(BNG_N, BNG_TN(bng_lane_index), v, BNG_LANE_ROTATED, w))
+BNG_VEC_FN BNG_F32XN BNG_OPN(fold)(BNG_F32XN v)
+{
+#if BNG_N > 32
+    BNG_FOLD_STEP(32);
+#endif
+#if BNG_N > 16
+    BNG_FOLD_STEP(16);
+#endif
+#if BNG_N > 8
+    BNG_FOLD_STEP(8);
+#endif
+#if BNG_N > 4
+    BNG_FOLD_STEP(4);
+#endif
+#if BNG_N > 2
+    BNG_FOLD_STEP(2);
+#endif
+#if BNG_N > 1
+    BNG_FOLD_STEP(1);
+#endif
+    return v;
+}
+#undef BNG_FOLD_STEP
+BNG_VEC_FN BNG_F32XN BNG_OPN(splat)(BNG_F32XN v)
+{
+#if BNG_N > 1
+    v = BNG_PERMUTE(BNG_N, BNG_TN(bng_lane_index), v, BNG_LANE_FIRST, 0);
+#endif
+    return v;
+}
+BNG_VEC_FN BNG_F32XN BNG_OPN(keep_first)(BNG_F32XN v, unsigned n)
+{
+    BNG_TN(bng_lane_index) at;
+    BNG_TN(bng_lane_bits) bits;
+    int i;
+    for (i = 0; i < BNG_N; i++)
+        at[i] = i;
+    __builtin_memcpy(&bits, &v, sizeof bits);
+    bits &= (BNG_TN(bng_lane_bits))((at - (int)n) >> 31);    /* all ones where i < n */
+    __builtin_memcpy(&v, &bits, sizeof v);
+    return v;
+}
 #elif defined(BNG_VEC_OPS) && BNG_VEC_OPS == BNG_VEC_OPS_F32_HALVES
 typedef struct { BNG_F32XH lo, hi; } BNG_F32XN;
 BNG_VEC_FN BNG_F32XN BNG_OPN(zero)(void)
@@ -412,6 +483,25 @@ BNG_VEC_FN BNG_F32XN BNG_OPN(broadcast)(float s)
     BNG_F32XN v;
     v.lo = BNG_OPH(broadcast)(s);
     v.hi = BNG_OPH(broadcast)(s);
+    return v;
+}
+/* The first step of the fold adds the halves; the rest folds the first (the second's
+ * lanes are the other lanes, unspecified). */
+BNG_VEC_FN BNG_F32XN BNG_OPN(fold)(BNG_F32XN v)
+{
+    v.lo = BNG_OPH(fold)(BNG_OPH(add)(v.lo, v.hi));
+    return v;
+}
+BNG_VEC_FN BNG_F32XN BNG_OPN(splat)(BNG_F32XN v)
+{
+    v.lo = BNG_OPH(splat)(v.lo);
+    v.hi = v.lo;
+    return v;
+}
+BNG_VEC_FN BNG_F32XN BNG_OPN(keep_first)(BNG_F32XN v, unsigned n)
+{
+    v.lo = BNG_OPH(keep_first)(v.lo, n);
+    v.hi = BNG_OPH(keep_first)(v.hi, n > BNG_H ? n - BNG_H : 0u);
     return v;
 }
 #endif

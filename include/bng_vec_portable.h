@@ -130,6 +130,27 @@ static inline BNG_F32XN BNG_OPN(broadcast)(float s)
         v.lane[i] = s;
     return v;
 }
+/* bng_vec.h's "Lanes": the fold to lane 0, lane 0 to every lane, the first n kept. */
+static inline BNG_F32XN BNG_OPN(fold)(BNG_F32XN v)
+{
+    int width, i;
+    for (width = BNG_N / 2; width != 0; width /= 2)
+        for (i = 0; i < width; i++)
+            v.lane[i] = v.lane[i] + v.lane[i + width];
+    return v;
+}
+static inline BNG_F32XN BNG_OPN(splat)(BNG_F32XN v)
+{
+    return BNG_OPN(broadcast)(v.lane[0]);
+}
+static inline BNG_F32XN BNG_OPN(keep_first)(BNG_F32XN v, unsigned n)
+{
+    int i;
+    for (i = 0; i < BNG_N; i++)
+        if ((unsigned)i >= n)
+            v.lane[i] = 0.0f;
+    return v;
+}
 #elif defined(BNG_VEC_OPS) && BNG_VEC_OPS == BNG_VEC_OPS_F16_MEMORY
 static inline BNG_F32XN BNG_OPN(ld_f16)(const half *p)
 {

@@ -32,6 +32,8 @@
 /* The training forward (batch_norm_fwd.h): its rooms and kernels, apart from the
  * backward's. */
 #define BNG_HAS_FORWARD 1
+/* ... and NCHW in it (BNG_FWD_NCHW): forward and nchw both, on a unified target. */
+#define BNG_HAS_FWD_NCHW 1
 
 #include <stddef.h>
 #include "batch_norm_grad.h"
@@ -89,6 +91,9 @@
 /* NCHW (BNG_FLAG_NCHW) summation: a plane's vectors in blocks of this many, each block
  * summed from zero in registers and added to the plane's lane sums (docs/design.md). */
 #define BNG_NCHW_BLOCK_VECTORS 32
+/* NCHW _s's per-channel area in a core's private memory, as the plan counts it
+ * (bng_nchw_staged.c asserts its bng_nchw_area is this large). */
+#define BNG_NCHW_AREA_BYTES 52
 /* The spatial extents with kernels of their own (targets.yaml spatial:): X(extent) each. */
 #define BNG_NCHW_SPATIAL(X) X(49) X(196) X(784) X(3136) X(12544)
 

@@ -14,4 +14,4 @@ BNG_MEMORY_$(bng_dir) := unified
 BNG_BACKEND_$(bng_dir) := gnu
 BNG_DTYPES_$(bng_dir) := f32
 BNG_SOURCES_$(bng_dir) := $(bng_dir)/batch_norm_grad.c $(bng_dir)/batchnormgrad.c $(bng_dir)/batch_norm_grad_ext.c $(bng_dir)/batch_norm_fwd.c $(bng_dir)/bng_f32_ukernels.c $(bng_dir)/bng_f32_fwd_ukernels.c include/bng_entry.c include/bng_status.c include/bng_params.c include/bng_steps.c include/bng_staging.c include/bng_nhwc_direct.c include/bng_nhwc_staged.c include/bng_nhwc_memory.c include/bng_nchw_steps.c include/bng_nchw_direct.c include/bng_nchw_staged.c include/bng_relu.c include/bng_fwd_params.c include/bng_fwd_entry.c include/bng_fwd_steps.c include/bng_fwd_nhwc_direct.c include/bng_fwd_nhwc_staged.c include/bng_fwd_staging.c include/bng_fwd_nchw_steps.c include/bng_fwd_nchw_direct.c include/bng_fwd_nchw_staged.c
-BNG_VECTOR_SOURCES_$(bng_dir) := include/bng_steps.c include/bng_nhwc_staged.c include/bng_relu.c include/bng_fwd_steps.c
+BNG_VECTOR_SOURCES_$(bng_dir) := include/bng_steps.c include/bng_nhwc_staged.c include/bng_nchw_steps.c include/bng_relu.c include/bng_fwd_steps.c

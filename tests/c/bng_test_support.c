@@ -954,3 +954,16 @@ void bng_set_bits(const bng_dtype *t, void *base, size_t i, uint32_t f32, uint16
     else
         memcpy((unsigned char *)base + 4 * i, &f32, 4);
 }
+
+bng_nchw_coef bng_test_coef(float *room, float value)
+{
+#if BNG_SPLIT_MEMORY
+    int i;
+    for (i = 0; i < BNG_TEST_COEF_LANES; i++)
+        room[i] = value;
+    return room;
+#else
+    (void)room;
+    return value;
+#endif
+}

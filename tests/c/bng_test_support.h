@@ -322,4 +322,15 @@ typedef struct {
 /* Add n cases to a suite, each a test case of its own with the suites' timeout. */
 void bng_add_cases(Suite *s, const bng_test_case *cases, size_t n);
 
+/* Whether an NCHW call may read the forward's keep bits (BNG_FLAG_RELU_BITS): not on a
+ * split target, which refuses them (BNG_EFLAGS, BNG_CASE_EFLAGS here; docs/contract.md,
+ * section 13). */
+#define BNG_NCHW_TAKES_BITS (BNG_HAS_RELU && !BNG_SPLIT_MEMORY)
+
+/* A plane ukernel's coefficient (bng_ukernel.h, bng_nchw_coef): on a split target a
+ * vector of it in every lane, in `room` (BNG_TEST_COEF_LANES floats, the widest vector
+ * bng_vec.h has); elsewhere the float. */
+#define BNG_TEST_COEF_LANES 64
+bng_nchw_coef bng_test_coef(float *room, float value);
+
 #endif

@@ -16,7 +16,7 @@
 #include "bng_dtypes.h"
 #include "bng_suites.h"
 
-#if BNG_HAS_FORWARD && BNG_HAS_NCHW
+#if BNG_HAS_FWD_NCHW
 #include "bng_forward_case.h"
 
 /* The library's row groups (bng_steps.h), which the bound counts. */
@@ -418,7 +418,7 @@ END_TEST
 
 void bng_forward_nchw_add_tests(Suite *s)
 {
-#if BNG_HAS_FORWARD && BNG_HAS_NCHW
+#if BNG_HAS_FWD_NCHW
     const bng_test_case cases[] = {
         {"forward_nchw_within_bound", test_forward_nchw_within_bound, "private"},
         {"forward_nchw_relu", test_forward_nchw_relu, "private"},

@@ -184,6 +184,17 @@ START_TEST(test_nchw_large_mean)
 }
 END_TEST
 
+/* A copy of n elements of `size` bytes in whole vectors of the widest lanes, zero past
+ * them: a split target's kernels read and write whole vectors (its rows are padded). */
+static void *padded_copy(const void *from, size_t n, size_t size)
+{
+    const size_t bytes = BNG_PADDED(n) * size;
+    unsigned char *to = bng_test_alloc(bytes);
+    memset(to, 0, bytes);
+    memcpy(to, from, n * size);
+    return to;
+}
+
 /* Each specialized extent's kernel gives the generic kernel's bits, and so does the
  * generic kernel on the plane in pieces of whole blocks (as _s streams a large plane). */
 START_TEST(test_nchw_specialized_is_generic)
@@ -202,26 +213,38 @@ START_TEST(test_nchw_specialized_is_generic)
         const bng_nchw_kernel *k = config->nchw_kernel_for_spatial(spatial[i]);
         const size_t s = spatial[i], block = BNG_NCHW_BLOCK_VECTORS * k->lanes;
         nchw_case n;
-        float lanes[3][2][64];
+        float lanes[3][2][64], mean[BNG_TEST_COEF_LANES], gain[BNG_TEST_COEF_LANES];
+        float dy_mean[BNG_TEST_COEF_LANES], slope[BNG_TEST_COEF_LANES];
+        const bng_nchw_coef m = bng_test_coef(mean, 0.25f), g = bng_test_coef(gain, 1.5f);
+        const bng_nchw_coef dm = bng_test_coef(dy_mean, -0.125f), sl = bng_test_coef(slope, 0.75f);
+        unsigned char *x, *dy, *dx[2];
         int way;
 
         nchw_init(&n, T, 1, 1, s, 1, BNG_DATA_RANDOM, (unsigned)i + 90);
+        x = padded_copy(n.x, s, T->size);
+        dy = padded_copy(n.dy, s, T->size);
+        dx[0] = padded_copy(n.dx, s, T->size);
+        dx[1] = padded_copy(n.dx, s, T->size);
         memset(lanes, 0, sizeof lanes);
-        k->reduce(s, n.x, n.dy, 0.25f, lanes[0][0], lanes[0][1]);
-        generic->reduce(s, n.x, n.dy, 0.25f, lanes[1][0], lanes[1][1]);
+        k->reduce(s, x, dy, m, lanes[0][0], lanes[0][1]);
+        generic->reduce(s, x, dy, m, lanes[1][0], lanes[1][1]);
         for (j = 0; j < s; j += block)
-            generic->reduce(s - j < block ? s - j : block, (unsigned char *)n.x + j * T->size,
-                            (unsigned char *)n.dy + j * T->size, 0.25f, lanes[2][0], lanes[2][1]);
+            generic->reduce(s - j < block ? s - j : block, x + j * T->size, dy + j * T->size, m,
+                            lanes[2][0], lanes[2][1]);
         for (way = 1; way <= 2; way++)
             expect_same(lanes[0], lanes[way], sizeof lanes[0], &n, way == 1 ? "the generic reduce differs" : "the reduce in pieces differs");
-        k->dx_train(s, n.x, n.dy, n.dx, 0.25f, 1.5f, -0.125f, 0.75f, 0);
-        generic->dx_train(s, n.x, n.dy, n.k.dx.p, 0.25f, 1.5f, -0.125f, 0.75f, 0);
-        expect_same(n.dx, n.k.dx.p, n.bytes, &n, "the generic dx_train differs");
-        k->dx_infer(s, n.dy, n.dx, 1.5f, 0);
-        generic->dx_infer(s, n.dy, n.k.dx.p, 1.5f, 0);
-        expect_same(n.dx, n.k.dx.p, n.bytes, &n, "the generic dx_infer differs");
+        k->dx_train(s, x, dy, dx[0], m, g, dm, sl, 0);
+        generic->dx_train(s, x, dy, dx[1], m, g, dm, sl, 0);
+        expect_same(dx[0], dx[1], n.bytes, &n, "the generic dx_train differs");
+        k->dx_infer(s, dy, dx[0], g, 0);
+        generic->dx_infer(s, dy, dx[1], g, 0);
+        expect_same(dx[0], dx[1], n.bytes, &n, "the generic dx_infer differs");
         if (k->spatial != (specialized(s) ? s : 0) || (k == generic) == specialized(s))
             ck_abort_msg("%s: extent %zu dispatches to %s", T->name, s, k->name);
+        bng_test_free(x);
+        bng_test_free(dy);
+        bng_test_free(dx[0]);
+        bng_test_free(dx[1]);
         nchw_free(&n);
     }
 }
@@ -517,7 +540,13 @@ static void nchw_bits_span(nchw_case *n, int op, int shared)
     n->k.params[BNG_CASE_FLAGS] = BNG_CASE_NCHW | BNG_CASE_RELU | BNG_CASE_RELU_BITS;
     n->k.params[BNG_CASE_Y] = 0;
     expect_error(n, op, shared, BNG_ENULL, "NCHW and RELU_BITS, the bits NULL");
-    if (op != BNG_OP_REDUCE) {
+    if (!BNG_NCHW_TAKES_BITS) {
+        /* refused after the NULL check, whatever the bits' place */
+        n->k.params[BNG_CASE_Y] = (long long)(intptr_t)after.p;
+        n->dx = (unsigned char *)after.p + bits_bytes;
+        expect_error(n, op, shared, BNG_CASE_EFLAGS, "NCHW and RELU_BITS on a split target");
+        n->dx = own_dx;
+    } else if (op != BNG_OP_REDUCE) {
         n->k.params[BNG_CASE_Y] = (long long)(intptr_t)after.p;
         n->dx = (unsigned char *)after.p + bits_bytes - size;
         expect_error(n, op, shared, BNG_EOVERLAP, "NCHW and RELU_BITS, the bits' last under dx");
@@ -725,7 +754,7 @@ static void nchw_relu_is_apart(const bng_dtype *t, size_t batch, size_t channel,
             if (shared && (masks[m] & FULL_MASK) == 0)
                 continue;
             nchw_relu_run(&n, ops[o], shared, masks[m], NULL, 0, masked, &apart);
-            for (from_bits = 0; from_bits <= 1; from_bits++) {
+            for (from_bits = 0; from_bits <= BNG_NCHW_TAKES_BITS; from_bits++) {
                 nchw_relu_run(&n, ops[o], shared, masks[m], from_bits ? bits.p : y, from_bits,
                               n.dy, &fused);
                 if (memcmp(fused.dx, apart.dx, n.bytes)

@@ -43,7 +43,11 @@ class NchwTest(TempDir):
                 (GOOD + "    extensions: [ext, nchw]\n    spatial: [49, 49]\n", "49 is listed twice"),
                 (GOOD + "    extensions: [ext, nchw]\n    spatial: [0]\n", "spatial"),
                 (GOOD + "    extensions: [ext, nchw]\n    spatial: 49\n", "expected a list of spatial"),
-                (SPLIT + "    extensions: [ext, nchw]\n", "not available on a split target"),
+                (SPLIT.replace("vector_backend: gnu", "vector_backend: portable")
+                 + "    extensions: [ext, nchw]\n", "nchw on a split target (memory.spaces) needs "
+                 "vector_backend gnu, not portable: its plane sums' fold is a scalar lane loop"),
+                (SPLIT.replace("f32: {lanes: 16}", "f32: {lanes: 16}\n      f16: {lanes: 8}")
+                 + "    extensions: [ext, nchw]\n", "nchw on a split target needs a multiple of 16"),
                 (GOOD.replace("f32: {lanes: 16}", "f32: {lanes: 64}").replace("786432", "32768")
                  .replace("channels: [32, 64]", "channels: [8]") + "    extensions: [reduce, nchw]\n",
                  "cannot hold nchw's 4 tile buffers"),
@@ -57,6 +61,30 @@ class NchwTest(TempDir):
             status, err, _ = self.generate(text)
             self.assertEqual(status, 2, (text, err))
             self.assertIn(fragment, err)
+
+    def test_split_target_stages_whole_vectors(self):
+        """On a split target (docs/contract.md, section 5) the kernels take each
+        coefficient as a vector of vector memory and end a plane with one whole vector
+        whose later lanes are kept out; no ReLU ukernels (_p stages); the forward takes
+        no NCHW there."""
+        status, err, out = self.generate(SPLIT + "    extensions: [ext, relu, nchw, forward]\n"
+                                         "    spatial: [49]\n")
+        self.assertEqual(status, 0, err)
+        with open(os.path.join(out, "bng_f32_ukernels.c")) as f:
+            kernels = f.read()
+        self.assertIn("BNG_VMEM float *lane_dyxm)", kernels)
+        self.assertIn("const BNG_VMEM float *mean, const BNG_VMEM float *gain", kernels)
+        self.assertIn("const unsigned kept = (unsigned)(49 % 16);", kernels)
+        self.assertIn("bng_f32x16_keep_first(", kernels)
+        self.assertNotIn("nchw_reduce_relu_ukernel", kernels)
+        with open(os.path.join(out, "bng_kernels.h")) as f:
+            header = f.read()
+        self.assertIn("#define BNG_HAS_NCHW 1", header)
+        self.assertIn("#define BNG_HAS_FWD_NCHW 0", header)
+        with open(os.path.join(out, "build.mk")) as f:
+            build = f.read()
+        self.assertNotIn("bng_nchw_direct.c", build)
+        self.assertNotIn("bng_fwd_nchw", build)
 
     def test_kernels_and_table_follow_the_list(self):
         status, err, out = self.generate(GOOD + "    extensions: [ext, nchw]\n    spatial: [20, 49]\n")
