@@ -78,22 +78,18 @@ void bng_nchw_copy(BNG_VMEM float *to, const BNG_VMEM float *from)
     bng_vstore(to, bng_vload(from));
 }
 
+/* (on a unified target the slot is its one lane: the value stays as it is) */
 void bng_nchw_spread(BNG_VMEM float *value)
 {
-#if BNG_SPLIT_MEMORY
     const bng_vec v = bng_vsplat(bng_vload(value));
     size_t i;
 
     for (i = 0; i < BNG_NCHW_SLOT; i += BNG_V)
         bng_vstore(value + i, v);
-#else
-    (void)value;
-#endif
 }
 
 void bng_nchw_spread_dx(BNG_VMEM bng_nchw_channel *ch)
 {
-    bng_nchw_spread(ch->mean);
     bng_nchw_spread(ch->gain);
     bng_nchw_spread(ch->dy_mean);
     bng_nchw_spread(ch->slope);

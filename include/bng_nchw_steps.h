@@ -78,9 +78,9 @@ void bng_nchw_plane_done(const bng_nchw_sums *s, size_t plane);
 void bng_nchw_sums_end(const bng_nchw_sums *s, BNG_VMEM bng_nchw_channel *ch);
 /* A value's slot (its first vector: the value's lane) := another's. */
 void bng_nchw_copy(BNG_VMEM float *to, const BNG_VMEM float *from);
-/* A coefficient's value (lane 0) in every lane of its slot, where the kernels load it:
- * the mean before pass 1, the dx coefficients before pass 2. Nothing on a unified
- * target, whose kernels take the float. */
+/* A coefficient's value (lane 0) in every lane of its slot, where a split target's
+ * kernels load it: the mean once it is a float (pass 1's, and pass 2's), the other dx
+ * coefficients before pass 2. */
 void bng_nchw_spread(BNG_VMEM float *value);
 void bng_nchw_spread_dx(BNG_VMEM bng_nchw_channel *ch);
 /* The kernel for a piece of `n` elements at `offset` into a plane: the call's (its

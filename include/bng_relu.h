@@ -91,8 +91,9 @@ void bng_relu_plane_dx(const bng_nchw_kernel *kernel, int from_bits, int is_trai
                        float gain, float dy_mean, float slope, int stream);
 #else
 /* ... and these neither without relu nor on a split target, where NCHW's keep bits are
- * refused (bng_params.c: a plane's bits run along a vector's lanes, which a split
- * part's vector unit cannot gather from vector memory) and _p stages. */
+ * refused (bng_params.c; a plane's bits run along a vector's lanes, so a mask there is
+ * a word of vector memory spread across a register's lanes, not written yet:
+ * docs/contract.md, section 5) and _p stages. */
 #define bng_relu_fetch_plane_bits(job, bits, tile, word, plane_words) \
     ((void)(job), (void)(bits), (void)(tile), (void)(word), (void)(plane_words))
 #define bng_relu_mask_planes_by_bits(element, tile, bits) \
