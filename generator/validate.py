@@ -199,7 +199,8 @@ def _check_nchw(target: Target) -> None:
         pad = max(d.lanes for d in target.dtypes)
         for d in target.dtypes:
             if d.lanes % tp.vector_lanes or NCHW_BLOCK_VECTORS * d.lanes % pad:
-                raise ConfigError(str(target.where("dtypes")), f"targets.{target.name}.dtypes.{d.name}.lanes",
+                raise ConfigError(str(target.where("dtypes")),
+                                  f"targets.{target.name}.dtypes.{d.name}.lanes",
                                   f"{d.lanes} lanes: nchw on a split target needs a multiple of "
                                   f"{tp.vector_lanes} (the float vector's lanes) whose "
                                   f"{NCHW_BLOCK_VECTORS}-vector blocks are whole vectors of {pad}")
@@ -210,7 +211,8 @@ def _check_nchw(target: Target) -> None:
     if target.memory.private_bytes < need:
         raise ConfigError(str(target.where("memory.private_bytes")),
                           f"targets.{target.name}.memory.private_bytes",
-                          f"{target.memory.private_bytes} bytes cannot hold nchw's {tp.nchw_tile_buffers} tile "
+                          f"{target.memory.private_bytes} bytes cannot hold nchw's "
+                          f"{tp.nchw_tile_buffers} tile "
                           f"buffers of a block ({NCHW_BLOCK_VECTORS} vectors) each; at least "
                           f"{need} needed")
 

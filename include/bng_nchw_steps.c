@@ -41,30 +41,33 @@ static bng_vec bng_nchw_lanes_sum(BNG_VMEM float *lane, size_t lanes)
     return bng_vfold(bng_vload(lane));
 }
 
-/* a := a + b, or b where `start` (the first plane of a's block or group): 0 + b,
- * as a sum from zero. */
+/* a := a + b, or 0 + b where `start` (the first plane of a's block or group): a sum
+ * from zero. */
 static void bng_nchw_add(BNG_VMEM float *a, bng_vec b, int start)
 {
     bng_vstore(a, bng_vadd(start ? bng_vzero() : bng_vload(a), b));
 }
 
-void bng_nchw_plane_done(const bng_nchw_sums *s, size_t plane)
+/* Steps 2 and 3 of one of the two sums (k: dy's 0, dy*(x - mean)'s 1) at plane `plane`'s
+ * end: its lane sums into its block, a finished block into its group, a finished group
+ * into the total. */
+static void bng_nchw_sum_done(const bng_nchw_sums *s, BNG_VMEM float *lane, unsigned k,
+                              size_t plane)
 {
     BNG_VMEM bng_nchw_sum_area *a = s->area;
-    const bng_vec sum[2] = { bng_nchw_lanes_sum(a->lane_dy, s->lanes),
-                             bng_nchw_lanes_sum(a->lane_dyxm, s->lanes) };
     const size_t next = plane + 1, block_start = plane / BNG_BLOCK_ROWS * BNG_BLOCK_ROWS;
-    const int block_ends = next % BNG_BLOCK_ROWS == 0 || next == s->batch;
-    const int group_ends = next % s->group_rows == 0 || next == s->batch;
-    unsigned k;
 
-    for (k = 0; k < 2; k++) {
-        bng_nchw_add(a->block[k], sum[k], plane == block_start);
-        if (block_ends)     /* groups are whole blocks: the group's first, or not */
-            bng_nchw_add(a->group[k], bng_vload(a->block[k]), block_start % s->group_rows == 0);
-        if (group_ends)
-            bng_nchw_add(a->total[k], bng_vload(a->group[k]), 0);
-    }
+    bng_nchw_add(a->block[k], bng_nchw_lanes_sum(lane, s->lanes), plane == block_start);
+    if (next % BNG_BLOCK_ROWS == 0 || next == s->batch)    /* groups are whole blocks */
+        bng_nchw_add(a->group[k], bng_vload(a->block[k]), block_start % s->group_rows == 0);
+    if (next % s->group_rows == 0 || next == s->batch)
+        bng_nchw_add(a->total[k], bng_vload(a->group[k]), 0);
+}
+
+void bng_nchw_plane_done(const bng_nchw_sums *s, size_t plane)
+{
+    bng_nchw_sum_done(s, s->area->lane_dy, 0, plane);
+    bng_nchw_sum_done(s, s->area->lane_dyxm, 1, plane);
 }
 
 void bng_nchw_sums_end(const bng_nchw_sums *s, BNG_VMEM bng_nchw_channel *ch)
@@ -146,37 +149,39 @@ void bng_nchw_core_channels(size_t channel, unsigned rank, unsigned cores, size_
     *end = *begin + base + (rank < extra ? 1 : 0);
 }
 
-/* Where the resident tiles of a channel of `total` elements (batch * spatial, in
- * plane order) start: at the first tile boundary from which at most `fit` elements
- * follow. A tile boundary is a plane's start (every tile_planes planes when a tile
- * holds whole planes) or, when it holds pieces, every piece within a plane. */
-static size_t bng_nchw_resident_from(size_t total, size_t spatial, size_t tile_planes,
+/* Where the resident tiles of a channel of `batch` planes start, in private memory's
+ * places (plane * pitch + offset): at the first tile boundary from which at most `fit`
+ * places follow. A tile boundary is a plane's start (every tile_planes planes when a
+ * tile holds `whole` planes) or, when it holds pieces, every piece within a plane. */
+static size_t bng_nchw_resident_from(size_t batch, size_t pitch, int whole, size_t tile_planes,
                                      size_t piece, size_t fit)
 {
-    const size_t need = total > fit ? total - fit : 0;
+    const size_t total = batch * pitch, need = total > fit ? total - fit : 0;
     size_t plane, offset;
 
-    if (piece == spatial) {
-        const size_t tile = tile_planes * spatial;
+    if (whole) {
+        const size_t tile = tile_planes * pitch;
         return bng_min((need + tile - 1) / tile * tile, total);
     }
-    plane = need / spatial;
-    offset = (need % spatial + piece - 1) / piece * piece;
-    return offset < spatial ? plane * spatial + offset : (plane + 1) * spatial;
+    plane = need / pitch;
+    offset = (need % pitch + piece - 1) / piece * piece;
+    return offset < pitch ? plane * pitch + offset : (plane + 1) * pitch;
 }
 
-/* A piece is whole blocks, and so whole vectors of the widest lanes: its pitch is its
- * length (the generator checks a block is whole padding vectors on a split target). */
+/* A piece is whole blocks, and so whole vectors of the widest lanes: a tile of pieces
+ * holds a piece at most, or a plane's last, shorter piece at its own padded length (the
+ * generator checks that a block is whole padding vectors on a split target). */
 void bng_nchw_walk_shape(bng_nchw_walk *w, size_t buffer, size_t block, size_t resident)
 {
     const size_t pitch = BNG_PADDED(w->job->call.spatial);
     const size_t fit = buffer / w->job->dtype->element_bytes;
+    const int whole = pitch <= fit;
 
     w->pitch = pitch;
-    w->tile_planes = pitch <= fit ? fit / pitch : 1;
-    w->piece = pitch <= fit ? w->job->call.spatial : fit / block * block;
-    w->resident_from = bng_nchw_resident_from(w->job->call.batch * pitch, pitch, w->tile_planes,
-                                              pitch <= fit ? pitch : w->piece, resident);
+    w->tile_planes = whole ? fit / pitch : 1;
+    w->piece = whole ? w->job->call.spatial : fit / block * block;
+    w->resident_from = bng_nchw_resident_from(w->job->call.batch, pitch, whole, w->tile_planes,
+                                              w->piece, resident);
 }
 
 /* Tiles t of channel w->c: planes [plane, plane + planes), `n` elements of each from

@@ -152,8 +152,8 @@ typedef struct {
  *             lane_dyxm (`lanes` floats each: the caller zeroes them at the plane's
  *             start); the n % lanes elements after the last whole vector are added,
  *             each from zero, to lanes 0 .. n % lanes - 1 (on a split target as one
- *             whole vector whose later lanes are kept out: +0 in both sums, which
- *             leaves a lane sum as it was, for a sum from +0 is never -0)
+ *             whole vector, its sums added in those lanes alone: the other lanes'
+ *             sums are left as they were, bit for bit)
  *   dx_train, dx_infer: the formulas of the NHWC ukernels above, but with stream != 0
  *             their streaming stores are not fenced: the caller ends its run of dx
  *             calls with dx_end(stream) (a fence per plane cost more than the plane);

@@ -25,10 +25,10 @@
  * vector memory): _fold leaves in lane 0 the lanes added pairwise, halving (lane i +=
  * lane i + N/2 for i < N/2, then the same on the first N/2, ..., down to lane 0: the
  * order of a unified target's scalar fold), its other lanes unspecified; _splat gives
- * every lane lane 0's value; _keep_first(v, n) keeps the first n lanes and makes the
- * others +0 (their bits cleared). The GNU backend permutes the register's lanes
- * (bng_vec_gnu.h, BNG_PERMUTE); the portable one loops over them. The native backend
- * spells none of them: a split target's NCHW needs the GNU backend.
+ * every lane lane 0's value; _select_first(a, b, n) gives a's first n lanes and b's
+ * others, bit for bit. The GNU backend permutes the register's lanes (bng_vec_gnu.h,
+ * BNG_PERMUTE) and selects on their bits; the portable one loops over them. The native
+ * backend spells none of them: a split target's NCHW needs the GNU backend.
  */
 #ifndef BNG_VEC_H
 #define BNG_VEC_H

@@ -233,13 +233,18 @@ BNG_VEC_FN int bng_stream_f32(float *p, const void *v, unsigned long bytes)
 #define BNG_LANES_64(F, a, b) BNG_LANES_32(F, a, b), BNG_LANES_32(F, a, (b) + 32)
 #define BNG_LANE_LIST(n, F, a) BNG_PASTE(BNG_LANES_, n)(F, a, 0)
 #if defined(__clang_major__)
-#define BNG_PERMUTE(n, index_type, v, F, a) __builtin_shufflevector((v), (v), BNG_LANE_LIST(n, F, a))
+#define BNG_PERMUTE(n, index_type, v, F, a) \
+    __builtin_shufflevector((v), (v), BNG_LANE_LIST(n, F, a))
 #else
-#define BNG_PERMUTE(n, index_type, v, F, a) __builtin_shuffle((v), (index_type){BNG_LANE_LIST(n, F, a)})
+#define BNG_PERMUTE(n, index_type, v, F, a) \
+    __builtin_shuffle((v), (index_type){BNG_LANE_LIST(n, F, a)})
 #endif
-/* Lane i's source: lane i + w, lanes counted around (`n` of them); lane 0. */
+/* Lane i's source, in a width's operations (BNG_N lanes): lane i + w, the lanes
+ * counted around; lane 0; lane i itself (an index vector's lanes: constants, not a
+ * lane loop, which GCC may build on the stack). */
 #define BNG_LANE_ROTATED(i, w) (((i) + (w)) % BNG_N)
 #define BNG_LANE_FIRST(i, a) 0
+#define BNG_LANE_SELF(i, a) (i)
 
 #endif /* BNG_VEC_GNU_H */
 
@@ -364,7 +369,8 @@ BNG_VEC_FN BNG_F32XN BNG_OPN(broadcast)(float s)
     return v;
 }
 /* The operations on a register's lanes that a split target's NCHW rows need (bng_vec.h,
- * "Lanes"): the fold to lane 0, lane 0 to every lane, the first n lanes kept. */
+ * "Lanes"): the fold to lane 0, lane 0 to every lane, the first n lanes of one vector
+ * and the rest of another. */
 typedef int BNG_TN(bng_lane_index) __attribute__((vector_size(4 * BNG_N)));
 typedef unsigned BNG_TN(bng_lane_bits) __attribute__((vector_size(4 * BNG_N)));
 #define BNG_FOLD_STEP(w) \
@@ -399,17 +405,16 @@ BNG_VEC_FN BNG_F32XN BNG_OPN(splat)(BNG_F32XN v)
 #endif
     return v;
 }
-BNG_VEC_FN BNG_F32XN BNG_OPN(keep_first)(BNG_F32XN v, unsigned n)
+BNG_VEC_FN BNG_F32XN BNG_OPN(select_first)(BNG_F32XN a, BNG_F32XN b, unsigned n)
 {
-    BNG_TN(bng_lane_index) at;
-    BNG_TN(bng_lane_bits) bits;
-    int i;
-    for (i = 0; i < BNG_N; i++)
-        at[i] = i;
-    __builtin_memcpy(&bits, &v, sizeof bits);
-    bits &= (BNG_TN(bng_lane_bits))((at - (int)n) >> 31);    /* all ones where i < n */
-    __builtin_memcpy(&v, &bits, sizeof v);
-    return v;
+    const BNG_TN(bng_lane_index) at = {BNG_LANE_LIST(BNG_N, BNG_LANE_SELF, 0)};
+    const BNG_TN(bng_lane_bits) first = (BNG_TN(bng_lane_bits))((at - (int)n) >> 31); /* i < n */
+    BNG_TN(bng_lane_bits) bits_a, bits_b;
+    __builtin_memcpy(&bits_a, &a, sizeof bits_a);
+    __builtin_memcpy(&bits_b, &b, sizeof bits_b);
+    bits_a = (bits_a & first) | (bits_b & ~first);
+    __builtin_memcpy(&a, &bits_a, sizeof a);
+    return a;
 }
 #elif defined(BNG_VEC_OPS) && BNG_VEC_OPS == BNG_VEC_OPS_F32_HALVES
 typedef struct { BNG_F32XH lo, hi; } BNG_F32XN;
@@ -498,10 +503,10 @@ BNG_VEC_FN BNG_F32XN BNG_OPN(splat)(BNG_F32XN v)
     v.hi = v.lo;
     return v;
 }
-BNG_VEC_FN BNG_F32XN BNG_OPN(keep_first)(BNG_F32XN v, unsigned n)
+BNG_VEC_FN BNG_F32XN BNG_OPN(select_first)(BNG_F32XN a, BNG_F32XN b, unsigned n)
 {
-    v.lo = BNG_OPH(keep_first)(v.lo, n);
-    v.hi = BNG_OPH(keep_first)(v.hi, n > BNG_H ? n - BNG_H : 0u);
-    return v;
+    a.lo = BNG_OPH(select_first)(a.lo, b.lo, n);
+    a.hi = BNG_OPH(select_first)(a.hi, b.hi, n > BNG_H ? n - BNG_H : 0u);
+    return a;
 }
 #endif

@@ -130,7 +130,8 @@ static inline BNG_F32XN BNG_OPN(broadcast)(float s)
         v.lane[i] = s;
     return v;
 }
-/* bng_vec.h's "Lanes": the fold to lane 0, lane 0 to every lane, the first n kept. */
+/* bng_vec.h's "Lanes": the fold to lane 0, lane 0 to every lane, the first n lanes of
+ * one vector and the rest of another. */
 static inline BNG_F32XN BNG_OPN(fold)(BNG_F32XN v)
 {
     int width, i;
@@ -143,13 +144,13 @@ static inline BNG_F32XN BNG_OPN(splat)(BNG_F32XN v)
 {
     return BNG_OPN(broadcast)(v.lane[0]);
 }
-static inline BNG_F32XN BNG_OPN(keep_first)(BNG_F32XN v, unsigned n)
+static inline BNG_F32XN BNG_OPN(select_first)(BNG_F32XN a, BNG_F32XN b, unsigned n)
 {
     int i;
     for (i = 0; i < BNG_N; i++)
         if ((unsigned)i >= n)
-            v.lane[i] = 0.0f;
-    return v;
+            a.lane[i] = b.lane[i];
+    return a;
 }
 #elif defined(BNG_VEC_OPS) && BNG_VEC_OPS == BNG_VEC_OPS_F16_MEMORY
 static inline BNG_F32XN BNG_OPN(ld_f16)(const half *p)

@@ -329,7 +329,8 @@ void bng_add_cases(Suite *s, const bng_test_case *cases, size_t n);
 
 /* A plane ukernel's coefficient (bng_ukernel.h, bng_nchw_coef): on a split target a
  * vector of it in every lane, in `room` (BNG_TEST_COEF_LANES floats, the widest vector
- * bng_vec.h has); elsewhere the float. */
+ * bng_vec.h has, as the driver's slots: bng_nchw_steps.h, which the tests do not
+ * include); elsewhere the float. */
 #define BNG_TEST_COEF_LANES 64
 bng_nchw_coef bng_test_coef(float *room, float value);
 

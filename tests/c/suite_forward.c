@@ -720,6 +720,12 @@ START_TEST(test_forward_refusals)
     k.params[BNG_PARAM_BATCH] = 40;
     k.params[BNG_PARAM_FLAGS] = 1;       /* the backward's ACCUMULATE: not the forward's */
     fwd_expect_refused(&k, k.x.p, k.y.p, BNG_EFLAGS, "an unknown flag");
+#if !BNG_HAS_FWD_NCHW
+    /* BNG_FWD_NCHW's bit, where the forward has no NCHW (without nchw, or on a split
+     * target whose backward has it) */
+    k.params[BNG_PARAM_FLAGS] = 2;
+    fwd_expect_refused(&k, k.x.p, k.y.p, BNG_EFLAGS, "NCHW, which this target's forward has not");
+#endif
     k.params[BNG_PARAM_FLAGS] = BNG_FWD_GLOBAL_STATS | BNG_FWD_KEEP_MOVING;
     fwd_expect_refused(&k, k.x.p, k.y.p, BNG_EFLAGS, "the moving statistics used and not read");
     /* the vendor calls' own bits are unknown in a block: a NULL array still comes first */

@@ -261,6 +261,63 @@ START_TEST(test_keeps_pack_every_width)
 }
 END_TEST
 
+/* bng_vec.h's "Lanes" (a split target's NCHW sums and coefficients) at width N, on the
+ * first N of a and b: _fold's lane 0 against the loop over the lanes that a unified
+ * target's NCHW sums run (lane i += lane i + w, w halving), _splat's every lane against
+ * lane 0, _select_first(a, b, n) against a's first n lanes and b's others, for every n;
+ * bit for bit. */
+#define CHECK_LANES(N)                                                                     \
+    do {                                                                                   \
+        const bng_f32x##N va = bng_f32x##N##_ld_f32(a), vb = bng_f32x##N##_ld_f32(b);     \
+        float out[64], want[64];                                                           \
+        int w, i, n;                                                                       \
+        memcpy(want, a, sizeof want);                                                      \
+        for (w = N / 2; w != 0; w /= 2)                                                    \
+            for (i = 0; i < w; i++)                                                        \
+                want[i] = want[i] + want[i + w];                                           \
+        bng_f32x##N##_st_f32(out, bng_f32x##N##_fold(va));                                 \
+        if (float_bits(out[0]) != float_bits(want[0]))                                     \
+            ck_abort_msg("fold, %d lanes, round %d: %a, not %a", N, round, out[0], want[0]); \
+        bng_f32x##N##_st_f32(out, bng_f32x##N##_splat(vb));                                \
+        for (i = 0; i < N; i++)                                                            \
+            if (float_bits(out[i]) != float_bits(b[0]))                                    \
+                ck_abort_msg("splat, %d lanes, round %d: lane %d", N, round, i);           \
+        for (n = 0; n <= N; n++) {                                                         \
+            bng_f32x##N##_st_f32(out, bng_f32x##N##_select_first(va, vb, (unsigned)n));    \
+            for (i = 0; i < N; i++)                                                        \
+                if (float_bits(out[i]) != float_bits(i < n ? a[i] : b[i]))                 \
+                    ck_abort_msg("select_first, %d lanes, %d first, round %d: lane %d", N, \
+                                 n, round, i);                                             \
+        }                                                                                  \
+    } while (0)
+
+/* The lanes' operations at every width, on values with -0, subnormals and Inf among
+ * them (a's, whose sums the fold checks: no NaN, whose payload an add may take from
+ * either operand) and NaNs (b's, which are only moved). The GCC 8 build has every width
+ * one vector, as a DSP's GCC (BNG_GNU_LANES 64): the widths the host splits into halves
+ * run whole there. */
+START_TEST(test_lanes_every_width)
+{
+    static const uint32_t specials[] = {0x80000000u, 0x00000001u, 0x80000003u, 0x7f800000u,
+                                        0x00000000u, 0x3f800000u};
+    static const uint32_t nans[] = {0x7fc00000u, 0xffc00001u, 0x7f800001u};
+    float a[64], b[64];
+    uint32_t state = 777u;
+    int round, i;
+
+    for (round = 0; round < 300; round++) {
+        for (i = 0; i < 64; i++) {
+            state = state * 1664525u + 1013904223u;
+            a[i] = (i + round) % 7 == 0 ? bits_float(specials[(i + round) % 6])
+                                        : bits_float((state >> 9 | 0x3f800000u) ^ (state & 1u) << 31) - 1.5f;
+            b[i] = i % 5 == 1 ? bits_float(nans[i % 3]) : bits_float(state);
+        }
+        CHECK_LANES(1); CHECK_LANES(2); CHECK_LANES(4); CHECK_LANES(8);
+        CHECK_LANES(16); CHECK_LANES(32); CHECK_LANES(64);
+    }
+}
+END_TEST
+
 /* The masked half loads (the fused ReLU's, bng_vec.h "Keep bits") on every half dy,
  * against y's edge patterns, at 8 and 32 lanes: each lane is dy's float where the rule
  * keeps it (BNG_RELU_KEEPS on y's bits; by the keep bit for the words' and the bits'
@@ -395,6 +452,7 @@ int main(void)
     tcase_add_test(tc, test_half_round_trip);
     tcase_add_test(tc, test_vector_load_every_half);
     tcase_add_test(tc, test_keeps_pack_every_width);
+    tcase_add_test(tc, test_lanes_every_width);
     tcase_add_test(tc, test_masked_half_loads_every_half);
     tcase_add_test(tc, test_sqrt_bits_one_lane_and_vectors);
     suite_add_tcase(s, tc);
