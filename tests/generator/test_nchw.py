@@ -65,8 +65,8 @@ class NchwTest(TempDir):
     def test_split_target_stages_whole_vectors(self):
         """On a split target (docs/contract.md, section 5) the kernels take each
         coefficient as a vector of vector memory and end a plane with one whole vector
-        whose later lanes are kept out; no ReLU ukernels (_p stages); the forward takes
-        no NCHW there."""
+        added in the plane's lanes alone; no ReLU ukernels (_p stages); the forward
+        takes no NCHW there."""
         status, err, out = self.generate(SPLIT + "    extensions: [ext, relu, nchw, forward]\n"
                                          "    spatial: [49]\n")
         self.assertEqual(status, 0, err)
@@ -75,7 +75,7 @@ class NchwTest(TempDir):
         self.assertIn("BNG_VMEM float *lane_dyxm)", kernels)
         self.assertIn("const BNG_VMEM float *mean, const BNG_VMEM float *gain", kernels)
         self.assertIn("const unsigned kept = (unsigned)(49 % 16);", kernels)
-        self.assertIn("bng_f32x16_keep_first(", kernels)
+        self.assertIn("bng_f32x16_select_first(", kernels)
         self.assertNotIn("nchw_reduce_relu_ukernel", kernels)
         with open(os.path.join(out, "bng_kernels.h")) as f:
             header = f.read()
