@@ -240,8 +240,7 @@ static float bng_count_to_float(unsigned long long count)
 
 /* The flags an `op` call honours: ACCUMULATE where it writes dbias and dscale (apply,
  * ext), ACCUMULATE_DX where it writes dx (apply, dx, ext), RELU and NCHW on every
- * extended call where the target has them, RELU_BITS with RELU (but not with NCHW on a
- * split target: bng_relu.h says why). */
+ * extended call where the target has them, RELU_BITS with RELU. */
 static int bng_flags_allowed(int op, long long flags)
 {
     const int writes_stats = op == BNG_OP_EXT || op == BNG_OP_APPLY;
@@ -253,8 +252,7 @@ static int bng_flags_allowed(int op, long long flags)
 
     const int bits = (flags & BNG_RELU_BITS_FLAG) != 0;
 
-    return !(flags & ~allowed) && (!bits || (flags & BNG_RELU_FLAG))
-           && !(BNG_SPLIT_MEMORY && bits && (flags & BNG_NCHW_FLAG));
+    return !(flags & ~allowed) && (!bits || (flags & BNG_RELU_FLAG));
 }
 
 /* The flags of an `op` call's block (0 for the vendor's call, which has none). */

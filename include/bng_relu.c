@@ -5,7 +5,8 @@
  * staged tile's words of the forward's keep bits (BNG_FLAG_RELU_BITS) and the mask by
  * them, and the calls of the kernels' ReLU ukernels. May call: the HAL's DMA (a tile of y, of words), the
  * ReLU predicate (bng_vec.h), a kernel's ReLU ukernels, on a split target the vector
- * operations' masked loads (bng_vec.h). Compiled only for a target that lists relu.
+ * operations' masked loads and the keep words' turn (bng_vec.h). Compiled only for a
+ * target that lists relu.
  *
  * The mask (BNG_RELU_KEEPS, include/bng_vec.h) works on the elements' bits, so that the
  * sums and dx are, bit for bit, the unfused call's on the masked dy: the separate pass
@@ -54,6 +55,42 @@ static void bng_relu_fetch_bits(const bng_staged_job *job, BNG_VMEM unsigned cha
                                                          at, element),
                                      (tile->rows + word_rows - 1) / word_rows, tile->row_bytes,
                                      tile->stride, tile->pitch));
+}
+
+/* The keep words' operations at BNG_V lanes (bng_vec.h, "Keep bits"). */
+#define BNG_RELU_WORDS2(n, what) bng_keeps##n##_##what
+#define BNG_RELU_WORDS(n, what) BNG_RELU_WORDS2(n, what)
+
+/* NCHW: a tile's words of its planes' keep bits, a tile row's after another: on a
+ * unified target packed, on a split one whole vectors apart (BNG_V words), each row's
+ * last vector zeroed first, so that the turn (below) moves no bit the DMA did not
+ * write. */
+static size_t bng_relu_plane_words_pitch(size_t n, size_t element)
+{
+    const size_t row_words = BNG_KEEP_WORDS(n, element);
+    return BNG_SPLIT_MEMORY ? (row_words + BNG_V - 1) / BNG_V * BNG_V : row_words;
+}
+
+void bng_relu_fetch_plane_bits(const bng_staged_job *job, BNG_VMEM unsigned char *bits,
+                               const bng_tile *tile, size_t word, size_t plane_words)
+{
+    const size_t element = job->dtype->element_bytes, n = tile->row_bytes / element;
+    const size_t pitch = bng_relu_plane_words_pitch(n, element) * element;
+#if BNG_SPLIT_MEMORY
+    size_t r;
+
+    for (r = 0; r < tile->rows; r++) {
+        BNG_VMEM unsigned char *last = bits + (r + 1) * pitch - BNG_V * element;
+        if (element == sizeof(float))
+            BNG_RELU_WORDS(BNG_V, store_f32)((BNG_VMEM float *)last, BNG_RELU_WORDS(BNG_V, zero_f32)());
+        else
+            BNG_RELU_WORDS(BNG_V, store_f16)((BNG_VMEM half *)last, BNG_RELU_WORDS(BNG_V, zero_f16)());
+    }
+#endif
+    bng_hal_dma_wait(bng_hal_dma_get(bits, bng_shared_at((const BNG_SHARED void *)job->call.y,
+                                                         word, element),
+                                     tile->rows, BNG_KEEP_WORDS(n, element) * element,
+                                     job->call.channel * plane_words * element, pitch));
 }
 
 #if !BNG_SPLIT_MEMORY
@@ -422,27 +459,14 @@ void bng_relu_plane_dx(const bng_nchw_kernel *kernel, int from_bits, int is_trai
 BNG_RELU_PLANE_STEP(uint32_t)
 BNG_RELU_PLANE_STEP(uint16_t)
 
-void bng_relu_fetch_plane_bits(const bng_staged_job *job, unsigned char *bits,
-                               const bng_tile *tile, size_t word, size_t plane_words)
+void bng_relu_mask_planes_by_bits(size_t element, const bng_tile *tile, unsigned char *bits)
 {
-    const size_t element = job->dtype->element_bytes;
-    const size_t row_words = BNG_KEEP_WORDS(tile->row_bytes / element, element);
-
-    bng_hal_dma_wait(bng_hal_dma_get(bits, bng_shared_at((const BNG_SHARED void *)job->call.y,
-                                                         word, element),
-                                     tile->rows, row_words * element,
-                                     job->call.channel * plane_words * element,
-                                     row_words * element));
-}
-
-void bng_relu_mask_planes_by_bits(size_t element, const bng_tile *tile, const unsigned char *bits)
-{
-    const size_t n = tile->row_bytes / element, row_words = BNG_KEEP_WORDS(n, element);
+    const size_t n = tile->row_bytes / element, pitch = bng_relu_plane_words_pitch(n, element);
     size_t p;
 
     for (p = 0; p < tile->rows; p++) {
         void *dy = tile->dy + p * tile->pitch;
-        const void *words = bits + p * row_words * element;
+        const void *words = bits + p * pitch * element;
         if (element == sizeof(uint32_t))
             bng_relu_plane_by_bits_uint32_t(n, dy, words, dy);
         else
@@ -464,7 +488,7 @@ const struct bng_relu_driver bng_relu_driver = {
  * padding lanes masked too, and never put out), stored back as dy's type: a masked
  * value is dy or +0, which the type holds exactly (a half sNaN comes back quiet, as the
  * kernels' half loads would make it). No _p: a split target stages it
- * (bng_nhwc_p_run); no NCHW. ---- */
+ * (bng_stage_p_run). ---- */
 
 typedef char bng_relu_rows_are_whole_vectors[BNG_PAD_LANES % BNG_V == 0 ? 1 : -1];
 #define bng_relu_vload_f32 BNG_VOP(BNG_V, load_relu_f32)
@@ -473,8 +497,6 @@ typedef char bng_relu_rows_are_whole_vectors[BNG_PAD_LANES % BNG_V == 0 ? 1 : -1
 #define bng_relu_vmark_f16 BNG_VOP(BNG_V, load_relu_mark_f16)
 #define bng_relu_vkeeps_f32 BNG_VOP(BNG_V, load_relu_keeps_f32)
 #define bng_relu_vkeeps_f16 BNG_VOP(BNG_V, load_relu_keeps_f16)
-#define BNG_RELU_WORDS2(n, what) bng_keeps##n##_##what
-#define BNG_RELU_WORDS(n, what) BNG_RELU_WORDS2(n, what)
 
 void bng_relu_mask_tile(size_t element, const bng_tile *tile, const BNG_VMEM unsigned char *y)
 {
@@ -530,6 +552,21 @@ static void bng_relu_tile_bits(size_t element, const bng_tile *tile, const BNG_V
         }
 }
 
+/* A tile's vector of dy at value `at` masked in place by bit `bit` of each lane's word
+ * of the vector of words at word `word` of `words`. */
+static void bng_relu_vector_by_bits(size_t element, const bng_tile *tile, size_t at,
+                                    const BNG_VMEM unsigned char *words, size_t word,
+                                    unsigned bit)
+{
+    if (element == sizeof(float)) {
+        BNG_VMEM float *dy = (BNG_VMEM float *)tile->dy + at;
+        bng_vstore(dy, bng_relu_vkeeps_f32(dy, (const BNG_VMEM float *)words + word, bit));
+    } else {
+        BNG_VMEM half *dy = (BNG_VMEM half *)tile->dy + at;
+        bng_vstore_f16(dy, bng_relu_vkeeps_f16(dy, (const BNG_VMEM half *)words + word, bit));
+    }
+}
+
 static void bng_relu_tile_by_bits(size_t element, const bng_tile *tile,
                                   const BNG_VMEM unsigned char *bits)
 {
@@ -537,17 +574,37 @@ static void bng_relu_tile_by_bits(size_t element, const bng_tile *tile,
     size_t r, c;
 
     for (r = 0; r < tile->rows; r++)
-        for (c = 0; c < row_values; c += BNG_V) {
-            const size_t at = r * row_values + c, word = r / word_rows * row_values + c;
-            const unsigned bit = (unsigned)(r % word_rows);
-            if (element == sizeof(float)) {
-                BNG_VMEM float *dy = (BNG_VMEM float *)tile->dy + at;
-                bng_vstore(dy, bng_relu_vkeeps_f32(dy, (const BNG_VMEM float *)bits + word, bit));
-            } else {
-                BNG_VMEM half *dy = (BNG_VMEM half *)tile->dy + at;
-                bng_vstore_f16(dy, bng_relu_vkeeps_f16(dy, (const BNG_VMEM half *)bits + word, bit));
-            }
+        for (c = 0; c < row_values; c += BNG_V)
+            bng_relu_vector_by_bits(element, tile, r * row_values + c, bits,
+                                    r / word_rows * row_values + c, (unsigned)(r % word_rows));
+}
+
+/* NCHW's planes by their keep bits (fetched by bng_relu_fetch_plane_bits): each vector
+ * of a tile row's words turned in place (bng_vec.h, "Keep bits": lane j then holds the
+ * bits of lane j of the w vectors of BNG_V elements the words cover, w the element's
+ * bits), then the row's vectors masked by them as the NHWC rows above by their words,
+ * vector v by the bit of its place among the w at its word vector. The row's vectors up
+ * to its last value (whole ones: its padding lanes masked too, by bits past the plane's
+ * that are not read, never put out). */
+void bng_relu_mask_planes_by_bits(size_t element, const bng_tile *tile,
+                                  BNG_VMEM unsigned char *bits)
+{
+    const size_t n = tile->row_bytes / element, row_values = tile->pitch / element;
+    const size_t pitch = bng_relu_plane_words_pitch(n, element), w = 8 * element;
+    size_t p, v;
+
+    for (p = 0; p < tile->rows; p++) {
+        BNG_VMEM unsigned char *words = bits + p * pitch * element;
+        for (v = 0; v < pitch; v += BNG_V) {
+            if (element == sizeof(float))
+                BNG_RELU_WORDS(BNG_V, turn_f32)((BNG_VMEM float *)words + v);
+            else
+                BNG_RELU_WORDS(BNG_V, turn_f16)((BNG_VMEM half *)words + v);
         }
+        for (v = 0; v * BNG_V < n; v++)
+            bng_relu_vector_by_bits(element, tile, p * row_values + v * BNG_V, words,
+                                    v / w * BNG_V, (unsigned)BNG_TURNED_BIT(v % w, BNG_V, w));
+    }
 }
 
 /* What the extended calls' config points at: the staged steps only. */

@@ -65,24 +65,29 @@ struct bng_relu_driver {
  * BNG_FLAG_RELU_BITS a staged tile's words of its planes' keep bits fetched (from word
  * `word` of the caller's bits, the tile's first plane's piece's first, its planes'
  * `plane_words` words a plane of the call's apart: batch_norm_fwd.h's layout) into
- * `bits`, a tile row's words after another, and its dy masked by them; and the kernel's
+ * `bits`, a tile row's words after another (on a split target whole vectors apart, and
+ * turned in place by the mask), and its dy masked by them; and the kernel's
  * ReLU ukernels on a whole plane of the caller's arrays (_p), by y, or with `from_bits`
  * by the plane's keep bits (the _keeps ukernels, the generic set's). */
 #if BNG_HAS_RELU
 void bng_relu_fetch_y(const bng_staged_job *job, BNG_VMEM unsigned char *y, const bng_tile *tile);
 void bng_relu_mask_tile(size_t element, const bng_tile *tile, const BNG_VMEM unsigned char *y);
+void bng_relu_fetch_plane_bits(const bng_staged_job *job, BNG_VMEM unsigned char *bits,
+                               const bng_tile *tile, size_t word, size_t plane_words);
+void bng_relu_mask_planes_by_bits(size_t element, const bng_tile *tile,
+                                  BNG_VMEM unsigned char *bits);
 #else
 /* Without relu no call has y (BNG_RELU is a constant 0): the calls below are never made.
  * Macros, not functions, so that such a target compiles no code for them even
  * unoptimized (a debug build), where stub functions would be emitted. */
 #define bng_relu_fetch_y(job, y, tile) ((void)(job), (void)(y), (void)(tile))
 #define bng_relu_mask_tile(element, tile, y) ((void)(element), (void)(tile), (void)(y))
+#define bng_relu_fetch_plane_bits(job, bits, tile, word, plane_words) \
+    ((void)(job), (void)(bits), (void)(tile), (void)(word), (void)(plane_words))
+#define bng_relu_mask_planes_by_bits(element, tile, bits) \
+    ((void)(element), (void)(tile), (void)(bits))
 #endif
 #if BNG_HAS_RELU && !BNG_SPLIT_MEMORY
-void bng_relu_fetch_plane_bits(const bng_staged_job *job, BNG_VMEM unsigned char *bits,
-                               const bng_tile *tile, size_t word, size_t plane_words);
-void bng_relu_mask_planes_by_bits(size_t element, const bng_tile *tile,
-                                  const BNG_VMEM unsigned char *bits);
 void bng_relu_plane_reduce(const bng_nchw_kernel *kernel, int from_bits, size_t n, const void *x,
                            const void *dy, const void *y, float mean, float *lane_dy,
                            float *lane_dyxm);
@@ -90,14 +95,8 @@ void bng_relu_plane_dx(const bng_nchw_kernel *kernel, int from_bits, int is_trai
                        const void *x, const void *dy, const void *y, void *dx, float mean,
                        float gain, float dy_mean, float slope, int stream);
 #else
-/* ... and these neither without relu nor on a split target, where NCHW's keep bits are
- * refused (bng_params.c; a plane's bits run along a vector's lanes, so a mask there is
- * a word of vector memory spread across a register's lanes, not written yet:
- * docs/contract.md, section 5) and _p stages. */
-#define bng_relu_fetch_plane_bits(job, bits, tile, word, plane_words) \
-    ((void)(job), (void)(bits), (void)(tile), (void)(word), (void)(plane_words))
-#define bng_relu_mask_planes_by_bits(element, tile, bits) \
-    ((void)(element), (void)(tile), (void)(bits))
+/* ... and these neither without relu nor on a split target, whose _p stages (NCHW's
+ * plane kernels on the caller's arrays are a unified target's direct room). */
 #define bng_relu_plane_reduce(kernel, from_bits, n, x, dy, y, mean, lane_dy, lane_dyxm) \
     ((void)(kernel), (void)(from_bits), (void)(n), (void)(x), (void)(dy), (void)(y), \
      (void)(mean), (void)(lane_dy), (void)(lane_dyxm))

@@ -73,7 +73,33 @@
  * the NCHW _keeps ukernels gather from a piece's words. The forward writes them the
  * other way: bng_keepsN_pack_f32 and _f16 give bit 0 of each lane of a keeps register
  * at the lane's index in an integer, which its NCHW ReLU ukernel puts into a plane's
- * words. */
+ * words.
+ *
+ * On a split target a plane's words lie in vector memory, where scalar code may not read
+ * them, so NCHW's mask by them (bng_relu.c) turns them in a register: bng_keepsN_turn_f32
+ * and _f16 take a vector of N words (a word of the element's w = 8 * sizeof bits: w
+ * vectors' worth of a plane's bits, element e's in bit e % w of word e / w) and leave in
+ * lane j the bits of lane j of those w vectors of N elements, vector r's in bit
+ * BNG_TURNED_BIT(r, N, w): a permutation of the bits, so that dy's vector r is then
+ * masked as an NHWC row is by its words (_ld_relu_keeps). The GNU backend exchanges a
+ * lane index bit with a bit index bit at a time (a constant lane permute, shifts and
+ * masks: log2 of the smaller of N and w steps) and, with more lanes than a word has
+ * bits, permutes the lanes once more; its widths of two halves (a host's only) and the
+ * portable backend move each bit where the definition says (BNG_TURN_WORDS). */
+#define BNG_TURNED_BIT(r, n, w) \
+    ((n) >= (w) ? (r) : (r) % ((w) / (n)) * (n) + (r) / ((w) / (n)))
+/* The turn by its definition, on n words of `type` at p (n <= 64). */
+#define BNG_TURN_WORDS(type, p, n)                                                         \
+    do {                                                                                   \
+        const unsigned w_ = 8 * sizeof(type);                                              \
+        type turned_[64] = {0};                                                            \
+        unsigned q_;                                                                       \
+        for (q_ = 0; q_ < (n) * w_; q_++)                                                  \
+            turned_[q_ % (n)] |= (type)(((p)[q_ / w_] >> (q_ % w_) & 1u)                   \
+                                        << BNG_TURNED_BIT(q_ / (n), (n), w_));             \
+        for (q_ = 0; q_ < (n); q_++)                                                       \
+            (p)[q_] = turned_[q_];                                                         \
+    } while (0)
 
 #define BNG_VEC_GNU 1
 #define BNG_VEC_PORTABLE 2
@@ -355,6 +381,14 @@ BNG_VMEM_FN void BNG_KEEPSN(store_f32)(BNG_VMEM float *p, BNG_KEEPSN(f32) k)
 BNG_VMEM_FN void BNG_KEEPSN(store_f16)(BNG_VMEM half *p, BNG_KEEPSN(f16) k)
 {
     BNG_KEEPSN(st_f16)((BNG_FORCE half *)p, k);
+}
+BNG_VMEM_FN void BNG_KEEPSN(turn_f32)(BNG_VMEM float *p)
+{
+    BNG_KEEPSN(turn_words_f32)((BNG_FORCE float *)p);
+}
+BNG_VMEM_FN void BNG_KEEPSN(turn_f16)(BNG_VMEM half *p)
+{
+    BNG_KEEPSN(turn_words_f16)((BNG_FORCE half *)p);
 }
 BNG_VMEM_FN BNG_F32XN BNG_OPN(load_relu_keeps_f32)(
     const BNG_VMEM float *dy, const BNG_VMEM float *keeps, unsigned bit)

@@ -241,10 +241,33 @@ BNG_VEC_FN int bng_stream_f32(float *p, const void *v, unsigned long bytes)
 #endif
 /* Lane i's source, in a width's operations (BNG_N lanes): lane i + w, the lanes
  * counted around; lane 0; lane i itself (an index vector's lanes: constants, not a
- * lane loop, which GCC may build on the stack). */
+ * lane loop, which GCC may build on the stack); lane i ^ b; lane (i % w) * (N / w) + i / w.
+ * (The last two: the turn of a split target's NCHW keep words, below.) */
 #define BNG_LANE_ROTATED(i, w) (((i) + (w)) % BNG_N)
 #define BNG_LANE_FIRST(i, a) 0
 #define BNG_LANE_SELF(i, a) (i)
+#define BNG_LANE_XOR(i, b) ((i) ^ (b))
+#define BNG_LANE_UNSPREAD(i, w) ((i) % (w) * (BNG_N / (w)) + (i) / (w))
+/* A step of the turn of a split target's NCHW keep words in a register (bng_vec.h,
+ * "Keep bits"; bng_vec_gnu_relu.h), at BNG_N lanes of w-bit words. With g = N / w lanes
+ * a bit index (BNG_TURN_G: 1 with fewer lanes than w), each step exchanges lane index
+ * bit g * b with bit index bit b, for b = 1, 2, ... below both N and w: a lane whose
+ * index has g * b clear keeps its bits whose index has b clear (`keep`) and takes its
+ * partner's (lane ^ g * b) in the others, shifted up; its partner the other way round.
+ * Lane j then holds vector r's bit at r (with fewer lanes than w: at BNG_TURNED_BIT),
+ * but with more lanes than w, vector r's lane j lies in lane (j % w) * g + j / w, which
+ * one permute more (BNG_LANE_UNSPREAD) puts right. U the words' vector, I its lanes'
+ * index type. */
+#define BNG_TURN_G(w) (BNG_N > (w) ? BNG_N / (w) : 1)
+#define BNG_TURN_STEP(U, I, k, lane, bit, keep)                                            \
+    do {                                                                                   \
+        const I at_ = {BNG_LANE_LIST(BNG_N, BNG_LANE_SELF, 0)};                            \
+        const U low_ = (U)(((at_ & (lane)) - 1) >> (8 * sizeof at_[0] - 1));               \
+        const U keep_ = (U){0} + (keep);                                                   \
+        const U part_ = BNG_PERMUTE(BNG_N, I, k, BNG_LANE_XOR, lane);                      \
+        k = (low_ & ((k & keep_) | (part_ << (bit) & ~keep_)))                             \
+            | (~low_ & ((k & ~keep_) | (part_ >> (bit) & keep_)));                         \
+    } while (0)
 
 #endif /* BNG_VEC_GNU_H */
 

@@ -202,6 +202,53 @@ BNG_VEC_FN BNG_F32XN BNG_OPN(ld_relu_bits_f16)(const half *dy, unsigned long lon
     d &= (unsigned short)0 - ((part >> at) & 1u);
     return BNG_OPN(f16_of_masked)(d);
 }
+/* A split target's NCHW keep words turned in a register (bng_vec.h, "Keep bits";
+ * bng_vec_gnu.h, BNG_TURN_STEP). */
+BNG_VEC_FN void BNG_KEEPSN(turn_words_f32)(float *p)
+{
+    BNG_KEEPSN(f32) k;
+    __builtin_memcpy(&k, p, sizeof k);
+#if BNG_N > 1
+    BNG_TURN_STEP(BNG_KEEPSN(f32), BNG_TN(bng_relu_i32x), k, BNG_TURN_G(32), 1, 0x55555555u);
+#endif
+#if BNG_N > 2
+    BNG_TURN_STEP(BNG_KEEPSN(f32), BNG_TN(bng_relu_i32x), k, 2 * BNG_TURN_G(32), 2, 0x33333333u);
+#endif
+#if BNG_N > 4
+    BNG_TURN_STEP(BNG_KEEPSN(f32), BNG_TN(bng_relu_i32x), k, 4 * BNG_TURN_G(32), 4, 0x0f0f0f0fu);
+#endif
+#if BNG_N > 8
+    BNG_TURN_STEP(BNG_KEEPSN(f32), BNG_TN(bng_relu_i32x), k, 8 * BNG_TURN_G(32), 8, 0x00ff00ffu);
+#endif
+#if BNG_N > 16
+    BNG_TURN_STEP(BNG_KEEPSN(f32), BNG_TN(bng_relu_i32x), k, 16 * BNG_TURN_G(32), 16, 0x0000ffffu);
+#endif
+#if BNG_N > 32
+    k = BNG_PERMUTE(BNG_N, BNG_TN(bng_relu_i32x), k, BNG_LANE_UNSPREAD, 32);
+#endif
+    __builtin_memcpy(p, &k, sizeof k);
+}
+BNG_VEC_FN void BNG_KEEPSN(turn_words_f16)(half *p)
+{
+    BNG_KEEPSN(f16) k;
+    __builtin_memcpy(&k, p, sizeof k);
+#if BNG_N > 1
+    BNG_TURN_STEP(BNG_KEEPSN(f16), BNG_TN(bng_relu_i16x), k, BNG_TURN_G(16), 1, 0x5555u);
+#endif
+#if BNG_N > 2
+    BNG_TURN_STEP(BNG_KEEPSN(f16), BNG_TN(bng_relu_i16x), k, 2 * BNG_TURN_G(16), 2, 0x3333u);
+#endif
+#if BNG_N > 4
+    BNG_TURN_STEP(BNG_KEEPSN(f16), BNG_TN(bng_relu_i16x), k, 4 * BNG_TURN_G(16), 4, 0x0f0fu);
+#endif
+#if BNG_N > 8
+    BNG_TURN_STEP(BNG_KEEPSN(f16), BNG_TN(bng_relu_i16x), k, 8 * BNG_TURN_G(16), 8, 0x00ffu);
+#endif
+#if BNG_N > 16
+    k = BNG_PERMUTE(BNG_N, BNG_TN(bng_relu_i16x), k, BNG_LANE_UNSPREAD, 16);
+#endif
+    __builtin_memcpy(p, &k, sizeof k);
+}
 #elif defined(BNG_VEC_OPS) && BNG_VEC_OPS == BNG_VEC_OPS_RELU_HALVES
 BNG_VEC_FN BNG_F32XN BNG_OPN(ld_relu_f32)(const float *dy, const float *y)
 {
@@ -296,5 +343,21 @@ BNG_VEC_FN BNG_F32XN BNG_OPN(ld_relu_bits_f16)(const half *dy, unsigned long lon
     v.lo = BNG_OPH(ld_relu_bits_f16)(dy, bits);
     v.hi = BNG_OPH(ld_relu_bits_f16)(dy + BNG_H, bits >> BNG_H);
     return v;
+}
+/* The turn of two halves' words (a host's wide widths, never a DSP's: bng_vec_gnu.h,
+ * BNG_GNU_LANES), bit by bit by its definition. */
+BNG_VEC_FN void BNG_KEEPSN(turn_words_f32)(float *p)
+{
+    unsigned int words[BNG_N];
+    __builtin_memcpy(words, p, sizeof words);
+    BNG_TURN_WORDS(unsigned int, words, BNG_N);
+    __builtin_memcpy(p, words, sizeof words);
+}
+BNG_VEC_FN void BNG_KEEPSN(turn_words_f16)(half *p)
+{
+    unsigned short words[BNG_N];
+    __builtin_memcpy(words, p, sizeof words);
+    BNG_TURN_WORDS(unsigned short, words, BNG_N);
+    __builtin_memcpy(p, words, sizeof words);
 }
 #endif

@@ -246,6 +246,22 @@ static inline unsigned long long BNG_KEEPSN(pack_f16)(BNG_KEEPSN(f16) k)
         wide.lane[i] = k.lane[i];
     return BNG_KEEPSN(pack_f32)(wide);
 }
+/* A split target's NCHW keep words turned (bng_vec.h, "Keep bits"), bit by bit by the
+ * turn's definition. */
+static inline void BNG_KEEPSN(turn_words_f32)(float *p)
+{
+    uint32_t words[BNG_N];
+    memcpy(words, p, sizeof words);
+    BNG_TURN_WORDS(uint32_t, words, BNG_N);
+    memcpy(p, words, sizeof words);
+}
+static inline void BNG_KEEPSN(turn_words_f16)(half *p)
+{
+    uint16_t words[BNG_N];
+    memcpy(words, p, sizeof words);
+    BNG_TURN_WORDS(uint16_t, words, BNG_N);
+    memcpy(p, words, sizeof words);
+}
 static inline BNG_F32XN BNG_OPN(ld_relu_mark_f32)(const float *dy, const float *y,
                                                        BNG_KEEPSN(f32) *keeps,
                                                        unsigned bit)

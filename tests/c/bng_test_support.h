@@ -322,11 +322,6 @@ typedef struct {
 /* Add n cases to a suite, each a test case of its own with the suites' timeout. */
 void bng_add_cases(Suite *s, const bng_test_case *cases, size_t n);
 
-/* Whether an NCHW call may read the forward's keep bits (BNG_FLAG_RELU_BITS): not on a
- * split target, which refuses them (BNG_EFLAGS, BNG_CASE_EFLAGS here; docs/contract.md,
- * section 13). */
-#define BNG_NCHW_TAKES_BITS (BNG_HAS_RELU && !BNG_SPLIT_MEMORY)
-
 /* A plane ukernel's coefficient (bng_ukernel.h, bng_nchw_coef): on a split target a
  * vector of it in every lane, in `room` (BNG_TEST_COEF_LANES floats, the widest vector
  * bng_vec.h has, as the driver's slots: bng_nchw_steps.h, which the tests do not

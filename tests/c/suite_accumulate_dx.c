@@ -211,8 +211,6 @@ static void acc_shapes(const bng_dtype *t, int op, int nchw, int shared)
                                          nchw ? batches[b] % 7 + 1 : batches[b],
                                          nchw ? spatials[b % 2] : 1, ch[c],
                                          acc_mask(shared, k)};
-                    if (nchw && relu == ACC_RELU_BITS && !BNG_NCHW_TAKES_BITS)
-                        continue;
                     acc_check(t, &s, (unsigned)(c * 64 + b * 8 + train * 4 + relu));
                 }
 }
@@ -262,8 +260,6 @@ static void acc_in_place(const bng_dtype *t, int shared)
                                              ch[c], acc_mask(shared, k)};
                         if (ops[o] == BNG_OP_DX && alias == ACC_OVER_X)
                             continue;    /* dx-only reads no x */
-                        if (nchw && relu == ACC_RELU_BITS && !BNG_NCHW_TAKES_BITS)
-                            continue;
                         acc_check(t, &s, (unsigned)(o * 97 + (size_t)alias * 31 + c * 5 + (size_t)relu));
                     }
 }
@@ -312,8 +308,6 @@ START_TEST(test_accumulate_dx_streams_in_s)
         for (relu = 0; relu < ACC_RELU_FORMS; relu++) {
             const acc_shape s = {BNG_OP_EXT, 1, 1, ACC_APART, (enum acc_relu)relu, 0, 2,
                                  BNG_PRIVATE_BYTES / 4 / T->size + 7, 3, FULL_MASK};
-            if (relu == ACC_RELU_BITS && !BNG_NCHW_TAKES_BITS)
-                continue;
             acc_check(T, &s, 320u + (unsigned)relu);
         }
 }

@@ -543,13 +543,7 @@ static void nchw_bits_span(nchw_case *n, int op, int shared)
     n->k.params[BNG_CASE_FLAGS] = BNG_CASE_NCHW | BNG_CASE_RELU | BNG_CASE_RELU_BITS;
     n->k.params[BNG_CASE_Y] = 0;
     expect_error(n, op, shared, BNG_ENULL, "NCHW and RELU_BITS, the bits NULL");
-    if (!BNG_NCHW_TAKES_BITS) {
-        /* refused after the NULL check, whatever the bits' place */
-        n->k.params[BNG_CASE_Y] = (long long)(intptr_t)after.p;
-        n->dx = (unsigned char *)after.p + bits_bytes;
-        expect_error(n, op, shared, BNG_CASE_EFLAGS, "NCHW and RELU_BITS on a split target");
-        n->dx = own_dx;
-    } else if (op != BNG_OP_REDUCE) {
+    if (op != BNG_OP_REDUCE) {
         n->k.params[BNG_CASE_Y] = (long long)(intptr_t)after.p;
         n->dx = (unsigned char *)after.p + bits_bytes - size;
         expect_error(n, op, shared, BNG_EOVERLAP, "NCHW and RELU_BITS, the bits' last under dx");
@@ -757,7 +751,7 @@ static void nchw_relu_is_apart(const bng_dtype *t, size_t batch, size_t channel,
             if (shared && (masks[m] & FULL_MASK) == 0)
                 continue;
             nchw_relu_run(&n, ops[o], shared, masks[m], NULL, 0, masked, &apart);
-            for (from_bits = 0; from_bits <= BNG_NCHW_TAKES_BITS; from_bits++) {
+            for (from_bits = 0; from_bits <= 1; from_bits++) {
                 nchw_relu_run(&n, ops[o], shared, masks[m], from_bits ? bits.p : y, from_bits,
                               n.dy, &fused);
                 if (memcmp(fused.dx, apart.dx, n.bytes)

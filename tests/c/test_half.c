@@ -318,6 +318,67 @@ START_TEST(test_lanes_every_width)
 }
 END_TEST
 
+/* bng_keepsN_turn_words_f32 and _f16 at width N on the first N of words32 and words16:
+ * lane j's bit BNG_TURNED_BIT(r, N, w) is bit r * N + j of the words taken as one run
+ * of bits (word i's bits i * w to i * w + w - 1), for each of the w vectors r they
+ * cover, every bit of every lane checked. */
+static int stream_bit32(const uint32_t *words, unsigned q)
+{
+    return (int)(words[q / 32] >> (q % 32) & 1u);
+}
+static int stream_bit16(const uint16_t *words, unsigned q)
+{
+    return (int)(words[q / 16] >> (q % 16) & 1u);
+}
+#define CHECK_TURN(N)                                                                      \
+    do {                                                                                   \
+        uint32_t t32[64];                                                                  \
+        uint16_t t16[64];                                                                  \
+        float f32[64];                                                                     \
+        half f16[64];                                                                      \
+        unsigned r, j;                                                                     \
+        memcpy(f32, words32, sizeof f32);                                                  \
+        memcpy(f16, words16, sizeof f16);                                                  \
+        bng_keeps##N##_turn_words_f32(f32);                                                \
+        bng_keeps##N##_turn_words_f16(f16);                                                \
+        memcpy(t32, f32, sizeof t32);                                                      \
+        memcpy(t16, f16, sizeof t16);                                                      \
+        for (j = 0; j < N; j++) {                                                          \
+            for (r = 0; r < 32; r++)                                                       \
+                if ((int)(t32[j] >> BNG_TURNED_BIT(r, N, 32u) & 1u)                        \
+                    != stream_bit32(words32, r * N + j))                                   \
+                    ck_abort_msg("float words, %d lanes, round %d: lane %u, vector %u", N, \
+                                 round, j, r);                                             \
+            for (r = 0; r < 16; r++)                                                       \
+                if ((int)(t16[j] >> BNG_TURNED_BIT(r, N, 16u) & 1u)                        \
+                    != stream_bit16(words16, r * N + j))                                   \
+                    ck_abort_msg("half words, %d lanes, round %d: lane %u, vector %u", N,  \
+                                 round, j, r);                                             \
+        }                                                                                  \
+    } while (0)
+
+/* The turn of a split target's NCHW keep words (bng_vec.h, "Keep bits") at every width,
+ * on random words, some rounds sparse (a few bits set: a bit moved to a wrong place
+ * shows), some dense. The GCC 8 build has every width one vector, as a DSP's GCC
+ * (BNG_GNU_LANES 64): the steps a host runs for its wide widths bit by bit run there. */
+START_TEST(test_turn_every_width)
+{
+    uint32_t words32[64], state = 4242u;
+    uint16_t words16[64];
+    int round, i;
+
+    for (round = 0; round < 200; round++) {
+        for (i = 0; i < 64; i++) {
+            state = state * 1664525u + 1013904223u;
+            words32[i] = round % 2 ? state : 1u << (state >> 27);
+            words16[i] = (uint16_t)(round % 2 ? state >> 8 : 1u << (state >> 28));
+        }
+        CHECK_TURN(1); CHECK_TURN(2); CHECK_TURN(4); CHECK_TURN(8);
+        CHECK_TURN(16); CHECK_TURN(32); CHECK_TURN(64);
+    }
+}
+END_TEST
+
 /* The masked half loads (the fused ReLU's, bng_vec.h "Keep bits") on every half dy,
  * against y's edge patterns, at 8 and 32 lanes: each lane is dy's float where the rule
  * keeps it (BNG_RELU_KEEPS on y's bits; by the keep bit for the words' and the bits'
@@ -453,6 +514,7 @@ int main(void)
     tcase_add_test(tc, test_vector_load_every_half);
     tcase_add_test(tc, test_keeps_pack_every_width);
     tcase_add_test(tc, test_lanes_every_width);
+    tcase_add_test(tc, test_turn_every_width);
     tcase_add_test(tc, test_masked_half_loads_every_half);
     tcase_add_test(tc, test_sqrt_bits_one_lane_and_vectors);
     suite_add_tcase(s, tc);

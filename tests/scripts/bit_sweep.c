@@ -7,8 +7,7 @@
  * the target has (NHWC, NCHW over spatial extents on and off its plan, 31 and 63
  * among them so that a plane's last values take every vector step, each with and
  * without the fused ReLU; the fused ReLU from the keep bits too, on the seeds of its
- * lines from y, whose hashes its lines repeat, but in NCHW on a split target, which
- * refuses them); and where the target has the
+ * lines from y, whose hashes its lines repeat); and where the target has the
  * training forward, its _p and _s (y, the saved and moving statistics, the ReLU's
  * bits) in each layout the target has,
  * plain and with the fused ReLU and its bits, over channel counts and spatial extents
@@ -280,8 +279,8 @@ static void ext_sweep(const size_t *planned, size_t n_planned)
         const int flags = layouts[l], from_bits = l >= 4, nchw = l == 2 || l == 3 || l == 5;
         const size_t seeds = l == 4 ? 1 : l == 5 ? 3 : l;    /* from the bits: y's seeds */
         if ((flags & BNG_FLAG_RELU && !BNG_HAS_RELU) || (nchw && !BNG_HAS_NCHW)
-            || (from_bits && !BNG_HAS_RELU) || (from_bits && nchw && BNG_SPLIT_MEMORY))
-            continue;    /* (NCHW's keep bits: not on a split target) */
+            || (from_bits && !BNG_HAS_RELU))
+            continue;
         if (!(flags & BNG_FLAG_NCHW)) {
             for (c = 0; c < n_planned; c++)
                 for (b = 0; b < 4; b++)
