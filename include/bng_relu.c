@@ -485,7 +485,8 @@ const struct bng_relu_driver bng_relu_driver = {
 /* ---- a split target: a staged tile lies in vector memory, which scalar code may not
  * touch. The steps are the kernels' own masked loads (bng_vec.h: the same predicate on
  * the stored bits), a vector of BNG_V lanes at a time over whole padded rows (their
- * padding lanes masked too, and never put out), stored back as dy's type: a masked
+ * padding lanes masked too, and never put out; NCHW's planes by their bits up to the
+ * vector that holds a row's last value), stored back as dy's type: a masked
  * value is dy or +0, which the type holds exactly (a half sNaN comes back quiet, as the
  * kernels' half loads would make it). No _p: a split target stages it
  * (bng_stage_p_run). ---- */
@@ -584,8 +585,10 @@ static void bng_relu_tile_by_bits(size_t element, const bng_tile *tile,
  * bits of lane j of the w vectors of BNG_V elements the words cover, w the element's
  * bits), then the row's vectors masked by them as the NHWC rows above by their words,
  * vector v by the bit of its place among the w at its word vector. The row's vectors up
- * to its last value (whole ones: its padding lanes masked too, by bits past the plane's
- * that are not read, never put out). */
+ * to the one that holds its last value (whole ones: its padding lanes masked too, by
+ * bits past the plane's that are not read, never put out; the padding's later vectors
+ * are left as they are, which a half kernel of twice BNG_V lanes reads and never puts
+ * out either). */
 void bng_relu_mask_planes_by_bits(size_t element, const bng_tile *tile,
                                   BNG_VMEM unsigned char *bits)
 {

@@ -94,6 +94,7 @@
         const unsigned w_ = 8 * sizeof(type);                                              \
         type turned_[64] = {0};                                                            \
         unsigned q_;                                                                       \
+        (void)sizeof(char[(n) <= 64 ? 1 : -1]);    /* the lanes fit turned_ */             \
         for (q_ = 0; q_ < (n) * w_; q_++)                                                  \
             turned_[q_ % (n)] |= (type)(((p)[q_ / w_] >> (q_ % w_) & 1u)                   \
                                         << BNG_TURNED_BIT(q_ / (n), (n), w_));             \

@@ -19,7 +19,10 @@
 #      makes; a source the backend does not reach built once, its preprocessed text
 #      proven the same under the three backends by the first compiler's preprocessor;
 #   6. the native spellings on the host's emulation of the MT-3000 compiler
-#      (tests/c/test_native_spelling.c), per target, under gcc and clang;
+#      (tests/c/test_native_spelling.c), per target, under gcc and clang; and clang's
+#      GNU backend as a DSP's (every width one vector, a split target: make test's
+#      test_half_gcc8 under clang), tests/c/test_half.c run: its lane permutes are
+#      __builtin_shufflevector there, GCC's __builtin_shuffle;
 #   7. shared memory with a real address-space qualifier: a target rendered here with
 #      shared_qualifier "__attribute__((address_space(1)))", its sources, the hthreads
 #      HAL (both launch models) and the HAL conformance check built by clang as
@@ -290,6 +293,10 @@ for t in "${targets[@]}"; do
       tests/c/test_native_spelling.c -o "$build/cross/test_native_spelling_${t}_$cc"
   done
 done
+# shellcheck disable=SC2046
+queue clang $warn -pedantic -Wno-psabi -O2 -DBNG_HOST -DBNG_VEC_BACKEND=BNG_VEC_GNU -DBNG_GNU_LANES=64 \
+  -DBNG_SPLIT_MEMORY=1 -include tests/scripts/gcc8_features.h -Iinclude $(pkg-config --cflags check) \
+  tests/c/test_half.c $(pkg-config --libs check) -lm -o "$build/cross/test_half_clang_dsp"
 
 run_queue
 
@@ -356,6 +363,9 @@ for t in "${targets[@]}"; do
     "$build/cross/test_native_spelling_${t}_$cc"
   done
 done
+"$build/cross/test_half_clang_dsp" > "$build/cross/test_half_clang_dsp.log" 2>&1 \
+  || { cat "$build/cross/test_half_clang_dsp.log" >&2; exit 1; }
+echo "cross-check: the GNU backend as a DSP's under clang (every width one vector, split memory): test_half $(tail -1 "$build/cross/test_half_clang_dsp.log")"
 
 # A target whose shared memory needs an address-space qualifier (clang's
 # address_space(1)): every pointer into shared memory must keep it (clang rejects a
