@@ -606,7 +606,8 @@ void bng_relu_mask_planes_by_bits(size_t element, const bng_tile *tile,
         }
         for (v = 0; v * BNG_V < n; v++)
             bng_relu_vector_by_bits(element, tile, p * row_values + v * BNG_V, words,
-                                    v / w * BNG_V, (unsigned)BNG_TURNED_BIT(v % w, BNG_V, w));
+                                    BNG_TURNED_WORD(v, BNG_V, w),
+                                    (unsigned)BNG_TURNED_VECTOR_BIT(v, BNG_V, w));
     }
 }
 

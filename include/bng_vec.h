@@ -88,6 +88,10 @@
  * portable backend move each bit where the definition says (BNG_TURN_WORDS). */
 #define BNG_TURNED_BIT(r, n, w) \
     ((n) >= (w) ? (r) : (r) % ((w) / (n)) * (n) + (r) / ((w) / (n)))
+/* A plane's vector v of n lanes, once its words (n to a vector) are turned: the first
+ * word of the vector of words that holds its mask, and the bit of each lane's word. */
+#define BNG_TURNED_WORD(v, n, w) ((v) / (w) * (n))
+#define BNG_TURNED_VECTOR_BIT(v, n, w) BNG_TURNED_BIT((v) % (w), n, w)
 /* The turn by its definition, on n words of `type` at p (n <= 64). */
 #define BNG_TURN_WORDS(type, p, n)                                                         \
     do {                                                                                   \

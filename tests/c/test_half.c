@@ -379,6 +379,75 @@ START_TEST(test_turn_every_width)
 }
 END_TEST
 
+/* A plane's mask as a split target's driver applies it (bng_relu.c,
+ * bng_relu_mask_planes_by_bits) at width N: three vectors of N words turned in place,
+ * then each of the 3 w vectors of dy they cover masked by the masked load at its word
+ * vector and bit (BNG_TURNED_WORD, BNG_TURNED_VECTOR_BIT): lane j of vector v is dy's
+ * value where bit v * N + j of the words (one run of bits) is set, else +0. f32's words
+ * and then f16's, every width: fewer lanes than a word's bits too, which no test
+ * target's driver runs. */
+#define CHECK_PLANE_MASK(N)                                                                \
+    do {                                                                                   \
+        float words32[3 * N], out[N];                                                      \
+        half words16[3 * N];                                                               \
+        unsigned v, j;                                                                     \
+        memcpy(words32, run32, sizeof words32);                                            \
+        memcpy(words16, run16, sizeof words16);                                            \
+        for (v = 0; v < 3; v++) {                                                          \
+            bng_keeps##N##_turn_f32(words32 + v * N);                                      \
+            bng_keeps##N##_turn_f16(words16 + v * N);                                      \
+        }                                                                                  \
+        for (v = 0; v < 3 * 32; v++) {                                                     \
+            bng_f32x##N##_store_f32(out, bng_f32x##N##_load_relu_keeps_f32(                \
+                dy32 + v * N, words32 + BNG_TURNED_WORD(v, N, 32u),                        \
+                (unsigned)BNG_TURNED_VECTOR_BIT(v, N, 32u)));                              \
+            for (j = 0; j < N; j++)                                                        \
+                if (float_bits(out[j]) != (stream_bit32(run32, v * N + j)                  \
+                                           ? float_bits(dy32[v * N + j]) : 0u))            \
+                    ck_abort_msg("float plane, %d lanes, round %d: vector %u lane %u", N,  \
+                                 round, v, j);                                             \
+        }                                                                                  \
+        for (v = 0; v < 3 * 16; v++) {                                                     \
+            bng_f32x##N##_store_f32(out, bng_f32x##N##_load_relu_keeps_f16(                \
+                dy16 + v * N, words16 + BNG_TURNED_WORD(v, N, 16u),                        \
+                (unsigned)BNG_TURNED_VECTOR_BIT(v, N, 16u)));                              \
+            for (j = 0; j < N; j++)                                                        \
+                if (float_bits(out[j]) != (stream_bit16(run16, v * N + j)                  \
+                                           ? float_bits(bng_f16_bits_to_float(             \
+                                                 dy16_bits[v * N + j])) : 0u))             \
+                    ck_abort_msg("half plane, %d lanes, round %d: vector %u lane %u", N,   \
+                                 round, v, j);                                             \
+        }                                                                                  \
+    } while (0)
+
+START_TEST(test_plane_mask_every_width)
+{
+    static float dy32[3 * 32 * 64];
+    static uint16_t dy16_bits[3 * 16 * 64];
+    static half dy16[3 * 16 * 64];
+    uint32_t run32[3 * 64], state = 99u;
+    uint16_t run16[3 * 64];
+    int round, i;
+
+    for (i = 0; i < 3 * 32 * 64; i++) {
+        state = state * 1664525u + 1013904223u;
+        dy32[i] = bits_float((state >> 9 | 0x3f800000u) ^ (state & 1u) << 31);
+    }
+    for (i = 0; i < 3 * 16 * 64; i++)
+        dy16_bits[i] = (uint16_t)(0x3c00u + (unsigned)i % 0x3ff);
+    memcpy(dy16, dy16_bits, sizeof dy16);
+    for (round = 0; round < 20; round++) {
+        for (i = 0; i < 3 * 64; i++) {
+            state = state * 1664525u + 1013904223u;
+            run32[i] = state;
+            run16[i] = (uint16_t)(state >> 8);
+        }
+        CHECK_PLANE_MASK(1); CHECK_PLANE_MASK(2); CHECK_PLANE_MASK(4); CHECK_PLANE_MASK(8);
+        CHECK_PLANE_MASK(16); CHECK_PLANE_MASK(32); CHECK_PLANE_MASK(64);
+    }
+}
+END_TEST
+
 /* The masked half loads (the fused ReLU's, bng_vec.h "Keep bits") on every half dy,
  * against y's edge patterns, at 8 and 32 lanes: each lane is dy's float where the rule
  * keeps it (BNG_RELU_KEEPS on y's bits; by the keep bit for the words' and the bits'
@@ -515,6 +584,7 @@ int main(void)
     tcase_add_test(tc, test_keeps_pack_every_width);
     tcase_add_test(tc, test_lanes_every_width);
     tcase_add_test(tc, test_turn_every_width);
+    tcase_add_test(tc, test_plane_mask_every_width);
     tcase_add_test(tc, test_masked_half_loads_every_half);
     tcase_add_test(tc, test_sqrt_bits_one_lane_and_vectors);
     suite_add_tcase(s, tc);
