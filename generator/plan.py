@@ -484,7 +484,8 @@ class Room:
 # bng_[layout_]<part>.c: `nhwc_` or `nchw_` for a room of one layout, none for what both
 # share; the part is `direct` (a layout's run on the caller's memory where it lies),
 # `staged` (its run through a core's private memory by DMA), `steps` (what the runs
-# compute alike), `memory` (where a staged run keeps its data), or the concern's noun.
+# compute alike), `memory` (where a staged run keeps its data), `relu` (its part of the
+# fused ReLU), or the concern's noun.
 DRIVER_ROOMS = (
     Room("bng_entry.c"), Room("bng_status.c"), Room("bng_params.c"),
     Room("bng_steps.c", vectors=True), Room("bng_staging.c"),
@@ -493,6 +494,7 @@ DRIVER_ROOMS = (
     Room("bng_nchw_steps.c", "nchw", vectors=True),
     Room("bng_nchw_direct.c", "nchw", unified_only=True), Room("bng_nchw_staged.c", "nchw"),
     Room("bng_relu.c", "relu", vectors=True),
+    Room("bng_nchw_relu.c", "relu", also="nchw", vectors=True),
     Room("bng_fwd_params.c", "forward"), Room("bng_fwd_entry.c", "forward"),
     Room("bng_fwd_steps.c", "forward", vectors=True),
     Room("bng_fwd_nhwc_direct.c", "forward", unified_only=True),

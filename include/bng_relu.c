@@ -1,28 +1,25 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright 2026 the batchnormgrad authors */
 /* Owns: the fused ReLU backward (BNG_FLAG_RELU): the mask of dy by the forward output y
- * on staged tiles of either layout, the mask as bits between an NHWC tile's passes, a
- * staged tile's words of the forward's keep bits (BNG_FLAG_RELU_BITS) and the mask by
- * them, and the calls of the kernels' ReLU ukernels. May call: the HAL's DMA (a tile of y, of words), the
+ * on staged tiles of either layout, the mask as bits between an NHWC tile's passes, an
+ * NHWC tile's words of the forward's keep bits (BNG_FLAG_RELU_BITS) and the mask by
+ * them, and the calls of the kernels' NHWC ReLU ukernels. NCHW's keep bits and plane
+ * ukernels are bng_nchw_relu.c's. May call: the HAL's DMA (a tile of y, of words), the
  * ReLU predicate (bng_vec.h), a kernel's ReLU ukernels, on a split target the vector
- * operations' masked loads and the keep words' turn (bng_vec.h). Compiled only for a
- * target that lists relu.
+ * operations' masked loads (bng_vec.h). Compiled only for a target that lists relu.
  *
  * The mask (BNG_RELU_KEEPS, include/bng_vec.h) works on the elements' bits, so that the
  * sums and dx are, bit for bit, the unfused call's on the masked dy: the separate pass
  * the fused call equals. An NHWC _p call runs the kernels' ReLU ukernels on the caller's
  * arrays, which load dy masked by y (_load_relu) where the others load dy; the staged
- * tiles of _s, and NCHW's planes, are masked in place by these steps before the ordinary
- * ukernels run: the mask by y, the mask as bits (a bit per element, which NHWC _s keeps
- * between its passes) and the mask by those bits, or by the forward's (a plane's words
- * along its values in NCHW: plane_by_bits). Each goes over a row a vector at a
- * time, the row's last elements one at a time. On the gnu backend a vector is one
- * register of GCC vector lanes (BNG_RELU_VECTOR_BYTES), masks made from sign bits
- * (BNG_RELU_KEEPS_V: a compiler without vector compares for the part lowers a compare
- * lane by lane); on the others it is a step of BNG_RELU_STEP_BYTES in plain C, loaded
- * before it is stored, which a compiler that vectorizes straight-line code vectorizes
- * (out may be dy, so a loop over the row would need a run-time alias check, which GCC's
- * -O2 does not make; 32 bytes measured fastest on an x86-64 host).
+ * tiles of _s (NCHW's planes too) are masked in place by these steps before the
+ * ordinary ukernels run: the mask by y, the mask as bits (a bit per element, which NHWC
+ * _s keeps between its passes) and the mask by those bits, or by the forward's. Each
+ * goes over a row a vector at a time, the row's last elements one at a time. On the gnu
+ * backend a vector is one register of GCC vector lanes (BNG_RELU_VECTOR_BYTES), masks
+ * made from sign bits (BNG_RELU_KEEPS_V: a compiler without vector compares for the part
+ * lowers a compare lane by lane); on the others it is a step of BNG_RELU_STEP_BYTES
+ * (bng_relu.h) in plain C.
  */
 #include <stdint.h>
 #include "bng_relu.h"
@@ -57,50 +54,8 @@ static void bng_relu_fetch_bits(const bng_staged_job *job, BNG_VMEM unsigned cha
                                      tile->stride, tile->pitch));
 }
 
-/* The keep words' operations at BNG_V lanes (bng_vec.h, "Keep bits"). */
-#define BNG_RELU_WORDS2(n, what) bng_keeps##n##_##what
-#define BNG_RELU_WORDS(n, what) BNG_RELU_WORDS2(n, what)
-
-/* NCHW: a tile's words of its planes' keep bits, a tile row's after another: on a
- * unified target packed, on a split one whole vectors apart (BNG_V words), each row's
- * last vector zeroed first, so that the turn (below) moves no bit the DMA did not
- * write. */
-static size_t bng_relu_plane_words_pitch(size_t n, size_t element)
-{
-    const size_t row_words = BNG_KEEP_WORDS(n, element);
-    return BNG_SPLIT_MEMORY ? (row_words + BNG_V - 1) / BNG_V * BNG_V : row_words;
-}
-
-void bng_relu_fetch_plane_bits(const bng_staged_job *job, BNG_VMEM unsigned char *bits,
-                               const bng_tile *tile, size_t word, size_t plane_words)
-{
-    const size_t element = job->dtype->element_bytes, n = tile->row_bytes / element;
-    const size_t pitch = bng_relu_plane_words_pitch(n, element) * element;
-#if BNG_SPLIT_MEMORY
-    size_t r;
-
-    for (r = 0; r < tile->rows; r++) {
-        BNG_VMEM unsigned char *last = bits + (r + 1) * pitch - BNG_V * element;
-        if (element == sizeof(float))
-            BNG_RELU_WORDS(BNG_V, store_f32)((BNG_VMEM float *)last, BNG_RELU_WORDS(BNG_V, zero_f32)());
-        else
-            BNG_RELU_WORDS(BNG_V, store_f16)((BNG_VMEM half *)last, BNG_RELU_WORDS(BNG_V, zero_f16)());
-    }
-#endif
-    bng_hal_dma_wait(bng_hal_dma_get(bits, bng_shared_at((const BNG_SHARED void *)job->call.y,
-                                                         word, element),
-                                     tile->rows, BNG_KEEP_WORDS(n, element) * element,
-                                     job->call.channel * plane_words * element, pitch));
-}
-
 #if !BNG_SPLIT_MEMORY
 /* ---- unified memory: the steps on the elements' bits, in plain C or GCC vectors ---- */
-
-/* Element i of d masked by a plane's words from a word boundary: kept where bit i % W
- * of word i / W is set (W the element's bits), else +0. */
-#define BNG_RELU_BY_PLANE_BIT(type, d, bits, i)                                            \
-    ((type)((d)[i] & (0u - ((unsigned)((bits)[(i) / (8 * sizeof(type))]                    \
-                                       >> ((i) % (8 * sizeof(type)))) & 1u))))
 
 /* The vector part of the steps on one element type (uint32_t for floats, uint16_t
  * for halves; `magnitude` its bits but the sign, Inf's bits `inf`): each returns how
@@ -159,31 +114,7 @@ typedef int16_t bng_relu_s16 __attribute__((vector_size(BNG_RELU_VECTOR_BYTES)))
     }
 BNG_RELU_VECTOR_STEPS(uint32_t, bng_relu_u32, bng_relu_s32, 0x7fffffffu, 0x7f800000u)
 BNG_RELU_VECTOR_STEPS(uint16_t, bng_relu_u16, bng_relu_s16, 0x7fffu, 0x7c00u)
-/* plane_by_bits: out = d masked by a plane's words from a word boundary (element i by
- * bit i % W of word i / W, W the element's bits): each lane's word and bit gathered,
- * then a shift, and 1, negate, and. */
-#define BNG_RELU_PLANE_VECTORS(type, U)                                                    \
-    static size_t bng_relu_plane_by_bits_vectors_##type(size_t n, const type *d,          \
-                                                        const type *bits, type *out)      \
-    {                                                                                     \
-        const size_t lanes = BNG_RELU_VECTOR_BYTES / sizeof(type), w = 8 * sizeof(type);  \
-        size_t c, k;                                                                      \
-        for (c = 0; c + lanes <= n; c += lanes) {                                         \
-            U v, part, at;                                                                \
-            __builtin_memcpy(&v, d + c, sizeof v);                                        \
-            for (k = 0; k < lanes; k++) {                                                 \
-                part[k] = bits[(c + k) / w];                                              \
-                at[k] = (type)((c + k) % w);                                              \
-            }                                                                             \
-            v &= 0 - ((part >> at) & 1u);                                                 \
-            __builtin_memcpy(out + c, &v, sizeof v);                                      \
-        }                                                                                 \
-        return c;                                                                         \
-    }
-BNG_RELU_PLANE_VECTORS(uint32_t, bng_relu_u32)
-BNG_RELU_PLANE_VECTORS(uint16_t, bng_relu_u16)
 #else
-#define BNG_RELU_STEP_BYTES 32
 #define BNG_RELU_VECTOR_STEPS(type, magnitude, inf)                                        \
     static size_t bng_relu_mask_vectors_##type(size_t channels, const type *dy,          \
                                                const type *y, type *out)                 \
@@ -235,19 +166,6 @@ BNG_RELU_PLANE_VECTORS(uint16_t, bng_relu_u16)
     }
 BNG_RELU_VECTOR_STEPS(uint32_t, 0x7fffffffu, 0x7f800000u)
 BNG_RELU_VECTOR_STEPS(uint16_t, 0x7fffu, 0x7c00u)
-#define BNG_RELU_PLANE_VECTORS(type)                                                       \
-    static size_t bng_relu_plane_by_bits_vectors_##type(size_t n, const type *d,          \
-                                                        const type *bits, type *o)        \
-    {                                                                                     \
-        enum { step = BNG_RELU_STEP_BYTES / sizeof(type) };                               \
-        size_t c, k;                                                                      \
-        for (c = 0; c + step <= n; c += step)                                             \
-            for (k = 0; k < step; k++)                                                    \
-                o[c + k] = BNG_RELU_BY_PLANE_BIT(type, d, bits, c + k);                   \
-        return c;                                                                         \
-    }
-BNG_RELU_PLANE_VECTORS(uint32_t)
-BNG_RELU_PLANE_VECTORS(uint16_t)
 #endif
 
 /* The steps on one element type, the vectors above and then the row's last
@@ -421,59 +339,6 @@ static void bng_relu_rows_dx_keeps(const bng_kernel *kernel, int is_train, size_
         kernel->dx_infer_keeps(rows, channels, stride, dy, keeps, keeps_stride, dx, gain, stream);
 }
 
-void bng_relu_plane_reduce(const bng_nchw_kernel *kernel, int from_bits, size_t n, const void *x,
-                           const void *dy, const void *y, float mean, float *lane_dy,
-                           float *lane_dyxm)
-{
-    if (from_bits)
-        kernel->reduce_keeps(n, x, dy, y, mean, lane_dy, lane_dyxm);
-    else
-        kernel->reduce_relu(n, x, dy, y, mean, lane_dy, lane_dyxm);
-}
-
-void bng_relu_plane_dx(const bng_nchw_kernel *kernel, int from_bits, int is_train, size_t n,
-                       const void *x, const void *dy, const void *y, void *dx, float mean,
-                       float gain, float dy_mean, float slope, int stream)
-{
-    if (from_bits && is_train)
-        kernel->dx_train_keeps(n, x, dy, y, dx, mean, gain, dy_mean, slope, stream);
-    else if (from_bits)
-        kernel->dx_infer_keeps(n, dy, y, dx, gain, stream);
-    else if (is_train)
-        kernel->dx_train_relu(n, x, dy, y, dx, mean, gain, dy_mean, slope, stream);
-    else
-        kernel->dx_infer_relu(n, dy, y, dx, gain, stream);
-}
-
-/* A piece of `n` elements of a plane, from a word boundary, masked by its words: element
- * i where bit i % W of word i / W is set (W the element's bits), out may be d; the
- * vectors above, then the last elements one at a time. */
-#define BNG_RELU_PLANE_STEP(type)                                                          \
-    static void bng_relu_plane_by_bits_##type(size_t n, const type *d, const type *bits,  \
-                                              type *out)                                  \
-    {                                                                                     \
-        size_t i;                                                                         \
-        for (i = bng_relu_plane_by_bits_vectors_##type(n, d, bits, out); i < n; i++)      \
-            out[i] = BNG_RELU_BY_PLANE_BIT(type, d, bits, i);                             \
-    }
-BNG_RELU_PLANE_STEP(uint32_t)
-BNG_RELU_PLANE_STEP(uint16_t)
-
-void bng_relu_mask_planes_by_bits(size_t element, const bng_tile *tile, unsigned char *bits)
-{
-    const size_t n = tile->row_bytes / element, pitch = bng_relu_plane_words_pitch(n, element);
-    size_t p;
-
-    for (p = 0; p < tile->rows; p++) {
-        void *dy = tile->dy + p * tile->pitch;
-        const void *words = bits + p * pitch * element;
-        if (element == sizeof(uint32_t))
-            bng_relu_plane_by_bits_uint32_t(n, dy, words, dy);
-        else
-            bng_relu_plane_by_bits_uint16_t(n, dy, words, dy);
-    }
-}
-
 /* What the extended calls' config points at (bng_dtype_config.relu). */
 const struct bng_relu_driver bng_relu_driver = {
     bng_relu_fetch_y, bng_relu_fetch_bits, bng_relu_mask_tile, bng_relu_tile_bits,
@@ -523,13 +388,13 @@ void bng_relu_mask_tile(size_t element, const bng_tile *tile, const BNG_VMEM uns
                                        size_t at, size_t rows, size_t row_values,         \
                                        BNG_VMEM unsigned char *word)                      \
     {                                                                                     \
-        BNG_RELU_WORDS(BNG_V, t) k = BNG_RELU_WORDS(BNG_V, zero_##t)();                   \
+        BNG_VKEEPS(BNG_V, t) k = BNG_VKEEPS(BNG_V, zero_##t)();                           \
         size_t r;                                                                         \
         for (r = 0; r < rows; r++)                                                        \
             (void)bng_relu_vmark_##t((const BNG_VMEM type *)tile->dy + at + r * row_values, \
                                      (const BNG_VMEM type *)y + at + r * row_values, &k,  \
                                      (unsigned)r);                                        \
-        BNG_RELU_WORDS(BNG_V, store_##t)((BNG_VMEM type *)word, k);                       \
+        BNG_VKEEPS(BNG_V, store_##t)((BNG_VMEM type *)word, k);                           \
     }
 BNG_RELU_WORD_BITS(f32, float)
 BNG_RELU_WORD_BITS(f16, half)
@@ -553,11 +418,8 @@ static void bng_relu_tile_bits(size_t element, const bng_tile *tile, const BNG_V
         }
 }
 
-/* A tile's vector of dy at value `at` masked in place by bit `bit` of each lane's word
- * of the vector of words at word `word` of `words`. */
-static void bng_relu_vector_by_bits(size_t element, const bng_tile *tile, size_t at,
-                                    const BNG_VMEM unsigned char *words, size_t word,
-                                    unsigned bit)
+void bng_relu_vector_by_bits(size_t element, const bng_tile *tile, size_t at,
+                             const BNG_VMEM unsigned char *words, size_t word, unsigned bit)
 {
     if (element == sizeof(float)) {
         BNG_VMEM float *dy = (BNG_VMEM float *)tile->dy + at;
@@ -578,37 +440,6 @@ static void bng_relu_tile_by_bits(size_t element, const bng_tile *tile,
         for (c = 0; c < row_values; c += BNG_V)
             bng_relu_vector_by_bits(element, tile, r * row_values + c, bits,
                                     r / word_rows * row_values + c, (unsigned)(r % word_rows));
-}
-
-/* NCHW's planes by their keep bits (fetched by bng_relu_fetch_plane_bits): each vector
- * of a tile row's words turned in place (bng_vec.h, "Keep bits": lane j then holds the
- * bits of lane j of the w vectors of BNG_V elements the words cover, w the element's
- * bits), then the row's vectors masked by them as the NHWC rows above by their words,
- * vector v by the bit of its place among the w at its word vector. The row's vectors up
- * to the one that holds its last value (whole ones: its padding lanes masked too, by
- * bits past the plane's that are not read, never put out; the padding's later vectors
- * are left as they are, which a half kernel of twice BNG_V lanes reads and never puts
- * out either). */
-void bng_relu_mask_planes_by_bits(size_t element, const bng_tile *tile,
-                                  BNG_VMEM unsigned char *bits)
-{
-    const size_t n = tile->row_bytes / element, row_values = tile->pitch / element;
-    const size_t pitch = bng_relu_plane_words_pitch(n, element), w = 8 * element;
-    size_t p, v;
-
-    for (p = 0; p < tile->rows; p++) {
-        BNG_VMEM unsigned char *words = bits + p * pitch * element;
-        for (v = 0; v < pitch; v += BNG_V) {
-            if (element == sizeof(float))
-                BNG_RELU_WORDS(BNG_V, turn_f32)((BNG_VMEM float *)words + v);
-            else
-                BNG_RELU_WORDS(BNG_V, turn_f16)((BNG_VMEM half *)words + v);
-        }
-        for (v = 0; v * BNG_V < n; v++)
-            bng_relu_vector_by_bits(element, tile, p * row_values + v * BNG_V, words,
-                                    BNG_TURNED_WORD(v, BNG_V, w),
-                                    (unsigned)BNG_TURNED_VECTOR_BIT(v, BNG_V, w));
-    }
 }
 
 /* What the extended calls' config points at: the staged steps only. */

@@ -1,18 +1,25 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Copyright 2026 the batchnormgrad authors */
-/* Owns: the fused ReLU backward (BNG_FLAG_RELU, bng_relu.c): dy masked by the forward
- * output y on staged tiles, the mask kept as bits between an NHWC tile's passes, the
- * forward's bits fetched for an NHWC tile (BNG_FLAG_RELU_BITS), and the calls of the
- * kernels' ReLU ukernels. May include: bng_staging.h; included by the rooms
- * that run a call with the flag. Without relu (BNG_HAS_RELU 0) bng_relu.c is not
- * compiled, the config's relu is NULL and NCHW's calls are macros that compile to
- * nothing (never called: BNG_RELU is a constant 0).
+/* Owns: the fused ReLU backward (BNG_FLAG_RELU; bng_relu.c, and NCHW's in
+ * bng_nchw_relu.c): dy masked by the forward output y on staged tiles, the mask kept as
+ * bits between an NHWC tile's passes, the forward's bits fetched for a tile
+ * (BNG_FLAG_RELU_BITS), and the calls of the kernels' ReLU ukernels. May include:
+ * bng_staging.h; included by the rooms that run a call with the flag. Without relu
+ * (BNG_HAS_RELU 0) neither room is compiled, the config's relu is NULL and NCHW's calls
+ * are macros that compile to nothing (never called: BNG_RELU is a constant 0).
  */
 #ifndef BNG_RELU_H
 #define BNG_RELU_H
 
 #include <stddef.h>
 #include "bng_staging.h"
+
+/* The steps' plain C on a backend other than gnu (bng_relu.c, bng_nchw_relu.c): a step
+ * of this many bytes, loaded before it is stored, which a compiler that vectorizes
+ * straight-line code vectorizes (out may be dy, so a loop over the row would need a
+ * run-time alias check, which GCC's -O2 does not make; 32 bytes measured fastest on an
+ * x86-64 host). */
+#define BNG_RELU_STEP_BYTES 32
 
 /* A block's ReLU mask as bits (bng_relu_tile_bits): a row of float words, two of half
  * words, of a tile row's pitch each. */
@@ -86,6 +93,13 @@ void bng_relu_mask_planes_by_bits(size_t element, const bng_tile *tile,
     ((void)(job), (void)(bits), (void)(tile), (void)(word), (void)(plane_words))
 #define bng_relu_mask_planes_by_bits(element, tile, bits) \
     ((void)(element), (void)(tile), (void)(bits))
+#endif
+#if BNG_HAS_RELU && BNG_SPLIT_MEMORY
+/* A split target's staged tile: its vector of dy at value `at` masked in place by bit
+ * `bit` of each lane's word of the vector of words at word `word` of `words` (NHWC's
+ * words of a block's rows, NCHW's turned words of a plane). */
+void bng_relu_vector_by_bits(size_t element, const bng_tile *tile, size_t at,
+                             const BNG_VMEM unsigned char *words, size_t word, unsigned bit);
 #endif
 #if BNG_HAS_RELU && !BNG_SPLIT_MEMORY
 void bng_relu_plane_reduce(const bng_nchw_kernel *kernel, int from_bits, size_t n, const void *x,

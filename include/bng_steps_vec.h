@@ -4,7 +4,7 @@
  * vector type at BNG_V lanes, its operations, and the steps' loads and stores of the
  * call's arrays. May include: bng_steps.h and bng_vec.h; included by the rooms that
  * compute with vectors only (bng_steps.c, bng_fwd_steps.c, bng_nhwc_staged.c,
- * bng_nchw_steps.c, bng_relu.c). A room that does not include it reaches neither the
+ * bng_nchw_steps.c, bng_relu.c, bng_nchw_relu.c). A room that does not include it reaches neither the
  * vector backend nor a half conversion: its object is the same whatever the backend and
  * the half type, and the suites' arithmetic flavours link the gnu flavour's
  * (mk/build.mk; the plan's list of the rooms that compute with vectors, Room.vectors, is
@@ -41,6 +41,10 @@ typedef BNG_VT(BNG_V) bng_vec;
 #define bng_vsub BNG_VOP(BNG_V, sub)
 #define bng_vdiv BNG_VOP(BNG_V, div)
 #define bng_vbroadcast BNG_VOP(BNG_V, broadcast)
+/* The keep words' operations at a width (bng_vec.h, "Keep bits"): BNG_VKEEPS(BNG_V,
+ * zero_f32) is bng_keeps32_zero_f32 at 32 lanes. */
+#define BNG_VKEEPS2(n, what) bng_keeps##n##_##what
+#define BNG_VKEEPS(n, what) BNG_VKEEPS2(n, what)
 
 /* Element i (a multiple of BNG_V) of an array of float (bytes 4) or half (2), as floats. */
 bng_vec bng_load_sized(size_t bytes, const BNG_VMEM void *array, size_t i);

@@ -76,10 +76,11 @@
  * words.
  *
  * On a split target a plane's words lie in vector memory, where scalar code may not read
- * them, so NCHW's mask by them (bng_relu.c) turns them in a register: bng_keepsN_turn_f32
- * and _f16 take a vector of N words (a word of the element's w = 8 * sizeof bits: w
- * vectors' worth of a plane's bits, element e's in bit e % w of word e / w) and leave in
- * lane j the bits of lane j of those w vectors of N elements, vector r's in bit
+ * them, so NCHW's mask by them (bng_nchw_relu.c) turns them in a register:
+ * bng_keepsN_turn_f32 and _f16 take a vector of N words (a word of the element's w = 8 *
+ * sizeof bits: w vectors' worth of a plane's bits, element e's in bit e % w of word e /
+ * w) and leave in lane j the bits of lane j of those w vectors of N elements, vector r's
+ * in bit
  * BNG_TURNED_BIT(r, N, w): a permutation of the bits, so that dy's vector r is then
  * masked as an NHWC row is by its words (_ld_relu_keeps). The GNU backend exchanges a
  * lane index bit with a bit index bit at a time (a constant lane permute, shifts and

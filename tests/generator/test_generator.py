@@ -538,10 +538,10 @@ class DesignMapTest(unittest.TestCase):
     """docs/design.md's map names every room of the one list (DRIVER_ROOMS), which is
     include/'s .c files, and no other; each name keeps the map's rule."""
     ROW = re.compile(r"^\| `(bng_[a-z0-9_]+\.c)` \|", re.M)
-    # bng_[operator_][layout_]<part>.c: a layout's room (its part one of four words), an
+    # bng_[operator_][layout_]<part>.c: a layout's room (its part one of five words), an
     # operator other than the backward prefixing it (the training forward's fwd_), or one
     # noun for a shared room.
-    RULE = re.compile(r"^bng_(?:fwd_)?(?:(?:nhwc|nchw)_(?:direct|staged|steps|memory)|[a-z]+)\.c$")
+    RULE = re.compile(r"^bng_(?:fwd_)?(?:(?:nhwc|nchw)_(?:direct|staged|steps|memory|relu)|[a-z]+)\.c$")
 
     def test_the_map_is_the_list_of_rooms(self):
         with open(os.path.join(ROOT, "docs", "design.md")) as f:
