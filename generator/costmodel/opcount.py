@@ -67,9 +67,9 @@ class Slots:
 # |y|, Inf - |y|, a shift, or. relu_mask: load dy and y, the nine, and; store.
 # relu_bits, per row: load y, the nine, and 1, shift, or (a word's store per 32 or 16
 # rows left out). relu_by_bits: load dy and the bits, shift, and 1, negate, and; store
-# (NCHW's plane step, bng_relu_plane_by_bits, takes its lanes' bits from one or two words
-# of the plane's: a scalar load or two and a broadcast a vector more, not counted: an
-# estimate).
+# (NCHW's plane step, bng_nchw_relu.c's bng_relu_plane_by_bits, takes its lanes' bits
+# from one or two words of the plane's: a scalar load or two and a broadcast a vector
+# more, not counted: an estimate).
 RELU_VECTOR_SLOTS = {"relu_mask": Slots(alu=10, ldst=3), "relu_bits": Slots(alu=12, ldst=1),
                      "relu_by_bits": Slots(alu=4, ldst=3)}
 # The same steps as plain C (the other backends, and a row's last elements): scalar
