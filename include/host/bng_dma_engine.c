@@ -73,14 +73,36 @@ unsigned char *bng_dma_engine_arena(unsigned core)
 #define BNG_UNDER_TSAN 1
 #endif
 #endif
+/* A transfer's own accesses to the program's memory are told to ThreadSanitizer
+ * (seen_rows): its read of the source at issue, its writes of the destination (the
+ * poison at issue, the data at completion). The engine's own copies into and out of a
+ * slot's snapshot, and its check of the source against it, are unseen: the snapshot is
+ * the engine's, and the check finds a write to the source in flight by its value,
+ * ordered or not. Seen, they were four of a transfer's seven passes over its bytes,
+ * each a range check (mt7004's suite: 13% of its time in the engine's copies). */
 #if defined(BNG_UNDER_TSAN)
+/* (The runtime ignores every access of the thread between the two, reads too.) */
 void AnnotateIgnoreWritesBegin(const char *file, int line);
 void AnnotateIgnoreWritesEnd(const char *file, int line);
+void __tsan_read_range(void *addr, long size);   /* GCC's builtin's types */
+void __tsan_write_range(void *addr, long size);
 #define UNSEEN_BY_TSAN_BEGIN() AnnotateIgnoreWritesBegin(__FILE__, __LINE__)
 #define UNSEEN_BY_TSAN_END() AnnotateIgnoreWritesEnd(__FILE__, __LINE__)
+static void seen_rows(const void *p, size_t stride, size_t rows, size_t row_bytes, int is_write)
+{
+    size_t r;
+    for (r = 0; r < rows; r++) {
+        void *row = (unsigned char *)(uintptr_t)p + r * stride;
+        if (is_write)
+            __tsan_write_range(row, (long)row_bytes);
+        else
+            __tsan_read_range(row, (long)row_bytes);
+    }
+}
 #else
 #define UNSEEN_BY_TSAN_BEGIN() ((void)0)
 #define UNSEEN_BY_TSAN_END() ((void)0)
+#define seen_rows(p, stride, rows, row_bytes, is_write) ((void)0)
 #endif
 
 void bng_dma_engine_begin(unsigned core, unsigned call)
@@ -153,11 +175,14 @@ static void put_rows(unsigned char *dst, size_t dst_stride, const unsigned char 
 static void complete(unsigned core, transfer *t)
 {
     size_t r;
+    UNSEEN_BY_TSAN_BEGIN();
     for (r = 0; r < t->rows; r++)
         if (memcmp(t->src + r * t->src_stride, t->snapshot + r * t->row_bytes, t->row_bytes))
             bng_dma_engine_fail(t->call, "its source was written while the transfer was in flight",
                                 (int)core);
     copy_rows(t->dst, t->dst_stride, t->snapshot, t->row_bytes, t->rows, t->row_bytes);
+    UNSEEN_BY_TSAN_END();
+    seen_rows(t->dst, t->dst_stride, t->rows, t->row_bytes, 1);
     t->handle = 0;
 }
 
@@ -216,7 +241,10 @@ int bng_dma_engine_issue(unsigned core, const char *call, void *dst, size_t dst_
     if (!t)
         bng_dma_engine_fail(call, "more than 4 transfers outstanding on one core", (int)core);
     make_snapshot_room(t, bytes, call, (int)core);
+    UNSEEN_BY_TSAN_BEGIN();
     copy_rows(t->snapshot, row_bytes, src, src_stride, rows, row_bytes);
+    UNSEEN_BY_TSAN_END();
+    seen_rows(src, src_stride, rows, row_bytes, 0);
     for (i = 0; i < rows; i++)
         memset((unsigned char *)dst + i * dst_stride, BNG_DMA_POISON, row_bytes);
     c->last_handle = c->last_handle == 0x7fffffff ? 1 : c->last_handle + 1;
