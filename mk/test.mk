@@ -14,13 +14,21 @@ ASAN := $(filter address,$(subst $(comma), ,$(SANITIZE)))
 # AddressSanitizer is the uninstrumented build's objects, compiled once for it and for
 # make test: the sanitizer instruments the library, whose every access to the harness's
 # buffers it checks (they come from its allocator, with their redzones). Under
-# ThreadSanitizer the harness stays instrumented: in the SPMD launch model its reads
-# of the outputs on each core are part of what is checked. (Not with CFLAGS of the
+# ThreadSanitizer the harness stays instrumented (in the SPMD launch model its reads
+# of the outputs on each core are part of what is checked) but for its data and checks,
+# bng_test_data.c and the float64 reference: they run on the caller's thread before a
+# call and after its return, and tell the runtime what they did to the library's
+# buffers as whole ranges, so they too are the uninstrumented build's objects (their
+# element loops were half of a ThreadSanitizer suite's time). (Not with CFLAGS of the
 # command line or the environment: make tracks files, not flags.)
 shares_harness = $(and $(ASAN),$(filter file,$(origin CFLAGS)))
-# $(1) an object folder of this build -> the folder of its harness objects
-harness_dir = $(if $(shares_harness),$(patsubst $(BUILD)/%,$(PLAIN_BUILD)/%,$(1)),$(1))
+shares_data = $(and $(or $(ASAN),$(TSAN)),$(filter file,$(origin CFLAGS)))
+plain_dir = $(patsubst $(BUILD)/%,$(PLAIN_BUILD)/%,$(1))
+# $(1) an object folder of this build -> the folder of its harness objects, of its data's
+harness_dir = $(if $(shares_harness),$(call plain_dir,$(1)),$(1))
+data_dir = $(if $(shares_data),$(call plain_dir,$(1)),$(1))
 HARNESS_CFLAGS := $(if $(shares_harness),$(UNINSTRUMENTED_CFLAGS),$(BNG_CFLAGS))
+DATA_CFLAGS := $(if $(shares_data),$(UNINSTRUMENTED_CFLAGS),$(BNG_CFLAGS))
 
 # A suite's objects: its sources compiled per flavour like the library's (against the
 # folder's headers), with Check's flags. The hthreads flavours take gnu's objects of the
@@ -37,6 +45,16 @@ $(call harness_dir,$(call flavour_dir,$(1),$(2))/obj)/%.o: tests/walk/%.c $(TEST
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) $(HARNESS_CFLAGS) $(FLAVOUR_FLAGS_$(2)) -I$(1) -Itests/c $$(CHECK_CFLAGS) \
 	  -c $$< -o $$@
+$(if $(and $(shares_data),$(if $(shares_harness),,own)),$(call data_object_rule,$(1),$(2)))
+endef
+# Under ThreadSanitizer the data object's own rule (under AddressSanitizer and in the
+# uninstrumented build the harness's rule above makes it, in the same folder).
+define data_object_rule
+$(call data_dir,$(call flavour_dir,$(1),$(2))/obj)/bng_test_data.o: tests/c/bng_test_data.c \
+  $(TEST_HEADERS) $(wildcard $(1)/*.h) $(INCLUDE_HEADERS) | deps-c
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) $(DATA_CFLAGS) $(FLAVOUR_FLAGS_$(2)) -I$(1) -Itests/c $$(CHECK_CFLAGS) \
+	  -c $$< -o $$@
 endef
 # test_bng's suites, a file each (tests/c/bng_suites.h declares what each adds).
 BNG_SUITE_SOURCES := $(sort $(wildcard tests/c/suite_*.c))
@@ -52,20 +70,23 @@ BNG_SUITE_OBJECTS := $(notdir $(BNG_SUITE_SOURCES:.c=.o))
 TEST_OBJECTS_FROM_gnu_softhalf := gnu
 TEST_OBJECTS_FROM_portable     := gnu
 TEST_OBJECTS_FROM_native       := gnu
+# $(1) flavour -> the flavour whose objects of the suites and their data it links
+test_flavour = $(or $(TEST_OBJECTS_FROM_$(1)),$(SOURCES_FROM_$(1)),$(1))
 # $(1) generated folder, $(2) flavour -> the folder of its suites' objects: gnu's for
 # the flavours above and the hthreads ones (whose support library is their own)
-test_dir = $(call harness_dir,$(call flavour_dir,$(1),$(or $(TEST_OBJECTS_FROM_$(2)),$(SOURCES_FROM_$(2)),$(2)))/obj)
+test_dir = $(call harness_dir,$(call flavour_dir,$(1),$(call test_flavour,$(2)))/obj)
 # $(1) generated folder, $(2) flavour, $(3) the test's main object (test_bng.o,
 # test_walk.o) -> the objects of its program (test_bng's: its suites')
 test_objects = $(addprefix $(call test_dir,$(1),$(2))/,$(3) bng_dtypes.o \
   $(if $(filter test_bng.o,$(3)),$(BNG_SUITE_OBJECTS))) \
   $(call harness_dir,$(call flavour_dir,$(1),$(or $(TEST_OBJECTS_FROM_$(2)),$(2)))/obj)/bng_test_support.o \
+  $(call data_dir,$(call flavour_dir,$(1),$(call test_flavour,$(2)))/obj)/bng_test_data.o \
   $(REFERENCE_OBJECT)
 # The float64 reference knows no target and no flavour: one object for every suite.
-REFERENCE_OBJECT := $(call harness_dir,$(BUILD)/obj)/bng_reference.o
+REFERENCE_OBJECT := $(call data_dir,$(BUILD)/obj)/bng_reference.o
 $(REFERENCE_OBJECT): tests/c/bng_reference.c tests/c/bng_reference.h | deps-c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(HARNESS_CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(DATA_CFLAGS) -c $< -o $@
 # $(1) generated folder, $(2) flavour, $(3) the program's name (test_bng, test_walk)
 define test_program_rules
 $(call test_object_rules,$(1),$(2))
@@ -566,6 +587,6 @@ MUTANT_GNU_DIRS := $(foreach r,$(MUTANT_ROOTS),$(call flavour_dir,$(r),gnu))
 dma-mutants: $(addsuffix /test_bng,$(MUTANT_GNU_DIRS)) | deps-c
 	JOBS=$(JOBS) tests/scripts/dma_mutants.sh $(BUILD) "$(CC)" \
 	  "$(CFLAGS) $(BNG_CFLAGS) $(FLAVOUR_FLAGS_gnu)" "$(REFERENCE_OBJECT)" \
-	  "test_bng.o bng_dtypes.o $(BNG_SUITE_OBJECTS) bng_test_support.o" \
+	  "test_bng.o bng_dtypes.o $(BNG_SUITE_OBJECTS) bng_test_support.o bng_test_data.o" \
 	  $(join $(addsuffix :,$(MUTANT_ROOTS)),\
 	  $(addsuffix /obj,$(MUTANT_GNU_DIRS)))

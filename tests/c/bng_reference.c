@@ -8,28 +8,35 @@
 #define F16_MIN_NORMAL (1.0 / 16384.0)  /* 2^-14 */
 #define F32_MIN_NORMAL 1.1754943508222875e-38  /* 2^-126 */
 
-bng_reference bng_reference_alloc(size_t batch, size_t channel)
+size_t bng_reference_doubles(size_t batch, size_t channel)
+{
+    return 2 * batch * channel + 4 * channel;
+}
+
+bng_reference bng_reference_in(double *block, size_t batch, size_t channel)
 {
     bng_reference r;
-    r.dx = calloc(batch * channel, sizeof(double));
-    r.dx_bound = calloc(batch * channel, sizeof(double));
-    r.dbias = calloc(channel, sizeof(double));
-    r.dscale = calloc(channel, sizeof(double));
-    r.dbias_bound = calloc(channel, sizeof(double));
-    r.dscale_bound = calloc(channel, sizeof(double));
-    if (!r.dx || !r.dx_bound || !r.dbias || !r.dscale || !r.dbias_bound || !r.dscale_bound)
-        abort();
+    r.dx = block;
+    r.dx_bound = r.dx + batch * channel;
+    r.dbias = r.dx_bound + batch * channel;
+    r.dscale = r.dbias + channel;
+    r.dbias_bound = r.dscale + channel;
+    r.dscale_bound = r.dbias_bound + channel;
     return r;
+}
+
+bng_reference bng_reference_alloc(size_t batch, size_t channel)
+{
+    const size_t doubles = bng_reference_doubles(batch, channel);
+    double *block = malloc((doubles ? doubles : 1) * sizeof *block);
+    if (!block)
+        abort();
+    return bng_reference_in(block, batch, channel);
 }
 
 void bng_reference_free(bng_reference *r)
 {
     free(r->dx);
-    free(r->dx_bound);
-    free(r->dbias);
-    free(r->dscale);
-    free(r->dbias_bound);
-    free(r->dscale_bound);
 }
 
 /* The final rounding to the output type: relative and absolute for half; for float32,

@@ -22,6 +22,12 @@ void bng_reference_eval(size_t batch, size_t channel, int is_train,
                         const double *invar, const double *scale, int half_output,
                         bng_reference *out);
 
+/* The arrays, in one block of bng_reference_doubles(batch, channel) doubles: the
+ * caller's (bng_reference_in: the suites' come from their allocator, which keeps large
+ * blocks under a sanitizer), or one of the heap's (bng_reference_alloc, freed by
+ * bng_reference_free). bng_reference_eval writes every element. */
+size_t bng_reference_doubles(size_t batch, size_t channel);
+bng_reference bng_reference_in(double *block, size_t batch, size_t channel);
 bng_reference bng_reference_alloc(size_t batch, size_t channel);
 void bng_reference_free(bng_reference *r);
 

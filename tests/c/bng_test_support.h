@@ -69,21 +69,36 @@ typedef struct {
  * _cvtss_sh wrap (GCC's and clang's alike) without that header, whose parse cost more
  * than a suite file's compile (include/bng_vec_gnu.h does the same); elsewhere by
  * bng_f16.h's. double -> float -> half rounds twice: test data only needs some
- * representable value. */
+ * representable value. An element's bytes are read and written as memcpy would
+ * (BNG_ELEMENT_GET, _SET): under GCC's ThreadSanitizer a memcpy of 4 bytes is a call to
+ * the runtime's range check (__tsan_read_range; so is an access of an unaligned type),
+ * an access of an aliasing type one check of its size (__tsan_read4): a suite's arrays
+ * hold their elements aligned. */
 #if defined(__F16C__)
 typedef short bng_f16c_halves __attribute__((vector_size(16)));
 typedef float bng_f16c_floats __attribute__((vector_size(16)));
+#endif
+#if defined(__SANITIZE_THREAD__)
+typedef float bng_element_float __attribute__((may_alias));
+typedef uint16_t bng_element_bits __attribute__((may_alias));
+#define BNG_ELEMENT_GET(type, v, base, i) ((v) = ((const bng_element_##type *)(base))[i])
+#define BNG_ELEMENT_SET(type, base, i, v) (((bng_element_##type *)(base))[i] = (v))
+#else
+#define BNG_ELEMENT_GET(type, v, base, i) \
+    memcpy(&(v), (const unsigned char *)(base) + (i) * sizeof(v), sizeof(v))
+#define BNG_ELEMENT_SET(type, base, i, v) \
+    memcpy((unsigned char *)(base) + (i) * sizeof(v), &(v), sizeof(v))
 #endif
 static inline double bng_value_get(size_t bytes, const void *base, size_t i)
 {
     if (bytes == sizeof(float)) {
         float f;
-        memcpy(&f, (const unsigned char *)base + i * sizeof f, sizeof f);
+        BNG_ELEMENT_GET(float, f, base, i);
         return f;
     } else {
 #if defined(__F16C__)
         uint16_t bits;
-        memcpy(&bits, (const unsigned char *)base + i * sizeof bits, sizeof bits);
+        BNG_ELEMENT_GET(bits, bits, base, i);
         {
             const bng_f16c_halves h = {(short)bits};
             return __builtin_ia32_vcvtph2ps(h)[0];
@@ -98,12 +113,12 @@ static inline void bng_value_set(size_t bytes, void *base, size_t i, double v)
 {
     if (bytes == sizeof(float)) {
         const float f = (float)v;
-        memcpy((unsigned char *)base + i * sizeof f, &f, sizeof f);
+        BNG_ELEMENT_SET(float, base, i, f);
     } else {
 #if defined(__F16C__)
         const bng_f16c_floats f = {(float)v};
         const uint16_t bits = (uint16_t)__builtin_ia32_vcvtps2ph(f, 0)[0];    /* to nearest even */
-        memcpy((unsigned char *)base + i * sizeof bits, &bits, sizeof bits);
+        BNG_ELEMENT_SET(bits, base, i, bits);
 #else
         ((half *)base)[i] = bng_half_from_float((float)v);
 #endif
@@ -175,6 +190,10 @@ double bng_uniform(unsigned *state, double lo, double hi);
 
 void bng_case_init(bng_case *k, const bng_dtype *t, size_t batch, size_t channel,
                    int is_train, enum bng_data data, unsigned seed);
+/* bng_case_init's data (bng_test_data.c), into a case of its shape: x and dy drawn row
+ * by row from the seed, and each channel's mean and biased variance of the stored x
+ * (its rows summed in order), its inverse deviation and its scale. */
+void bng_case_draw(bng_case *k, enum bng_data data, unsigned seed);
 /* A case with the shape and inputs `from` has now (what bng_case_init with its
  * arguments gave it, unless a call has since written them), in buffers of its own. */
 void bng_case_init_like(bng_case *k, const bng_case *from);
@@ -302,6 +321,11 @@ void bng_case_check_guards(const bng_case *k);
  * covered at full size); a program's largest sweeps then shrink, and every path they
  * cover still runs. */
 int bng_test_quick(void);
+/* 1 when the suite runs in flush-to-zero mode (bng_run_suite: BNG_TEST_FTZ). */
+int bng_test_ftz(void);
+/* The largest error seen as a fraction of the bound, per storage type and output
+ * (bng_case_check's), printed (bng_run_suite, at its end). */
+void bng_report_error_ratios(void);
 
 /* Run a suite as every test program here does, and return the exit status: first the
  * FPU mode (BNG_TEST_FTZ=1: flush-to-zero, as on the DSP) and the cores a launch model

@@ -115,7 +115,8 @@ tcc_suite() (
   rm -rf "$out"        # its objects are linked by glob: none of an older build's
   mkdir -p "$out"
   flags="-DBNG_HOST -DBNG_VEC_BACKEND=BNG_VEC_PORTABLE -DBNG_HALF_PORTABLE -Iinclude -Igenerated/$t -Itests/c"
-  for f in "$@" tests/c/test_bng.c tests/c/suite_*.c tests/c/bng_dtypes.c tests/c/bng_test_support.c tests/c/bng_reference.c; do
+  for f in "$@" tests/c/test_bng.c tests/c/suite_*.c tests/c/bng_dtypes.c \
+    tests/c/bng_test_support.c tests/c/bng_test_data.c tests/c/bng_reference.c; do
     # shellcheck disable=SC2046,SC2086
     tcc -std=c99 -Wall $flags $(pkg-config --cflags check) -c "$f" -o "$out/$(basename "$f" .c).o"
   done
