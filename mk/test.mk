@@ -582,11 +582,12 @@ bit-sweep: $(BIT_SWEEPS)
 # 20 KiB private memory streams tiles), else every target and test target.
 MUTANT_ROOTS := $(if $(QUICK),$(filter %/tiny,$(SUITE_ROOTS)),$(SUITE_ROOTS))
 MUTANT_GNU_DIRS := $(foreach r,$(MUTANT_ROOTS),$(call flavour_dir,$(r),gnu))
+# $(1) root -> ROOT:LIBRARY:OBJECTS, its gnu suite's (dma_mutants.sh)
+mutant_objects = $(subst $(space),$(comma),$(strip $(call test_objects,$(1),gnu,test_bng.o)))
+mutant_spec = $(1):$(call flavour_dir,$(1),gnu)/libbatchnormgrad.a:$(call mutant_objects,$(1))
 .PHONY: dma-mutants
 ## remove each DMA wait of the driver in turn: the suite must catch every one [QUICK=1]
 dma-mutants: $(addsuffix /test_bng,$(MUTANT_GNU_DIRS)) | deps-c
 	JOBS=$(JOBS) tests/scripts/dma_mutants.sh $(BUILD) "$(CC)" \
-	  "$(CFLAGS) $(BNG_CFLAGS) $(FLAVOUR_FLAGS_gnu)" "$(REFERENCE_OBJECT)" \
-	  "test_bng.o bng_dtypes.o $(BNG_SUITE_OBJECTS) bng_test_support.o bng_test_data.o" \
-	  $(join $(addsuffix :,$(MUTANT_ROOTS)),\
-	  $(addsuffix /obj,$(MUTANT_GNU_DIRS)))
+	  "$(CFLAGS) $(BNG_CFLAGS) $(FLAVOUR_FLAGS_gnu)" \
+	  $(foreach r,$(MUTANT_ROOTS),$(call mutant_spec,$(r)))

@@ -74,12 +74,13 @@ unsigned char *bng_dma_engine_arena(unsigned core)
 #endif
 #endif
 /* A transfer's own accesses to the program's memory are told to ThreadSanitizer
- * (seen_rows): its read of the source at issue, its writes of the destination (the
- * poison at issue, the data at completion). The engine's own copies into and out of a
- * slot's snapshot, and its check of the source against it, are unseen: the snapshot is
- * the engine's, and the check finds a write to the source in flight by its value,
- * ordered or not. Seen, they were four of a transfer's seven passes over its bytes,
- * each a range check (mt7004's suite: 13% of its time in the engine's copies). */
+ * (seen_rows): its reads of the source, at issue and at completion (a transfer reads
+ * its source at some time in between: a write to it that neither end orders is a
+ * race), and its writes of the destination (the poison at issue, the data at
+ * completion). The engine's own copies into and out of a slot's snapshot, and its
+ * comparison of the source with it, are unseen: the snapshot is the engine's. Seen,
+ * they were three of a transfer's seven passes over its bytes, each a range check
+ * (mt7004's suite: 13% of its time in the engine's copies). */
 #if defined(BNG_UNDER_TSAN)
 /* (The runtime ignores every access of the thread between the two, reads too.) */
 void AnnotateIgnoreWritesBegin(const char *file, int line);
@@ -182,6 +183,7 @@ static void complete(unsigned core, transfer *t)
                                 (int)core);
     copy_rows(t->dst, t->dst_stride, t->snapshot, t->row_bytes, t->rows, t->row_bytes);
     UNSEEN_BY_TSAN_END();
+    seen_rows(t->src, t->src_stride, t->rows, t->row_bytes, 0);
     seen_rows(t->dst, t->dst_stride, t->rows, t->row_bytes, 1);
     t->handle = 0;
 }

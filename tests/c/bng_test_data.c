@@ -4,8 +4,9 @@
  * is compiled without it (mk/test.mk: the uninstrumented build's object): its loops
  * over every element, on the caller's thread before a call and after its return, were
  * half a suite's time there. What they do to the library's buffers is told to the
- * runtime as whole ranges at the points they do it (seen_written, seen_read): a core's
- * access to them that the call's start and return do not order is reported as before. */
+ * runtime as whole ranges at the points they do it (bng_test_seen_write, _read): a
+ * core's access to them that the call's start and return do not order is reported as
+ * before. */
 #include "bng_test_support.h"
 
 #include <check.h>
@@ -13,28 +14,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-/* ThreadSanitizer's range checks, weak (tcc makes no weak references): present only in
- * a program linked with its runtime. (GCC's builtins' types.) */
-#if defined(__GNUC__) && !defined(__TINYC__)
-void __tsan_read_range(void *addr, long size) __attribute__((weak));
-void __tsan_write_range(void *addr, long size) __attribute__((weak));
-
-static void seen_written(const void *p, size_t bytes)
-{
-    if (__tsan_write_range)
-        __tsan_write_range((void *)(uintptr_t)p, (long)bytes);
-}
-
-static void seen_read(const void *p, size_t bytes)
-{
-    if (__tsan_read_range)
-        __tsan_read_range((void *)(uintptr_t)p, (long)bytes);
-}
-#else
-#define seen_written(p, bytes) ((void)0)
-#define seen_read(p, bytes) ((void)0)
-#endif
 
 /* ---- the cases' data ---- */
 
@@ -160,11 +139,11 @@ void bng_case_draw(bng_case *k, enum bng_data data, unsigned seed)
         bng_stats_set(t, k->invar.p, c, 1.0 / sqrt(var + 1e-5));
         bng_stats_set(t, k->scale.p, c, scale[c]);
     }
-    seen_written(k->x.p, k->x.bytes);
-    seen_written(k->dy.p, k->dy.bytes);
-    seen_written(k->mean.p, k->mean.bytes);
-    seen_written(k->invar.p, k->invar.bytes);
-    seen_written(k->scale.p, k->scale.bytes);
+    bng_test_seen_write(k->x.p, k->x.bytes);
+    bng_test_seen_write(k->dy.p, k->dy.bytes);
+    bng_test_seen_write(k->mean.p, k->mean.bytes);
+    bng_test_seen_write(k->invar.p, k->invar.bytes);
+    bng_test_seen_write(k->scale.p, k->scale.bytes);
     bng_test_free(d);
     bng_test_free(scale);
     bng_test_free(sum);
@@ -202,7 +181,7 @@ void bng_report_error_ratios(void)
 /* One output element against its reference; `worst` is the output's slot of ratios
  * (looked up once per output: a lookup per element was a tenth of a suite's time). */
 static void expect_close(const bng_case *k, const char *what, double *worst, size_t i,
-                         double got, double ref, double bound, double overflow_at)
+                         double got, double ref, double bound, double overflow_at, int ftz)
 {
     if (isnan(ref)) {
         if (!isnan(got))
@@ -215,7 +194,7 @@ static void expect_close(const bng_case *k, const char *what, double *worst, siz
     } else {
         const double err = fabs(got - ref);
         /* A result the FPU flushes to zero is off by less than the smallest normal. */
-        bound += bng_test_ftz() ? FLT_MIN : 0.0;
+        bound += ftz ? FLT_MIN : 0.0;
         if (!(err <= bound))
             ck_abort_msg("%s %zux%zu train=%d %s[%zu]: got %.9g, reference %.9g, "
                          "|error| %.3g > bound %.3g", k->t->name, k->batch, k->channel,
@@ -246,15 +225,16 @@ void bng_case_check(const bng_case *k)
     const int ftz = bng_test_ftz();
     size_t i;
 
+    bng_test_seen_read(&k->params[BNG_PARAM_STATUS], sizeof k->params[0]);
     ck_assert_int_eq(k->params[BNG_PARAM_STATUS], BNG_OK);
-    seen_read(k->x.p, k->x.bytes);
-    seen_read(k->dy.p, k->dy.bytes);
-    seen_read(k->mean.p, k->mean.bytes);
-    seen_read(k->invar.p, k->invar.bytes);
-    seen_read(k->scale.p, k->scale.bytes);
-    seen_read(k->dx.p, k->dx.bytes);
-    seen_read(k->dbias.p, k->dbias.bytes);
-    seen_read(k->dscale.p, k->dscale.bytes);
+    bng_test_seen_read(k->x.p, k->x.bytes);
+    bng_test_seen_read(k->dy.p, k->dy.bytes);
+    bng_test_seen_read(k->mean.p, k->mean.bytes);
+    bng_test_seen_read(k->invar.p, k->invar.bytes);
+    bng_test_seen_read(k->scale.p, k->scale.bytes);
+    bng_test_seen_read(k->dx.p, k->dx.bytes);
+    bng_test_seen_read(k->dbias.p, k->dbias.bytes);
+    bng_test_seen_read(k->dscale.p, k->dscale.bytes);
     for (i = 0; i < n; i++) {
         x[i] = as_read(bng_get(t, k->x.p, i), ftz);
         dy[i] = as_read(bng_get(t, k->dy.p, i), ftz);
@@ -268,13 +248,13 @@ void bng_case_check(const bng_case *k)
                        t->half_output, &r);
     for (i = 0; i < k->channel; i++) {
         expect_close(k, "dbias", worst_dbias, i, bng_stats_get(t, k->dbias.p, i), r.dbias[i],
-                     r.dbias_bound[i], t->overflow_stats);
+                     r.dbias_bound[i], t->overflow_stats, ftz);
         expect_close(k, "dscale", worst_dscale, i, bng_stats_get(t, k->dscale.p, i), r.dscale[i],
-                     r.dscale_bound[i], t->overflow_stats);
+                     r.dscale_bound[i], t->overflow_stats, ftz);
     }
     for (i = 0; i < n; i++)
         expect_close(k, "dx", worst_dx, i, bng_get(t, k->dx.p, i), r.dx[i], r.dx_bound[i],
-                     t->overflow_dx);
+                     t->overflow_dx, ftz);
     bng_case_check_guards(k);
     bng_test_free(reference_block);
     bng_test_free(x);

@@ -15,18 +15,46 @@
 #endif
 
 #include <check.h>
-#include <float.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
-#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define SENTINEL 0x5EB7E11E5EB7E11ELL
+
+/* ---- what uninstrumented code tells ThreadSanitizer ---- */
+
+/* The runtime's range checks, weak: present only in a program linked with it (tcc
+ * makes no weak references). (GCC's builtins' types.) */
+#if defined(__GNUC__) && !defined(__TINYC__)
+void __tsan_read_range(void *addr, long size) __attribute__((weak));
+void __tsan_write_range(void *addr, long size) __attribute__((weak));
+
+void bng_test_seen_write(const void *p, size_t bytes)
+{
+    if (__tsan_write_range)
+        __tsan_write_range((void *)(uintptr_t)p, (long)bytes);
+}
+
+void bng_test_seen_read(const void *p, size_t bytes)
+{
+    if (__tsan_read_range)
+        __tsan_read_range((void *)(uintptr_t)p, (long)bytes);
+}
+#else
+void bng_test_seen_write(const void *p, size_t bytes)
+{
+    (void)p, (void)bytes;
+}
+
+void bng_test_seen_read(const void *p, size_t bytes)
+{
+    (void)p, (void)bytes;
+}
+#endif
 
 /* ---- the harness's heap ---- */
 
@@ -42,11 +70,13 @@
  * kept block, and a block's bytes past the size asked for, are poisoned: a read past a
  * buffer's end or of a freed one is still an error, and freeing a block twice fails the
  * case. Under ThreadSanitizer a block's shadow keeps its last accesses, each ordered
- * before the harness's next use of the block by the return of the call that made it,
- * and keep() writes the block's first KiB (KEPT_MARK_BYTES) where free was: a core's
- * access to a freed buffer that its call's return does not order before the free is
- * still a race reported (a probe's late read checked it). (The suites allocate on their
- * own thread; the lock is for one that would not.) */
+ * before the harness's next use of the block by the return of the call that made it;
+ * keep() writes the block's first KiB (KEPT_MARK_BYTES) where free was, and a kept block
+ * handed out is told written whole, as malloc's new block is (the harness's next use
+ * may be uninstrumented code, bng_test_data.c): a core's access to a freed buffer that
+ * its call's return does not order before the free is still a race reported (a probe's
+ * late read checked it). (The suites allocate on their own thread; the lock is for one
+ * that would not.) */
 #define KEPT_BLOCKS 64
 #define KEPT_MIN_BYTES ((size_t)64 << 10)
 #define KEPT_BYTES ((size_t)256 << 20)
@@ -135,6 +165,7 @@ void *bng_test_alloc(size_t bytes)
 #if defined(KEEPS_BLOCKS)
     if (__sanitizer_get_allocated_size && bytes >= KEPT_MIN_BYTES && (p = take_kept(bytes))) {
         unpoison(p, bytes);
+        bng_test_seen_write(p, bytes);
         return p;
     }
 #endif

@@ -321,6 +321,11 @@ void bng_case_check_guards(const bng_case *k);
  * covered at full size); a program's largest sweeps then shrink, and every path they
  * cover still runs. */
 int bng_test_quick(void);
+/* Under ThreadSanitizer, tell the runtime that this thread wrote (read) the bytes: what
+ * the harness's uninstrumented code (bng_test_data.c) does to the library's buffers,
+ * and a kept block handed out (bng_test_alloc); elsewhere nothing. */
+void bng_test_seen_write(const void *p, size_t bytes);
+void bng_test_seen_read(const void *p, size_t bytes);
 /* 1 when the suite runs in flush-to-zero mode (bng_run_suite: BNG_TEST_FTZ). */
 int bng_test_ftz(void);
 /* The largest error seen as a fraction of the bound, per storage type and output

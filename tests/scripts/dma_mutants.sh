@@ -8,18 +8,18 @@
 # leaves the room out of its sources), or in code its preprocessor drops, is skipped on
 # that target, and said so.
 # The mutants run JOBS at a time (default 2).
-# Usage: tests/scripts/dma_mutants.sh BUILD_DIR CC "CFLAGS" "SHARED_OBJECTS" "SUITE_OBJECTS" ROOT:OBJDIR...
-#   ROOT the generated folder, OBJDIR the gnu flavour's objects of its library and suite
-#   (make builds them; the library, libbatchnormgrad.a, beside OBJDIR): each mutant links
-#   the mutated room, the suite's objects (SUITE_OBJECTS, names in OBJDIR), the objects
-#   every suite links (SHARED_OBJECTS: the float64 reference) and the library, whose
-#   copy of the room the mutant's definitions leave unlinked. Never a glob of OBJDIR: an
-#   older build's object of a renamed room would link beside its new one.
+# Usage: tests/scripts/dma_mutants.sh BUILD_DIR CC "CFLAGS" ROOT:LIBRARY:OBJECTS...
+#   ROOT the generated folder, LIBRARY its gnu flavour's libbatchnormgrad.a, OBJECTS the
+#   objects its suite links but the library, by commas (make builds them all, and names
+#   each where its build keeps it): each mutant links the mutated room, the suite's
+#   objects and the library, whose copy of the room the mutant's definitions leave
+#   unlinked. Never a glob of a folder: an older build's object of a renamed room would
+#   link beside its new one.
 set -euo pipefail
-build=$1 cc=$2 cflags=$3 shared_objects=$4 suite_objects=$5
-shift 5
+build=$1 cc=$2 cflags=$3
+shift 3
 check_libs=$(pkg-config --libs check)
-export cc cflags shared_objects suite_objects check_libs
+export cc cflags check_libs
 
 # The mutants, one per wait: the k-th call of a room only (awk counting occurrences
 # across the file), named <room>_<k>, the line it changed beside it.
@@ -42,9 +42,10 @@ for room in $(grep -l 'bng_hal_dma_wait(' include/*.c); do
 done
 
 # One mutant on one target: build, run quick, record whether the suite caught it.
-# $1 ROOT:OBJDIR, $2 the mutant (<room>_<k>), $3 the mutants' folder
+# $1 ROOT:LIBRARY:OBJECTS, $2 the mutant (<room>_<k>), $3 the mutants' folder
 mutant() {
-  local root=${1%%:*} objs=${1#*:} m=$2 mutants=$3
+  local root=${1%%:*} rest=${1#*:} m=$2 mutants=$3
+  local library=${rest%%:*} objects=${rest#*:}
   local room=${2%_*} out why tags
   out=$mutants/$(basename "$root")
   mkdir -p "$out"
@@ -59,8 +60,7 @@ mutant() {
   # shellcheck disable=SC2086
   $cc $cflags -I"$root" -Iinclude -c "$mutants/$m.c" -o "$out/$m.o"
   # shellcheck disable=SC2046,SC2086
-  $cc $cflags "$out/$m.o" $(for o in $suite_objects; do echo "$objs/$o"; done) \
-    $shared_objects "$objs/../libbatchnormgrad.a" \
+  $cc $cflags "$out/$m.o" ${objects//,/ } "$library" \
     $check_libs -lpthread -lm -o "$out/test_$m"
   # On a unified target only the suite's shared cases move data by DMA (its private
   # cases run _p on the caller's memory, as make test's hthreads flavours and
