@@ -4,11 +4,12 @@
  * vector type at BNG_V lanes, its operations, and the steps' loads and stores of the
  * call's arrays. May include: bng_steps.h and bng_vec.h; included by the rooms that
  * compute with vectors only (bng_steps.c, bng_fwd_steps.c, bng_nhwc_staged.c,
- * bng_nchw_steps.c, bng_relu.c, bng_nchw_relu.c). A room that does not include it reaches neither the
- * vector backend nor a half conversion: its object is the same whatever the backend and
- * the half type, and the suites' arithmetic flavours link the gnu flavour's
- * (mk/build.mk; the plan's list of the rooms that compute with vectors, Room.vectors, is
- * held to the rooms that reach bng_vec.h by the generator's DriverLayersTest).
+ * bng_nchw_steps.c, bng_relu.c, bng_nchw_relu.c). A room that does not include it
+ * reaches neither the vector backend nor a half conversion: its object is the same
+ * whatever the backend and the half type, and the suites' arithmetic flavours link the
+ * gnu flavour's (mk/build.mk; the plan's list of the rooms that compute with vectors,
+ * Room.vectors, is held to the rooms that reach bng_vec.h by the generator's
+ * DriverLayersTest).
  */
 #ifndef BNG_STEPS_VEC_H
 #define BNG_STEPS_VEC_H

@@ -80,10 +80,9 @@
  * bng_keepsN_turn_f32 and _f16 take a vector of N words (a word of the element's w = 8 *
  * sizeof bits: w vectors' worth of a plane's bits, element e's in bit e % w of word e /
  * w) and leave in lane j the bits of lane j of those w vectors of N elements, vector r's
- * in bit
- * BNG_TURNED_BIT(r, N, w): a permutation of the bits, so that dy's vector r is then
- * masked as an NHWC row is by its words (_ld_relu_keeps). The GNU backend exchanges a
- * lane index bit with a bit index bit at a time (a constant lane permute, shifts and
+ * in bit BNG_TURNED_BIT(r, N, w): a permutation of the bits, so that dy's vector r is
+ * then masked as an NHWC row is by its words (_ld_relu_keeps). The GNU backend exchanges
+ * a lane index bit with a bit index bit at a time (a constant lane permute, shifts and
  * masks: log2 of the smaller of N and w steps) and, with more lanes than a word has
  * bits, permutes the lanes once more; its widths of two halves (a host's only) and the
  * portable backend move each bit where the definition says (BNG_TURN_WORDS). */
