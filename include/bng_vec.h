@@ -26,7 +26,9 @@
  * lane i + N/2 for i < N/2, then the same on the first N/2, ..., down to lane 0: the
  * order of a unified target's scalar fold), its other lanes unspecified; _splat gives
  * every lane lane 0's value; _select_first(a, b, n) gives a's first n lanes and b's
- * others, bit for bit. The GNU backend permutes the register's lanes (bng_vec_gnu.h,
+ * others, bit for bit; _lanes_above(v, w), w a power of two below N, gives lane i < w
+ * lane i + w's value (the forward's NCHW lane statistics merged pairwise, halving), its
+ * other lanes unspecified. The GNU backend permutes the register's lanes (bng_vec_gnu.h,
  * BNG_PERMUTE) and selects on their bits; the portable one loops over them. The native
  * backend spells none of them: a split target's NCHW needs the GNU backend.
  */
@@ -85,23 +87,34 @@
  * a lane index bit with a bit index bit at a time (a constant lane permute, shifts and
  * masks: log2 of the smaller of N and w steps) and, with more lanes than a word has
  * bits, permutes the lanes once more; its widths of two halves (a host's only) and the
- * portable backend move each bit where the definition says (BNG_TURN_WORDS). */
+ * portable backend move each bit where the definition says (BNG_TURN_WORDS).
+ *
+ * The forward's NCHW ReLU on a split target writes its words the other way
+ * (bng_keepsN_turn_back_f32 and _f16, the turn's inverse): vector r of a run of w marks
+ * its keeps into bit BNG_TURNED_BIT(r, N, w) of each lane's word in a register, as an
+ * NHWC row marks its keep words, and the register turned back is the run's N words of
+ * the plane, stored as one vector. */
 #define BNG_TURNED_BIT(r, n, w) \
     ((n) >= (w) ? (r) : (r) % ((w) / (n)) * (n) + (r) / ((w) / (n)))
 /* A plane's vector v of n lanes, once its words (n to a vector) are turned: the first
  * word of the vector of words that holds its mask, and the bit of each lane's word. */
 #define BNG_TURNED_WORD(v, n, w) ((v) / (w) * (n))
 #define BNG_TURNED_VECTOR_BIT(v, n, w) BNG_TURNED_BIT((v) % (w), n, w)
-/* The turn by its definition, on n words of `type` at p (n <= 64). */
-#define BNG_TURN_WORDS(type, p, n)                                                         \
+/* The turn by its definition, on n words of `type` at p (n <= 64); with `back` its
+ * inverse, from lanes to words. */
+#define BNG_TURN_WORDS(type, p, n, back)                                                   \
     do {                                                                                   \
         const unsigned w_ = 8 * sizeof(type);                                              \
         type turned_[64] = {0};                                                            \
         unsigned q_;                                                                       \
         (void)sizeof(char[(n) <= 64 ? 1 : -1]);    /* the lanes fit turned_ */             \
-        for (q_ = 0; q_ < (n) * w_; q_++)                                                  \
-            turned_[q_ % (n)] |= (type)(((p)[q_ / w_] >> (q_ % w_) & 1u)                   \
-                                        << BNG_TURNED_BIT(q_ / (n), (n), w_));             \
+        for (q_ = 0; q_ < (n) * w_; q_++) {                                                \
+            const unsigned bit_ = BNG_TURNED_BIT(q_ / (n), (n), w_);                       \
+            if (back)                                                                      \
+                turned_[q_ / w_] |= (type)(((p)[q_ % (n)] >> bit_ & 1u) << (q_ % w_));     \
+            else                                                                           \
+                turned_[q_ % (n)] |= (type)(((p)[q_ / w_] >> (q_ % w_) & 1u) << bit_);     \
+        }                                                                                  \
         for (q_ = 0; q_ < (n); q_++)                                                       \
             (p)[q_] = turned_[q_];                                                         \
     } while (0)
@@ -389,11 +402,19 @@ BNG_VMEM_FN void BNG_KEEPSN(store_f16)(BNG_VMEM half *p, BNG_KEEPSN(f16) k)
 }
 BNG_VMEM_FN void BNG_KEEPSN(turn_f32)(BNG_VMEM float *p)
 {
-    BNG_KEEPSN(turn_words_f32)((BNG_FORCE float *)p);
+    BNG_KEEPSN(turn_words_f32)((BNG_FORCE float *)p, 0);
 }
 BNG_VMEM_FN void BNG_KEEPSN(turn_f16)(BNG_VMEM half *p)
 {
-    BNG_KEEPSN(turn_words_f16)((BNG_FORCE half *)p);
+    BNG_KEEPSN(turn_words_f16)((BNG_FORCE half *)p, 0);
+}
+BNG_VMEM_FN void BNG_KEEPSN(turn_back_f32)(BNG_VMEM float *p)
+{
+    BNG_KEEPSN(turn_words_f32)((BNG_FORCE float *)p, 1);
+}
+BNG_VMEM_FN void BNG_KEEPSN(turn_back_f16)(BNG_VMEM half *p)
+{
+    BNG_KEEPSN(turn_words_f16)((BNG_FORCE half *)p, 1);
 }
 BNG_VMEM_FN BNG_F32XN BNG_OPN(load_relu_keeps_f32)(
     const BNG_VMEM float *dy, const BNG_VMEM float *keeps, unsigned bit)

@@ -241,13 +241,14 @@ BNG_VEC_FN int bng_stream_f32(float *p, const void *v, unsigned long bytes)
 #endif
 /* Lane i's source, in a width's operations (BNG_N lanes): lane i + w, the lanes
  * counted around; lane 0; lane i itself (an index vector's lanes: constants, not a
- * lane loop, which GCC may build on the stack); lane i ^ b; lane (i % w) * (N / w) + i / w.
- * (The last two: the turn of a split target's NCHW keep words, below.) */
+ * lane loop, which GCC may build on the stack); lane i ^ b; lane (i % w) * (N / w) + i / w,
+ * and its inverse. (The last three: the turn of a split target's NCHW keep words, below.) */
 #define BNG_LANE_ROTATED(i, w) (((i) + (w)) % BNG_N)
 #define BNG_LANE_FIRST(i, a) 0
 #define BNG_LANE_SELF(i, a) (i)
 #define BNG_LANE_XOR(i, b) ((i) ^ (b))
 #define BNG_LANE_UNSPREAD(i, w) ((i) % (w) * (BNG_N / (w)) + (i) / (w))
+#define BNG_LANE_SPREAD(i, w) ((i) % (BNG_N / (w)) * (w) + (i) / (BNG_N / (w)))
 /* A step of the turn of a split target's NCHW keep words in a register (bng_vec.h,
  * "Keep bits"; bng_vec_gnu_relu.h), at BNG_N lanes of w-bit words. With g = N / w lanes
  * a bit index (BNG_TURN_G: 1 with fewer lanes than w), each step exchanges lane index
@@ -393,7 +394,7 @@ BNG_VEC_FN BNG_F32XN BNG_OPN(broadcast)(float s)
 }
 /* The operations on a register's lanes that a split target's NCHW rows need (bng_vec.h,
  * "Lanes"): the fold to lane 0, lane 0 to every lane, the first n lanes of one vector
- * and the rest of another. */
+ * and the rest of another, the lanes w above. */
 typedef int BNG_TN(bng_lane_index) __attribute__((vector_size(4 * BNG_N)));
 typedef unsigned BNG_TN(bng_lane_bits) __attribute__((vector_size(4 * BNG_N)));
 #define BNG_FOLD_STEP(w) \
@@ -439,6 +440,33 @@ BNG_VEC_FN BNG_F32XN BNG_OPN(select_first)(BNG_F32XN a, BNG_F32XN b, unsigned n)
     __builtin_memcpy(&a, &bits_a, sizeof a);
     return a;
 }
+#define BNG_ABOVE_CASE(w) \
+    case w: return BNG_PERMUTE(BNG_N, BNG_TN(bng_lane_index), v, BNG_LANE_ROTATED, w)
+BNG_VEC_FN BNG_F32XN BNG_OPN(lanes_above)(BNG_F32XN v, unsigned w)
+{
+    switch (w) {
+#if BNG_N > 32
+    BNG_ABOVE_CASE(32);
+#endif
+#if BNG_N > 16
+    BNG_ABOVE_CASE(16);
+#endif
+#if BNG_N > 8
+    BNG_ABOVE_CASE(8);
+#endif
+#if BNG_N > 4
+    BNG_ABOVE_CASE(4);
+#endif
+#if BNG_N > 2
+    BNG_ABOVE_CASE(2);
+#endif
+#if BNG_N > 1
+    BNG_ABOVE_CASE(1);
+#endif
+    default: return v;
+    }
+}
+#undef BNG_ABOVE_CASE
 #elif defined(BNG_VEC_OPS) && BNG_VEC_OPS == BNG_VEC_OPS_F32_HALVES
 typedef struct { BNG_F32XH lo, hi; } BNG_F32XN;
 BNG_VEC_FN BNG_F32XN BNG_OPN(zero)(void)
@@ -531,5 +559,12 @@ BNG_VEC_FN BNG_F32XN BNG_OPN(select_first)(BNG_F32XN a, BNG_F32XN b, unsigned n)
     a.lo = BNG_OPH(select_first)(a.lo, b.lo, n);
     a.hi = BNG_OPH(select_first)(a.hi, b.hi, n > BNG_H ? n - BNG_H : 0u);
     return a;
+}
+/* The lanes below w (at most half of them) are the first half's: its own lanes w above,
+ * or the second half. */
+BNG_VEC_FN BNG_F32XN BNG_OPN(lanes_above)(BNG_F32XN v, unsigned w)
+{
+    v.lo = w == BNG_H ? v.hi : BNG_OPH(lanes_above)(v.lo, w);
+    return v;
 }
 #endif

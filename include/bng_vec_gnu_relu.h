@@ -203,11 +203,18 @@ BNG_VEC_FN BNG_F32XN BNG_OPN(ld_relu_bits_f16)(const half *dy, unsigned long lon
     return BNG_OPN(f16_of_masked)(d);
 }
 /* A split target's NCHW keep words turned in a register (bng_vec.h, "Keep bits";
- * bng_vec_gnu.h, BNG_TURN_STEP). */
-BNG_VEC_FN void BNG_KEEPSN(turn_words_f32)(float *p)
+ * bng_vec_gnu.h, BNG_TURN_STEP), or turned back: each step is its own inverse and the
+ * steps exchange different bits, so the inverse is the same steps after the last
+ * permute's inverse (BNG_LANE_SPREAD). */
+BNG_VEC_FN void BNG_KEEPSN(turn_words_f32)(float *p, int back)
 {
     BNG_KEEPSN(f32) k;
+    (void)back;    /* the steps alone, up to 32 lanes */
     __builtin_memcpy(&k, p, sizeof k);
+#if BNG_N > 32
+    if (back)
+        k = BNG_PERMUTE(BNG_N, BNG_TN(bng_relu_i32x), k, BNG_LANE_SPREAD, 32);
+#endif
 #if BNG_N > 1
     BNG_TURN_STEP(BNG_KEEPSN(f32), BNG_TN(bng_relu_i32x), k, BNG_TURN_G(32), 1, 0x55555555u);
 #endif
@@ -224,14 +231,20 @@ BNG_VEC_FN void BNG_KEEPSN(turn_words_f32)(float *p)
     BNG_TURN_STEP(BNG_KEEPSN(f32), BNG_TN(bng_relu_i32x), k, 16 * BNG_TURN_G(32), 16, 0x0000ffffu);
 #endif
 #if BNG_N > 32
-    k = BNG_PERMUTE(BNG_N, BNG_TN(bng_relu_i32x), k, BNG_LANE_UNSPREAD, 32);
+    if (!back)
+        k = BNG_PERMUTE(BNG_N, BNG_TN(bng_relu_i32x), k, BNG_LANE_UNSPREAD, 32);
 #endif
     __builtin_memcpy(p, &k, sizeof k);
 }
-BNG_VEC_FN void BNG_KEEPSN(turn_words_f16)(half *p)
+BNG_VEC_FN void BNG_KEEPSN(turn_words_f16)(half *p, int back)
 {
     BNG_KEEPSN(f16) k;
+    (void)back;    /* the steps alone, up to 16 lanes */
     __builtin_memcpy(&k, p, sizeof k);
+#if BNG_N > 16
+    if (back)
+        k = BNG_PERMUTE(BNG_N, BNG_TN(bng_relu_i16x), k, BNG_LANE_SPREAD, 16);
+#endif
 #if BNG_N > 1
     BNG_TURN_STEP(BNG_KEEPSN(f16), BNG_TN(bng_relu_i16x), k, BNG_TURN_G(16), 1, 0x5555u);
 #endif
@@ -245,7 +258,8 @@ BNG_VEC_FN void BNG_KEEPSN(turn_words_f16)(half *p)
     BNG_TURN_STEP(BNG_KEEPSN(f16), BNG_TN(bng_relu_i16x), k, 8 * BNG_TURN_G(16), 8, 0x00ffu);
 #endif
 #if BNG_N > 16
-    k = BNG_PERMUTE(BNG_N, BNG_TN(bng_relu_i16x), k, BNG_LANE_UNSPREAD, 16);
+    if (!back)
+        k = BNG_PERMUTE(BNG_N, BNG_TN(bng_relu_i16x), k, BNG_LANE_UNSPREAD, 16);
 #endif
     __builtin_memcpy(p, &k, sizeof k);
 }
@@ -344,20 +358,20 @@ BNG_VEC_FN BNG_F32XN BNG_OPN(ld_relu_bits_f16)(const half *dy, unsigned long lon
     v.hi = BNG_OPH(ld_relu_bits_f16)(dy + BNG_H, bits >> BNG_H);
     return v;
 }
-/* The turn of two halves' words (a host's wide widths, never a DSP's: bng_vec_gnu.h,
- * BNG_GNU_LANES), bit by bit by its definition. */
-BNG_VEC_FN void BNG_KEEPSN(turn_words_f32)(float *p)
+/* The turn of two halves' words, or its inverse (a host's wide widths, never a DSP's:
+ * bng_vec_gnu.h, BNG_GNU_LANES), bit by bit by its definition. */
+BNG_VEC_FN void BNG_KEEPSN(turn_words_f32)(float *p, int back)
 {
     unsigned int words[BNG_N];
     __builtin_memcpy(words, p, sizeof words);
-    BNG_TURN_WORDS(unsigned int, words, BNG_N);
+    BNG_TURN_WORDS(unsigned int, words, BNG_N, back);
     __builtin_memcpy(p, words, sizeof words);
 }
-BNG_VEC_FN void BNG_KEEPSN(turn_words_f16)(half *p)
+BNG_VEC_FN void BNG_KEEPSN(turn_words_f16)(half *p, int back)
 {
     unsigned short words[BNG_N];
     __builtin_memcpy(words, p, sizeof words);
-    BNG_TURN_WORDS(unsigned short, words, BNG_N);
+    BNG_TURN_WORDS(unsigned short, words, BNG_N, back);
     __builtin_memcpy(p, words, sizeof words);
 }
 #endif

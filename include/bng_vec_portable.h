@@ -131,7 +131,7 @@ static inline BNG_F32XN BNG_OPN(broadcast)(float s)
     return v;
 }
 /* bng_vec.h's "Lanes": the fold to lane 0, lane 0 to every lane, the first n lanes of
- * one vector and the rest of another. */
+ * one vector and the rest of another, the lanes w above. */
 static inline BNG_F32XN BNG_OPN(fold)(BNG_F32XN v)
 {
     int width, i;
@@ -151,6 +151,13 @@ static inline BNG_F32XN BNG_OPN(select_first)(BNG_F32XN a, BNG_F32XN b, unsigned
         if ((unsigned)i >= n)
             a.lane[i] = b.lane[i];
     return a;
+}
+static inline BNG_F32XN BNG_OPN(lanes_above)(BNG_F32XN v, unsigned w)
+{
+    unsigned i;
+    for (i = 0; i < w && i + w < BNG_N; i++)
+        v.lane[i] = v.lane[i + w];
+    return v;
 }
 #elif defined(BNG_VEC_OPS) && BNG_VEC_OPS == BNG_VEC_OPS_F16_MEMORY
 static inline BNG_F32XN BNG_OPN(ld_f16)(const half *p)
@@ -246,20 +253,20 @@ static inline unsigned long long BNG_KEEPSN(pack_f16)(BNG_KEEPSN(f16) k)
         wide.lane[i] = k.lane[i];
     return BNG_KEEPSN(pack_f32)(wide);
 }
-/* A split target's NCHW keep words turned (bng_vec.h, "Keep bits"), bit by bit by the
- * turn's definition. */
-static inline void BNG_KEEPSN(turn_words_f32)(float *p)
+/* A split target's NCHW keep words turned, or turned back (bng_vec.h, "Keep bits"),
+ * bit by bit by the turn's definition. */
+static inline void BNG_KEEPSN(turn_words_f32)(float *p, int back)
 {
     uint32_t words[BNG_N];
     memcpy(words, p, sizeof words);
-    BNG_TURN_WORDS(uint32_t, words, BNG_N);
+    BNG_TURN_WORDS(uint32_t, words, BNG_N, back);
     memcpy(p, words, sizeof words);
 }
-static inline void BNG_KEEPSN(turn_words_f16)(half *p)
+static inline void BNG_KEEPSN(turn_words_f16)(half *p, int back)
 {
     uint16_t words[BNG_N];
     memcpy(words, p, sizeof words);
-    BNG_TURN_WORDS(uint16_t, words, BNG_N);
+    BNG_TURN_WORDS(uint16_t, words, BNG_N, back);
     memcpy(p, words, sizeof words);
 }
 static inline BNG_F32XN BNG_OPN(ld_relu_mark_f32)(const float *dy, const float *y,

@@ -264,8 +264,8 @@ END_TEST
 /* bng_vec.h's "Lanes" (a split target's NCHW sums and coefficients) at width N, on the
  * first N of a and b: _fold's lane 0 against the loop over the lanes that a unified
  * target's NCHW sums run (lane i += lane i + w, w halving), _splat's every lane against
- * lane 0, _select_first(a, b, n) against a's first n lanes and b's others, for every n;
- * bit for bit. */
+ * lane 0, _select_first(a, b, n) against a's first n lanes and b's others, for every n,
+ * _lanes_above(b, w)'s lanes below w against b's w above, for every w; bit for bit. */
 #define CHECK_LANES(N)                                                                     \
     do {                                                                                   \
         const bng_f32x##N va = bng_f32x##N##_ld_f32(a), vb = bng_f32x##N##_ld_f32(b);     \
@@ -288,6 +288,13 @@ END_TEST
                 if (float_bits(out[i]) != float_bits(i < n ? a[i] : b[i]))                 \
                     ck_abort_msg("select_first, %d lanes, %d first, round %d: lane %d", N, \
                                  n, round, i);                                             \
+        }                                                                                  \
+        for (w = N / 2; w != 0; w /= 2) {                                                  \
+            bng_f32x##N##_st_f32(out, bng_f32x##N##_lanes_above(vb, (unsigned)w));         \
+            for (i = 0; i < w; i++)                                                        \
+                if (float_bits(out[i]) != float_bits(b[i + w]))                            \
+                    ck_abort_msg("lanes_above, %d lanes, %d above, round %d: lane %d", N,  \
+                                 w, round, i);                                             \
         }                                                                                  \
     } while (0)
 
@@ -321,7 +328,8 @@ END_TEST
 /* bng_keepsN_turn_words_f32 and _f16 at width N on the first N of words32 and words16:
  * lane j's bit BNG_TURNED_BIT(r, N, w) is bit r * N + j of the words taken as one run
  * of bits (word i's bits i * w to i * w + w - 1), for each of the w vectors r they
- * cover, every bit of every lane checked. */
+ * cover, every bit of every lane checked; and turned back (the forward's NCHW words on
+ * a split target), the words again. */
 static int stream_bit32(const uint32_t *words, unsigned q)
 {
     return (int)(words[q / 32] >> (q % 32) & 1u);
@@ -339,10 +347,15 @@ static int stream_bit16(const uint16_t *words, unsigned q)
         unsigned r, j;                                                                     \
         memcpy(f32, words32, sizeof f32);                                                  \
         memcpy(f16, words16, sizeof f16);                                                  \
-        bng_keeps##N##_turn_words_f32(f32);                                                \
-        bng_keeps##N##_turn_words_f16(f16);                                                \
+        bng_keeps##N##_turn_words_f32(f32, 0);                                             \
+        bng_keeps##N##_turn_words_f16(f16, 0);                                             \
         memcpy(t32, f32, sizeof t32);                                                      \
         memcpy(t16, f16, sizeof t16);                                                      \
+        bng_keeps##N##_turn_words_f32(f32, 1);                                             \
+        bng_keeps##N##_turn_words_f16(f16, 1);                                             \
+        if (memcmp(f32, words32, N * sizeof words32[0]) != 0                               \
+            || memcmp(f16, words16, N * sizeof words16[0]) != 0)                           \
+            ck_abort_msg("%d lanes, round %d: turned back, not the words", N, round);      \
         for (j = 0; j < N; j++) {                                                          \
             for (r = 0; r < 32; r++)                                                       \
                 if ((int)(t32[j] >> BNG_TURNED_BIT(r, N, 32u) & 1u)                        \
