@@ -499,9 +499,9 @@ DRIVER_ROOMS = (
     Room("bng_fwd_steps.c", "forward", vectors=True),
     Room("bng_fwd_nhwc_direct.c", "forward", unified_only=True),
     Room("bng_fwd_nhwc_staged.c", "forward"), Room("bng_fwd_staging.c", "forward"),
-    Room("bng_fwd_nchw_steps.c", "forward", also="nchw", unified_only=True),
+    Room("bng_fwd_nchw_steps.c", "forward", also="nchw", vectors=True),
     Room("bng_fwd_nchw_direct.c", "forward", also="nchw", unified_only=True),
-    Room("bng_fwd_nchw_staged.c", "forward", also="nchw", unified_only=True),
+    Room("bng_fwd_nchw_staged.c", "forward", also="nchw"),
 )
 
 
@@ -517,8 +517,8 @@ class TargetPlan(NhwcGsm):
     @property
     def rooms(self) -> Tuple[Room, ...]:
         """The driver's rooms this target's library compiles (DRIVER_ROOMS): an
-        extension's only where targets.yaml lists it, the direct NHWC run only on
-        unified memory (a split target stages _p)."""
+        extension's only where targets.yaml lists it, the direct runs only on unified
+        memory (a split target stages _p)."""
         return tuple(room for room in DRIVER_ROOMS
                      if room.compiled_for(self.target.extensions)
                      and not (room.unified_only and self.target.memory.split))
@@ -630,10 +630,8 @@ class TargetPlan(NhwcGsm):
 
     @property
     def fwd_nchw(self) -> bool:
-        """The training forward takes NCHW (BNG_FWD_NCHW): forward and nchw both, on a
-        unified target (a split target's NCHW is the backward's: docs/contract.md,
-        section 5)."""
-        return self.has("forward") and self.has("nchw") and not self.target.memory.split
+        """The training forward takes NCHW (BNG_FWD_NCHW): forward and nchw both."""
+        return self.has("forward") and self.has("nchw")
 
     def has(self, extension: str) -> bool:
         assert extension in EXTENSIONS, extension

@@ -92,15 +92,8 @@ size_t bng_fwd_chunk_channels(const bng_fwd_config *config, const bng_fwd_kernel
  * shift := a row's n values (element_bytes each: the call's first row). */
 void bng_fwd_step_shift(size_t element_bytes, size_t n, const BNG_VMEM void *row,
                         BNG_VMEM float *shift);
-#if !BNG_SPLIT_MEMORY
-/* Merge the mean and M2 of `rows` values (part_mean, part_m2) into *mean and *m2, of
- * the `done` values before them: the first taken as it is, none (rows 0) changing
- * nothing. One value at a time: NCHW's, a unified target's. */
-void bng_fwd_merge_one(BNG_VMEM float *mean, BNG_VMEM float *m2, size_t done, size_t rows,
-                       float part_mean, float part_m2);
-#endif
 /* Merge a row group's mean and M2 of `rows` rows (part_mean, part_m2) into a's mean
- * and m2, `done` rows before it (the first taken as it is). */
+ * and m2, `done` rows before it (the first taken as it is, none changing nothing). */
 void bng_fwd_step_merge(size_t n, size_t done, size_t rows, const BNG_VMEM float *part_mean,
                         const BNG_VMEM float *part_m2, const bng_fwd_arrays *a);
 #if !BNG_SPLIT_MEMORY
@@ -163,14 +156,14 @@ void bng_fwd_entry_inference(const bng_fwd_config *config, long long flags, cons
  * once, check, run on the cores of core_mask, the status back there (SPMD: on every
  * selected core). */
 void bng_fwd_entry_shared(const bng_fwd_config *config, void *x, void *y, int core_mask);
-/* A checked call of _p, on the calling core: NHWC on the caller's memory
- * (bng_fwd_nhwc_direct.c) or, on a split target, staged through the workspace the HAL
- * gives _p (bng_fwd_nhwc_staged.c: BNG_ENOMEM where it has none, nothing written);
- * NCHW on the caller's memory (bng_fwd_nchw_direct.c, with nchw). */
+/* A checked call of _p, on the calling core: on the caller's memory (NHWC:
+ * bng_fwd_nhwc_direct.c; NCHW, with nchw: bng_fwd_nchw_direct.c) or, on a split target,
+ * staged through the workspace the HAL gives _p (bng_fwd_nhwc_staged.c,
+ * bng_fwd_nchw_staged.c: BNG_ENOMEM where it has none, nothing written). */
 int bng_fwd_nhwc_p_run(const bng_fwd_config *config, const bng_fwd_call *call, const void *x,
                        void *y);
-void bng_fwd_nchw_p_run(const bng_fwd_config *config, const bng_fwd_call *call, const void *x,
-                        void *y);
+int bng_fwd_nchw_p_run(const bng_fwd_config *config, const bng_fwd_call *call, const void *x,
+                       void *y);
 
 /* _s's call as the HAL copies it to the cores of `mask` (no larger than a HAL's
  * mailbox holds: bng_hal_hthreads.c's BNG_HTHREADS_MAX_ARG), from which each core

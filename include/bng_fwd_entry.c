@@ -2,9 +2,10 @@
 /* Copyright 2026 the batchnormgrad authors */
 /* Owns: the training forward's entry points (fp_/hp_batch_norm_forward_p's and _s's
  * bodies, and the vendor's inference calls' on a block of their arguments): check the
- * call (bng_fwd_params.c), run it (_p: bng_fwd_nhwc_direct.c, on a split target
- * bng_fwd_nhwc_staged.c, or with BNG_FWD_NCHW bng_fwd_nchw_direct.c; _s: bng_fwd_nhwc_staged.c or bng_fwd_nchw_staged.c on the cores
- * of core_mask, through bng_hal_parallel), report the status. May call:
+ * call (bng_fwd_params.c), run it (_p: bng_fwd_nhwc_direct.c, or with BNG_FWD_NCHW
+ * bng_fwd_nchw_direct.c, on a split target their staged rooms; _s:
+ * bng_fwd_nhwc_staged.c or bng_fwd_nchw_staged.c on the cores of core_mask, through
+ * bng_hal_parallel), report the status. May call:
  * bng_fwd.h, bng_hal_parallel, bng_status.h. Compiled only for a target with the
  * forward extension.
  */
@@ -24,7 +25,7 @@ void bng_fwd_entry_private(const bng_fwd_config *config, void *x, void *y, long 
     status = bng_fwd_params_check(config, params, x, y, BNG_FWD_FLAGS, &call);
 #if BNG_HAS_FWD_NCHW
     if (status == BNG_OK && call.nchw)
-        bng_fwd_nchw_p_run(config, &call, x, y);
+        status = bng_fwd_nchw_p_run(config, &call, x, y);
     else
 #endif
     if (status == BNG_OK)

@@ -3,10 +3,27 @@
 /* Owns: the training forward's NCHW _p on the caller's memory where it lies, on the
  * calling core: channel by channel, each channel's planes straight from the caller's
  * arrays, its values on the stack. May call: bng_fwd_nchw.h's and bng_fwd.h's steps,
- * the forward's NCHW ukernels. Compiled only for a target with forward and nchw
- * (unified memory: the generator refuses both on a split target).
+ * the forward's NCHW ukernels. Compiled only for a target with forward and nchw on
+ * unified memory (a split target's _p stages, bng_fwd_nchw_staged.c).
  */
 #include "bng_fwd_nchw.h"
+
+/* One channel's float values, on the stack, and the arrays of one channel bng_fwd.h's
+ * steps work on, pointing at them. */
+typedef struct {
+    float shift, mean, m2, part_mean, part_m2, gain, bias;
+} bng_fwd_nchw_values;
+
+static void bng_fwd_nchw_arrays(bng_fwd_nchw_values *v, bng_fwd_arrays *a)
+{
+    a->shift = &v->shift;
+    a->mean = &v->mean;
+    a->m2 = &v->m2;
+    a->part_mean = &v->part_mean;
+    a->part_m2 = &v->part_m2;
+    a->gain = &v->gain;
+    a->bias = &v->bias;
+}
 
 /* A _p call at channel c. */
 typedef struct {
@@ -34,18 +51,18 @@ static void bng_fwd_nchw_p_batch_stats(bng_fwd_nchw_p *p)
 {
     const bng_fwd_call *call = p->call;
     const size_t element = p->config->sizes.element_bytes;
+    bng_fwd_nchw_sum_area area;
     bng_fwd_nchw_sums s;
     size_t b;
 
     bng_fwd_step_shift(element, 1, bng_at(p->x, bng_fwd_nchw_p_plane(p, 0), element), p->a.shift);
-    bng_fwd_nchw_sums_start(&s, call->batch, call->spatial, p->kernel->lanes);
+    bng_fwd_nchw_sums_start(&s, &area, call->batch, call->spatial, p->kernel->lanes);
     for (b = 0; b < call->batch; b++) {
         p->kernel->stats(call->spatial, 0, bng_at(p->x, bng_fwd_nchw_p_plane(p, b), element),
-                         p->v.shift, s.lane_mean, s.lane_m2);
+                         p->v.shift, area.lane_mean, area.lane_m2);
         bng_fwd_nchw_plane_done(&s, b);
     }
-    p->v.mean = s.mean;
-    p->v.m2 = s.m2;
+    bng_fwd_nchw_sums_end(&s, &p->a);
 }
 
 /* The channel's y plane by plane; with RELU the ReLU's, and its keep bits where asked
@@ -73,8 +90,8 @@ static void bng_fwd_nchw_p_y(const bng_fwd_nchw_p *p)
     }
 }
 
-void bng_fwd_nchw_p_run(const bng_fwd_config *config, const bng_fwd_call *call, const void *x,
-                        void *y)
+int bng_fwd_nchw_p_run(const bng_fwd_config *config, const bng_fwd_call *call, const void *x,
+                       void *y)
 {
     bng_fwd_nchw_p p;
 
@@ -103,4 +120,5 @@ void bng_fwd_nchw_p_run(const bng_fwd_config *config, const bng_fwd_call *call, 
     }
     if (!call->partials_out)
         p.kernel->end(p.stream);    /* one fence for the call's planes */
+    return BNG_OK;
 }

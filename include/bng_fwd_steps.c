@@ -124,18 +124,6 @@ void bng_fwd_step_merge(size_t n, size_t done, size_t rows, const BNG_VMEM float
                      w_new, w_cross);
 }
 
-#if !BNG_SPLIT_MEMORY
-void bng_fwd_merge_one(BNG_VMEM float *mean, BNG_VMEM float *m2, size_t done, size_t rows,
-                       float part_mean, float part_m2)
-{
-    bng_fwd_arrays a = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
-
-    a.mean = mean;
-    a.m2 = m2;
-    bng_fwd_step_merge(1, done, rows, &part_mean, &part_m2, &a);    /* one lane: one value */
-}
-#endif
-
 void bng_fwd_step_global(const bng_dtype_config *sizes, size_t n, const bng_fwd_chunk_stats *stats,
                          const bng_fwd_arrays *a)
 {

@@ -105,14 +105,6 @@ const bng_nchw_kernel *bng_nchw_piece_kernel(const bng_dtype_config *dtype,
     return offset == 0 && n == spatial ? kernel : dtype->nchw_kernel_for_spatial(0);
 }
 
-/* A coefficient as the kernels take it (bng_nchw_coef): its slot on a split target, the
- * float elsewhere. */
-#if BNG_SPLIT_MEMORY
-#define BNG_NCHW_COEF(slot) (slot)
-#else
-#define BNG_NCHW_COEF(slot) ((slot)[0])
-#endif
-
 void bng_nchw_reduce(const bng_nchw_kernel *kernel, size_t n, const BNG_VMEM void *x,
                      const BNG_VMEM void *dy, const BNG_VMEM bng_nchw_channel *ch,
                      const bng_nchw_sums *s)

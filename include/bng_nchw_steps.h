@@ -67,6 +67,14 @@ typedef struct {
     float gain[BNG_NCHW_SLOT], dy_mean[BNG_NCHW_SLOT], slope[BNG_NCHW_SLOT];
 } bng_nchw_channel;
 
+/* A coefficient as the kernels take it (bng_nchw_coef): its slot on a split target, the
+ * float elsewhere. */
+#if BNG_SPLIT_MEMORY
+#define BNG_NCHW_COEF(slot) (slot)
+#else
+#define BNG_NCHW_COEF(slot) ((slot)[0])
+#endif
+
 void bng_nchw_sums_start(bng_nchw_sums *s, BNG_VMEM bng_nchw_sum_area *area, size_t batch,
                          size_t lanes);
 /* A plane's start (its lane sums from zero), and its end (steps 2 and 3: plane `plane`'s

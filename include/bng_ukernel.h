@@ -255,9 +255,12 @@ typedef struct {
 } bng_fwd_kernel;
 /* The training forward's NCHW plane ukernels (BNG_FWD_NCHW, a target with forward and
  * nchw), one set for every extent: on `n` contiguous elements of one plane of one
- * channel from a block boundary
- * of the plane (its start, or a multiple of BNG_NCHW_BLOCK_VECTORS vectors into it);
- * the channel's shift and coefficients are scalars, broadcast.
+ * channel from a block boundary of the plane (its start, or a multiple of
+ * BNG_NCHW_BLOCK_VECTORS vectors into it); the channel's shift and coefficients are
+ * scalars, broadcast, on a unified target, and on a split target vectors of vector
+ * memory holding each in every lane (bng_nchw_coef, as the backward's), the piece in
+ * vector memory padded to whole vectors, which the kernels read whole (the padding's
+ * lanes computed on: their y never put back, their statistics and keep bits left out).
  *   fwd_nchw_stats: per lane of `lanes` (the vector's), the mean and M2 of the lane's
  *              elements: per block of BNG_NCHW_BLOCK_VECTORS vectors, its lane sums of
  *              x - shift (vector j of the block into accumulator j % 4 from zero, then
@@ -265,8 +268,10 @@ typedef struct {
  *              likewise, merged by Chan's formula into lane_mean and lane_m2, `merged`
  *              vectors of the plane before it (0: nothing is read from them); the n %
  *              lanes elements after the last whole vector, each a block of one, into
- *              lanes 0 .. n % lanes - 1. Lane i then covers the plane's elements i,
- *              i + lanes, ...; bng_fwd_nchw_steps.c merges the lanes
+ *              lanes 0 .. n % lanes - 1 (on a split target one whole vector, merged in
+ *              those lanes alone: the others left as they were, bit for bit). Lane i
+ *              then covers the plane's elements i, i + lanes, ...; bng_fwd_nchw_steps.c
+ *              merges the lanes
  *   fwd_nchw_norm: y = ((x - shift) - mean) * gain + bias; y may be x; with stream
  *              != 0 its streaming stores are not fenced: the caller ends its run of
  *              planes with end(stream)
@@ -274,15 +279,18 @@ typedef struct {
  *              unless above 0 or NaN as stored; unless bits is NULL each element's keep
  *              bit, from a word boundary of the plane: element i's is bit i % (8 e) of
  *              the element-sized word bits[i / (8 e)], e x's element size (the last,
- *              partial word's missing elements 0) */
+ *              partial word's missing elements 0); on a split target the words of
+ *              each run of 8 e vectors stored as one vector of `lanes` words (turned
+ *              back in a register, bng_vec.h "Keep bits"), bits past the piece's 0 */
 typedef void bng_fwd_nchw_stats_ukernel(size_t n, size_t merged, const BNG_VMEM void *x,
-                                        float shift, BNG_VMEM float *lane_mean,
+                                        bng_nchw_coef shift, BNG_VMEM float *lane_mean,
                                         BNG_VMEM float *lane_m2);
 typedef void bng_fwd_nchw_norm_ukernel(size_t n, const BNG_VMEM void *x, BNG_VMEM void *y,
-                                       float shift, float mean, float gain, float bias,
-                                       int stream);
+                                       bng_nchw_coef shift, bng_nchw_coef mean,
+                                       bng_nchw_coef gain, bng_nchw_coef bias, int stream);
 typedef void bng_fwd_nchw_norm_relu_ukernel(size_t n, const BNG_VMEM void *x, BNG_VMEM void *y,
-                                            float shift, float mean, float gain, float bias,
+                                            bng_nchw_coef shift, bng_nchw_coef mean,
+                                            bng_nchw_coef gain, bng_nchw_coef bias,
                                             BNG_VMEM void *bits, int stream);
 typedef void bng_fwd_nchw_end_ukernel(int stream);
 typedef struct {

@@ -721,8 +721,7 @@ START_TEST(test_forward_refusals)
     k.params[BNG_PARAM_FLAGS] = 1;       /* the backward's ACCUMULATE: not the forward's */
     fwd_expect_refused(&k, k.x.p, k.y.p, BNG_EFLAGS, "an unknown flag");
 #if !BNG_HAS_FWD_NCHW
-    /* BNG_FWD_NCHW's bit, where the forward has no NCHW (without nchw, or on a split
-     * target whose backward has it) */
+    /* BNG_FWD_NCHW's bit, where the forward has no NCHW (a target without nchw) */
     k.params[BNG_PARAM_FLAGS] = 2;
     fwd_expect_refused(&k, k.x.p, k.y.p, BNG_EFLAGS, "NCHW, which this target's forward has not");
 #endif

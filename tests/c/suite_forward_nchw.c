@@ -366,7 +366,8 @@ END_TEST
  * below 1 (BNG_EBATCH), one value with TORCH (BNG_EBATCH), batch * spatial * channel
  * past the address space (BNG_ERANGE), the bits (NCHW's length) over x
  * (BNG_EOVERLAP); _s without a core's private memory (BNG_ENOMEM, or from a HAL that
- * breaks its promise, nothing written). */
+ * breaks its promise, nothing written); on a split target, _p's workspace short
+ * (BNG_ENOMEM). */
 START_TEST(test_forward_nchw_refusals)
 {
     int shared;
@@ -390,6 +391,13 @@ START_TEST(test_forward_nchw_refusals)
         fwd_expect_refused_by(&n.k, n.k.x.p, n.k.y.p, shared, FULL_MASK, BNG_EOVERLAP,
                               "bits of NCHW's length into x");
         n.k.params[BNG_FWD_PARAM_RELU_BITS] = (long long)(intptr_t)n.k.bits.p;
+#if BNG_SPLIT_MEMORY
+        if (!shared && bng_test_hal_refuse(0, 1)) {
+            fwd_expect_refused_by(&n.k, n.k.x.p, n.k.y.p, 0, FULL_MASK, BNG_ENOMEM,
+                                  "_p with a short workspace");
+            bng_test_hal_refuse(0, 0);
+        }
+#endif
         if (shared && bng_test_fail_private_memory(1u << (BNG_TARGET_CORES / 2))) {
             fwd_expect_refused_by(&n.k, n.k.x.p, n.k.y.p, 1, FULL_MASK, BNG_ENOMEM,
                                   "a selected core without private memory");

@@ -65,8 +65,8 @@ class NchwTest(TempDir):
     def test_split_target_stages_whole_vectors(self):
         """On a split target (docs/contract.md, section 5) the kernels take each
         coefficient as a vector of vector memory and end a plane with one whole vector
-        added in the plane's lanes alone; no ReLU ukernels (_p stages); the forward
-        takes no NCHW there."""
+        added in the plane's lanes alone; no ReLU ukernels (_p stages); the forward's
+        NCHW likewise, its keep words turned back in a register, and _p staged."""
         status, err, out = self.generate(SPLIT + "    extensions: [ext, relu, nchw, forward]\n"
                                          "    spatial: [49]\n")
         self.assertEqual(status, 0, err)
@@ -80,11 +80,18 @@ class NchwTest(TempDir):
         with open(os.path.join(out, "bng_kernels.h")) as f:
             header = f.read()
         self.assertIn("#define BNG_HAS_NCHW 1", header)
-        self.assertIn("#define BNG_HAS_FWD_NCHW 0", header)
+        self.assertIn("#define BNG_HAS_FWD_NCHW 1", header)
+        with open(os.path.join(out, "bng_f32_fwd_ukernels.c")) as f:
+            forward = f.read()
+        self.assertIn("size_t n, size_t merged, const BNG_VMEM void *x_data, const BNG_VMEM float *shift,",
+                      forward)
+        self.assertIn("bng_keeps16_turn_back_f32(bits + BNG_TURNED_WORD(v, 16, 32));", forward)
+        self.assertNotIn("bng_f32x8_", forward)
         with open(os.path.join(out, "build.mk")) as f:
             build = f.read()
         self.assertNotIn("bng_nchw_direct.c", build)
-        self.assertNotIn("bng_fwd_nchw", build)
+        self.assertNotIn("bng_fwd_nchw_direct.c", build)
+        self.assertIn("include/bng_fwd_nchw_staged.c", build)
 
     def test_kernels_and_table_follow_the_list(self):
         status, err, out = self.generate(GOOD + "    extensions: [ext, nchw]\n    spatial: [20, 49]\n")
