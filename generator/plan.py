@@ -87,6 +87,12 @@ NCHW_AREA_SLOTS = 5 + 2
 NCHW_CHANNEL_SLOTS = 6
 NCHW_MAX_LANES = 64
 NCHW_SUM_VECTORS = 6
+# The training forward's NCHW _s at the start of private memory (bng_fwd_nchw_layout):
+# the channel's copies (bng_fwd_copies: BNG_FWD_FLOAT_ARRAYS floats and
+# BNG_FWD_STATS_ARRAYS of the stats type, a slot each), and the statistics' area's
+# vectors past the lanes' two arrays (bng_fwd_nchw_sum_area).
+FWD_NCHW_COPIES = 7 + 6
+FWD_NCHW_SUM_VECTORS = 8
 # The vendor's parameter block (12 slots) and the extended one of the extensions (16:
 # the vendor's slots, then the sums pointer and the flags; 9-11, 14 and 15 reserved).
 PARAMS_SLOTS = 12
@@ -700,11 +706,34 @@ class TargetPlan(NhwcGsm):
         """The least private memory NCHW _s lays out (bng_nchw_layout): the area, and a
         block (NCHW_BLOCK_VECTORS vectors) in each tile buffer: four, a fifth for y with
         the fused ReLU, two for the old dx where a call writes dx
-        (BNG_FLAG_ACCUMULATE_DX); 0 without nchw."""
+        (BNG_FLAG_ACCUMULATE_DX); the training forward's NCHW layout where it has one,
+        if larger; 0 without nchw."""
         if not self.has("nchw"):
             return 0
-        return aligned(self.nchw_area_bytes) + self.nchw_tile_buffers * max(
-            NCHW_BLOCK_VECTORS * d.config.lanes * d.element_bytes for d in self.dtypes)
+        return max(aligned(self.nchw_area_bytes) + self.nchw_tile_buffers * self.nchw_block_bytes,
+                   self.fwd_nchw_min_private_bytes)
+
+    @property
+    def nchw_block_bytes(self) -> int:
+        """The widest storage type's block of NCHW_BLOCK_VECTORS vectors."""
+        return max(NCHW_BLOCK_VECTORS * d.config.lanes * d.element_bytes for d in self.dtypes)
+
+    @property
+    def fwd_nchw_min_private_bytes(self) -> int:
+        """The least private memory the forward's NCHW _s lays out (bng_fwd_nchw_layout):
+        the channel's copies (FWD_NCHW_COPIES arrays of a slot, floats or the stats type),
+        the count's two limbs (a vector each), the statistics' area (the lanes'
+        statistics, two arrays of NCHW_MAX_LANES, and FWD_NCHW_SUM_VECTORS vectors), and a
+        block in each of its two tile buffers and, with the ReLU's bits, its two buffers
+        of their words (each no larger than x's: a word holds a value's bit); 0 without
+        the forward's NCHW."""
+        if not self.fwd_nchw:
+            return 0
+        split = self.target.memory.split
+        slot, vector = (pad_lanes(self.target), self.vector_lanes) if split else (1, 1)
+        floats = 2 * NCHW_MAX_LANES + FWD_NCHW_SUM_VECTORS * vector
+        return (FWD_NCHW_COPIES * aligned(4 * slot) + aligned(4 * 2 * vector) + aligned(4 * floats)
+                + 4 * self.nchw_block_bytes)
 
     @property
     def nchw_tile_buffers(self) -> int:

@@ -223,5 +223,12 @@ void bng_fwd_step_pad(const bng_fwd_copies *k);
 void bng_fwd_stage_in(const bng_fwd_copies *k);
 void bng_fwd_stage_out(const bng_fwd_copies *k);
 void bng_fwd_stage_partials(const bng_fwd_copies *k, int out, BNG_VMEM float *limbs);
+#if BNG_SPLIT_MEMORY
+/* A split target's _p: the call staged like _s on the calling core alone (rank 0 of
+ * one), `run` its core's part, through the workspace the HAL gives _p
+ * (bng_stage_alone); BNG_ENOMEM, nothing written, without one. */
+int bng_fwd_stage_p_run(const bng_fwd_config *config, const bng_fwd_call *call, const void *x,
+                        void *y, void (*run)(const bng_fwd_job *job, unsigned core));
+#endif
 
 #endif /* BNG_FWD_H */

@@ -3,8 +3,8 @@
 /* Owns: the training forward's NCHW order of a channel's statistics past its planes'
  * lanes (bng_fwd_nchw.h, steps 2 and 3), written once for _p and _s, in vectors of
  * BNG_V lanes (bng_steps_vec.h: one on a unified target). May call: bng_fwd.h's merge,
- * bng_steps.h's row groups; no HAL, no kernel. Compiled only
- * for a target with forward and nchw.
+ * bng_steps.h's row groups, bng_steps_vec.h's vectors (a register's lanes selected and
+ * brought down); no HAL, no kernel. Compiled only for a target with forward and nchw.
  */
 #include "bng_fwd_nchw.h"
 #include "bng_steps_vec.h"
@@ -40,18 +40,18 @@ static void bng_fwd_nchw_merge_run(const bng_fwd_nchw_sums *s, const BNG_VMEM fl
     bng_fwd_step_merge(BNG_V, done, rows, above_mean, above_m2, &run);
 }
 
-/* The lanes below BNG_V past the vector's first, lane `at`: the lanes of `more` and
- * more, from `from`, as a count. */
-static unsigned bng_fwd_nchw_below(size_t more, size_t from)
+/* Of a vector's lanes first, at first, those below lane `more`: a count of them. */
+static unsigned bng_fwd_nchw_below(size_t more, size_t first)
 {
-    return more <= from ? 0u : (unsigned)bng_min(more - from, BNG_V);
+    return more <= first ? 0u : (unsigned)bng_min(more - first, BNG_V);
 }
 
 /* Lanes at .. at + BNG_V - 1 of step 2's width `width` (mean and m2 at them) merged
  * with their partners `width` above (above_mean and above_m2): a lane of `base` values,
  * one more below lane `more` (bng_fwd_nchw_lanes). Three runs of lanes, each of the
  * same counts: lane and partner one more, the lane alone one more, neither; each run's
- * merge selected into its lanes. */
+ * merge selected into its lanes, or made in place where one run has every lane (one
+ * lane always: a unified target's scalar merge). */
 static void bng_fwd_nchw_merge_pairs(const bng_fwd_nchw_sums *s, BNG_VMEM float *mean,
                                      BNG_VMEM float *m2, const BNG_VMEM float *above_mean,
                                      const BNG_VMEM float *above_m2, size_t at, size_t width,
@@ -66,6 +66,14 @@ static void bng_fwd_nchw_merge_pairs(const bng_fwd_nchw_sums *s, BNG_VMEM float 
     for (r = 0; r < 3; r++) {
         if (from[r] == to[r])
             continue;       /* no lane: the first run with lanes starts at lane 0 */
+        if (to[r] - from[r] == BNG_V) {
+            bng_fwd_arrays lanes = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+
+            lanes.mean = mean;
+            lanes.m2 = m2;
+            bng_fwd_step_merge(BNG_V, done[r], rows[r], above_mean, above_m2, &lanes);
+            return;
+        }
         bng_fwd_nchw_merge_run(s, mean, m2, above_mean, above_m2, done[r], rows[r]);
         merged_mean = bng_vselect_first(merged_mean, bng_vload(s->area->run_mean), from[r]);
         merged_m2 = bng_vselect_first(merged_m2, bng_vload(s->area->run_m2), from[r]);

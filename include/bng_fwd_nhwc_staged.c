@@ -420,19 +420,6 @@ void bng_fwd_nhwc_s_core(unsigned core, void *launch)
 int bng_fwd_nhwc_p_run(const bng_fwd_config *config, const bng_fwd_call *call, const void *x,
                        void *y)
 {
-    bng_fwd_launch launch;
-    bng_fwd_job job;
-
-    launch.config = config;
-    launch.call = *call;
-    launch.mask = 1u;               /* rank 0 of one */
-    launch.x = x;
-    launch.y = y;
-    bng_fwd_job_init(&job, &launch);
-    if (!bng_stage_alone(&job.base))
-        return BNG_ENOMEM;
-    bng_fwd_nhwc_run(&job, 0);
-    bng_hal_p_workspace_release(job.base.workspace);
-    return BNG_OK;
+    return bng_fwd_stage_p_run(config, call, x, y, bng_fwd_nhwc_run);
 }
 #endif

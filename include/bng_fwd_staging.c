@@ -4,8 +4,10 @@
  * bng_fwd_nchw_staged.c) share: a core's job from the launch (the HAL's copy of it; a
  * split target's _p, its own), its copies
  * of a run of channels in private memory, and their moves by DMA: the per-channel inputs
- * in, the results out, the partials buffer in or out. May call: bng_staging.h, the HAL's
- * DMA; no kernel, no barrier. Compiled only for a target with the forward extension.
+ * in, the results out, the partials buffer in or out; and a split target's _p, a staged
+ * run on the calling core alone. May call: bng_staging.h, the HAL's DMA and _p's
+ * workspace; no kernel, no barrier. Compiled only for a target with the forward
+ * extension.
  */
 #include "batch_norm_fwd.h"
 #include "bng_fwd.h"
@@ -148,3 +150,24 @@ void bng_fwd_stage_partials(const bng_fwd_copies *k, int out, BNG_VMEM float *li
         bng_stage_put_limbs(bng_fwd_partials_at(k, BNG_FWD_PARTIAL_COUNT), limbs, 2);
     }
 }
+
+#if BNG_SPLIT_MEMORY
+int bng_fwd_stage_p_run(const bng_fwd_config *config, const bng_fwd_call *call, const void *x,
+                        void *y, void (*run)(const bng_fwd_job *job, unsigned core))
+{
+    bng_fwd_launch launch;
+    bng_fwd_job job;
+
+    launch.config = config;
+    launch.call = *call;
+    launch.mask = 1u;               /* rank 0 of one */
+    launch.x = x;
+    launch.y = y;
+    bng_fwd_job_init(&job, &launch);
+    if (!bng_stage_alone(&job.base))
+        return BNG_ENOMEM;
+    run(&job, 0);
+    bng_hal_p_workspace_release(job.base.workspace);
+    return BNG_OK;
+}
+#endif

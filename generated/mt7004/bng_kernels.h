@@ -32,7 +32,7 @@
 /* The training forward (batch_norm_fwd.h): its rooms and kernels, apart from the
  * backward's. */
 #define BNG_HAS_FORWARD 1
-/* ... and NCHW in it (BNG_FWD_NCHW): forward and nchw both, on a unified target. */
+/* ... and NCHW in it (BNG_FWD_NCHW): forward and nchw both. */
 #define BNG_HAS_FWD_NCHW 1
 
 #include <stddef.h>

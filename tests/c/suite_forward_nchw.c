@@ -18,6 +18,7 @@
 
 #if BNG_HAS_FWD_NCHW
 #include "bng_forward_case.h"
+#include "bng_fwd_nchw.h"
 
 /* The library's row groups (bng_steps.h), which the bound counts. */
 size_t bng_group_rows(size_t batch);
@@ -362,6 +363,97 @@ START_TEST(test_forward_nchw_partials_one_device)
 }
 END_TEST
 
+/* ---- steps 2 and 3 of a channel's statistics (bng_fwd_nchw.h), spelled here ---- */
+
+/* Chan's merge of `rows` values' mean and M2 into the `done` values' at *mean and *m2,
+ * with the contract's float weights: the first taken as it is, none changing nothing. */
+static void lo_merge(float *mean, float *m2, size_t done, size_t rows, float part_mean,
+                     float part_m2)
+{
+    float w_new, w_cross, delta;
+
+    if (rows == 0)
+        return;
+    if (done == 0) {
+        *mean = part_mean;
+        *m2 = part_m2;
+        return;
+    }
+    w_new = (float)rows / (float)(done + rows);
+    w_cross = (float)done * w_new;
+    delta = part_mean - *mean;
+    *mean = *mean + delta * w_new;
+    *m2 = *m2 + (part_m2 + delta * delta * w_cross);
+}
+
+static uint32_t lo_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+/* One channel of `batch` planes of `spatial` through the library's steps 2 and 3 (in
+ * vectors of its steps' lanes, in the register below them: a split target's), each
+ * plane's lane statistics drawn (a lane of no value: garbage, which must not count),
+ * against the order spelled one lane at a time: lane i with lane i + lanes/2, ...,
+ * each weighted by its count, then the planes by row group. Bit for bit. */
+static void lo_check(size_t lanes, size_t batch, size_t spatial, uint32_t *state)
+{
+    static bng_fwd_nchw_sum_area area;
+    const size_t group_rows = bng_group_rows(batch);
+    float mean[BNG_NCHW_MAX_LANES], m2[BNG_NCHW_MAX_LANES];
+    float group_mean = 0.0f, group_m2 = 0.0f, channel_mean = 0.0f, channel_m2 = 0.0f;
+    size_t count[BNG_NCHW_MAX_LANES], b, i, width;
+    bng_fwd_nchw_sums sums;
+
+    bng_fwd_nchw_sums_start(&sums, &area, batch, spatial, lanes);
+    for (b = 0; b < batch; b++) {
+        const size_t in_group = b % group_rows;
+
+        for (i = 0; i < lanes; i++) {
+            count[i] = spatial / lanes + (i < spatial % lanes ? 1 : 0);
+            *state = *state * 1664525u + 1013904223u;
+            mean[i] = (float)(*state >> 8) / 16777216.0f - 0.5f;
+            m2[i] = (float)(*state & 0xffu) / 64.0f;
+            if (count[i] == 0)
+                mean[i] = m2[i] = 1e30f * (mean[i] + 1.0f);
+            area.lane_mean[i] = mean[i];
+            area.lane_m2[i] = m2[i];
+        }
+        bng_fwd_nchw_plane_done(&sums, b);
+        for (width = lanes / 2; width != 0; width /= 2)
+            for (i = 0; i < width; i++) {
+                lo_merge(&mean[i], &m2[i], count[i], count[i + width], mean[i + width], m2[i + width]);
+                count[i] += count[i + width];
+            }
+        lo_merge(&group_mean, &group_m2, in_group * spatial, spatial, mean[0], m2[0]);
+        if ((b + 1) % group_rows == 0 || b + 1 == batch)
+            lo_merge(&channel_mean, &channel_m2, (b - in_group) * spatial,
+                     (in_group + 1) * spatial, group_mean, group_m2);
+    }
+    if (lo_bits(area.mean[0]) != lo_bits(channel_mean) || lo_bits(area.m2[0]) != lo_bits(channel_m2))
+        ck_abort_msg("%zu lanes, %zu planes of %zu: mean %a, M2 %a, not %a, %a", lanes, batch,
+                     spatial, area.mean[0], area.m2[0], channel_mean, channel_m2);
+}
+
+/* Steps 2 and 3 at the storage type's lanes, on planes narrower than a vector, at one,
+ * between and past them, and over row groups: the one check of this order at a split
+ * target's f16 lanes (64, wider than its steps' 32), which no unified target shares. */
+START_TEST(test_forward_nchw_lane_order)
+{
+    const size_t spatials[] = {1, 2, 3, 5, 7, 15, 16, 17, 31, 32, 33, 49, 63, 64, 65, 100,
+                               127, 128, 196, 1001};
+    const size_t batches[] = {1, 2, 3, 37};
+    uint32_t state = 77u + (uint32_t)T->lanes;
+    size_t s, b;
+
+    for (s = 0; s < sizeof spatials / sizeof spatials[0]; s++)
+        for (b = 0; b < sizeof batches / sizeof batches[0]; b++)
+            lo_check(T->lanes, batches[b], spatials[s], &state);
+}
+END_TEST
+
 /* What NCHW adds to the refusals, each the status alone, _p and _s: a spatial extent
  * below 1 (BNG_EBATCH), one value with TORCH (BNG_EBATCH), batch * spatial * channel
  * past the address space (BNG_ERANGE), the bits (NCHW's length) over x
@@ -428,6 +520,7 @@ void bng_forward_nchw_add_tests(Suite *s)
 {
 #if BNG_HAS_FWD_NCHW
     const bng_test_case cases[] = {
+        {"forward_nchw_lane_order", test_forward_nchw_lane_order, "private"},
         {"forward_nchw_within_bound", test_forward_nchw_within_bound, "private"},
         {"forward_nchw_relu", test_forward_nchw_relu, "private"},
         {"forward_nchw_in_place", test_forward_nchw_in_place, "private"},
