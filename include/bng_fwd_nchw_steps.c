@@ -46,18 +46,14 @@ static unsigned bng_fwd_nchw_below(size_t more, size_t first)
     return more <= first ? 0u : (unsigned)bng_min(more - first, BNG_V);
 }
 
-/* Lanes at .. at + BNG_V - 1 of step 2's width `width` (mean and m2 at them) merged
- * with their partners `width` above (above_mean and above_m2): a lane of `base` values,
- * one more below lane `more` (bng_fwd_nchw_lanes). Three runs of lanes, each of the
- * same counts: lane and partner one more, the lane alone one more, neither; each run's
- * merge selected into its lanes, or made in place where one run has every lane (one
- * lane always: a unified target's scalar merge). */
-static void bng_fwd_nchw_merge_pairs(const bng_fwd_nchw_sums *s, BNG_VMEM float *mean,
-                                     BNG_VMEM float *m2, const BNG_VMEM float *above_mean,
-                                     const BNG_VMEM float *above_m2, size_t at, size_t width,
-                                     size_t base, size_t more)
+/* Lanes of three runs of counts (below `both`: lane and partner one more than `base`,
+ * below `lane`: the lane alone, the rest neither), each run's merge selected into its
+ * lanes. */
+static void bng_fwd_nchw_merge_runs(const bng_fwd_nchw_sums *s, BNG_VMEM float *mean,
+                                    BNG_VMEM float *m2, const BNG_VMEM float *above_mean,
+                                    const BNG_VMEM float *above_m2, size_t base, unsigned both,
+                                    unsigned lane)
 {
-    const unsigned both = bng_fwd_nchw_below(more, at + width), lane = bng_fwd_nchw_below(more, at);
     const unsigned from[3] = {0u, both, lane}, to[3] = {both, lane, BNG_V};
     const size_t done[3] = {base + 1, base + 1, base}, rows[3] = {base + 1, base, base};
     bng_vec merged_mean = bng_vzero(), merged_m2 = bng_vzero();
@@ -66,20 +62,34 @@ static void bng_fwd_nchw_merge_pairs(const bng_fwd_nchw_sums *s, BNG_VMEM float 
     for (r = 0; r < 3; r++) {
         if (from[r] == to[r])
             continue;       /* no lane: the first run with lanes starts at lane 0 */
-        if (to[r] - from[r] == BNG_V) {
-            bng_fwd_arrays lanes = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
-
-            lanes.mean = mean;
-            lanes.m2 = m2;
-            bng_fwd_step_merge(BNG_V, done[r], rows[r], above_mean, above_m2, &lanes);
-            return;
-        }
         bng_fwd_nchw_merge_run(s, mean, m2, above_mean, above_m2, done[r], rows[r]);
         merged_mean = bng_vselect_first(merged_mean, bng_vload(s->area->run_mean), from[r]);
         merged_m2 = bng_vselect_first(merged_m2, bng_vload(s->area->run_m2), from[r]);
     }
     bng_vstore(mean, merged_mean);
     bng_vstore(m2, merged_m2);
+}
+
+/* Lanes at .. at + BNG_V - 1 of step 2's width `width` (mean and m2 at them) merged
+ * with their partners `width` above (above_mean and above_m2): a lane of `base` values,
+ * one more below lane `more` (bng_fwd_nchw_lanes). Where one run of counts has every
+ * lane (one lane always: a unified target's scalar merge) the merge is made in place;
+ * else in runs (bng_fwd_nchw_merge_runs). */
+static void bng_fwd_nchw_merge_pairs(const bng_fwd_nchw_sums *s, BNG_VMEM float *mean,
+                                     BNG_VMEM float *m2, const BNG_VMEM float *above_mean,
+                                     const BNG_VMEM float *above_m2, size_t at, size_t width,
+                                     size_t base, size_t more)
+{
+    const unsigned both = bng_fwd_nchw_below(more, at + width), lane = bng_fwd_nchw_below(more, at);
+    bng_fwd_arrays lanes = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+
+    if (!(lane == 0 || both == BNG_V || (both == 0 && lane == BNG_V))) {
+        bng_fwd_nchw_merge_runs(s, mean, m2, above_mean, above_m2, base, both, lane);
+        return;
+    }
+    lanes.mean = mean;
+    lanes.m2 = m2;
+    bng_fwd_step_merge(BNG_V, base + (lane != 0), base + (both != 0), above_mean, above_m2, &lanes);
 }
 
 /* Step 2: lane i covers the plane's values i, i + lanes, ...: spatial / lanes of them,
