@@ -40,7 +40,7 @@ static void bng_fwd_nchw_merge_run(const bng_fwd_nchw_sums *s, const BNG_VMEM fl
     bng_fwd_step_merge(BNG_V, done, rows, above_mean, above_m2, &run);
 }
 
-/* Of a vector's lanes first, at first, those below lane `more`: a count of them. */
+/* Of a vector's BNG_V lanes from lane `first` on, how many lie below lane `more`. */
 static unsigned bng_fwd_nchw_below(size_t more, size_t first)
 {
     return more <= first ? 0u : (unsigned)bng_min(more - first, BNG_V);
