@@ -205,7 +205,7 @@ static void bng_fwd_stats_work(bng_pass *pass, unsigned t)
 
     if (tile->first % c->slice.group_rows == 0)
         c->merged = 0;
-    BNG_TRACE_KERNEL(c->chunk.job->kernel, "fwd_stats", tile->rows, c->chunk.n);
+    BNG_TRACE_KERNEL(c->chunk.job->kernel, "fwd_stats", tile->rows, c->row_channels);
     c->chunk.job->kernel->stats(c->merged, tile->rows, c->row_channels, c->row_channels, tile->x,
                                 c->chunk.a.shift, c->chunk.a.part_mean, c->chunk.a.part_m2);
     c->merged += tile->rows;
@@ -312,12 +312,12 @@ static void bng_fwd_y_work(bng_pass *pass, unsigned t)
     const bng_fwd_kernel *kernel = c->chunk.job->kernel;
 
     if (c->chunk.job->call.relu) {
-        BNG_TRACE_KERNEL(kernel, "fwd_norm_relu", tile->rows, c->chunk.n);
+        BNG_TRACE_KERNEL(kernel, "fwd_norm_relu", tile->rows, c->row_channels);
         kernel->norm_relu(tile->rows, c->row_channels, c->row_channels, tile->x, tile->x,
                           c->chunk.a.shift, c->chunk.a.mean, c->chunk.a.gain, c->chunk.a.bias,
                           c->chunk.job->relu_bits == NULL ? NULL : c->bits[t], c->row_channels, 0);
     } else {
-        BNG_TRACE_KERNEL(kernel, "fwd_norm", tile->rows, c->chunk.n);
+        BNG_TRACE_KERNEL(kernel, "fwd_norm", tile->rows, c->row_channels);
         kernel->norm(tile->rows, c->row_channels, c->row_channels, tile->x, tile->x,
                      c->chunk.a.shift, c->chunk.a.mean, c->chunk.a.gain, c->chunk.a.bias, 0);
     }

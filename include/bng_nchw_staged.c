@@ -102,7 +102,7 @@ static void bng_nchw_relu(const bng_nchw_core *k, const bng_tile *tile)
         return;
     }
     bng_relu_fetch_y(job, k->walk.tiles.y, tile);
-    BNG_TRACE_KERNEL(k->kernel, "relu_mask", tile->rows, tile->row_bytes / element);
+    BNG_TRACE_KERNEL(k->kernel, "relu_mask", tile->rows, tile->pitch / element);
     bng_relu_mask_tile(element, tile, k->walk.tiles.y);
 }
 

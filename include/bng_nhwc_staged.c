@@ -171,21 +171,21 @@ static void bng_nhwc_relu(const bng_nhwc_core *c, const bng_tile *tile, int agai
 
     if (BNG_RELU_BITS(&job->call)) {
         relu->fetch_bits(job, c->mem.relu_bits, tile);
-        BNG_TRACE_KERNEL(c->kernel, "relu_by_bits", tile->rows, c->channels);
+        BNG_TRACE_KERNEL(c->kernel, "relu_by_bits", tile->rows, c->row_channels);
         relu->tile_by_bits(element, tile, c->mem.relu_bits);
         return;
     }
     in_bits = !tile->resident && !tile->kept && bng_nhwc_bits_cover(c, tile);
     if (again && in_bits) {
-        BNG_TRACE_KERNEL(c->kernel, "relu_by_bits", tile->rows, c->channels);
+        BNG_TRACE_KERNEL(c->kernel, "relu_by_bits", tile->rows, c->row_channels);
         relu->tile_by_bits(element, tile, bng_nhwc_bits_at(c, tile));
         return;
     }
     relu->fetch_y(job, c->mem.tiles.y, tile);
-    BNG_TRACE_KERNEL(c->kernel, "relu_mask", tile->rows, c->channels);
+    BNG_TRACE_KERNEL(c->kernel, "relu_mask", tile->rows, c->row_channels);
     relu->mask_tile(element, tile, c->mem.tiles.y);
     if (!again && in_bits) {
-        BNG_TRACE_KERNEL(c->kernel, "relu_bits", tile->rows, c->channels);
+        BNG_TRACE_KERNEL(c->kernel, "relu_bits", tile->rows, c->row_channels);
         relu->tile_bits(element, tile, c->mem.tiles.y, bng_nhwc_bits_at(c, tile));
     }
 }

@@ -14,9 +14,10 @@
 
 /* make model's trace build includes include/host/bng_hal_trace.h first, whose hooks
  * record each kernel call made on a core of _s (the row ukernels, the ReLU steps, the
- * NCHW ukernels) and, per chunk of a call that reads its rows twice, where the core
- * keeps its rows between the passes (the schedule's choice, which the model reports);
- * everywhere else they are nothing. */
+ * NCHW ukernels) with the channels of a row as the call runs over them (on a split
+ * target the padded row; an NCHW ukernel's, a plane's elements) and, per chunk of a call
+ * that reads its rows twice, where the core keeps its rows between the passes (the
+ * schedule's choice, which the model reports); everywhere else they are nothing. */
 #ifndef BNG_TRACE_KERNEL
 #define BNG_TRACE_KERNEL(kernel, op, rows, channels) ((void)0)
 #endif

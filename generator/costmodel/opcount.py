@@ -96,6 +96,16 @@ RELU_SCALAR_OPS_PER_CYCLE = 3.0
 # without them would skip the packing, which this charges all the same.)
 FWD_NCHW_PACK_OPS = 3
 FWD_NCHW_CHUNK_OPS = 3
+# On a split target the forward's NCHW ReLU marks each vector's keeps into a register of
+# words (in the masked load the row macro counts) and, every word's bits of vectors and
+# at the plane's end, stores it and turns it back into the plane's words in the register
+# (bng_keepsN_turn_back_*, bng_vec_gnu_relu.h): a load and two stores, a lane permute
+# first where the register holds more lanes than a word has bits, and per halving of a
+# word's bits one BNG_TURN_STEP (bng_vec_gnu.h), a lane permute and ten bitwise
+# operations; counted by hand, on a register of the lanes' words (an estimate, as the
+# packing's).
+FWD_NCHW_TURN_STEP_SLOTS = 11
+FWD_NCHW_TURN_LDST = 3
 # y's NCHW ukernels, by the row macro each writes a vector (or a last value) with
 FWD_NCHW_Y_ROWS = {"fwd_nchw_norm": "fwd_norm_row", "fwd_nchw_norm_relu": "fwd_norm_relu_row"}
 
@@ -128,6 +138,7 @@ class KernelCosts:
         self.dtype = dtype
         self.vector_lanes = tp.vector_lanes
         self.packs_in_register = tp.target.vector_backend == "gnu"
+        self.split = tp.target.memory.split
         env, context = environment(), template_context(tp, "ukernels.c.j2", dtype=dtype,
                                                        command=tp.command)
         self.ops = env.get_template("ukernel_ops.j2").make_module(context)
@@ -221,9 +232,12 @@ class KernelCosts:
     def _plane(self, n: int) -> Tuple[int, List[int]]:
         """A plane of `n` elements as the NCHW ukernels take it: its whole vectors of
         the dtype's lanes, and the widths of the steps of its last n % lanes (a step per
-        set bit: ukernel_ops.j2, tail_steps)."""
+        set bit: ukernel_ops.j2, tail_steps; on a split target one whole vector of the
+        padded plane, its lanes past the plane computed on too)."""
         lanes = self.dtype.config.lanes
         vectors, tail = divmod(n, lanes)
+        if self.split:
+            return vectors, [lanes] if tail else []
         return vectors, [w for w in (1 << b for b in range(lanes.bit_length())) if tail & w]
 
     def _group(self) -> int:
@@ -238,9 +252,22 @@ class KernelCosts:
         group = min(lanes, self._group())
         return Slots(alu=2 + 2 * (group.bit_length() - 1) * -(-lanes // group))
 
+    def _turns(self, vectors: int) -> Slots:
+        """A split target's keep words of a plane's `vectors` vectors turned back into
+        the plane's words (FWD_NCHW_TURN_STEP_SLOTS): once a word's bits of vectors and
+        at the plane's end."""
+        lanes, word_bits = self.dtype.config.lanes, self._group()
+        width = -(-lanes * self.dtype.element_bytes // (4 * self.vector_lanes))
+        alu = (FWD_NCHW_TURN_STEP_SLOTS * (min(lanes, word_bits).bit_length() - 1)
+               + (lanes > word_bits))
+        per_turn = Slots(alu=alu * width, ldst=FWD_NCHW_TURN_LDST * width)
+        return per_turn * -(-vectors // word_bits)
+
     def fwd_nchw_pack_ops(self, n: int) -> int:
         """The plain-C operations of packing a plane's `n` keep bits into its words
         (FWD_NCHW_CHUNK_OPS a word's chunk of a vector, or FWD_NCHW_PACK_OPS a value)."""
+        if self.split:
+            return 0        # the words turn in the register (_turns)
         if not self.packs_in_register:
             return n * FWD_NCHW_PACK_OPS
         vectors, steps = self._plane(n)
@@ -263,8 +290,10 @@ class KernelCosts:
                     + sum((self._macro("fwd_nchw_tail_value", w) for w in steps), Slots()))
         if op in FWD_NCHW_Y_ROWS:
             row = FWD_NCHW_Y_ROWS[op]
-            keeps = (sum((self._pack(w) for w in [lanes] * vectors + steps), Slots())
-                     if op == "fwd_nchw_norm_relu" else Slots())
+            keeps = Slots()
+            if op == "fwd_nchw_norm_relu":
+                keeps = (self._turns(vectors + len(steps)) if self.split
+                         else sum((self._pack(w) for w in [lanes] * vectors + steps), Slots()))
             return (self._macro(row, lanes) * vectors + keeps
                     + sum((self._macro(row, w) for w in steps), Slots()))
         if op == "reduce":
@@ -286,14 +315,18 @@ def relu_step_seconds(tp: TargetPlan, dtype: DTypePlan, op: str, rows: int, chan
                       clock_hz: float, alu_per_cycle: float, ldst_per_cycle: float) -> float:
     """Seconds of a traced ReLU step of `rows` rows of `channels`: on a gnu-backend
     target whole vectors of one register at their slots (the mask by y works on the
-    tile's rows as one run: they follow each other in private memory on a unified
-    target, the only kind with relu), the rest one element at a time at the plain-C
-    estimate; on the other backends all of it at the estimate."""
+    tile's rows as one run: they follow each other in private memory), the rest one
+    element at a time at the plain-C estimate; on the other backends all of it at the
+    estimate. On a split target (gnu only: the generator refuses relu on the others)
+    the steps are the kernels' masked loads, BNG_V lanes (the f32 lanes) of either type
+    at a time over whole vectors (a row padded, an NCHW plane's last vector whole),
+    costed at the same slots per vector (an estimate)."""
     if tp.target.vector_backend != "gnu":
         return rows * channels * relu_step_cycles(op) / clock_hz
-    lanes = 4 * tp.vector_lanes // dtype.element_bytes
+    split = tp.target.memory.split
+    lanes = tp.vector_lanes if split else 4 * tp.vector_lanes // dtype.element_bytes
     runs, run = (1, rows * channels) if op == "relu_mask" else (rows, channels)
-    vectors, tail = divmod(run, lanes)
+    vectors, tail = (-(-run // lanes), 0) if split else divmod(run, lanes)
     slots = RELU_VECTOR_SLOTS[op] * (vectors * runs)
     cycles = max(slots.alu / alu_per_cycle, slots.ldst / ldst_per_cycle)
     return (cycles + runs * tail * relu_step_cycles(op)) / clock_hz

@@ -20,10 +20,15 @@
  *                                                       keeps its mask as bits, masks
  *                                                       it by the bits; the entry is
  *                                                       the call's row kernel);
- *                                                       an NCHW ukernel set's entry
+ *                                                       the training forward's
+ *                                                       fwd_stats, fwd_norm,
+ *                                                       fwd_norm_relu (fwd_nchw_* in
+ *                                                       NCHW); an NCHW ukernel set's entry
  *                                                       (bng_f32_nchw_kernel__...): rows are
  *                                                       planes, channels the elements
- *                                                       of each
+ *                                                       of each; else channels a row's
+ *                                                       as the call runs over it (the
+ *                                                       padded row on a split target)
  *   <core> keep <rows> <am_rows> <gsm_rows>           a chunk of a call that reads its
  *                                                       rows twice: of the core's rows,
  *                                                       how many stay in its private
