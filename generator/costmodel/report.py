@@ -60,6 +60,10 @@ def relu_steps_line(tp: TargetPlan) -> str:
     if tp.target.vector_backend != "gnu":
         return f"  the ReLU steps (the driver's plain C, not ukernels): {plain}"
     slots = ", ".join(f"{op} {c.alu}+{c.ldst}" for op, c in RELU_VECTOR_SLOTS.items())
+    if tp.target.memory.split:
+        return (f"  the ReLU steps (the driver's masked loads, whole vectors of {tp.vector_lanes} "
+                f"lanes over the padded rows, not ukernels): issue slots per vector {slots}, "
+                f"an estimate")
     return (f"  the ReLU steps (the driver's GCC vectors of one register, not ukernels): "
             f"issue slots per vector {slots}; a row's last elements as plain C, {plain}")
 
