@@ -10,7 +10,8 @@ templates/nhwc_ukernels.j2's generic_reduce_columns and generic_dx_train. The pl
 loops). The NCHW ukernels (templates/nchw_ukernels.j2) spell a plane's vectors through
 the same macros: per vector of the dtype's lanes the row macros, per block of
 NCHW_BLOCK_VECTORS vectors (reduce) reduce_zero and reduce_fold, and the plane's last
-elements in a vector per set bit of their count (ukernel_ops.j2's tail_steps); the
+elements in a vector per set bit of their count (ukernel_ops.j2's tail_steps; on a split
+target in one whole vector, merged in the plane's lanes alone); the
 training forward's (templates/fwd_nchw_ukernels.j2) likewise through the forward's row
 macros and that template's own: a statistics block's four accumulators, and its last
 elements in the same steps, each value a block of one into its lane.
@@ -28,7 +29,9 @@ y, its mask kept as bits, a tile's dy masked by its bits) are the driver's, not
 generated ukernels. On a gnu-backend target they are GCC vectors of one register
 (BNG_RELU_VECTOR_BYTES), costed like the ukernels, at their issue slots per vector
 (RELU_VECTOR_SLOTS, counted by hand from the driver's macros), the row's last
-elements one at a time; on the other backends they are plain C, costed at their
+elements one at a time (on a split target the kernels' masked loads, whole vectors of
+the register's f32 lanes at the same slots, an NCHW plane's keep words turned first:
+keep_turn); on the other backends they are plain C, costed at their
 operations per element at RELU_SCALAR_OPS_PER_CYCLE, an estimate, until a
 measurement on the part replaces it.
 """
@@ -96,16 +99,19 @@ RELU_SCALAR_OPS_PER_CYCLE = 3.0
 # without them would skip the packing, which this charges all the same.)
 FWD_NCHW_PACK_OPS = 3
 FWD_NCHW_CHUNK_OPS = 3
-# On a split target the forward's NCHW ReLU marks each vector's keeps into a register of
-# words (in the masked load the row macro counts) and, every word's bits of vectors and
-# at the plane's end, stores it and turns it back into the plane's words in the register
-# (bng_keepsN_turn_back_*, bng_vec_gnu_relu.h): a load and two stores, a lane permute
-# first where the register holds more lanes than a word has bits, and per halving of a
-# word's bits one BNG_TURN_STEP (bng_vec_gnu.h), a lane permute and ten bitwise
-# operations; counted by hand, on a register of the lanes' words (an estimate, as the
-# packing's).
-FWD_NCHW_TURN_STEP_SLOTS = 11
+# On a split target a register of keep words is turned (bng_keepsN_turn_*,
+# bng_vec_gnu_relu.h): a lane permute where the register holds more lanes than a word
+# has bits, and per halving of a word's bits one BNG_TURN_STEP (bng_vec_gnu.h), a lane
+# permute and eleven bitwise operations and shifts; counted by hand, on a register of
+# the lanes' words (an estimate, as the packing's). The forward's NCHW ReLU marks each
+# vector's keeps into such a register (in the masked load the row macro counts) and,
+# every word's bits of vectors and at the piece's end, stores it and turns it back into
+# the plane's words (a store, a load and a store: FWD_NCHW_TURN_LDST); the backward's
+# ReLU by the bits turns each vector of a plane's words in place before it masks the
+# plane (bng_nchw_relu.c: a load and a store).
+KEEP_TURN_STEP_SLOTS = 12
 FWD_NCHW_TURN_LDST = 3
+RELU_TURN_LDST = 2
 # y's NCHW ukernels, by the row macro each writes a vector (or a last value) with
 FWD_NCHW_Y_ROWS = {"fwd_nchw_norm": "fwd_norm_row", "fwd_nchw_norm_relu": "fwd_norm_relu_row"}
 
@@ -129,6 +135,15 @@ def count(text: str, vector_lanes: int) -> Slots:
         convert = memory and name.endswith("f16")
         total += Slots(alu=width * convert, ldst=width) if memory else Slots(alu=width)
     return total
+
+
+def keep_turn(lanes: int, element_bytes: int, vector_lanes: int, ldst: int) -> Slots:
+    """One turn of a register of `lanes` keep words of `element_bytes` each (its
+    KEEP_TURN_STEP_SLOTS steps, its permute), with `ldst` loads and stores of it."""
+    word_bits = 8 * element_bytes
+    width = -(-lanes * element_bytes // (4 * vector_lanes))
+    alu = KEEP_TURN_STEP_SLOTS * (min(lanes, word_bits).bit_length() - 1) + (lanes > word_bits)
+    return Slots(alu=alu * width, ldst=ldst * width)
 
 
 class KernelCosts:
@@ -191,6 +206,17 @@ class KernelCosts:
             "fwd_nchw_accumulators": lambda: "".join(
                 str(fwd_nchw.accumulators(a)) + str(fwd_nchw.accumulated(a)) for a in "sq"),
             "fwd_nchw_tail_value": lambda: str(fwd_nchw.tail_value(lanes)),
+            # a split target's plane tail, one whole vector merged in the plane's lanes
+            # alone (`kept` of them): reduce's block folded so, y with the ReLU zeroed
+            # past them, the statistics' last values between loads and selects
+            "reduce_block_kept": lambda: str(m.reduce_zero(lanes, 0))
+            + str(m.reduce_fold(lanes, 0, "sum_dy + c", "sum_dyxm + c", "kept")),
+            "fwd_norm_relu_row_kept": lambda: str(m.fwd_norm_relu_store(
+                lanes, "held", "keep", "x", "y", "shift", "mean", "gain", "bias", kept="kept")),
+            "fwd_nchw_tail_value_kept": lambda: "".join(
+                f"{m.f32x(lanes)}_load_f32(lane_{a}) {m.f32x(lanes)}_store_f32(lane_{a}, "
+                f"{m.f32x(lanes)}_select_first(g{a[0]}t, old_{a}, kept)) " for a in ("mean", "m2"))
+            + str(fwd_nchw.tail_value(lanes, "x", "shift_vec", "old_mean", "old_m2")),
         }[name]()
         return count(text, self.vector_lanes)
 
@@ -253,15 +279,11 @@ class KernelCosts:
         return Slots(alu=2 + 2 * (group.bit_length() - 1) * -(-lanes // group))
 
     def _turns(self, vectors: int) -> Slots:
-        """A split target's keep words of a plane's `vectors` vectors turned back into
-        the plane's words (FWD_NCHW_TURN_STEP_SLOTS): once a word's bits of vectors and
-        at the plane's end."""
-        lanes, word_bits = self.dtype.config.lanes, self._group()
-        width = -(-lanes * self.dtype.element_bytes // (4 * self.vector_lanes))
-        alu = (FWD_NCHW_TURN_STEP_SLOTS * (min(lanes, word_bits).bit_length() - 1)
-               + (lanes > word_bits))
-        per_turn = Slots(alu=alu * width, ldst=FWD_NCHW_TURN_LDST * width)
-        return per_turn * -(-vectors // word_bits)
+        """A split target's keep words of a piece's `vectors` vectors turned back into
+        the plane's words: once a word's bits of vectors and at the piece's end."""
+        per_turn = keep_turn(self.dtype.config.lanes, self.dtype.element_bytes,
+                             self.vector_lanes, FWD_NCHW_TURN_LDST)
+        return per_turn * -(-vectors // self._group())
 
     def fwd_nchw_pack_ops(self, n: int) -> int:
         """The plain-C operations of packing a plane's `n` keep bits into its words
@@ -278,16 +300,22 @@ class KernelCosts:
         """One plane's `n` elements through an NCHW ukernel (any of a dtype's sets: the
         specialized ones are the generic code with n constant): the dtype's vectors,
         reduce's (and the forward's statistics') blocks of them, the last n % lanes
-        elements in a vector per set bit of n % lanes (ukernel_ops.j2, tail_steps)."""
+        elements in a vector per set bit of n % lanes (ukernel_ops.j2, tail_steps); on a
+        split target in one whole vector, its reduce block, statistics and y with the
+        ReLU merged or zeroed in the plane's lanes alone (the `kept` macros)."""
         assert op in OPS + FWD_NCHW_OPS, op
         lanes = self.dtype.config.lanes
         vectors, steps = self._plane(n)
+        kept = "_kept" if self.split else ""
+
+        def tail(name: str) -> Slots:
+            return sum((self._macro(name, w) for w in steps), Slots())
         if op == "fwd_nchw_stats":
             blocks = -(-vectors // NCHW_BLOCK_VECTORS)
             return (self._macro("fwd_stats_row", lanes) * vectors
                     + (self._macro("fwd_stats_block", lanes)
                        + self._macro("fwd_nchw_accumulators", lanes)) * blocks
-                    + sum((self._macro("fwd_nchw_tail_value", w) for w in steps), Slots()))
+                    + tail("fwd_nchw_tail_value" + kept))
         if op in FWD_NCHW_Y_ROWS:
             row = FWD_NCHW_Y_ROWS[op]
             keeps = Slots()
@@ -295,13 +323,12 @@ class KernelCosts:
                 keeps = (self._turns(vectors + len(steps)) if self.split
                          else sum((self._pack(w) for w in [lanes] * vectors + steps), Slots()))
             return (self._macro(row, lanes) * vectors + keeps
-                    + sum((self._macro(row, w) for w in steps), Slots()))
+                    + tail(row + (kept if op == "fwd_nchw_norm_relu" else "")))
         if op == "reduce":
             blocks = -(-vectors // NCHW_BLOCK_VECTORS)
             return (self._macro("reduce_row", lanes) * vectors
                     + self._macro("reduce_block", lanes) * blocks
-                    + sum((self._macro("reduce_row", w) + self._macro("reduce_block", w)
-                           for w in steps), Slots()))
+                    + tail("reduce_row") + tail("reduce_block" + kept))
         return (self._macro(op + "_row", lanes) * vectors
                 + sum((self._macro(op + "_row", w) for w in steps), Slots()))
 
@@ -312,7 +339,8 @@ def relu_step_cycles(op: str) -> float:
 
 
 def relu_step_seconds(tp: TargetPlan, dtype: DTypePlan, op: str, rows: int, channels: int,
-                      clock_hz: float, alu_per_cycle: float, ldst_per_cycle: float) -> float:
+                      clock_hz: float, alu_per_cycle: float, ldst_per_cycle: float,
+                      planes: bool = False) -> float:
     """Seconds of a traced ReLU step of `rows` rows of `channels`: on a gnu-backend
     target whole vectors of one register at their slots (the mask by y works on the
     tile's rows as one run: they follow each other in private memory), the rest one
@@ -320,7 +348,10 @@ def relu_step_seconds(tp: TargetPlan, dtype: DTypePlan, op: str, rows: int, chan
     estimate. On a split target (gnu only: the generator refuses relu on the others)
     the steps are the kernels' masked loads, BNG_V lanes (the f32 lanes) of either type
     at a time over whole vectors (a row padded, an NCHW plane's last vector whole),
-    costed at the same slots per vector (an estimate)."""
+    costed at the same slots per vector (an estimate); by the bits, an NCHW tile's
+    (`planes`) each plane's words first turned a register of BNG_V words at a time
+    (keep_turn: a keep word per 8 * element_bytes of its values, its words padded to
+    whole vectors)."""
     if tp.target.vector_backend != "gnu":
         return rows * channels * relu_step_cycles(op) / clock_hz
     split = tp.target.memory.split
@@ -328,6 +359,10 @@ def relu_step_seconds(tp: TargetPlan, dtype: DTypePlan, op: str, rows: int, chan
     runs, run = (1, rows * channels) if op == "relu_mask" else (rows, channels)
     vectors, tail = (-(-run // lanes), 0) if split else divmod(run, lanes)
     slots = RELU_VECTOR_SLOTS[op] * (vectors * runs)
+    if split and planes and op == "relu_by_bits":
+        words = -(-channels // (8 * dtype.element_bytes))
+        slots += keep_turn(lanes, dtype.element_bytes, tp.vector_lanes,
+                           RELU_TURN_LDST) * (rows * -(-words // lanes))
     cycles = max(slots.alu / alu_per_cycle, slots.ldst / ldst_per_cycle)
     return (cycles + runs * tail * relu_step_cycles(op)) / clock_hz
 
@@ -368,9 +403,11 @@ def kernel_timer(tp: TargetPlan, clock_hz: float, alu_per_cycle: float,
         nchw = (nchw_entry(tp, entry) or (None,))[0]
         found = kernel_by_entry(tp, entry)
         if op in RELU_STEP_OPS and (found is not None or nchw is not None):
-            # an NCHW tile's mask: its planes' elements, one run as NHWC's
+            # an NCHW tile's mask: its planes' elements (padded on a split target), one
+            # run as NHWC's; by the bits, its planes' words turned first there
             return relu_step_seconds(tp, found[0] if found is not None else nchw, op, rows,
-                                     channels, clock_hz, alu_per_cycle, ldst_per_cycle)
+                                     channels, clock_hz, alu_per_cycle, ldst_per_cycle,
+                                     planes=found is None)
         scalar = 0.0
         if nchw is not None:
             slots = costs[nchw.name].nchw_cost(op, channels) * rows

@@ -26,7 +26,9 @@
  *                                                       NCHW); an NCHW ukernel set's entry
  *                                                       (bng_f32_nchw_kernel__...): rows are
  *                                                       planes, channels the elements
- *                                                       of each; else channels a row's
+ *                                                       of each (relu_mask's: the
+ *                                                       padded plane on a split
+ *                                                       target); else channels a row's
  *                                                       as the call runs over it (the
  *                                                       padded row on a split target)
  *   <core> keep <rows> <am_rows> <gsm_rows>           a chunk of a call that reads its

@@ -250,8 +250,9 @@ class SplitTargetCountTest(unittest.TestCase):
     """A split target's kernels and ReLU steps as the driver runs them there (the test
     target mt3000_split: 32 f32 lanes, halves 64 to a vector, a register of 32 floats),
     counted by hand from the split branches of templates/nchw_ukernels.j2 and
-    fwd_nchw_ukernels.j2 and from include/bng_relu.c's split steps: a plane's last
-    elements one whole vector, not halving steps."""
+    fwd_nchw_ukernels.j2 and from include/bng_relu.c's and bng_nchw_relu.c's split
+    steps: a plane's last elements one whole vector merged in the plane's lanes alone,
+    not halving steps."""
 
     def plan(self):
         return plan_target(load(os.path.join(ROOT, "tests/c/targets-test.yaml"))
@@ -259,44 +260,51 @@ class SplitTargetCountTest(unittest.TestCase):
 
     def test_a_plane_of_49_is_two_whole_vectors(self):
         """f32: the vector of 32 and the last 17 in a second whole vector: reduce two
-        rows (4 + 2) and two blocks (4 + 4: the loop's and the tail's, zeroed and
-        folded), dx_train two of 5 + 3, dx_infer two of 1 + 2."""
+        rows (4 + 2), the loop's block (4 + 4) and the tail's, folded into the plane's
+        lanes alone (6 + 6: its two zeros, and each sum loaded twice, added, selected
+        and stored); dx_train two of 5 + 3, dx_infer two of 1 + 2."""
         tp = self.plan()
         self.assertTrue(tp.target.memory.split)
         costs = KernelCosts(tp, tp.dtype("f32"))
-        self.assertEqual(costs.nchw_cost("reduce", 49), Slots(2 * 4 + 2 * 4, 2 * 2 + 2 * 4))
+        self.assertEqual(costs.nchw_cost("reduce", 49), Slots(2 * 4 + 4 + 6, 2 * 2 + 4 + 6))
         self.assertEqual(costs.nchw_cost("dx_train", 49), Slots(2 * 5, 2 * 3))
         self.assertEqual(costs.nchw_cost("dx_infer", 49), Slots(2 * 1, 2 * 2))
         self.assertEqual(costs.nchw_cost("dx_infer", 64), Slots(2 * 1, 2 * 2))
 
     def test_the_forward_relu_turns_its_words_once_a_word_of_vectors(self):
         """y with the ReLU over y alone: per vector the masked load and store's two
-        load/store slots more, and per turn (a word's bits of vectors, and the plane's
-        end) a load and two stores and, on a register of the lanes' words, one step of
-        11 slots per halving of a word's bits, a permute more where the lanes outnumber
-        them: f32, 32 lanes of 32-bit words, five steps (55); f16, 64 lanes of 16-bit
-        words, four and the permute (45). Nothing is packed as plain C."""
+        load/store slots more, the plane's last vector zeroed past its values (a zero
+        and a select), and per turn (a word's bits of vectors, and the piece's end) a
+        load and two stores and, on a register of the lanes' words, a step of 12 slots
+        per halving of a word's bits, a permute more where the lanes outnumber them:
+        f32, 32 lanes of 32-bit words, five steps (60); f16, 64 lanes of 16-bit words,
+        four and the permute (49). Nothing is packed as plain C."""
         tp = self.plan()
         f32, f16 = KernelCosts(tp, tp.dtype("f32")), KernelCosts(tp, tp.dtype("f16"))
         self.assertEqual(f32.nchw_cost("fwd_nchw_norm_relu", 49) - f32.nchw_cost("fwd_nchw_norm", 49),
-                         Slots(55, 2 * 2 + 3))
-        # (one vector of 64 halves: its store and masked load two slots each, and
-        # their conversions)
+                         Slots(2 + 60, 2 * 2 + 3))
+        # (one vector of 64 halves: two slots an operation, and the store's and masked
+        # load's conversions)
         self.assertEqual(f16.nchw_cost("fwd_nchw_norm_relu", 49) - f16.nchw_cost("fwd_nchw_norm", 49),
-                         Slots(45 + 2 * 2, 2 * 2 + 3))
+                         Slots(2 * 2 + 2 * 2 + 49, 2 * 2 + 3))
         # 33 vectors of 32 floats: two turns
         self.assertEqual(f32.nchw_cost("fwd_nchw_norm_relu", 33 * 32)
-                         - f32.nchw_cost("fwd_nchw_norm", 33 * 32), Slots(2 * 55, 33 * 2 + 2 * 3))
+                         - f32.nchw_cost("fwd_nchw_norm", 33 * 32), Slots(2 * 60, 33 * 2 + 2 * 3))
         self.assertEqual(f32.fwd_nchw_pack_ops(49), 0)
         self.assertEqual(f16.fwd_nchw_pack_ops(49), 0)
 
     def test_the_relu_steps_take_whole_vectors_of_the_register(self):
         """The steps' masked loads, 32 lanes of either type a vector: two rows of 49
         halves by the bits take two vectors each (4 + 3 slots a vector), none of it
-        as plain C."""
+        as plain C; two NCHW planes of 49 turn their 4 words first, a register of 32
+        16-bit words a plane (four steps and a permute, 49, and a load and a store)."""
         tp = self.plan()
-        seconds = relu_step_seconds(tp, tp.dtype("f16"), "relu_by_bits", 2, 49, 1e9, 3, 2)
+        half = tp.dtype("f16")
+        seconds = relu_step_seconds(tp, half, "relu_by_bits", 2, 49, 1e9, 3, 2)
         self.assertAlmostEqual(seconds, max(2 * 2 * 4 / 3, 2 * 2 * 3 / 2) / 1e9, delta=1e-15)
+        planes = relu_step_seconds(tp, half, "relu_by_bits", 2, 49, 1e9, 3, 2, planes=True)
+        self.assertAlmostEqual(planes, max(2 * (2 * 4 + 49) / 3, 2 * (2 * 3 + 2) / 2) / 1e9,
+                               delta=1e-15)
 
 
 class MinimumBytesTest(unittest.TestCase):
