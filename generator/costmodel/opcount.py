@@ -215,7 +215,8 @@ class KernelCosts:
                 lanes, "held", "keep", "x", "y", "shift", "mean", "gain", "bias", kept="kept")),
             "fwd_nchw_tail_value_kept": lambda: "".join(
                 f"{m.f32x(lanes)}_load_f32(lane_{a}) {m.f32x(lanes)}_store_f32(lane_{a}, "
-                f"{m.f32x(lanes)}_select_first(g{a[0]}t, old_{a}, kept)) " for a in ("mean", "m2"))
+                f"{m.f32x(lanes)}_select_first({g}, old_{a}, kept)) "
+                for a, g in (("mean", "gmt"), ("m2", "gqt")))
             + str(fwd_nchw.tail_value(lanes, "x", "shift_vec", "old_mean", "old_m2")),
         }[name]()
         return count(text, self.vector_lanes)
