@@ -21,21 +21,24 @@ CHANNELS ?=
 SANITIZE ?=
 comma    := ,
 space    := $(subst ,, )
-# Sanitized builds (SANITIZE=thread, SANITIZE=address,undefined), valgrind builds
-# (VALGRIND=1) and the driver's coverage build (COVERAGE=1, make coverage) keep their
-# own objects, but for the generated kernels': a sanitized or coverage build links the
-# uninstrumented build's (PLAIN_BUILD; mk/build.mk, "Kernel objects"), and renders the
-# test-only trees there too.
-SANITIZE_DIR := $(if $(SANITIZE),/sanitize-$(subst $(comma),-,$(SANITIZE)))
-PLAIN_BUILD  := build$(if $(VALGRIND),/valgrind)
-BUILD_ROOT   := build$(SANITIZE_DIR)$(if $(VALGRIND),/valgrind)
-BUILD        := $(BUILD_ROOT)$(if $(COVERAGE),/coverage)
-
 CC      ?= cc
 AR      ?= ar
 # Host builds: CFLAGS is yours to override (the default tunes for this machine, as make
 # bench measures it); the project flags below always apply.
 CFLAGS  ?= -O2 -march=native
+# Sanitized builds (SANITIZE=thread, SANITIZE=address,undefined) and the driver's
+# coverage build (COVERAGE=1, make coverage) keep their own objects, but for the
+# generated kernels': a sanitized or coverage build links the uninstrumented build's
+# (PLAIN_BUILD; mk/build.mk, "Kernel objects"), and renders the test-only trees there
+# too. A valgrind build (VALGRIND=1) is uninstrumented: it is the plain build, objects
+# and programs, unless CFLAGS come from elsewhere than this file (make memcheck passes
+# them with -mno-avx512f where they enable AVX-512, which valgrind cannot run; a
+# caller's own), and then a build of its own, all of it (make tracks files, not flags).
+VALGRIND_APART := $(and $(VALGRIND),$(filter-out file,$(origin CFLAGS)))
+SANITIZE_DIR := $(if $(SANITIZE),/sanitize-$(subst $(comma),-,$(SANITIZE)))
+PLAIN_BUILD  := build$(if $(VALGRIND_APART),/valgrind)
+BUILD_ROOT   := build$(SANITIZE_DIR)$(if $(VALGRIND_APART),/valgrind)
+BUILD        := $(BUILD_ROOT)$(if $(COVERAGE),/coverage)
 # -ffp-contract=off: no FMA contraction, so the three vector backends and every kernel give
 # identical bits. BNG_HOST: shared memory and the HAL are emulated (include/host/).
 SANITIZE_FLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -g)

@@ -2,7 +2,7 @@
 every boundary the kernel plan has, computed from the plan itself, and one that runs a
 shipped target's memory map at the widest count it accepts (walk_gsm).
 
-make renders them into build/gen-walk/ (build/valgrind/gen-walk/ under VALGRIND=1)
+make renders them into build/gen-walk/ (build/valgrind/gen-walk/ when valgrind builds apart)
 and runs tests/walk/test_walk.c on each:
 every count through fp and hp, _p and _s, against the float64 reference and its
 bound, with guard bytes around every output.
