@@ -60,12 +60,13 @@ fuzz-forward: $(FUZZ_FORWARD)
 fuzz-loader: deps-python
 	$(PY) tests/fuzz/fuzz_generator.py --seconds $(FUZZ_SECONDS)
 
-# Valgrind 3.19 cannot run AVX-512 code: where CFLAGS enable it, memcheck builds apart
-# without it; elsewhere (a machine without AVX-512) it runs the plain build's programs,
-# compiled once for it and make test (VALGRIND_APART, Makefile).
-NO_AVX512 = $(if $(shell $(CC) $(CFLAGS) -dM -E -x c /dev/null 2>/dev/null \
-  | grep -w __AVX512F__),-mno-avx512f)
+# Valgrind 3.19 cannot run AVX-512 code: where CFLAGS enable it (or the compiler cannot
+# say), memcheck builds apart without it; elsewhere (a machine without AVX-512) it runs
+# the plain build's programs, compiled once for it and make test (VALGRIND_APART,
+# Makefile).
+NO_AVX512 = $(if $(shell { $(CC) $(CFLAGS) -dM -E -x c /dev/null || echo __AVX512F__; } \
+  2>/dev/null | grep -w __AVX512F__),-mno-avx512f)
 ## the Check suites (gnu flavour) under valgrind: any error fails
-memcheck: deps-valgrind
+memcheck: deps-valgrind deps-c
 	@BNG_TEST_QUICK=1 $(MAKE) --no-print-directory test-c VALGRIND=1 \
 	  $(if $(NO_AVX512),CFLAGS="$(CFLAGS) $(NO_AVX512)")
